@@ -1,0 +1,199 @@
+/**
+ * The one interface every CRM connector implements. The enrichment core, the server and the CLI
+ * only ever see these types; nothing outside `connectors/<crm>/` names a CRM's SDK.
+ */
+import { AppError, type ErrorKind } from './errors.js';
+
+export type CrmKind = 'hubspot' | 'salesforce';
+
+/** A CRM record as the core sees it: property name to string value (null or absent when empty). */
+export interface CrmRecord {
+  id: string;
+  properties: Record<string, string | null>;
+  /** ISO timestamps when the CRM reports them. */
+  createdAt?: string;
+  updatedAt?: string;
+}
+
+export interface RecordUpdate {
+  id: string;
+  /** Values as the CRM expects them: strings; an empty string clears a value. */
+  properties: Record<string, string>;
+}
+
+export interface WriteResult {
+  id: string;
+  ok: boolean;
+  /** Present when ok is false. `retryable` says whether writing the same record again may succeed. */
+  error?: { code: string; message: string; retryable: boolean; fields?: string[] };
+}
+
+/** The value types the core reasons about, normalised across CRMs. */
+export type PropertyType = 'string' | 'text' | 'number' | 'date' | 'datetime' | 'enumeration' | 'bool' | 'phone' | 'email' | 'url';
+
+export interface CrmProperty {
+  name: string;
+  label: string;
+  type: PropertyType;
+  /** Whether an integration may write it (HubSpot: not read-only/calculated; Salesforce: updateable). */
+  writable: boolean;
+  /** Allowed values for an enumeration / picklist. */
+  options?: string[];
+  /** Maximum string length, where the CRM enforces one. */
+  maxLength?: number;
+  /** Created by an admin or by us rather than shipped with the CRM. */
+  custom: boolean;
+  /** The CRM's own type names, for messages. */
+  crmType?: string;
+}
+
+/** A property the active mapping needs; `ensureProperties` creates it where the CRM allows. */
+export interface PropertySpec {
+  name: string;
+  label: string;
+  type: PropertyType;
+  options?: string[];
+  maxLength?: number;
+  description?: string;
+}
+
+export interface ProvisionResult {
+  created: string[];
+  existing: string[];
+  /** Properties the CRM cannot create over its API; an admin must add them (message says how). */
+  missing: { spec: PropertySpec; instruction: string }[];
+}
+
+export interface RecordPage {
+  records: CrmRecord[];
+  /** Opaque cursor for the next page; absent on the last page. */
+  next?: string;
+}
+
+export interface ListOptions {
+  properties: string[];
+  /** Only records created or modified at or after this time. */
+  changedSince?: Date;
+  cursor?: string;
+  /** Page size; the connector may cap it. */
+  limit?: number;
+}
+
+export type RecordEventKind = 'created' | 'changed' | 'deleted' | 'privacy_deletion' | 'merged' | 'requested';
+
+/** One thing that happened to one CRM record, parsed from a webhook or produced by a sweep. */
+export interface RecordEvent {
+  source: CrmKind;
+  /** Connection name (one per portal/org); `default` unless several are configured. */
+  connection: string;
+  /** The CRM's object name: `contact`/`company` (HubSpot), `Lead`/`Contact`/`Account` (Salesforce). */
+  objectType: string;
+  recordId: string;
+  kind: RecordEventKind;
+  /** Stable key: the same CRM event delivered twice has the same key. */
+  dedupKey: string;
+  occurredAt: string;
+  /** For `changed`: which properties changed (and their new values where the CRM says). */
+  changedProperties?: Record<string, string | null>;
+  /** For `merged`: the ids that no longer exist; recordId is the surviving one. */
+  mergedIds?: string[];
+  /** Field values the trigger carried (Salesforce outbound messages carry the sObject's fields). */
+  values?: Record<string, string | null>;
+}
+
+export interface WebhookRequest {
+  method: string;
+  /** The full public URL the CRM called (scheme, host, path, query). */
+  url: string;
+  headers: Record<string, string | undefined>;
+  rawBody: Buffer;
+  /** Path parameters, e.g. the shared secret of a Salesforce endpoint. */
+  params?: Record<string, string>;
+}
+
+export interface HttpReply {
+  status: number;
+  contentType: string;
+  body: string;
+}
+
+export class WebhookError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'WebhookError';
+  }
+}
+
+export type WebhookParseResult = { ok: true; events: RecordEvent[] } | { ok: false; error: WebhookError };
+
+/** Verifies and parses one inbound request; replies are built by the same handler so each CRM gets its own wire format. */
+export interface WebhookHandler {
+  parse(request: WebhookRequest): WebhookParseResult;
+  /** The answer once the events are durably stored. */
+  ackReply(events: RecordEvent[]): HttpReply;
+  /** The answer to a refused request, or to one we could not store (status >= 500 makes the CRM redeliver). */
+  errorReply(error: WebhookError): HttpReply;
+}
+
+export interface ConnectorStats {
+  calls: number;
+  /** Calls by endpoint or operation, for metrics. */
+  byOperation: Record<string, number>;
+}
+
+export interface CrmConnector {
+  readonly kind: CrmKind;
+  readonly connection: string;
+  /** Largest number of records one read or one write call may carry (HubSpot 100, Salesforce 200). */
+  readonly batchSize: number;
+  /** Object types this connector serves. */
+  readonly objectTypes: readonly string[];
+
+  /** Records by id; ids that do not exist are left out of the answer. Chunked internally. */
+  readRecords(objectType: string, ids: string[], properties: string[]): Promise<CrmRecord[]>;
+  /** Writes in batches of at most `batchSize`; one result per update, in order. */
+  writeRecords(objectType: string, updates: RecordUpdate[]): Promise<WriteResult[]>;
+  /** Pages through records, optionally only those changed since a time (backfill, catch-up sweep). */
+  listRecords(objectType: string, options: ListOptions): Promise<RecordPage>;
+  readSchema(objectType: string): Promise<CrmProperty[]>;
+  /** Creates what the CRM allows, reports the rest; never called without a person asking. */
+  ensureProperties(objectType: string, wanted: PropertySpec[]): Promise<ProvisionResult>;
+  /** Associates a person record with its company record, where the CRM has such a link. */
+  associateWithCompany?(objectType: string, recordId: string, companyDomain: string): Promise<{ companyId: string } | null>;
+
+  readonly webhook: WebhookHandler;
+  stats(): ConnectorStats;
+  close(): Promise<void>;
+}
+
+export type CrmErrorCode =
+  | 'rate_limited' // short-window limit: wait retryAfterMs, then go on
+  | 'daily_limit' // the day's allocation is spent: stop bulk work until resetAt
+  | 'auth' // credentials rejected
+  | 'validation' // the request was wrong; do not retry it as it is
+  | 'not_found'
+  | 'unavailable'; // 5xx, timeouts, connection errors
+
+/** Thrown by connectors. `kind` follows AppError: transient errors are retried, `config` stops and reports. */
+export class CrmError extends AppError {
+  constructor(
+    readonly crm: CrmKind,
+    code: CrmErrorCode,
+    message: string,
+    readonly retryAfterMs?: number,
+    readonly resetAt?: string,
+    details?: Record<string, unknown>,
+  ) {
+    super(code, message, crmErrorKind(code), details);
+  }
+}
+
+function crmErrorKind(code: CrmErrorCode): ErrorKind {
+  if (code === 'rate_limited' || code === 'unavailable') return 'transient';
+  if (code === 'auth' || code === 'daily_limit') return 'config';
+  return 'permanent';
+}

@@ -1,0 +1,5 @@
+import type { Command } from 'commander';
+
+export function registerStoreCommands(parent: Command): void {
+  void parent;
+}
