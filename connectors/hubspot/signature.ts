@@ -1,0 +1,86 @@
+/**
+ * HubSpot request signatures. v3 signs app webhooks; v1 and v2 sign workflow webhook actions and are
+ * weaker (no timestamp, plain SHA-256), so they are accepted only when configured.
+ */
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+
+export const MAX_SIGNATURE_AGE_MS = 5 * 60_000;
+
+/** The escapes HubSpot decodes in the URI before signing (it signs the URL as it was called, these characters raw). */
+const DECODED_ESCAPES: Record<string, string> = {
+  '%3A': ':', '%2F': '/', '%3F': '?', '%40': '@', '%21': '!', '%24': '$', '%27': "'", '%28': '(', '%29': ')',
+  '%2A': '*', '%2C': ',', '%3B': ';',
+};
+
+export function decodeSignedUri(uri: string): string {
+  return uri.replace(/%(3A|2F|3F|40|21|24|27|28|29|2A|2C|3B)/gi, (m) => DECODED_ESCAPES[m.toUpperCase()] ?? m);
+}
+
+export function signV3(clientSecret: string, method: string, uri: string, body: Buffer | string, timestamp: string): string {
+  return createHmac('sha256', clientSecret)
+    .update(method.toUpperCase() + decodeSignedUri(uri))
+    .update(body)
+    .update(timestamp)
+    .digest('base64');
+}
+
+export function signV2(clientSecret: string, method: string, uri: string, body: Buffer | string): string {
+  return createHash('sha256').update(clientSecret + method.toUpperCase() + uri).update(body).digest('hex');
+}
+
+export function signV1(clientSecret: string, body: Buffer | string): string {
+  return createHash('sha256').update(clientSecret).update(body).digest('hex');
+}
+
+function sameText(a: string, b: string): boolean {
+  const x = Buffer.from(a, 'utf8');
+  const y = Buffer.from(b, 'utf8');
+  // timingSafeEqual needs equal lengths; comparing against itself keeps the time independent of where they differ.
+  return x.length === y.length ? timingSafeEqual(x, y) : (timingSafeEqual(x, x), false);
+}
+
+export interface SignedRequest {
+  method: string;
+  url: string;
+  rawBody: Buffer;
+  header(name: string): string | undefined;
+}
+
+export type SignatureCheck = { ok: true; version: 'v1' | 'v2' | 'v3' } | { ok: false; reason: string };
+
+export interface SignatureOptions {
+  clientSecret: string;
+  /** Accept v1/v2 signatures (workflow webhook actions). */
+  acceptLegacy?: boolean;
+  now?: () => number;
+}
+
+export function verifyHubspotSignature(req: SignedRequest, options: SignatureOptions): SignatureCheck {
+  const v3 = req.header('x-hubspot-signature-v3');
+  if (v3 !== undefined) {
+    const timestamp = req.header('x-hubspot-request-timestamp');
+    if (timestamp === undefined || !/^\d+$/.test(timestamp)) {
+      return { ok: false, reason: 'X-HubSpot-Request-Timestamp is missing or not epoch milliseconds' };
+    }
+    const age = (options.now ?? Date.now)() - Number(timestamp);
+    if (age > MAX_SIGNATURE_AGE_MS) return { ok: false, reason: 'the request timestamp is older than 5 minutes' };
+    if (age < -MAX_SIGNATURE_AGE_MS) return { ok: false, reason: 'the request timestamp is more than 5 minutes in the future' };
+    const expected = signV3(options.clientSecret, req.method, req.url, req.rawBody, timestamp);
+    return sameText(expected, v3) ? { ok: true, version: 'v3' } : { ok: false, reason: 'the v3 signature does not match' };
+  }
+  const legacy = req.header('x-hubspot-signature');
+  if (legacy === undefined) return { ok: false, reason: 'the request carries no X-HubSpot-Signature-v3 header' };
+  if (!options.acceptLegacy) {
+    return { ok: false, reason: 'v1/v2 signatures are not accepted here; subscribe the app webhook (v3) or enable legacy signatures' };
+  }
+  const version = (req.header('x-hubspot-signature-version') ?? 'v1').toLowerCase();
+  if (version === 'v2') {
+    const expected = signV2(options.clientSecret, req.method, req.url, req.rawBody);
+    return sameText(expected, legacy.toLowerCase()) ? { ok: true, version: 'v2' } : { ok: false, reason: 'the v2 signature does not match' };
+  }
+  if (version === 'v1') {
+    const expected = signV1(options.clientSecret, req.rawBody);
+    return sameText(expected, legacy.toLowerCase()) ? { ok: true, version: 'v1' } : { ok: false, reason: 'the v1 signature does not match' };
+  }
+  return { ok: false, reason: `unknown signature version ${version}` };
+}

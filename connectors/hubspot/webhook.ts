@@ -1,0 +1,178 @@
+/**
+ * The HubSpot app webhook: verify the signature on the raw bytes, parse the event array, turn it into
+ * record events. Pure and synchronous so the route can store and answer well within HubSpot's 5 s.
+ */
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import {
+  WebhookError,
+  type HttpReply,
+  type RecordEvent,
+  type WebhookHandler,
+  type WebhookParseResult,
+  type WebhookRequest,
+} from '../../src/core/connector.js';
+import { verifyHubspotSignature } from './signature.js';
+
+export const MAX_EVENTS_PER_DELIVERY = 100;
+
+/** Properties whose change means "enrich again" when the mapping does not say otherwise. */
+export const DEFAULT_WATCHED_PROPERTIES: WatchedProperties = {
+  contact: ['email', 'hs_linkedin_url'],
+  company: ['domain', 'website'],
+};
+
+export interface WatchedProperties {
+  contact: string[];
+  company: string[];
+}
+
+const id = z.union([z.number().int(), z.string().regex(/^\d+$/).transform(Number)]);
+
+const EventSchema = z
+  .looseObject({
+    eventId: id,
+    subscriptionId: id.optional(),
+    portalId: id,
+    appId: id.optional(),
+    occurredAt: z.number().int().nonnegative(),
+    subscriptionType: z.string().optional(),
+    eventType: z.string().optional(),
+    attemptNumber: z.number().int().nonnegative().optional(),
+    objectId: id,
+    changeSource: z.string().optional(),
+    changeFlag: z.string().optional(),
+    propertyName: z.string().optional(),
+    propertyValue: z.string().nullable().optional(),
+    primaryObjectId: id.optional(),
+    mergedObjectIds: z.array(id).optional(),
+    newObjectId: id.optional(),
+  })
+  .refine((e) => e.subscriptionType ?? e.eventType, { message: 'subscriptionType is required', path: ['subscriptionType'] });
+
+const DeliverySchema = z
+  .array(EventSchema)
+  .min(1, 'expected at least one event')
+  .max(MAX_EVENTS_PER_DELIVERY, `expected at most ${MAX_EVENTS_PER_DELIVERY} events per delivery`);
+
+type HubspotEvent = z.infer<typeof EventSchema>;
+
+export interface HubspotWebhookOptions {
+  /** The app's client secret: the key of the v3 signature. */
+  clientSecret: string;
+  connection?: string;
+  /** Properties whose change produces a `changed` event; others are acknowledged and ignored. */
+  watchProperties?: Partial<WatchedProperties>;
+  /** Accept v1/v2 signatures, which workflow webhook actions send. */
+  acceptLegacySignatures?: boolean;
+  /** Public base URL HubSpot calls (behind a proxy); replaces the scheme and host of the request URL. */
+  publicUrl?: string;
+  now?: () => number;
+}
+
+/** Same HubSpot event, same key: attemptNumber and eventId are left out on purpose (redeliveries differ in them). */
+export function hubspotDedupKey(e: HubspotEvent): string {
+  const parts = [e.portalId, e.subscriptionType ?? e.eventType, e.objectId, e.occurredAt, e.propertyName ?? '', e.propertyValue ?? ''];
+  return 'hubspot:' + createHash('sha256').update(JSON.stringify(parts)).digest('hex');
+}
+
+function signedUrl(requestUrl: string, publicUrl: string | undefined): string {
+  if (!publicUrl) return requestUrl;
+  const req = new URL(requestUrl);
+  return new URL(publicUrl).origin + req.pathname + req.search;
+}
+
+function describeIssue(issue: z.core.$ZodIssue): string {
+  const path = issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('');
+  return `${path ? `events${path}` : 'events'}: ${issue.message}`;
+}
+
+export function createHubspotWebhookHandler(options: HubspotWebhookOptions): WebhookHandler {
+  const connection = options.connection ?? 'default';
+  const watched = {
+    contact: new Set(options.watchProperties?.contact ?? DEFAULT_WATCHED_PROPERTIES.contact),
+    company: new Set(options.watchProperties?.company ?? DEFAULT_WATCHED_PROPERTIES.company),
+  };
+
+  function toRecordEvent(e: HubspotEvent): RecordEvent | undefined {
+    const type = e.subscriptionType ?? e.eventType ?? '';
+    const [objectType, action] = type.split('.');
+    if (objectType !== 'contact' && objectType !== 'company') return undefined;
+    const base = {
+      source: 'hubspot' as const,
+      connection,
+      objectType,
+      recordId: String(e.objectId),
+      dedupKey: hubspotDedupKey(e),
+      occurredAt: new Date(e.occurredAt).toISOString(),
+    };
+    switch (action) {
+      case 'creation':
+        return { ...base, kind: 'created' };
+      case 'deletion':
+        return { ...base, kind: 'deleted' };
+      case 'privacyDeletion':
+        return { ...base, kind: 'privacy_deletion' };
+      case 'propertyChange':
+        if (!e.propertyName || !watched[objectType].has(e.propertyName)) return undefined;
+        return { ...base, kind: 'changed', changedProperties: { [e.propertyName]: e.propertyValue ?? null } };
+      case 'merge': {
+        const survivor = String(e.newObjectId ?? e.primaryObjectId ?? e.objectId);
+        const merged = [...(e.mergedObjectIds ?? []), e.primaryObjectId, e.objectId]
+          .filter((v) => v !== undefined)
+          .map(String)
+          .filter((v) => v !== survivor);
+        return { ...base, recordId: survivor, kind: 'merged', mergedIds: [...new Set(merged)] };
+      }
+      default:
+        return undefined;
+    }
+  }
+
+  return {
+    parse(request: WebhookRequest): WebhookParseResult {
+      const lower = Object.fromEntries(Object.entries(request.headers).map(([k, v]) => [k.toLowerCase(), v]));
+      const check = verifyHubspotSignature(
+        {
+          method: request.method,
+          url: signedUrl(request.url, options.publicUrl),
+          rawBody: request.rawBody,
+          header: (name) => lower[name],
+        },
+        { clientSecret: options.clientSecret, acceptLegacy: options.acceptLegacySignatures, now: options.now },
+      );
+      if (!check.ok) {
+        return { ok: false, error: new WebhookError(401, 'invalid_signature', `HubSpot signature rejected: ${check.reason}. Check HUBSPOT_CLIENT_SECRET and PUBLIC_URL.`) };
+      }
+      let json: unknown;
+      try {
+        json = JSON.parse(request.rawBody.toString('utf8'));
+      } catch {
+        return { ok: false, error: new WebhookError(400, 'invalid_json', 'The body is not JSON; HubSpot sends a JSON array of events.') };
+      }
+      const parsed = DeliverySchema.safeParse(json);
+      if (!parsed.success) {
+        const message = parsed.error.issues.slice(0, 5).map(describeIssue).join('; ');
+        return { ok: false, error: new WebhookError(400, 'invalid_events', `The event array is malformed: ${message}`) };
+      }
+      const seen = new Set<string>();
+      const events: RecordEvent[] = [];
+      for (const e of parsed.data) {
+        const event = toRecordEvent(e);
+        if (event && !seen.has(event.dedupKey)) {
+          seen.add(event.dedupKey);
+          events.push(event);
+        }
+      }
+      return { ok: true, events };
+    },
+
+    ackReply(events: RecordEvent[]): HttpReply {
+      return { status: 200, contentType: 'application/json', body: JSON.stringify({ status: 'ok', accepted: events.length }) };
+    },
+
+    errorReply(error: WebhookError): HttpReply {
+      return { status: error.status, contentType: 'application/json', body: JSON.stringify({ status: 'error', code: error.code, message: error.message }) };
+    },
+  };
+}
