@@ -1,0 +1,22 @@
+/**
+ * Where the record of recent dispatches lives: in this process, or in Redis when several
+ * processes share one limit. Both apply the same rule (see local-dispatch-window.ts).
+ */
+export interface DispatchWindow {
+  /** Claims a dispatch now when the rule allows it and returns 0; otherwise the milliseconds to wait before asking again. */
+  tryClaim(): Promise<number>;
+  close(): Promise<void>;
+}
+
+export interface WindowRule {
+  max: number;
+  /** The window plus the margin: how long each dispatch counts against the limit. */
+  horizonMs: number;
+  /** horizonMs / max: the even pace that uses the whole allowance without bursts. */
+  spacingMs: number;
+}
+
+export function windowRule(max: number, windowMs: number, marginMs: number): WindowRule {
+  const horizonMs = windowMs + marginMs;
+  return { max, horizonMs, spacingMs: horizonMs / max };
+}

@@ -1,0 +1,58 @@
+import { z } from 'zod';
+import { LimiterError } from './limiter-error.js';
+
+const whole = (name: string, min: number) =>
+  z
+    .number({ error: `${name} must be a whole number of at least ${min}` })
+    .int(`${name} must be a whole number of at least ${min}`)
+    .min(min, `${name} must be a whole number of at least ${min}`);
+
+export const LimiterOptionsSchema = z.object({
+  id: z
+    .string({ error: 'id must be a string such as partner:1a2b3c4d5e6f' })
+    .regex(/^[\w:.-]{1,200}$/, 'id must be 1-200 letters, digits or : . _ - (such as partner:1a2b3c4d5e6f)'),
+  max: whole('max', 1),
+  windowMs: whole('windowMs', 1),
+  redisUrl: z
+    .string()
+    .refine((v) => URL.canParse(v) && /^rediss?:$/.test(new URL(v).protocol), {
+      message: 'redisUrl must be a redis:// or rediss:// URL',
+    })
+    .optional(),
+  concurrency: whole('concurrency', 1).optional(),
+  marginMs: z
+    .number({ error: 'marginMs must be a number of milliseconds, 0 or more' })
+    .min(0, 'marginMs must be a number of milliseconds, 0 or more')
+    .optional(),
+});
+
+export type LimiterOptions = z.input<typeof LimiterOptionsSchema>;
+
+/** The options after checking, with the margin resolved. */
+export interface ResolvedLimiterOptions {
+  id: string;
+  max: number;
+  windowMs: number;
+  redisUrl?: string;
+  concurrency?: number;
+  marginMs: number;
+}
+
+/**
+ * The time between our dispatch and the request's arrival at the provider varies by a few
+ * milliseconds; counting each request for a little longer than the window keeps the provider's
+ * own sliding window under the limit. 2% costs 2% of throughput.
+ */
+export function defaultMarginMs(windowMs: number): number {
+  return Math.max(1, Math.round(windowMs * 0.02));
+}
+
+export function parseLimiterOptions(options: unknown): ResolvedLimiterOptions {
+  const parsed = LimiterOptionsSchema.safeParse(options);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => i.message).join('; ');
+    throw new LimiterError('invalid_limiter_options', `Invalid rate limiter options: ${problems}.`);
+  }
+  const { marginMs, ...rest } = parsed.data;
+  return { ...rest, marginMs: marginMs ?? defaultMarginMs(rest.windowMs) };
+}

@@ -1,0 +1,77 @@
+import { performance } from 'node:perf_hooks';
+import type { DispatchWindow, WindowRule } from './dispatch-window.js';
+import { LimiterError } from './limiter-error.js';
+
+/**
+ * The dispatch rule, kept in memory:
+ *
+ * 1. A log of the last `max` dispatch times. A dispatch is allowed only when the one `max` places
+ *    back is at least `horizonMs` old, so no window of `horizonMs` ever holds more than `max`.
+ *    This is the strict guarantee; it depends on no timer being punctual.
+ * 2. A pace (the theoretical arrival time of the generic cell rate algorithm): dispatches are
+ *    spread `spacingMs` apart, so requests do not reach the provider in bursts whose arrival
+ *    jitter could crowd a window. A late timer does not push later slots back (the pace advances
+ *    from its own schedule, not from the late moment), which is what keeps the rate near the limit.
+ */
+export class LocalDispatchWindow implements DispatchWindow {
+  private readonly log: number[] = [];
+  private nextAt = 0;
+
+  constructor(
+    private readonly rule: WindowRule,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
+
+  tryClaim(): Promise<number> {
+    return Promise.resolve(this.claimAt());
+  }
+
+  /** The synchronous claim, at the window's clock. */
+  claimAt(): number {
+    const { max, horizonMs, spacingMs } = this.rule;
+    const now = this.now();
+    while (this.log.length > 0 && this.log[0]! <= now - horizonMs) this.log.shift();
+    let wait = this.nextAt - now;
+    if (this.log.length >= max) wait = Math.max(wait, this.log[this.log.length - max]! + horizonMs - now);
+    if (wait > 0) return wait;
+    this.log.push(now);
+    if (this.log.length > max) this.log.shift();
+    this.nextAt = Math.max(this.nextAt, now - spacingMs) + spacingMs;
+    return 0;
+  }
+
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+const shared = new Map<string, { window: LocalDispatchWindow; rule: WindowRule; users: number }>();
+
+/**
+ * Limiters created with the same id in one process share one window: the limit belongs to the
+ * key, not to whichever part of the service happened to build a limiter for it.
+ */
+export function localWindowFor(id: string, rule: WindowRule): DispatchWindow {
+  let entry = shared.get(id);
+  if (entry && (entry.rule.max !== rule.max || entry.rule.horizonMs !== rule.horizonMs)) {
+    throw new LimiterError(
+      'invalid_limiter_options',
+      `Rate limiter ${id} already exists in this process with max ${entry.rule.max} per ${entry.rule.horizonMs} ms (window plus margin); use the same options or another id.`,
+    );
+  }
+  if (!entry) {
+    entry = { window: new LocalDispatchWindow(rule), rule, users: 0 };
+    shared.set(id, entry);
+  }
+  entry.users++;
+  const held = entry;
+  let closed = false;
+  return {
+    tryClaim: () => held.window.tryClaim(),
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      if (--held.users === 0) shared.delete(id);
+    },
+  };
+}

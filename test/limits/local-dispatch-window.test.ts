@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { windowRule } from '../../src/limits/dispatch-window.js';
+import { LocalDispatchWindow } from '../../src/limits/local-dispatch-window.js';
+
+/** Drives the window on a clock the test sets, claiming whenever it is allowed. */
+function run(window: LocalDispatchWindow, clock: { t: number }, claims: number, lateBy = 0): number[] {
+  const at: number[] = [];
+  while (at.length < claims) {
+    const wait = window.claimAt();
+    if (wait === 0) at.push(clock.t);
+    else clock.t += wait + lateBy;
+  }
+  return at;
+}
+
+function maxInAnyWindow(times: number[], windowMs: number): number {
+  let most = 0;
+  for (let i = 0, j = 0; i < times.length; i++) {
+    while (times[i]! - times[j]! >= windowMs) j++;
+    most = Math.max(most, i - j + 1);
+  }
+  return most;
+}
+
+describe('LocalDispatchWindow', () => {
+  const rule = windowRule(50, 1000, 20);
+
+  it('paces claims evenly at horizon / max apart', () => {
+    const clock = { t: 0 };
+    const window = new LocalDispatchWindow(rule, () => clock.t);
+    const at = run(window, clock, 10);
+    const gaps = at.slice(1).map((t, i) => t - at[i]!);
+    for (const gap of gaps) expect(gap).toBeCloseTo(rule.spacingMs, 6);
+  });
+
+  it('does not let late timers push later slots back', () => {
+    const clock = { t: 0 };
+    const window = new LocalDispatchWindow(rule, () => clock.t);
+    const at = run(window, clock, 500, 3);
+    // Each wake-up is 3 ms late; if lateness accumulated, 500 claims would take 499 * (spacing + 3) ms
+    // (572 spacings). Only the strict log's waits (one per 50 claims) may add their lateness.
+    expect(at[499]! - at[0]!).toBeLessThan(499 * rule.spacingMs + 10 * 3 + 1);
+    expect(maxInAnyWindow(at, 1000)).toBeLessThanOrEqual(50);
+  });
+
+  it('holds max per horizon even after an idle gap lets two claims go together', () => {
+    const clock = { t: 0 };
+    const small = windowRule(3, 100, 0);
+    const window = new LocalDispatchWindow(small, () => clock.t);
+    run(window, clock, 3);
+    clock.t = 1000;
+    const at = run(window, clock, 9, 7);
+    expect(at[1]).toBe(at[0]);
+    for (let i = 3; i < at.length; i++) expect(at[i]! - at[i - 3]!).toBeGreaterThanOrEqual(100);
+    expect(maxInAnyWindow(at, 100)).toBeLessThanOrEqual(3);
+  });
+});
