@@ -1,0 +1,274 @@
+/**
+ * The sandbox org's records and the checks Salesforce applies when they are written: unknown fields,
+ * read-only fields, lengths, restricted picklists, e-mail and number formats, required fields.
+ */
+import { idSuffix, toId18 } from '../ids.js';
+import { fieldsOf, parseSoql, type Condition, type SoqlValue } from './soql.js';
+import {
+  OBJECT_LABELS, SANDBOX_OBJECT_TYPES, describeField, standardFields,
+  type DescribeField, type SandboxObjectType,
+} from './standard-fields.js';
+
+export type FieldValue = string | number | boolean | null;
+export type Fields = Record<string, FieldValue>;
+
+export interface SaveError {
+  statusCode: string;
+  message: string;
+  fields: string[];
+}
+
+export interface SaveResult {
+  id?: string;
+  success: boolean;
+  errors: SaveError[];
+}
+
+/** A problem with the whole request (Salesforce answers it with 4xx and an error array). */
+export class RequestError extends Error {
+  constructor(
+    readonly status: number,
+    readonly errorCode: string,
+    message: string,
+    readonly fields?: string[],
+  ) {
+    super(message);
+  }
+}
+
+export interface StoredRecord {
+  type: SandboxObjectType;
+  id: string;
+  fields: Fields;
+}
+
+export type RecordChange = { type: SandboxObjectType; id: string; created: boolean; changed: string[] };
+
+const REQUIRED: Record<SandboxObjectType, string[]> = { Lead: ['LastName', 'Company'], Contact: ['LastName'], Account: ['Name'] };
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/** Salesforce's datetime wire format: `2024-05-01T12:00:00.000+0000`. */
+export function sfDatetime(ms: number): string {
+  return new Date(ms).toISOString().replace('Z', '+0000');
+}
+
+export function isSandboxObjectType(type: string): type is SandboxObjectType {
+  return (SANDBOX_OBJECT_TYPES as readonly string[]).includes(type);
+}
+
+export class OrgData {
+  private readonly fields = new Map<SandboxObjectType, DescribeField[]>();
+  private readonly records = new Map<string, StoredRecord>();
+  private counter = 0;
+  private lastStamp = 0;
+
+  constructor(
+    customFields: Partial<Record<SandboxObjectType, Partial<DescribeField>[]>> = {},
+    private readonly onChange: (change: RecordChange) => void = () => {},
+  ) {
+    for (const type of SANDBOX_OBJECT_TYPES) {
+      const custom = (customFields[type] ?? []).map((f) =>
+        describeField({ type: 'string', label: f.name ?? '', name: '', ...f, custom: true, restrictedPicklist: f.restrictedPicklist ?? f.type === 'picklist' }),
+      );
+      this.fields.set(type, [...standardFields(type), ...custom]);
+    }
+  }
+
+  describeFields(type: SandboxObjectType): DescribeField[] {
+    return this.fields.get(type) ?? [];
+  }
+
+  field(type: SandboxObjectType, name: string): DescribeField | undefined {
+    const lower = name.toLowerCase();
+    return this.describeFields(type).find((f) => f.name.toLowerCase() === lower);
+  }
+
+  /** A new 18-character id with the object's key prefix. */
+  newId(prefix: string): string {
+    const id15 = `${prefix}8d0000${(++this.counter).toString(36).toUpperCase().padStart(6, '0')}`;
+    return id15 + idSuffix(id15);
+  }
+
+  get(type: SandboxObjectType, id: string): StoredRecord | undefined {
+    const id18 = toId18(id);
+    const record = id18 ? this.records.get(id18) : undefined;
+    return record?.type === type ? record : undefined;
+  }
+
+  /** Unknown fields fail the whole request, as Salesforce's JSON reader refuses them before saving anything. */
+  checkKnownFields(type: SandboxObjectType, values: Record<string, unknown>): void {
+    for (const name of Object.keys(values)) {
+      if (name === 'attributes' || name === 'Id' || name === 'id') continue;
+      if (!this.field(type, name)) {
+        throw new RequestError(400, 'INVALID_FIELD', `No such column '${name}' on sobject of type ${type}`, [name]);
+      }
+    }
+  }
+
+  create(type: SandboxObjectType, values: Record<string, unknown>): SaveResult {
+    const checked = this.check(type, values, 'create');
+    if ('errors' in checked) return { success: false, errors: checked.errors };
+    const missing = REQUIRED[type].filter((f) => checked.fields[f] === undefined || checked.fields[f] === null);
+    if (missing.length > 0) {
+      return { success: false, errors: [{ statusCode: 'REQUIRED_FIELD_MISSING', message: `Required fields are missing: [${missing.join(', ')}]`, fields: missing }] };
+    }
+    const id = this.newId(OBJECT_LABELS[type].keyPrefix);
+    const now = sfDatetime(this.stamp());
+    const fields: Fields = { ...checked.fields, Id: id, IsDeleted: false, OwnerId: '005' + '8d0000000001AAA', CreatedDate: now, LastModifiedDate: now, SystemModstamp: now };
+    if (type === 'Lead') fields.Status ??= 'Open - Not Contacted';
+    if (type !== 'Account') fields.Name = [fields.FirstName, fields.LastName].filter(Boolean).join(' ');
+    this.records.set(id, { type, id, fields });
+    this.onChange({ type, id, created: true, changed: Object.keys(checked.fields) });
+    return { id, success: true, errors: [] };
+  }
+
+  update(type: SandboxObjectType, id: string, values: Record<string, unknown>): SaveResult {
+    const id18 = toId18(id);
+    if (!id18 || !id18.startsWith(OBJECT_LABELS[type].keyPrefix)) {
+      return { id, success: false, errors: [{ statusCode: 'MALFORMED_ID', message: `${type} ID: id value of incorrect type: ${id}`, fields: ['Id'] }] };
+    }
+    const record = this.get(type, id18);
+    if (!record) {
+      return { id: id18, success: false, errors: [{ statusCode: 'ENTITY_IS_DELETED', message: 'entity is deleted', fields: [] }] };
+    }
+    const checked = this.check(type, values, 'update');
+    if ('errors' in checked) return { id: id18, success: false, errors: checked.errors };
+    const changed = Object.keys(checked.fields).filter((k) => record.fields[k] !== checked.fields[k]);
+    Object.assign(record.fields, checked.fields);
+    const now = sfDatetime(this.stamp());
+    record.fields.LastModifiedDate = now;
+    record.fields.SystemModstamp = now;
+    if (changed.length > 0) this.onChange({ type, id: id18, created: false, changed });
+    return { id: id18, success: true, errors: [] };
+  }
+
+  /** Runs a SOQL query; answers every matching record (paging is the caller's). */
+  query(soql: string): { type: SandboxObjectType; rows: { id: string; fields: Fields }[] } {
+    const query = parseSoql(soql);
+    if (!isSandboxObjectType(query.object)) {
+      throw new RequestError(400, 'INVALID_TYPE', `sObject type '${query.object}' is not supported.`);
+    }
+    const type = query.object;
+    const canonical = new Map<string, string>();
+    for (const name of fieldsOf(query)) {
+      const field = this.field(type, name);
+      if (!field) throw new RequestError(400, 'INVALID_FIELD', `No such column '${name}' on entity '${type}'.`, [name]);
+      canonical.set(name, field.name);
+    }
+    const name = (n: string) => canonical.get(n) ?? n;
+    const matches = [...this.records.values()].filter((r) => r.type === type && (!query.where || this.test(r.fields, query.where, name)));
+    if (query.orderBy.length > 0) {
+      matches.sort((a, b) => {
+        for (const o of query.orderBy) {
+          const c = compare(a.fields[name(o.field)] ?? null, b.fields[name(o.field)] ?? null);
+          if (c !== 0) return o.descending ? -c : c;
+        }
+        return 0;
+      });
+    }
+    const limited = query.limit === undefined ? matches : matches.slice(0, query.limit);
+    return {
+      type,
+      rows: limited.map((r) => ({ id: r.id, fields: Object.fromEntries(query.fields.map((f) => [name(f), r.fields[name(f)] ?? null])) })),
+    };
+  }
+
+  private test(fields: Fields, c: Condition, name: (n: string) => string): boolean {
+    if (c.kind === 'junction') {
+      return c.op === 'and'
+        ? this.test(fields, c.left, name) && this.test(fields, c.right, name)
+        : this.test(fields, c.left, name) || this.test(fields, c.right, name);
+    }
+    const field = name(c.field);
+    const actual = fields[field] ?? null;
+    if (c.kind === 'in') {
+      const found = c.values.some((v) => compare(actual, this.literal(field, v)) === 0);
+      return found !== c.negated;
+    }
+    const cmp = compare(actual, this.literal(field, c.value));
+    if (actual === null && c.op !== '=' && c.op !== '!=') return false;
+    return { '=': cmp === 0, '!=': cmp !== 0, '<': cmp < 0, '<=': cmp <= 0, '>': cmp > 0, '>=': cmp >= 0 }[c.op];
+  }
+
+  private literal(field: string, value: SoqlValue): FieldValue {
+    if (value !== null && typeof value === 'object') return sfDatetime(value.datetime);
+    if ((field === 'Id' || field.endsWith('Id')) && typeof value === 'string') {
+      const id18 = toId18(value);
+      if (!id18) throw new RequestError(400, 'INVALID_QUERY_FILTER_OPERATOR', `invalid ID field: ${value}`);
+      return id18;
+    }
+    return value;
+  }
+
+  private check(type: SandboxObjectType, values: Record<string, unknown>, mode: 'create' | 'update'): { fields: Fields } | { errors: SaveError[] } {
+    const out: Fields = {};
+    const errors: SaveError[] = [];
+    for (const [name, raw] of Object.entries(values)) {
+      if (name === 'attributes' || name === 'Id' || name === 'id') continue;
+      const field = this.field(type, name);
+      if (!field) continue;
+      if (mode === 'update' ? !field.updateable : !field.createable) {
+        errors.push({
+          statusCode: 'INVALID_FIELD_FOR_INSERT_UPDATE',
+          message: `Unable to create/update fields: ${field.name}. Please check the security settings of this field and verify that it is read/write for your profile or permission set.`,
+          fields: [field.name],
+        });
+        continue;
+      }
+      const value = raw === '' ? null : raw;
+      const problem = valueProblem(field, value);
+      if (problem) errors.push(problem);
+      else out[field.name] = normalise(field, value as FieldValue);
+    }
+    return errors.length > 0 ? { errors } : { fields: out };
+  }
+
+  private stamp(): number {
+    this.lastStamp = Math.max(Date.now(), this.lastStamp + 1);
+    return this.lastStamp;
+  }
+}
+
+function valueProblem(field: DescribeField, value: unknown): SaveError | undefined {
+  const fields = [field.name];
+  if (value === null || value === undefined) return undefined;
+  if (['int', 'double', 'currency'].includes(field.type)) {
+    const n = typeof value === 'number' ? value : typeof value === 'string' ? Number(value) : NaN;
+    if (!Number.isFinite(n) || (field.type === 'int' && !Number.isInteger(n))) {
+      return { statusCode: 'INVALID_TYPE_ON_FIELD_IN_RECORD', message: `${field.label}: value not of required type: ${String(value)}`, fields };
+    }
+    return undefined;
+  }
+  if (field.type === 'boolean') {
+    return typeof value === 'boolean' || value === 'true' || value === 'false'
+      ? undefined
+      : { statusCode: 'INVALID_TYPE_ON_FIELD_IN_RECORD', message: `${field.label}: value not of required type: ${String(value)}`, fields };
+  }
+  const text = String(value);
+  if (field.length > 0 && text.length > field.length) {
+    return { statusCode: 'STRING_TOO_LONG', message: `${field.label}: data value too large: ${text.slice(0, 40)} (max length=${field.length})`, fields };
+  }
+  if (field.type === 'email' && !EMAIL.test(text)) {
+    return { statusCode: 'INVALID_EMAIL_ADDRESS', message: `${field.label}: invalid email address: ${text}`, fields };
+  }
+  if (field.type === 'picklist' && field.restrictedPicklist && !field.picklistValues.some((v) => v.active && v.value === text)) {
+    return { statusCode: 'INVALID_OR_NULL_FOR_RESTRICTED_PICKLIST', message: `${field.label}: bad value for restricted picklist field: ${text}`, fields };
+  }
+  return undefined;
+}
+
+function normalise(field: DescribeField, value: FieldValue): FieldValue {
+  if (value === null) return null;
+  if (['int', 'double', 'currency'].includes(field.type)) return Number(value);
+  if (field.type === 'boolean') return value === true || value === 'true';
+  if (field.type === 'reference' || field.type === 'id') return toId18(String(value)) ?? String(value);
+  return String(value);
+}
+
+function compare(a: FieldValue, b: FieldValue): number {
+  if (a === b) return 0;
+  if (a === null) return -1;
+  if (b === null) return 1;
+  if (typeof a === 'number' && typeof b === 'number') return a - b;
+  return String(a) < String(b) ? -1 : 1;
+}

@@ -1,0 +1,186 @@
+/**
+ * A Salesforce org on one port that jsforce talks to unmodified: OAuth token endpoint, the REST data
+ * API (rest-routes.ts), outbound message delivery (outbound.ts) and `GET /__sandbox/stats`.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { KeyObject } from 'node:crypto';
+import express, { type Request, type Response } from 'express';
+import { idSuffix } from '../ids.js';
+import { OrgData, type Fields, type RecordChange } from './org-data.js';
+import { SandboxOAuth } from './oauth.js';
+import { OutboundDelivery, type OutboundStats } from './outbound.js';
+import { restRoutes, type ApiUsage } from './rest-routes.js';
+import type { DescribeField, SandboxObjectType } from './standard-fields.js';
+
+const withSuffix = (id15: string) => id15 + idSuffix(id15);
+export const SANDBOX_ORG_ID = withSuffix('00D8d0000000001');
+const USER_ID = withSuffix('0058d0000000001');
+const VERSIONS = ['58.0', '59.0', '60.0', '61.0', '62.0'];
+const OUTBOUND_FIELDS = ['Id', 'FirstName', 'LastName', 'Name', 'Email', 'Company', 'Website', 'LastModifiedDate'];
+
+export interface SalesforceSandboxOptions {
+  port?: number;
+  host?: string;
+  orgId?: string;
+  clientId?: string;
+  clientSecret?: string;
+  /** Public key that JWT bearer assertions must verify against; the sandbox's test key pair by default. */
+  jwtPublicKey?: KeyObject | string;
+  outboundUrl?: string;
+  /** The org's 24-hour API allocation. */
+  dailyLimit?: number;
+  customFields?: Partial<Record<SandboxObjectType, Partial<DescribeField>[]>>;
+  /** Fields whose change sends an outbound message (a create always does). */
+  watchedFields?: string[];
+  outboundDelaysMs?: number[];
+  outboundBatchWindowMs?: number;
+  /** Records per query batch; Salesforce's default is 2000. */
+  queryPageSize?: number;
+}
+
+export interface SalesforceSandboxStats {
+  apiCalls: number;
+  byOperation: Record<string, number>;
+  dailyLimit: number;
+  remaining: number;
+  tokensIssued: number;
+  outbound: OutboundStats;
+}
+
+export interface SalesforceSandbox {
+  url: string;
+  port: number;
+  orgId: string;
+  /** A valid token issued at start, for tests that skip the OAuth flow. */
+  accessToken: string;
+  setOutboundUrl(url: string | undefined): void;
+  expireTokens(): void;
+  setApiUsage(used: number): void;
+  stats(): SalesforceSandboxStats;
+  createRecord(type: SandboxObjectType, fields: Record<string, string | number | boolean | null>): string;
+  updateRecord(type: SandboxObjectType, id: string, fields: Record<string, string | number | boolean | null>): void;
+  getRecord(type: SandboxObjectType, id: string): Fields | undefined;
+  close(): Promise<void>;
+}
+
+export async function startSalesforceSandbox(options: SalesforceSandboxOptions = {}): Promise<SalesforceSandbox> {
+  const orgId = options.orgId ?? SANDBOX_ORG_ID;
+  const watched = new Set(options.watchedFields ?? ['Email', 'Website', 'Company']);
+  let baseUrl = '';
+  const usage: ApiUsage = { dailyLimit: options.dailyLimit ?? 15_000, used: 0, byOperation: {} };
+  const oauth = new SandboxOAuth({
+    clientId: options.clientId ?? 'sandbox',
+    clientSecret: options.clientSecret ?? 'sandbox',
+    jwtPublicKey: options.jwtPublicKey,
+    orgId,
+    userId: USER_ID,
+  });
+
+  const outbound = new OutboundDelivery({
+    orgId,
+    actionId: withSuffix('04k8d0000000001'),
+    instanceUrl: () => baseUrl,
+    url: options.outboundUrl,
+    delaysMs: options.outboundDelaysMs,
+    batchWindowMs: options.outboundBatchWindowMs,
+  });
+  const onChange = (change: RecordChange) => {
+    if (!change.created && !change.changed.some((f) => watched.has(f))) return;
+    const record = org.get(change.type, change.id);
+    if (!record) return;
+    const fields = Object.fromEntries(
+      [...new Set([...OUTBOUND_FIELDS, ...watched])].filter((f) => f in record.fields).map((f) => [f, record.fields[f] ?? null]),
+    );
+    outbound.enqueue({ id: org.newId('04l'), objectType: change.type, fields });
+  };
+  const org = new OrgData(options.customFields, onChange);
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.get('/services/data', (_req, res) => {
+    res.json(VERSIONS.map((v) => ({ label: `API ${v}`, url: `/services/data/v${v}`, version: v })));
+  });
+  app.post('/services/oauth2/token', express.urlencoded({ extended: false }), (req: Request, res: Response) => {
+    const answer = oauth.token((req.body ?? {}) as Record<string, string>, baseUrl);
+    res.status(answer.status).json(answer.body);
+  });
+  app.get('/__sandbox/stats', (_req, res) => {
+    res.json(stats());
+  });
+  app.get('/id/:orgId/:userId', (req, res) => {
+    const bearer = /^Bearer (.+)$/i.exec(req.headers.authorization ?? '')?.[1];
+    if (!oauth.isValid(bearer)) return res.status(401).json([{ message: 'Session expired or invalid', errorCode: 'INVALID_SESSION_ID' }]);
+    res.json({ id: `${baseUrl}/id/${orgId}/${USER_ID}`, organization_id: orgId, user_id: USER_ID, username: 'integration@sandbox.example' });
+  });
+  app.use(
+    '/services/data/:version',
+    (req, res, next) => {
+      const version = /^v(\d+\.\d)$/.exec(String(req.params.version))?.[1];
+      if (!version || Number(version) < 31 || Number(version) > Number(VERSIONS.at(-1))) {
+        return res.status(404).json([{ errorCode: 'NOT_FOUND', message: 'The requested resource does not exist' }]);
+      }
+      next();
+    },
+    express.json({ limit: '50mb' }),
+    restRoutes({ org, usage, isValidToken: (b) => oauth.isValid(b), queryPageSize: options.queryPageSize ?? 2000 }),
+  );
+
+  function stats(): SalesforceSandboxStats {
+    return {
+      apiCalls: usage.used,
+      byOperation: { ...usage.byOperation },
+      dailyLimit: usage.dailyLimit,
+      remaining: Math.max(0, usage.dailyLimit - usage.used),
+      tokensIssued: oauth.issued,
+      outbound: { ...outbound.stats, pending: outbound.pending() },
+    };
+  }
+
+  // Salesforce accepts request lines up to 16 KB; Node's default header limit would refuse them first.
+  const server = createServer({ maxHeaderSize: 64 * 1024 }, app);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  baseUrl = `http://${options.host ?? '127.0.0.1'}:${port}`;
+  const accessToken = oauth.issueToken();
+  oauth.issued = 0;
+
+  const must = (result: { success: boolean; errors: { statusCode: string; message: string }[] }) => {
+    if (!result.success) throw new Error(result.errors.map((e) => `${e.statusCode}: ${e.message}`).join('; '));
+  };
+
+  return {
+    url: baseUrl,
+    port,
+    orgId,
+    accessToken,
+    setOutboundUrl: (url) => outbound.setUrl(url),
+    expireTokens: () => oauth.expireTokens(),
+    setApiUsage: (used) => {
+      usage.used = used;
+    },
+    stats,
+    createRecord(type, fields) {
+      org.checkKnownFields(type, fields);
+      const result = org.create(type, fields);
+      must(result);
+      return result.id ?? '';
+    },
+    updateRecord(type, id, fields) {
+      org.checkKnownFields(type, fields);
+      must(org.update(type, id, fields));
+    },
+    getRecord: (type, id) => {
+      const record = org.get(type, id);
+      return record ? { ...record.fields } : undefined;
+    },
+    async close() {
+      await outbound.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
