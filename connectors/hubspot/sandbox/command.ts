@@ -1,5 +1,38 @@
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 
+const whole = (name: string, min: number) => (value: string) => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min || n > 65_535) throw new InvalidArgumentError(`${name} expects a whole number from ${min} to 65535, got '${value}'`);
+  return n;
+};
+
+const tier = (value: string) => {
+  if (value !== 'starter' && value !== 'pro') throw new InvalidArgumentError(`--tier expects starter or pro, got '${value}'`);
+  return value;
+};
+
+const absoluteUrl = (value: string) => {
+  if (!URL.canParse(value)) throw new InvalidArgumentError(`--webhook-url expects an absolute URL, got '${value}'`);
+  return value;
+};
+
+/** `crm-enrich sandbox hubspot`: a local HubSpot portal for trying the service without one. */
 export function registerHubspotSandboxCommand(parent: Command): void {
-  void parent;
+  parent
+    .command('hubspot')
+    .description('run a local HubSpot portal (CRM objects, properties, search, associations, signed webhooks) that @hubspot/api-client can talk to')
+    .option('--port <n>', 'port to listen on (0 picks a free one)', whole('--port', 0), 0)
+    .option('--webhook-url <url>', 'where app webhooks are POSTed, e.g. http://127.0.0.1:3000/webhooks/hubspot', absoluteUrl)
+    .option('--client-secret <s>', 'the app client secret webhooks are signed with', 'sandbox-client-secret')
+    .option('--access-token <t>', 'the private-app token the portal accepts', 'sandbox-token')
+    .option('--tier <tier>', 'API limits: starter (100 per 10 s) or pro (190 per 10 s)', tier, 'starter')
+    .action(async (opts: { port: number; webhookUrl?: string; clientSecret: string; accessToken: string; tier: 'starter' | 'pro' }) => {
+      const { startHubspotSandbox } = await import('./server.js');
+      const sandbox = await startHubspotSandbox(opts);
+      console.log(`hubspot sandbox listening on ${sandbox.url}`);
+      console.log(`portal ${sandbox.portalId}; access token and client secret as configured; stats at ${sandbox.url}/__sandbox/stats`);
+      const stop = () => void sandbox.close().then(() => process.exit(0));
+      process.once('SIGTERM', stop);
+      process.once('SIGINT', stop);
+    });
 }

@@ -1,0 +1,174 @@
+/**
+ * CRM objects v3: single and batch read/create/update, list and search, for contacts and companies.
+ */
+import { Router, type Request, type Response } from 'express';
+import { objectTypeOf, ValidationFailure, type ObjectType, type SandboxObjectStore, type StoredObject } from './object-store.js';
+import { REQUEST_PROBLEMS, problemsMessage, validateProperties } from './property-validation.js';
+import { searchObjects, SearchRequestSchema } from './search.js';
+import { errorBody, sendError, sendNotFound, sendValidation, type ErrorDetail } from './wire-errors.js';
+
+export const MAX_BATCH_INPUTS = 100;
+const LABEL: Record<ObjectType, string> = { contacts: 'CONTACT', companies: 'COMPANY' };
+
+function queryList(value: unknown): string[] | undefined {
+  if (value === undefined) return undefined;
+  const items = Array.isArray(value) ? value : [value];
+  return items.flatMap((v) => String(v).split(',')).map((s) => s.trim()).filter(Boolean);
+}
+
+function typeOr404(req: Request, res: Response): ObjectType | undefined {
+  const type = objectTypeOf(String(req.params.objectType));
+  if (!type) sendError(res, 400, 'VALIDATION_ERROR', `Unable to infer object type from: ${String(req.params.objectType)}`);
+  return type;
+}
+
+function propertiesOf(body: unknown): Record<string, unknown> | undefined {
+  const p = (body as { properties?: unknown } | undefined)?.properties;
+  return p !== null && typeof p === 'object' && !Array.isArray(p) ? (p as Record<string, unknown>) : undefined;
+}
+
+export function objectRoutes(store: SandboxObjectStore): Router {
+  const r = Router();
+
+  const find = (type: ObjectType, id: string, idProperty?: string): StoredObject | undefined =>
+    idProperty === 'email' && type === 'contacts' ? store.findContactByEmail(id) : store.get(type, id);
+
+  const batchEnvelope = (results: unknown[], errors: ErrorDetail[], startedAt: string) => ({
+    status: 'COMPLETE',
+    results,
+    ...(errors.length > 0 ? { numErrors: errors.length, errors: errors.map((e) => errorBody(e.code === 'OBJECT_NOT_FOUND' ? 'OBJECT_NOT_FOUND' : e.code === 'CONFLICT' ? 'CONFLICT' : 'VALIDATION_ERROR', e.message, { context: e.context })) } : {}),
+    startedAt,
+    completedAt: new Date().toISOString(),
+  });
+
+  r.post('/crm/v3/objects/:objectType/batch/:action', (req, res) => {
+    const type = typeOr404(req, res);
+    if (!type) return;
+    const startedAt = new Date().toISOString();
+    const inputs = (req.body as { inputs?: unknown } | undefined)?.inputs;
+    if (!Array.isArray(inputs)) return sendError(res, 400, 'VALIDATION_ERROR', 'Invalid input JSON: "inputs" must be an array.');
+    if (inputs.length > MAX_BATCH_INPUTS) {
+      return sendError(res, 400, 'VALIDATION_ERROR', `Batch input limit exceeded: ${inputs.length} inputs were sent but the limit is ${MAX_BATCH_INPUTS}.`);
+    }
+    const action = String(req.params.action);
+    const errors: ErrorDetail[] = [];
+    const results: unknown[] = [];
+    if (action === 'read') {
+      const body = req.body as { properties?: string[]; idProperty?: string };
+      const missing: string[] = [];
+      for (const input of inputs as { id?: unknown }[]) {
+        const object = find(type, String(input?.id), body.idProperty);
+        if (object) results.push(store.toWire(type, object, body.properties));
+        else missing.push(String(input?.id));
+      }
+      if (missing.length > 0) {
+        errors.push({ code: 'OBJECT_NOT_FOUND', message: `Could not get some ${LABEL[type]} objects, they may be deleted or not exist. Check that ids are valid.`, context: { ids: missing } });
+      }
+    } else if (action === 'update' || action === 'create') {
+      const all = (inputs as unknown[]).map((i) => propertiesOf(i) ?? {});
+      const requestProblems = all.flatMap((p) => validateProperties(store.definitions[type], p)).filter((p) => REQUEST_PROBLEMS.has(p.code));
+      if (requestProblems.length > 0) return sendValidation(res, [...new Map(requestProblems.map((p) => [p.name + p.code, p])).values()]);
+      (inputs as { id?: unknown }[]).forEach((input, i) => {
+        const values = all[i] ?? {};
+        const id = String(input?.id);
+        try {
+          if (action === 'update') {
+            const object = find(type, id);
+            if (!object) {
+              errors.push({ code: 'OBJECT_NOT_FOUND', message: `Could not get some ${LABEL[type]} objects, they may be deleted or not exist. Check that ids are valid.`, context: { ids: [id] } });
+              return;
+            }
+            store.update(type, object, values);
+            results.push(store.toWire(type, object, Object.keys(values)));
+          } else {
+            const existing = type === 'contacts' && typeof values.email === 'string' ? store.findContactByEmail(values.email) : undefined;
+            if (existing) {
+              errors.push({ code: 'CONFLICT', message: `Contact already exists. Existing ID: ${existing.id}`, context: { ids: [existing.id] } });
+              return;
+            }
+            const created = store.create(type, values);
+            results.push(store.toWire(type, created, Object.keys(values)));
+          }
+        } catch (e) {
+          if (!(e instanceof ValidationFailure)) throw e;
+          errors.push({ code: 'VALIDATION_ERROR', message: problemsMessage(e.problems), context: { ids: action === 'update' ? [id] : [String(i)], propertyName: e.problems.map((p) => p.name) } });
+        }
+      });
+    } else {
+      return sendNotFound(res, `batch/${action}`);
+    }
+    const ok = action === 'create' ? 201 : 200;
+    res.status(errors.length > 0 ? 207 : ok).json(batchEnvelope(results, errors, startedAt));
+  });
+
+  r.post('/crm/v3/objects/:objectType/search', (req, res) => {
+    const type = typeOr404(req, res);
+    if (!type) return;
+    const parsed = SearchRequestSchema.safeParse(req.body ?? {});
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      return sendError(res, 400, 'VALIDATION_ERROR', `Invalid search request at ${issue?.path.join('.') ?? ''}: ${issue?.message ?? ''}`);
+    }
+    const found = searchObjects(store.objects[type].values(), parsed.data, store.definitions[type]);
+    res.json({
+      total: found.total,
+      results: found.page.map((o) => store.toWire(type, o, parsed.data.properties)),
+      ...(found.nextAfter ? { paging: { next: { after: found.nextAfter } } } : {}),
+    });
+  });
+
+  r.get('/crm/v3/objects/:objectType', (req, res) => {
+    const type = typeOr404(req, res);
+    if (!type) return;
+    const limit = Math.min(Number(req.query.limit ?? 10) || 10, 100);
+    const after = Number(req.query.after ?? 0) || 0;
+    const all = [...store.objects[type].values()].filter((o) => Number(o.id) > after).sort((a, b) => Number(a.id) - Number(b.id));
+    const page = all.slice(0, limit);
+    const last = page[page.length - 1];
+    res.json({
+      results: page.map((o) => store.toWire(type, o, queryList(req.query.properties))),
+      ...(all.length > limit && last ? { paging: { next: { after: last.id, link: `?after=${last.id}` } } } : {}),
+    });
+  });
+
+  r.post('/crm/v3/objects/:objectType', (req, res) => {
+    const type = typeOr404(req, res);
+    if (!type) return;
+    const values = propertiesOf(req.body) ?? {};
+    const existing = type === 'contacts' && typeof values.email === 'string' ? store.findContactByEmail(values.email) : undefined;
+    if (existing) return sendError(res, 409, 'CONFLICT', `Contact already exists. Existing ID: ${existing.id}`);
+    try {
+      const created = store.create(type, values);
+      res.status(201).json(store.toWire(type, created, Object.keys(values)));
+    } catch (e) {
+      if (e instanceof ValidationFailure) return sendValidation(res, e.problems);
+      throw e;
+    }
+  });
+
+  r.get('/crm/v3/objects/:objectType/:id', (req, res) => {
+    const type = typeOr404(req, res);
+    if (!type) return;
+    const object = find(type, String(req.params.id), req.query.idProperty as string | undefined);
+    if (!object) return sendNotFound(res, 'resource');
+    res.json(store.toWire(type, object, queryList(req.query.properties)));
+  });
+
+  r.patch('/crm/v3/objects/:objectType/:id', (req, res) => {
+    const type = typeOr404(req, res);
+    if (!type) return;
+    const object = find(type, String(req.params.id), req.query.idProperty as string | undefined);
+    if (!object) return sendNotFound(res, `resource ${LABEL[type]} ${String(req.params.id)}`);
+    const values = propertiesOf(req.body);
+    if (!values) return sendError(res, 400, 'VALIDATION_ERROR', 'Invalid input JSON: "properties" must be an object.');
+    try {
+      store.update(type, object, values);
+      res.json(store.toWire(type, object, Object.keys(values)));
+    } catch (e) {
+      if (e instanceof ValidationFailure) return sendValidation(res, e.problems);
+      throw e;
+    }
+  });
+
+  return r;
+}

@@ -1,0 +1,161 @@
+/**
+ * A local HubSpot portal that `@hubspot/api-client` talks to unmodified (point `basePath` at it):
+ * token check, the tier's rate limits, contacts and companies with HubSpot's properties and
+ * validation, properties, associations, search, and signed webhook delivery.
+ */
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import type { HubspotProperty } from '../property-wire.js';
+import { SandboxObjectStore, type ObjectType, type StoredObject } from './object-store.js';
+import { RatePolicy, TIER_LIMITS, type SandboxTier } from './rate-policy.js';
+import { objectRoutes } from './routes-objects.js';
+import { schemaRoutes } from './routes-schema.js';
+import { errorBody, sendError, UNAUTHENTICATED_MESSAGE } from './wire-errors.js';
+import { WebhookSender, type WebhookStats } from './webhook-sender.js';
+
+export interface HubspotSandboxOptions {
+  port?: number;
+  host?: string;
+  accessToken?: string;
+  /** The app's client secret; webhooks are signed with it. */
+  clientSecret?: string;
+  webhookUrl?: string;
+  tier?: SandboxTier;
+  /** Length of the rolling rate window (HubSpot: 10 s); tests shorten it. */
+  rateWindowMs?: number;
+  /** Overrides the tier's calls per window. */
+  rateLimit?: number;
+  dailyLimit?: number;
+  /** Delays between webhook redeliveries (HubSpot spreads 10 over a day); tests shorten them. */
+  webhookDelaysMs?: number[];
+  /** A receiver slower than this is treated as failed, as HubSpot does after 5 s. */
+  webhookTimeoutMs?: number;
+  /** Property changes that trigger a webhook, in addition to the defaults. */
+  webhookProperties?: Partial<Record<ObjectType, string[]>>;
+  customProperties?: Partial<Record<ObjectType, HubspotProperty[]>>;
+  portalId?: number;
+}
+
+export interface HubspotSandboxStats {
+  calls: number;
+  byEndpoint: Record<string, number>;
+  rateLimited: { TEN_SECONDLY_ROLLING: number; DAILY: number };
+  unauthorized: number;
+  webhooks: WebhookStats;
+}
+
+export interface HubspotSandbox {
+  url: string;
+  port: number;
+  portalId: number;
+  store: SandboxObjectStore;
+  setWebhookUrl(url: string | undefined): void;
+  stats(): HubspotSandboxStats;
+  resetStats(): void;
+  /** Spends the day's allocation: the next call gets the DAILY 429. */
+  exhaustDailyLimit(): void;
+  createContact(properties: Record<string, string>): StoredObject;
+  createCompany(properties: Record<string, string>): StoredObject;
+  getContact(id: string): Record<string, string> | undefined;
+  getCompany(id: string): Record<string, string> | undefined;
+  updateRecord(objectType: ObjectType, id: string, properties: Record<string, string>): void;
+  /** Resolves when queued webhooks have been attempted once. */
+  webhooksIdle(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_WEBHOOK_PROPERTIES: Record<ObjectType, string[]> = {
+  contacts: ['email', 'hs_linkedin_url'],
+  companies: ['domain', 'website'],
+};
+
+function endpointKey(req: Request): string {
+  return `${req.method} ${req.path.replace(/\/\d+(?=\/|$)/g, '/{id}')}`;
+}
+
+export async function startHubspotSandbox(options: HubspotSandboxOptions = {}): Promise<HubspotSandbox> {
+  const token = options.accessToken ?? 'sandbox-token';
+  const tier = TIER_LIMITS[options.tier ?? 'starter'];
+  const policy = new RatePolicy(options.rateLimit ?? tier.perWindow, options.rateWindowMs ?? 10_000, options.dailyLimit ?? tier.daily);
+  const portalId = options.portalId ?? 62515;
+  const subscribed = (type: ObjectType) => new Set([...DEFAULT_WEBHOOK_PROPERTIES[type], ...(options.webhookProperties?.[type] ?? [])]);
+  const sender = new WebhookSender({
+    url: options.webhookUrl,
+    clientSecret: options.clientSecret ?? 'sandbox-client-secret',
+    portalId,
+    appId: 1_000_001,
+    subscribed: { contacts: subscribed('contacts'), companies: subscribed('companies') },
+    delaysMs: options.webhookDelaysMs,
+    timeoutMs: options.webhookTimeoutMs,
+  });
+  const store = new SandboxObjectStore((change) => sender.enqueue(change), options.customProperties);
+
+  let stats = { calls: 0, byEndpoint: {} as Record<string, number>, rateLimited: { TEN_SECONDLY_ROLLING: 0, DAILY: 0 }, unauthorized: 0 };
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.get('/__sandbox/stats', (_req, res) => {
+    res.json({ ...stats, webhooks: sender.stats });
+  });
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    const key = endpointKey(req);
+    stats.calls++;
+    stats.byEndpoint[key] = (stats.byEndpoint[key] ?? 0) + 1;
+    if (req.headers.authorization !== `Bearer ${token}`) {
+      stats.unauthorized++;
+      return sendError(res, 401, 'INVALID_AUTHENTICATION', UNAUTHENTICATED_MESSAGE);
+    }
+    const decision = policy.take();
+    res.set(decision.headers);
+    if (!decision.ok) {
+      stats.rateLimited[decision.policyName]++;
+      const message = decision.policyName === 'DAILY' ? 'You have reached your daily limit.' : 'You have reached your ten_secondly_rolling limit.';
+      return res.status(429).json({ ...errorBody('RATE_LIMITS', message), errorType: 'RATE_LIMIT', policyName: decision.policyName, groupName: `api-calls:${portalId}` });
+    }
+    next();
+  });
+  app.use(express.json({ limit: '10mb' }));
+  app.use(objectRoutes(store));
+  app.use(schemaRoutes(store));
+  app.use((_req: Request, res: Response) => sendError(res, 404, 'OBJECT_NOT_FOUND', 'No route for this path in the HubSpot sandbox.'));
+  app.use((err: Error & { status?: number; type?: string }, _req: Request, res: Response, _next: NextFunction) => {
+    if (err.type === 'entity.parse.failed') return sendError(res, 400, 'VALIDATION_ERROR', `Invalid input JSON: ${err.message}`);
+    sendError(res, err.status ?? 500, 'INTERNAL_ERROR', err.message);
+  });
+
+  const server: Server = await new Promise((resolve, reject) => {
+    const s = app.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve(s));
+    s.once('error', reject);
+  });
+  const port = (server.address() as AddressInfo).port;
+  const plain = (o: StoredObject | undefined) => (o ? Object.fromEntries(o.properties) : undefined);
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    portalId,
+    store,
+    setWebhookUrl: (url) => sender.setUrl(url),
+    stats: () => structuredClone({ ...stats, webhooks: sender.stats }),
+    resetStats: () => {
+      stats = { calls: 0, byEndpoint: {}, rateLimited: { TEN_SECONDLY_ROLLING: 0, DAILY: 0 }, unauthorized: 0 };
+    },
+    exhaustDailyLimit: () => policy.exhaustDaily(),
+    createContact: (properties) => store.create('contacts', properties),
+    createCompany: (properties) => store.create('companies', properties),
+    getContact: (id) => plain(store.get('contacts', id)),
+    getCompany: (id) => plain(store.get('companies', id)),
+    updateRecord: (type, id, properties) => {
+      const object = store.get(type, id);
+      if (!object) throw new Error(`No ${type} record ${id} in the sandbox`);
+      store.update(type, object, properties);
+    },
+    webhooksIdle: () => sender.idle(),
+    close: async () => {
+      sender.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
