@@ -1,0 +1,37 @@
+/**
+ * The JSON trigger a Salesforce Flow HTTP callout sends to the same endpoint as outbound messages:
+ * `{"records":[{"type":"Lead","id":"00Q...","eventId":"..."}]}`. Each record needs an `eventId` (e.g.
+ * the Flow interview GUID) or its `lastModifiedDate`, so that a resent callout is recognised as the same event.
+ */
+import { z } from 'zod';
+import { toId18 } from './ids.js';
+
+export const FLOW_MAX_RECORDS = 100;
+
+const RecordSchema = z
+  .object({
+    type: z.enum(['Lead', 'Contact', 'Account'], { error: 'expected Lead, Contact or Account' }),
+    id: z.string().refine((id) => toId18(id) !== undefined, 'expected a 15- or 18-character Salesforce record id'),
+    kind: z.enum(['created', 'changed', 'requested']).default('changed'),
+    eventId: z.string().min(1).max(255).optional(),
+    lastModifiedDate: z.string().refine((d) => !Number.isNaN(Date.parse(d.replace(/([+-]\d{2})(\d{2})$/, '$1:$2'))), 'expected an ISO datetime').optional(),
+    values: z.record(z.string(), z.string().nullable()).optional(),
+  })
+  .refine((r) => r.eventId !== undefined || r.lastModifiedDate !== undefined, {
+    message: 'each record needs eventId or lastModifiedDate so a resent callout is recognised',
+    path: ['eventId'],
+  });
+
+export const FlowCalloutSchema = z.object({
+  organizationId: z.string().min(15).max(18).optional(),
+  records: z.array(RecordSchema).min(1, 'expected at least one record').max(FLOW_MAX_RECORDS, `expected at most ${FLOW_MAX_RECORDS} records`),
+});
+
+export type FlowCallout = z.infer<typeof FlowCalloutSchema>;
+
+/** The parsed body, or one message naming every bad field path. */
+export function parseFlowCallout(json: unknown): { ok: true; value: FlowCallout } | { ok: false; message: string } {
+  const parsed = FlowCalloutSchema.safeParse(json);
+  if (parsed.success) return { ok: true, value: parsed.data };
+  return { ok: false, message: parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ') };
+}

@@ -1,0 +1,132 @@
+/**
+ * The Salesforce trigger endpoint (`POST /webhooks/salesforce/<secret>`): outbound messages (SOAP) and
+ * Flow HTTP callouts (JSON), told apart by content type. Parsing is pure and refuses quickly: secret,
+ * size and declarations are checked before any XML parsing. Change Data Capture, when added, is a
+ * third trigger producing the same RecordEvents with its own dedup key prefix (`salesforce:cdc:`).
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import {
+  WebhookError, type HttpReply, type RecordEvent, type WebhookHandler, type WebhookParseResult, type WebhookRequest,
+} from '../../src/core/connector.js';
+import { parseFlowCallout } from './flow-callout.js';
+import { toId18 } from './ids.js';
+import { ackEnvelope, faultEnvelope, OutboundMessageError, parseOutboundMessage } from './outbound-message.js';
+
+export interface SalesforceWebhookOptions {
+  /** The connected org; messages from any other org are refused. */
+  orgId: string;
+  /** The secret path segment; without one every request is refused. */
+  secret?: string;
+  connection?: string;
+  maxBytes?: number;
+  now?: () => Date;
+}
+
+const OUTBOUND_PREFIX = 'salesforce:om:';
+const FLOW_PREFIX = 'salesforce:flow:';
+
+/** Errors for JSON callouts, answered in JSON rather than as a SOAP fault. */
+export class FlowCalloutError extends WebhookError {}
+
+const digest = (s: string) => createHash('sha256').update(s).digest();
+const sameSecret = (given: string, expected: string) => timingSafeEqual(digest(given), digest(expected));
+const isoFromSalesforce = (d: string) => new Date(Date.parse(d.replace(/([+-]\d{2})(\d{2})$/, '$1:$2'))).toISOString();
+
+export function createSalesforceWebhookHandler(options: SalesforceWebhookOptions): WebhookHandler {
+  const connection = options.connection ?? 'default';
+  const maxBytes = options.maxBytes ?? 1024 * 1024;
+  const org15 = options.orgId.slice(0, 15);
+  const now = options.now ?? (() => new Date());
+
+  const refuse = (status: number, code: string, message: string, json: boolean): WebhookParseResult => ({
+    ok: false,
+    error: json ? new FlowCalloutError(status, code, message) : new WebhookError(status, code, message),
+  });
+
+  function parseSoap(body: string): WebhookParseResult {
+    let message;
+    try {
+      message = parseOutboundMessage(body);
+    } catch (err) {
+      if (err instanceof OutboundMessageError) return refuse(400, err.code, err.message, false);
+      throw err;
+    }
+    if (message.organizationId.slice(0, 15) !== org15) {
+      return refuse(403, 'wrong_org', 'The OrganizationId does not match the connected Salesforce org; check SALESFORCE_ORG_ID.', false);
+    }
+    const events: RecordEvent[] = [];
+    for (const n of message.notifications) {
+      const recordId = toId18(n.fields.Id ?? '');
+      if (!recordId) return refuse(400, 'bad_notification', `Notification ${n.id} has no valid sf:Id; include Id in the outbound message fields.`, false);
+      const created = n.fields.CreatedDate && n.fields.CreatedDate === n.fields.LastModifiedDate;
+      const stamp = n.fields.LastModifiedDate ?? n.fields.SystemModstamp;
+      events.push({
+        source: 'salesforce',
+        connection,
+        objectType: n.objectType,
+        recordId,
+        kind: created ? 'created' : 'changed',
+        dedupKey: `${OUTBOUND_PREFIX}${n.id}`,
+        occurredAt: stamp ? isoFromSalesforce(stamp) : now().toISOString(),
+        values: n.fields,
+      });
+    }
+    return { ok: true, events };
+  }
+
+  function parseJson(body: string): WebhookParseResult {
+    let json: unknown;
+    try {
+      json = JSON.parse(body);
+    } catch {
+      return refuse(400, 'malformed_json', 'The body is not valid JSON.', true);
+    }
+    const parsed = parseFlowCallout(json);
+    if (!parsed.ok) return refuse(400, 'invalid_callout', parsed.message, true);
+    if (parsed.value.organizationId && parsed.value.organizationId.slice(0, 15) !== org15) {
+      return refuse(403, 'wrong_org', 'organizationId does not match the connected Salesforce org.', true);
+    }
+    return {
+      ok: true,
+      events: parsed.value.records.map((r) => {
+        const recordId = toId18(r.id) ?? r.id;
+        return {
+          source: 'salesforce',
+          connection,
+          objectType: r.type,
+          recordId,
+          kind: r.kind,
+          dedupKey: `${FLOW_PREFIX}${r.type}:${recordId}:${r.eventId ?? r.lastModifiedDate}`,
+          occurredAt: r.lastModifiedDate ? isoFromSalesforce(r.lastModifiedDate) : now().toISOString(),
+          ...(r.values ? { values: r.values } : {}),
+        };
+      }),
+    };
+  }
+
+  return {
+    parse(request: WebhookRequest): WebhookParseResult {
+      const json = /^application\/json\b/i.test(request.headers['content-type'] ?? '');
+      if (!options.secret) return refuse(503, 'not_configured', 'SALESFORCE_WEBHOOK_SECRET is not set; set it and use it as the last path segment.', json);
+      if (request.method.toUpperCase() !== 'POST') return refuse(405, 'method_not_allowed', 'Use POST.', json);
+      if (!sameSecret(request.params?.secret ?? '', options.secret)) return refuse(403, 'wrong_secret', 'The secret in the path is wrong.', json);
+      if (request.rawBody.length > maxBytes) return refuse(413, 'too_large', `The body is larger than ${maxBytes} bytes.`, json);
+      const body = request.rawBody.toString('utf8');
+      return json ? parseJson(body) : parseSoap(body);
+    },
+
+    ackReply(events: RecordEvent[]): HttpReply {
+      if (events.length > 0 && events.every((e) => e.dedupKey.startsWith(FLOW_PREFIX))) {
+        return { status: 200, contentType: 'application/json', body: JSON.stringify({ accepted: events.length }) };
+      }
+      return { status: 200, contentType: 'text/xml; charset=utf-8', body: ackEnvelope() };
+    },
+
+    errorReply(error: WebhookError): HttpReply {
+      if (error instanceof FlowCalloutError) {
+        return { status: error.status, contentType: 'application/json', body: JSON.stringify({ error: { code: error.code, message: error.message } }) };
+      }
+      return { status: error.status, contentType: 'text/xml; charset=utf-8', body: faultEnvelope(error.status, error.message) };
+    },
+  };
+}
