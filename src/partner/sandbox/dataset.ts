@@ -1,0 +1,125 @@
+/**
+ * The sandbox's data: companies and people generated from a seed, with the indexes the lookup
+ * endpoints use. Same seed and sizes, same data, on every machine.
+ */
+import type { Company, Market, Person } from '../schemas.js';
+import { generateCompany, type CompanyRecord } from './company-generator.js';
+import { normalizeDigits, normalizeEmail, normalizeHost, normalizeSlug } from './normalize.js';
+import { generatePerson, type PersonRecord } from './person-generator.js';
+import { Prng } from './prng.js';
+
+export type { CompanyRecord } from './company-generator.js';
+export type { PersonRecord } from './person-generator.js';
+
+export type CompanyLookup = 'id' | 'ln_slug' | 'ln_url' | 'fqdn' | 'abn' | 'website';
+export type PersonLookup = 'id' | 'ln_slug' | 'ln_url' | 'work_email' | 'personal_email';
+export const COMPANY_LOOKUPS: readonly CompanyLookup[] = ['id', 'ln_slug', 'ln_url', 'fqdn', 'abn', 'website'];
+export const PERSON_LOOKUPS: readonly PersonLookup[] = ['id', 'ln_slug', 'ln_url', 'work_email', 'personal_email'];
+
+export interface PartnerDataset {
+  seed: number;
+  /** Each company as GET /company returns it for its home market (`hq_country`). */
+  companies: Company[];
+  people: Person[];
+  companyRecords: CompanyRecord[];
+  personRecords: PersonRecord[];
+  findCompany(by: CompanyLookup, value: string): CompanyRecord | undefined;
+  findPerson(by: PersonLookup, value: string): PersonRecord | undefined;
+  /** The people working at a company, in id order. */
+  peopleAt(companyId: string): PersonRecord[];
+}
+
+export interface DatasetOptions {
+  seed?: number;
+  companies?: number;
+  people?: number;
+}
+
+export function createDataset(options: DatasetOptions = {}): PartnerDataset {
+  const seed = options.seed ?? 1;
+  const companyCount = options.companies ?? 2000;
+  const peopleCount = options.people ?? 20000;
+  if (companyCount < 1 && peopleCount > 0) throw new RangeError('a dataset with people needs at least one company');
+  const prng = new Prng(seed);
+
+  const usedNames = new Set<string>();
+  const companyRecords = Array.from({ length: companyCount }, (_, i) => generateCompany(prng, i, usedNames));
+  const usedEmails = new Set<string>();
+  const personRecords = Array.from({ length: peopleCount }, (_, i) => {
+    // The first people go one to each company, so every company has someone to find.
+    const employer = i < companyCount ? companyRecords[i]! : prng.pick(companyRecords);
+    return generatePerson(prng, i, employer, companyRecords, usedEmails);
+  });
+
+  const companyIndex = new Map<string, CompanyRecord>();
+  const add = <T>(index: Map<string, T>, kind: string, key: string | undefined, record: T) => {
+    if (key) index.set(`${kind}|${key}`, record);
+  };
+  for (const record of companyRecords) {
+    const c = record.company;
+    add(companyIndex, 'id', c.id, record);
+    add(companyIndex, 'slug', c.linkedin && normalizeSlug(c.linkedin), record);
+    add(companyIndex, 'host', c.fqdn && normalizeHost(c.fqdn), record);
+    for (const region of record.regions.values()) add(companyIndex, 'abn', region.identifiers.abn, record);
+  }
+  const personIndex = new Map<string, PersonRecord>();
+  const byCompany = new Map<string, PersonRecord[]>();
+  for (const record of personRecords) {
+    const p = record.person;
+    add(personIndex, 'id', p.id, record);
+    add(personIndex, 'slug', p.linkedin && normalizeSlug(p.linkedin), record);
+    for (const e of p.emails?.work ?? []) add(personIndex, 'work', e.value && normalizeEmail(e.value), record);
+    for (const e of p.emails?.personal ?? []) add(personIndex, 'personal', e.value && normalizeEmail(e.value), record);
+    const companyId = record.employer.company.id ?? '';
+    const list = byCompany.get(companyId) ?? [];
+    list.push(record);
+    byCompany.set(companyId, list);
+  }
+
+  return {
+    seed,
+    companies: companyRecords.map((r) => r.company),
+    people: personRecords.map((r) => r.person),
+    companyRecords,
+    personRecords,
+    findCompany(by, value) {
+      switch (by) {
+        case 'id': return companyIndex.get(`id|${value.trim()}`);
+        case 'ln_slug':
+        case 'ln_url': return companyIndex.get(`slug|${normalizeSlug(value)}`);
+        case 'fqdn':
+        case 'website': return companyIndex.get(`host|${normalizeHost(value)}`);
+        case 'abn': return companyIndex.get(`abn|${normalizeDigits(value)}`);
+      }
+    },
+    findPerson(by, value) {
+      switch (by) {
+        case 'id': return personIndex.get(`id|${value.trim()}`);
+        case 'ln_slug':
+        case 'ln_url': return personIndex.get(`slug|${normalizeSlug(value)}`);
+        case 'work_email': return personIndex.get(`work|${normalizeEmail(value)}`);
+        case 'personal_email': return personIndex.get(`personal|${normalizeEmail(value)}`);
+      }
+    },
+    peopleAt(companyId) {
+      return byCompany.get(companyId) ?? [];
+    },
+  };
+}
+
+/**
+ * A company as seen from one market: employee_count counts the staff in that market, and the
+ * registry numbers (ABN/ACN, NZBN, UEN) are those of that market. Where the company has no presence
+ * in the market, both are left out rather than reported as zero.
+ */
+export function companyInMarket(record: CompanyRecord, market: Market): Company {
+  const region = record.regions.get(market);
+  const { abn: _abn, acn: _acn, nzbn: _nzbn, uen: _uen, ...globalCodes } = record.company.industry_codes ?? {};
+  const { employee_count: _count, abn_operation_status: _status, ...rest } = record.company;
+  return {
+    ...rest,
+    ...(region ? { employee_count: region.employeeCount } : {}),
+    ...(region?.abnStatus ? { abn_operation_status: region.abnStatus } : {}),
+    industry_codes: { ...globalCodes, ...(region?.identifiers ?? {}) },
+  };
+}
