@@ -3,6 +3,7 @@
  * only ever see these types; nothing outside `connectors/<crm>/` names a CRM's SDK.
  */
 import { AppError, type ErrorKind } from './errors.js';
+import type { Priority } from './limiter.js';
 
 export type CrmKind = 'hubspot' | 'salesforce';
 
@@ -145,6 +146,14 @@ export interface ConnectorStats {
   byOperation: Record<string, number>;
 }
 
+/**
+ * Per-call hints. Where the CRM's API allocation is shared with other integrations (Salesforce), bulk
+ * work stops at a reserve that interactive work may dip below. Connectors treat a missing priority as bulk.
+ */
+export interface CallOptions {
+  priority?: Priority;
+}
+
 export interface CrmConnector {
   readonly kind: CrmKind;
   readonly connection: string;
@@ -154,11 +163,11 @@ export interface CrmConnector {
   readonly objectTypes: readonly string[];
 
   /** Records by id; ids that do not exist are left out of the answer. Chunked internally. */
-  readRecords(objectType: string, ids: string[], properties: string[]): Promise<CrmRecord[]>;
+  readRecords(objectType: string, ids: string[], properties: string[], options?: CallOptions): Promise<CrmRecord[]>;
   /** Writes in batches of at most `batchSize`; one result per update, in order. */
-  writeRecords(objectType: string, updates: RecordUpdate[]): Promise<WriteResult[]>;
+  writeRecords(objectType: string, updates: RecordUpdate[], options?: CallOptions): Promise<WriteResult[]>;
   /** Pages through records, optionally only those changed since a time (backfill, catch-up sweep). */
-  listRecords(objectType: string, options: ListOptions): Promise<RecordPage>;
+  listRecords(objectType: string, options: ListOptions, callOptions?: CallOptions): Promise<RecordPage>;
   readSchema(objectType: string): Promise<CrmProperty[]>;
   /** Creates what the CRM allows, reports the rest; never called without a person asking. */
   ensureProperties(objectType: string, wanted: PropertySpec[]): Promise<ProvisionResult>;
