@@ -1,5 +1,131 @@
+/**
+ * `crm-enrich mappings check|preview|schema`. Heavy modules load inside the actions so the rest of the
+ * command line stays fast.
+ */
 import type { Command } from 'commander';
+import type { CrmProperty } from '../core/connector.js';
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+async function sandboxSchemas(): Promise<Map<string, CrmProperty[]>> {
+  const [{ hubspotPropertiesToCrm }, { STANDARD_CONTACT_PROPERTIES, STANDARD_COMPANY_PROPERTIES }, { salesforceDescribeToCrm }, { standardFields }, { schemaKey }] =
+    await Promise.all([
+      import('../../connectors/hubspot/schema.js'),
+      import('../../connectors/hubspot/sandbox/standard-properties.js'),
+      import('../../connectors/salesforce/schema.js'),
+      import('../../connectors/salesforce/sandbox/standard-fields.js'),
+      import('./loader.js'),
+    ]);
+  const schemas = new Map<string, CrmProperty[]>();
+  schemas.set(schemaKey('hubspot', 'contact'), hubspotPropertiesToCrm({ results: STANDARD_CONTACT_PROPERTIES }));
+  schemas.set(schemaKey('hubspot', 'company'), hubspotPropertiesToCrm({ results: STANDARD_COMPANY_PROPERTIES }));
+  for (const type of ['Lead', 'Contact', 'Account'] as const) {
+    schemas.set(schemaKey('salesforce', type), salesforceDescribeToCrm({ name: type, fields: standardFields(type) }));
+  }
+  return schemas;
+}
+
+interface CheckOptions {
+  schemas?: string;
+  schema: string[];
+  sandbox?: boolean;
+}
+
+async function check(dir: string, options: CheckOptions): Promise<number> {
+  const { loadMappingDir, validateMappings, readCrmSchemaDir, schemaKey } = await import('./loader.js');
+  const { readCrmSchemaFile } = await import('./crm-schema-file.js');
+  const { formatProblems } = await import('./problems.js');
+  const schemas = options.sandbox ? await sandboxSchemas() : new Map<string, CrmProperty[]>();
+  try {
+    if (options.schemas) for (const [k, v] of await readCrmSchemaDir(options.schemas)) schemas.set(k, v);
+    for (const spec of options.schema) {
+      const match = /^([a-z]+)\/([A-Za-z_]+)=(.+)$/.exec(spec);
+      if (!match) {
+        console.error(`--schema ${spec}: expected <crm>/<object>=<file>, e.g. hubspot/contact=contact-properties.json`);
+        return 2;
+      }
+      schemas.set(schemaKey(match[1]!, match[2]!), await readCrmSchemaFile(match[3]!));
+    }
+  } catch (error) {
+    console.error((error as Error).message);
+    return 2;
+  }
+  const { mappings, problems } = await loadMappingDir(dir);
+  problems.push(...validateMappings(mappings, schemas));
+  const checked = mappings.filter((m) => schemas.has(schemaKey(m.document.crm, m.document.object))).length;
+  if (problems.length) {
+    console.error(formatProblems(problems));
+    console.error(`\n${problems.length} problem${problems.length === 1 ? '' : 's'} in ${dir}`);
+    return 1;
+  }
+  console.log(`${mappings.length} mapping${mappings.length === 1 ? '' : 's'} in ${dir} are valid (${checked} checked against a CRM schema)`);
+  return 0;
+}
+
+interface PreviewOptions {
+  mapping: string;
+  partnerJson: string;
+  crmJson?: string;
+  lastWrittenJson?: string;
+  schema?: string;
+}
+
+async function preview(options: PreviewOptions): Promise<number> {
+  const { previewMapping, formatPlanTable } = await import('./preview.js');
+  const { readCrmSchemaFile } = await import('./crm-schema-file.js');
+  try {
+    const schema = options.schema ? await readCrmSchemaFile(options.schema) : undefined;
+    const result = await previewMapping({
+      mappingFile: options.mapping,
+      partnerFile: options.partnerJson,
+      ...(options.crmJson ? { crmFile: options.crmJson } : {}),
+      ...(options.lastWrittenJson ? { lastWrittenFile: options.lastWrittenJson } : {}),
+      ...(schema ? { schema } : {}),
+    });
+    console.log(formatPlanTable(result));
+    return 0;
+  } catch (error) {
+    console.error((error as Error).message);
+    return 1;
+  }
+}
 
 export function registerMappingCommands(parent: Command): void {
-  void parent;
+  const mappings = parent.command('mappings').description('check, preview and document the field mappings');
+
+  mappings
+    .command('check')
+    .description('report every problem in every mapping file; exit status 1 when there is any')
+    .argument('[dir]', 'directory of mapping files', 'mappings')
+    .option('--schemas <dir>', 'CRM schemas as <dir>/<crm>/<object>.json (property lists, HubSpot properties or Salesforce describe)')
+    .option('--schema <crm/object=file>', 'one CRM schema file for one object; repeatable', collect, [])
+    .option('--sandbox', "also check against the CRM sandboxes' standard properties")
+    .action(async (dir: string, options: CheckOptions) => {
+      process.exitCode = await check(dir, options);
+    });
+
+  mappings
+    .command('preview')
+    .description('show what a mapping would write to one CRM record, and why')
+    .requiredOption('--mapping <file>', 'mapping file')
+    .requiredOption('--partner-json <file>', 'partner person or company record (JSON)')
+    .option('--crm-json <file>', 'the CRM record as it is now (JSON: {"properties": {...}} or property names to values)')
+    .option('--last-written-json <file>', 'the values crm-enrich last wrote (JSON property names to values)')
+    .option('--schema <file>', "the CRM object's schema, to format values per property type")
+    .action(async (options: PreviewOptions) => {
+      process.exitCode = await preview(options);
+    });
+
+  mappings
+    .command('schema')
+    .description('write the JSON Schema of mapping files (for editor completion)')
+    .option('--out <file>', 'where to write it', 'mappings/schema.json')
+    .action(async (options: { out: string }) => {
+      const { writeFile } = await import('node:fs/promises');
+      const { mappingJsonSchema } = await import('./format.js');
+      await writeFile(options.out, mappingJsonSchema());
+      console.log(`wrote ${options.out}`);
+    });
 }

@@ -1,0 +1,109 @@
+/**
+ * Reads one mapping file: YAML syntax, forbidden keys, the zod format, then the checks that need the
+ * partner schemas and the transform registry. Returns every problem, never throws on bad input.
+ */
+import { isMap, isScalar, isSeq, parseDocument, type Node } from 'yaml';
+import type { z } from 'zod';
+import { MappingDocument } from './format.js';
+import { ProblemList, type MappingProblem } from './problems.js';
+import { validateDocument } from './validate.js';
+import { closest } from './nearest.js';
+
+export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+
+export interface ParsedMapping {
+  file: string;
+  document?: MappingDocument;
+  problems: MappingProblem[];
+}
+
+/** Names a list item by its `target` when it has one, so paths read `fields > jobtitle > from`. */
+function segmentFor(container: unknown, index: number): string | number {
+  const item = Array.isArray(container) ? container[index] : undefined;
+  const target = item && typeof item === 'object' ? (item as { target?: unknown }).target : undefined;
+  return typeof target === 'string' && target !== '' ? target : index;
+}
+
+export function readablePath(raw: unknown, path: readonly PropertyKey[]): (string | number)[] {
+  const out: (string | number)[] = [];
+  let node: unknown = raw;
+  for (const key of path) {
+    if (typeof key === 'number') out.push(segmentFor(node, key));
+    else out.push(String(key));
+    node = node && typeof node === 'object' && Object.hasOwn(node, key) ? (node as Record<PropertyKey, unknown>)[key] : undefined;
+  }
+  return out;
+}
+
+function findForbidden(node: Node | null, path: PropertyKey[], raw: unknown, problems: ProblemList): void {
+  if (isMap(node)) {
+    for (const pair of node.items) {
+      const key = isScalar(pair.key) ? String(pair.key.value) : '';
+      if (FORBIDDEN_KEYS.has(key)) {
+        problems.add([...readablePath(raw, path), key], 'forbidden_key', `"${key}" is not allowed as a key; remove it`);
+        continue;
+      }
+      findForbidden(pair.value as Node | null, [...path, key], raw, problems);
+    }
+  } else if (isSeq(node)) {
+    node.items.forEach((item, i) => findForbidden(item as Node | null, [...path, i], raw, problems));
+  }
+}
+
+type Def = { type: string; innerType?: z.ZodType; element?: z.ZodType; shape?: Record<string, z.ZodType>; options?: z.ZodType[] };
+
+/** The keys the format allows at a path, for "did you mean" on an unknown key. */
+function allowedKeys(path: readonly PropertyKey[]): string[] {
+  let candidates: z.ZodType[] = [MappingDocument];
+  for (const key of path) {
+    const next: z.ZodType[] = [];
+    for (const schema of candidates.flatMap(expand)) {
+      const def = (schema as unknown as { def: Def }).def;
+      if (def.type === 'object' && typeof key === 'string' && def.shape?.[key]) next.push(def.shape[key]);
+      if (def.type === 'array' && typeof key === 'number' && def.element) next.push(def.element);
+    }
+    candidates = next;
+  }
+  return candidates.flatMap(expand).flatMap((s) => Object.keys((s as unknown as { def: Def }).def.shape ?? {}));
+}
+
+function expand(schema: z.ZodType): z.ZodType[] {
+  const def = (schema as unknown as { def: Def }).def;
+  if (def.type === 'optional' || def.type === 'default') return expand(def.innerType!);
+  if (def.type === 'union') return (def.options ?? []).flatMap(expand);
+  return [schema];
+}
+
+export function parseMappingDocument(text: string, file: string): ParsedMapping {
+  const problems = new ProblemList(file);
+  const yamlDoc = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
+  for (const error of yamlDoc.errors) {
+    const line = error.linePos?.[0];
+    problems.add([], 'yaml_syntax', `${error.message.split('\n')[0]}${line && !error.message.includes('line') ? ` (line ${line.line})` : ''}`);
+  }
+  if (yamlDoc.errors.length) return { file, problems: problems.items };
+  const raw: unknown = yamlDoc.toJS();
+  findForbidden(yamlDoc.contents, [], raw, problems);
+  if (problems.items.length) return { file, problems: problems.items };
+
+  const parsed = MappingDocument.safeParse(raw);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      const path = readablePath(raw, issue.path);
+      if (issue.code === 'unrecognized_keys') {
+        const allowed = allowedKeys(issue.path);
+        for (const key of issue.keys) {
+          const hint = closest(key, allowed);
+          problems.add([...path, key], 'unknown_key', `unknown key "${key}"${hint ? `; did you mean "${hint}"?` : `; allowed: ${allowed.join(', ')}`}`);
+        }
+      } else if (issue.path[issue.path.length - 1] === 'rule') {
+        problems.add(path, 'bad_rule', 'rule must be one of overwrite, fill_empty, never, protect_edits');
+      } else {
+        problems.add(path, 'invalid_value', issue.message);
+      }
+    }
+    return { file, problems: problems.items };
+  }
+  const semantic = validateDocument(parsed.data, file);
+  return { file, document: parsed.data, problems: semantic };
+}

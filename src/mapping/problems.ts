@@ -1,0 +1,68 @@
+/**
+ * Problems found in mapping files, as data: every problem in every file is collected and reported at
+ * once, each as `file: path > to > key: message`.
+ */
+import { AppError } from '../core/errors.js';
+
+export type ProblemCode =
+  | 'yaml_syntax'
+  | 'invalid_value'
+  | 'unknown_key'
+  | 'bad_rule'
+  | 'forbidden_key'
+  | 'unknown_source_path'
+  | 'unknown_transform'
+  | 'bad_transform_args'
+  | 'transform_input'
+  | 'list_needs_transform'
+  | 'duplicate_target'
+  | 'duplicate_mapping'
+  | 'impossible_value_key'
+  | 'bad_match'
+  | 'custom_property'
+  | 'unknown_property'
+  | 'read_only_property'
+  | 'type_mismatch'
+  | 'option_not_allowed'
+  | 'too_long'
+  | 'schema_unreadable';
+
+export interface MappingProblem {
+  file: string;
+  /** Keys from the document root; a field is named by its target. */
+  path: (string | number)[];
+  code: ProblemCode;
+  message: string;
+}
+
+export function formatProblem(p: MappingProblem): string {
+  const where = p.path.length ? ` ${p.path.join(' > ')}` : '';
+  return `${p.file}:${where}: ${p.message}`;
+}
+
+export function formatProblems(problems: readonly MappingProblem[]): string {
+  return problems.map(formatProblem).join('\n');
+}
+
+/** Start-up and compile refuse invalid mappings with this error; its message is the full report. */
+export class MappingError extends AppError {
+  constructor(readonly problems: readonly MappingProblem[]) {
+    super(
+      'invalid_mappings',
+      `The field mappings have ${problems.length} problem${problems.length === 1 ? '' : 's'}; ` +
+        `fix them (run \`crm-enrich mappings check\`) and start again:\n${formatProblems(problems)}`,
+      'config',
+      { problems: problems.map((p) => ({ ...p })) },
+    );
+  }
+}
+
+/** Collects problems for one file, prefixing each with the file name. */
+export class ProblemList {
+  readonly items: MappingProblem[] = [];
+  constructor(readonly file: string) {}
+
+  add(path: (string | number)[], code: ProblemCode, message: string): void {
+    this.items.push({ file: this.file, path, code, message });
+  }
+}
