@@ -58,8 +58,8 @@ const DeliverySchema = z
 type HubspotEvent = z.infer<typeof EventSchema>;
 
 export interface HubspotWebhookOptions {
-  /** The app's client secret: the key of the v3 signature. */
-  clientSecret: string;
+  /** The app's client secret: the key of the v3 signature. Without it every delivery is refused. */
+  clientSecret: string | undefined;
   connection?: string;
   /** Properties whose change produces a `changed` event; others are acknowledged and ignored. */
   watchProperties?: Partial<WatchedProperties>;
@@ -131,6 +131,9 @@ export function createHubspotWebhookHandler(options: HubspotWebhookOptions): Web
 
   return {
     parse(request: WebhookRequest): WebhookParseResult {
+      if (!options.clientSecret) {
+        return { ok: false, error: new WebhookError(401, 'webhook_not_configured', 'HubSpot webhooks cannot be verified: set HUBSPOT_CLIENT_SECRET to the app\'s client secret.') };
+      }
       const lower = Object.fromEntries(Object.entries(request.headers).map(([k, v]) => [k.toLowerCase(), v]));
       const check = verifyHubspotSignature(
         {

@@ -1,0 +1,227 @@
+/**
+ * The HubSpot connector: the core's `CrmConnector` over `@hubspot/api-client`. All calls of one
+ * connection share one rate limiter (the portal's budget); batches hold at most 100 records.
+ */
+import { Client } from '@hubspot/api-client';
+import {
+  CrmError,
+  type CrmConnector,
+  type CrmProperty,
+  type CrmRecord,
+  type ListOptions,
+  type PropertySpec,
+  type ProvisionResult,
+  type RecordPage,
+  type RecordUpdate,
+  type WriteResult,
+} from '../../src/core/connector.js';
+import type { Priority, RateLimiter } from '../../src/core/limiter.js';
+import { createRateLimiter } from '../../src/limits/create-rate-limiter.js';
+import { HubspotRequestRunner } from './request-runner.js';
+import { hubspotPropertiesToCrm } from './schema.js';
+import { createHubspotWebhookHandler, type WatchedProperties } from './webhook.js';
+import { writeInBatches } from './batch-writer.js';
+import { ensureHubspotProperties } from './provision.js';
+
+export const HUBSPOT_BATCH_SIZE = 100;
+const SEARCH_PAGE_MAX = 200;
+
+export type HubspotTier = 'starter' | 'pro' | 'oauth';
+/** Requests per 10 s: private apps on Free/Starter 100, Professional/Enterprise 190; public (OAuth) apps 110 per installing portal. */
+export const TIER_REQUESTS_PER_10S: Record<HubspotTier, number> = { starter: 100, pro: 190, oauth: 110 };
+
+export interface HubspotConnectorOptions {
+  connection?: string;
+  /** A private app's access token; or `getAccessToken` for per-portal OAuth tokens that change. */
+  accessToken?: string;
+  getAccessToken?: () => string | Promise<string>;
+  /** API base URL without trailing slash (the sandbox's URL in tests). */
+  basePath?: string;
+  /** The app's client secret, which signs webhooks. */
+  clientSecret?: string;
+  /** Public base URL HubSpot calls our webhook on. */
+  publicUrl?: string;
+  tier?: HubspotTier;
+  /** Shared limiter for this portal's budget; made with the project's factory when absent. */
+  limiter?: RateLimiter;
+  searchLimiter?: RateLimiter;
+  redisUrl?: string;
+  /** Overrides the tier's budget (Enterprise portals, capacity packs). */
+  rateLimit?: { max: number; windowMs: number };
+  webhookPropertyWatch?: Partial<WatchedProperties>;
+  acceptLegacySignatures?: boolean;
+  maxRateLimitRetries?: number;
+  /** Reads and writes of up to this many records count as interactive work; larger ones as bulk. */
+  interactiveBatchMax?: number;
+}
+
+const API_TYPE: Record<string, string> = { contact: 'contacts', contacts: 'contacts', company: 'companies', companies: 'companies' };
+const LAST_MODIFIED: Record<string, string> = { contacts: 'lastmodifieddate', companies: 'hs_lastmodifieddate' };
+
+function apiType(objectType: string): string {
+  const type = API_TYPE[objectType];
+  if (!type) throw new CrmError('hubspot', 'validation', `HubSpot object type "${objectType}" is not served; use contact or company.`);
+  return type;
+}
+
+function chunk<T>(items: T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+interface SdkObject {
+  id: string;
+  properties: Record<string, string | null>;
+  createdAt?: Date;
+  updatedAt?: Date;
+}
+
+function toRecord(o: SdkObject): CrmRecord {
+  return { id: o.id, properties: { ...o.properties }, createdAt: o.createdAt?.toISOString(), updatedAt: o.updatedAt?.toISOString() };
+}
+
+export function normaliseDomain(value: string): string {
+  return value.trim().toLowerCase().replace(/^[a-z]+:\/\//, '').replace(/^www\./, '').replace(/[/?#:].*$/, '');
+}
+
+export function createHubspotConnector(options: HubspotConnectorOptions): CrmConnector {
+  if (!options.accessToken && !options.getAccessToken) {
+    throw new CrmError('hubspot', 'auth', 'No HubSpot credentials: set HUBSPOT_ACCESS_TOKEN to a private app token.');
+  }
+  const connection = options.connection ?? 'default';
+  const budget = options.rateLimit ?? { max: TIER_REQUESTS_PER_10S[options.tier ?? 'starter'], windowMs: 10_000 };
+  const ownLimiters: RateLimiter[] = [];
+  const limiter = options.limiter ?? own(createRateLimiter({ id: `hubspot:${connection}`, ...budget, redisUrl: options.redisUrl }));
+  const searchLimiter =
+    options.searchLimiter ?? own(createRateLimiter({ id: `hubspot:${connection}:search`, max: 4, windowMs: 1_000, redisUrl: options.redisUrl }));
+  function own(l: RateLimiter): RateLimiter {
+    ownLimiters.push(l);
+    return l;
+  }
+  const runner = new HubspotRequestRunner({ limiter, searchLimiter, maxRateLimitRetries: options.maxRateLimitRetries });
+  const priorityFor = (n: number): Priority => (n <= (options.interactiveBatchMax ?? 10) ? 'interactive' : 'bulk');
+
+  let client: Client | undefined;
+  let clientToken: string | undefined;
+  async function sdk(): Promise<Client> {
+    const token = options.accessToken ?? (await options.getAccessToken?.());
+    if (!token) throw new CrmError('hubspot', 'auth', 'No HubSpot access token for this portal; connect the portal again.');
+    if (!client || token !== clientToken) {
+      // The SDK's retry is off on purpose: the runner answers 429s as their policy says.
+      client = new Client({ accessToken: token, numberOfApiCallRetries: 0, ...(options.basePath ? { basePath: options.basePath.replace(/\/+$/, '') } : {}) });
+      clientToken = token;
+    }
+    return client;
+  }
+
+  async function rawProperties(type: string): Promise<unknown> {
+    const res = await runner.run('properties_read', 'interactive', async () => (await sdk()).crm.properties.coreApi.getAll(type, false));
+    // The SDK turns dates into Date objects; a JSON round trip gives back HubSpot's wire form.
+    return JSON.parse(JSON.stringify(res)) as unknown;
+  }
+
+  async function search(type: string, body: Record<string, unknown>, priority: Priority) {
+    return runner.run(
+      'search',
+      priority,
+      async () => (await sdk()).crm.objects.searchApi.doSearch(type, body as unknown as Parameters<Client['crm']['objects']['searchApi']['doSearch']>[1]),
+      'search',
+    );
+  }
+
+  return {
+    kind: 'hubspot',
+    connection,
+    batchSize: HUBSPOT_BATCH_SIZE,
+    objectTypes: ['contact', 'company'],
+
+    async readRecords(objectType: string, ids: string[], properties: string[]): Promise<CrmRecord[]> {
+      const type = apiType(objectType);
+      const out: CrmRecord[] = [];
+      for (const part of chunk([...new Set(ids)], HUBSPOT_BATCH_SIZE)) {
+        const res = await runner.run('batch_read', priorityFor(part.length), async () =>
+          (await sdk()).crm.objects.batchApi.read(type, { inputs: part.map((id) => ({ id })), properties, propertiesWithHistory: [] }, false),
+        );
+        out.push(...(res.results as SdkObject[]).map(toRecord));
+      }
+      return out;
+    },
+
+    async writeRecords(objectType: string, updates: RecordUpdate[]): Promise<WriteResult[]> {
+      const type = apiType(objectType);
+      return writeInBatches(updates, HUBSPOT_BATCH_SIZE, async (inputs) =>
+        runner.run('batch_update', priorityFor(inputs.length), async () => {
+          const res = await (await sdk()).crm.objects.batchApi.update(type, { inputs });
+          return { results: res.results as { id: string }[], errors: 'errors' in res ? ((res.errors ?? []) as unknown[]) : [] };
+        }),
+      );
+    },
+
+    async listRecords(objectType: string, list: ListOptions): Promise<RecordPage> {
+      const type = apiType(objectType);
+      if (list.changedSince) {
+        // Paging by id rather than `after` keeps going past search's 10,000-result ceiling.
+        const limit = Math.min(list.limit ?? HUBSPOT_BATCH_SIZE, SEARCH_PAGE_MAX);
+        const filters: Record<string, unknown>[] = [{ propertyName: LAST_MODIFIED[type], operator: 'GTE', value: String(list.changedSince.getTime()) }];
+        if (list.cursor) filters.push({ propertyName: 'hs_object_id', operator: 'GT', value: list.cursor });
+        const res = await search(type, { filterGroups: [{ filters }], sorts: [{ propertyName: 'hs_object_id', direction: 'ASCENDING' }], properties: list.properties, limit }, 'bulk');
+        const records = (res.results as SdkObject[]).map(toRecord);
+        const last = records[records.length - 1];
+        return { records, ...(res.paging?.next && last ? { next: last.id } : {}) };
+      }
+      const limit = Math.min(list.limit ?? HUBSPOT_BATCH_SIZE, HUBSPOT_BATCH_SIZE);
+      const res = await runner.run('list', 'bulk', async () => (await sdk()).crm.objects.basicApi.getPage(type, limit, list.cursor, list.properties));
+      const next = res.paging?.next?.after;
+      return { records: (res.results as SdkObject[]).map(toRecord), ...(next ? { next } : {}) };
+    },
+
+    async readSchema(objectType: string): Promise<CrmProperty[]> {
+      return hubspotPropertiesToCrm(await rawProperties(apiType(objectType)));
+    },
+
+    async ensureProperties(objectType: string, wanted: PropertySpec[]): Promise<ProvisionResult> {
+      const type = apiType(objectType);
+      const existing = hubspotPropertiesToCrm(await rawProperties(type)).map((p) => p.name);
+      return ensureHubspotProperties(wanted, new Set(existing), {
+        createGroup: (group) => runner.run('property_group_create', 'interactive', async () => (await sdk()).crm.properties.groupsApi.create(type, group)),
+        createProperty: (create) =>
+          runner.run('property_create', 'interactive', async () =>
+            (await sdk()).crm.properties.coreApi.create(type, create as unknown as Parameters<Client['crm']['properties']['coreApi']['create']>[1]),
+          ),
+      });
+    },
+
+    async associateWithCompany(objectType: string, recordId: string, companyDomain: string) {
+      if (apiType(objectType) !== 'contacts') return null;
+      const domain = normaliseDomain(companyDomain);
+      if (!domain) return null;
+      const found = await search(
+        'companies',
+        { filterGroups: [{ filters: [{ propertyName: 'domain', operator: 'EQ', value: domain }] }], sorts: [{ propertyName: 'hs_object_id', direction: 'ASCENDING' }], properties: ['domain'], limit: 1 },
+        'interactive',
+      );
+      const company = found.results[0];
+      if (!company) return null;
+      await runner.run('association_create', 'interactive', async () =>
+        (await sdk()).crm.associations.v4.basicApi.createDefault('contact', recordId, 'company', company.id),
+      );
+      return { companyId: company.id };
+    },
+
+    webhook: createHubspotWebhookHandler({
+      clientSecret: options.clientSecret,
+      connection,
+      publicUrl: options.publicUrl,
+      watchProperties: options.webhookPropertyWatch,
+      acceptLegacySignatures: options.acceptLegacySignatures,
+    }),
+
+    stats: () => runner.stats(),
+
+    async close(): Promise<void> {
+      runner.close();
+      await Promise.all(ownLimiters.map((l) => l.stop()));
+    },
+  };
+}

@@ -1,0 +1,189 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CrmError, type CrmConnector } from '../../src/core/connector.js';
+import { createHubspotConnector, type HubspotConnectorOptions } from '../../connectors/hubspot/connector.js';
+import { startHubspotSandbox, type HubspotSandbox } from '../../connectors/hubspot/sandbox/server.js';
+
+let sandbox: HubspotSandbox;
+const connectors: CrmConnector[] = [];
+let n = 0;
+
+function connect(extra: Partial<HubspotConnectorOptions> = {}): CrmConnector {
+  const c = createHubspotConnector({ connection: `test-${process.pid}-${n++}`, accessToken: 'sandbox-token', basePath: sandbox.url, rateLimit: { max: 1000, windowMs: 10_000 }, ...extra });
+  connectors.push(c);
+  return c;
+}
+
+const batchCalls = (path: string) => sandbox.stats().byEndpoint[`POST ${path}`] ?? 0;
+
+beforeAll(async () => {
+  sandbox = await startHubspotSandbox({ rateLimit: 10_000 });
+});
+
+afterAll(async () => {
+  await Promise.all(connectors.map((c) => c.close()));
+  await sandbox.close();
+});
+
+describe('HubSpot connector against the sandbox', () => {
+  it('writes and reads 250 records in three batch calls each, leaving unknown ids out', async () => {
+    const hubspot = connect();
+    const ids = Array.from({ length: 250 }, (_, i) => sandbox.createContact({ email: `p${i}@batch.example` }).id);
+    const beforeUpdate = batchCalls('/crm/v3/objects/contacts/batch/update');
+    const results = await hubspot.writeRecords('contact', ids.map((id, i) => ({ id, properties: { jobtitle: `Role ${i}` } })));
+    expect(results.every((r) => r.ok)).toBe(true);
+    expect(results.map((r) => r.id)).toEqual(ids);
+    expect(batchCalls('/crm/v3/objects/contacts/batch/update') - beforeUpdate).toBe(3);
+    expect(hubspot.stats().byOperation.batch_update).toBe(3);
+    expect(sandbox.getContact(ids[249]!)?.jobtitle).toBe('Role 249');
+
+    const beforeRead = batchCalls('/crm/v3/objects/contacts/batch/read');
+    const records = await hubspot.readRecords('contact', [...ids, '99999999'], ['email', 'jobtitle']);
+    expect(batchCalls('/crm/v3/objects/contacts/batch/read') - beforeRead).toBe(3);
+    expect(records).toHaveLength(250);
+    expect(records.find((r) => r.id === ids[7])?.properties).toMatchObject({ email: 'p7@batch.example', jobtitle: 'Role 7' });
+  });
+
+  it('handles a 207 record by record: bad enumeration value and unknown id fail, the rest is written', async () => {
+    const hubspot = connect();
+    const a = sandbox.createCompany({ name: 'A', domain: 'a.example' }).id;
+    const b = sandbox.createCompany({ name: 'B', domain: 'b.example' }).id;
+    const results = await hubspot.writeRecords('company', [
+      { id: a, properties: { industry: 'COMPUTER_SOFTWARE', numberofemployees: '120' } },
+      { id: b, properties: { industry: 'SOFTWARE_NOT_AN_OPTION' } },
+      { id: '424242', properties: { industry: 'BANKING' } },
+    ]);
+    expect(results[0]).toEqual({ id: a, ok: true });
+    expect(results[1]).toMatchObject({ id: b, ok: false, error: { code: 'validation', retryable: false, fields: ['industry'] } });
+    expect(results[2]).toMatchObject({ id: '424242', ok: false, error: { code: 'not_found', retryable: false } });
+    expect(sandbox.getCompany(a)).toMatchObject({ industry: 'COMPUTER_SOFTWARE', numberofemployees: '120' });
+    expect(sandbox.getCompany(b)?.industry).toBeUndefined();
+  });
+
+  it('sends a batch again without the records carrying a property HubSpot refuses', async () => {
+    const hubspot = connect();
+    const a = sandbox.createContact({ email: 'ok@refuse.example' }).id;
+    const b = sandbox.createContact({ email: 'bad@refuse.example' }).id;
+    const results = await hubspot.writeRecords('contact', [
+      { id: a, properties: { jobtitle: 'CTO' } },
+      { id: b, properties: { no_such_property: 'x' } },
+      { id: a, properties: { city: 'Berlin' } },
+    ]);
+    expect(results.map((r) => r.ok)).toEqual([true, false, true]);
+    expect(results[1]?.error).toMatchObject({ code: 'validation', fields: ['no_such_property'] });
+    expect(sandbox.getContact(a)).toMatchObject({ jobtitle: 'CTO', city: 'Berlin' });
+  });
+
+  it('creates missing custom properties in its own group only when asked, and reports the rest', async () => {
+    const hubspot = connect();
+    const wanted = [
+      { name: 'jobtitle', label: 'Job Title', type: 'string' as const },
+      { name: 'crm_enrich_seniority', label: 'Seniority (enriched)', type: 'enumeration' as const, options: ['junior', 'senior', 'executive'] },
+      { name: 'crm_enrich_headcount', label: 'Headcount', type: 'number' as const },
+      { name: 'crm_enrich_tags', label: 'Tags', type: 'enumeration' as const },
+      { name: 'Bad-Name', label: 'Bad', type: 'string' as const },
+    ];
+    const before = await hubspot.readSchema('contact');
+    expect(before.find((p) => p.name === 'crm_enrich_seniority')).toBeUndefined();
+    const first = await hubspot.ensureProperties('contact', wanted);
+    expect(first.created).toEqual(['crm_enrich_seniority', 'crm_enrich_headcount']);
+    expect(first.existing).toEqual(['jobtitle']);
+    expect(first.missing.map((m) => m.spec.name)).toEqual(['crm_enrich_tags', 'Bad-Name']);
+    const schema = await hubspot.readSchema('contact');
+    expect(schema.find((p) => p.name === 'crm_enrich_seniority')).toMatchObject({ type: 'enumeration', custom: true, writable: true, options: ['junior', 'senior', 'executive'] });
+    expect(sandbox.store.definitions.contacts.get('crm_enrich_headcount')).toMatchObject({ type: 'number', fieldType: 'number', groupName: 'crm_enrich' });
+    const second = await hubspot.ensureProperties('contact', wanted.slice(0, 3));
+    expect(second.created).toEqual([]);
+    expect(second.existing).toEqual(['jobtitle', 'crm_enrich_seniority', 'crm_enrich_headcount']);
+  });
+
+  it('associates a contact with the company found by domain, and finds none for an unknown domain', async () => {
+    const hubspot = connect();
+    const company = sandbox.createCompany({ name: 'Acme', domain: 'acme.example' }).id;
+    const contact = sandbox.createContact({ email: 'jane@acme.example' }).id;
+    expect(await hubspot.associateWithCompany?.('contact', contact, 'https://www.Acme.example/about')).toEqual({ companyId: company });
+    expect([...(sandbox.store.contactCompanies.get(contact) ?? [])]).toEqual([company]);
+    expect(sandbox.getContact(contact)?.associatedcompanyid).toBe(company);
+    expect(await hubspot.associateWithCompany?.('contact', contact, 'nobody.example')).toBeNull();
+  });
+
+  it('pages through records changed since a time with a cursor, and through all records', async () => {
+    const hubspot = connect();
+    const since = new Date(Date.now() + 1);
+    await new Promise((r) => setTimeout(r, 5));
+    const fresh = Array.from({ length: 5 }, (_, i) => sandbox.createCompany({ name: `Fresh ${i}` }).id);
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await hubspot.listRecords('company', { properties: ['name'], changedSince: since, cursor, limit: 2 });
+      seen.push(...page.records.map((r) => r.id));
+      cursor = page.next;
+    } while (cursor);
+    expect(seen).toEqual(fresh);
+
+    const all: string[] = [];
+    cursor = undefined;
+    do {
+      const page = await hubspot.listRecords('company', { properties: ['name'], cursor, limit: 4 });
+      all.push(...page.records.map((r) => r.id));
+      cursor = page.next;
+    } while (cursor);
+    expect(all).toEqual([...sandbox.store.objects.companies.keys()]);
+  });
+
+  it('says to check HUBSPOT_ACCESS_TOKEN when the token is refused', async () => {
+    const hubspot = connect({ accessToken: 'wrong-token' });
+    const error = await hubspot.readSchema('contact').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CrmError);
+    expect(error).toMatchObject({ code: 'auth', kind: 'config' });
+    expect((error as Error).message).toMatch(/HUBSPOT_ACCESS_TOKEN/);
+  });
+
+  it('refuses an object type it does not serve', async () => {
+    await expect(connect().readRecords('deal', ['1'], [])).rejects.toMatchObject({ code: 'validation' });
+  });
+});
+
+describe('HubSpot rate limits', () => {
+  let limited: HubspotSandbox;
+  beforeAll(async () => {
+    limited = await startHubspotSandbox({ rateLimit: 5, rateWindowMs: 400 });
+  });
+  afterAll(async () => {
+    await limited.close();
+  });
+
+  it('keeps under the portal budget with its own limiter: no 429 at all', async () => {
+    const hubspot = connect({ basePath: limited.url, rateLimit: { max: 5, windowMs: 400 } });
+    limited.resetStats();
+    await Promise.all(Array.from({ length: 15 }, () => hubspot.readSchema('company')));
+    expect(limited.stats().calls).toBe(15);
+    expect(limited.stats().rateLimited.TEN_SECONDLY_ROLLING).toBe(0);
+  });
+
+  it('waits out ten-secondly 429s and finishes the work', async () => {
+    const hubspot = connect({ basePath: limited.url, rateLimit: { max: 1000, windowMs: 400 } });
+    limited.resetStats();
+    const results = await Promise.all(Array.from({ length: 12 }, () => hubspot.readSchema('company')));
+    expect(results.every((r) => r.length > 0)).toBe(true);
+    expect(limited.stats().rateLimited.TEN_SECONDLY_ROLLING).toBeGreaterThan(0);
+    expect(hubspot.stats().calls).toBe(limited.stats().calls);
+  });
+
+  it('stops at the DAILY 429 with the reset time and makes no further calls until then', async () => {
+    const daily = await startHubspotSandbox({});
+    try {
+      const hubspot = connect({ basePath: daily.url });
+      daily.exhaustDailyLimit();
+      const error = (await hubspot.readSchema('contact').catch((e: unknown) => e)) as CrmError;
+      expect(error).toMatchObject({ code: 'daily_limit', kind: 'config' });
+      expect(Date.parse(error.resetAt ?? '')).toBeGreaterThan(Date.now());
+      expect(error.message).toMatch(/bulk work stops until/);
+      const calls = daily.stats().calls;
+      await expect(hubspot.writeRecords('contact', [{ id: '1', properties: { city: 'x' } }])).rejects.toMatchObject({ code: 'daily_limit' });
+      expect(daily.stats().calls).toBe(calls);
+      expect(daily.stats().rateLimited.DAILY).toBe(1);
+    } finally {
+      await daily.close();
+    }
+  });
+});
