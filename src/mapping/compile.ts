@@ -130,7 +130,8 @@ export function compileMapping(doc: MappingDocument, crmSchema?: readonly CrmPro
       return out;
     },
     stampValue(at) {
-      return formatValue(at, stampTarget) ?? at.toISOString();
+      const iso = at.toISOString();
+      return stampTarget?.type === 'date' ? iso.slice(0, 10) : iso;
     },
   };
 }
