@@ -74,24 +74,22 @@ describe('partner sandbox dataset', () => {
 
   it('points each person at a real company of the dataset, with its domain for work e-mail', () => {
     const byId = new Map(dataset.companies.map((c) => [c.id, c]));
-    for (const person of dataset.people) {
+    const wrong = dataset.people.filter((person) => {
       const company = byId.get(person.current_company?.id);
-      expect(company).toBeDefined();
-      expect(person.current_company?.name).toBe(company!.name);
-      expect(person.current_company?.website).toBe(company!.website);
-      expect(person.current_company?.linkedin).toBe(company!.linkedin);
-      for (const work of person.emails?.work ?? []) expect(work.value?.endsWith(`@${company!.fqdn}`)).toBe(true);
-    }
+      return !company || person.current_company?.name !== company.name || person.current_company?.website !== company.website ||
+        person.current_company?.linkedin !== company.linkedin ||
+        (person.emails?.work ?? []).some((e) => !e.value?.endsWith(`@${company.fqdn}`));
+    });
+    expect(wrong.map((p) => p.id)).toEqual([]);
   });
 
   it('uses the specification names for seniority and department and reserved e-mail domains', () => {
     const seniorities = new Set<string>(Object.values(SENIORITIES));
     const departments = new Set<string>(Object.values(DEPARTMENTS));
-    for (const person of dataset.people) {
-      expect(seniorities.has(person.seniority ?? '')).toBe(true);
-      expect(departments.has(person.department ?? '')).toBe(true);
-      for (const e of [...(person.emails?.work ?? []), ...(person.emails?.personal ?? [])]) expect(e.value).toMatch(/@[a-z0-9.-]+\.example$/);
-    }
+    const wrong = dataset.people.filter((person) =>
+      !seniorities.has(person.seniority ?? '') || !departments.has(person.department ?? '') ||
+      [...(person.emails?.work ?? []), ...(person.emails?.personal ?? [])].some((e) => !/@[a-z0-9.-]+\.example$/.test(e.value ?? '')));
+    expect(wrong.map((p) => p.id)).toEqual([]);
     expect(new Set(dataset.people.map((p) => p.seniority)).size).toBe(7);
     expect(new Set(dataset.people.map((p) => p.department)).size).toBe(17);
   });
