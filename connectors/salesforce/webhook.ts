@@ -13,8 +13,8 @@ import { toId18 } from './ids.js';
 import { ackEnvelope, faultEnvelope, OutboundMessageError, parseOutboundMessage } from './outbound-message.js';
 
 export interface SalesforceWebhookOptions {
-  /** The connected org; messages from any other org are refused. */
-  orgId: string;
+  /** The connected org; messages from any other org are refused, and all of them while it is not set. */
+  orgId?: string;
   /** The secret path segment; without one every request is refused. */
   secret?: string;
   connection?: string;
@@ -35,7 +35,7 @@ const isoFromSalesforce = (d: string) => new Date(Date.parse(d.replace(/([+-]\d{
 export function createSalesforceWebhookHandler(options: SalesforceWebhookOptions): WebhookHandler {
   const connection = options.connection ?? 'default';
   const maxBytes = options.maxBytes ?? 1024 * 1024;
-  const org15 = options.orgId.slice(0, 15);
+  const org15 = options.orgId?.slice(0, 15);
   const now = options.now ?? (() => new Date());
 
   const refuse = (status: number, code: string, message: string, json: boolean): WebhookParseResult => ({
@@ -108,6 +108,7 @@ export function createSalesforceWebhookHandler(options: SalesforceWebhookOptions
     parse(request: WebhookRequest): WebhookParseResult {
       const json = /^application\/json\b/i.test(request.headers['content-type'] ?? '');
       if (!options.secret) return refuse(503, 'not_configured', 'SALESFORCE_WEBHOOK_SECRET is not set; set it and use it as the last path segment.', json);
+      if (!org15) return refuse(503, 'not_configured', 'SALESFORCE_ORG_ID is not set; set it to the connected org\'s id so messages can be checked.', json);
       if (request.method.toUpperCase() !== 'POST') return refuse(405, 'method_not_allowed', 'Use POST.', json);
       if (!sameSecret(request.params?.secret ?? '', options.secret)) return refuse(403, 'wrong_secret', 'The secret in the path is wrong.', json);
       if (request.rawBody.length > maxBytes) return refuse(413, 'too_large', `The body is larger than ${maxBytes} bytes.`, json);

@@ -60,7 +60,6 @@ export class OrgData {
   private readonly fields = new Map<SandboxObjectType, DescribeField[]>();
   private readonly records = new Map<string, StoredRecord>();
   private counter = 0;
-  private lastStamp = 0;
 
   constructor(
     customFields: Partial<Record<SandboxObjectType, Partial<DescribeField>[]>> = {},
@@ -223,9 +222,9 @@ export class OrgData {
     return errors.length > 0 ? { errors } : { fields: out };
   }
 
+  /** Like Salesforce, many records saved in the same millisecond share a LastModifiedDate. */
   private stamp(): number {
-    this.lastStamp = Math.max(Date.now(), this.lastStamp + 1);
-    return this.lastStamp;
+    return Date.now();
   }
 }
 
