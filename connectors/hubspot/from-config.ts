@@ -1,0 +1,20 @@
+/**
+ * The HubSpot connector as the service configures it from the environment (HUBSPOT_*, PUBLIC_URL,
+ * REDIS_URL). Returns undefined when no HubSpot token is set, so the caller can start the sandbox instead.
+ */
+import type { Config } from '../../src/config.js';
+import type { CrmConnector } from '../../src/core/connector.js';
+import { createHubspotConnector, type HubspotConnectorOptions } from './connector.js';
+
+export function hubspotConnectorFromConfig(config: Config, extra: Partial<HubspotConnectorOptions> = {}): CrmConnector | undefined {
+  if (!config.HUBSPOT_ACCESS_TOKEN && !extra.accessToken && !extra.getAccessToken) return undefined;
+  return createHubspotConnector({
+    accessToken: config.HUBSPOT_ACCESS_TOKEN,
+    clientSecret: config.HUBSPOT_CLIENT_SECRET,
+    basePath: config.HUBSPOT_BASE_URL,
+    tier: config.HUBSPOT_TIER,
+    publicUrl: config.PUBLIC_URL,
+    redisUrl: config.REDIS_URL,
+    ...extra,
+  });
+}
