@@ -46,14 +46,14 @@ export class ApiBudget {
   /** Resolves when a call of this priority may go; throws CrmError 'daily_limit' when it may not. */
   async admit(priority: Priority): Promise<void> {
     const floor = priority === 'interactive' ? this.interactiveReserve : this.options.reserve;
-    const stale = this.now() - this.checkedAt > (this.options.recheckMs ?? 5 * 60_000);
+    const stale = this.now() - this.checkedAt >= (this.options.recheckMs ?? 5 * 60_000);
     if (!this.limits || (this.limits.remaining <= floor && stale)) await this.refresh();
     const limits = this.limits;
     if (limits && limits.remaining <= floor) {
       throw new CrmError(
         'salesforce',
         'daily_limit',
-        `Salesforce org has ${limits.remaining} of ${limits.max} daily API calls left, at or below the ${priority} reserve of ${floor}; ` +
+        `Salesforce org has ${limits.remaining === 0 ? 'no' : `${limits.remaining} of ${limits.max}`} daily API calls left, at or below the ${priority} reserve of ${floor}; ` +
           `${priority} work stops so other integrations keep working. It resumes as the 24-hour window frees calls (raise SALESFORCE_API_RESERVE to stop earlier, lower it to go further).`,
         undefined,
         undefined,

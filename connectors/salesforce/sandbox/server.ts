@@ -55,6 +55,8 @@ export interface SalesforceSandbox {
   /** A valid token issued at start, for tests that skip the OAuth flow. */
   accessToken: string;
   setOutboundUrl(url: string | undefined): void;
+  /** A new valid token, as after an OAuth flow (e.g. once expireTokens has run). */
+  issueToken(): string;
   expireTokens(): void;
   setApiUsage(used: number): void;
   stats(): SalesforceSandboxStats;
@@ -158,6 +160,7 @@ export async function startSalesforceSandbox(options: SalesforceSandboxOptions =
     orgId,
     accessToken,
     setOutboundUrl: (url) => outbound.setUrl(url),
+    issueToken: () => oauth.issueToken(),
     expireTokens: () => oauth.expireTokens(),
     setApiUsage: (used) => {
       usage.used = used;
