@@ -6,6 +6,7 @@
 import { AppError } from '../../src/core/errors.js';
 import { CrmError, type ConnectorStats } from '../../src/core/connector.js';
 import type { Priority, RateLimiter } from '../../src/core/limiter.js';
+import { logger } from '../../src/logger.js';
 import { asHubspotFailure, isDailyLimit, nextDailyReset, rateLimitWaitMs, toCrmError } from './http-errors.js';
 
 export interface RequestRunnerOptions {
@@ -18,6 +19,8 @@ export interface RequestRunnerOptions {
   maxServerRetries?: number;
   now?: () => number;
 }
+
+const log = logger('connector.hubspot');
 
 export class HubspotRequestRunner {
   private calls = 0;
@@ -60,10 +63,14 @@ export class HubspotRequestRunner {
         }
         if (failure.status === 429 && isDailyLimit(failure)) {
           this.dailyBlockedUntil = Date.parse(nextDailyReset(this.now()));
-          throw toCrmError(failure, operation, this.now());
+          const error = toCrmError(failure, operation, this.now());
+          log.error({ operation, resetAt: error.resetAt }, 'HubSpot daily API limit reached; calls stop until the reset');
+          throw error;
         }
         if (failure.status === 429 && rateRetries++ < (this.options.maxRateLimitRetries ?? 4)) {
-          await sleep(rateLimitWaitMs(failure));
+          const waitMs = rateLimitWaitMs(failure);
+          log.warn({ operation, waitMs, attempt: rateRetries }, 'HubSpot rate limit answered 429; waiting before the next try');
+          await sleep(waitMs);
           continue;
         }
         if (failure.status >= 500 && serverRetries++ < (this.options.maxServerRetries ?? 2)) {

@@ -138,6 +138,13 @@ describe('HubSpot connector against the sandbox', () => {
     expect((error as Error).message).toMatch(/HUBSPOT_ACCESS_TOKEN/);
   });
 
+  it('reports HubSpot unreachable as a transient error after backing off', async () => {
+    const hubspot = connect({ basePath: 'http://127.0.0.1:1' });
+    const error = await hubspot.readSchema('contact').catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'unavailable', kind: 'transient', retryable: true });
+    expect(hubspot.stats().calls).toBe(3);
+  });
+
   it('refuses an object type it does not serve', async () => {
     await expect(connect().readRecords('deal', ['1'], [])).rejects.toMatchObject({ code: 'validation' });
   });
