@@ -17,7 +17,7 @@ const withSuffix = (id15: string) => id15 + idSuffix(id15);
 export const SANDBOX_ORG_ID = withSuffix('00D8d0000000001');
 const USER_ID = withSuffix('0058d0000000001');
 const VERSIONS = ['58.0', '59.0', '60.0', '61.0', '62.0'];
-const OUTBOUND_FIELDS = ['Id', 'FirstName', 'LastName', 'Name', 'Email', 'Company', 'Website', 'LastModifiedDate'];
+const OUTBOUND_FIELDS = ['Id', 'FirstName', 'LastName', 'Name', 'Email', 'Company', 'Website', 'CreatedDate', 'LastModifiedDate'];
 
 export interface SalesforceSandboxOptions {
   port?: number;
