@@ -29,6 +29,8 @@ export interface CompanyRecord {
   founded: number;
   /** Domain of the website, used for work e-mail addresses. */
   domain: string;
+  /** The name without its legal-entity suffix, as people write it in a headline. */
+  shortName: string;
 }
 
 const MARKET_WEIGHTS: Record<Market, number> = {
@@ -139,7 +141,7 @@ export function generateCompany(prng: Prng, index: number, usedNames: Set<string
     multiple_locations: [locationStates.length > 1 ? 'yes' : 'no'],
     job_posts: [prng.chance(0.35) ? 'hiring' : 'not-hiring'],
   };
-  return { company, home, regions, facets, globalEmployees, founded, domain };
+  return { company, home, regions, facets, globalEmployees, founded, domain, shortName: base };
 }
 
 function regionIdentifiers(prng: Prng, market: Market, founded: number): Omit<RegionData, 'employeeCount'> {

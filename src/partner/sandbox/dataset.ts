@@ -5,11 +5,11 @@
 import type { Company, Market, Person } from '../schemas.js';
 import { generateCompany, type CompanyRecord } from './company-generator.js';
 import { normalizeDigits, normalizeEmail, normalizeHost, normalizeSlug } from './normalize.js';
-import { generatePerson, type PersonRecord } from './person-generator.js';
+import { PersonRecord } from './person-generator.js';
 import { Prng } from './prng.js';
 
 export type { CompanyRecord } from './company-generator.js';
-export type { PersonRecord } from './person-generator.js';
+export { PersonRecord } from './person-generator.js';
 
 export type CompanyLookup = 'id' | 'ln_slug' | 'ln_url' | 'fqdn' | 'abn' | 'website';
 export type PersonLookup = 'id' | 'ln_slug' | 'ln_url' | 'work_email' | 'personal_email';
@@ -20,7 +20,8 @@ export interface PartnerDataset {
   seed: number;
   /** Each company as GET /company returns it for its home market (`hq_country`). */
   companies: Company[];
-  people: Person[];
+  /** Every full profile; drawn on first read (lookups and searches need only personRecords). */
+  readonly people: Person[];
   companyRecords: CompanyRecord[];
   personRecords: PersonRecord[];
   findCompany(by: CompanyLookup, value: string): CompanyRecord | undefined;
@@ -48,7 +49,7 @@ export function createDataset(options: DatasetOptions = {}): PartnerDataset {
   const personRecords = Array.from({ length: peopleCount }, (_, i) => {
     // The first people go one to each company, so every company has someone to find.
     const employer = i < companyCount ? companyRecords[i]! : prng.pick(companyRecords);
-    return generatePerson(prng, i, employer, companyRecords, usedEmails);
+    return new PersonRecord(prng, seed, i, employer, companyRecords, usedEmails);
   });
 
   const companyIndex = new Map<string, CompanyRecord>();
@@ -65,11 +66,10 @@ export function createDataset(options: DatasetOptions = {}): PartnerDataset {
   const personIndex = new Map<string, PersonRecord>();
   const byCompany = new Map<string, PersonRecord[]>();
   for (const record of personRecords) {
-    const p = record.person;
-    add(personIndex, 'id', p.id, record);
-    add(personIndex, 'slug', p.linkedin && normalizeSlug(p.linkedin), record);
-    for (const e of p.emails?.work ?? []) add(personIndex, 'work', e.value && normalizeEmail(e.value), record);
-    for (const e of p.emails?.personal ?? []) add(personIndex, 'personal', e.value && normalizeEmail(e.value), record);
+    add(personIndex, 'id', record.id, record);
+    add(personIndex, 'slug', record.slug, record);
+    add(personIndex, 'work', record.workEmail, record);
+    add(personIndex, 'personal', record.personalEmail, record);
     const companyId = record.employer.company.id ?? '';
     const list = byCompany.get(companyId) ?? [];
     list.push(record);
@@ -79,7 +79,9 @@ export function createDataset(options: DatasetOptions = {}): PartnerDataset {
   return {
     seed,
     companies: companyRecords.map((r) => r.company),
-    people: personRecords.map((r) => r.person),
+    get people() {
+      return personRecords.map((r) => r.person);
+    },
     companyRecords,
     personRecords,
     findCompany(by, value) {

@@ -29,20 +29,17 @@ function optionalString(body: Record<string, unknown>, field: string): string | 
   return value;
 }
 
-export function toSearchResult({ person }: PersonRecord): PersonSearchResult {
-  const work = person.emails?.work ?? [];
-  const personal = person.emails?.personal ?? [];
-  const phones = person.phones ?? [];
+function toSearchResult(record: PersonRecord): PersonSearchResult {
   return {
-    person_id: person.id,
-    position: person.position,
-    company_name: person.current_company?.name,
-    linkedin: person.linkedin?.split('/').pop(),
-    has_email: work.length + personal.length > 0,
-    has_personal_email: personal.length > 0,
-    has_phone: phones.length > 0,
-    has_dnd_phone: phones.some((p) => p.is_dnd === true),
-    has_mobile: (person.current_company?.mobile_phones?.length ?? 0) > 0,
+    person_id: record.id,
+    position: record.position,
+    company_name: record.employer.company.name,
+    linkedin: record.slug,
+    has_email: record.workEmail !== undefined || record.personalEmail !== undefined,
+    has_personal_email: record.personalEmail !== undefined,
+    has_phone: record.phones.length > 0,
+    has_dnd_phone: record.phones.some((p) => p.is_dnd),
+    has_mobile: record.mobile !== undefined,
   };
 }
 
@@ -69,7 +66,7 @@ export function searchPeople(dataset: PartnerDataset, body: unknown): PersonSear
     if (!markets.has(record.market)) continue;
     if (seniority !== undefined && record.seniorityId !== seniority) continue;
     if (department !== undefined && record.departmentId !== department) continue;
-    if (position !== undefined && !record.person.position?.toLowerCase().includes(position)) continue;
+    if (position !== undefined && !record.position.toLowerCase().includes(position)) continue;
     if (!matchesFilters(record)) continue;
     if (skipped++ < from) continue;
     results.push(toSearchResult(record));

@@ -39,17 +39,16 @@ export function sampleIdentifiers(dataset: PartnerDataset, query: URLSearchParam
     }));
   // People with a work e-mail, so every sampled person can be found by each kind of identifier.
   const people = dataset.personRecords
-    .filter((r) => inMarket(r.market) && (r.person.emails?.work?.length ?? 0) > 0)
+    .filter((r) => inMarket(r.market) && r.workEmail !== undefined)
     .slice(offset, offset + n)
-    .map(({ person, market: m }) => ({
-      id: person.id,
-      name: person.name,
-      market: m,
-      company_id: person.current_company?.id,
-      ln_slug: person.linkedin?.split('/').pop(),
-      ln_url: person.linkedin,
-      work_email: person.emails?.work?.[0]?.value,
-      ...(person.emails?.personal?.[0] ? { personal_email: person.emails.personal[0].value } : {}),
+    .map((r) => ({
+      id: r.id,
+      market: r.market,
+      company_id: r.employer.company.id,
+      ln_slug: r.slug,
+      ln_url: `https://www.linkedin.com/in/${r.slug}`,
+      work_email: r.workEmail,
+      ...(r.personalEmail ? { personal_email: r.personalEmail } : {}),
     }));
   return { market: market ?? 'all', companies, people };
 }

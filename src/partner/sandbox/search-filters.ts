@@ -48,8 +48,8 @@ function matcher(identifier: string, code: string): PersonPredicate {
     case 'keywords': return (p) => contains(p.employer.company.keywords ?? [], code);
     case 'services': return (p) => contains([...(p.employer.company.industries ?? []), p.employer.company.description], code);
     case 'products': return (p) => contains([p.employer.company.tagline, ...(p.employer.company.keywords ?? [])], code);
-    case 'position': return (p) => contains([p.person.position], code);
-    case 'skills': return (p) => contains(p.person.skills ?? [], code);
+    case 'position': return (p) => contains([p.position], code);
+    case 'skills': return (p) => contains(p.skills, code);
     case 'seniority': return (p) => String(p.seniorityId) === code;
     case 'department': return (p) => String(p.departmentId) === code;
     case 'people_location': return (p) => p.locationCodes.includes(code);

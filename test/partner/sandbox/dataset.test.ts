@@ -20,6 +20,15 @@ describe('partner sandbox dataset', () => {
     expect(JSON.stringify(c.companies)).not.toBe(JSON.stringify(a.companies));
   });
 
+  it('draws the same profile whichever order profiles are read in', () => {
+    const forward = createDataset({ seed: 9, companies: 20, people: 100 });
+    const backward = createDataset({ seed: 9, companies: 20, people: 100 });
+    const inOrder = forward.people;
+    const readFirst = backward.personRecords[99]!.person;
+    expect(readFirst).toEqual(inOrder[99]);
+    expect(backward.people).toEqual(inOrder);
+  });
+
   it('parses with the partner schemas and fills every field of the specification', () => {
     for (const company of dataset.companies.slice(0, 200)) Company.parse(company);
     for (const person of dataset.people.slice(0, 500)) Person.parse(person);

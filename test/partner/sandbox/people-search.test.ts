@@ -28,6 +28,9 @@ describe('POST /people/search', () => {
       expect(person.person.linkedin?.endsWith(`/${result.linkedin}`)).toBe(true);
       expect(result.has_email).toBe((person.person.emails?.work?.length ?? 0) + (person.person.emails?.personal?.length ?? 0) > 0);
       expect(result.has_dnd_phone).toBe(person.person.phones?.some((p) => p.is_dnd) ?? false);
+      expect(result.has_phone).toBe((person.person.phones?.length ?? 0) > 0);
+      expect(result.has_personal_email).toBe((person.person.emails?.personal?.length ?? 0) > 0);
+      expect(result.has_mobile).toBe((person.person.current_company?.mobile_phones?.length ?? 0) > 0);
     }
   });
 
