@@ -14,7 +14,7 @@ import { Prng } from './prng.js';
 import { DEGREES, DEPARTMENT_ROLES, FAMILY_NAMES, FIELDS_OF_STUDY, GIVEN_NAMES, MONTHS } from './words.js';
 
 /** Data is "as of" this month, so the same seed gives the same tenure on any day. */
-export const AS_OF = { year: 2025, month: 6 } as const;
+const AS_OF = { year: 2025, month: 6 } as const;
 
 const SENIORITY_WEIGHTS = [3, 4, 6, 12, 25, 45, 5];
 const WEIGHTED_SENIORITY = SENIORITY_WEIGHTS.flatMap((w, i) => Array<number>(w).fill(i + 1));
