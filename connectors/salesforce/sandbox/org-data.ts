@@ -3,7 +3,7 @@
  * read-only fields, lengths, restricted picklists, e-mail and number formats, required fields.
  */
 import { idSuffix, toId18 } from '../ids.js';
-import { fieldsOf, parseSoql, type Condition, type SoqlValue } from './soql.js';
+import { fieldsOf, parseSoql, type Condition, type Membership, type SoqlValue } from './soql.js';
 import {
   OBJECT_LABELS, SANDBOX_OBJECT_TYPES, describeField, standardFields,
   type DescribeField, type SandboxObjectType,
@@ -60,6 +60,8 @@ export class OrgData {
   private readonly fields = new Map<SandboxObjectType, DescribeField[]>();
   private readonly records = new Map<string, StoredRecord>();
   private counter = 0;
+  /** IN lists converted once per query rather than once per record. */
+  private readonly memberships = new WeakMap<Membership, Set<FieldValue>>();
 
   constructor(
     customFields: Partial<Record<SandboxObjectType, Partial<DescribeField>[]>> = {},
@@ -181,8 +183,12 @@ export class OrgData {
     const field = name(c.field);
     const actual = fields[field] ?? null;
     if (c.kind === 'in') {
-      const found = c.values.some((v) => compare(actual, this.literal(field, v)) === 0);
-      return found !== c.negated;
+      let set = this.memberships.get(c);
+      if (!set) {
+        set = new Set(c.values.map((v) => this.literal(field, v)));
+        this.memberships.set(c, set);
+      }
+      return set.has(actual) !== c.negated;
     }
     const cmp = compare(actual, this.literal(field, c.value));
     if (actual === null && c.op !== '=' && c.op !== '!=') return false;
