@@ -38,11 +38,6 @@ export class ApiBudget {
     return this.options.now?.() ?? Date.now();
   }
 
-  /** What is known of the org's allocation, if anything. */
-  snapshot(): ApiLimits | undefined {
-    return this.limits ? { ...this.limits } : undefined;
-  }
-
   /** Resolves when a call of this priority may go; throws CrmError 'daily_limit' when it may not. */
   async admit(priority: Priority): Promise<void> {
     const floor = priority === 'interactive' ? this.interactiveReserve : this.options.reserve;

@@ -26,7 +26,3 @@ export function toId18(id: string): string | undefined {
   if (id.length === 18 && id.toUpperCase() !== full.toUpperCase()) return undefined;
   return full;
 }
-
-export function isSalesforceId(id: string): boolean {
-  return toId18(id) !== undefined;
-}
