@@ -46,7 +46,7 @@ export interface CompiledMapping {
   readonly propertiesToRead: readonly string[];
 }
 
-type FieldRunner = (partner: Record<string, unknown>, out: Record<string, string>) => void;
+type FieldRunner = (partner: Record<string, unknown>, out: Record<string, string>, context: TransformContext) => void;
 
 export function compileMapping(doc: MappingDocument, crmSchema?: readonly CrmProperty[], file = `${doc.crm}/${doc.object}`): CompiledMapping {
   const problems = [...validateDocument(doc, file), ...(crmSchema ? checkAgainstCrm(doc, crmSchema, file) : [])];
@@ -62,10 +62,9 @@ export function compileMapping(doc: MappingDocument, crmSchema?: readonly CrmPro
     const property = byName.get(field.target) ?? customAsProperty(field.target, field.custom);
     const target = field.target;
     const fallback = field.default;
-    return (partner, out) => {
+    return (partner, out, context) => {
       let value = read(partner);
       if (steps.length && value !== undefined && value !== null) {
-        const context: TransformContext = { root: partner };
         for (const s of steps) {
           value = s.transform.run(value, s.args, context);
           if (value === undefined || value === null) break;
@@ -125,7 +124,8 @@ export function compileMapping(doc: MappingDocument, crmSchema?: readonly CrmPro
     },
     map(partner) {
       const out: Record<string, string> = {};
-      for (const run of runners) run(partner, out);
+      const context: TransformContext = { root: partner };
+      for (const run of runners) run(partner, out, context);
       for (const [target, value] of statics) out[target] = value;
       return out;
     },

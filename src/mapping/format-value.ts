@@ -10,7 +10,8 @@ const CUT_TO_LENGTH: ReadonlySet<string> = new Set(['string', 'text']);
 function toText(value: unknown, property: CrmProperty | undefined): string | undefined {
   if (value === undefined || value === null) return undefined;
   if (typeof value === 'string') {
-    const text = value.trim();
+    if (value === '') return undefined;
+    const text = value.charCodeAt(0) > 32 && value.charCodeAt(value.length - 1) > 32 ? value : value.trim();
     return text === '' ? undefined : text;
   }
   if (typeof value === 'number') {

@@ -41,6 +41,7 @@ function blank(value: string | null | undefined): boolean {
 
 /** Equal as the CRM means it: the same text, the same number ("1000" and "1000.0"), or the same time. */
 export function sameValue(a: string, b: string): boolean {
+  if (a === b) return true;
   const x = a.trim();
   const y = b.trim();
   if (x === y) return true;
@@ -57,56 +58,63 @@ function own(record: Readonly<Record<string, string | null | undefined>>, key: s
   return Object.hasOwn(record, key) ? (record[key] ?? null) : null;
 }
 
-function decide(property: string, current: string | null, next: string | null, rule: Rule, last: string | null): Omit<Decision, 'property' | 'current' | 'next' | 'rule'> {
-  if (rule === 'never') return { outcome: 'never', reason: 'the rule is never' };
-  if (next === null) return { outcome: 'no_value', reason: 'the partner has no value; nothing is cleared' };
-  if (current !== null && !blank(current) && sameValue(current, next)) return { outcome: 'unchanged', reason: 'the CRM already holds this value' };
-  if (blank(current)) return { outcome: 'write', reason: 'the property is empty' };
-  switch (rule) {
-    case 'overwrite':
-      return { outcome: 'write', reason: 'the rule is overwrite' };
-    case 'fill_empty':
-      return { outcome: 'filled_already', reason: 'the property already has a value and the rule is fill_empty' };
-    case 'protect_edits':
-      if (last !== null && sameValue(current!, last)) return { outcome: 'write', reason: 'the current value is the one crm-enrich last wrote' };
-      return {
-        outcome: 'kept_person_edit',
-        reason: last === null ? 'a value crm-enrich did not write is kept' : 'a person changed the value since crm-enrich last wrote it',
-      };
-  }
-  return { outcome: 'never', reason: `unknown rule ${String(rule)} on ${property}` };
+type Verdict = Readonly<Pick<Decision, 'outcome' | 'reason'>>;
+
+// Verdicts are shared constants: planning runs for every record of a refresh, so it allocates little.
+const NEVER: Verdict = { outcome: 'never', reason: 'the rule is never' };
+const NO_VALUE: Verdict = { outcome: 'no_value', reason: 'the partner has no value; nothing is cleared' };
+const UNCHANGED: Verdict = { outcome: 'unchanged', reason: 'the CRM already holds this value' };
+const EMPTY: Verdict = { outcome: 'write', reason: 'the property is empty' };
+const OVERWRITE: Verdict = { outcome: 'write', reason: 'the rule is overwrite' };
+const FILLED: Verdict = { outcome: 'filled_already', reason: 'the property already has a value and the rule is fill_empty' };
+const OURS: Verdict = { outcome: 'write', reason: 'the current value is the one crm-enrich last wrote' };
+const NOT_OURS: Verdict = { outcome: 'kept_person_edit', reason: 'a value crm-enrich did not write is kept' };
+const EDITED: Verdict = { outcome: 'kept_person_edit', reason: 'a person changed the value since crm-enrich last wrote it' };
+
+function decide(current: string | null, next: string | null, rule: Rule, last: string | null): Verdict {
+  if (rule === 'never') return NEVER;
+  if (next === null) return NO_VALUE;
+  if (blank(current)) return EMPTY;
+  if (sameValue(current!, next)) return UNCHANGED;
+  if (rule === 'overwrite') return OVERWRITE;
+  if (rule === 'fill_empty') return FILLED;
+  if (last === null) return NOT_OURS;
+  return sameValue(current!, last) ? OURS : EDITED;
+}
+
+function consider(input: PlanInput, property: string, rule: Rule, out: Plan): boolean {
+  const current = own(input.current, property);
+  const next = Object.hasOwn(input.mapped, property) ? input.mapped[property]! : null;
+  const verdict = decide(current, next, rule, own(input.lastWritten, property));
+  out.decisions.push({ property, current, next, rule, outcome: verdict.outcome, reason: verdict.reason });
+  if (verdict.outcome !== 'write') return false;
+  out.writes[property] = next!;
+  return true;
 }
 
 export function plan(input: PlanInput): Plan {
-  const writes: Record<string, string> = {};
-  const decisions: Decision[] = [];
-  const seen = new Set<string>();
-  const consider = (property: string) => {
-    if (seen.has(property) || property === input.stamp?.property) return;
-    seen.add(property);
-    const rule = Object.hasOwn(input.rules, property) ? input.rules[property]! : DEFAULT_RULE;
-    const current = own(input.current, property);
-    const next = Object.hasOwn(input.mapped, property) ? input.mapped[property]! : null;
-    const decision = decide(property, current, next, rule, own(input.lastWritten, property));
-    decisions.push({ property, current, next, rule, ...decision });
-    if (decision.outcome === 'write') writes[property] = next!;
-  };
-  for (const property of Object.keys(input.rules)) consider(property);
-  for (const property of Object.keys(input.mapped)) consider(property);
-
+  const out: Plan = { writes: {}, decisions: [] };
+  const stampProperty = input.stamp?.property;
+  let changed = false;
+  for (const property in input.rules) {
+    if (property !== stampProperty && Object.hasOwn(input.rules, property)) changed = consider(input, property, input.rules[property]!, out) || changed;
+  }
+  for (const property in input.mapped) {
+    if (property !== stampProperty && Object.hasOwn(input.mapped, property) && !Object.hasOwn(input.rules, property)) {
+      changed = consider(input, property, DEFAULT_RULE, out) || changed;
+    }
+  }
   if (input.stamp) {
     const { property, value } = input.stamp;
-    const current = own(input.current, property);
-    const changed = Object.keys(writes).length > 0;
-    if (changed) writes[property] = value;
-    decisions.push({
+    if (changed) out.writes[property] = value;
+    out.decisions.push({
       property,
-      current,
+      current: own(input.current, property),
       next: value,
       rule: 'overwrite',
       outcome: changed ? 'write' : 'unchanged',
       reason: changed ? 'stamped because other properties are written' : 'nothing else changed; the stamp alone is never written',
     });
   }
-  return { writes, decisions };
+  return out;
 }

@@ -9,17 +9,27 @@ export type PathReader = (root: Record<string, unknown>) => unknown;
 
 const digits = (phone: string): string => phone.replace(/\D/g, '');
 
-/** Digits of every number the record marks do-not-disturb. */
+let lastRoot: Record<string, unknown> | undefined;
+let lastSet: Set<string> = new Set();
+
+/** Digits of every number the record marks do-not-disturb; remembered for the record being mapped. */
 export function dndNumbers(root: Record<string, unknown>): Set<string> {
+  if (root === lastRoot) return lastSet;
   const out = new Set<string>();
+  lastRoot = root;
+  lastSet = out;
   const phones = root.phones;
   if (!Array.isArray(phones)) return out;
   for (const p of phones) {
-    if (p && typeof p === 'object' && (p as { is_dnd?: unknown }).is_dnd === true && typeof (p as { value?: unknown }).value === 'string') {
+    if (isDnd(p) && typeof (p as { value?: unknown }).value === 'string') {
       out.add(digits((p as { value: string }).value));
     }
   }
   return out;
+}
+
+function isDnd(entry: unknown): boolean {
+  return entry !== null && typeof entry === 'object' && (entry as { is_dnd?: unknown }).is_dnd === true;
 }
 
 function step(value: unknown, key: string): unknown {
@@ -54,7 +64,7 @@ export function compilePath(path: string, kind: ValueKind | undefined, allowDnd:
   if (kind?.base === 'phone_entry') {
     return (root) => {
       const value = read(root);
-      return Array.isArray(value) ? value.filter((p) => !(p && typeof p === 'object' && (p as { is_dnd?: unknown }).is_dnd === true)) : value;
+      return Array.isArray(value) && value.some(isDnd) ? value.filter((p) => !isDnd(p)) : value;
     };
   }
   if (kind?.phone) {
@@ -63,7 +73,10 @@ export function compilePath(path: string, kind: ValueKind | undefined, allowDnd:
       if (value === undefined) return value;
       const dnd = dndNumbers(root);
       if (dnd.size === 0) return value;
-      if (Array.isArray(value)) return value.filter((p) => typeof p !== 'string' || !dnd.has(digits(p)));
+      if (Array.isArray(value)) {
+        const kept = value.filter((p) => typeof p !== 'string' || !dnd.has(digits(p)));
+        return kept.length === value.length ? value : kept;
+      }
       return typeof value === 'string' && dnd.has(digits(value)) ? undefined : value;
     };
   }

@@ -40,8 +40,13 @@ export const join = defineTransform({
       : `join takes a list of values, but gets ${describeKind(input)}`,
   run(value, args) {
     if (!Array.isArray(value)) return value;
-    const parts = value.map((v) => (typeof v === 'object' && v !== null ? entryValue(v) : v)).filter((v) => v !== undefined && v !== null && v !== '');
-    return parts.length ? parts.join(args.separator) : undefined;
+    let joined: string | undefined;
+    for (const item of value) {
+      const v = typeof item === 'object' && item !== null ? entryValue(item) : item;
+      if (v === undefined || v === null || v === '') continue;
+      joined = joined === undefined ? String(v) : joined + args.separator + String(v);
+    }
+    return joined;
   },
 });
 
@@ -92,16 +97,16 @@ export const pickPhone = defineTransform({
       : `pick_phone takes a list of phone numbers (such as phones), but gets ${describeKind(input)}`,
   run(value, args, context) {
     if (!Array.isArray(value)) return undefined;
-    let mobiles: Set<string> | undefined;
+    let mobiles: string[] | undefined;
     if (args.kind !== 'any') {
       const company = context.root.current_company as { mobile_phones?: unknown } | undefined;
       const listed = Array.isArray(company?.mobile_phones) ? (company.mobile_phones as unknown[]) : [];
-      mobiles = new Set(listed.filter((p): p is string => typeof p === 'string').map(digits));
+      mobiles = listed.filter((p): p is string => typeof p === 'string').map(digits);
     }
     for (const item of value) {
       const phone = entryValue(item);
       if (!phone) continue;
-      if (mobiles && mobiles.has(digits(phone)) !== (args.kind === 'mobile')) continue;
+      if (mobiles && (mobiles.length > 0 && mobiles.includes(digits(phone))) !== (args.kind === 'mobile')) continue;
       return phone;
     }
     return undefined;
