@@ -54,7 +54,7 @@ export class SandboxOAuth {
         return { status: 400, body: { error: 'invalid_client', error_description: 'invalid client credentials' } };
       }
     } else if (grant === 'urn:ietf:params:oauth:grant-type:jwt-bearer') {
-      const refusal = this.checkAssertion(form.assertion);
+      const refusal = this.checkAssertion(form.assertion, instanceUrl);
       if (refusal) return { status: 400, body: { error: 'invalid_grant', error_description: refusal } };
     } else {
       return { status: 400, body: { error: 'unsupported_grant_type', error_description: 'grant type not supported' } };
@@ -75,11 +75,15 @@ export class SandboxOAuth {
     };
   }
 
-  private checkAssertion(assertion: string | undefined): string | undefined {
+  private checkAssertion(assertion: string | undefined, instanceUrl: string): string | undefined {
     if (!assertion) return 'assertion is required';
     const verified = verifyJwtAssertion(assertion, this.options.jwtPublicKey ?? sandboxJwtKeyPair().publicKey);
     if (!verified.ok) return verified.reason;
     if (verified.claims.iss !== this.options.clientId) return 'invalid client_id';
+    // Salesforce wants its login host (or the org's own URL) as the audience.
+    if (![instanceUrl, 'https://login.salesforce.com', 'https://test.salesforce.com'].includes(verified.claims.aud.replace(/\/$/, ''))) {
+      return 'audience is invalid';
+    }
     if (verified.claims.exp * 1000 < Date.now()) return 'expired authorization code';
     if (verified.claims.exp * 1000 > Date.now() + 5 * 60_000) return 'invalid assertion';
     return undefined;
