@@ -3,7 +3,7 @@
  * (strings as the CRM expects them), CRM record -> ordered lookup keys and market.
  */
 import type { CrmProperty } from '../core/connector.js';
-import { DEFAULT_MARKET, type Market } from '../partner/schemas.js';
+import type { Market } from '../partner/schemas.js';
 import { checkAgainstCrm } from './crm-check.js';
 import { DEFAULT_RULE, type LookupKind, type MappingDocument, type Rule } from './format.js';
 import { formatValue } from './format-value.js';
@@ -84,7 +84,6 @@ export function compileMapping(doc: MappingDocument, crmSchema?: readonly CrmPro
 
   const stampProperty = doc.enriched_at?.target;
   const stampTarget = stampProperty ? (byName.get(stampProperty) ?? customAsProperty(stampProperty, doc.enriched_at?.custom)) : undefined;
-  const marketDefault = doc.market.default ?? DEFAULT_MARKET;
   const companyRead = doc.company ? compilePath(doc.company.from, undefined, true) : undefined;
 
   const propertiesToRead = [
@@ -115,7 +114,7 @@ export function compileMapping(doc: MappingDocument, crmSchema?: readonly CrmPro
     },
     market(record) {
       const raw = doc.market.property && Object.hasOwn(record, doc.market.property) ? record[doc.market.property] : undefined;
-      return toMarket(raw) ?? marketDefault;
+      return toMarket(raw) ?? doc.market.default;
     },
     companyKey(partner) {
       if (!doc.company || !companyRead) return undefined;

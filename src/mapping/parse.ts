@@ -6,10 +6,8 @@ import { isMap, isScalar, isSeq, parseDocument, type Node } from 'yaml';
 import type { z } from 'zod';
 import { MappingDocument } from './format.js';
 import { ProblemList, type MappingProblem } from './problems.js';
-import { validateDocument } from './validate.js';
+import { FORBIDDEN_SEGMENTS, validateDocument } from './validate.js';
 import { closest } from './nearest.js';
-
-export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
 
 export interface ParsedMapping {
   file: string;
@@ -24,7 +22,7 @@ function segmentFor(container: unknown, index: number): string | number {
   return typeof target === 'string' && target !== '' ? target : index;
 }
 
-export function readablePath(raw: unknown, path: readonly PropertyKey[]): (string | number)[] {
+function readablePath(raw: unknown, path: readonly PropertyKey[]): (string | number)[] {
   const out: (string | number)[] = [];
   let node: unknown = raw;
   for (const key of path) {
@@ -39,7 +37,7 @@ function findForbidden(node: Node | null, path: PropertyKey[], raw: unknown, pro
   if (isMap(node)) {
     for (const pair of node.items) {
       const key = isScalar(pair.key) ? String(pair.key.value) : '';
-      if (FORBIDDEN_KEYS.has(key)) {
+      if (FORBIDDEN_SEGMENTS.has(key)) {
         problems.add([...readablePath(raw, path), key], 'forbidden_key', `"${key}" is not allowed as a key; remove it`);
         continue;
       }
@@ -98,6 +96,8 @@ export function parseMappingDocument(text: string, file: string): ParsedMapping 
         }
       } else if (issue.path[issue.path.length - 1] === 'rule') {
         problems.add(path, 'bad_rule', 'rule must be one of overwrite, fill_empty, never, protect_edits');
+      } else if (issue.code === 'invalid_type' && /received undefined$/.test(issue.message)) {
+        problems.add(path, 'invalid_value', `missing; ${issue.message.replace(/^Invalid input: /, '').replace(/, received undefined$/, '')}`);
       } else {
         problems.add(path, 'invalid_value', issue.message);
       }

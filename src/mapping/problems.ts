@@ -24,8 +24,7 @@ export type ProblemCode =
   | 'read_only_property'
   | 'type_mismatch'
   | 'option_not_allowed'
-  | 'too_long'
-  | 'schema_unreadable';
+  | 'too_long';
 
 export interface MappingProblem {
   file: string;

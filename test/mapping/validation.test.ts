@@ -65,6 +65,10 @@ describe('parseMappingDocument', () => {
     );
     expect(found.find((p) => p.path.includes('trasform'))?.message).toMatch(/did you mean "transform"/);
     expect(problems(`${HEAD}fields: 3\n`)[0]).toMatchObject({ code: 'invalid_value', path: ['fields'] });
+    expect(lines('crm: hubspot\nobject: contact\nsource: person\nfields: []\n')).toEqual([
+      'm.yaml: match: missing; expected array',
+      'm.yaml: market: missing; expected object',
+    ]);
   });
 
   it('guards against __proto__, constructor and prototype as keys and path segments', () => {
