@@ -1,0 +1,89 @@
+/**
+ * What we changed in the CRM and why: one row per property written, and one row per record where
+ * nothing was written, saying why. Read back per record, newest first.
+ */
+import type { Db } from './db.js';
+import { StoreError } from './errors.js';
+
+export interface AuditEntryInput {
+  connection: string;
+  objectType: string;
+  recordId: string;
+  /** The property written; absent on a row that explains why nothing was written. */
+  property?: string;
+  oldValue?: string | null;
+  newValue?: string | null;
+  /** The mapping rule that decided, e.g. `fill_empty`, `overwrite`, `keep_manual_edit`. */
+  rule?: string;
+  /** Why nothing was written (required when `property` is absent). */
+  reason?: string;
+  jobId?: string;
+  at?: Date;
+}
+
+export interface AuditEntry {
+  id: number;
+  connection: string;
+  objectType: string;
+  recordId: string;
+  property: string | null;
+  oldValue: string | null;
+  newValue: string | null;
+  rule: string | null;
+  reason: string | null;
+  jobId: string | null;
+  at: Date;
+}
+
+export class AuditLog {
+  constructor(
+    private readonly db: Db,
+    private readonly schema: string,
+  ) {}
+
+  private get table(): string {
+    return `"${this.schema}".audit_log`;
+  }
+
+  async record(entries: AuditEntryInput[], db: Db = this.db): Promise<number> {
+    if (entries.length === 0) return 0;
+    entries.forEach((e, i) => {
+      if (!e.property && !e.reason) {
+        throw new StoreError('invalid_input', `audit entry ${i} for record ${e.recordId} has neither a property nor a reason; give one.`, { field: 'property' });
+      }
+    });
+    const rows = entries.map((e) => ({
+      connection: e.connection, object_type: e.objectType, record_id: e.recordId, property: e.property ?? null,
+      old_value: e.oldValue ?? null, new_value: e.newValue ?? null, rule: e.rule ?? null, reason: e.reason ?? null,
+      job_id: e.jobId ?? null, at: (e.at ?? new Date()).toISOString(),
+    }));
+    const { rows: result } = await db.query<{ n: number }>(
+      `WITH ins AS (
+         INSERT INTO ${this.table} (connection, object_type, record_id, property, old_value, new_value, rule, reason, job_id, at)
+         SELECT connection, object_type, record_id, property, old_value, new_value, rule, reason, job_id, at
+         FROM jsonb_to_recordset($1::jsonb) AS r(connection text, object_type text, record_id text, property text,
+           old_value text, new_value text, rule text, reason text, job_id text, at timestamptz)
+         RETURNING 1)
+       SELECT count(*)::int AS n FROM ins`,
+      [JSON.stringify(rows)],
+    );
+    return result[0]?.n ?? 0;
+  }
+
+  /** Entries of one record, newest first; pass the last id seen as `beforeId` for the next page. */
+  async forRecord(key: { connection: string; objectType: string; recordId: string }, options: { limit?: number; beforeId?: number } = {}): Promise<AuditEntry[]> {
+    const { rows } = await this.db.query<{
+      id: string; connection: string; object_type: string; record_id: string; property: string | null; old_value: string | null;
+      new_value: string | null; rule: string | null; reason: string | null; job_id: string | null; at: Date;
+    }>(
+      `SELECT * FROM ${this.table}
+       WHERE connection = $1 AND object_type = $2 AND record_id = $3 AND ($4::bigint IS NULL OR id < $4)
+       ORDER BY id DESC LIMIT $5`,
+      [key.connection, key.objectType, key.recordId, options.beforeId ?? null, options.limit ?? 100],
+    );
+    return rows.map((r) => ({
+      id: Number(r.id), connection: r.connection, objectType: r.object_type, recordId: r.record_id, property: r.property,
+      oldValue: r.old_value, newValue: r.new_value, rule: r.rule, reason: r.reason, jobId: r.job_id, at: new Date(r.at),
+    }));
+  }
+}

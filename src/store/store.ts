@@ -1,0 +1,122 @@
+/**
+ * Opens everything crm-enrich remembers: a Postgres server when a URL is given, otherwise the
+ * embedded PGlite in `<dataDir>/pglite`. Migrations run before anything else is used.
+ */
+import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import pg from 'pg';
+import { logger } from '../logger.js';
+import { AuditLog } from './audit-log.js';
+import { DailyCounters } from './daily-counters.js';
+import { pgliteDb, poolDb, type Db } from './db.js';
+import { EnrichmentStateStore } from './enrichment-state.js';
+import { Erasure } from './erasure.js';
+import { StoreError } from './errors.js';
+import { defaultCacheTtls, LookupCache, type CacheTtls } from './lookup-cache.js';
+import { MappingVersions } from './mapping-versions.js';
+import { assertSchemaName, migrate } from './migrate.js';
+import { lockDirectory, type DirectoryLock } from './pglite-lock.js';
+import { defaultQueueSettings, JobQueue, type QueueSettings } from './queue.js';
+import { PostgresRunCoordinator } from './run-coordinator.js';
+
+const log = logger('store');
+
+export const DEFAULT_SCHEMA = 'crm_enrich';
+
+export interface StoreOptions {
+  /** A postgres:// URL; without it the embedded PGlite is used. */
+  databaseUrl?: string;
+  /** Where the embedded database lives (`<dataDir>/pglite`); needed when there is no URL. */
+  dataDir?: string;
+  /** An open PGlite the caller owns and closes (tests share one per file). No lock file is taken. */
+  pglite?: PGlite;
+  /** Our tables and the queue's live in this schema. */
+  schema?: string;
+  /** Connections in the server pool (queue and store share it). */
+  poolSize?: number;
+  queue?: Partial<QueueSettings>;
+  cacheTtls?: Partial<CacheTtls>;
+}
+
+export interface Store {
+  readonly backend: 'pg' | 'pglite';
+  readonly schema: string;
+  readonly db: Db;
+  readonly queue: JobQueue;
+  readonly state: EnrichmentStateStore;
+  readonly cache: LookupCache;
+  readonly audit: AuditLog;
+  readonly mappings: MappingVersions;
+  /** Pass to node-cron (`setRunCoordinator` or the task's `runCoordinator`) so one instance runs each tick. */
+  readonly cron: PostgresRunCoordinator;
+  readonly counters: DailyCounters;
+  readonly erasure: Erasure;
+  close(): Promise<void>;
+}
+
+interface Opened {
+  db: Db;
+  connection: { pool: pg.Pool } | { pglite: PGlite };
+  lock?: DirectoryLock;
+}
+
+async function openDatabase(options: StoreOptions): Promise<Opened> {
+  if (options.databaseUrl) {
+    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10 });
+    // An idle connection the server drops must not take the process down; the next query reconnects.
+    pool.on('error', (error) => log.warn({ err: error }, 'an idle database connection failed'));
+    return { db: poolDb(pool), connection: { pool } };
+  }
+  if (options.pglite) return { db: pgliteDb(options.pglite, false), connection: { pglite: options.pglite } };
+  if (!options.dataDir) {
+    throw new StoreError('invalid_input', 'Set DATABASE_URL to a Postgres server, or CRM_ENRICH_DATA_DIR for the embedded database.', { field: 'dataDir' });
+  }
+  const dir = join(options.dataDir, 'pglite');
+  const lock = lockDirectory(`${dir}.lock`);
+  try {
+    const pglite = await PGlite.create(dir);
+    return { db: pgliteDb(pglite), connection: { pglite }, lock };
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
+}
+
+export async function openStore(options: StoreOptions): Promise<Store> {
+  const schema = assertSchemaName(options.schema ?? DEFAULT_SCHEMA);
+  const { db, connection, lock } = await openDatabase(options);
+  let queue: JobQueue | undefined;
+  try {
+    await migrate(db, schema);
+    queue = await JobQueue.start(db, schema, { ...defaultQueueSettings, ...options.queue }, connection);
+  } catch (error) {
+    await db.close().catch(() => undefined);
+    lock?.release();
+    throw error;
+  }
+  const jobQueue = queue;
+  let closed = false;
+  return {
+    backend: db.backend,
+    schema,
+    db,
+    queue: jobQueue,
+    state: new EnrichmentStateStore(db, schema),
+    cache: new LookupCache(db, schema, { ...defaultCacheTtls, ...options.cacheTtls }),
+    audit: new AuditLog(db, schema),
+    mappings: new MappingVersions(db, schema),
+    cron: new PostgresRunCoordinator(db, schema),
+    counters: new DailyCounters(db, schema),
+    erasure: new Erasure(db, schema, jobQueue),
+    async close() {
+      if (closed) return;
+      closed = true;
+      try {
+        await jobQueue.stop();
+        await db.close();
+      } finally {
+        lock?.release();
+      }
+    },
+  };
+}

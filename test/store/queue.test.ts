@@ -1,0 +1,125 @@
+import { expect, it } from 'vitest';
+import { enrichQueueName } from '../../src/store/queue.js';
+import { describeEachBackend } from '../support/db.js';
+
+const Q = enrichQueueName('hubspot', 'default', 'contact');
+const ref = (recordId: string) => ({ connection: 'default', objectType: 'contact', recordId });
+
+async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > until) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+describeEachBackend('job queue', (t) => {
+  it('names one queue per connection and object', () => {
+    expect(Q).toBe('enrich.hubspot.contact');
+    expect(enrichQueueName('salesforce', 'eu org', 'Lead')).toBe('enrich.salesforce.eu_org.lead');
+  });
+
+  it('makes one job of an event delivered twice, in one batch, in two batches and after the first completed', async () => {
+    const store = await t.openStore();
+    const first = await store.queue.enqueue(Q, [
+      { data: ref('1'), dedupKey: 'portal:contact.creation:1:1000' },
+      { data: ref('1'), dedupKey: 'portal:contact.creation:1:1000' },
+      { data: ref('2'), dedupKey: 'portal:contact.creation:2:1000' },
+    ]);
+    expect(first).toMatchObject({ enqueued: 2, duplicates: 1 });
+    expect(first.ids).toHaveLength(2);
+
+    const again = await store.queue.enqueue(Q, [{ data: ref('1'), dedupKey: 'portal:contact.creation:1:1000' }]);
+    expect(again).toMatchObject({ enqueued: 0, duplicates: 1, ids: [] });
+
+    const claimed = await store.queue.claim(Q, 10);
+    expect(claimed.map((j) => j.data.recordId).sort()).toEqual(['1', '2']);
+    expect(await store.queue.complete(Q, claimed)).toBe(2);
+
+    // Redelivered hours later, after the job is done: still the same event.
+    const late = await store.queue.enqueue(Q, [{ data: ref('1'), dedupKey: 'portal:contact.creation:1:1000' }]);
+    expect(late.enqueued).toBe(0);
+    expect(await store.queue.claim(Q, 10)).toEqual([]);
+
+    // Jobs without a key are never taken for duplicates.
+    const manual = await store.queue.enqueue(Q, [{ data: ref('1') }, { data: ref('1') }]);
+    expect(manual.enqueued).toBe(2);
+  });
+
+  it('hands out interactive work ahead of bulk work and claims a batch at once', async () => {
+    const store = await t.openStore();
+    await store.queue.enqueue(Q, Array.from({ length: 5 }, (_, i) => ({ data: ref(`bulk-${i}`), priority: 'bulk' as const })));
+    await store.queue.enqueue(Q, [{ data: ref('new-1'), priority: 'interactive' }, { data: ref('new-2') }]);
+    const batch = await store.queue.claim(Q, 3);
+    expect(batch).toHaveLength(3);
+    const ids = batch.map((j) => j.data.recordId);
+    expect(ids).toContain('new-1');
+    expect(ids).toContain('new-2');
+    expect(batch.every((j) => j.attempt === 1)).toBe(true);
+    const counts = (await store.queue.counts()).find((c) => c.queue === Q);
+    expect(counts).toMatchObject({ active: 3, created: 4, depth: 4 });
+    expect(await store.queue.depth(Q)).toBe(4);
+  });
+
+  it('gives a job whose worker died to another worker once its claim expires', async () => {
+    const settings = { expireInSeconds: 1, superviseIntervalSeconds: 1, retryDelaySeconds: 0 };
+    const store = await t.openStore({ queue: settings });
+    await store.queue.enqueue(Q, [{ data: ref('crashy') }]);
+    const [lost] = await store.queue.claim(Q, 10);
+    expect(lost?.data.recordId).toBe('crashy');
+    expect(await store.queue.claim(Q, 10)).toEqual([]);
+
+    // The worker "dies": it never completes. A second instance on the same schema picks the job up.
+    const other = await t.openStore({ schema: store.schema, queue: settings });
+    const [retried] = await waitFor(async () => {
+      const jobs = await other.queue.claim(Q, 10);
+      return jobs.length ? jobs : undefined;
+    });
+    expect(retried?.id).toBe(lost?.id);
+    expect(retried?.attempt).toBe(2);
+    // The dead worker's late completion no longer counts; the live one's does.
+    expect(await store.queue.complete(Q, [lost!])).toBe(0);
+    expect(await other.queue.complete(Q, [retried!])).toBe(1);
+  });
+
+  it('retries a failing job with backoff, parks it in the dead letter with its last error, and replays it', async () => {
+    const store = await t.openStore({ queue: { maxAttempts: 2, retryDelaySeconds: 1, retryDelayMaxSeconds: 2 } });
+    await store.queue.enqueue(Q, [{ data: ref('bad'), dedupKey: 'k-bad' }, { data: ref('good') }]);
+    const batch = await store.queue.claim(Q, 10);
+    const bad = batch.find((j) => j.data.recordId === 'bad')!;
+    await store.queue.complete(Q, batch.filter((j) => j !== bad));
+    expect(await store.queue.fail(Q, bad, new Error('partner answered 503'))).toBe(true);
+
+    // Backoff: not handed out again at once.
+    expect(await store.queue.claim(Q, 10)).toEqual([]);
+    const [second] = await waitFor(async () => {
+      const jobs = await store.queue.claim(Q, 10);
+      return jobs.length ? jobs : undefined;
+    });
+    expect(second?.attempt).toBe(2);
+    const lastError = Object.assign(new Error('partner answered 500'), { code: 'unavailable' });
+    await store.queue.fail(Q, second!, lastError);
+
+    const dead = await store.queue.deadLetters();
+    expect(dead).toHaveLength(1);
+    expect(dead[0]).toMatchObject({ queue: Q, data: ref('bad'), attempts: 2, error: { message: 'partner answered 500', code: 'unavailable' } });
+    expect(await store.queue.claim(Q, 10)).toEqual([]);
+
+    expect(await store.queue.replay([dead[0]!.id])).toBe(1);
+    expect(await store.queue.deadLetters()).toEqual([]);
+    const [replayed] = await store.queue.claim(Q, 10);
+    expect(replayed).toMatchObject({ data: ref('bad'), attempt: 1 });
+    await store.queue.complete(Q, [replayed!]);
+  });
+
+  it('replays every dead letter when no ids are given', async () => {
+    const store = await t.openStore({ queue: { maxAttempts: 1 } });
+    await store.queue.enqueue(Q, [{ data: ref('a') }, { data: ref('b') }]);
+    for (const job of await store.queue.claim(Q, 10)) await store.queue.fail(Q, job, 'no');
+    expect((await store.queue.deadLetters({ queue: Q })).map((d) => d.data.recordId).sort()).toEqual(['a', 'b']);
+    expect(await store.queue.replay()).toBe(2);
+    expect(await store.queue.depth(Q)).toBe(2);
+  });
+});
