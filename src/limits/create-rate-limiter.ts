@@ -27,6 +27,6 @@ export function createRateLimiter(options: LimiterOptions): SharedRateLimiter {
         if (limiter && limiter.listenerCount('error') > 0) limiter.emit('error', error);
       })
     : localWindowFor(id, rule);
-  limiter = new SlidingWindowLimiter(id, window, concurrency);
+  limiter = new SlidingWindowLimiter(id, window, marginMs, concurrency);
   return limiter;
 }

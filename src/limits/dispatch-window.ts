@@ -3,8 +3,13 @@
  * processes share one limit. Both apply the same rule (see local-dispatch-window.ts).
  */
 export interface DispatchWindow {
-  /** Claims a dispatch now when the rule allows it and returns 0; otherwise the milliseconds to wait before asking again. */
-  tryClaim(): Promise<number>;
+  /**
+   * Claims a dispatch now, recorded under `ticket`, when the rule allows it and returns 0;
+   * otherwise the milliseconds to wait before asking again.
+   */
+  tryClaim(ticket: string): Promise<number>;
+  /** Counts the dispatch recorded under `ticket` as `byMs` later than it was claimed. */
+  postpone(ticket: string, byMs: number): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -5,16 +5,17 @@ import { LimiterError } from './limiter-error.js';
 /**
  * The dispatch rule, kept in memory:
  *
- * 1. A log of the last `max` dispatch times. A dispatch is allowed only when the one `max` places
- *    back is at least `horizonMs` old, so no window of `horizonMs` ever holds more than `max`.
- *    This is the strict guarantee; it depends on no timer being punctual.
+ * 1. A log of the last `max` dispatch times, sorted. A dispatch is allowed only when the one `max`
+ *    places back is at least `horizonMs` old, so no window of `horizonMs` ever holds more than `max`.
+ *    This is the strict guarantee; it depends on no timer being punctual. An entry can be moved
+ *    later (`postpone`) when the request turned out to reach the provider later than claimed.
  * 2. A pace (the theoretical arrival time of the generic cell rate algorithm): dispatches are
  *    spread `spacingMs` apart, so requests do not reach the provider in bursts whose arrival
  *    jitter could crowd a window. A late timer does not push later slots back (the pace advances
  *    from its own schedule, not from the late moment), which is what keeps the rate near the limit.
  */
 export class LocalDispatchWindow implements DispatchWindow {
-  private readonly log: number[] = [];
+  private readonly log: { ticket: string; at: number }[] = [];
   private nextAt = 0;
 
   constructor(
@@ -22,22 +23,38 @@ export class LocalDispatchWindow implements DispatchWindow {
     private readonly now: () => number = () => performance.now(),
   ) {}
 
-  tryClaim(): Promise<number> {
-    return Promise.resolve(this.claimAt());
+  tryClaim(ticket: string): Promise<number> {
+    return Promise.resolve(this.claimAt(ticket));
   }
 
   /** The synchronous claim, at the window's clock. */
-  claimAt(): number {
+  claimAt(ticket: string): number {
     const { max, horizonMs, spacingMs } = this.rule;
     const now = this.now();
-    while (this.log.length > 0 && this.log[0]! <= now - horizonMs) this.log.shift();
+    while (this.log.length > 0 && this.log[0]!.at <= now - horizonMs) this.log.shift();
     let wait = this.nextAt - now;
-    if (this.log.length >= max) wait = Math.max(wait, this.log[this.log.length - max]! + horizonMs - now);
+    if (this.log.length >= max) wait = Math.max(wait, this.log[this.log.length - max]!.at + horizonMs - now);
     if (wait > 0) return wait;
-    this.log.push(now);
+    this.insert({ ticket, at: now });
     if (this.log.length > max) this.log.shift();
     this.nextAt = Math.max(this.nextAt, now - spacingMs) + spacingMs;
     return 0;
+  }
+
+  postpone(ticket: string, byMs: number): Promise<void> {
+    const index = this.log.findIndex((e) => e.ticket === ticket);
+    if (index >= 0) {
+      const [entry] = this.log.splice(index, 1);
+      this.insert({ ticket, at: entry!.at + byMs });
+    }
+    return Promise.resolve();
+  }
+
+  /** Keeps the log sorted: a postponed entry may be later than a newer claim. */
+  private insert(entry: { ticket: string; at: number }): void {
+    let to = this.log.length;
+    while (to > 0 && this.log[to - 1]!.at > entry.at) to--;
+    this.log.splice(to, 0, entry);
   }
 
   close(): Promise<void> {
@@ -67,7 +84,8 @@ export function localWindowFor(id: string, rule: WindowRule): DispatchWindow {
   const held = entry;
   let closed = false;
   return {
-    tryClaim: () => held.window.tryClaim(),
+    tryClaim: (ticket) => held.window.tryClaim(ticket),
+    postpone: (ticket, byMs) => held.window.postpone(ticket, byMs),
     close: async () => {
       if (closed) return;
       closed = true;

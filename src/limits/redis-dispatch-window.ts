@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { DispatchWindow, WindowRule } from './dispatch-window.js';
 import { LimiterError } from './limiter-error.js';
@@ -31,11 +30,16 @@ redis.call('PEXPIRE', KEYS[1], ttl)
 return '0'
 `;
 
+/** Moves one dispatch later; a ticket already out of the log needs nothing. */
+const POSTPONE = `
+local at = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if at then redis.call('ZADD', KEYS[1], 'XX', tonumber(at) + tonumber(ARGV[2]), ARGV[1]) end
+return 0
+`;
+
 export class RedisDispatchWindow implements DispatchWindow {
   private readonly redis: Redis;
   private readonly keys: [string, string];
-  private readonly member = randomUUID();
-  private seq = 0;
   private readonly where: string;
 
   constructor(
@@ -53,18 +57,29 @@ export class RedisDispatchWindow implements DispatchWindow {
     this.keys = [`crm-enrich:limiter:{${id}}:log`, `crm-enrich:limiter:{${id}}:pace`];
   }
 
-  async tryClaim(): Promise<number> {
+  async tryClaim(ticket: string): Promise<number> {
     const { max, horizonMs, spacingMs } = this.rule;
     try {
-      const wait = await this.redis.eval(CLAIM, 2, ...this.keys, max, horizonMs, spacingMs, `${this.member}:${this.seq++}`);
-      return Number(wait);
+      return Number(await this.redis.eval(CLAIM, 2, ...this.keys, max, horizonMs, spacingMs, ticket));
     } catch (error) {
-      throw new LimiterError(
-        'limiter_unavailable',
-        `The shared rate limit in Redis at ${this.where} could not be checked (${(error as Error).message}). Check REDIS_URL and that Redis is running.`,
-        { cause: error },
-      );
+      throw this.unavailable(error);
     }
+  }
+
+  async postpone(ticket: string, byMs: number): Promise<void> {
+    try {
+      await this.redis.eval(POSTPONE, 1, this.keys[0], ticket, byMs);
+    } catch (error) {
+      throw this.unavailable(error);
+    }
+  }
+
+  private unavailable(error: unknown): LimiterError {
+    return new LimiterError(
+      'limiter_unavailable',
+      `The shared rate limit in Redis at ${this.where} could not be checked (${(error as Error).message}). Check REDIS_URL and that Redis is running.`,
+      { cause: error },
+    );
   }
 
   async close(): Promise<void> {

@@ -6,7 +6,7 @@ import { LocalDispatchWindow } from '../../src/limits/local-dispatch-window.js';
 function run(window: LocalDispatchWindow, clock: { t: number }, claims: number, lateBy = 0): number[] {
   const at: number[] = [];
   while (at.length < claims) {
-    const wait = window.claimAt();
+    const wait = window.claimAt(`t${clock.t}-${at.length}`);
     if (wait === 0) at.push(clock.t);
     else clock.t += wait + lateBy;
   }
@@ -53,5 +53,24 @@ describe('LocalDispatchWindow', () => {
     expect(at[1]).toBe(at[0]);
     for (let i = 3; i < at.length; i++) expect(at[i]! - at[i - 3]!).toBeGreaterThanOrEqual(100);
     expect(maxInAnyWindow(at, 100)).toBeLessThanOrEqual(3);
+  });
+
+  it('counts a postponed dispatch from its new time', async () => {
+    const clock = { t: 0 };
+    const window = new LocalDispatchWindow(windowRule(2, 100, 0), () => clock.t);
+    expect(window.claimAt('a')).toBe(0);
+    clock.t = 50;
+    expect(window.claimAt('b')).toBe(0);
+    clock.t = 100;
+    // 'a' reached the provider 80 ms late. Counted at 0 it would have left the window now; counted
+    // at 80, two dispatches are still inside it and the next waits for the older one, 'b', to leave.
+    await window.postpone('a', 80);
+    expect(window.claimAt('c')).toBe(50);
+    clock.t = 150;
+    expect(window.claimAt('c')).toBe(0);
+    // Then 'a', counted at 80, is the older of the two in the window: the next waits for 80 + 100.
+    clock.t = 170;
+    expect(window.claimAt('d')).toBe(10);
+    await window.postpone('gone', 10);
   });
 });
