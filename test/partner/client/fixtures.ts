@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { expect } from 'vitest';
 import { createRateLimiter, type SharedRateLimiter } from '../../../src/limits/create-rate-limiter.js';
 import { PartnerClient, type PartnerClientOptions } from '../../../src/partner/client.js';
+import { PartnerError } from '../../../src/partner/partner-error.js';
 import type { PartnerRequestEvent } from '../../../src/partner/partner-transport.js';
 import { startPartnerSandbox, type PartnerSandbox, type PartnerSandboxOptions } from '../../../src/partner/sandbox/server.js';
 
@@ -42,3 +44,13 @@ export async function partnerFixture(options: PartnerSandboxOptions = {}) {
 }
 
 export type PartnerFixture = Awaited<ReturnType<typeof partnerFixture>>;
+
+/** The PartnerError a call rejects with (failing the test if it resolves or throws something else). */
+export async function failure(promise: Promise<unknown>): Promise<PartnerError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(PartnerError);
+  return error as PartnerError;
+}

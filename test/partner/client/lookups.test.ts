@@ -2,8 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PartnerError } from '../../../src/partner/partner-error.js';
-import { partnerFixture, KEY, type PartnerFixture } from './fixtures.js';
+import { failure, partnerFixture, KEY, type PartnerFixture } from './fixtures.js';
 
 let fx: PartnerFixture;
 beforeAll(async () => {
@@ -12,15 +11,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await fx.close();
 });
-
-async function failure(promise: Promise<unknown>): Promise<PartnerError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(PartnerError);
-  return error as PartnerError;
-}
 
 describe('partner client lookups against the sandbox', () => {
   it.each(['id', 'ln_slug', 'ln_url', 'fqdn', 'abn', 'website'] as const)('finds a company by %s', async (by) => {

@@ -3,9 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Company, Person } from '../../../src/partner/schemas.js';
-import { PartnerError } from '../../../src/partner/partner-error.js';
 import { startPartnerSandbox } from '../../../src/partner/sandbox/server.js';
-import { partnerFixture, KEY, type PartnerFixture } from './fixtures.js';
+import { failure, partnerFixture, KEY, type PartnerFixture } from './fixtures.js';
 
 let fx: PartnerFixture;
 beforeAll(async () => {
@@ -15,20 +14,13 @@ afterAll(async () => {
   await fx.close();
 });
 
-async function failure(promise: Promise<unknown>): Promise<PartnerError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(PartnerError);
-  return error as PartnerError;
-}
-
-/** Spends the key's whole second at the sandbox, so the next request gets 429. */
-async function exhaustRateWindow(): Promise<void> {
-  await Promise.all(
-    Array.from({ length: 50 }, () => fetch(`${fx.sandbox.url}/filter-options`, { headers: { authorization: `Bearer ${KEY}` } }).then((r) => r.arrayBuffer())),
-  );
+/** A sandbox that allows one request a second, with that second already spent. */
+async function spentSandbox() {
+  const limited = await startPartnerSandbox({ port: 0, companies: 50, people: 100, rateLimitPerSecond: 1 });
+  const first = await fetch(`${limited.url}/filter-options`, { headers: { authorization: `Bearer ${KEY}` } });
+  await first.arrayBuffer();
+  expect(first.status).toBe(200);
+  return limited;
 }
 
 describe('partner client retries against the sandbox', () => {
@@ -58,7 +50,7 @@ describe('partner client retries against the sandbox', () => {
     const { client, events, limiter } = fx.client({ maxRetries: 3 });
     const before = fx.served();
     fx.sandbox.setFailRate(1);
-    let error: PartnerError;
+    let error: Awaited<ReturnType<typeof failure>>;
     try {
       error = await failure(client.lookupCompany({ by: 'id', value: fx.sample.companies[0]!.id! }));
     } finally {
@@ -75,33 +67,40 @@ describe('partner client retries against the sandbox', () => {
   });
 
   it('waits for Retry-After on 429 before trying again', async () => {
-    // A limiter far above the key's limit, so the sandbox is the one to refuse.
-    const { client, events } = fx.client({ max: 1000 });
-    await exhaustRateWindow();
-    const rejectedBefore = fx.sandbox.stats().keys[KEY]!.rejected;
-    const started = performance.now();
-    const found = await client.lookupCompany({ by: 'id', value: fx.sample.companies[1]!.id! });
-    const elapsed = performance.now() - started;
-    expect(found?.id).toBe(fx.sample.companies[1]!.id);
-    expect(events.map((e) => [e.status, e.kind])).toEqual([
-      [429, 'retry'],
-      [200, 'ok'],
-    ]);
-    expect(fx.sandbox.stats().keys[KEY]!.rejected - rejectedBefore).toBe(1);
-    // The sandbox says Retry-After: 1; the backoff alone (5 ms base) would have retried at once.
-    expect(elapsed).toBeGreaterThanOrEqual(995);
+    const limited = await spentSandbox();
+    try {
+      // A limiter far above the sandbox's limit, so the sandbox is the one to refuse.
+      const { client, events } = fx.client({ baseUrl: limited.url, max: 1000 });
+      const started = performance.now();
+      const found = await client.lookupCompany({ by: 'id', value: 'co_au000001' });
+      const elapsed = performance.now() - started;
+      expect(found?.id).toBe('co_au000001');
+      expect(events.map((e) => [e.status, e.kind])).toEqual([
+        [429, 'retry'],
+        [200, 'ok'],
+      ]);
+      expect(limited.stats().keys[KEY]!.rejected).toBe(1);
+      // The sandbox says Retry-After: 1; the backoff alone (5 ms base) would have retried at once.
+      expect(elapsed).toBeGreaterThanOrEqual(995);
+    } finally {
+      await limited.close();
+    }
   });
 
   it('fails at once, carrying retryAfterMs, when Retry-After is longer than it may wait', async () => {
-    const { client, events } = fx.client({ max: 1000, maxRetryAfterMs: 100 });
-    await exhaustRateWindow();
-    const error = await failure(client.lookupCompany({ by: 'id', value: fx.sample.companies[2]!.id! }));
-    expect(error.status).toBe(429);
-    expect(error.code).toBe('rate_limited');
-    expect(error.retryable).toBe(true);
-    expect(error.retryAfterMs).toBeGreaterThanOrEqual(1000);
-    expect(events).toHaveLength(1);
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const limited = await spentSandbox();
+    try {
+      const { client, events } = fx.client({ baseUrl: limited.url, max: 1000, maxRetryAfterMs: 100 });
+      const error = await failure(client.lookupCompany({ by: 'id', value: 'co_au000001' }));
+      expect(error.status).toBe(429);
+      expect(error.code).toBe('rate_limited');
+      expect(error.retryable).toBe(true);
+      expect(error.retryAfterMs).toBeGreaterThanOrEqual(1000);
+      expect(error.attempts).toBe(1);
+      expect(events).toHaveLength(1);
+    } finally {
+      await limited.close();
+    }
   });
 
   it('retries a timeout a bounded number of times, then says so', async () => {
