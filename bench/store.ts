@@ -10,6 +10,7 @@ import { parseArgs } from 'node:util';
 import { PGlite } from '@electric-sql/pglite';
 import { enrichQueueName } from '../src/store/queue.js';
 import { openStore, type Store } from '../src/store/store.js';
+import { fillSyntheticState } from '../test/support/db.js';
 
 const { values } = parseArgs({
   options: {
@@ -87,14 +88,7 @@ async function drainBench(s: Store): Promise<{ perSecond: number; done: number }
 
 async function staleBench(s: Store): Promise<number> {
   const t0 = performance.now();
-  await s.db.query(
-    `INSERT INTO "${schema}".enrichment_state (connection, object_type, record_id, status, next_refresh_at)
-     SELECT 'default', CASE WHEN g % 3 = 0 THEN 'company' ELSE 'contact' END, g::text, 'enriched',
-            now() - interval '400 days' + (g % 800) * interval '1 day'
-     FROM generate_series(1, $1::int) AS g`,
-    [rows],
-  );
-  await s.db.query(`ANALYZE "${schema}".enrichment_state`);
+  await fillSyntheticState(s.db, schema, rows);
   console.log(`state rows generated: ${rows} in ${Math.round(performance.now() - t0)} ms`);
   const times: number[] = [];
   let cursor;

@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import { staleQuery } from '../../src/store/enrichment-state.js';
-import { describeEachBackend } from '../support/db.js';
+import { describeEachBackend, fillSyntheticState } from '../support/db.js';
 
 const key = (recordId: string) => ({ connection: 'default', objectType: 'contact', recordId });
 const day = 86_400_000;
@@ -83,14 +83,7 @@ describeEachBackend('enrichment state', (t) => {
     const store = await t.openStore();
     // A million rows on the server as the issue asks; PGlite (WASM) gets a smaller table with the same plan.
     const rows = t.backend === 'pg' ? 1_000_000 : 50_000;
-    await store.db.query(
-      `INSERT INTO "${store.schema}".enrichment_state (connection, object_type, record_id, status, next_refresh_at)
-       SELECT 'default', CASE WHEN g % 3 = 0 THEN 'company' ELSE 'contact' END, g::text, 'enriched',
-              now() - interval '400 days' + (g % 800) * interval '1 day'
-       FROM generate_series(1, $1::int) AS g`,
-      [rows],
-    );
-    await store.db.query(`ANALYZE "${store.schema}".enrichment_state`);
+    await fillSyntheticState(store.db, store.schema, rows);
     const table = `"${store.schema}".enrichment_state`;
     const now = new Date().toISOString();
     for (const [sql, params] of [

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe } from 'vitest';
+import type { Db } from '../../src/store/db.js';
 import { openStore, type Store, type StoreOptions } from '../../src/store/store.js';
 
 export const SERVER_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -112,6 +113,21 @@ export function useTestDb(backend: BackendName): TestDb {
       return pglite;
     },
   };
+}
+
+/**
+ * Fills a store's state table with `rows` synthetic records in one statement (two thirds contacts,
+ * one third companies, next refresh spread over 800 days around now) and ANALYZEs it.
+ */
+export async function fillSyntheticState(db: Db, schema: string, rows: number): Promise<void> {
+  await db.query(
+    `INSERT INTO "${schema}".enrichment_state (connection, object_type, record_id, status, next_refresh_at)
+     SELECT 'default', CASE WHEN g % 3 = 0 THEN 'company' ELSE 'contact' END, g::text, 'enriched',
+            now() - interval '400 days' + (g % 800) * interval '1 day'
+     FROM generate_series(1, $1::int) AS g`,
+    [rows],
+  );
+  await db.query(`ANALYZE "${schema}".enrichment_state`);
 }
 
 const serverReason = await serverUnavailable();
