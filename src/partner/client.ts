@@ -4,6 +4,7 @@ import type { Priority, RateLimiter } from '../core/limiter.js';
 import { FilterOptionsCache } from './filter-options-cache.js';
 import {
   COMPANY_LOOKUPS,
+  LookupParamOverridesSchema,
   PERSON_LOOKUPS,
   resolveLookupParams,
   type CompanyLookupBy,
@@ -71,6 +72,7 @@ const ClientOptions = z.object({
   maxDelayMs: z.number().min(0, 'maxDelayMs must be 0 or more').default(10_000),
   maxRetryAfterMs: z.number().min(0, 'maxRetryAfterMs must be 0 or more').default(60_000),
   filterOptionsTtlMs: z.number().min(0, 'filterOptionsTtlMs must be 0 or more').default(3_600_000),
+  paramNames: LookupParamOverridesSchema.optional(),
 });
 
 const lookupValue = z.string().trim().min(1, 'value must be a non-empty string').max(2048, 'value must be at most 2048 characters');
@@ -102,7 +104,7 @@ export class PartnerClient extends EventEmitter<{ request: [PartnerRequestEvent]
   constructor(options: PartnerClientOptions) {
     super();
     const settings = check(ClientOptions, options, 'PartnerClient options', 'invalid_client_options', 'config');
-    this.#params = resolveLookupParams(options.paramNames);
+    this.#params = resolveLookupParams(settings.paramNames);
     this.#filterCache = new FilterOptionsCache(settings.filterOptionsTtlMs);
     this.#transport = new PartnerTransport({ ...settings, onRequest: (event) => this.emit('request', event) });
   }

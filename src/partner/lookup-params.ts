@@ -33,7 +33,7 @@ const paramName = z
 const names = <K extends string>(kinds: readonly K[]) =>
   z.strictObject(Object.fromEntries(kinds.map((k) => [k, paramName.optional()])) as Record<K, z.ZodOptional<typeof paramName>>);
 
-const OverridesSchema = z.strictObject({
+export const LookupParamOverridesSchema = z.strictObject({
   company: names(COMPANY_LOOKUPS).optional(),
   person: names(PERSON_LOOKUPS).optional(),
 });
@@ -59,7 +59,7 @@ export function parseLookupParams(json: string | undefined, variable = 'PARTNER_
       { variable, message: `expected a JSON object such as {"company":{"fqdn":"domain"}} (${(error as Error).message})` },
     ]);
   }
-  const parsed = OverridesSchema.safeParse(raw);
+  const parsed = LookupParamOverridesSchema.safeParse(raw);
   if (!parsed.success) {
     throw new ConfigError(
       parsed.error.issues.map((issue) => ({

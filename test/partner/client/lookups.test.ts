@@ -2,6 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PartnerError } from '../../../src/partner/partner-error.js';
 import { failure, partnerFixture, KEY, type PartnerFixture } from './fixtures.js';
 
 let fx: PartnerFixture;
@@ -118,6 +119,19 @@ describe('partner client lookups against the sandbox', () => {
     expect(error.retryable).toBe(false);
     expect(error.message).toMatch(/belongs to no organisation/);
     expect(error.message).not.toContain('sandbox-key-no-org');
+  });
+});
+
+describe('partner client options', () => {
+  it.each([
+    [{ baseUrl: 'ftp://partner.example' }, /baseUrl must be an http\(s\) URL/],
+    [{ apiKey: '' }, /apiKey must not be empty \(set PARTNER_API_KEY\)/],
+    [{ maxRetries: -1 }, /maxRetries must be a whole number of at least 0/],
+    [{ paramNames: { company: { fqdn: 'has space' } } }, /paramNames.company.fqdn: expected a query parameter name/],
+    [{ paramNames: { company: { domain: 'x' } } } as never, /domain/],
+  ])('refuses %o with a message naming the option', (overrides, message) => {
+    expect(() => fx.client(overrides)).toThrow(message);
+    expect(() => fx.client(overrides)).toThrow(PartnerError);
   });
 });
 
