@@ -19,7 +19,9 @@ export const LimiterOptionsSchema = z.object({
       message: 'redisUrl must be a redis:// or rediss:// URL',
     })
     .optional(),
+  /** Most tasks running at once; unset, no limit beyond the rate. */
   concurrency: whole('concurrency', 1).optional(),
+  /** Extra time each dispatch counts against the window; default 2% of windowMs (see defaultMarginMs). */
   marginMs: z
     .number({ error: 'marginMs must be a number of milliseconds, 0 or more' })
     .min(0, 'marginMs must be a number of milliseconds, 0 or more')
