@@ -15,6 +15,8 @@ export interface AuditEntryInput {
   newValue?: string | null;
   /** The mapping rule that decided, e.g. `fill_empty`, `overwrite`, `keep_manual_edit`. */
   rule?: string;
+  /** What became of the record in this run, e.g. `written`, `unchanged`, `skipped`. */
+  outcome?: string;
   /** Why nothing was written (required when `property` is absent). */
   reason?: string;
   jobId?: string;
@@ -30,6 +32,7 @@ export interface AuditEntry {
   oldValue: string | null;
   newValue: string | null;
   rule: string | null;
+  outcome: string | null;
   reason: string | null;
   jobId: string | null;
   at: Date;
@@ -54,15 +57,15 @@ export class AuditLog {
     });
     const rows = entries.map((e) => ({
       connection: e.connection, object_type: e.objectType, record_id: e.recordId, property: e.property ?? null,
-      old_value: e.oldValue ?? null, new_value: e.newValue ?? null, rule: e.rule ?? null, reason: e.reason ?? null,
+      old_value: e.oldValue ?? null, new_value: e.newValue ?? null, rule: e.rule ?? null, outcome: e.outcome ?? null, reason: e.reason ?? null,
       job_id: e.jobId ?? null, at: (e.at ?? new Date()).toISOString(),
     }));
     const { rows: result } = await db.query<{ n: number }>(
       `WITH ins AS (
-         INSERT INTO ${this.table} (connection, object_type, record_id, property, old_value, new_value, rule, reason, job_id, at)
-         SELECT connection, object_type, record_id, property, old_value, new_value, rule, reason, job_id, at
+         INSERT INTO ${this.table} (connection, object_type, record_id, property, old_value, new_value, rule, outcome, reason, job_id, at)
+         SELECT connection, object_type, record_id, property, old_value, new_value, rule, outcome, reason, job_id, at
          FROM jsonb_to_recordset($1::jsonb) AS r(connection text, object_type text, record_id text, property text,
-           old_value text, new_value text, rule text, reason text, job_id text, at timestamptz)
+           old_value text, new_value text, rule text, outcome text, reason text, job_id text, at timestamptz)
          RETURNING 1)
        SELECT count(*)::int AS n FROM ins`,
       [JSON.stringify(rows)],
@@ -74,7 +77,7 @@ export class AuditLog {
   async forRecord(key: { connection: string; objectType: string; recordId: string }, options: { limit?: number; beforeId?: number } = {}): Promise<AuditEntry[]> {
     const { rows } = await this.db.query<{
       id: string; connection: string; object_type: string; record_id: string; property: string | null; old_value: string | null;
-      new_value: string | null; rule: string | null; reason: string | null; job_id: string | null; at: Date;
+      new_value: string | null; rule: string | null; outcome: string | null; reason: string | null; job_id: string | null; at: Date;
     }>(
       `SELECT * FROM ${this.table}
        WHERE connection = $1 AND object_type = $2 AND record_id = $3 AND ($4::bigint IS NULL OR id < $4)
@@ -83,7 +86,7 @@ export class AuditLog {
     );
     return rows.map((r) => ({
       id: Number(r.id), connection: r.connection, objectType: r.object_type, recordId: r.record_id, property: r.property,
-      oldValue: r.old_value, newValue: r.new_value, rule: r.rule, reason: r.reason, jobId: r.job_id, at: new Date(r.at),
+      oldValue: r.old_value, newValue: r.new_value, rule: r.rule, outcome: r.outcome, reason: r.reason, jobId: r.job_id, at: new Date(r.at),
     }));
   }
 }

@@ -185,9 +185,7 @@ export class EnrichmentStateStore {
       // What we wrote to any of the merged records may now sit on the survivor; the survivor's own wins.
       const written = Object.assign({}, ...states.slice().reverse().map((s) => s.written), survivor?.written ?? {});
       await tx.query(`DELETE FROM ${this.table} WHERE connection = $1 AND object_type = $2 AND record_id = ANY($3::text[])`, [connection, objectType, others]);
-      const { updatedAt: _updatedAt, ...rest } = base;
-      void _updatedAt;
-      await this.upsertMany([{ ...rest, recordId: survivorId, written }], tx);
+      await this.upsertMany([{ ...base, recordId: survivorId, written }], tx);
       await tx.query(
         `UPDATE "${this.schema}".audit_log SET record_id = $3 WHERE connection = $1 AND object_type = $2 AND record_id = ANY($4::text[])`,
         [connection, objectType, survivorId, others],

@@ -236,10 +236,47 @@ export class JobQueue {
     return affected(result);
   }
 
-  /** Fails one claimed job: retried later with backoff, or parked in the dead letter after the last attempt. */
+  /**
+   * Fails one claimed job: retried later with backoff, or parked in the dead letter after the last
+   * attempt. An error that says it cannot succeed on retry (`retryable: false`) is parked at once.
+   */
   async fail(queue: string, job: Pick<ClaimedJob, 'id' | 'retryCount'>, error: unknown): Promise<boolean> {
+    if (isFinal(error)) return this.park(queue, job, error);
     const result = await this.boss.fail(queue, { id: job.id, retryCount: job.retryCount }, describeError(error));
     return affected(result) > 0;
+  }
+
+  /** Sends a claimed job straight to the dead letter with this error, whatever attempts it has left. */
+  async park(queue: string, job: Pick<ClaimedJob, 'id' | 'retryCount'>, error: unknown): Promise<boolean> {
+    // With no retries left, pg-boss's own fail moves the job to the dead letter and keeps the error.
+    await this.db.query(
+      `UPDATE "${this.schema}".job SET retry_limit = retry_count WHERE name = $1 AND id = $2 AND retry_count = $3 AND state = 'active'`,
+      [queue, job.id, job.retryCount],
+    );
+    const result = await this.boss.fail(queue, { id: job.id, retryCount: job.retryCount }, describeError(error));
+    return affected(result) > 0;
+  }
+
+  /**
+   * Puts claimed jobs back without spending an attempt (a budget pause, a CRM rate limit), to be
+   * handed out again after `delayMs`. Returns how many were still this worker's.
+   */
+  async release(queue: string, jobs: Pick<ClaimedJob, 'id' | 'retryCount'>[], delayMs: number): Promise<number> {
+    if (jobs.length === 0) return 0;
+    // pg-boss counts an attempt when it hands out a job that was started before; clearing
+    // started_on returns the job as if never claimed.
+    const { rows } = await this.db.query<{ n: number }>(
+      `WITH back AS (
+         UPDATE "${this.schema}".job j
+         SET state = 'created', started_on = NULL, heartbeat_on = NULL,
+             start_after = now() + make_interval(secs => $3::double precision / 1000)
+         FROM jsonb_to_recordset($2::jsonb) AS a(id uuid, "retryCount" int)
+         WHERE j.name = $1 AND j.id = a.id AND j.retry_count = a."retryCount" AND j.state = 'active'
+         RETURNING 1)
+       SELECT count(*)::int AS n FROM back`,
+      [queue, JSON.stringify(jobs.map((j) => ({ id: j.id, retryCount: j.retryCount }))), Math.max(0, delayMs)],
+    );
+    return rows[0]?.n ?? 0;
   }
 
   /** Extends the claim of jobs still being worked on (long batches). */
@@ -355,11 +392,18 @@ function affected(response: object): number {
   return typeof n === 'number' ? n : 0;
 }
 
+type ErrorLike = { message?: unknown; code?: unknown; kind?: unknown; retryable?: unknown };
+
+function isFinal(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as ErrorLike).retryable === false;
+}
+
+/** Errors and error-shaped objects (`{ code, message, retryable }`) keep their code and message. */
 function describeError(error: unknown): { message: string; code?: string; kind?: string } {
-  if (error instanceof Error) {
-    const e = error as Error & { code?: unknown; kind?: unknown };
+  if (typeof error === 'object' && error !== null && typeof (error as ErrorLike).message === 'string') {
+    const e = error as ErrorLike;
     return {
-      message: e.message,
+      message: e.message as string,
       ...(typeof e.code === 'string' ? { code: e.code } : {}),
       ...(typeof e.kind === 'string' ? { kind: e.kind } : {}),
     };

@@ -18,6 +18,7 @@ import { assertSchemaName, migrate } from './migrate.js';
 import { lockDirectory, type DirectoryLock } from './pglite-lock.js';
 import { defaultQueueSettings, JobQueue, type QueueSettings } from './queue.js';
 import { PostgresRunCoordinator } from './run-coordinator.js';
+import { Settings } from './settings.js';
 
 const log = logger('store');
 
@@ -51,6 +52,7 @@ export interface Store {
   readonly cron: PostgresRunCoordinator;
   readonly counters: DailyCounters;
   readonly erasure: Erasure;
+  readonly settings: Settings;
   close(): Promise<void>;
 }
 
@@ -108,6 +110,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     cron: new PostgresRunCoordinator(db, schema),
     counters: new DailyCounters(db, schema),
     erasure: new Erasure(db, schema, jobQueue),
+    settings: new Settings(db, schema),
     async close() {
       if (closed) return;
       closed = true;

@@ -122,4 +122,28 @@ describeEachBackend('job queue', (t) => {
     expect(await store.queue.replay()).toBe(2);
     expect(await store.queue.depth(Q)).toBe(2);
   });
+
+  it('parks a job at once when its error cannot succeed on retry', async () => {
+    const store = await t.openStore({ queue: { maxAttempts: 5 } });
+    await store.queue.enqueue(Q, [{ data: ref('invalid') }]);
+    const [job] = await store.queue.claim(Q, 1);
+    await store.queue.fail(Q, job!, { code: 'validation', message: 'property jobtitle is read-only', retryable: false });
+    expect(await store.queue.depth(Q)).toBe(0);
+    expect(await store.queue.deadLetters()).toMatchObject([{ data: ref('invalid'), attempts: 1, error: { code: 'validation', message: 'property jobtitle is read-only' } }]);
+  });
+
+  it('puts released jobs back without spending an attempt, after the delay', async () => {
+    const store = await t.openStore();
+    await store.queue.enqueue(Q, [{ data: ref('paused') }]);
+    const [job] = await store.queue.claim(Q, 1);
+    expect(await store.queue.release(Q, [job!], 1000)).toBe(1);
+    expect(await store.queue.claim(Q, 1)).toEqual([]);
+    await new Promise((r) => setTimeout(r, 1100));
+    const [again] = await store.queue.claim(Q, 1);
+    expect(again).toMatchObject({ id: job!.id, attempt: 1 });
+    // The stale claim from before the release settles nothing.
+    expect(await store.queue.release(Q, [job!], 0)).toBe(1);
+    const [third] = await store.queue.claim(Q, 1);
+    expect(await store.queue.complete(Q, [third!])).toBe(1);
+  });
 });

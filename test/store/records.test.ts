@@ -51,10 +51,11 @@ describeEachBackend('cache, audit, mappings, counters and cron claims', (t) => {
       { ...rec, property: 'jobtitle', oldValue: null, newValue: 'CTO', rule: 'fill_empty', jobId: 'j1' },
       { ...rec, property: 'phone', oldValue: '+1', newValue: '+2', rule: 'overwrite', jobId: 'j1' },
     ]);
-    await audit.record([{ ...rec, reason: 'partner data unchanged since last run', jobId: 'j2' }]);
+    await audit.record([{ ...rec, outcome: 'unchanged', reason: 'partner data unchanged since last run', jobId: 'j2' }]);
     await audit.record([{ ...rec, recordId: '43', property: 'jobtitle', newValue: 'CEO' }]);
     const entries = await audit.forRecord(rec);
     expect(entries.map((e) => e.property ?? e.reason)).toEqual(['partner data unchanged since last run', 'phone', 'jobtitle']);
+    expect(entries[0]).toMatchObject({ outcome: 'unchanged', property: null, jobId: 'j2' });
     expect(entries[1]).toMatchObject({ oldValue: '+1', newValue: '+2', rule: 'overwrite', jobId: 'j1' });
     const page = await audit.forRecord(rec, { limit: 1, beforeId: entries[0]!.id });
     expect(page.map((e) => e.property)).toEqual(['phone']);
@@ -78,6 +79,15 @@ describeEachBackend('cache, audit, mappings, counters and cron claims', (t) => {
     await expect(mappings.save({ crm: 'hubspot', objectType: 'contact', document: '', author: 'x' })).rejects.toMatchObject({ details: { field: 'document' } });
   });
 
+  it('keeps named settings shared between instances', async () => {
+    const a = await t.openStore();
+    const b = await t.openStore({ schema: a.schema });
+    expect(await a.settings.get('sweep.hubspot.contact')).toBeUndefined();
+    await a.settings.set('sweep.hubspot.contact', '2026-05-01T00:00:00Z');
+    await b.settings.set('sweep.hubspot.contact', '2026-05-02T00:00:00Z');
+    expect(await a.settings.get('sweep.hubspot.contact')).toBe('2026-05-02T00:00:00Z');
+  });
+
   it('counts per day atomically', async () => {
     const { counters } = await t.openStore();
     const results = await Promise.all(Array.from({ length: 20 }, () => counters.increment('lookups', 1, '2026-05-01')));
@@ -95,7 +105,8 @@ describeEachBackend('cache, audit, mappings, counters and cron claims', (t) => {
     const key = 'refresh:2026-05-01T03:00:00.000Z';
     const votes = await Promise.all([a.cron.shouldRun(key, 60_000), b.cron.shouldRun(key, 60_000), a.cron.shouldRun(key, 60_000)]);
     expect(votes.filter(Boolean)).toHaveLength(1);
-    expect(await a.cron.claimant(key)).toBe(votes[0] ? a.cron.owner : b.cron.owner);
+    const askers = [a.cron.owner, b.cron.owner, a.cron.owner];
+    expect(await a.cron.claimant(key)).toBe(askers[votes.indexOf(true)]);
     expect(await b.cron.shouldRun('refresh:2026-05-02T03:00:00.000Z', 60_000)).toBe(true);
   });
 
