@@ -9,6 +9,8 @@ import { createHubspotConnector, type HubspotConnectorOptions } from './connecto
 export function hubspotConnectorFromConfig(config: Config, extra: Partial<HubspotConnectorOptions> = {}): CrmConnector | undefined {
   if (!config.HUBSPOT_ACCESS_TOKEN && !extra.accessToken && !extra.getAccessToken) return undefined;
   return createHubspotConnector({
+    // One connection per CRM: its name keys the queue, the state rows and the limiter.
+    connection: 'hubspot',
     accessToken: config.HUBSPOT_ACCESS_TOKEN,
     clientSecret: config.HUBSPOT_CLIENT_SECRET,
     basePath: config.HUBSPOT_BASE_URL,

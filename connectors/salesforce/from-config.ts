@@ -56,6 +56,8 @@ export function salesforceConnectorFromConfig(config: Config, limiter?: RateLimi
   const auth = salesforceAuthFromConfig(config);
   if (!auth) return undefined;
   return createSalesforceConnector({
+    // One connection per CRM: its name keys the queue, the state rows and the limiter.
+    connection: 'salesforce',
     auth,
     version: config.SALESFORCE_API_VERSION,
     orgId: config.SALESFORCE_ORG_ID,
