@@ -76,7 +76,7 @@ function checkTarget(
     problems.add([...path, 'target'], 'read_only_property', `${target} is read-only in the CRM; choose a writable property`);
     return;
   }
-  if (custom && custom.type !== property.type) {
+  if (custom && !sameKind(custom.type, property.type)) {
     problems.add([...path, 'custom', 'type'], 'type_mismatch', `${target} exists as ${property.type} but the mapping declares ${custom.type}; make them agree`);
   }
   if (produced) fit(produced, property, path, problems);
@@ -108,4 +108,11 @@ export function checkAgainstCrm(doc: MappingDocument, properties: readonly CrmPr
     checkTarget(doc.enriched_at.target, doc.enriched_at.custom, { base: 'date', list: false }, byName, ['enriched_at'], problems);
   }
   return problems.items;
+}
+
+/** Text the CRM stores as plain text: HubSpot has no e-mail or URL property type, only string. */
+const TEXTUAL: ReadonlySet<string> = new Set(['string', 'text', 'email', 'url', 'phone']);
+
+function sameKind(declared: string, existing: string): boolean {
+  return declared === existing || (TEXTUAL.has(declared) && (existing === 'string' || existing === 'text'));
 }
