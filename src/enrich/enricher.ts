@@ -1,0 +1,59 @@
+/**
+ * Runs one lane per (connection, object type) that has an active mapping, wakes the right lane when
+ * new work is stored, and stops them all cleanly.
+ */
+import { EventEmitter } from 'node:events';
+import type { CrmConnector } from '../core/connector.js';
+import type { Priority } from '../core/limiter.js';
+import type { CompiledMapping } from '../mapping/compile.js';
+import { queueName } from './jobs.js';
+import { Lane, type LaneEvents, type LaneOptions } from './lane.js';
+
+export interface EnricherOptions extends Omit<LaneOptions, 'connector' | 'objectType' | 'mapping'> {
+  connectors: CrmConnector[];
+  /** The active compiled mapping of a CRM object, or undefined when that object is not enriched. */
+  mapping: (crm: string, objectType: string) => CompiledMapping | undefined;
+}
+
+export class Enricher extends EventEmitter<LaneEvents> {
+  private readonly lanes = new Map<string, Lane>();
+
+  constructor(options: EnricherOptions) {
+    super();
+    for (const connector of options.connectors) {
+      for (const objectType of connector.objectTypes) {
+        if (!options.mapping(connector.kind, objectType)) continue;
+        const lane = new Lane({
+          ...options,
+          connector,
+          objectType,
+          mapping: () => {
+            const active = options.mapping(connector.kind, objectType);
+            if (!active) throw new Error(`the mapping for ${connector.kind}/${objectType} was removed`);
+            return active;
+          },
+        });
+        lane.on('job', (e) => this.emit('job', e));
+        lane.on('written', (e) => this.emit('written', e));
+        lane.on('error', (e) => this.emit('error', e));
+        this.lanes.set(lane.queue, lane);
+      }
+    }
+  }
+
+  get queues(): string[] {
+    return [...this.lanes.keys()];
+  }
+
+  start(): void {
+    for (const lane of this.lanes.values()) lane.start();
+  }
+
+  wake(connection: string, objectType: string, priority: Priority): void {
+    this.lanes.get(queueName(connection, objectType))?.wake(priority);
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all([...this.lanes.values()].map((lane) => lane.stop()));
+  }
+}

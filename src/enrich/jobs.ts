@@ -1,0 +1,72 @@
+/**
+ * What an enrichment job carries, and how jobs are named and keyed. One queue per connection and
+ * object type, so a worker can claim a batch of jobs that one CRM call reads and one CRM call writes.
+ */
+import { z } from 'zod';
+import type { RecordEvent } from '../core/connector.js';
+import type { Priority } from '../core/limiter.js';
+
+export const JOB_REASONS = ['created', 'changed', 'refresh', 'backfill', 'catchup', 'manual', 'privacy_deletion', 'merged', 'deleted'] as const;
+export type JobReason = (typeof JOB_REASONS)[number];
+
+export const EnrichJobData = z.object({
+  connection: z.string().min(1),
+  objectType: z.string().min(1),
+  recordId: z.string().min(1),
+  reason: z.enum(JOB_REASONS),
+  /** When the triggering event reached us (ISO), for the webhook-to-write latency. */
+  receivedAt: z.string().optional(),
+  /** For privacy deletions: e-mail addresses the CRM sent, so cached lookups by them go too. */
+  emails: z.array(z.string()).optional(),
+  /** For changes: the property values the trigger carried, to tell an echo of our own write from a person's change. */
+  changes: z.record(z.string(), z.string().nullable()).optional(),
+  /** For merges: records that no longer exist; recordId is the survivor. */
+  mergedIds: z.array(z.string()).optional(),
+});
+export type EnrichJobData = z.infer<typeof EnrichJobData>;
+
+export interface EnrichJob {
+  id: string;
+  data: EnrichJobData;
+  priority: Priority;
+  /** Which attempt this claim is; the queue settles a job only for the claim that holds it. */
+  retryCount: number;
+}
+
+export function queueName(connection: string, objectType: string): string {
+  return `enrich.${connection}.${objectType}`.toLowerCase().replace(/[^a-z0-9_.-]/g, '_');
+}
+
+/** A record just created or re-identified is work a person is waiting for; everything else is bulk. */
+export function priorityOf(reason: JobReason): Priority {
+  return reason === 'created' || reason === 'changed' || reason === 'manual' ? 'interactive' : 'bulk';
+}
+
+const EVENT_REASONS: Record<RecordEvent['kind'], JobReason> = {
+  created: 'created',
+  changed: 'changed',
+  requested: 'manual',
+  privacy_deletion: 'privacy_deletion',
+  merged: 'merged',
+  deleted: 'deleted',
+};
+
+/** One job per event; the event's own dedup key keeps a redelivered event from becoming a second job. */
+export function jobFromEvent(event: RecordEvent, receivedAt: Date): { dedupKey: string; data: EnrichJobData; priority: Priority } {
+  const reason = EVENT_REASONS[event.kind];
+  const emails = event.kind === 'privacy_deletion' ? Object.values(event.values ?? {}).filter((v): v is string => !!v && v.includes('@')) : undefined;
+  return {
+    dedupKey: `${event.source}:${event.connection}:${event.dedupKey}`,
+    priority: priorityOf(reason),
+    data: {
+      connection: event.connection,
+      objectType: event.objectType,
+      recordId: event.recordId,
+      reason,
+      receivedAt: receivedAt.toISOString(),
+      ...(emails?.length ? { emails } : {}),
+      ...(event.kind === 'changed' && (event.changedProperties ?? event.values) ? { changes: event.changedProperties ?? event.values } : {}),
+      ...(event.mergedIds?.length ? { mergedIds: event.mergedIds } : {}),
+    },
+  };
+}

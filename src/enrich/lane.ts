@@ -1,0 +1,439 @@
+/**
+ * A lane enriches one object type of one CRM connection. It claims jobs in batches, reads their
+ * records with one CRM call per batch, looks each record up (interactive work first, through the
+ * shared limiter), plans the writes and sends them through a write buffer, so N records cost about
+ * N/batchSize reads and N/batchSize writes. A job is settled only after its record's outcome is
+ * stored, so a crash leaves it to be claimed again, and the second run finds nothing left to write.
+ */
+import { EventEmitter } from 'node:events';
+import { CrmError, type CrmConnector, type CrmRecord } from '../core/connector.js';
+import { AppError } from '../core/errors.js';
+import type { Priority } from '../core/limiter.js';
+import type { CompiledMapping } from '../mapping/compile.js';
+import type { Market } from '../partner/schemas.js';
+import { logger } from '../logger.js';
+import { type EnrichJob, queueName } from './jobs.js';
+import { BudgetExhaustedError, type PartnerLookups } from './partner-lookups.js';
+import type { AuditPort, ErasurePort, JobFailure, JobQueuePort, RecordState, StatePort } from './ports.js';
+import { type RecordPlan, appliedHash, planRecord } from './record-plan.js';
+import { auditFor, stateFor } from './settle.js';
+import { WriteBuffer, type BufferedWrite } from './write-buffer.js';
+
+const log = logger('enrich.lane');
+
+export interface LaneOptions {
+  connector: CrmConnector;
+  objectType: string;
+  /** Read on every batch, so a newly activated mapping version applies to the next batch. */
+  mapping: () => CompiledMapping;
+  queue: JobQueuePort;
+  state: StatePort;
+  audit: AuditPort;
+  erasure: ErasurePort;
+  lookups: PartnerLookups;
+  refreshAfterDays: number;
+  /** Records in flight (read, not yet settled) before the lane stops claiming bulk work. */
+  maxInFlight?: number;
+  pollMs?: number;
+  maxWriteWaitMs?: number;
+}
+
+export type JobOutcome = 'echo' | 'enriched' | 'unchanged' | 'no_match' | 'skipped' | 'failed' | 'retried' | 'released' | 'erased' | 'merged';
+
+export interface LaneEvents {
+  job: [{ outcome: JobOutcome; count: number }];
+  written: [{ receivedAt: string[] }];
+  error: [Error];
+}
+
+interface Work {
+  jobs: EnrichJob[];
+  record: CrmRecord;
+  state: RecordState | undefined;
+  priority: Priority;
+  planned?: RecordPlan;
+}
+
+export class Lane extends EventEmitter<LaneEvents> {
+  readonly queue: string;
+  private running = false;
+  private loop: Promise<void> | undefined;
+  private wakeUp: (() => void) | undefined;
+  private interactiveWaiting = false;
+  private inFlight = 0;
+  private pendingLookups = 0;
+  private readonly inFlightRecords = new Set<string>();
+  private readonly batches = new Set<Promise<void>>();
+  private readonly buffer: WriteBuffer<Work>;
+  private readonly maxInFlight: number;
+
+  constructor(private readonly options: LaneOptions) {
+    super();
+    this.queue = queueName(options.connector.connection, options.objectType);
+    this.maxInFlight = options.maxInFlight ?? options.connector.batchSize * 2;
+    this.buffer = new WriteBuffer<Work>({
+      batchSize: options.connector.batchSize,
+      maxWaitMs: options.maxWriteWaitMs ?? 2_500,
+      pending: () => this.pendingLookups,
+      flush: (writes) => this.flush(writes),
+    });
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.loop = this.claimLoop();
+  }
+
+  /** New work was stored; interactive work is claimed even when bulk work fills the lane. */
+  wake(priority: Priority = 'bulk'): void {
+    if (priority === 'interactive') this.interactiveWaiting = true;
+    this.wakeUp?.();
+  }
+
+  /** Stops claiming, finishes the work in hand and sends its writes. */
+  async stop(): Promise<void> {
+    this.running = false;
+    this.wakeUp?.();
+    await this.loop;
+    while (this.batches.size) await Promise.allSettled([...this.batches]);
+    await this.buffer.drain();
+  }
+
+  private async claimLoop(): Promise<void> {
+    const pollMs = this.options.pollMs ?? 1_000;
+    while (this.running) {
+      try {
+        const room = this.inFlight < this.maxInFlight;
+        if (!room && !this.interactiveWaiting) {
+          await this.sleep(pollMs);
+          continue;
+        }
+        this.interactiveWaiting = false;
+        const jobs = await this.options.queue.claim(this.queue, this.options.connector.batchSize);
+        if (jobs.length === 0) {
+          await this.sleep(pollMs);
+          continue;
+        }
+        const batch = this.processBatch(jobs).catch((error: unknown) => {
+          this.emit('error', error as Error);
+        });
+        const tracked = batch.finally(() => this.batches.delete(tracked));
+        this.batches.add(tracked);
+      } catch (error) {
+        this.emit('error', error as Error);
+        await this.sleep(pollMs);
+      }
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wakeUp = () => {
+        this.wakeUp = undefined;
+        done();
+      };
+    });
+  }
+
+  private async processBatch(jobs: EnrichJob[]): Promise<void> {
+    const { queue } = this.options;
+    const housekeeping = jobs.filter((j) => ['privacy_deletion', 'merged', 'deleted'].includes(j.data.reason));
+    if (housekeeping.length) await this.housekeep(housekeeping);
+
+    // Jobs for a record already in flight wait their turn: two runs side by side would write twice.
+    const byRecord = new Map<string, EnrichJob[]>();
+    const later: EnrichJob[] = [];
+    for (const job of jobs) {
+      if (housekeeping.includes(job)) continue;
+      if (this.inFlightRecords.has(job.data.recordId)) later.push(job);
+      else byRecord.set(job.data.recordId, [...(byRecord.get(job.data.recordId) ?? []), job]);
+    }
+    if (later.length) await queue.release(this.queue, later, 1_000);
+    if (byRecord.size === 0) return;
+
+    const ids = [...byRecord.keys()];
+    for (const id of ids) this.inFlightRecords.add(id);
+    this.inFlight += ids.length;
+    const mapping = this.options.mapping();
+    try {
+      let states: Map<string, RecordState>;
+      try {
+        states = await this.options.state.getMany(this.options.connector.connection, this.options.objectType, ids);
+      } catch (error) {
+        await this.failJobs([...byRecord.values()].flat(), error);
+        this.finish(ids);
+        return;
+      }
+      const echoes = ids.filter((id) => isEcho(byRecord.get(id)!, states.get(id), mapping));
+      if (echoes.length) {
+        // The CRM tells us about our own write: nothing a person changed, so nothing to read or look up.
+        await this.options.queue.complete(this.queue, echoes.flatMap((id) => byRecord.get(id)!));
+        this.emit('job', { outcome: 'echo', count: echoes.length });
+        this.finish(echoes);
+        for (const id of echoes) byRecord.delete(id);
+      }
+      const unchanged = await this.unchangedRefreshes(byRecord, states, mapping);
+      if (unchanged.length) {
+        await this.settleUnchanged(unchanged.map((id) => ({ id, jobs: byRecord.get(id)!, state: states.get(id)! })));
+        this.finish(unchanged);
+      }
+      const toRead = [...byRecord.keys()].filter((id) => !unchanged.includes(id));
+      if (toRead.length === 0) return;
+      const priority: Priority = toRead.some((id) => byRecord.get(id)!.some((j) => j.priority === 'interactive')) ? 'interactive' : 'bulk';
+      let records: CrmRecord[];
+      try {
+        records = await this.options.connector.readRecords(this.options.objectType, toRead, [...mapping.propertiesToRead], { priority });
+      } catch (error) {
+        await this.failJobs(toRead.flatMap((id) => byRecord.get(id)!), error);
+        this.finish(toRead);
+        return;
+      }
+      const found = new Set(records.map((r) => r.id));
+      const gone = toRead.filter((id) => !found.has(id));
+      if (gone.length) {
+        await this.settleWithoutWrite(gone.map((id) => ({ jobs: byRecord.get(id)!, id })), 'skipped', 'the record no longer exists in the CRM');
+        this.finish(gone);
+      }
+      await Promise.all(
+        records.map((record) => {
+          const recordJobs = byRecord.get(record.id)!;
+          const recordPriority: Priority = recordJobs.some((j) => j.priority === 'interactive') ? 'interactive' : 'bulk';
+          return this.processRecord({ jobs: recordJobs, record, state: states.get(record.id), priority: recordPriority }, mapping);
+        }),
+      );
+    } finally {
+      this.buffer.consider();
+    }
+  }
+
+  /**
+   * A refresh first asks the partner by the key that matched last time: when the data and the
+   * mapping are what was applied before, the record needs no CRM read and no write.
+   */
+  private async unchangedRefreshes(byRecord: Map<string, EnrichJob[]>, states: Map<string, RecordState>, mapping: CompiledMapping): Promise<string[]> {
+    const candidates = [...byRecord.entries()].filter(([id, jobs]) => {
+      const state = states.get(id);
+      return jobs.every((j) => j.data.reason === 'refresh') && state?.status === 'enriched' && state.matchKey && state.dataHash && state.market;
+    });
+    const unchanged = await Promise.all(
+      candidates.map(async ([id]) => {
+        const state = states.get(id)!;
+        const split = state.matchKey!.indexOf(':');
+        const key = { by: state.matchKey!.slice(0, split), value: state.matchKey!.slice(split + 1) };
+        try {
+          const hit = await this.options.lookups.find(mapping.source, [key], state.market as Market, 'bulk');
+          return hit && appliedHash(hit.data, mapping) === state.dataHash ? id : undefined;
+        } catch {
+          return undefined; // the full path below meets the same error and settles the job with it
+        }
+      }),
+    );
+    return unchanged.filter((id): id is string => id !== undefined);
+  }
+
+  private async settleUnchanged(items: { id: string; jobs: EnrichJob[]; state: RecordState }[]): Promise<void> {
+    const now = new Date();
+    const next = new Date(now.getTime() + this.options.refreshAfterDays * 86_400_000);
+    await this.options.state.upsertMany(items.map((i) => ({ ...i.state, lastEnrichedAt: now, nextRefreshAt: next, lastError: null })));
+    await this.options.audit.append(
+      items.map((i) => ({
+        connection: i.state.connection,
+        objectType: i.state.objectType,
+        recordId: i.id,
+        property: null,
+        oldValue: null,
+        newValue: null,
+        rule: null,
+        outcome: 'unchanged',
+        reason: 'the partner data and the mapping are what was applied last time',
+        jobId: i.jobs[0]!.id,
+      })),
+    );
+    await this.options.queue.complete(this.queue, items.flatMap((i) => i.jobs));
+    this.emit('job', { outcome: 'unchanged', count: items.reduce((n, i) => n + i.jobs.length, 0) });
+  }
+
+  private async processRecord(work: Work, mapping: CompiledMapping): Promise<void> {
+    this.pendingLookups++;
+    let result: RecordPlan;
+    try {
+      result = await planRecord(work.record, mapping, this.options.lookups, work.state, work.priority, new Date());
+    } catch (error) {
+      this.pendingLookups--;
+      await this.failJobs(work.jobs, error);
+      this.finish([work.record.id]);
+      return;
+    }
+    this.pendingLookups--;
+    work.planned = result;
+    try {
+      if (result.kind === 'planned' && Object.keys(result.plan.writes).length > 0) {
+        this.buffer.add(work.record.id, result.plan.writes, work);
+        return;
+      }
+      await this.store(work, result, undefined);
+      if (work.priority === 'interactive') {
+        log.info({ queue: this.queue, recordId: work.record.id, outcome: result.kind === 'planned' ? 'unchanged' : result.kind }, result.kind === 'no_match' ? 'no partner match; nothing written' : 'nothing to write');
+      }
+      await this.options.queue.complete(this.queue, work.jobs);
+      this.emit('job', { outcome: result.kind === 'planned' ? 'unchanged' : result.kind === 'no_match' ? 'no_match' : 'skipped', count: work.jobs.length });
+      this.finish([work.record.id]);
+    } catch (error) {
+      await this.failJobs(work.jobs, error);
+      this.finish([work.record.id]);
+    } finally {
+      this.buffer.consider();
+    }
+  }
+
+  private async flush(writes: BufferedWrite<Work>[]): Promise<void> {
+    const priority: Priority = writes.some((w) => w.item.priority === 'interactive') ? 'interactive' : 'bulk';
+    try {
+      const results = await this.options.connector.writeRecords(
+        this.options.objectType,
+        writes.map((w) => ({ id: w.recordId, properties: w.properties })),
+        { priority },
+      );
+      const ok: BufferedWrite<Work>[] = [];
+      for (const [i, write] of writes.entries()) {
+        const result = results[i];
+        if (result?.ok) ok.push(write);
+        else {
+          const failure: JobFailure = {
+            code: result?.error?.code ?? 'write_failed',
+            message: result?.error?.message ?? 'the CRM gave no result for this record',
+            retryable: result?.error?.retryable ?? true,
+          };
+          await this.failJobs(write.item.jobs, failure);
+        }
+      }
+      if (ok.length) {
+        const now = new Date();
+        const { connection } = this.options.connector;
+        const { objectType, refreshAfterDays } = this.options;
+        const states = ok.map((w) => stateFor(connection, objectType, w.item.record.id, w.item.state, w.item.planned!, w.properties, now, refreshAfterDays));
+        const audit = ok.flatMap((w) => auditFor(connection, objectType, w.item.record.id, w.item.planned!, w.item.jobs[0]!.id));
+        await this.options.state.upsertMany(states);
+        await this.options.audit.append(audit);
+        await this.options.queue.complete(this.queue, ok.flatMap((w) => w.item.jobs));
+        this.emit('job', { outcome: 'enriched', count: ok.reduce((n, w) => n + w.item.jobs.length, 0) });
+        for (const w of ok) {
+          const entry = { queue: this.queue, recordId: w.recordId, reason: w.item.jobs[0]!.data.reason, written: Object.keys(w.properties) };
+          if (w.item.priority === 'interactive') log.info(entry, 'enriched a record');
+          else log.debug(entry, 'enriched a record');
+        }
+        this.emit('written', { receivedAt: ok.flatMap((w) => w.item.jobs.map((j) => j.data.receivedAt).filter((t): t is string => !!t)) });
+      }
+    } catch (error) {
+      await this.failJobs(writes.flatMap((w) => w.item.jobs), error);
+    } finally {
+      this.finish(writes.map((w) => w.recordId));
+    }
+  }
+
+  /** Stores the outcome of a record that needs no write: state, and an audit row saying why. */
+  private async store(work: Work, result: RecordPlan, written: Record<string, string> | undefined): Promise<void> {
+    const { connection } = this.options.connector;
+    const { objectType, refreshAfterDays } = this.options;
+    const now = new Date();
+    await this.options.state.upsertMany([stateFor(connection, objectType, work.record.id, work.state, result, written ?? {}, now, refreshAfterDays)]);
+    await this.options.audit.append(auditFor(connection, objectType, work.record.id, result, work.jobs[0]!.id));
+  }
+
+  private async settleWithoutWrite(items: { jobs: EnrichJob[]; id: string }[], status: 'skipped', reason: string): Promise<void> {
+    const { connection } = this.options.connector;
+    const { objectType, refreshAfterDays } = this.options;
+    const now = new Date();
+    const result: RecordPlan = { kind: 'no_key', reason };
+    await this.options.state.upsertMany(items.map((i) => ({ ...stateFor(connection, objectType, i.id, undefined, result, {}, now, refreshAfterDays), status })));
+    await this.options.audit.append(items.flatMap((i) => auditFor(connection, objectType, i.id, result, i.jobs[0]!.id)));
+    await this.options.queue.complete(this.queue, items.flatMap((i) => i.jobs));
+    this.emit('job', { outcome: 'skipped', count: items.reduce((n, i) => n + i.jobs.length, 0) });
+  }
+
+  /** Privacy deletions, merges and deletions touch only our own state: no CRM read, no lookup. */
+  private async housekeep(jobs: EnrichJob[]): Promise<void> {
+    const { connection } = this.options.connector;
+    for (const job of jobs) {
+      try {
+        const { recordId, objectType } = job.data;
+        if (job.data.reason === 'merged') {
+          await this.options.erasure.mergeState(connection, objectType, recordId, job.data.mergedIds ?? []);
+          this.emit('job', { outcome: 'merged', count: 1 });
+        } else {
+          const erased = await this.options.erasure.eraseRecord(connection, objectType, recordId);
+          for (const email of job.data.emails ?? []) await this.options.erasure.eraseEmail(email);
+          log.info({ reason: job.data.reason, erased }, 'erased what was held about a record');
+          this.emit('job', { outcome: 'erased', count: 1 });
+        }
+        await this.options.queue.complete(this.queue, [job]);
+      } catch (error) {
+        await this.failJobs([job], error);
+      }
+    }
+  }
+
+  private async failJobs(jobs: EnrichJob[], error: unknown): Promise<void> {
+    if (jobs.length === 0) return;
+    try {
+      if (error instanceof BudgetExhaustedError) {
+        await this.options.queue.release(this.queue, jobs, 60_000);
+        this.emit('job', { outcome: 'released', count: jobs.length });
+        return;
+      }
+      if (error instanceof CrmError && error.code === 'rate_limited' && error.retryAfterMs !== undefined) {
+        await this.options.queue.release(this.queue, jobs, error.retryAfterMs);
+        this.emit('job', { outcome: 'released', count: jobs.length });
+        return;
+      }
+      const failure = failureOf(error);
+      for (const job of jobs) await this.options.queue.fail(this.queue, job, failure);
+      this.emit('job', { outcome: failure.retryable ? 'retried' : 'failed', count: jobs.length });
+      log.warn({ queue: this.queue, code: failure.code, jobs: jobs.length, retryable: failure.retryable }, failure.message);
+    } catch (storeError) {
+      // The jobs stay claimed; the queue hands them out again when their claim expires.
+      this.emit('error', storeError as Error);
+    }
+  }
+
+  private finish(ids: string[]): void {
+    for (const id of ids) {
+      if (this.inFlightRecords.delete(id)) this.inFlight--;
+    }
+  }
+}
+
+/**
+ * Only a change of identity (a match property) calls for a new lookup; a change event whose match
+ * values are what we wrote, or still resolve to the key that matched, is the echo of our own write.
+ */
+function isEcho(jobs: EnrichJob[], state: RecordState | undefined, mapping: CompiledMapping): boolean {
+  if (!state || state.status !== 'enriched' || !state.matchKey) return false;
+  const matchProperties = new Set(mapping.document.match.map((m) => m.property));
+  return jobs.every(
+    (job) =>
+      job.data.reason === 'changed' &&
+      job.data.changes !== undefined &&
+      Object.entries(job.data.changes).every(([property, value]) => {
+        if (!matchProperties.has(property) || state.lastWritten[property] === value) return true;
+        return mapping.matchKeys({ [property]: value }).some((k) => `${k.by}:${k.value}` === state.matchKey);
+      }),
+  );
+}
+
+function failureOf(error: unknown): JobFailure {
+  if (isFailure(error)) return error;
+  if (error instanceof AppError) return { code: error.code, message: error.message, retryable: error.kind !== 'permanent' };
+  const message = error instanceof Error ? error.message : String(error);
+  return { code: 'unexpected', message, retryable: true };
+}
+
+function isFailure(value: unknown): value is JobFailure {
+  return typeof value === 'object' && value !== null && 'retryable' in value && 'code' in value && !(value instanceof Error);
+}

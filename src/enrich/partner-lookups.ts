@@ -1,0 +1,108 @@
+/**
+ * Finds the partner record for a CRM record: tries the mapping's match keys in order, each through
+ * the lookup cache (hits and misses both cached: asking again costs a credit), one partner call per
+ * key at a time in this process (single flight), and the daily credit budget.
+ */
+import { EventEmitter } from 'node:events';
+import type { Priority } from '../core/limiter.js';
+import { AppError } from '../core/errors.js';
+import type { Company, Market, Person } from '../partner/schemas.js';
+import type { CacheKey, CachedLookup, CounterPort, LookupCachePort } from './ports.js';
+
+export interface PartnerLookupClient {
+  lookupPerson(query: { by: never; value: string }, options?: { priority?: Priority }): Promise<Person | null>;
+  lookupCompany(query: { by: never; value: string; country?: Market }, options?: { priority?: Priority }): Promise<Company | null>;
+}
+
+export interface LookupKey {
+  by: string;
+  value: string;
+}
+
+export interface LookupHit {
+  data: Record<string, unknown>;
+  key: LookupKey;
+  fromCache: boolean;
+}
+
+/** Bulk work stops at the budget; work a person waits for goes on up to the hard cap. */
+export class BudgetExhaustedError extends AppError {
+  constructor(readonly priority: Priority, used: number, limit: number) {
+    super(
+      'partner_budget_exhausted',
+      `today's partner lookups (${used}) reached the ${priority === 'bulk' ? 'PARTNER_DAILY_LOOKUP_BUDGET' : 'PARTNER_DAILY_LOOKUP_HARD_CAP'} of ${limit}; ` +
+        (priority === 'bulk' ? 'bulk work resumes tomorrow (UTC) or when the budget is raised' : 'raise the hard cap to go on today'),
+      'transient',
+      { used, limit },
+    );
+  }
+}
+
+export interface PartnerLookupsOptions {
+  client: PartnerLookupClient;
+  cache: LookupCachePort;
+  counters: CounterPort;
+  dailyBudget: number;
+  hardCap: number;
+}
+
+export const LOOKUPS_COUNTER = 'partner_lookups';
+export const CACHE_HITS_COUNTER = 'lookup_cache_hits';
+
+export class PartnerLookups extends EventEmitter<{ lookup: [{ fromCache: boolean; found: boolean }]; budget: [{ priority: Priority; used: number; limit: number }] }> {
+  private readonly inFlight = new Map<string, Promise<CachedLookup>>();
+
+  constructor(private readonly options: PartnerLookupsOptions) {
+    super();
+  }
+
+  /** The first key that matches, or null when none does. Throws partner errors and BudgetExhaustedError. */
+  async find(kind: 'person' | 'company', keys: LookupKey[], market: Market, priority: Priority): Promise<LookupHit | null> {
+    for (const key of keys) {
+      const cacheKey: CacheKey = { kind, by: key.by, value: key.value, market: kind === 'company' ? market : '*' };
+      const { entry, fromCache } = await this.resolve(cacheKey, market, priority);
+      if (entry.found) return { data: entry.data, key, fromCache };
+    }
+    return null;
+  }
+
+  /** Whether bulk work may spend credits now; the worker pauses bulk claims when it may not. */
+  async bulkAllowed(): Promise<boolean> {
+    return (await this.options.counters.get(LOOKUPS_COUNTER)) < this.options.dailyBudget;
+  }
+
+  private async resolve(key: CacheKey, market: Market, priority: Priority): Promise<{ entry: CachedLookup; fromCache: boolean }> {
+    const cached = await this.options.cache.get(key);
+    if (cached) {
+      this.emit('lookup', { fromCache: true, found: cached.found });
+      void this.options.counters.increment(CACHE_HITS_COUNTER).catch(() => undefined);
+      return { entry: cached, fromCache: true };
+    }
+    const flightKey = `${key.kind}|${key.by}|${key.value}|${key.market}`;
+    let flight = this.inFlight.get(flightKey);
+    if (!flight) {
+      flight = this.callPartner(key, market, priority).finally(() => this.inFlight.delete(flightKey));
+      this.inFlight.set(flightKey, flight);
+    }
+    return { entry: await flight, fromCache: false };
+  }
+
+  private async callPartner(key: CacheKey, market: Market, priority: Priority): Promise<CachedLookup> {
+    const limit = priority === 'bulk' ? this.options.dailyBudget : this.options.hardCap;
+    const used = await this.options.counters.get(LOOKUPS_COUNTER);
+    if (used >= limit) {
+      this.emit('budget', { priority, used, limit });
+      throw new BudgetExhaustedError(priority, used, limit);
+    }
+    await this.options.counters.increment(LOOKUPS_COUNTER);
+    const query = { by: key.by as never, value: key.value };
+    const data =
+      key.kind === 'person'
+        ? await this.options.client.lookupPerson(query, { priority })
+        : await this.options.client.lookupCompany({ ...query, country: market }, { priority });
+    const entry: CachedLookup = data ? { found: true, data: data as Record<string, unknown> } : { found: false };
+    await this.options.cache.put(key, entry);
+    this.emit('lookup', { fromCache: false, found: entry.found });
+    return entry;
+  }
+}

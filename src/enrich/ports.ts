@@ -1,0 +1,116 @@
+/**
+ * What the pipeline needs from the store, as narrow interfaces. The service binds them to the
+ * Postgres store; nothing in src/enrich/ writes SQL.
+ */
+import type { EnrichJob } from './jobs.js';
+
+export interface JobFailure {
+  code: string;
+  message: string;
+  /** false sends the job straight to the dead letter: no retry can succeed. */
+  retryable: boolean;
+}
+
+export interface JobQueuePort {
+  /** Up to `max` waiting jobs of one queue, highest priority first; they stay claimed until settled. */
+  claim(queue: string, max: number): Promise<EnrichJob[]>;
+  complete(queue: string, jobs: EnrichJob[]): Promise<void>;
+  fail(queue: string, job: EnrichJob, failure: JobFailure): Promise<void>;
+  /** Puts claimed jobs back without spending an attempt (budget pause, CRM rate limit), to run after `delayMs`. */
+  release(queue: string, jobs: EnrichJob[], delayMs: number): Promise<void>;
+}
+
+export type EnrichStatus = 'enriched' | 'no_match' | 'failed' | 'skipped';
+
+export interface RecordState {
+  connection: string;
+  objectType: string;
+  recordId: string;
+  partnerId: string | null;
+  matchKey: string | null;
+  market: string | null;
+  status: EnrichStatus;
+  lastError: string | null;
+  dataHash: string | null;
+  lastWritten: Record<string, string>;
+  lastEnrichedAt: Date | null;
+  nextRefreshAt: Date | null;
+}
+
+export interface StatePort {
+  getMany(connection: string, objectType: string, recordIds: string[]): Promise<Map<string, RecordState>>;
+  upsertMany(rows: RecordState[]): Promise<void>;
+}
+
+export interface AuditEntry {
+  connection: string;
+  objectType: string;
+  recordId: string;
+  /** null for a row that says why nothing was written. */
+  property: string | null;
+  oldValue: string | null;
+  newValue: string | null;
+  rule: string | null;
+  outcome: string;
+  reason: string;
+  jobId: string | null;
+}
+
+export interface AuditPort {
+  append(entries: AuditEntry[]): Promise<void>;
+}
+
+export interface CacheKey {
+  kind: 'person' | 'company';
+  by: string;
+  value: string;
+  market: string;
+}
+
+export type CachedLookup = { found: true; data: Record<string, unknown> } | { found: false };
+
+export interface LookupCachePort {
+  get(key: CacheKey): Promise<CachedLookup | undefined>;
+  put(key: CacheKey, entry: CachedLookup): Promise<void>;
+}
+
+export interface CounterPort {
+  /** Adds to today's counter (UTC day) and returns the new value. */
+  increment(name: string, by?: number): Promise<number>;
+  get(name: string): Promise<number>;
+}
+
+export interface ErasurePort {
+  eraseRecord(connection: string, objectType: string, recordId: string): Promise<Record<string, number>>;
+  eraseEmail(email: string): Promise<Record<string, number>>;
+  mergeState(connection: string, objectType: string, survivorId: string, mergedIds: string[]): Promise<void>;
+}
+
+export interface NewJob {
+  queue: string;
+  dedupKey: string;
+  data: import('./jobs.js').EnrichJobData;
+  priority: import('../core/limiter.js').Priority;
+}
+
+export interface EnqueuePort {
+  /** Stores jobs in one round trip; a dedup key seen before adds nothing. */
+  enqueue(jobs: NewJob[]): Promise<{ inserted: number; duplicates: number }>;
+}
+
+export interface StaleCursor {
+  nextRefreshAt: Date;
+  recordId: string;
+}
+
+export interface StalePort {
+  /** Records of one object due for refresh, oldest due first, after a cursor (for paging). */
+  pickStale(connection: string, objectType: string, limit: number, now: Date, after?: StaleCursor): Promise<{ records: StaleCursor[]; next?: StaleCursor }>;
+  /** Which of these records we hold state for. */
+  known(connection: string, objectType: string, recordIds: string[]): Promise<Set<string>>;
+}
+
+export interface KeyValuePort {
+  get(key: string): Promise<string | undefined>;
+  set(key: string, value: string): Promise<void>;
+}

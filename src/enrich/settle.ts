@@ -1,0 +1,66 @@
+/** The rows a record's outcome leaves behind: its enrichment state and its audit trail. */
+import type { AuditEntry, RecordState } from './ports.js';
+import type { RecordPlan } from './record-plan.js';
+
+const DAY_MS = 86_400_000;
+
+export function stateFor(
+  connection: string,
+  objectType: string,
+  recordId: string,
+  previous: RecordState | undefined,
+  result: RecordPlan,
+  written: Record<string, string>,
+  now: Date,
+  refreshAfterDays: number,
+): RecordState {
+  const base: RecordState = {
+    connection,
+    objectType,
+    recordId,
+    partnerId: previous?.partnerId ?? null,
+    matchKey: previous?.matchKey ?? null,
+    market: previous?.market ?? null,
+    status: 'skipped',
+    lastError: null,
+    dataHash: previous?.dataHash ?? null,
+    lastWritten: { ...(previous?.lastWritten ?? {}) },
+    lastEnrichedAt: now,
+    nextRefreshAt: new Date(now.getTime() + refreshAfterDays * DAY_MS),
+  };
+  switch (result.kind) {
+    case 'no_key':
+      return { ...base, status: 'skipped', lastError: result.reason };
+    case 'no_match':
+      return { ...base, status: 'no_match', market: result.market, partnerId: null, lastError: null };
+    case 'planned': {
+      const id = result.hit.data.id;
+      return {
+        ...base,
+        status: 'enriched',
+        partnerId: typeof id === 'string' || typeof id === 'number' ? String(id) : null,
+        matchKey: `${result.hit.key.by}:${result.hit.key.value}`,
+        market: result.market,
+        dataHash: result.dataHash,
+        lastWritten: { ...base.lastWritten, ...written },
+      };
+    }
+  }
+}
+
+export function auditFor(connection: string, objectType: string, recordId: string, result: RecordPlan, jobId: string | null): AuditEntry[] {
+  const row = { connection, objectType, recordId, jobId };
+  if (result.kind === 'no_key') {
+    return [{ ...row, property: null, oldValue: null, newValue: null, rule: null, outcome: 'skipped', reason: result.reason }];
+  }
+  if (result.kind === 'no_match') {
+    return [{ ...row, property: null, oldValue: null, newValue: null, rule: null, outcome: 'no_match', reason: `the partner has no record for ${result.tried.join(', then ')}` }];
+  }
+  const writes = result.plan.decisions.filter((d) => d.outcome === 'write');
+  if (writes.length === 0) {
+    const kept = result.plan.decisions.filter((d) => d.outcome === 'kept_person_edit' || d.outcome === 'filled_already').map((d) => d.property);
+    const reason = kept.length ? `nothing changed that may be written; kept values in ${kept.join(', ')}` : 'the CRM already holds everything the partner has';
+    return [{ ...row, property: null, oldValue: null, newValue: null, rule: null, outcome: 'unchanged', reason }];
+  }
+  return writes.map((d) => ({ ...row, property: d.property, oldValue: d.current, newValue: d.next, rule: d.rule, outcome: 'write', reason: d.reason }));
+}
