@@ -9,6 +9,7 @@ import { registerHubspotSandboxCommand } from '../connectors/hubspot/sandbox/com
 import { registerSalesforceSandboxCommand } from '../connectors/salesforce/sandbox/command.js';
 import { registerStoreCommands } from './store/command.js';
 import { registerMappingCommands } from './mapping/command.js';
+import { registerServiceCommands } from './service/command.js';
 
 const program = new Command('crm-enrich')
   .description('Keeps HubSpot and Salesforce records filled in with data from the sales-intelligence partner API.')
@@ -20,5 +21,6 @@ registerHubspotSandboxCommand(sandbox);
 registerSalesforceSandboxCommand(sandbox);
 registerStoreCommands(program);
 registerMappingCommands(program);
+registerServiceCommands(program);
 
 await program.parseAsync(process.argv);

@@ -1,0 +1,80 @@
+/**
+ * `crm-enrich backfill` and `crm-enrich refresh` ask the running service through its admin API, so
+ * the work runs where the queue is, survives this command being interrupted, and resumes after the
+ * service restarts. Progress shows as a bar with rate and ETA on a terminal, plain lines otherwise.
+ */
+import { loadConfig } from '../config.js';
+import { adminTokenFor } from './embedded.js';
+
+interface Progress {
+  status: 'running' | 'listed';
+  listed: number;
+  enqueued: number;
+  skipped: number;
+  pending: number;
+  done: boolean;
+}
+
+function client(url: string | undefined) {
+  const config = loadConfig();
+  const base = (url ?? `http://127.0.0.1:${config.PORT}`).replace(/\/+$/, '');
+  const token = adminTokenFor(config);
+  return async <T>(method: string, path: string, body?: unknown): Promise<T> => {
+    let res: Response;
+    try {
+      res = await fetch(`${base}/admin/api${path}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    } catch {
+      throw new Error(`cannot reach crm-enrich at ${base}; start it with \`npm start\` (or pass --url)`);
+    }
+    const json = (await res.json().catch(() => ({}))) as { error?: { message?: string } };
+    if (!res.ok) throw new Error(`the service refused (${res.status}): ${json.error?.message ?? 'no reason given'}`);
+    return json as T;
+  };
+}
+
+function bar(done: number, total: number, width = 30): string {
+  const share = total ? Math.min(1, done / total) : 0;
+  const filled = Math.round(share * width);
+  return `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${(share * 100).toFixed(0).padStart(3)}%`;
+}
+
+export async function backfill(options: { connection: string; object: string; limit?: number; url?: string }): Promise<void> {
+  if (options.limit !== undefined && (!Number.isInteger(options.limit) || options.limit <= 0)) throw new Error('--limit must be a whole number above 0');
+  const call = client(options.url);
+  const path = `/backfills/${encodeURIComponent(options.connection)}/${encodeURIComponent(options.object)}`;
+  let progress = await call<Progress>('POST', '/backfills', { connection: options.connection, object: options.object, limit: options.limit ?? null });
+  const tty = process.stdout.isTTY === true;
+  const started = Date.now();
+  const startFinished = progress.enqueued - progress.pending;
+  process.on('SIGINT', () => {
+    process.stdout.write(`\nstopped watching; the backfill goes on in the service. Run the same command to watch it again.\n`);
+    process.exit(130);
+  });
+  let lastLine = 0;
+  for (;;) {
+    const finished = Math.max(0, progress.enqueued - progress.pending);
+    const seconds = (Date.now() - started) / 1000;
+    const rate = seconds > 0 ? (finished - startFinished) / seconds : 0;
+    const left = progress.pending + (progress.status === 'running' ? Math.max(0, (options.limit ?? progress.listed) - progress.listed) : 0);
+    const eta = rate > 0 ? `${Math.ceil(left / rate)}s` : '?';
+    const text = `${bar(finished, progress.enqueued)} ${finished}/${progress.enqueued} enriched, ${progress.listed} listed, ${progress.skipped} skipped, ${rate.toFixed(1)}/s, ETA ${eta}`;
+    if (tty) process.stdout.write(`\r${text}`);
+    else if (progress.done || Date.now() - lastLine >= 5_000) {
+      process.stdout.write(`${text}\n`);
+      lastLine = Date.now();
+    }
+    if (progress.done) break;
+    await new Promise((r) => setTimeout(r, 1_000));
+    progress = await call<Progress>('GET', path);
+  }
+  process.stdout.write(`${tty ? '\n' : ''}backfill of ${options.connection} ${options.object} done: ${progress.enqueued} records enqueued, ${progress.skipped} skipped (no match key, or already enriched)\n`);
+}
+
+export async function refresh(options: { url?: string }): Promise<void> {
+  const result = await client(options.url)<{ refresh: number; catchup: number }>('POST', '/refresh');
+  process.stdout.write(`enqueued ${result.refresh} stale records and ${result.catchup} records no webhook told us about\n`);
+}

@@ -1,0 +1,61 @@
+/**
+ * Demo records for the embedded default: people the partner sandbox knows (and one it does not),
+ * created in the CRM sandboxes over the first minute, and the banner a new user reads first.
+ */
+import type { EmbeddedEnvironment } from './embedded.js';
+
+export interface DemoPlan {
+  /** Work e-mails of partner people, for the demo and for the copy-paste command. */
+  emails: string[];
+  stop(): void;
+}
+
+export function startDemo(env: EmbeddedEnvironment, options: { count?: number; spreadMs?: number; enabled?: boolean } = {}): DemoPlan {
+  const count = options.count ?? 6;
+  const spreadMs = options.spreadMs ?? 60_000;
+  const people = env.partner ? env.partner.dataset.personRecords.filter((p) => p.workEmail).slice(0, count + 1) : [];
+  const emails = people.map((p) => p.workEmail!);
+  const timers: NodeJS.Timeout[] = [];
+  if (env.partner && options.enabled !== false) {
+    const demo = emails.slice(1);
+    const steps = demo.length + 1;
+    demo.forEach((email, i) => {
+      const at = Math.round(((i + 1) * spreadMs) / (steps + 1));
+      timers.push(
+        setTimeout(() => {
+          if (i % 2 === 0 || !env.salesforce) env.hubspot?.createContact({ email });
+          else env.salesforce.createRecord('Lead', { Email: email, LastName: email.split('@')[0]!, Company: email.split('@')[1]! });
+        }, at),
+      );
+    });
+    // Someone the partner has never heard of: enriched as no_match, nothing written.
+    timers.push(setTimeout(() => env.hubspot?.createContact({ email: 'nobody@unknown-company.example' }), spreadMs));
+  }
+  for (const t of timers) t.unref();
+  return { emails, stop: () => timers.forEach(clearTimeout) };
+}
+
+export function banner(env: EmbeddedEnvironment, serviceUrl: string, plan: DemoPlan): string {
+  const lines = [
+    '',
+    `crm-enrich is running at ${serviceUrl}`,
+    `  admin token:        ${env.adminToken}   (send as "Authorization: Bearer <token>" to ${serviceUrl}/admin/api)`,
+  ];
+  if (env.partner) lines.push(`  partner sandbox:    ${env.partner.url}   (key sandbox-key)`);
+  else lines.push(`  partner API:        ${env.config.PARTNER_BASE_URL}`);
+  if (env.hubspot) lines.push(`  HubSpot sandbox:    ${env.hubspot.url}   (token sandbox-token)`);
+  if (env.salesforce) lines.push(`  Salesforce sandbox: ${env.salesforce.url}   (client_id sandbox, client_secret sandbox)`);
+  const email = plan.emails[0];
+  if (env.hubspot && email) {
+    const auth = `-H 'Authorization: Bearer sandbox-token' -H 'Content-Type: application/json'`;
+    lines.push(
+      '',
+      'Create a contact in the HubSpot sandbox:',
+      `  curl -s -X POST ${env.hubspot.url}/crm/v3/objects/contacts ${auth} -d '{"properties":{"email":"${email}"}}'`,
+      'A second later, see its enriched properties:',
+      `  curl -s -X POST ${env.hubspot.url}/crm/v3/objects/contacts/search ${auth} -d '{"filterGroups":[{"filters":[{"propertyName":"email","operator":"EQ","value":"${email}"}]}],"properties":["email","firstname","lastname","jobtitle","hs_seniority","phone","company","crm_enrich_enriched_at"]}'`,
+    );
+  }
+  lines.push('', 'Demo records arrive over the next minute; the log shows each one being enriched. Stop with Ctrl-C.', '');
+  return lines.join('\n');
+}

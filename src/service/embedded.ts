@@ -1,0 +1,109 @@
+/**
+ * The embedded default: every outside service that has no credentials configured is replaced by its
+ * local sandbox, one by one, so `npm start` with nothing set runs the whole loop on one machine.
+ * The CRM sandboxes send their webhooks to this service, and a few demo records arrive over the
+ * first minute so the log shows records being enriched.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { hubspotConnectorFromConfig } from '../../connectors/hubspot/from-config.js';
+import { startHubspotSandbox, type HubspotSandbox } from '../../connectors/hubspot/sandbox/server.js';
+import { describeFieldsFor } from '../../connectors/salesforce/sandbox/fields-from-specs.js';
+import { startSalesforceSandbox, type SalesforceSandbox } from '../../connectors/salesforce/sandbox/server.js';
+import type { Config } from '../config.js';
+import { logger } from '../logger.js';
+import { customPropertiesOf, loadMappingDir } from '../mapping/index.js';
+import { SANDBOX_KEY, startPartnerSandbox, type PartnerSandbox } from '../partner/sandbox/server.js';
+
+const log = logger('service.embedded');
+const HUBSPOT_SANDBOX_TOKEN = 'sandbox-token';
+const HUBSPOT_SANDBOX_SECRET = 'sandbox-client-secret';
+
+export interface EmbeddedEnvironment {
+  config: Config;
+  adminToken: string;
+  partner?: PartnerSandbox;
+  hubspot?: HubspotSandbox;
+  salesforce?: SalesforceSandbox;
+  close(): Promise<void>;
+}
+
+/** ADMIN_TOKEN, or one generated once and kept in the data directory (readable by its owner only). */
+export function adminTokenFor(config: Config): string {
+  if (config.ADMIN_TOKEN) return config.ADMIN_TOKEN;
+  const file = join(config.CRM_ENRICH_DATA_DIR, 'admin-token');
+  try {
+    return readFileSync(file, 'utf8').trim();
+  } catch {
+    mkdirSync(config.CRM_ENRICH_DATA_DIR, { recursive: true });
+    const token = randomBytes(24).toString('base64url');
+    writeFileSync(file, `${token}\n`, { mode: 0o600 });
+    return token;
+  }
+}
+
+/** Listens on the preferred port, or on any free one when it is taken. */
+async function onPort<T>(preferred: number, start: (port: number) => Promise<T>): Promise<T> {
+  try {
+    return await start(preferred);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+    return start(0);
+  }
+}
+
+export async function embeddedEnvironment(config: Config, options: { mappingsDir?: string; port?: number } = {}): Promise<EmbeddedEnvironment> {
+  const port = options.port ?? config.PORT;
+  const next: Config = { ...config };
+  const env: EmbeddedEnvironment = { config: next, adminToken: adminTokenFor(config), close: async () => undefined };
+  const closers: (() => Promise<void>)[] = [];
+  env.close = async () => {
+    for (const close of closers.reverse()) await close().catch(() => undefined);
+  };
+  const publicUrl = config.PUBLIC_URL ?? `http://127.0.0.1:${port}`;
+  const offset = (n: number) => (port === 0 ? 0 : port + n);
+  const { mappings } = await loadMappingDir(options.mappingsDir ?? 'mappings');
+
+  try {
+    if (!config.PARTNER_API_KEY) {
+      env.partner = await onPort(offset(1), (p) => startPartnerSandbox({ port: p }));
+      closers.push(() => env.partner!.close());
+      next.PARTNER_API_KEY = SANDBOX_KEY;
+      next.PARTNER_BASE_URL = env.partner.url;
+    }
+    if (!config.HUBSPOT_ACCESS_TOKEN) {
+      env.hubspot = await onPort(offset(2), (p) =>
+        startHubspotSandbox({ port: p, accessToken: HUBSPOT_SANDBOX_TOKEN, clientSecret: HUBSPOT_SANDBOX_SECRET, webhookUrl: `${publicUrl}/webhooks/hubspot` }),
+      );
+      closers.push(() => env.hubspot!.close());
+      next.HUBSPOT_ACCESS_TOKEN = HUBSPOT_SANDBOX_TOKEN;
+      next.HUBSPOT_CLIENT_SECRET = HUBSPOT_SANDBOX_SECRET;
+      next.HUBSPOT_BASE_URL = env.hubspot.url;
+      // The sandbox portal gets the custom properties the mappings need, as an admin would provision them.
+      const provisioner = hubspotConnectorFromConfig(next);
+      for (const { document } of mappings.filter((m) => m.document.crm === 'hubspot')) {
+        const result = await provisioner!.ensureProperties(document.object, customPropertiesOf(document));
+        if (result.created.length) log.info({ object: document.object, created: result.created }, 'provisioned custom properties in the HubSpot sandbox');
+      }
+      await provisioner!.close();
+    }
+    if (!config.SALESFORCE_ACCESS_TOKEN && !config.SALESFORCE_CLIENT_ID) {
+      const secret = config.SALESFORCE_WEBHOOK_SECRET ?? randomBytes(12).toString('hex');
+      const customFields = Object.fromEntries(
+        mappings.filter((m) => m.document.crm === 'salesforce').map((m) => [m.document.object, describeFieldsFor(customPropertiesOf(m.document))]),
+      );
+      env.salesforce = await onPort(offset(3), (p) => startSalesforceSandbox({ port: p, outboundUrl: `${publicUrl}/webhooks/salesforce/${secret}`, customFields }));
+      closers.push(() => env.salesforce!.close());
+      next.SALESFORCE_LOGIN_URL = env.salesforce.url;
+      next.SALESFORCE_CLIENT_ID = 'sandbox';
+      next.SALESFORCE_CLIENT_SECRET = 'sandbox';
+      next.SALESFORCE_ORG_ID = env.salesforce.orgId;
+      next.SALESFORCE_WEBHOOK_SECRET = secret;
+    }
+  } catch (error) {
+    await env.close();
+    throw error;
+  }
+  return env;
+}

@@ -1,0 +1,42 @@
+/** `crm-enrich serve`: configuration, the embedded sandboxes where needed, the service, and a clean stop on SIGTERM. */
+import { loadConfig } from '../config.js';
+import { logger } from '../logger.js';
+import { banner, startDemo } from './demo.js';
+import { embeddedEnvironment } from './embedded.js';
+import { Service } from './service.js';
+
+const log = logger('service.serve');
+
+export async function serve(options: { mappings: string; demo: boolean }): Promise<void> {
+  const config = loadConfig();
+  const env = await embeddedEnvironment(config, { mappingsDir: options.mappings });
+  let service: Service;
+  try {
+    service = await Service.start({ config: env.config, mappingsDir: options.mappings, adminToken: env.adminToken });
+  } catch (error) {
+    await env.close();
+    throw error;
+  }
+  const url = await service.listen(config.PORT);
+  const demo = startDemo(env, { enabled: options.demo });
+  process.stdout.write(`${banner(env, url, demo)}\n`);
+  log.info({ url, crms: service.connectors.map((c) => c.connection), mappings: service.mappings.list().map((m) => `${m.version.crm}/${m.version.objectType} v${m.version.version}`) }, 'crm-enrich started');
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'stopping');
+    demo.stop();
+    try {
+      await service.stop();
+      await env.close();
+      process.exit(0);
+    } catch (error) {
+      log.error({ err: error }, 'could not stop cleanly');
+      process.exit(1);
+    }
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}

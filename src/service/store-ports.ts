@@ -1,0 +1,152 @@
+/** Binds the pipeline's narrow ports to the Postgres store. */
+import type { Priority } from '../core/limiter.js';
+import { EnrichJobData, type EnrichJob } from '../enrich/jobs.js';
+import type {
+  AuditPort,
+  CacheKey,
+  CounterPort,
+  EnqueuePort,
+  ErasurePort,
+  JobQueuePort,
+  KeyValuePort,
+  LookupCachePort,
+  StalePort,
+  StatePort,
+} from '../enrich/ports.js';
+import type { Store } from '../store/store.js';
+
+export interface StorePorts {
+  queue: JobQueuePort;
+  enqueue: EnqueuePort;
+  state: StatePort;
+  audit: AuditPort;
+  cache: LookupCachePort;
+  counters: CounterPort;
+  erasure: ErasurePort;
+  stale: StalePort;
+  kv: KeyValuePort;
+}
+
+const INTERACTIVE_FLOOR = 5;
+
+export function storePorts(store: Store): StorePorts {
+  const cacheKey = (key: CacheKey) => ({ kind: key.kind, idType: key.by, value: key.value, ...(key.market === '*' ? {} : { market: key.market }) });
+  return {
+    queue: {
+      async claim(queue, max) {
+        const jobs = await store.queue.claim<EnrichJobData>(queue, max);
+        return jobs.map((j): EnrichJob => ({
+          id: j.id,
+          data: EnrichJobData.parse(j.data),
+          priority: (j.priority >= INTERACTIVE_FLOOR ? 'interactive' : 'bulk') as Priority,
+          retryCount: j.retryCount,
+        }));
+      },
+      async complete(queue, jobs) {
+        await store.queue.complete(queue, jobs);
+      },
+      async fail(queue, job, failure) {
+        await store.queue.fail(queue, job, failure);
+      },
+      async release(queue, jobs, delayMs) {
+        await store.queue.release(queue, jobs, delayMs);
+      },
+    },
+    enqueue: {
+      async enqueue(jobs) {
+        const byQueue = new Map<string, typeof jobs>();
+        for (const job of jobs) byQueue.set(job.queue, [...(byQueue.get(job.queue) ?? []), job]);
+        let inserted = 0;
+        let duplicates = 0;
+        for (const [queue, list] of byQueue) {
+          const result = await store.queue.enqueue(queue, list.map((j) => ({ data: j.data, dedupKey: j.dedupKey, priority: j.priority })));
+          inserted += result.enqueued;
+          duplicates += result.duplicates;
+        }
+        return { inserted, duplicates };
+      },
+    },
+    state: {
+      async getMany(connection, objectType, recordIds) {
+        const rows = await store.state.getMany(connection, objectType, recordIds);
+        return new Map(
+          [...rows].map(([id, s]) => [
+            id,
+            {
+              connection: s.connection,
+              objectType: s.objectType,
+              recordId: s.recordId,
+              partnerId: s.partnerId,
+              matchKey: s.matchKey,
+              market: s.market,
+              status: s.status,
+              lastError: s.lastError,
+              dataHash: s.dataHash,
+              lastWritten: Object.fromEntries(Object.entries(s.written).filter((e): e is [string, string] => e[1] !== null)),
+              lastEnrichedAt: s.lastEnrichedAt,
+              nextRefreshAt: s.nextRefreshAt,
+            },
+          ]),
+        );
+      },
+      async upsertMany(rows) {
+        await store.state.upsertMany(rows.map(({ lastWritten, ...rest }) => ({ ...rest, written: lastWritten })));
+      },
+    },
+    audit: {
+      async append(entries) {
+        await store.audit.record(
+          entries.map((e) => ({
+            connection: e.connection,
+            objectType: e.objectType,
+            recordId: e.recordId,
+            ...(e.property ? { property: e.property } : {}),
+            oldValue: e.oldValue,
+            newValue: e.newValue,
+            ...(e.rule ? { rule: e.rule } : {}),
+            outcome: e.outcome,
+            reason: e.reason,
+            ...(e.jobId ? { jobId: e.jobId } : {}),
+          })),
+        );
+      },
+    },
+    cache: {
+      async get(key) {
+        const entry = await store.cache.get(cacheKey(key));
+        if (!entry) return undefined;
+        return entry.hit ? { found: true, data: entry.response as Record<string, unknown> } : { found: false };
+      },
+      async put(key, entry) {
+        await store.cache.putMany([{ key: cacheKey(key), hit: entry.found, ...(entry.found ? { response: entry.data } : {}) }]);
+      },
+    },
+    counters: {
+      increment: (name, by) => store.counters.increment(name, by ?? 1),
+      get: (name) => store.counters.get(name),
+    },
+    erasure: {
+      eraseRecord: async (connection, objectType, recordId) => ({ ...(await store.erasure.eraseRecord({ connection, objectType, recordId })) }),
+      eraseEmail: async (email) => ({ ...(await store.erasure.eraseEmail(email)) }),
+      mergeState: async (connection, objectType, survivorId, mergedIds) => {
+        await store.state.merge(connection, objectType, survivorId, mergedIds);
+      },
+    },
+    stale: {
+      async pickStale(connection, objectType, limit, now, after) {
+        const page = await store.state.pickStale({ connection, objectType, limit, now, ...(after ? { after } : {}) });
+        return {
+          records: page.records.filter((r) => r.nextRefreshAt).map((r) => ({ recordId: r.recordId, nextRefreshAt: r.nextRefreshAt! })),
+          ...(page.next ? { next: page.next } : {}),
+        };
+      },
+      async known(connection, objectType, recordIds) {
+        return new Set((await store.state.getMany(connection, objectType, recordIds)).keys());
+      },
+    },
+    kv: {
+      get: (key) => store.settings.get(key),
+      set: (key, value) => store.settings.set(key, value),
+    },
+  };
+}
