@@ -3,7 +3,7 @@
  * connectors, the active mappings, one enrichment lane per mapped CRM object, the scheduled refresh,
  * and the HTTP app. Built from the configuration; `stop` shuts it down in the order that loses nothing.
  */
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import cron, { type ScheduledTask } from 'node-cron';
 import type { Config } from '../config.js';
 import type { CrmConnector, CrmProperty, RecordEvent } from '../core/connector.js';
@@ -184,10 +184,19 @@ export class Service {
     this.mappingPoll.unref();
     this.backfills.resumeAll();
 
+    // Bind first: HubSpot signs the URL it calls, so the app must know the port it is reached on.
+    const server = createServer();
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => resolve());
+    });
+    const address = server.address();
+    const bound = typeof address === 'object' && address ? address.port : port;
+    const url = `http://127.0.0.1:${bound}`;
     const app = createApp({
       connectors: this.connectors,
       ingest: (events) => this.ingest(events),
-      publicUrl: this.config.PUBLIC_URL ?? `http://127.0.0.1:${port}`,
+      publicUrl: this.config.PUBLIC_URL ?? url,
       metrics: this.metrics,
       readiness: [
         { name: 'database', check: async () => void (await this.store.db.query('SELECT 1')) },
@@ -202,15 +211,11 @@ export class Service {
       beforeMetrics: () => this.refreshGauges(),
       ...(this.options.adminToken ? { admin: adminRoutes(this, this.options.adminToken) } : {}),
     });
-    this.server = await new Promise<Server>((resolve, reject) => {
-      const server = app.listen(port, host, () => resolve(server));
-      server.once('error', reject);
-    });
+    server.on('request', app);
     // Webhook senders keep connections open; let them idle out rather than hold shutdown.
-    this.server.keepAliveTimeout = 5_000;
-    const address = this.server.address();
-    const bound = typeof address === 'object' && address ? address.port : port;
-    return `http://127.0.0.1:${bound}`;
+    server.keepAliveTimeout = 5_000;
+    this.server = server;
+    return url;
   }
 
   private async refreshGauges(): Promise<void> {

@@ -1,0 +1,130 @@
+/**
+ * The whole loop for end-to-end tests: partner, HubSpot and Salesforce sandboxes over real HTTP, and
+ * the service on the Postgres server (a schema of its own) or on PGlite, wired as the embedded
+ * default wires them, with short retry and expiry times so failures show within a test.
+ */
+import { hubspotConnectorFromConfig } from '../../connectors/hubspot/from-config.js';
+import { startHubspotSandbox, type HubspotSandbox } from '../../connectors/hubspot/sandbox/server.js';
+import { describeFieldsFor } from '../../connectors/salesforce/sandbox/fields-from-specs.js';
+import { startSalesforceSandbox, type SalesforceSandbox } from '../../connectors/salesforce/sandbox/server.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import { customPropertiesOf, loadMappingDir } from '../../src/mapping/index.js';
+import { startPartnerSandbox, type PartnerSandbox } from '../../src/partner/sandbox/server.js';
+import { Service, type ServiceOptions } from '../../src/service/service.js';
+import type { QueueSettings } from '../../src/store/queue.js';
+import { SERVER_URL, uniqueSchema } from '../support/db.js';
+
+export const HUBSPOT_SECRET = 'e2e-client-secret';
+export const SALESFORCE_SECRET = 'e2e-outbound-secret';
+export const ADMIN_TOKEN = 'e2e-admin-token';
+
+export interface Sandboxes {
+  partner: PartnerSandbox;
+  hubspot: HubspotSandbox;
+  salesforce: SalesforceSandbox;
+  close(): Promise<void>;
+}
+
+export interface StackOptions {
+  partnerLatencyMs?: number;
+  partnerFailRate?: number;
+  queue?: Partial<QueueSettings>;
+  env?: Record<string, string>;
+  schema?: string;
+}
+
+export async function startSandboxes(options: StackOptions = {}): Promise<Sandboxes> {
+  const { mappings } = await loadMappingDir('mappings');
+  const partner = await startPartnerSandbox({ port: 0, latencyMs: options.partnerLatencyMs ?? 0, failRate: options.partnerFailRate ?? 0, people: 5_000, companies: 500 });
+  const hubspot = await startHubspotSandbox({ port: 0, clientSecret: HUBSPOT_SECRET, webhookDelaysMs: [200, 400, 800, 1_600] });
+  const customFields = Object.fromEntries(mappings.filter((m) => m.document.crm === 'salesforce').map((m) => [m.document.object, describeFieldsFor(customPropertiesOf(m.document))]));
+  const salesforce = await startSalesforceSandbox({ port: 0, customFields, outboundDelaysMs: [200, 400, 800, 1_600] });
+  const provisioner = hubspotConnectorFromConfig(loadConfig({ HUBSPOT_ACCESS_TOKEN: 'sandbox-token', HUBSPOT_BASE_URL: hubspot.url }));
+  for (const { document } of mappings.filter((m) => m.document.crm === 'hubspot')) await provisioner!.ensureProperties(document.object, customPropertiesOf(document));
+  await provisioner!.close();
+  return {
+    partner,
+    hubspot,
+    salesforce,
+    async close() {
+      await Promise.allSettled([partner.close(), hubspot.close(), salesforce.close()]);
+    },
+  };
+}
+
+export function stackConfig(sandboxes: Sandboxes, options: StackOptions & { databaseUrl?: string } = {}): Config {
+  return loadConfig({
+    LOG_LEVEL: 'silent',
+    PARTNER_API_KEY: 'sandbox-key',
+    PARTNER_BASE_URL: sandboxes.partner.url,
+    PARTNER_MAX_RETRIES: '3',
+    HUBSPOT_ACCESS_TOKEN: 'sandbox-token',
+    HUBSPOT_CLIENT_SECRET: HUBSPOT_SECRET,
+    HUBSPOT_BASE_URL: sandboxes.hubspot.url,
+    SALESFORCE_LOGIN_URL: sandboxes.salesforce.url,
+    SALESFORCE_CLIENT_ID: 'sandbox',
+    SALESFORCE_CLIENT_SECRET: 'sandbox',
+    SALESFORCE_ORG_ID: sandboxes.salesforce.orgId,
+    SALESFORCE_WEBHOOK_SECRET: SALESFORCE_SECRET,
+    DATABASE_URL: options.databaseUrl ?? SERVER_URL,
+    ...options.env,
+  });
+}
+
+export interface RunningService {
+  service: Service;
+  url: string;
+  schema: string;
+  admin<T = unknown>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }>;
+  stop(): Promise<void>;
+}
+
+/** Starts the service on the sandboxes and points their webhooks at it. */
+export async function startService(sandboxes: Sandboxes, options: StackOptions & Partial<ServiceOptions> = {}): Promise<RunningService> {
+  const schema = options.schema ?? uniqueSchema('e2e');
+  const config = stackConfig(sandboxes, options);
+  const service = await Service.start({
+    config,
+    adminToken: ADMIN_TOKEN,
+    schedule: false,
+    store: { schema, queue: { retryDelaySeconds: 1, retryDelayMaxSeconds: 2, expireInSeconds: 5, superviseIntervalSeconds: 1, ...options.queue } },
+    lanes: { pollMs: 200, ...options.lanes },
+  });
+  const url = await service.listen(0, '127.0.0.1');
+  sandboxes.hubspot.setWebhookUrl(`${url}/webhooks/hubspot`);
+  sandboxes.salesforce.setOutboundUrl(`${url}/webhooks/salesforce/${SALESFORCE_SECRET}`);
+  return {
+    service,
+    url,
+    schema,
+    async admin(method, path, body) {
+      const res = await fetch(`${url}/admin/api${path}`, {
+        method,
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      return { status: res.status, body: (await res.json()) as never };
+    },
+    async stop() {
+      sandboxes.hubspot.setWebhookUrl(undefined);
+      sandboxes.salesforce.setOutboundUrl(undefined);
+      await service.stop();
+    },
+  };
+}
+
+/** Polls until `check` returns a value (not undefined), or fails after `timeoutMs`. */
+export async function eventually<T>(check: () => T | undefined | Promise<T | undefined>, timeoutMs = 10_000, what = 'the condition'): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** People the partner sandbox knows, with a work e-mail. */
+export function partnerPeople(sandboxes: Sandboxes, n: number, offset = 0) {
+  return sandboxes.partner.dataset.personRecords.filter((p) => p.workEmail).slice(offset, offset + n);
+}
