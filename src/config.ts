@@ -26,6 +26,15 @@ export const ConfigSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 
   DATABASE_URL: url('a postgres:// URL'),
+  /** Several deployments can share one database, each in a schema of its own. */
+  CRM_ENRICH_DB_SCHEMA: z
+    .string()
+    .regex(/^[a-z_][a-z0-9_]{0,62}$/, 'expected a schema name: lower-case letters, digits and underscores, starting with a letter')
+    .default('crm_enrich'),
+  /** A job claimed this long without being settled lost its worker (a crash) and is handed out again. */
+  CRM_ENRICH_JOB_EXPIRE_SECONDS: int(300, 2, 86_400),
+  /** First retry delay of a failed or expired job; later ones double, up to an hour. */
+  CRM_ENRICH_JOB_RETRY_DELAY_SECONDS: int(10, 1, 3600),
   REDIS_URL: url('a redis:// URL'),
 
   PARTNER_API_KEY: optionalString,

@@ -22,6 +22,7 @@ import { parseLookupParams } from '../partner/lookup-params.js';
 import { createApp } from '../server/app.js';
 import { Metrics } from '../server/metrics.js';
 import type { IngestResult } from '../server/webhook-routes.js';
+import type { QueueSettings } from '../store/queue.js';
 import { openStore, type Store, type StoreOptions } from '../store/store.js';
 import { adminRoutes } from '../server/admin-routes.js';
 import { Backfills } from './backfills.js';
@@ -78,7 +79,13 @@ export class Service {
     const loaded = await loadMappingDir(options.mappingsDir ?? 'mappings');
     if (loaded.problems.length) throw new MappingError(loaded.problems);
 
-    const store = await openStore({ databaseUrl: config.DATABASE_URL, dataDir: config.CRM_ENRICH_DATA_DIR, ...options.store });
+    const store = await openStore({
+      databaseUrl: config.DATABASE_URL,
+      dataDir: config.CRM_ENRICH_DATA_DIR,
+      schema: config.CRM_ENRICH_DB_SCHEMA,
+      ...options.store,
+      queue: { ...queueSettingsFrom(config), ...options.store?.queue },
+    });
     const closers: (() => Promise<void>)[] = [() => store.close()];
     try {
       const metrics = new Metrics();
@@ -246,6 +253,16 @@ export class Service {
     await Promise.all(this.connectors.map((c) => c.close()));
     await this.store.close();
   }
+}
+
+/** Expired claims are looked for several times per expiry, so a dead worker's jobs return soon after it. */
+function queueSettingsFrom(config: Config): Partial<QueueSettings> {
+  const expire = config.CRM_ENRICH_JOB_EXPIRE_SECONDS;
+  return {
+    expireInSeconds: expire,
+    superviseIntervalSeconds: Math.min(30, Math.max(1, Math.floor(expire / 4))),
+    retryDelaySeconds: config.CRM_ENRICH_JOB_RETRY_DELAY_SECONDS,
+  };
 }
 
 /** Each configured CRM's schema for the objects it has mappings for; refuses start-up when one cannot be read. */
