@@ -62,5 +62,7 @@ export function auditFor(connection: string, objectType: string, recordId: strin
     const reason = kept.length ? `nothing changed that may be written; kept values in ${kept.join(', ')}` : 'the CRM already holds everything the partner has';
     return [{ ...row, property: null, oldValue: null, newValue: null, rule: null, outcome: 'unchanged', reason }];
   }
-  return writes.map((d) => ({ ...row, property: d.property, oldValue: d.current, newValue: d.next, rule: d.rule, outcome: 'write', reason: d.reason }));
+  // A person's edit kept while other properties are written gets its own row, so the trail says why it stayed.
+  const kept = result.plan.decisions.filter((d) => d.outcome === 'kept_person_edit');
+  return [...writes, ...kept].map((d) => ({ ...row, property: d.property, oldValue: d.current, newValue: d.next, rule: d.rule, outcome: d.outcome, reason: d.reason }));
 }

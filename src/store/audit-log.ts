@@ -1,6 +1,6 @@
 /**
- * What we changed in the CRM and why: one row per property written, and one row per record where
- * nothing was written, saying why. Read back per record, newest first.
+ * What we changed in the CRM and why: one row per property written (and per person's edit kept beside
+ * those writes), and one row per record where nothing was written, saying why. Read back per record, newest first.
  */
 import type { Db } from './db.js';
 import { StoreError } from './errors.js';
