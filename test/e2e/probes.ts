@@ -1,0 +1,49 @@
+/**
+ * What the end-to-end tests look at from outside the service: calls the sandboxes served, the rows
+ * the service stored in its schema, and a moment when no work is left in flight.
+ */
+import pg from 'pg';
+import { SERVER_URL } from '../support/db.js';
+import { eventually, type RunningService, type Sandboxes } from './stack.js';
+
+/** HubSpot sandbox calls whose endpoint ends with `suffix`, e.g. `contacts/batch/update`. */
+export function hubspotCalls(sandboxes: Sandboxes, suffix: string): number {
+  return Object.entries(sandboxes.hubspot.stats().byEndpoint)
+    .filter(([endpoint]) => endpoint.endsWith(suffix))
+    .reduce((n, [, calls]) => n + calls, 0);
+}
+
+/** Requests the partner sandbox answered (injected failures included), over every key. */
+export function partnerServed(sandboxes: Sandboxes): number {
+  return Object.values(sandboxes.partner.stats().keys).reduce((n, k) => n + k.served, 0);
+}
+
+/** Runs SQL against the service's own schema (table names unqualified). */
+export async function schemaQuery<T extends Record<string, unknown> = Record<string, unknown>>(running: RunningService, sql: string, params: unknown[] = []): Promise<T[]> {
+  const { rows } = await running.service.store.db.query<T>(sql.replaceAll('$schema', `"${running.schema}"`), params);
+  return rows;
+}
+
+/** Jobs waiting or claimed on the enrichment queues (the dead letter left out). */
+export async function jobsInFlight(running: RunningService): Promise<number> {
+  const counts = await running.service.store.queue.counts();
+  return counts.filter((q) => q.queue !== 'dead_letter').reduce((n, q) => n + q.depth + q.active, 0);
+}
+
+/** Waits until the CRM sandboxes have delivered their webhooks and the service has no job left. */
+export async function settled(running: RunningService, sandboxes: Sandboxes, timeoutMs = 10_000): Promise<void> {
+  await sandboxes.hubspot.webhooksIdle();
+  await eventually(async () => ((await jobsInFlight(running)) === 0 ? true : undefined), timeoutMs, 'the queues to drain');
+}
+
+/** Drops the schema a test file's service used, so the shared server does not fill with them. */
+export async function dropSchema(schema: string | undefined): Promise<void> {
+  if (!schema) return;
+  const client = new pg.Client({ connectionString: SERVER_URL });
+  await client.connect();
+  try {
+    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  } finally {
+    await client.end();
+  }
+}

@@ -1,0 +1,114 @@
+/**
+ * The scheduled refresh through the whole loop: a value a person typed survives it under
+ * protect_edits (with the audit saying why), and unchanged partner data costs no CRM call at all.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serverUnavailable } from '../support/db.js';
+import { dropSchema, hubspotCalls, partnerServed, schemaQuery, settled } from './probes.js';
+import { eventually, partnerPeople, startSandboxes, startService, type RunningService, type Sandboxes } from './stack.js';
+
+const skip = await serverUnavailable();
+if (skip) console.warn(`skipping end-to-end tests: ${skip}`);
+
+interface RecordView {
+  state: { status: string; nextRefreshAt: string; written: Record<string, string | null> };
+  audit: { property: string | null; oldValue: string | null; newValue: string | null; rule: string | null; outcome: string | null; reason: string | null }[];
+}
+
+describe.skipIf(skip)('refresh', () => {
+  let sandboxes: Sandboxes;
+  let running: RunningService;
+
+  beforeAll(async () => {
+    sandboxes = await startSandboxes();
+    running = await startService(sandboxes);
+  });
+  afterAll(async () => {
+    await running?.stop();
+    await sandboxes?.close();
+    await dropSchema(running?.schema);
+  });
+
+  /** Creates contacts for partner people and waits until each is enriched and the echoes are settled. */
+  async function enrichedContacts(n: number, offset: number) {
+    const people = partnerPeople(sandboxes, n, offset);
+    const contacts = people.map((p) => ({ person: p.person, email: p.workEmail!, id: sandboxes.hubspot.createContact({ email: p.workEmail! }).id }));
+    for (const c of contacts) {
+      await eventually(async () => {
+        const state = await running.service.store.state.get({ connection: 'hubspot', objectType: 'contact', recordId: c.id });
+        return state?.status === 'enriched' ? state : undefined;
+      }, 10_000, `contact ${c.id} to be enriched`);
+    }
+    await settled(running, sandboxes);
+    return contacts;
+  }
+
+  async function makeStale(ids: string[]): Promise<void> {
+    await schemaQuery(running, `UPDATE $schema.enrichment_state SET next_refresh_at = now() - interval '1 minute' WHERE object_type = 'contact' AND record_id = ANY($1)`, [ids]);
+  }
+
+  const view = async (id: string) => (await running.admin<RecordView>('GET', `/records/hubspot/contact/${id}`)).body;
+
+  it('keeps a value a person edited when the partner data changes, and the audit says why', async () => {
+    const [contact] = await enrichedContacts(1, 20);
+    const { person, id } = contact!;
+    const ourTitle = person.position!;
+    expect(sandboxes.hubspot.getContact(id)?.jobtitle).toBe(ourTitle);
+
+    const edited = `${ourTitle} (as the account manager knows it)`;
+    sandboxes.hubspot.updateRecord('contacts', id, { jobtitle: edited });
+    // The partner's data moves on: a new title (which must not replace the edit) and a new headline (which must be written).
+    person.position = 'Chief Refresh Officer';
+    person.headline = 'Now refreshing records for a living';
+    await schemaQuery(running, `DELETE FROM $schema.lookup_cache WHERE value = ANY($1)`, [[contact!.email.toLowerCase(), person.id!.toLowerCase()]]);
+    await makeStale([id]);
+
+    expect((await running.service.refreshNow()).refresh).toBe(1);
+    const after = await eventually(() => {
+      const c = sandboxes.hubspot.getContact(id);
+      return c?.crm_enrich_headline === person.headline ? c : undefined;
+    }, 10_000, 'the refreshed headline');
+    await settled(running, sandboxes);
+
+    expect(after.jobtitle).toBe(edited);
+    const record = await view(id);
+    const kept = record.audit.find((a) => a.property === 'jobtitle' && a.outcome === 'kept_person_edit');
+    expect(kept, JSON.stringify(record.audit)).toBeDefined();
+    expect(kept!.oldValue).toBe(edited);
+    expect(kept!.newValue).toBe('Chief Refresh Officer');
+    expect(kept!.rule).toBe('protect_edits');
+    expect(kept!.reason).toMatch(/person changed/);
+    expect(record.audit.some((a) => a.property === 'crm_enrich_headline' && a.outcome === 'write' && a.newValue === person.headline)).toBe(true);
+    // What we last wrote is still the old title, so the next refresh also knows the edit is a person's.
+    expect(record.state.written.jobtitle).toBe(ourTitle);
+    expect(record.state.status).toBe('enriched');
+    expect(Date.parse(record.state.nextRefreshAt)).toBeGreaterThan(Date.now() + 86_400_000);
+  });
+
+  it('makes no CRM call and spends no partner credit when a refresh finds the data unchanged', async () => {
+    const contacts = await enrichedContacts(3, 40);
+    const ids = contacts.map((c) => c.id);
+    const before = { updates: hubspotCalls(sandboxes, 'contacts/batch/update'), reads: hubspotCalls(sandboxes, 'contacts/batch/read'), partner: partnerServed(sandboxes) };
+    const auditRows = async () => (await schemaQuery<{ n: number }>(running, `SELECT count(*)::int AS n FROM $schema.audit_log WHERE record_id = ANY($1)`, [ids]))[0]!.n;
+    const auditBefore = await auditRows();
+    await makeStale(ids);
+
+    expect((await running.service.refreshNow()).refresh).toBe(3);
+    await eventually(async () => {
+      const rows = await schemaQuery(running, `SELECT 1 FROM $schema.enrichment_state WHERE record_id = ANY($1) AND next_refresh_at > now()`, [ids]);
+      return rows.length === 3 ? true : undefined;
+    }, 10_000, 'the refreshed records to be due again in the future');
+    await settled(running, sandboxes);
+
+    expect(hubspotCalls(sandboxes, 'contacts/batch/update')).toBe(before.updates);
+    expect(hubspotCalls(sandboxes, 'contacts/batch/read')).toBe(before.reads);
+    expect(partnerServed(sandboxes)).toBe(before.partner);
+    expect(await auditRows()).toBe(auditBefore + 3);
+    for (const id of ids) {
+      const [latest] = (await view(id)).audit;
+      expect(latest?.outcome).toBe('unchanged');
+    }
+    // A second refresh tick finds nothing due: the refreshed records moved their due time forward.
+    expect((await running.service.refreshNow()).refresh).toBe(0);
+  });
+});
