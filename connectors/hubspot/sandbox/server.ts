@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { HubspotProperty } from '../property-wire.js';
-import { SandboxObjectStore, type ObjectType, type StoredObject } from './object-store.js';
+import { objectTypeOf, SandboxObjectStore, type ObjectType, type StoredObject } from './object-store.js';
 import { RatePolicy, TIER_LIMITS, type SandboxTier } from './rate-policy.js';
 import { objectRoutes } from './routes-objects.js';
 import { schemaRoutes } from './routes-schema.js';
@@ -37,6 +37,13 @@ export interface HubspotSandboxOptions {
   portalId?: number;
 }
 
+/** One record's properties as one update request sent them. */
+export interface SandboxWrite {
+  objectType: ObjectType;
+  id: string;
+  properties: Record<string, unknown>;
+}
+
 export interface HubspotSandboxStats {
   calls: number;
   byEndpoint: Record<string, number>;
@@ -60,6 +67,10 @@ export interface HubspotSandbox {
   getContact(id: string): Record<string, string> | undefined;
   getCompany(id: string): Record<string, string> | undefined;
   updateRecord(objectType: ObjectType, id: string, properties: Record<string, string>): void;
+  /** From now on, keep every update request's inputs, so a test can tell whether a value was written twice. */
+  recordWrites(): void;
+  /** Update inputs received since `recordWrites`, in order (batch and single). */
+  writes(): SandboxWrite[];
   /** Resolves when queued webhooks have been attempted once. */
   webhooksIdle(): Promise<void>;
   close(): Promise<void>;
@@ -116,6 +127,23 @@ export async function startHubspotSandbox(options: HubspotSandboxOptions = {}): 
     next();
   });
   app.use(express.json({ limit: '10mb' }));
+  // Off by default: a sandbox left running for days must not grow without bound.
+  let writeLog: SandboxWrite[] | undefined;
+  const logWrite = (segment: unknown, id: unknown, properties: unknown) => {
+    const objectType = objectTypeOf(String(segment));
+    if (writeLog && objectType && properties !== null && typeof properties === 'object') {
+      writeLog.push({ objectType, id: String(id), properties: { ...(properties as Record<string, unknown>) } });
+    }
+  };
+  app.post('/crm/v3/objects/:objectType/batch/update', (req, _res, next) => {
+    const inputs = (req.body as { inputs?: unknown } | undefined)?.inputs;
+    if (Array.isArray(inputs)) for (const input of inputs as { id?: unknown; properties?: unknown }[]) logWrite(req.params.objectType, input?.id, input?.properties);
+    next();
+  });
+  app.patch('/crm/v3/objects/:objectType/:id', (req, _res, next) => {
+    logWrite(req.params.objectType, req.params.id, (req.body as { properties?: unknown } | undefined)?.properties);
+    next();
+  });
   app.use(objectRoutes(store));
   app.use(schemaRoutes(store));
   app.use((_req: Request, res: Response) => sendError(res, 404, 'OBJECT_NOT_FOUND', 'No route for this path in the HubSpot sandbox.'));
@@ -151,6 +179,10 @@ export async function startHubspotSandbox(options: HubspotSandboxOptions = {}): 
       if (!object) throw new Error(`No ${type} record ${id} in the sandbox`);
       store.update(type, object, properties);
     },
+    recordWrites: () => {
+      writeLog ??= [];
+    },
+    writes: () => structuredClone(writeLog ?? []),
     webhooksIdle: () => sender.idle(),
     close: async () => {
       sender.close();
