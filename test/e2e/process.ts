@@ -1,0 +1,173 @@
+/**
+ * The service as a process of its own, as it runs in production: `crm-enrich serve` on the sandboxes
+ * of the test process and a schema of its own on the Postgres server, so a test can kill it (SIGKILL
+ * or SIGTERM) and start it again on the same database. Every process started here is killed by
+ * `killAll` (call it in afterAll), so none outlives its test file.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { SERVER_URL, uniqueSchema } from '../support/db.js';
+import { ADMIN_TOKEN, HUBSPOT_SECRET, SALESFORCE_SECRET, type Sandboxes } from './stack.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+/** One process, no tsx watcher in between, so a signal reaches the service itself. */
+const CLI = ['--import', 'tsx', 'src/cli.ts'];
+
+const children = new Set<ChildProcess>();
+const dataDirs: string[] = [];
+
+export interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+export interface ServiceProcess {
+  url: string;
+  pid: number;
+  /** Everything the process printed so far (stdout and stderr). */
+  output(): string;
+  exited: Promise<Exit>;
+  kill(signal: NodeJS.Signals): void;
+  admin<T = unknown>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }>;
+}
+
+/** The environment a deployment would set to point the service at the test's sandboxes and schema. */
+export function serviceEnv(sandboxes: Sandboxes, schema: string, extra: Record<string, string> = {}): Record<string, string> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'crm-enrich-e2e-'));
+  dataDirs.push(dataDir);
+  return {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? dataDir,
+    LOG_LEVEL: 'info',
+    CRM_ENRICH_DATA_DIR: dataDir,
+    DATABASE_URL: SERVER_URL,
+    CRM_ENRICH_DB_SCHEMA: schema,
+    ADMIN_TOKEN,
+    PARTNER_API_KEY: 'sandbox-key',
+    PARTNER_BASE_URL: sandboxes.partner.url,
+    HUBSPOT_ACCESS_TOKEN: 'sandbox-token',
+    HUBSPOT_CLIENT_SECRET: HUBSPOT_SECRET,
+    HUBSPOT_BASE_URL: sandboxes.hubspot.url,
+    SALESFORCE_LOGIN_URL: sandboxes.salesforce.url,
+    SALESFORCE_CLIENT_ID: 'sandbox',
+    SALESFORCE_CLIENT_SECRET: 'sandbox',
+    SALESFORCE_ORG_ID: sandboxes.salesforce.orgId,
+    SALESFORCE_WEBHOOK_SECRET: SALESFORCE_SECRET,
+    ...extra,
+  };
+}
+
+/** A port nobody listens on now (the service prints no port it chose itself). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (typeof address !== 'object' || !address) throw new Error('no port was assigned');
+  return address.port;
+}
+
+function run(args: string[], env: Record<string, string>): { child: ChildProcess; output: () => string; exited: Promise<Exit> } {
+  const child = spawn(process.execPath, [...CLI, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
+  let text = '';
+  child.stdout!.on('data', (chunk: Buffer) => (text += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (text += chunk.toString()));
+  const exited = new Promise<Exit>((resolve) => {
+    child.once('exit', (code, signal) => {
+      children.delete(child);
+      resolve({ code, signal });
+    });
+  });
+  return { child, output: () => text, exited };
+}
+
+/** Starts `crm-enrich serve --no-demo` and resolves once it answers /readyz; rejects with its output if it exits first. */
+export async function startServiceProcess(env: Record<string, string>, timeoutMs = 30_000): Promise<ServiceProcess> {
+  const port = await freePort();
+  const { child, output, exited } = run(['serve', '--no-demo'], { ...env, PORT: String(port) });
+  const url = `http://127.0.0.1:${port}`;
+  let exit: Exit | undefined;
+  void exited.then((e) => (exit = e));
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (exit) throw new Error(`the service exited (${exit.code ?? exit.signal}) before it was ready:\n${output()}`);
+    const ready = await fetch(`${url}/readyz`).then((r) => r.ok, () => false);
+    if (ready) break;
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`the service was not ready after ${timeoutMs} ms:\n${output()}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    url,
+    pid: child.pid!,
+    output,
+    exited,
+    kill: (signal) => void child.kill(signal),
+    async admin(method, path, body) {
+      const res = await fetch(`${url}/admin/api${path}`, {
+        method,
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      return { status: res.status, body: (await res.json()) as never };
+    },
+  };
+}
+
+/** Runs one crm-enrich command to its end. */
+export async function runCli(args: string[], env: Record<string, string>, timeoutMs = 60_000): Promise<Exit & { output: string }> {
+  const { child, output, exited } = run(args, env);
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  const exit = await exited;
+  clearTimeout(timer);
+  return { ...exit, output: output() };
+}
+
+/** Resolves with the exit, or with undefined when the process is still running after `ms`. */
+export function exitWithin(service: Pick<ServiceProcess, 'exited'>, ms: number): Promise<Exit | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)));
+  return Promise.race([service.exited, late]).finally(() => clearTimeout(timer));
+}
+
+/** A fresh schema name for one service's database. */
+export function processSchema(): string {
+  return uniqueSchema('e2e_proc');
+}
+
+/** Counts the jobs of one queue by state, straight from the schema the service used. */
+export async function jobStates(schema: string, queue: string): Promise<Record<string, number>> {
+  return withClient(async (client) => {
+    const { rows } = await client.query<{ state: string; n: number }>(`SELECT state::text AS state, count(*)::int AS n FROM "${schema}".job WHERE name = $1 GROUP BY state`, [queue]);
+    return Object.fromEntries(rows.map((r) => [r.state, r.n]));
+  });
+}
+
+/** Kills every process still running, drops the schemas and removes the data directories. */
+export async function killAll(schemas: string[] = []): Promise<void> {
+  const running = [...children].map((child) => new Promise<void>((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGKILL');
+  }));
+  await Promise.all(running);
+  if (schemas.length) await withClient((client) => client.query(schemas.map((s) => `DROP SCHEMA IF EXISTS "${s}" CASCADE;`).join(' ')));
+  for (const dir of dataDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
+
+async function withClient<T>(use: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: SERVER_URL });
+  await client.connect();
+  try {
+    return await use(client);
+  } finally {
+    await client.end();
+  }
+}
