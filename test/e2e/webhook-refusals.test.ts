@@ -1,0 +1,153 @@
+/**
+ * Webhooks the service must refuse (bad signature, wrong secret or org, malformed or hostile body,
+ * oversize body) are answered in the CRM's own wire format and store nothing: no received event,
+ * no job. A well-formed delivery sent the same way is stored, so the counts are shown to move.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signV3 } from '../../connectors/hubspot/signature.js';
+import { outboundEnvelope } from '../../connectors/salesforce/sandbox/outbound.js';
+import { serverUnavailable } from '../support/db.js';
+import { dropSchema, schemaQuery } from './probes.js';
+import { HUBSPOT_SECRET, SALESFORCE_SECRET, startSandboxes, startService, type RunningService, type Sandboxes } from './stack.js';
+
+const skip = await serverUnavailable();
+if (skip) console.warn(`skipping end-to-end tests: ${skip}`);
+
+const ONE_MB = 1024 * 1024;
+
+describe.skipIf(skip)('webhook refusals', () => {
+  let sandboxes: Sandboxes;
+  let running: RunningService;
+  let eventId = 1;
+
+  beforeAll(async () => {
+    sandboxes = await startSandboxes();
+    running = await startService(sandboxes);
+  });
+  afterAll(async () => {
+    await running?.stop();
+    await sandboxes?.close();
+    await dropSchema(running?.schema);
+  });
+
+  /** Received event keys and jobs on every queue: what a stored delivery leaves behind. */
+  async function stored(): Promise<{ events: number; jobs: number }> {
+    const [row] = await schemaQuery<{ events: number; jobs: number }>(
+      running,
+      `SELECT (SELECT count(*)::int FROM $schema.received_event) AS events, (SELECT count(*)::int FROM $schema.job) AS jobs`,
+    );
+    return row!;
+  }
+
+  async function post(path: string, body: string | Buffer, headers: Record<string, string>) {
+    const res = await fetch(`${running.url}${path}`, { method: 'POST', headers, body });
+    return { status: res.status, contentType: res.headers.get('content-type') ?? '', text: await res.text() };
+  }
+
+  function hubspotEvents(n = 1): string {
+    return JSON.stringify(
+      Array.from({ length: n }, () => ({
+        eventId: eventId++, subscriptionId: 4001, portalId: sandboxes.hubspot.portalId, appId: 1000001,
+        occurredAt: Date.now(), subscriptionType: 'contact.creation', attemptNumber: 0, objectId: 90_000 + eventId, changeSource: 'CRM',
+      })),
+    );
+  }
+
+  function hubspotPost(body: string | Buffer, options: { secret?: string; timestamp?: number; signature?: string | null } = {}) {
+    const url = `${running.url}/webhooks/hubspot`;
+    const timestamp = String(options.timestamp ?? Date.now());
+    const headers: Record<string, string> = { 'content-type': 'application/json', 'x-hubspot-request-timestamp': timestamp };
+    if (options.signature !== null) headers['x-hubspot-signature-v3'] = options.signature ?? signV3(options.secret ?? HUBSPOT_SECRET, 'POST', url, body, timestamp);
+    return post('/webhooks/hubspot', body, headers);
+  }
+
+  function outbound(options: { orgId?: string; recordId?: string } = {}): string {
+    const now = new Date().toISOString();
+    return outboundEnvelope(
+      { orgId: options.orgId ?? sandboxes.salesforce.orgId, actionId: '04k8d0000000001AAA', instanceUrl: sandboxes.salesforce.url },
+      [{ id: `04l8d00000000${String(eventId++).padStart(2, '0')}AAA`, objectType: 'Lead', fields: { Id: options.recordId ?? '00Q8d00000AbCdE', Email: 'lead@example.com', CreatedDate: now, LastModifiedDate: now } }],
+    );
+  }
+
+  const salesforcePost = (body: string | Buffer, secret = SALESFORCE_SECRET) =>
+    post(`/webhooks/salesforce/${secret}`, body, { 'content-type': 'text/xml; charset=utf-8', soapaction: '""' });
+
+  it('stores a correctly signed HubSpot delivery (the control the refusals are measured against)', async () => {
+    const before = await stored();
+    const res = await hubspotPost(hubspotEvents());
+    expect(res.status).toBe(200);
+    const after = await stored();
+    expect(after.events).toBe(before.events + 1);
+    expect(after.jobs).toBeGreaterThan(before.jobs);
+  });
+
+  it('refuses HubSpot deliveries with a bad, missing or stale signature (401)', async () => {
+    const before = await stored();
+    const cases = [
+      await hubspotPost(hubspotEvents(), { secret: 'not-the-client-secret' }),
+      await hubspotPost(hubspotEvents(), { signature: null }),
+      await hubspotPost(hubspotEvents(), { timestamp: Date.now() - 6 * 60_000 }),
+      await hubspotPost(hubspotEvents(), { signature: signV3(HUBSPOT_SECRET, 'POST', `${running.url}/webhooks/hubspot`, hubspotEvents(), String(Date.now())) }),
+    ];
+    for (const res of cases) {
+      expect(res.status).toBe(401);
+      expect(JSON.parse(res.text)).toMatchObject({ status: 'error', code: 'invalid_signature' });
+    }
+    expect(JSON.parse(cases[2]!.text).message).toMatch(/older than 5 minutes/);
+    expect(await stored()).toEqual(before);
+  });
+
+  it('refuses correctly signed HubSpot bodies that are not an event array (400), naming what was wrong', async () => {
+    const before = await stored();
+    const notJson = await hubspotPost('[{"eventId": 1,');
+    expect(notJson.status).toBe(400);
+    expect(JSON.parse(notJson.text).code).toBe('invalid_json');
+    const badEvent = await hubspotPost(JSON.stringify([{ eventId: 1, portalId: 1, occurredAt: Date.now(), subscriptionType: 'contact.creation' }]));
+    expect(badEvent.status).toBe(400);
+    expect(JSON.parse(badEvent.text)).toMatchObject({ code: 'invalid_events' });
+    expect(JSON.parse(badEvent.text).message).toMatch(/events\[0\]\.objectId/);
+    const empty = await hubspotPost('[]');
+    expect(empty.status).toBe(400);
+    expect(await stored()).toEqual(before);
+  });
+
+  it('refuses a HubSpot body over 1 MB (413), signed or not', async () => {
+    const before = await stored();
+    const huge = Buffer.from(JSON.stringify([{ padding: 'x'.repeat(ONE_MB) }]));
+    const res = await hubspotPost(huge);
+    expect(res.status).toBe(413);
+    expect(JSON.parse(res.text).code).toBe('body_too_large');
+    expect(await stored()).toEqual(before);
+  });
+
+  it('stores a Salesforce outbound message from the connected org (the control)', async () => {
+    const before = await stored();
+    const res = await salesforcePost(outbound());
+    expect(res.status).toBe(200);
+    expect(res.text).toMatch(/<Ack>true<\/Ack>/);
+    const after = await stored();
+    expect(after.events).toBe(before.events + 1);
+    expect(after.jobs).toBeGreaterThan(before.jobs);
+  });
+
+  it('refuses Salesforce messages with a wrong secret, from another org, malformed, with a DOCTYPE or entity, or oversize', async () => {
+    const before = await stored();
+    const expectFault = (res: { status: number; contentType: string; text: string }, status: number, text: RegExp) => {
+      expect(res.status).toBe(status);
+      expect(res.contentType).toMatch(/text\/xml/);
+      expect(res.text).toMatch(/<soapenv:Fault>/);
+      expect(res.text).toMatch(text);
+    };
+    expectFault(await salesforcePost(outbound(), 'not-the-secret'), 403, /secret in the path is wrong/);
+    expectFault(await salesforcePost(outbound({ orgId: '00D000000000001AAA' })), 403, /OrganizationId does not match/);
+    expectFault(await salesforcePost(outbound().replace('</notifications>', '')), 400, /not well-formed XML/);
+    expectFault(await salesforcePost('<?xml version="1.0"?><a>no envelope</a>'), 400, /Not a Salesforce outbound message/);
+    const laughs = '<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;">]>' + outbound().replace(/^<\?xml[^>]*\?>/, '').replace('lead@example.com', '&lol2;');
+    expectFault(await salesforcePost(laughs), 400, /DOCTYPE and ENTITY declarations are not accepted/);
+    const external = '<?xml version="1.0"?><!DOCTYPE x [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>' + outbound().replace(/^<\?xml[^>]*\?>/, '').replace('lead@example.com', '&xxe;');
+    expectFault(await salesforcePost(external), 400, /DOCTYPE and ENTITY declarations are not accepted/);
+    const oversize = outbound().replace('lead@example.com', `lead@example.com${' '.repeat(ONE_MB)}`);
+    expectFault(await salesforcePost(oversize), 413, /larger than/);
+    expect(await stored()).toEqual(before);
+  });
+});
