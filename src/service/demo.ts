@@ -7,6 +7,8 @@ import type { EmbeddedEnvironment } from './embedded.js';
 export interface DemoPlan {
   /** Work e-mails of partner people, for the demo and for the copy-paste command. */
   emails: string[];
+  /** Whether demo records are on their way (not with --no-demo, nor without the partner sandbox). */
+  active: boolean;
   stop(): void;
 }
 
@@ -32,7 +34,7 @@ export function startDemo(env: EmbeddedEnvironment, options: { count?: number; s
     timers.push(setTimeout(() => env.hubspot?.createContact({ email: 'nobody@unknown-company.example' }), spreadMs));
   }
   for (const t of timers) t.unref();
-  return { emails, stop: () => timers.forEach(clearTimeout) };
+  return { emails, active: timers.length > 0, stop: () => timers.forEach(clearTimeout) };
 }
 
 export function banner(env: EmbeddedEnvironment, serviceUrl: string, plan: DemoPlan): string {
@@ -56,6 +58,6 @@ export function banner(env: EmbeddedEnvironment, serviceUrl: string, plan: DemoP
       `  curl -s -X POST ${env.hubspot.url}/crm/v3/objects/contacts/search ${auth} -d '{"filterGroups":[{"filters":[{"propertyName":"email","operator":"EQ","value":"${email}"}]}],"properties":["email","firstname","lastname","jobtitle","hs_seniority","phone","company","crm_enrich_enriched_at"]}'`,
     );
   }
-  lines.push('', 'Demo records arrive over the next minute; the log shows each one being enriched. Stop with Ctrl-C.', '');
+  lines.push('', plan.active ? 'Demo records arrive over the next minute; the log shows each one being enriched. Stop with Ctrl-C.' : 'Stop with Ctrl-C.', '');
   return lines.join('\n');
 }
