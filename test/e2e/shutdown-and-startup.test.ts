@@ -1,0 +1,94 @@
+/**
+ * The service as a process: SIGTERM with a backfill in flight stops claiming, settles or releases
+ * what it holds and exits 0, and a restart finishes the work without waiting for any claim to expire;
+ * invalid mappings or configuration stop `serve` with exit 1 and a message naming the problem.
+ */
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serverUnavailable } from '../support/db.js';
+import { exitWithin, jobStates, killAll, processSchema, runCli, serviceEnv, startServiceProcess } from './process.js';
+import { eventually, partnerPeople, startSandboxes, type Sandboxes } from './stack.js';
+
+const skip = await serverUnavailable();
+if (skip) console.warn(`skipping the shutdown and start-up tests: ${skip}`);
+
+const CONTACTS = 300;
+const QUEUE = 'enrich.hubspot.contact';
+
+describe.skipIf(skip)('the service process', () => {
+  let sandboxes: Sandboxes;
+  const schemas: string[] = [];
+  const tempDirs: string[] = [];
+
+  beforeAll(async () => {
+    sandboxes = await startSandboxes();
+  });
+  afterAll(async () => {
+    await killAll(schemas);
+    await sandboxes?.close();
+    for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('on SIGTERM with a backfill in flight exits 0 holding no claim, and a restart finishes with nothing lost', async () => {
+    const people = partnerPeople(sandboxes, CONTACTS);
+    const contacts = people.map((p) => ({ id: sandboxes.hubspot.createContact({ email: p.workEmail! }).id, profile: p.person }));
+    sandboxes.hubspot.recordWrites();
+    const schema = processSchema();
+    schemas.push(schema);
+    // Claims expire only after the default five minutes: the restart can finish in time only if the
+    // stopping service left no job claimed.
+    const env = serviceEnv(sandboxes, schema, { CRM_ENRICH_JOB_RETRY_DELAY_SECONDS: '1' });
+
+    const first = await startServiceProcess(env);
+    expect((await first.admin('POST', '/backfills', { connection: 'hubspot', object: 'contact' })).status).toBe(202);
+    await eventually(() => (sandboxes.hubspot.writes().length > 0 ? true : undefined), 20_000, 'the first write of the backfill');
+    first.kill('SIGTERM');
+    const exit = await exitWithin(first, 20_000);
+    expect(exit, `the service did not exit within 20 s of SIGTERM:\n${first.output()}`).toEqual({ code: 0, signal: null });
+    expect(first.output()).toContain('shutting down');
+    expect(first.output()).not.toContain('Demo records arrive');
+
+    const states = await jobStates(schema, QUEUE);
+    expect(states.active ?? 0).toBe(0);
+    const written = new Set(sandboxes.hubspot.writes().map((w) => w.id));
+    expect(written.size).toBeLessThan(CONTACTS);
+
+    const second = await startServiceProcess(env);
+    await eventually(
+      async () => ((await second.admin<{ done: boolean }>('GET', '/backfills/hubspot/contact')).body.done ? true : undefined),
+      30_000,
+      'the backfill to finish after the restart',
+    );
+    for (const { id, profile } of contacts) expect(sandboxes.hubspot.getContact(id)?.crm_enrich_partner_id, `contact ${id}`).toBe(profile.id);
+    const keys = sandboxes.hubspot.writes().flatMap((w) => Object.entries(w.properties).map(([p, v]) => `${w.id} ${p}=${String(v)}`));
+    expect(keys.length).toBeGreaterThan(0);
+    expect(new Set(keys).size).toBe(keys.length);
+
+    second.kill('SIGTERM');
+    expect(await exitWithin(second, 20_000)).toEqual({ code: 0, signal: null });
+  });
+
+  it('refuses to start on an invalid mapping, printing file: path > key: message', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'crm-enrich-mappings-'));
+    tempDirs.push(dir);
+    cpSync('mappings', dir, { recursive: true });
+    const file = join(dir, 'hubspot', 'contact.yaml');
+    const text = readFileSync(file, 'utf8');
+    const broken = text.replace('{ target: firstname, from: first_name, rule: fill_empty }', '{ target: firstname, from: first_name, rule: fill_sometimes }');
+    expect(broken).not.toBe(text);
+    writeFileSync(file, broken);
+
+    const result = await runCli(['serve', '--no-demo', '--mappings', dir], { ...serviceEnv(sandboxes, processSchema()), PORT: '0' });
+    expect(result.code).toBe(1);
+    expect(result.output).toMatch(/hubspot\/contact\.yaml: fields > firstname > rule: rule must be one of overwrite, fill_empty, never, protect_edits/);
+    expect(result.output).not.toContain('crm-enrich started');
+  });
+
+  it('refuses to start on a bad environment value, naming the variable', async () => {
+    const result = await runCli(['serve', '--no-demo'], { ...serviceEnv(sandboxes, processSchema()), PORT: 'abc' });
+    expect(result.code).toBe(1);
+    expect(result.output).toMatch(/PORT: expected a whole number from 0 to 65535/);
+  });
+});
