@@ -1,0 +1,67 @@
+/**
+ * `crm-enrich backfill` against a running service: plain progress lines and a final "done" line when
+ * stdout is not a terminal, exit 0; a second run enqueues nothing (every record is already enriched);
+ * an object that is not mapped is refused with exit 1 and named.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serverUnavailable } from '../support/db.js';
+import { killAll, processSchema, runCli, serviceEnv, startServiceProcess, type ServiceProcess } from './process.js';
+import { ADMIN_TOKEN, partnerPeople, startSandboxes, type Sandboxes } from './stack.js';
+
+const skip = await serverUnavailable();
+if (skip) console.warn(`skipping the backfill command tests: ${skip}`);
+
+const CONTACTS = 150;
+
+describe.skipIf(skip)('crm-enrich backfill', () => {
+  let sandboxes: Sandboxes;
+  let service: ServiceProcess;
+  let cliEnv: Record<string, string>;
+  const schema = processSchema();
+
+  beforeAll(async () => {
+    sandboxes = await startSandboxes();
+    for (const p of partnerPeople(sandboxes, CONTACTS)) sandboxes.hubspot.createContact({ email: p.workEmail! });
+    // One the partner does not know: enqueued, looked up, and ends as no_match.
+    sandboxes.hubspot.createContact({ email: 'nobody@unknown-company.example' });
+    // One without any match key: listed, never enqueued.
+    sandboxes.hubspot.createContact({ firstname: 'Keyless' });
+    service = await startServiceProcess(serviceEnv(sandboxes, schema));
+    cliEnv = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ADMIN_TOKEN, LOG_LEVEL: 'silent' };
+  });
+  afterAll(async () => {
+    await killAll([schema]);
+    await sandboxes?.close();
+  });
+
+  const backfill = (...args: string[]) => runCli(['backfill', '--url', service.url, ...args], cliEnv);
+
+  it('prints plain progress lines and a final done line, exits 0, and leaves every record enriched', async () => {
+    const result = await backfill('--connection', 'hubspot', '--object', 'contact');
+    expect(result.code, result.output).toBe(0);
+    expect(result.output).not.toContain('\r');
+    const lines = result.output.trim().split('\n');
+    expect(lines.some((l) => /^\[[#-]{30}\] +\d+% \d+\/\d+ enriched, \d+ listed, \d+ skipped, [\d.]+\/s, ETA /.test(l))).toBe(true);
+    expect(lines.at(-2)).toMatch(/^\[#{30}\] 100% 151\/151 enriched, 152 listed, 1 skipped/);
+    expect(lines.at(-1)).toBe('backfill of hubspot contact done: 151 records enqueued, 1 skipped (no match key, or already enriched)');
+
+    const people = partnerPeople(sandboxes, CONTACTS);
+    const enriched = [...sandboxes.hubspot.store.objects.contacts.values()].filter((c) => c.properties.get('crm_enrich_partner_id'));
+    expect(new Set(enriched.map((c) => c.properties.get('crm_enrich_partner_id')))).toEqual(new Set(people.map((p) => p.person.id)));
+  });
+
+  it('enqueues nothing on a second run: records already enriched are skipped', async () => {
+    sandboxes.hubspot.resetStats();
+    const result = await backfill('--connection', 'hubspot', '--object', 'contact');
+    expect(result.code, result.output).toBe(0);
+    expect(result.output.trim().split('\n').at(-1)).toBe('backfill of hubspot contact done: 0 records enqueued, 152 skipped (no match key, or already enriched)');
+    const byEndpoint = sandboxes.hubspot.stats().byEndpoint;
+    expect(Object.keys(byEndpoint).filter((k) => k.startsWith('POST') && k.includes('/batch/'))).toEqual([]);
+  });
+
+  it('refuses an object that is not mapped, naming it, with exit 1', async () => {
+    const result = await backfill('--connection', 'hubspot', '--object', 'widget');
+    expect(result.code).toBe(1);
+    expect(result.output).toMatch(/"widget" is not a mapped object of hubspot; mapped: .*contact/);
+  });
+});
