@@ -53,6 +53,10 @@ export class Enricher extends EventEmitter<LaneEvents> {
     this.lanes.get(queueName(connection, objectType))?.wake(priority);
   }
 
+  pendingWrite(connection: string, objectType: string, recordId: string): Record<string, string> | undefined {
+    return this.lanes.get(queueName(connection, objectType))?.pendingWrite(recordId);
+  }
+
   async stop(): Promise<void> {
     await Promise.all([...this.lanes.values()].map((lane) => lane.stop()));
   }

@@ -18,6 +18,7 @@ import type { AuditPort, ErasurePort, JobFailure, JobQueuePort, RecordState, Sta
 import { type RecordPlan, appliedHash, planRecord } from './record-plan.js';
 import { auditFor, stateFor } from './settle.js';
 import { WriteBuffer, type BufferedWrite } from './write-buffer.js';
+import { isOwnChange } from './echo.js';
 
 const log = logger('enrich.lane');
 
@@ -32,8 +33,11 @@ export interface LaneOptions {
   erasure: ErasurePort;
   lookups: PartnerLookups;
   refreshAfterDays: number;
-  /** Records in flight (read, not yet settled) before the lane stops claiming bulk work. */
-  maxInFlight?: number;
+  /**
+   * The lane claims the next batch once no more than this many records are in flight, so every read
+   * is a full batch while the queue has work, and lookups never run dry (default: half a batch).
+   */
+  lowWater?: number;
   pollMs?: number;
   maxWriteWaitMs?: number;
 }
@@ -63,14 +67,15 @@ export class Lane extends EventEmitter<LaneEvents> {
   private inFlight = 0;
   private pendingLookups = 0;
   private readonly inFlightRecords = new Set<string>();
+  private readonly writing = new Map<string, Record<string, string>>();
   private readonly batches = new Set<Promise<void>>();
   private readonly buffer: WriteBuffer<Work>;
-  private readonly maxInFlight: number;
+  private readonly lowWater: number;
 
   constructor(private readonly options: LaneOptions) {
     super();
     this.queue = queueName(options.connector.connection, options.objectType);
-    this.maxInFlight = options.maxInFlight ?? options.connector.batchSize * 2;
+    this.lowWater = options.lowWater ?? Math.floor(options.connector.batchSize / 2);
     this.buffer = new WriteBuffer<Work>({
       batchSize: options.connector.batchSize,
       maxWaitMs: options.maxWriteWaitMs ?? 2_500,
@@ -104,10 +109,15 @@ export class Lane extends EventEmitter<LaneEvents> {
     const pollMs = this.options.pollMs ?? 1_000;
     while (this.running) {
       try {
-        const room = this.inFlight < this.maxInFlight;
-        if (!room && !this.interactiveWaiting) {
+        // Work a person waits for is claimed at once (with bulk work filling the batch); bulk work waits
+        // until the records in hand run low, so it is read in full batches.
+        if (this.inFlight > this.lowWater && !this.interactiveWaiting) {
           await this.sleep(pollMs);
           continue;
+        }
+        if (this.interactiveWaiting) {
+          // A burst of new records arrives as several webhook deliveries within moments: one read serves them all.
+          await new Promise((r) => setTimeout(r, INTERACTIVE_LINGER_MS));
         }
         this.interactiveWaiting = false;
         const jobs = await this.options.queue.claim(this.queue, this.options.connector.batchSize);
@@ -186,16 +196,20 @@ export class Lane extends EventEmitter<LaneEvents> {
       const toRead = [...byRecord.keys()].filter((id) => !unchanged.includes(id));
       if (toRead.length === 0) return;
       const priority: Priority = toRead.some((id) => byRecord.get(id)!.some((j) => j.priority === 'interactive')) ? 'interactive' : 'bulk';
-      let records: CrmRecord[];
+      // Records listed moments ago (backfill, sweep) are planned on the listing's values: no second read.
+      const snapshots = new Map(toRead.map((id) => [id, freshSnapshot(byRecord.get(id)!, mapping)] as const).filter((e): e is [string, CrmRecord] => !!e[1]));
+      const reads = toRead.filter((id) => !snapshots.has(id));
+      log.debug({ queue: this.queue, claimed: jobs.length, reading: reads.length, fromSnapshot: snapshots.size, inFlight: this.inFlight }, 'reading a batch');
+      let records: CrmRecord[] = [...snapshots.values()];
       try {
-        records = await this.options.connector.readRecords(this.options.objectType, toRead, [...mapping.propertiesToRead], { priority });
+        if (reads.length) records.push(...(await this.options.connector.readRecords(this.options.objectType, reads, [...mapping.propertiesToRead], { priority })));
       } catch (error) {
-        await this.failJobs(toRead.flatMap((id) => byRecord.get(id)!), error);
-        this.finish(toRead);
-        return;
+        await this.failJobs(reads.flatMap((id) => byRecord.get(id)!), error);
+        this.finish(reads);
+        records = [...snapshots.values()];
       }
       const found = new Set(records.map((r) => r.id));
-      const gone = toRead.filter((id) => !found.has(id));
+      const gone = reads.filter((id) => !found.has(id) && this.inFlightRecords.has(id));
       if (gone.length) {
         await this.settleWithoutWrite(gone.map((id) => ({ jobs: byRecord.get(id)!, id })), 'skipped', 'the record no longer exists in the CRM');
         this.finish(gone);
@@ -294,6 +308,7 @@ export class Lane extends EventEmitter<LaneEvents> {
 
   private async flush(writes: BufferedWrite<Work>[]): Promise<void> {
     const priority: Priority = writes.some((w) => w.item.priority === 'interactive') ? 'interactive' : 'bulk';
+    for (const w of writes) this.writing.set(w.recordId, w.properties);
     try {
       const results = await this.options.connector.writeRecords(
         this.options.objectType,
@@ -333,6 +348,7 @@ export class Lane extends EventEmitter<LaneEvents> {
     } catch (error) {
       await this.failJobs(writes.flatMap((w) => w.item.jobs), error);
     } finally {
+      for (const w of writes) this.writing.delete(w.recordId);
       this.finish(writes.map((w) => w.recordId));
     }
   }
@@ -403,28 +419,34 @@ export class Lane extends EventEmitter<LaneEvents> {
   }
 
   private finish(ids: string[]): void {
+    const before = this.inFlight;
     for (const id of ids) {
       if (this.inFlightRecords.delete(id)) this.inFlight--;
     }
+    if (before > this.lowWater && this.inFlight <= this.lowWater) this.wakeUp?.();
+  }
+
+  /** Values being written right now, by record: a change event carrying them is our own echo. */
+  pendingWrite(recordId: string): Record<string, string> | undefined {
+    return this.writing.get(recordId);
   }
 }
 
-/**
- * Only a change of identity (a match property) calls for a new lookup; a change event whose match
- * values are what we wrote, or still resolve to the key that matched, is the echo of our own write.
- */
+const SNAPSHOT_MAX_AGE_MS = 60_000;
+const INTERACTIVE_LINGER_MS = 40;
+
+/** The listed values of a record when every job about it carries a snapshot young enough to trust. */
+function freshSnapshot(jobs: EnrichJob[], mapping: CompiledMapping): CrmRecord | undefined {
+  const snapshots = jobs.map((j) => j.data.snapshot);
+  if (snapshots.some((s) => !s || Date.now() - Date.parse(s.at) > SNAPSHOT_MAX_AGE_MS)) return undefined;
+  const newest = snapshots.reduce((a, b) => (Date.parse(a!.at) >= Date.parse(b!.at) ? a : b))!;
+  // A listing made under another mapping may lack properties this one plans with.
+  if (!mapping.propertiesToRead.every((p) => newest.read.includes(p))) return undefined;
+  return { id: jobs[0]!.data.recordId, properties: newest.properties };
+}
+
 function isEcho(jobs: EnrichJob[], state: RecordState | undefined, mapping: CompiledMapping): boolean {
-  if (!state || state.status !== 'enriched' || !state.matchKey) return false;
-  const matchProperties = new Set(mapping.document.match.map((m) => m.property));
-  return jobs.every(
-    (job) =>
-      job.data.reason === 'changed' &&
-      job.data.changes !== undefined &&
-      Object.entries(job.data.changes).every(([property, value]) => {
-        if (!matchProperties.has(property) || state.lastWritten[property] === value) return true;
-        return mapping.matchKeys({ [property]: value }).some((k) => `${k.by}:${k.value}` === state.matchKey);
-      }),
-  );
+  return jobs.every((job) => job.data.reason === 'changed' && job.data.changes !== undefined && isOwnChange(job.data.changes, mapping, state?.status === 'enriched' ? state : undefined));
 }
 
 function failureOf(error: unknown): JobFailure {

@@ -9,6 +9,7 @@ import type { Config } from '../config.js';
 import type { CrmConnector, CrmProperty, RecordEvent } from '../core/connector.js';
 import type { Priority } from '../core/limiter.js';
 import { Enricher } from '../enrich/enricher.js';
+import { isOwnChange } from '../enrich/echo.js';
 import { jobFromEvent, queueName } from '../enrich/jobs.js';
 import { PartnerLookups } from '../enrich/partner-lookups.js';
 import type { NewJob } from '../enrich/ports.js';
@@ -137,7 +138,11 @@ export class Service {
         for (const at of e.receivedAt) metrics.webhookToWrite.observe((now - Date.parse(at)) / 1000);
       });
       enricher.on('error', (error) => log.error({ err: error }, 'an enrichment lane met an error; its jobs are retried'));
-      const backfills = new Backfills({ kv: ports.kv, queue: ports.enqueue, stale: ports.stale }, connectors, (crm, o) => mappings.get(crm, o), store);
+      const room = async (queue: string) => {
+        // Two batches waiting keep the lane busy; listing further ahead would only age the snapshots.
+        while ((await store.queue.depth(queue)) >= 200) await new Promise((r) => setTimeout(r, 250));
+      };
+      const backfills = new Backfills({ kv: ports.kv, queue: ports.enqueue, stale: ports.stale, room }, connectors, (crm, o) => mappings.get(crm, o), store);
 
       return new Service(config, store, ports, limiter, partner, lookups, connectors, mappings, enricher, backfills, metrics, options);
     } catch (error) {
@@ -146,10 +151,15 @@ export class Service {
     }
   }
 
-  /** Stores events as jobs in one round trip per queue, then wakes the lanes. */
+  /**
+   * Stores events as jobs in one round trip per queue, then wakes the lanes. Events about objects
+   * with no mapping, and change events that only echo our own writes, are acknowledged and dropped.
+   */
   async ingest(events: RecordEvent[]): Promise<IngestResult> {
     const now = new Date();
-    const wanted = events.filter((e) => e.kind === 'privacy_deletion' || this.mappings.get(e.source, e.objectType));
+    const mapped = events.filter((e) => e.kind === 'privacy_deletion' || this.mappings.get(e.source, e.objectType));
+    const echoes = await this.echoes(mapped.filter((e) => e.kind === 'changed'));
+    const wanted = mapped.filter((e) => !echoes.has(e));
     const jobs: NewJob[] = wanted.map((event) => {
       const job = jobFromEvent(event, now);
       return { ...job, queue: queueName(event.connection, event.objectType) };
@@ -157,6 +167,25 @@ export class Service {
     const result = jobs.length ? await this.ports.enqueue.enqueue(jobs) : { inserted: 0, duplicates: 0 };
     for (const job of jobs) this.enricher.wake(job.data.connection, job.data.objectType, job.priority);
     return { stored: result.inserted, duplicates: result.duplicates };
+  }
+
+  private async echoes(changes: RecordEvent[]): Promise<Set<RecordEvent>> {
+    const echoes = new Set<RecordEvent>();
+    const groups = new Map<string, RecordEvent[]>();
+    for (const e of changes) groups.set(`${e.connection}\u0000${e.objectType}`, [...(groups.get(`${e.connection}\u0000${e.objectType}`) ?? []), e]);
+    for (const group of groups.values()) {
+      const { connection, objectType, source } = group[0]!;
+      const mapping = this.mappings.get(source, objectType)!;
+      const states = await this.ports.state.getMany(connection, objectType, [...new Set(group.map((e) => e.recordId))]);
+      for (const event of group) {
+        const state = states.get(event.recordId);
+        const pending = this.enricher.pendingWrite(connection, objectType, event.recordId);
+        const known = state?.status === 'enriched' || pending ? { matchKey: state?.matchKey, lastWritten: { ...state?.lastWritten, ...pending } } : undefined;
+        const changes = event.changedProperties ?? event.values;
+        if (changes && isOwnChange(changes, mapping, known)) echoes.add(event);
+      }
+    }
+    return echoes;
   }
 
   /** Enqueues one record as work a person is waiting for (admin "enrich now"). */
