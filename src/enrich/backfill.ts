@@ -34,6 +34,11 @@ export interface BackfillDeps {
   queue: EnqueuePort;
   stale: StalePort;
   pageSize?: number;
+  /**
+   * Resolves when the object's queue has room for another page. Listing no faster than the lane
+   * enriches keeps each job's snapshot fresh, so the lane need not read the record again.
+   */
+  room?: (queue: string) => Promise<void>;
 }
 
 const runKey = (connection: string, objectType: string) => `backfill:${connection}:${objectType}`;
@@ -71,17 +76,20 @@ export async function driveBackfill(deps: BackfillDeps, connector: CrmConnector,
   while (run.status === 'running' && !signal?.aborted) {
     const remaining = run.limit === null ? pageSize : Math.min(pageSize, run.limit - run.listed);
     if (remaining <= 0) break;
+    await deps.room?.(queueName(run.connection, run.objectType));
+    if (signal?.aborted) break;
     const page = await connector.listRecords(run.objectType, { properties: [...mapping.propertiesToRead], limit: remaining, ...(run.cursor ? { cursor: run.cursor } : {}) }, { priority: 'bulk' });
     const records = page.records.slice(0, remaining);
-    const withKey = records.filter((r) => mapping.matchKeys(r.properties).length > 0).map((r) => r.id);
-    const known = await deps.stale.known(run.connection, run.objectType, withKey);
+    const withKey = records.filter((r) => mapping.matchKeys(r.properties).length > 0);
+    const known = await deps.stale.known(run.connection, run.objectType, withKey.map((r) => r.id));
+    const at = new Date().toISOString();
     const jobs: NewJob[] = withKey
-      .filter((id) => !known.has(id))
-      .map((recordId) => ({
+      .filter((r) => !known.has(r.id))
+      .map((r) => ({
         queue: queueName(run.connection, run.objectType),
-        dedupKey: `backfill:${run.id}:${recordId}`,
+        dedupKey: `backfill:${run.id}:${r.id}`,
         priority: 'bulk',
-        data: { connection: run.connection, objectType: run.objectType, recordId, reason: 'backfill' },
+        data: { connection: run.connection, objectType: run.objectType, recordId: r.id, reason: 'backfill', snapshot: { at, read: [...mapping.propertiesToRead], properties: r.properties } },
       }));
     const { inserted } = jobs.length ? await deps.queue.enqueue(jobs) : { inserted: 0 };
     run = {

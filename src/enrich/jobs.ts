@@ -20,6 +20,11 @@ export const EnrichJobData = z.object({
   emails: z.array(z.string()).optional(),
   /** For changes: the property values the trigger carried, to tell an echo of our own write from a person's change. */
   changes: z.record(z.string(), z.string().nullable()).optional(),
+  /**
+   * The record's values as a listing returned them (backfill, catch-up sweep), so the lane need not
+   * read the record again while the snapshot is fresh.
+   */
+  snapshot: z.object({ at: z.string(), read: z.array(z.string()), properties: z.record(z.string(), z.string().nullable()) }).optional(),
   /** For merges: records that no longer exist; recordId is the survivor. */
   mergedIds: z.array(z.string()).optional(),
 });

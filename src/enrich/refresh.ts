@@ -68,15 +68,16 @@ export async function sweepMissed(options: RefreshOptions, now = new Date()): Pr
       let cursor: string | undefined;
       do {
         const page = await connector.listRecords(objectType, { properties: [...mapping.propertiesToRead], changedSince: since, ...(cursor ? { cursor } : {}) }, { priority: 'bulk' });
-        const candidates = page.records.filter((r) => mapping.matchKeys(r.properties).length > 0).map((r) => r.id);
-        const known = await options.stale.known(connector.connection, objectType, candidates);
+        const candidates = page.records.filter((r) => mapping.matchKeys(r.properties).length > 0);
+        const known = await options.stale.known(connector.connection, objectType, candidates.map((r) => r.id));
+        const at = new Date().toISOString();
         const jobs: NewJob[] = candidates
-          .filter((id) => !known.has(id))
-          .map((recordId) => ({
+          .filter((r) => !known.has(r.id))
+          .map((r) => ({
             queue: queueName(connector.connection, objectType),
-            dedupKey: `catchup:${connector.connection}:${objectType}:${recordId}`,
+            dedupKey: `catchup:${connector.connection}:${objectType}:${r.id}`,
             priority: 'bulk',
-            data: { connection: connector.connection, objectType, recordId, reason: 'catchup' },
+            data: { connection: connector.connection, objectType, recordId: r.id, reason: 'catchup', snapshot: { at, read: [...mapping.propertiesToRead], properties: r.properties } },
           }));
         if (jobs.length) total += (await options.queue.enqueue(jobs)).inserted;
         cursor = page.next;
