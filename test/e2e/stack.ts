@@ -27,6 +27,9 @@ export interface Sandboxes {
 
 export interface StackOptions {
   partnerLatencyMs?: number;
+  /** Partner dataset size (smaller is faster to start). */
+  people?: number;
+  companies?: number;
   partnerFailRate?: number;
   queue?: Partial<QueueSettings>;
   env?: Record<string, string>;
@@ -35,7 +38,7 @@ export interface StackOptions {
 
 export async function startSandboxes(options: StackOptions = {}): Promise<Sandboxes> {
   const { mappings } = await loadMappingDir('mappings');
-  const partner = await startPartnerSandbox({ port: 0, latencyMs: options.partnerLatencyMs ?? 0, failRate: options.partnerFailRate ?? 0, people: 5_000, companies: 500 });
+  const partner = await startPartnerSandbox({ port: 0, latencyMs: options.partnerLatencyMs ?? 0, failRate: options.partnerFailRate ?? 0, people: options.people ?? 5_000, companies: options.companies ?? 500 });
   const hubspot = await startHubspotSandbox({ port: 0, clientSecret: HUBSPOT_SECRET, webhookDelaysMs: [200, 400, 800, 1_600] });
   const customFields = Object.fromEntries(mappings.filter((m) => m.document.crm === 'salesforce').map((m) => [m.document.object, describeFieldsFor(customPropertiesOf(m.document))]));
   const salesforce = await startSalesforceSandbox({ port: 0, customFields, outboundDelaysMs: [200, 400, 800, 1_600] });

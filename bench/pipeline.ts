@@ -1,0 +1,101 @@
+/**
+ * `npm run bench -- pipeline [--records 3000] [--latency-ms 120]`
+ *
+ * The whole loop on the Postgres server (DATABASE_URL, or the local test server, in a schema of its
+ * own) against the sandboxes over HTTP:
+ * 1. idle: 20 new HubSpot contacts created one at a time; each is timed from its creation in the
+ *    sandbox until its enriched properties can be read there;
+ * 2. backfill: N existing contacts, with the partner answering after `latency-ms`, while 50 new
+ *    contacts are created during it, each timed the same way.
+ * crm_calls counts every HubSpot API call of the backfill phase. crm_calls_min is what any service
+ * must spend: one listing page per 100 existing contacts, one write per 100 contacts (HubSpot's batch
+ * limit), and one read per new contact, since each arrives on its own (a creation webhook carries no
+ * properties) and must be looked up within its latency target.
+ */
+import { parseArgs } from 'node:util';
+import { rootLogger } from '../src/logger.js';
+import { ADMIN_TOKEN, startSandboxes, startService } from '../test/e2e/stack.js';
+
+rootLogger.level = process.env.LOG_LEVEL ?? 'warn';
+
+const { values: args } = parseArgs({ options: { records: { type: 'string', default: '3000' }, 'latency-ms': { type: 'string', default: '120' } } });
+const records = Number(args.records);
+const latencyMs = Number(args['latency-ms']);
+if (!Number.isInteger(records) || records < 100) throw new Error('--records expects a whole number of at least 100');
+const NEW_DURING = 50;
+const LIMIT = 50;
+
+const p95 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil(xs.length * 0.95) - 1)]!;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+const sandboxes = await startSandboxes({ partnerLatencyMs: latencyMs, people: 20_000, companies: 2_000 });
+const running = await startService(sandboxes, { env: { LOG_LEVEL: 'warn' }, queue: { expireInSeconds: 300, retryDelaySeconds: 5 } });
+const people = sandboxes.partner.dataset.personRecords.filter((p) => p.workEmail);
+let next = 0;
+const email = () => people[next++]!.workEmail!;
+
+/** Resolves with the ms from creation to enriched properties being readable in the sandbox. */
+async function timeNewContact(): Promise<number> {
+  const started = performance.now();
+  const { id } = sandboxes.hubspot.createContact({ email: email() });
+  for (;;) {
+    if (sandboxes.hubspot.getContact(id)?.crm_enrich_enriched_at) return performance.now() - started;
+    await sleep(5);
+  }
+}
+
+// 1. Idle service.
+const idle: number[] = [];
+for (let i = 0; i < 20; i++) idle.push(await timeNewContact());
+
+// 2. Backfill with new contacts arriving during it.
+const webhookUrl = `${running.url}/webhooks/hubspot`;
+sandboxes.hubspot.setWebhookUrl(undefined);
+const existing: string[] = [];
+for (let i = 0; i < records; i++) existing.push(sandboxes.hubspot.createContact({ email: email() }).id);
+sandboxes.hubspot.setWebhookUrl(webhookUrl);
+await sandboxes.hubspot.webhooksIdle();
+
+const partnerBefore = sandboxes.partner.stats().keys['sandbox-key'] ?? { served: 0, rejected: 0 };
+const hubspotBefore = sandboxes.hubspot.stats();
+const started = performance.now();
+const res = await fetch(`${running.url}/admin/api/backfills`, {
+  method: 'POST',
+  headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+  body: JSON.stringify({ connection: 'hubspot', object: 'contact' }),
+});
+if (res.status !== 202) throw new Error(`backfill refused: ${res.status} ${await res.text()}`);
+
+const expectedSeconds = records / LIMIT;
+const during: Promise<number>[] = [];
+for (let i = 0; i < NEW_DURING; i++) {
+  await sleep(((expectedSeconds * 0.9) / NEW_DURING) * 1000);
+  during.push(timeNewContact());
+}
+const newLatencies = await Promise.all(during);
+for (;;) {
+  if (existing.every((id) => sandboxes.hubspot.getContact(id)?.crm_enrich_enriched_at)) break;
+  await sleep(50);
+}
+const seconds = (performance.now() - started) / 1000;
+const partnerAfter = sandboxes.partner.stats().keys['sandbox-key']!;
+const hubspotAfter = sandboxes.hubspot.stats();
+const served = partnerAfter.served - partnerBefore.served;
+const rejected = partnerAfter.rejected - partnerBefore.rejected;
+const crmCalls = hubspotAfter.calls - hubspotBefore.calls;
+const total = records + NEW_DURING;
+const crmCallsMin = Math.ceil(records / 100) + Math.ceil(total / 100) + NEW_DURING;
+const rssMb = process.memoryUsage().rss / 2 ** 20;
+
+console.log(`idle: ${idle.length} new contacts, p95 ${p95(idle).toFixed(0)} ms (min ${Math.min(...idle).toFixed(0)}, max ${Math.max(...idle).toFixed(0)})`);
+console.log(`backfill: ${records} contacts + ${NEW_DURING} new in ${seconds.toFixed(1)} s; partner served ${served} (${(served / seconds).toFixed(1)}/s), 429s ${rejected}`);
+console.log(`new during backfill: p95 ${p95(newLatencies).toFixed(0)} ms (max ${Math.max(...newLatencies).toFixed(0)})`);
+console.log(`hubspot calls: ${JSON.stringify(Object.fromEntries(Object.entries(hubspotAfter.byEndpoint).map(([k, v]) => [k, v - (hubspotBefore.byEndpoint[k] ?? 0)]).filter(([, v]) => (v as number) > 0)))}`);
+
+await running.stop();
+await sandboxes.close();
+console.log(
+  `BENCH pipeline records=${records} seconds=${seconds.toFixed(1)} partner_utilisation=${(served / seconds / LIMIT).toFixed(3)} partner_429=${rejected} ` +
+    `crm_calls=${crmCalls} crm_calls_min=${crmCallsMin} idle_p95_ms=${p95(idle).toFixed(0)} new_record_p95_ms=${p95(newLatencies).toFixed(0)} rss_mb=${rssMb.toFixed(0)}`,
+);
+process.exit(0);
