@@ -48,7 +48,7 @@ describe.skipIf(skip)('a record with no partner match', () => {
     const first = await eventually(async () => {
       const r = await running.admin<RecordView>('GET', `/records/hubspot/contact/${created.id}`);
       return r.status === 200 && r.body.state?.status === 'no_match' ? r.body : undefined;
-    }, 5_000, 'the contact to end as no_match');
+    }, 10_000, 'the contact to end as no_match');
     await settled(running, sandboxes);
     expect(first.state.partnerId).toBeNull();
     expect(first.audit).toHaveLength(1);
