@@ -3,10 +3,11 @@
  * each change applied to the next enrichment), preview on a real record that writes nothing, stats
  * that agree with what the sandboxes saw, and one error shape everywhere.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { serverUnavailable } from '../support/db.js';
-import { dropSchema, hubspotCalls, partnerServed, schemaQuery, settled } from './probes.js';
-import { ADMIN_TOKEN, eventually, partnerPeople, startSandboxes, startService, type RunningService, type Sandboxes } from './stack.js';
+import { hubspotCalls, partnerServed, schemaQuery, settled, stateReaches } from './probes.js';
+import { ADMIN_TOKEN, eventually, partnerPeople } from './stack.js';
+import { useStack } from './use-stack.js';
 
 const skip = await serverUnavailable();
 if (skip) console.warn(`skipping end-to-end tests: ${skip}`);
@@ -35,35 +36,21 @@ interface PreviewRow {
 const HEADLINE_FIELD = '  - target: crm_enrich_headline\n    from: headline\n    custom: { label: Headline, type: string }\n';
 
 describe.skipIf(skip)('admin API', () => {
-  let sandboxes: Sandboxes;
-  let running: RunningService;
+  const stack = useStack();
   let offset = 300;
   const created = { enriched: 0, noMatch: 0 };
 
-  beforeAll(async () => {
-    sandboxes = await startSandboxes();
-    running = await startService(sandboxes);
-  });
-  afterAll(async () => {
-    await running?.stop();
-    await sandboxes?.close();
-    await dropSchema(running?.schema);
-  });
-
   /** Creates a contact for the next partner person and waits until it is enriched. */
   async function enrichedContact() {
-    const [p] = partnerPeople(sandboxes, 1, offset++);
-    const { id } = sandboxes.hubspot.createContact({ email: p!.workEmail! });
-    await eventually(async () => {
-      const state = await running.service.store.state.get({ connection: 'hubspot', objectType: 'contact', recordId: id });
-      return state?.status === 'enriched' ? state : undefined;
-    }, 10_000, `contact ${id} to be enriched`);
-    await settled(running, sandboxes);
+    const [p] = partnerPeople(stack.sandboxes, 1, offset++);
+    const { id } = stack.sandboxes.hubspot.createContact({ email: p!.workEmail! });
+    await stateReaches(stack.running, { connection: 'hubspot', objectType: 'contact', recordId: id }, 'enriched');
+    await settled(stack);
     created.enriched++;
-    return { id, person: p!.person, contact: sandboxes.hubspot.getContact(id)! };
+    return { id, person: p!.person, contact: stack.sandboxes.hubspot.getContact(id)! };
   }
 
-  const raw = (path: string, init: RequestInit = {}) => fetch(`${running.url}/admin/api${path}`, init);
+  const raw = (path: string, init: RequestInit = {}) => fetch(`${stack.running.url}/admin/api${path}`, init);
   const expectError = (res: { status: number; body: unknown }, status: number, code: string) => {
     expect(res.status).toBe(status);
     const { error } = res.body as ErrorBody;
@@ -85,7 +72,7 @@ describe.skipIf(skip)('admin API', () => {
   });
 
   it('lists the active mappings and shows one with its versions', async () => {
-    const list = await running.admin<{ mappings: { crm: string; object: string; version: number; author: string }[] }>('GET', '/mappings');
+    const list = await stack.running.admin<{ mappings: { crm: string; object: string; version: number; author: string }[] }>('GET', '/mappings');
     expect(list.status).toBe(200);
     const names = list.body.mappings.map((m) => `${m.crm}/${m.object}`).sort();
     expect(names).toEqual(['hubspot/company', 'hubspot/contact', 'salesforce/Account', 'salesforce/Contact', 'salesforce/Lead'].sort());
@@ -93,25 +80,25 @@ describe.skipIf(skip)('admin API', () => {
     expect(contact.version).toBe(1);
     expect(contact.author).toMatch(/^file:.*contact\.yaml$/);
 
-    const show = await running.admin<MappingView>('GET', '/mappings/hubspot/contact');
+    const show = await stack.running.admin<MappingView>('GET', '/mappings/hubspot/contact');
     expect(show.status).toBe(200);
     expect(show.body.active.version).toBe(1);
     expect(show.body.active.document).toContain(HEADLINE_FIELD);
     expect(show.body.versions).toEqual([expect.objectContaining({ version: 1, active: true })]);
 
-    const missing = await running.admin('GET', '/mappings/hubspot/deal');
+    const missing = await stack.running.admin('GET', '/mappings/hubspot/deal');
     expect(expectError(missing, 404, 'not_found').details).toMatchObject({ field: 'object' });
   });
 
   it('validates a candidate: a good one passes, a bad one is 422 naming the field path', async () => {
-    const { active } = (await running.admin<MappingView>('GET', '/mappings/hubspot/contact')).body;
-    const good = await running.admin<{ valid: boolean; crm: string; object: string }>('POST', '/mappings/validate', { document: active.document });
+    const { active } = (await stack.running.admin<MappingView>('GET', '/mappings/hubspot/contact')).body;
+    const good = await stack.running.admin<{ valid: boolean; crm: string; object: string }>('POST', '/mappings/validate', { document: active.document });
     expect(good.status).toBe(200);
     expect(good.body).toMatchObject({ valid: true, crm: 'hubspot', object: 'contact' });
 
     const invalid = async (document: string) => {
       expect(document).not.toBe(active.document);
-      const error = expectError(await running.admin('POST', '/mappings/validate', { document }), 422, 'invalid_mapping');
+      const error = expectError(await stack.running.admin('POST', '/mappings/validate', { document }), 422, 'invalid_mapping');
       return (error.details!.problems as { field: string; code: string }[]).map((p) => p.field);
     };
     expect(await invalid(active.document.replace('- { target: jobtitle, from: position }', '- { target: jobtitle, from: position, rule: sometimes }'))).toEqual(['fields > jobtitle > rule']);
@@ -119,26 +106,26 @@ describe.skipIf(skip)('admin API', () => {
     const twoUnknownSources = active.document.replace('from: seniority', 'from: seniority_level').replace('from: department', 'from: departmnt');
     expect(await invalid(twoUnknownSources)).toEqual(expect.arrayContaining(['fields > hs_seniority > from', 'fields > crm_enrich_department > from']));
 
-    const noDocument = await running.admin('POST', '/mappings/validate', {});
+    const noDocument = await stack.running.admin('POST', '/mappings/validate', {});
     expect(expectError(noDocument, 400, 'invalid_request').details).toMatchObject({ field: 'document' });
   });
 
   it('saves a new version that the next enrichment uses, and rolls back to the previous one', async () => {
-    const { active } = (await running.admin<MappingView>('GET', '/mappings/hubspot/contact')).body;
+    const { active } = (await stack.running.admin<MappingView>('GET', '/mappings/hubspot/contact')).body;
     const withoutHeadline = active.document.replace(HEADLINE_FIELD, '');
     expect(withoutHeadline).not.toBe(active.document);
 
-    const noAuthor = await running.admin('POST', '/mappings/hubspot/contact/versions', { document: withoutHeadline, comment: 'x' });
+    const noAuthor = await stack.running.admin('POST', '/mappings/hubspot/contact/versions', { document: withoutHeadline, comment: 'x' });
     expect(expectError(noAuthor, 400, 'invalid_request').details).toMatchObject({ field: 'author' });
-    const wrongObject = await running.admin('POST', '/mappings/hubspot/company/versions', { document: withoutHeadline, author: 'ops@example.com' });
+    const wrongObject = await stack.running.admin('POST', '/mappings/hubspot/company/versions', { document: withoutHeadline, author: 'ops@example.com' });
     expect(expectError(wrongObject, 400, 'invalid_request').details).toMatchObject({ field: 'document' });
-    const invalid = await running.admin('POST', '/mappings/hubspot/contact/versions', { document: withoutHeadline.replace('from: position', 'from: no_such_field'), author: 'ops@example.com' });
+    const invalid = await stack.running.admin('POST', '/mappings/hubspot/contact/versions', { document: withoutHeadline.replace('from: position', 'from: no_such_field'), author: 'ops@example.com' });
     expectError(invalid, 422, 'invalid_mapping');
 
-    const saved = await running.admin<{ active: VersionView }>('POST', '/mappings/hubspot/contact/versions', { document: withoutHeadline, author: 'ops@example.com', comment: 'headline is noise' });
+    const saved = await stack.running.admin<{ active: VersionView }>('POST', '/mappings/hubspot/contact/versions', { document: withoutHeadline, author: 'ops@example.com', comment: 'headline is noise' });
     expect(saved.status).toBe(201);
     expect(saved.body.active).toMatchObject({ version: 2, author: 'ops@example.com', comment: 'headline is noise' });
-    const shown = (await running.admin<MappingView>('GET', '/mappings/hubspot/contact')).body;
+    const shown = (await stack.running.admin<MappingView>('GET', '/mappings/hubspot/contact')).body;
     expect(shown.active.version).toBe(2);
     expect(shown.versions.map((v) => [v.version, v.active])).toEqual(expect.arrayContaining([[1, false], [2, true]]));
 
@@ -146,32 +133,32 @@ describe.skipIf(skip)('admin API', () => {
     expect(underV2.contact.jobtitle).toBe(underV2.person.position);
     expect(underV2.contact.crm_enrich_headline ?? '').toBe('');
 
-    const rolledBack = await running.admin<{ active: VersionView }>('POST', '/mappings/hubspot/contact/rollback', { version: 1 });
+    const rolledBack = await stack.running.admin<{ active: VersionView }>('POST', '/mappings/hubspot/contact/rollback', { version: 1 });
     expect(rolledBack.status).toBe(200);
     expect(rolledBack.body.active.version).toBe(1);
-    expect((await running.admin<MappingView>('GET', '/mappings/hubspot/contact')).body.active.version).toBe(1);
+    expect((await stack.running.admin<MappingView>('GET', '/mappings/hubspot/contact')).body.active.version).toBe(1);
     const underV1 = await enrichedContact();
     expect(underV1.person.headline).toBeTruthy();
     expect(underV1.contact.crm_enrich_headline).toBe(underV1.person.headline);
 
-    const noSuchVersion = await running.admin('POST', '/mappings/hubspot/contact/rollback', { version: 99 });
+    const noSuchVersion = await stack.running.admin('POST', '/mappings/hubspot/contact/rollback', { version: 99 });
     expectError(noSuchVersion, 422, 'invalid_mapping');
-    const badVersion = await running.admin('POST', '/mappings/hubspot/contact/rollback', { version: 'one' });
+    const badVersion = await stack.running.admin('POST', '/mappings/hubspot/contact/rollback', { version: 'one' });
     expect(expectError(badVersion, 400, 'invalid_request').details).toMatchObject({ field: 'version' });
   });
 
   it('previews a candidate on a real record: rows of property, current, new, rule and outcome, and writes nothing', async () => {
     const { id, person, contact } = await enrichedContact();
     expect(person.headline).toBeTruthy();
-    const { active } = (await running.admin<MappingView>('GET', '/mappings/hubspot/contact')).body;
+    const { active } = (await stack.running.admin<MappingView>('GET', '/mappings/hubspot/contact')).body;
     const candidate = active.document.replace('- { target: jobtitle, from: position }', '- { target: jobtitle, from: headline, rule: overwrite }');
     const before = {
-      updates: hubspotCalls(sandboxes, 'batch/update'),
-      audit: (await schemaQuery<{ n: number }>(running, `SELECT count(*)::int AS n FROM $schema.audit_log`))[0]!.n,
-      state: await running.service.store.state.get({ connection: 'hubspot', objectType: 'contact', recordId: id }),
+      updates: hubspotCalls(stack.sandboxes, 'batch/update'),
+      audit: (await schemaQuery<{ n: number }>(stack.running, `SELECT count(*)::int AS n FROM $schema.audit_log`))[0]!.n,
+      state: await stack.running.service.store.state.get({ connection: 'hubspot', objectType: 'contact', recordId: id }),
     };
 
-    const res = await running.admin<{ record: { id: string }; match: { by: string } | null; rows: PreviewRow[]; wouldWrite: Record<string, string> }>('POST', '/mappings/preview', {
+    const res = await stack.running.admin<{ record: { id: string }; match: { by: string } | null; rows: PreviewRow[]; wouldWrite: Record<string, string> }>('POST', '/mappings/preview', {
       document: candidate, crm: 'hubspot', object: 'contact', recordId: id,
     });
     expect(res.status).toBe(200);
@@ -182,28 +169,28 @@ describe.skipIf(skip)('admin API', () => {
     expect(res.body.rows.find((r) => r.property === 'firstname')).toMatchObject({ current: contact.firstname, new: person.first_name, rule: 'fill_empty', outcome: 'unchanged' });
     expect(res.body.wouldWrite).toEqual({ jobtitle: person.headline });
 
-    const activePreview = await running.admin<{ rows: PreviewRow[]; wouldWrite: Record<string, string> }>('POST', '/mappings/preview', { crm: 'hubspot', object: 'contact', recordId: id });
+    const activePreview = await stack.running.admin<{ rows: PreviewRow[]; wouldWrite: Record<string, string> }>('POST', '/mappings/preview', { crm: 'hubspot', object: 'contact', recordId: id });
     expect(activePreview.body.wouldWrite).toEqual({});
     expect(activePreview.body.rows.length).toBeGreaterThan(5);
 
-    expect(hubspotCalls(sandboxes, 'batch/update')).toBe(before.updates);
-    expect(sandboxes.hubspot.getContact(id)!.jobtitle).toBe(person.position);
-    expect((await schemaQuery<{ n: number }>(running, `SELECT count(*)::int AS n FROM $schema.audit_log`))[0]!.n).toBe(before.audit);
-    expect(await running.service.store.state.get({ connection: 'hubspot', objectType: 'contact', recordId: id })).toEqual(before.state);
+    expect(hubspotCalls(stack.sandboxes, 'batch/update')).toBe(before.updates);
+    expect(stack.sandboxes.hubspot.getContact(id)!.jobtitle).toBe(person.position);
+    expect((await schemaQuery<{ n: number }>(stack.running, `SELECT count(*)::int AS n FROM $schema.audit_log`))[0]!.n).toBe(before.audit);
+    expect(await stack.running.service.store.state.get({ connection: 'hubspot', objectType: 'contact', recordId: id })).toEqual(before.state);
 
-    const absent = await running.admin('POST', '/mappings/preview', { crm: 'hubspot', object: 'contact', recordId: '999999999' });
+    const absent = await stack.running.admin('POST', '/mappings/preview', { crm: 'hubspot', object: 'contact', recordId: '999999999' });
     expect(expectError(absent, 404, 'not_found').details).toMatchObject({ field: 'recordId' });
-    const noRecord = await running.admin('POST', '/mappings/preview', { crm: 'hubspot', object: 'contact' });
+    const noRecord = await stack.running.admin('POST', '/mappings/preview', { crm: 'hubspot', object: 'contact' });
     expect(expectError(noRecord, 400, 'invalid_request').details).toMatchObject({ field: 'recordId' });
   });
 
   it('reports stats that agree with what happened', async () => {
-    const { id: missId } = sandboxes.hubspot.createContact({ email: 'unknown.person@nowhere-listed.example' });
-    await eventually(async () => ((await running.service.store.state.get({ connection: 'hubspot', objectType: 'contact', recordId: missId }))?.status === 'no_match' ? true : undefined));
+    const { id: missId } = stack.sandboxes.hubspot.createContact({ email: 'unknown.person@nowhere-listed.example' });
+    await stateReaches(stack.running, { connection: 'hubspot', objectType: 'contact', recordId: missId }, 'no_match');
     created.noMatch++;
-    await settled(running, sandboxes);
+    await settled(stack);
 
-    const res = await running.admin<{
+    const res = await stack.running.admin<{
       queueDepth: number;
       deadLetters: number;
       jobsByOutcome: Record<string, number>;
@@ -221,21 +208,21 @@ describe.skipIf(skip)('admin API', () => {
     expect(stats.jobsByOutcome.enriched).toBe(created.enriched);
     expect(stats.jobsByOutcome.no_match).toBe(created.noMatch);
     // Every partner request the sandbox served was one lookup counted against today's budget.
-    expect(stats.today.partnerLookups).toBe(partnerServed(sandboxes));
+    expect(stats.today.partnerLookups).toBe(partnerServed(stack.sandboxes));
     expect(stats.today.cacheHits).toBeGreaterThan(0);
     expect(stats.today.budgetLeft).toBe(stats.today.budget - stats.today.partnerLookups);
     expect(stats.today.bulkPaused).toBe(false);
-    expect(stats.crmCalls.hubspot!.byOperation.batch_update).toBe(hubspotCalls(sandboxes, 'batch/update'));
-    expect(stats.crmCalls.hubspot!.byOperation.batch_read).toBe(hubspotCalls(sandboxes, 'batch/read'));
+    expect(stats.crmCalls.hubspot!.byOperation.batch_update).toBe(hubspotCalls(stack.sandboxes, 'batch/update'));
+    expect(stats.crmCalls.hubspot!.byOperation.batch_read).toBe(hubspotCalls(stack.sandboxes, 'batch/read'));
   });
 
   it('answers every error as { error: { code, message, details } }', async () => {
-    expectError(await running.admin('GET', '/no-such-route'), 404, 'not_found');
+    expectError(await stack.running.admin('GET', '/no-such-route'), 404, 'not_found');
     const badJson = await raw('/mappings/validate', { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: '{"document": ' });
     expect(expectError({ status: badJson.status, body: await badJson.json() }, 400, 'invalid_request').details).toMatchObject({ field: 'body' });
-    const unknownObject = await running.admin('POST', '/records/hubspot/deal/1/enrich');
+    const unknownObject = await stack.running.admin('POST', '/records/hubspot/deal/1/enrich');
     expect(expectError(unknownObject, 404, 'not_found').details).toMatchObject({ field: 'object' });
-    const unknownRecord = await running.admin('GET', '/records/hubspot/contact/424242');
+    const unknownRecord = await stack.running.admin('GET', '/records/hubspot/contact/424242');
     expect(expectError(unknownRecord, 404, 'not_found').details).toMatchObject({ field: 'id' });
   });
 });

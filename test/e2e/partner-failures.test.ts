@@ -2,10 +2,11 @@
  * The partner failing: at a 30 % failure rate every record still ends enriched; with the partner
  * down, jobs retry, land in the dead letter with their error, and replay to success once it is back.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { serverUnavailable } from '../support/db.js';
-import { dropSchema, settled } from './probes.js';
-import { eventually, partnerPeople, startSandboxes, startService, type RunningService, type Sandboxes } from './stack.js';
+import { settled } from './probes.js';
+import { eventually, partnerPeople } from './stack.js';
+import { useStack } from './use-stack.js';
 
 const skip = await serverUnavailable();
 if (skip) console.warn(`skipping end-to-end tests: ${skip}`);
@@ -19,25 +20,14 @@ interface DeadLetterView {
 }
 
 describe.skipIf(skip)('partner failures', () => {
-  let sandboxes: Sandboxes;
-  let running: RunningService;
-
-  beforeAll(async () => {
-    sandboxes = await startSandboxes({ partnerFailRate: 0.3 });
-    running = await startService(sandboxes, { queue: { maxAttempts: 2, retryDelaySeconds: 1, retryDelayMaxSeconds: 1 } });
-  });
-  afterAll(async () => {
-    await running?.stop();
-    await sandboxes?.close();
-    await dropSchema(running?.schema);
-  });
+  const stack = useStack({ sandboxes: { partnerFailRate: 0.3 }, service: { queue: { maxAttempts: 2, retryDelaySeconds: 1, retryDelayMaxSeconds: 1 } } });
 
   function createContacts(n: number, offset: number) {
-    return partnerPeople(sandboxes, n, offset).map((p) => ({ person: p.person, id: sandboxes.hubspot.createContact({ email: p.workEmail! }).id }));
+    return partnerPeople(stack.sandboxes, n, offset).map((p) => ({ person: p.person, id: stack.sandboxes.hubspot.createContact({ email: p.workEmail! }).id }));
   }
 
   const enrichedIds = async (ids: string[]) => {
-    const states = await running.service.store.state.getMany('hubspot', 'contact', ids);
+    const states = await stack.running.service.store.state.getMany('hubspot', 'contact', ids);
     return ids.filter((id) => states.get(id)?.status === 'enriched');
   };
 
@@ -45,24 +35,24 @@ describe.skipIf(skip)('partner failures', () => {
     const contacts = createContacts(10, 100);
     const ids = contacts.map((c) => c.id);
     await eventually(async () => ((await enrichedIds(ids)).length === ids.length ? true : undefined), 30_000, 'all ten contacts to be enriched');
-    await settled(running, sandboxes);
+    await settled(stack);
 
-    expect(sandboxes.partner.stats().injectedFailures).toBeGreaterThan(0);
+    expect(stack.sandboxes.partner.stats().injectedFailures).toBeGreaterThan(0);
     for (const { id, person } of contacts) {
-      const contact = sandboxes.hubspot.getContact(id)!;
+      const contact = stack.sandboxes.hubspot.getContact(id)!;
       expect(contact.jobtitle).toBe(person.position);
       expect(contact.crm_enrich_partner_id).toBe(person.id);
     }
-    expect((await running.admin<{ deadLetters: unknown[] }>('GET', '/dead-letters')).body.deadLetters).toEqual([]);
+    expect((await stack.running.admin<{ deadLetters: unknown[] }>('GET', '/dead-letters')).body.deadLetters).toEqual([]);
   });
 
   it('parks jobs in the dead letter while the partner is down, and replays them to success once it is back', async () => {
-    sandboxes.partner.setFailRate(1);
+    stack.sandboxes.partner.setFailRate(1);
     const contacts = createContacts(3, 200);
     const ids = contacts.map((c) => c.id);
 
     const dead = await eventually(async () => {
-      const res = await running.admin<{ deadLetters: DeadLetterView[] }>('GET', '/dead-letters');
+      const res = await stack.running.admin<{ deadLetters: DeadLetterView[] }>('GET', '/dead-letters');
       const ours = res.body.deadLetters.filter((d) => ids.includes(d.data.recordId));
       return ours.length === ids.length ? ours : undefined;
     }, 30_000, 'the three jobs to reach the dead letter');
@@ -73,17 +63,17 @@ describe.skipIf(skip)('partner failures', () => {
       expect(letter.error.message).toMatch(/partner API failed/);
     }
     expect(await enrichedIds(ids)).toEqual([]);
-    for (const { id } of contacts) expect(sandboxes.hubspot.getContact(id)?.jobtitle ?? '').toBe('');
-    const stats = await running.admin<{ deadLetters: number }>('GET', '/stats');
+    for (const { id } of contacts) expect(stack.sandboxes.hubspot.getContact(id)?.jobtitle ?? '').toBe('');
+    const stats = await stack.running.admin<{ deadLetters: number }>('GET', '/stats');
     expect(stats.body.deadLetters).toBe(3);
 
-    sandboxes.partner.setFailRate(0);
-    const replay = await running.admin<{ replayed: number }>('POST', '/dead-letters/replay', {});
+    stack.sandboxes.partner.setFailRate(0);
+    const replay = await stack.running.admin<{ replayed: number }>('POST', '/dead-letters/replay', {});
     expect(replay.status).toBe(200);
     expect(replay.body.replayed).toBe(3);
 
     await eventually(async () => ((await enrichedIds(ids)).length === ids.length ? true : undefined), 10_000, 'the replayed contacts to be enriched');
-    for (const { id, person } of contacts) expect(sandboxes.hubspot.getContact(id)?.jobtitle).toBe(person.position);
-    expect((await running.admin<{ deadLetters: unknown[] }>('GET', '/dead-letters')).body.deadLetters).toEqual([]);
+    for (const { id, person } of contacts) expect(stack.sandboxes.hubspot.getContact(id)?.jobtitle).toBe(person.position);
+    expect((await stack.running.admin<{ deadLetters: unknown[] }>('GET', '/dead-letters')).body.deadLetters).toEqual([]);
   });
 });

@@ -5,6 +5,7 @@
 import pg from 'pg';
 import { SERVER_URL } from '../support/db.js';
 import { eventually, type RunningService, type Sandboxes } from './stack.js';
+import type { Stack } from './use-stack.js';
 
 /** HubSpot sandbox calls whose endpoint ends with `suffix`, e.g. `contacts/batch/update`. */
 export function hubspotCalls(sandboxes: Sandboxes, suffix: string): number {
@@ -31,7 +32,7 @@ export async function jobsInFlight(running: RunningService): Promise<number> {
 }
 
 /** Waits until the CRM sandboxes have delivered their webhooks and the service has no job left. */
-export async function settled(running: RunningService, sandboxes: Sandboxes, timeoutMs = 10_000): Promise<void> {
+export async function settled({ running, sandboxes }: Stack, timeoutMs = 10_000): Promise<void> {
   await sandboxes.hubspot.webhooksIdle();
   await eventually(async () => ((await jobsInFlight(running)) === 0 ? true : undefined), timeoutMs, 'the queues to drain');
 }
@@ -46,4 +47,12 @@ export async function dropSchema(schema: string | undefined): Promise<void> {
   } finally {
     await client.end();
   }
+}
+
+/** Waits until a record's enrichment state has `status`, and returns that state. */
+export function stateReaches(running: RunningService, key: { connection: string; objectType: string; recordId: string }, status: string, timeoutMs = 10_000) {
+  return eventually(async () => {
+    const state = await running.service.store.state.get(key);
+    return state?.status === status ? state : undefined;
+  }, timeoutMs, `${key.objectType} ${key.recordId} to be ${status}`);
 }

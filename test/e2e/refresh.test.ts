@@ -2,10 +2,11 @@
  * The scheduled refresh through the whole loop: a value a person typed survives it under
  * protect_edits (with the audit saying why), and unchanged partner data costs no CRM call at all.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { serverUnavailable } from '../support/db.js';
-import { dropSchema, hubspotCalls, partnerServed, schemaQuery, settled } from './probes.js';
-import { eventually, partnerPeople, startSandboxes, startService, type RunningService, type Sandboxes } from './stack.js';
+import { hubspotCalls, partnerServed, schemaQuery, settled, stateReaches } from './probes.js';
+import { eventually, partnerPeople } from './stack.js';
+import { useStack } from './use-stack.js';
 
 const skip = await serverUnavailable();
 if (skip) console.warn(`skipping end-to-end tests: ${skip}`);
@@ -16,59 +17,43 @@ interface RecordView {
 }
 
 describe.skipIf(skip)('refresh', () => {
-  let sandboxes: Sandboxes;
-  let running: RunningService;
-
-  beforeAll(async () => {
-    sandboxes = await startSandboxes();
-    running = await startService(sandboxes);
-  });
-  afterAll(async () => {
-    await running?.stop();
-    await sandboxes?.close();
-    await dropSchema(running?.schema);
-  });
+  const stack = useStack();
 
   /** Creates contacts for partner people and waits until each is enriched and the echoes are settled. */
   async function enrichedContacts(n: number, offset: number) {
-    const people = partnerPeople(sandboxes, n, offset);
-    const contacts = people.map((p) => ({ person: p.person, email: p.workEmail!, id: sandboxes.hubspot.createContact({ email: p.workEmail! }).id }));
-    for (const c of contacts) {
-      await eventually(async () => {
-        const state = await running.service.store.state.get({ connection: 'hubspot', objectType: 'contact', recordId: c.id });
-        return state?.status === 'enriched' ? state : undefined;
-      }, 10_000, `contact ${c.id} to be enriched`);
-    }
-    await settled(running, sandboxes);
+    const people = partnerPeople(stack.sandboxes, n, offset);
+    const contacts = people.map((p) => ({ person: p.person, email: p.workEmail!, id: stack.sandboxes.hubspot.createContact({ email: p.workEmail! }).id }));
+    for (const c of contacts) await stateReaches(stack.running, { connection: 'hubspot', objectType: 'contact', recordId: c.id }, 'enriched');
+    await settled(stack);
     return contacts;
   }
 
   async function makeStale(ids: string[]): Promise<void> {
-    await schemaQuery(running, `UPDATE $schema.enrichment_state SET next_refresh_at = now() - interval '1 minute' WHERE object_type = 'contact' AND record_id = ANY($1)`, [ids]);
+    await schemaQuery(stack.running, `UPDATE $schema.enrichment_state SET next_refresh_at = now() - interval '1 minute' WHERE object_type = 'contact' AND record_id = ANY($1)`, [ids]);
   }
 
-  const view = async (id: string) => (await running.admin<RecordView>('GET', `/records/hubspot/contact/${id}`)).body;
+  const view = async (id: string) => (await stack.running.admin<RecordView>('GET', `/records/hubspot/contact/${id}`)).body;
 
   it('keeps a value a person edited when the partner data changes, and the audit says why', async () => {
     const [contact] = await enrichedContacts(1, 20);
     const { person, id } = contact!;
     const ourTitle = person.position!;
-    expect(sandboxes.hubspot.getContact(id)?.jobtitle).toBe(ourTitle);
+    expect(stack.sandboxes.hubspot.getContact(id)?.jobtitle).toBe(ourTitle);
 
     const edited = `${ourTitle} (as the account manager knows it)`;
-    sandboxes.hubspot.updateRecord('contacts', id, { jobtitle: edited });
+    stack.sandboxes.hubspot.updateRecord('contacts', id, { jobtitle: edited });
     // The partner's data moves on: a new title (which must not replace the edit) and a new headline (which must be written).
     person.position = 'Chief Refresh Officer';
     person.headline = 'Now refreshing records for a living';
-    await schemaQuery(running, `DELETE FROM $schema.lookup_cache WHERE value = ANY($1)`, [[contact!.email.toLowerCase(), person.id!.toLowerCase()]]);
+    await schemaQuery(stack.running, `DELETE FROM $schema.lookup_cache WHERE value = ANY($1)`, [[contact!.email.toLowerCase(), person.id!.toLowerCase()]]);
     await makeStale([id]);
 
-    expect((await running.service.refreshNow()).refresh).toBe(1);
+    expect((await stack.running.service.refreshNow()).refresh).toBe(1);
     const after = await eventually(() => {
-      const c = sandboxes.hubspot.getContact(id);
+      const c = stack.sandboxes.hubspot.getContact(id);
       return c?.crm_enrich_headline === person.headline ? c : undefined;
     }, 10_000, 'the refreshed headline');
-    await settled(running, sandboxes);
+    await settled(stack);
 
     expect(after.jobtitle).toBe(edited);
     const record = await view(id);
@@ -88,27 +73,27 @@ describe.skipIf(skip)('refresh', () => {
   it('makes no CRM call and spends no partner credit when a refresh finds the data unchanged', async () => {
     const contacts = await enrichedContacts(3, 40);
     const ids = contacts.map((c) => c.id);
-    const before = { updates: hubspotCalls(sandboxes, 'contacts/batch/update'), reads: hubspotCalls(sandboxes, 'contacts/batch/read'), partner: partnerServed(sandboxes) };
-    const auditRows = async () => (await schemaQuery<{ n: number }>(running, `SELECT count(*)::int AS n FROM $schema.audit_log WHERE record_id = ANY($1)`, [ids]))[0]!.n;
+    const before = { updates: hubspotCalls(stack.sandboxes, 'contacts/batch/update'), reads: hubspotCalls(stack.sandboxes, 'contacts/batch/read'), partner: partnerServed(stack.sandboxes) };
+    const auditRows = async () => (await schemaQuery<{ n: number }>(stack.running, `SELECT count(*)::int AS n FROM $schema.audit_log WHERE record_id = ANY($1)`, [ids]))[0]!.n;
     const auditBefore = await auditRows();
     await makeStale(ids);
 
-    expect((await running.service.refreshNow()).refresh).toBe(3);
+    expect((await stack.running.service.refreshNow()).refresh).toBe(3);
     await eventually(async () => {
-      const rows = await schemaQuery(running, `SELECT 1 FROM $schema.enrichment_state WHERE record_id = ANY($1) AND next_refresh_at > now()`, [ids]);
+      const rows = await schemaQuery(stack.running, `SELECT 1 FROM $schema.enrichment_state WHERE record_id = ANY($1) AND next_refresh_at > now()`, [ids]);
       return rows.length === 3 ? true : undefined;
     }, 10_000, 'the refreshed records to be due again in the future');
-    await settled(running, sandboxes);
+    await settled(stack);
 
-    expect(hubspotCalls(sandboxes, 'contacts/batch/update')).toBe(before.updates);
-    expect(hubspotCalls(sandboxes, 'contacts/batch/read')).toBe(before.reads);
-    expect(partnerServed(sandboxes)).toBe(before.partner);
+    expect(hubspotCalls(stack.sandboxes, 'contacts/batch/update')).toBe(before.updates);
+    expect(hubspotCalls(stack.sandboxes, 'contacts/batch/read')).toBe(before.reads);
+    expect(partnerServed(stack.sandboxes)).toBe(before.partner);
     expect(await auditRows()).toBe(auditBefore + 3);
     for (const id of ids) {
       const [latest] = (await view(id)).audit;
       expect(latest?.outcome).toBe('unchanged');
     }
     // A second refresh tick finds nothing due: the refreshed records moved their due time forward.
-    expect((await running.service.refreshNow()).refresh).toBe(0);
+    expect((await stack.running.service.refreshNow()).refresh).toBe(0);
   });
 });

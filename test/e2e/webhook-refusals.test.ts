@@ -3,12 +3,13 @@
  * oversize body) are answered in the CRM's own wire format and store nothing: no received event,
  * no job. A well-formed delivery sent the same way is stored, so the counts are shown to move.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { signV3 } from '../../connectors/hubspot/signature.js';
 import { outboundEnvelope } from '../../connectors/salesforce/sandbox/outbound.js';
 import { serverUnavailable } from '../support/db.js';
-import { dropSchema, schemaQuery } from './probes.js';
-import { HUBSPOT_SECRET, SALESFORCE_SECRET, startSandboxes, startService, type RunningService, type Sandboxes } from './stack.js';
+import { schemaQuery } from './probes.js';
+import { HUBSPOT_SECRET, SALESFORCE_SECRET } from './stack.js';
+import { useStack } from './use-stack.js';
 
 const skip = await serverUnavailable();
 if (skip) console.warn(`skipping end-to-end tests: ${skip}`);
@@ -16,45 +17,34 @@ if (skip) console.warn(`skipping end-to-end tests: ${skip}`);
 const ONE_MB = 1024 * 1024;
 
 describe.skipIf(skip)('webhook refusals', () => {
-  let sandboxes: Sandboxes;
-  let running: RunningService;
+  const stack = useStack();
   let eventId = 1;
-
-  beforeAll(async () => {
-    sandboxes = await startSandboxes();
-    running = await startService(sandboxes);
-  });
-  afterAll(async () => {
-    await running?.stop();
-    await sandboxes?.close();
-    await dropSchema(running?.schema);
-  });
 
   /** Received event keys and jobs on every queue: what a stored delivery leaves behind. */
   async function stored(): Promise<{ events: number; jobs: number }> {
     const [row] = await schemaQuery<{ events: number; jobs: number }>(
-      running,
+      stack.running,
       `SELECT (SELECT count(*)::int FROM $schema.received_event) AS events, (SELECT count(*)::int FROM $schema.job) AS jobs`,
     );
     return row!;
   }
 
   async function post(path: string, body: string | Buffer, headers: Record<string, string>) {
-    const res = await fetch(`${running.url}${path}`, { method: 'POST', headers, body });
+    const res = await fetch(`${stack.running.url}${path}`, { method: 'POST', headers, body });
     return { status: res.status, contentType: res.headers.get('content-type') ?? '', text: await res.text() };
   }
 
   function hubspotEvents(n = 1): string {
     return JSON.stringify(
       Array.from({ length: n }, () => ({
-        eventId: eventId++, subscriptionId: 4001, portalId: sandboxes.hubspot.portalId, appId: 1000001,
+        eventId: eventId++, subscriptionId: 4001, portalId: stack.sandboxes.hubspot.portalId, appId: 1000001,
         occurredAt: Date.now(), subscriptionType: 'contact.creation', attemptNumber: 0, objectId: 90_000 + eventId, changeSource: 'CRM',
       })),
     );
   }
 
   function hubspotPost(body: string | Buffer, options: { secret?: string; timestamp?: number; signature?: string | null } = {}) {
-    const url = `${running.url}/webhooks/hubspot`;
+    const url = `${stack.running.url}/webhooks/hubspot`;
     const timestamp = String(options.timestamp ?? Date.now());
     const headers: Record<string, string> = { 'content-type': 'application/json', 'x-hubspot-request-timestamp': timestamp };
     if (options.signature !== null) headers['x-hubspot-signature-v3'] = options.signature ?? signV3(options.secret ?? HUBSPOT_SECRET, 'POST', url, body, timestamp);
@@ -64,7 +54,7 @@ describe.skipIf(skip)('webhook refusals', () => {
   function outbound(options: { orgId?: string; recordId?: string } = {}): string {
     const now = new Date().toISOString();
     return outboundEnvelope(
-      { orgId: options.orgId ?? sandboxes.salesforce.orgId, actionId: '04k8d0000000001AAA', instanceUrl: sandboxes.salesforce.url },
+      { orgId: options.orgId ?? stack.sandboxes.salesforce.orgId, actionId: '04k8d0000000001AAA', instanceUrl: stack.sandboxes.salesforce.url },
       [{ id: `04l8d00000000${String(eventId++).padStart(2, '0')}AAA`, objectType: 'Lead', fields: { Id: options.recordId ?? '00Q8d00000AbCdE', Email: 'lead@example.com', CreatedDate: now, LastModifiedDate: now } }],
     );
   }
@@ -87,7 +77,7 @@ describe.skipIf(skip)('webhook refusals', () => {
       await hubspotPost(hubspotEvents(), { secret: 'not-the-client-secret' }),
       await hubspotPost(hubspotEvents(), { signature: null }),
       await hubspotPost(hubspotEvents(), { timestamp: Date.now() - 6 * 60_000 }),
-      await hubspotPost(hubspotEvents(), { signature: signV3(HUBSPOT_SECRET, 'POST', `${running.url}/webhooks/hubspot`, hubspotEvents(), String(Date.now())) }),
+      await hubspotPost(hubspotEvents(), { signature: signV3(HUBSPOT_SECRET, 'POST', `${stack.running.url}/webhooks/hubspot`, hubspotEvents(), String(Date.now())) }),
     ];
     for (const res of cases) {
       expect(res.status).toBe(401);
