@@ -197,7 +197,7 @@ export class Lane extends EventEmitter<LaneEvents> {
       if (toRead.length === 0) return;
       const priority: Priority = toRead.some((id) => byRecord.get(id)!.some((j) => j.priority === 'interactive')) ? 'interactive' : 'bulk';
       // Records listed moments ago (backfill, sweep) are planned on the listing's values: no second read.
-      const snapshots = new Map(toRead.map((id) => [id, freshSnapshot(byRecord.get(id)!, mapping)] as const).filter((e): e is [string, CrmRecord] => !!e[1]));
+      const snapshots = new Map(toRead.map((id) => [id, freshSnapshot(byRecord.get(id)!, states.get(id), mapping)] as const).filter((e): e is [string, CrmRecord] => !!e[1]));
       const reads = toRead.filter((id) => !snapshots.has(id));
       log.debug({ queue: this.queue, claimed: jobs.length, reading: reads.length, fromSnapshot: snapshots.size, inFlight: this.inFlight }, 'reading a batch');
       let records: CrmRecord[] = [...snapshots.values()];
@@ -435,11 +435,17 @@ export class Lane extends EventEmitter<LaneEvents> {
 const SNAPSHOT_MAX_AGE_MS = 60_000;
 const INTERACTIVE_LINGER_MS = 40;
 
-/** The listed values of a record when every job about it carries a snapshot young enough to trust. */
-function freshSnapshot(jobs: EnrichJob[], mapping: CompiledMapping): CrmRecord | undefined {
+/**
+ * The listed values of a record when every job about it carries a snapshot young enough to trust.
+ * Not after an earlier attempt (a worker that died may have written after the listing), nor when we
+ * settled the record since the listing: planning on values older than our own write writes it again.
+ */
+function freshSnapshot(jobs: EnrichJob[], state: RecordState | undefined, mapping: CompiledMapping): CrmRecord | undefined {
+  if (jobs.some((j) => j.retryCount > 0)) return undefined;
   const snapshots = jobs.map((j) => j.data.snapshot);
   if (snapshots.some((s) => !s || Date.now() - Date.parse(s.at) > SNAPSHOT_MAX_AGE_MS)) return undefined;
   const newest = snapshots.reduce((a, b) => (Date.parse(a!.at) >= Date.parse(b!.at) ? a : b))!;
+  if (state?.lastEnrichedAt && state.lastEnrichedAt.getTime() >= Date.parse(newest.at)) return undefined;
   // A listing made under another mapping may lack properties this one plans with.
   if (!mapping.propertiesToRead.every((p) => newest.read.includes(p))) return undefined;
   return { id: jobs[0]!.data.recordId, properties: newest.properties };
