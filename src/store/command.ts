@@ -8,8 +8,8 @@ export function registerStoreCommands(parent: Command): void {
   parent
     .command('migrate')
     .description('create or upgrade the database schema (DATABASE_URL, or the embedded database in CRM_ENRICH_DATA_DIR)')
-    .option('--schema <name>', 'schema that holds the tables', 'crm_enrich')
-    .action(async (options: { schema: string }) => {
+    .option('--schema <name>', 'schema that holds the tables (default: CRM_ENRICH_DB_SCHEMA, or crm_enrich)')
+    .action(async (options: { schema?: string }) => {
       const { loadConfig } = await import('../config.js');
       const { openStore } = await import('./store.js');
       const { AppError } = await import('../core/errors.js');
@@ -18,7 +18,7 @@ export function registerStoreCommands(parent: Command): void {
       let store;
       try {
         config = loadConfig();
-        store = await openStore({ databaseUrl: config.DATABASE_URL, dataDir: config.CRM_ENRICH_DATA_DIR, schema: options.schema });
+        store = await openStore({ databaseUrl: config.DATABASE_URL, dataDir: config.CRM_ENRICH_DATA_DIR, schema: options.schema ?? config.CRM_ENRICH_DB_SCHEMA });
       } catch (error) {
         if (!(error instanceof AppError) && (error as Error).name !== 'ConfigError') throw error;
         console.error(`crm-enrich migrate: ${(error as Error).message}`);
