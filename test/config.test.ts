@@ -24,6 +24,16 @@ describe('loadConfig', () => {
     expect(message).toMatch(/HUBSPOT_TIER:/);
   });
 
+  it('checks the database schema name and the job timings', () => {
+    const config = loadConfig({});
+    expect(config.CRM_ENRICH_DB_SCHEMA).toBe('crm_enrich');
+    expect(config.CRM_ENRICH_JOB_EXPIRE_SECONDS).toBe(300);
+    expect(config.CRM_ENRICH_JOB_RETRY_DELAY_SECONDS).toBe(10);
+    expect(() => loadConfig({ CRM_ENRICH_DB_SCHEMA: 'Drop Table' })).toThrow(/CRM_ENRICH_DB_SCHEMA: expected a schema name/);
+    expect(() => loadConfig({ CRM_ENRICH_JOB_EXPIRE_SECONDS: '1' })).toThrow(/CRM_ENRICH_JOB_EXPIRE_SECONDS: expected a whole number from 2 to 86400/);
+    expect(() => loadConfig({ CRM_ENRICH_JOB_RETRY_DELAY_SECONDS: 'soon' })).toThrow(/CRM_ENRICH_JOB_RETRY_DELAY_SECONDS: expected a whole number/);
+  });
+
   it('treats an empty variable as unset', () => {
     expect(loadConfig({ DATABASE_URL: '' }).DATABASE_URL).toBeUndefined();
   });
