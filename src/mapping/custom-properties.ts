@@ -20,3 +20,12 @@ export function customPropertiesOf(mapping: MappingDocument): PropertySpec[] {
   }
   return out;
 }
+
+/**
+ * Declared custom properties the CRM does not have yet. Salesforce appends `__c` to custom field
+ * names, and names compare without case, as both CRMs treat them.
+ */
+export function missingCustomProperties(mapping: MappingDocument, existing: readonly { name: string }[]): PropertySpec[] {
+  const names = new Set(existing.map((p) => p.name.toLowerCase()));
+  return customPropertiesOf(mapping).filter((spec) => !names.has(spec.name.toLowerCase()) && !names.has(`${spec.name.toLowerCase()}__c`));
+}

@@ -3,7 +3,7 @@
  * mapper, and plan the writes for one record.
  */
 export { compileMapping, type CompiledMapping, type CrmValues, type MatchKey } from './compile.js';
-export { customPropertiesOf } from './custom-properties.js';
+export { customPropertiesOf, missingCustomProperties } from './custom-properties.js';
 export { MappingDocument, DEFAULT_RULE, RULES, type Rule, type LookupKind } from './format.js';
 export { loadMappingDir, loadMappings, readCrmSchemaDir, schemaKey, validateMappings, type CrmSchemas, type LoadedMapping, type LoadResult } from './loader.js';
 export { toMarket } from './markets.js';

@@ -34,6 +34,19 @@ export function registerServiceCommands(program: Command): void {
       await backfill(opts).catch(fail);
     });
 
+  const mappings = program.commands.find((c) => c.name() === 'mappings') ?? program.command('mappings');
+  mappings
+    .command('provision')
+    .description("create the mappings' custom properties in each configured CRM where its API allows; print the rest for an admin")
+    .option('--mappings <dir>', 'mapping files', 'mappings')
+    .option('--crm <crm>', 'only this CRM (hubspot or salesforce)')
+    .option('--object <type>', 'only this object')
+    .action(async (opts: { mappings: string; crm?: string; object?: string }) => {
+      const { provision } = await import('./provision-command.js');
+      const outstanding = await provision(opts).catch(fail);
+      if (outstanding > 0) process.exitCode = 1;
+    });
+
   program
     .command('refresh')
     .description('enqueue a refresh now: stale records and records the CRM changed since the last sweep')

@@ -8,6 +8,7 @@ import type { CrmProperty } from '../core/connector.js';
 import {
   compileMapping,
   MappingError,
+  missingCustomProperties,
   parseMappingDocument,
   schemaKey,
   type CompiledMapping,
@@ -28,6 +29,8 @@ export interface ActiveMapping {
 
 export class MappingRegistry {
   private readonly active = new Map<string, ActiveMapping>();
+  /** Mappings that may not run yet, with the reason (e.g. custom properties the CRM lacks). */
+  readonly disabled = new Map<string, string>();
 
   constructor(
     private readonly versions: MappingVersions,
@@ -37,6 +40,12 @@ export class MappingRegistry {
 
   get(crm: string, objectType: string): CompiledMapping | undefined {
     return this.active.get(schemaKey(crm, objectType))?.compiled;
+  }
+
+  disable(crm: string, objectType: string, reason: string): void {
+    const key = schemaKey(crm, objectType);
+    this.active.delete(key);
+    this.disabled.set(key, reason);
   }
 
   entry(crm: string, objectType: string): ActiveMapping | undefined {
@@ -69,6 +78,7 @@ export class MappingRegistry {
     const next = new Map<string, ActiveMapping>();
     for (const version of await this.versions.allActive()) {
       const key = schemaKey(version.crm, version.objectType);
+      if (this.disabled.has(key)) continue;
       const known = this.active.get(key);
       if (known && known.version.id === version.id) {
         next.set(key, known);
@@ -97,6 +107,17 @@ export class MappingRegistry {
   /** Validates, saves and activates a new version. */
   async save(text: string, author: string, comment: string): Promise<ActiveMapping> {
     const compiled = this.compile(text, 'candidate');
+    const missing = missingCustomProperties(compiled.document, this.schemas.get(schemaKey(compiled.crm, compiled.object)) ?? []);
+    if (missing.length) {
+      throw new MappingError(
+        missing.map((p) => ({
+          file: 'candidate',
+          path: ['fields', p.name, 'custom'],
+          code: 'unknown_property' as const,
+          message: `${p.name} does not exist in the CRM yet; run \`crm-enrich mappings provision\` first`,
+        })),
+      );
+    }
     const version = await this.versions.save({ crm: compiled.crm, objectType: compiled.object, document: text, author, comment });
     const entry = { compiled, version };
     this.active.set(schemaKey(compiled.crm, compiled.object), entry);

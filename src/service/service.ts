@@ -17,13 +17,14 @@ import { runRefreshTick } from '../enrich/refresh.js';
 import { createRateLimiter, type SharedRateLimiter } from '../limits/create-rate-limiter.js';
 import { limiterIdFor } from '../limits/limiter-id.js';
 import { logger } from '../logger.js';
-import { loadMappingDir, MappingError, schemaKey, type LoadedMapping } from '../mapping/index.js';
+import { loadMappingDir, MappingError, missingCustomProperties, schemaKey, type LoadedMapping } from '../mapping/index.js';
 import { PartnerClient } from '../partner/client.js';
 import { parseLookupParams } from '../partner/lookup-params.js';
 import { createApp } from '../server/app.js';
 import { Metrics } from '../server/metrics.js';
 import type { IngestResult } from '../server/webhook-routes.js';
 import type { QueueSettings } from '../store/queue.js';
+import { defaultCacheTtls } from '../store/lookup-cache.js';
 import { openStore, type Store, type StoreOptions } from '../store/store.js';
 import { adminRoutes } from '../server/admin-routes.js';
 import { Backfills } from './backfills.js';
@@ -84,6 +85,11 @@ export class Service {
       databaseUrl: config.DATABASE_URL,
       dataDir: config.CRM_ENRICH_DATA_DIR,
       schema: config.CRM_ENRICH_DB_SCHEMA,
+      // A refresh must reach the partner, so no cached answer outlives the refresh interval.
+      cacheTtls: {
+        hitSeconds: Math.min(defaultCacheTtls.hitSeconds, config.REFRESH_AFTER_DAYS * 86_400),
+        missSeconds: Math.min(defaultCacheTtls.missSeconds, config.REFRESH_AFTER_DAYS * 86_400),
+      },
       ...options.store,
       queue: { ...queueSettingsFrom(config), ...options.store?.queue },
     });
@@ -110,6 +116,17 @@ export class Service {
       const schemas = await readSchemas(connectors, loaded.mappings);
       const mappings = new MappingRegistry(store.mappings, schemas);
       await mappings.load(loaded.mappings.filter((m) => connectors.some((c) => c.kind === m.document.crm)));
+      for (const entry of mappings.list()) {
+        const { crm, objectType } = entry.version;
+        const missing = missingCustomProperties(entry.compiled.document, schemas.get(schemaKey(crm, objectType)) ?? []);
+        if (missing.length === 0) continue;
+        // Writing to properties the CRM lacks would fail every record: the mapping waits until they exist.
+        mappings.disable(crm, objectType, `needs custom properties the CRM lacks: ${missing.map((p) => p.name).join(', ')}`);
+        log.error(
+          { crm, object: objectType, missing: missing.map((p) => p.name) },
+          `the ${crm} ${objectType} mapping is not started: its custom properties do not exist yet. Run \`crm-enrich mappings provision\` (it creates them where the CRM allows, and prints what an admin must add where it does not), or remove them from the mapping`,
+        );
+      }
 
       const lookups = new PartnerLookups({
         client: partner,

@@ -1,0 +1,35 @@
+/**
+ * `crm-enrich mappings provision`: the custom properties the mappings declare, created in each
+ * configured CRM where its API allows (HubSpot, in a property group of ours), and otherwise printed
+ * as the exact fields an admin adds (Salesforce). Runs only when a person asks for it.
+ */
+import { loadConfig } from '../config.js';
+import { customPropertiesOf, loadMappingDir, MappingError } from '../mapping/index.js';
+import { connectorsFromConfig } from './connectors.js';
+
+export async function provision(options: { mappings: string; crm?: string; object?: string }, config = loadConfig(), out: NodeJS.WritableStream = process.stdout): Promise<number> {
+  const loaded = await loadMappingDir(options.mappings);
+  if (loaded.problems.length) throw new MappingError(loaded.problems);
+  const connectors = connectorsFromConfig(config, loaded.mappings);
+  if (connectors.length === 0) throw new Error('no CRM credentials are configured (HUBSPOT_ACCESS_TOKEN or SALESFORCE_*); nothing to provision');
+  let outstanding = 0;
+  try {
+    for (const { document, file } of loaded.mappings) {
+      if (options.crm && document.crm !== options.crm) continue;
+      if (options.object && document.object.toLowerCase() !== options.object.toLowerCase()) continue;
+      const connector = connectors.find((c) => c.kind === document.crm);
+      if (!connector) continue;
+      const wanted = customPropertiesOf(document);
+      if (wanted.length === 0) continue;
+      const result = await connector.ensureProperties(document.object, wanted);
+      out.write(`${file} (${document.crm} ${document.object}): ${result.created.length} created, ${result.existing.length} already there, ${result.missing.length} to add by hand\n`);
+      for (const name of result.created) out.write(`  created ${name}\n`);
+      for (const { instruction } of result.missing) out.write(`  ${instruction}\n`);
+      outstanding += result.missing.length;
+    }
+  } finally {
+    await Promise.all(connectors.map((c) => c.close()));
+  }
+  if (outstanding > 0) out.write(`${outstanding} field(s) must be added by an admin before those mappings can start.\n`);
+  return outstanding;
+}

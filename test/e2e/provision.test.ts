@@ -1,0 +1,73 @@
+/**
+ * Custom properties a mapping declares are never created silently: a mapping whose properties the CRM
+ * lacks does not start, `mappings provision` creates them where the CRM allows (HubSpot) and prints
+ * what an admin must add where it does not (Salesforce), and then the mapping starts.
+ */
+import { PassThrough } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHubspotSandbox, type HubspotSandbox } from '../../connectors/hubspot/sandbox/server.js';
+import { startSalesforceSandbox, type SalesforceSandbox } from '../../connectors/salesforce/sandbox/server.js';
+import { loadConfig } from '../../src/config.js';
+import { startPartnerSandbox, type PartnerSandbox } from '../../src/partner/sandbox/server.js';
+import { provision } from '../../src/service/provision-command.js';
+import { Service } from '../../src/service/service.js';
+import { SERVER_URL, serverUnavailable, uniqueSchema } from '../support/db.js';
+
+const skip = await serverUnavailable();
+if (skip) console.warn(`skipping provisioning tests: ${skip}`);
+
+describe.skipIf(skip)('custom properties', () => {
+  let partner: PartnerSandbox;
+  let hubspot: HubspotSandbox;
+  let salesforce: SalesforceSandbox;
+  const config = () =>
+    loadConfig({
+      PARTNER_API_KEY: 'sandbox-key',
+      PARTNER_BASE_URL: partner.url,
+      HUBSPOT_ACCESS_TOKEN: 'sandbox-token',
+      HUBSPOT_BASE_URL: hubspot.url,
+      SALESFORCE_LOGIN_URL: salesforce.url,
+      SALESFORCE_CLIENT_ID: 'sandbox',
+      SALESFORCE_CLIENT_SECRET: 'sandbox',
+      DATABASE_URL: SERVER_URL,
+    });
+  const start = () => Service.start({ config: config(), schedule: false, store: { schema: uniqueSchema('prov') } });
+
+  beforeAll(async () => {
+    partner = await startPartnerSandbox({ port: 0, people: 200, companies: 20 });
+    hubspot = await startHubspotSandbox({ port: 0 });
+    salesforce = await startSalesforceSandbox({ port: 0 });
+  });
+  afterAll(async () => {
+    await Promise.allSettled([partner?.close(), hubspot?.close(), salesforce?.close()]);
+  });
+
+  it('keeps a mapping whose custom properties are missing from starting, until provisioning creates them', async () => {
+    const before = await start();
+    try {
+      expect(before.mappings.get('hubspot', 'contact')).toBeUndefined();
+      expect(before.mappings.disabled.get('hubspot/contact')).toMatch(/crm_enrich_/);
+      expect(before.mappings.get('salesforce', 'Lead')).toBeUndefined();
+    } finally {
+      await before.stop();
+    }
+
+    const out = new PassThrough();
+    let printed = '';
+    out.on('data', (chunk) => (printed += String(chunk)));
+    const outstanding = await provision({ mappings: 'mappings' }, config(), out);
+    // HubSpot creates what it can over its API; Salesforce fields are left to an admin, with instructions.
+    expect(printed).toMatch(/hubspot contact\): \d+ created/);
+    expect(printed).toMatch(/created crm_enrich_department/);
+    expect(printed).toMatch(/In Salesforce Setup > Object Manager > Lead > Fields & Relationships > New/);
+    expect(outstanding).toBeGreaterThan(0);
+
+    const after = await start();
+    try {
+      expect(after.mappings.get('hubspot', 'contact')).toBeDefined();
+      expect(after.mappings.get('salesforce', 'Lead')).toBeUndefined();
+    } finally {
+      await after.stop();
+    }
+  });
+});
