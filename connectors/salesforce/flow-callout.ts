@@ -1,26 +1,22 @@
 /**
  * The JSON trigger a Salesforce Flow HTTP callout sends to the same endpoint as outbound messages:
- * `{"records":[{"type":"Lead","id":"00Q...","eventId":"..."}]}`. Each record needs an `eventId` (e.g.
- * the Flow interview GUID) or its `lastModifiedDate`, so that a resent callout is recognised as the same event.
+ * `{"records":[{"type":"Lead","id":"00Q..."}]}`. An `eventId` (e.g. the Flow interview GUID) or the
+ * record's `lastModifiedDate` makes a resent callout recognisable as the same event; without either,
+ * the same callout resent within the same minute is.
  */
 import { z } from 'zod';
 import { toId18 } from './ids.js';
 
 export const FLOW_MAX_RECORDS = 100;
 
-const RecordSchema = z
-  .object({
-    type: z.enum(['Lead', 'Contact', 'Account'], { error: 'expected Lead, Contact or Account' }),
-    id: z.string().refine((id) => toId18(id) !== undefined, 'expected a 15- or 18-character Salesforce record id'),
-    kind: z.enum(['created', 'changed', 'requested']).default('changed'),
-    eventId: z.string().min(1).max(255).optional(),
-    lastModifiedDate: z.string().refine((d) => !Number.isNaN(Date.parse(d.replace(/([+-]\d{2})(\d{2})$/, '$1:$2'))), 'expected an ISO datetime').optional(),
-    values: z.record(z.string(), z.string().nullable()).optional(),
-  })
-  .refine((r) => r.eventId !== undefined || r.lastModifiedDate !== undefined, {
-    message: 'each record needs eventId or lastModifiedDate so a resent callout is recognised',
-    path: ['eventId'],
-  });
+const RecordSchema = z.object({
+  type: z.enum(['Lead', 'Contact', 'Account'], { error: 'expected Lead, Contact or Account' }),
+  id: z.string().refine((id) => toId18(id) !== undefined, 'expected a 15- or 18-character Salesforce record id'),
+  kind: z.enum(['created', 'changed', 'requested']).default('changed'),
+  eventId: z.string().min(1).max(255).optional(),
+  lastModifiedDate: z.string().refine((d) => !Number.isNaN(Date.parse(d.replace(/([+-]\d{2})(\d{2})$/, '$1:$2'))), 'expected an ISO datetime').optional(),
+  values: z.record(z.string(), z.string().nullable()).optional(),
+});
 
 export const FlowCalloutSchema = z.object({
   organizationId: z.string().min(15).max(18).optional(),

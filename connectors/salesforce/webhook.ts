@@ -96,7 +96,7 @@ export function createSalesforceWebhookHandler(options: SalesforceWebhookOptions
           objectType: r.type,
           recordId,
           kind: r.kind,
-          dedupKey: `${FLOW_PREFIX}${r.type}:${recordId}:${r.eventId ?? r.lastModifiedDate}`,
+          dedupKey: `${FLOW_PREFIX}${r.type}:${recordId}:${r.eventId ?? r.lastModifiedDate ?? `minute:${Math.floor(now().getTime() / 60_000)}`}`,
           occurredAt: r.lastModifiedDate ? isoFromSalesforce(r.lastModifiedDate) : now().toISOString(),
           ...(r.values ? { values: r.values } : {}),
         };

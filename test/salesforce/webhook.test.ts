@@ -160,9 +160,20 @@ describe('Flow HTTP callouts (JSON)', () => {
     const reply = handler.errorReply(error);
     expect(reply.contentType).toBe('application/json');
     expect(JSON.parse(reply.body).error.code).toBe('invalid_callout');
-    expect(refused(json({ records: [{ type: 'Lead', id: '00Q1N00000bS2eOUAS' }] })).message).toContain('records.0.eventId');
     expect(refused(request('{', { contentType: 'application/json' })).code).toBe('malformed_json');
     expect(refused(json({ records: [] })).message).toContain('at least one record');
+  });
+
+  it('takes the plain form {records:[{type,id}]}, and knows a resend within the minute', () => {
+    const body = { records: [{ type: 'Lead', id: '00Q1N00000bS2eOUAS' }] };
+    const first = handler.parse(json(body));
+    const again = handler.parse(json(body));
+    expect(first.ok && again.ok).toBe(true);
+    if (!first.ok || !again.ok) return;
+    expect(first.events).toEqual([expect.objectContaining({ objectType: 'Lead', kind: 'changed' })]);
+    expect(again.events[0]!.dedupKey).toBe(first.events[0]!.dedupKey);
+    const withEvent = handler.parse(json({ records: [{ type: 'Lead', id: '00Q1N00000bS2eOUAS', eventId: 'interview-1' }] }));
+    expect(withEvent.ok && withEvent.events[0]!.dedupKey).not.toBe(first.events[0]!.dedupKey);
   });
 
   it('checks the secret and org for JSON too', () => {
