@@ -46,7 +46,7 @@ describe.skipIf(skip)('partner failures', () => {
     expect((await stack.running.admin<{ deadLetters: unknown[] }>('GET', '/dead-letters')).body.deadLetters).toEqual([]);
   });
 
-  it('parks jobs in the dead letter while the partner is down, and replays them to success once it is back', async () => {
+  it('parks jobs in the dead letter while the partner is down, and replays one, then all, to success once it is back', async () => {
     stack.sandboxes.partner.setFailRate(1);
     const contacts = createContacts(3, 200);
     const ids = contacts.map((c) => c.id);
@@ -68,9 +68,16 @@ describe.skipIf(skip)('partner failures', () => {
     expect(stats.body.deadLetters).toBe(3);
 
     stack.sandboxes.partner.setFailRate(0);
+    const [first, ...rest] = dead;
+    const one = await stack.running.admin<{ replayed: number }>('POST', '/dead-letters/replay', { ids: [first!.id] });
+    expect(one.body.replayed).toBe(1);
+    await eventually(async () => ((await enrichedIds([first!.data.recordId])).length === 1 ? true : undefined), 10_000, 'the one replayed contact to be enriched');
+    const left = (await stack.running.admin<{ deadLetters: DeadLetterView[] }>('GET', '/dead-letters')).body.deadLetters;
+    expect(left.map((d) => d.id).sort()).toEqual(rest.map((d) => d.id).sort());
+
     const replay = await stack.running.admin<{ replayed: number }>('POST', '/dead-letters/replay', {});
     expect(replay.status).toBe(200);
-    expect(replay.body.replayed).toBe(3);
+    expect(replay.body.replayed).toBe(2);
 
     await eventually(async () => ((await enrichedIds(ids)).length === ids.length ? true : undefined), 10_000, 'the replayed contacts to be enriched');
     for (const { id, person } of contacts) expect(stack.sandboxes.hubspot.getContact(id)?.jobtitle).toBe(person.position);
