@@ -219,6 +219,19 @@ export class Service {
     return runRefreshTick({ connectors: this.connectors, mapping: (crm, o) => this.mappings.get(crm, o), stale: this.ports.stale, queue: this.ports.enqueue, kv: this.ports.kv });
   }
 
+  /** Drops what has outlived its use: expired cache entries, old event keys, counters and cron claims. */
+  async housekeeping(): Promise<Record<string, number>> {
+    const pruned = {
+      cache: await this.store.cache.prune(),
+      // Events are redelivered for a day (HubSpot) or hours (Salesforce); keys are kept well past that.
+      eventKeys: await this.store.queue.pruneReceived(30),
+      cronClaims: await this.store.cron.prune(),
+    };
+    await this.store.counters.prune(400);
+    log.info(pruned, 'housekeeping done');
+    return pruned;
+  }
+
   /** Starts the lanes, the schedule, unfinished backfills and the HTTP server. */
   async listen(port = this.config.PORT, host = '0.0.0.0'): Promise<string> {
     this.enricher.start();
@@ -227,6 +240,7 @@ export class Service {
         this.config.REFRESH_CRON,
         async () => {
           await this.refreshNow();
+          await this.housekeeping();
         },
         { name: 'crm-enrich-refresh', runCoordinator: this.store.cron, noOverlap: true },
       );
