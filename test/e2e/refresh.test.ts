@@ -1,8 +1,8 @@
 /**
  * The scheduled refresh through the whole loop, with time moved on by shifting what the service
  * stored: it brings the partner's new data once REFRESH_AFTER_DAYS have passed, a value a person
- * typed survives it under protect_edits (with the audit saying why), and unchanged partner data
- * costs one partner call per record and no CRM call at all.
+ * typed (before or after the first enrichment) survives under protect_edits with the audit saying
+ * why, and unchanged partner data costs one partner call per record and no CRM call at all.
  */
 import { describe, expect, it } from 'vitest';
 import { serverUnavailable } from '../support/db.js';
@@ -78,6 +78,22 @@ describe.skipIf(skip)('refresh', () => {
     expect(record.state.written.jobtitle).toBe(ourTitle);
     expect(record.state.status).toBe('enriched');
     expect(Date.parse(record.state.nextRefreshAt)).toBeGreaterThan(Date.now() + 86_400_000);
+  });
+
+  it('keeps a value a person typed before the first enrichment, and the audit says why', async () => {
+    const [p] = partnerPeople(stack.sandboxes, 1, 80);
+    const typed = 'Head of Things (typed by sales)';
+    const { id } = stack.sandboxes.hubspot.createContact({ email: p!.workEmail!, jobtitle: typed });
+    await stateReaches(stack.running, { connection: 'hubspot', objectType: 'contact', recordId: id }, 'enriched');
+    await settled(stack);
+
+    const contact = stack.sandboxes.hubspot.getContact(id)!;
+    expect(p!.person.position).not.toBe(typed);
+    expect(contact.jobtitle).toBe(typed);
+    expect(contact.crm_enrich_partner_id).toBe(p!.person.id);
+    const record = await view(id);
+    expect(record.audit.find((a) => a.property === 'jobtitle')).toMatchObject({ outcome: 'kept_person_edit', oldValue: typed, newValue: p!.person.position, reason: 'a value crm-enrich did not write is kept' });
+    expect(record.state.written.jobtitle).toBeUndefined();
   });
 
   it('makes no CRM call and one partner call per record when a refresh finds the data unchanged', async () => {
