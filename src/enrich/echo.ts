@@ -4,6 +4,8 @@
  * match values are what we wrote, or still resolve to the key that matched, needs nothing at all.
  */
 import type { CompiledMapping } from '../mapping/index.js';
+import type { EnrichJob } from './jobs.js';
+import type { RecordState } from './ports.js';
 
 export interface KnownWrites {
   matchKey?: string | null;
@@ -17,4 +19,9 @@ export function isOwnChange(changes: Readonly<Record<string, string | null>>, ma
     if (!matchProperties.has(property) || known.lastWritten[property] === value) return true;
     return !!known.matchKey && mapping.matchKeys({ [property]: value }).some((k) => `${k.by}:${k.value}` === known.matchKey);
   });
+}
+
+/** Every job about the record is a change event that only echoes what we wrote. */
+export function isEcho(jobs: EnrichJob[], state: RecordState | undefined, mapping: CompiledMapping): boolean {
+  return jobs.every((job) => job.data.reason === 'changed' && job.data.changes !== undefined && isOwnChange(job.data.changes, mapping, state?.status === 'enriched' ? state : undefined));
 }

@@ -7,7 +7,8 @@ import type { CrmConnector } from '../core/connector.js';
 import type { Priority } from '../core/limiter.js';
 import type { CompiledMapping } from '../mapping/compile.js';
 import { queueName } from './jobs.js';
-import { Lane, type LaneEvents, type LaneOptions } from './lane.js';
+import type { LaneEvents } from './lane-events.js';
+import { Lane, type LaneOptions } from './lane.js';
 
 export interface EnricherOptions extends Omit<LaneOptions, 'connector' | 'objectType' | 'mapping'> {
   connectors: CrmConnector[];

@@ -7,18 +7,21 @@
  */
 import { EventEmitter } from 'node:events';
 import { CrmError, type CrmConnector, type CrmRecord } from '../core/connector.js';
-import { AppError } from '../core/errors.js';
 import type { Priority } from '../core/limiter.js';
 import type { CompiledMapping } from '../mapping/compile.js';
-import type { Market } from '../partner/schemas.js';
 import { logger } from '../logger.js';
 import { type EnrichJob, queueName } from './jobs.js';
 import { BudgetExhaustedError, type PartnerLookups } from './partner-lookups.js';
 import type { AuditPort, ErasurePort, JobFailure, JobQueuePort, RecordState, StatePort } from './ports.js';
-import { type RecordPlan, appliedHash, planRecord } from './record-plan.js';
+import { type RecordPlan, planRecord } from './record-plan.js';
 import { auditFor, stateFor } from './settle.js';
 import { WriteBuffer, type BufferedWrite } from './write-buffer.js';
-import { isOwnChange } from './echo.js';
+import { isEcho } from './echo.js';
+import type { LaneEvents } from './lane-events.js';
+import { housekeep } from './housekeeping.js';
+import { unchangedRefreshes } from './refresh-shortcut.js';
+import { failureOf } from './job-failure.js';
+import { freshSnapshot } from './snapshot.js';
 
 const log = logger('enrich.lane');
 
@@ -40,14 +43,6 @@ export interface LaneOptions {
   lowWater?: number;
   pollMs?: number;
   maxWriteWaitMs?: number;
-}
-
-export type JobOutcome = 'echo' | 'enriched' | 'unchanged' | 'no_match' | 'skipped' | 'failed' | 'retried' | 'released' | 'erased' | 'merged';
-
-export interface LaneEvents {
-  job: [{ outcome: JobOutcome; count: number }];
-  written: [{ receivedAt: string[] }];
-  error: [Error];
 }
 
 interface Work {
@@ -188,7 +183,7 @@ export class Lane extends EventEmitter<LaneEvents> {
         this.finish(echoes);
         for (const id of echoes) byRecord.delete(id);
       }
-      const unchanged = await this.unchangedRefreshes(byRecord, states, mapping);
+      const unchanged = await unchangedRefreshes(byRecord, states, mapping, this.options.lookups);
       if (unchanged.length) {
         await this.settleUnchanged(unchanged.map((id) => ({ id, jobs: byRecord.get(id)!, state: states.get(id)! })));
         this.finish(unchanged);
@@ -224,31 +219,6 @@ export class Lane extends EventEmitter<LaneEvents> {
     } finally {
       this.buffer.consider();
     }
-  }
-
-  /**
-   * A refresh first asks the partner by the key that matched last time: when the data and the
-   * mapping are what was applied before, the record needs no CRM read and no write.
-   */
-  private async unchangedRefreshes(byRecord: Map<string, EnrichJob[]>, states: Map<string, RecordState>, mapping: CompiledMapping): Promise<string[]> {
-    const candidates = [...byRecord.entries()].filter(([id, jobs]) => {
-      const state = states.get(id);
-      return jobs.every((j) => j.data.reason === 'refresh') && state?.status === 'enriched' && state.matchKey && state.dataHash && state.market;
-    });
-    const unchanged = await Promise.all(
-      candidates.map(async ([id]) => {
-        const state = states.get(id)!;
-        const split = state.matchKey!.indexOf(':');
-        const key = { by: state.matchKey!.slice(0, split), value: state.matchKey!.slice(split + 1) };
-        try {
-          const hit = await this.options.lookups.find(mapping.source, [key], state.market as Market, 'bulk');
-          return hit && appliedHash(hit.data, mapping) === state.dataHash ? id : undefined;
-        } catch {
-          return undefined; // the full path below meets the same error and settles the job with it
-        }
-      }),
-    );
-    return unchanged.filter((id): id is string => id !== undefined);
   }
 
   private async settleUnchanged(items: { id: string; jobs: EnrichJob[]; state: RecordState }[]): Promise<void> {
@@ -375,20 +345,11 @@ export class Lane extends EventEmitter<LaneEvents> {
 
   /** Privacy deletions, merges and deletions touch only our own state: no CRM read, no lookup. */
   private async housekeep(jobs: EnrichJob[]): Promise<void> {
-    const { connection } = this.options.connector;
     for (const job of jobs) {
       try {
-        const { recordId, objectType } = job.data;
-        if (job.data.reason === 'merged') {
-          await this.options.erasure.mergeState(connection, objectType, recordId, job.data.mergedIds ?? []);
-          this.emit('job', { outcome: 'merged', count: 1 });
-        } else {
-          const erased = await this.options.erasure.eraseRecord(connection, objectType, recordId);
-          for (const email of job.data.emails ?? []) await this.options.erasure.eraseEmail(email);
-          log.info({ reason: job.data.reason, erased }, 'erased what was held about a record');
-          this.emit('job', { outcome: 'erased', count: 1 });
-        }
+        const outcome = await housekeep(job, this.options.connector.connection, this.options.erasure);
         await this.options.queue.complete(this.queue, [job]);
+        this.emit('job', { outcome, count: 1 });
       } catch (error) {
         await this.failJobs([job], error);
       }
@@ -432,36 +393,4 @@ export class Lane extends EventEmitter<LaneEvents> {
   }
 }
 
-const SNAPSHOT_MAX_AGE_MS = 60_000;
 const INTERACTIVE_LINGER_MS = 40;
-
-/**
- * The listed values of a record when every job about it carries a snapshot young enough to trust.
- * Not after an earlier attempt (a worker that died may have written after the listing), nor when we
- * settled the record since the listing: planning on values older than our own write writes it again.
- */
-function freshSnapshot(jobs: EnrichJob[], state: RecordState | undefined, mapping: CompiledMapping): CrmRecord | undefined {
-  if (jobs.some((j) => j.retryCount > 0)) return undefined;
-  const snapshots = jobs.map((j) => j.data.snapshot);
-  if (snapshots.some((s) => !s || Date.now() - Date.parse(s.at) > SNAPSHOT_MAX_AGE_MS)) return undefined;
-  const newest = snapshots.reduce((a, b) => (Date.parse(a!.at) >= Date.parse(b!.at) ? a : b))!;
-  if (state?.lastEnrichedAt && state.lastEnrichedAt.getTime() >= Date.parse(newest.at)) return undefined;
-  // A listing made under another mapping may lack properties this one plans with.
-  if (!mapping.propertiesToRead.every((p) => newest.read.includes(p))) return undefined;
-  return { id: jobs[0]!.data.recordId, properties: newest.properties };
-}
-
-function isEcho(jobs: EnrichJob[], state: RecordState | undefined, mapping: CompiledMapping): boolean {
-  return jobs.every((job) => job.data.reason === 'changed' && job.data.changes !== undefined && isOwnChange(job.data.changes, mapping, state?.status === 'enriched' ? state : undefined));
-}
-
-function failureOf(error: unknown): JobFailure {
-  if (isFailure(error)) return error;
-  if (error instanceof AppError) return { code: error.code, message: error.message, retryable: error.kind !== 'permanent' };
-  const message = error instanceof Error ? error.message : String(error);
-  return { code: 'unexpected', message, retryable: true };
-}
-
-function isFailure(value: unknown): value is JobFailure {
-  return typeof value === 'object' && value !== null && 'retryable' in value && 'code' in value && !(value instanceof Error);
-}

@@ -1,0 +1,14 @@
+/** How an error settles a job: its code and message, and whether another attempt can succeed. */
+import { AppError } from '../core/errors.js';
+import type { JobFailure } from './ports.js';
+
+export function failureOf(error: unknown): JobFailure {
+  if (isFailure(error)) return error;
+  if (error instanceof AppError) return { code: error.code, message: error.message, retryable: error.kind !== 'permanent' };
+  const message = error instanceof Error ? error.message : String(error);
+  return { code: 'unexpected', message, retryable: true };
+}
+
+function isFailure(value: unknown): value is JobFailure {
+  return typeof value === 'object' && value !== null && 'retryable' in value && 'code' in value && !(value instanceof Error);
+}
