@@ -48,7 +48,7 @@ describe.skipIf(skip)('crm-enrich backfill', () => {
     const people = partnerPeople(sandboxes, CONTACTS);
     const enriched = [...sandboxes.hubspot.store.objects.contacts.values()].filter((c) => c.properties.get('crm_enrich_partner_id'));
     expect(new Set(enriched.map((c) => c.properties.get('crm_enrich_partner_id')))).toEqual(new Set(people.map((p) => p.person.id)));
-  });
+  }, 60_000);
 
   it('enqueues nothing on a second run: records already enriched are skipped', async () => {
     sandboxes.hubspot.resetStats();

@@ -68,7 +68,7 @@ describe.skipIf(skip)('the service process', () => {
 
     second.kill('SIGTERM');
     expect(await exitWithin(second, 20_000)).toEqual({ code: 0, signal: null });
-  });
+  }, 90_000);
 
   it('refuses to start on an invalid mapping, printing file: path > key: message', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'crm-enrich-mappings-'));
