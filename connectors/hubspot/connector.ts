@@ -5,6 +5,7 @@
 import { Client } from '@hubspot/api-client';
 import {
   CrmError,
+  type CallOptions,
   type CrmConnector,
   type CrmProperty,
   type CrmRecord,
@@ -190,6 +191,37 @@ export function createHubspotConnector(options: HubspotConnectorOptions): CrmCon
             (await sdk()).crm.properties.coreApi.create(type, create as unknown as Parameters<Client['crm']['properties']['coreApi']['create']>[1]),
           ),
       });
+    },
+
+    companyObjectType: 'company',
+
+    async findCompaniesByDomain(domains: string[], callOptions?: CallOptions): Promise<Map<string, string>> {
+      const wanted = [...new Set(domains.map(normaliseDomain).filter((d) => d))];
+      const found = new Map<string, string>();
+      // One search per 100 domains (HubSpot's limit on IN values); the first company per domain wins.
+      for (let i = 0; i < wanted.length; i += HUBSPOT_BATCH_SIZE) {
+        const values = wanted.slice(i, i + HUBSPOT_BATCH_SIZE);
+        let after: string | undefined;
+        do {
+          const page = await search(
+            'companies',
+            {
+              filterGroups: [{ filters: [{ propertyName: 'domain', operator: 'IN', values }] }],
+              sorts: [{ propertyName: 'hs_object_id', direction: 'ASCENDING' }],
+              properties: ['domain'],
+              limit: SEARCH_PAGE_MAX,
+              ...(after ? { after } : {}),
+            },
+            callOptions?.priority ?? 'bulk',
+          );
+          for (const company of page.results) {
+            const domain = normaliseDomain(company.properties.domain ?? '');
+            if (domain && !found.has(domain)) found.set(domain, company.id);
+          }
+          after = page.paging?.next?.after;
+        } while (after);
+      }
+      return found;
     },
 
     async associateWithCompany(objectType: string, recordId: string, companyDomain: string) {

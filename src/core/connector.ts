@@ -171,6 +171,10 @@ export interface CrmConnector {
   readSchema(objectType: string): Promise<CrmProperty[]>;
   /** Creates what the CRM allows, reports the rest; never called without a person asking. */
   ensureProperties(objectType: string, wanted: PropertySpec[]): Promise<ProvisionResult>;
+  /** The object companies live in (HubSpot `company`), when the connector can find them by domain. */
+  readonly companyObjectType?: string;
+  /** Company records by website domain, in as few calls as the CRM allows: domain (normalised) -> record id. */
+  findCompaniesByDomain?(domains: string[], options?: CallOptions): Promise<Map<string, string>>;
   /** Associates a person record with its company record, where the CRM has such a link. */
   associateWithCompany?(objectType: string, recordId: string, companyDomain: string): Promise<{ companyId: string } | null>;
 

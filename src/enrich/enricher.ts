@@ -7,10 +7,14 @@ import type { CrmConnector } from '../core/connector.js';
 import type { Priority } from '../core/limiter.js';
 import type { CompiledMapping } from '../mapping/compile.js';
 import { queueName } from './jobs.js';
+import { CompanyLinker, type CompanyLinkerOptions } from './company-linker.js';
 import type { LaneEvents } from './lane-events.js';
+import type { EnqueuePort } from './ports.js';
 import { Lane, type LaneOptions } from './lane.js';
 
-export interface EnricherOptions extends Omit<LaneOptions, 'connector' | 'objectType' | 'mapping'> {
+export interface EnricherOptions extends Omit<LaneOptions, 'connector' | 'objectType' | 'mapping' | 'companies'> {
+  /** Stores the company jobs that people's employers become. */
+  enqueue: EnqueuePort;
   connectors: CrmConnector[];
   /** The active compiled mapping of a CRM object, or undefined when that object is not enriched. */
   mapping: (crm: string, objectType: string) => CompiledMapping | undefined;
@@ -18,14 +22,17 @@ export interface EnricherOptions extends Omit<LaneOptions, 'connector' | 'object
 
 export class Enricher extends EventEmitter<LaneEvents> {
   private readonly lanes = new Map<string, Lane>();
+  private readonly linkers: CompanyLinker[] = [];
 
   constructor(options: EnricherOptions) {
     super();
     for (const connector of options.connectors) {
+      const linker = this.linkerFor(connector, options);
       for (const objectType of connector.objectTypes) {
         if (!options.mapping(connector.kind, objectType)) continue;
         const lane = new Lane({
           ...options,
+          ...(linker ? { companies: linker } : {}),
           connector,
           objectType,
           mapping: () => {
@@ -40,6 +47,20 @@ export class Enricher extends EventEmitter<LaneEvents> {
         this.lanes.set(lane.queue, lane);
       }
     }
+  }
+
+  /** A connector that can find companies by domain, with an active company mapping, links people to companies. */
+  private linkerFor(connector: CrmConnector, options: EnricherOptions): CompanyLinker | undefined {
+    const { findCompaniesByDomain, companyObjectType } = connector;
+    if (!findCompaniesByDomain || !companyObjectType || !options.mapping(connector.kind, companyObjectType)) return undefined;
+    const linker = new CompanyLinker({
+      connector: connector as CompanyLinkerOptions['connector'],
+      enqueue: options.enqueue,
+      refreshAfterDays: options.refreshAfterDays,
+      wake: (objectType) => this.wake(connector.connection, objectType, 'bulk'),
+    });
+    this.linkers.push(linker);
+    return linker;
   }
 
   get queues(): string[] {
@@ -60,5 +81,6 @@ export class Enricher extends EventEmitter<LaneEvents> {
 
   async stop(): Promise<void> {
     await Promise.all([...this.lanes.values()].map((lane) => lane.stop()));
+    await Promise.all(this.linkers.map((l) => l.drain()));
   }
 }

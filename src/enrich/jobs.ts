@@ -6,7 +6,7 @@ import { z } from 'zod';
 import type { RecordEvent } from '../core/connector.js';
 import type { Priority } from '../core/limiter.js';
 
-export const JOB_REASONS = ['created', 'changed', 'refresh', 'backfill', 'catchup', 'manual', 'privacy_deletion', 'merged', 'deleted'] as const;
+export const JOB_REASONS = ['created', 'changed', 'refresh', 'backfill', 'catchup', 'manual', 'company', 'privacy_deletion', 'merged', 'deleted'] as const;
 export type JobReason = (typeof JOB_REASONS)[number];
 
 export const EnrichJobData = z.object({

@@ -36,6 +36,8 @@ export interface LaneOptions {
   erasure: ErasurePort;
   lookups: PartnerLookups;
   refreshAfterDays: number;
+  /** For person mappings that name the employer's domain: where to send it, so the company is enriched once per domain. */
+  companies?: { note(domain: string): void };
   /**
    * The lane claims the next batch once no more than this many records are in flight, so every read
    * is a full batch while the queue has work, and lookups never run dry (default: half a batch).
@@ -256,6 +258,10 @@ export class Lane extends EventEmitter<LaneEvents> {
     }
     this.pendingLookups--;
     work.planned = result;
+    if (result.kind === 'planned' && this.options.companies) {
+      const company = mapping.companyKey(result.hit.data);
+      if (company) this.options.companies.note(company.value);
+    }
     try {
       if (result.kind === 'planned' && Object.keys(result.plan.writes).length > 0) {
         this.buffer.add(work.record.id, result.plan.writes, work);

@@ -142,6 +142,7 @@ export class Service {
         connectors,
         mapping: (crm, objectType) => mappings.get(crm, objectType),
         queue: ports.queue,
+        enqueue: ports.enqueue,
         state: ports.state,
         audit: ports.audit,
         erasure: ports.erasure,

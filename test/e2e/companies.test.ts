@@ -1,0 +1,46 @@
+/**
+ * A contact's employer is enriched once per domain, not once per contact: people of the same company
+ * lead to one CRM search for their domains and one enrichment of the company record.
+ */
+import { describe, expect, it } from 'vitest';
+import { serverUnavailable } from '../support/db.js';
+import { hubspotCalls, schemaQuery, settled } from './probes.js';
+import { eventually } from './stack.js';
+import { useStack } from './use-stack.js';
+
+const skip = await serverUnavailable();
+if (skip) console.warn(`skipping company tests: ${skip}`);
+
+describe.skipIf(skip)('companies of enriched contacts', () => {
+  const stack = useStack();
+
+  it('enriches the company of three colleagues once, after one search for their domain', async () => {
+    const { sandboxes, running } = stack;
+    // Three people of one employer, and the employer's record in the CRM with just its domain.
+    const byEmployer = new Map<string, typeof sandboxes.partner.dataset.personRecords>();
+    for (const p of sandboxes.partner.dataset.personRecords) {
+      if (!p.workEmail) continue;
+      byEmployer.set(p.employer.domain, [...(byEmployer.get(p.employer.domain) ?? []), p]);
+    }
+    const [domain, colleagues] = [...byEmployer].find(([, people]) => people.length >= 3)!;
+    // Created before the service hears of it (no webhook), as an existing company would be.
+    sandboxes.hubspot.setWebhookUrl(undefined);
+    const company = sandboxes.hubspot.createCompany({ domain });
+    sandboxes.hubspot.setWebhookUrl(`${running.url}/webhooks/hubspot`);
+    const searchesBefore = hubspotCalls(sandboxes, '/crm/v3/objects/companies/search');
+
+    for (const person of colleagues.slice(0, 3)) sandboxes.hubspot.createContact({ email: person.workEmail! });
+    const enriched = await eventually(() => {
+      const c = sandboxes.hubspot.getCompany(company.id);
+      return c?.crm_enrich_partner_id ? c : undefined;
+    }, 10_000, 'the company to be enriched');
+    expect(enriched.crm_enrich_partner_id).toBe(colleagues[0]!.employer.company.id);
+    await settled(stack);
+
+    expect(hubspotCalls(sandboxes, '/crm/v3/objects/companies/search') - searchesBefore).toBe(1);
+    const jobs = await schemaQuery<{ n: number }>(running, `SELECT count(*)::int AS n FROM $schema.job WHERE name = 'enrich.hubspot.company'`);
+    expect(jobs[0]!.n).toBe(1);
+    const writes = await schemaQuery<{ n: number }>(running, `SELECT count(DISTINCT job_id)::int AS n FROM $schema.audit_log WHERE object_type = 'company' AND record_id = $1 AND outcome = 'write'`, [company.id]);
+    expect(writes[0]!.n).toBe(1);
+  });
+});
