@@ -17,7 +17,7 @@ export interface CompanyLinkerOptions {
   refreshAfterDays: number;
   /** Called once company jobs are stored, to wake the company lane. */
   wake: (objectType: string) => void;
-  /** How long a domain's first mention waits for others to share its search. */
+  /** How long a domain's first mention waits for others to share its search (companies are bulk work). */
   lingerMs?: number;
 }
 
@@ -37,7 +37,7 @@ export class CompanyLinker {
     if (this.seen.size > 100_000) this.seen.clear();
     this.pending.add(key);
     if (this.pending.size >= this.options.connector.batchSize) this.flush();
-    else this.timer ??= setTimeout(() => this.flush(), this.options.lingerMs ?? 2_000);
+    else this.timer ??= setTimeout(() => this.flush(), this.options.lingerMs ?? 10_000);
   }
 
   /** Looks up what is pending now; resolves when every lookup under way is done. */

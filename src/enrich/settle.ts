@@ -42,7 +42,10 @@ export function stateFor(
         matchKey: `${result.hit.key.by}:${result.hit.key.value}`,
         market: result.market,
         dataHash: result.dataHash,
-        lastWritten: { ...base.lastWritten, ...written },
+        // A value the CRM already holds exactly as we would write it counts as ours: after a crash
+        // between a write and its settlement, the retry finds its own values there and must own them,
+        // or protect_edits would take them for a person's and never refresh them.
+        lastWritten: { ...base.lastWritten, ...heldAsWeWouldWrite(result), ...written },
       };
     }
   }
@@ -65,4 +68,10 @@ export function auditFor(connection: string, objectType: string, recordId: strin
   // A person's edit kept while other properties are written gets its own row, so the trail says why it stayed.
   const kept = result.plan.decisions.filter((d) => d.outcome === 'kept_person_edit');
   return [...writes, ...kept].map((d) => ({ ...row, property: d.property, oldValue: d.current, newValue: d.next, rule: d.rule, outcome: d.outcome, reason: d.reason }));
+}
+
+function heldAsWeWouldWrite(result: Extract<RecordPlan, { kind: 'planned' }>): Record<string, string> {
+  const held: Record<string, string> = {};
+  for (const d of result.plan.decisions) if (d.outcome === 'unchanged' && d.next !== null && d.current !== null) held[d.property] = d.current;
+  return held;
 }
