@@ -1,8 +1,8 @@
 /**
  * `npm run bench -- pipeline [--records 3000] [--latency-ms 120]`
  *
- * The whole loop on the Postgres server (DATABASE_URL, or the local test server, in a schema of its
- * own) against the sandboxes over HTTP:
+ * The whole loop, with the service in a process of its own (`crm-enrich serve`, as deployed) on the
+ * Postgres server (the local test server, in a schema of its own), against the sandboxes over HTTP:
  * 1. idle: 20 new HubSpot contacts created one at a time; each is timed from its creation in the
  *    sandbox until its enriched properties can be read there;
  * 2. backfill: N existing contacts, with the partner answering after `latency-ms`, while 50 new
@@ -14,10 +14,12 @@
  * distinct employer domains (each employer is enriched once per domain).
  */
 import { parseArgs } from 'node:util';
-import { rootLogger } from '../src/logger.js';
-import { ADMIN_TOKEN, startSandboxes, startService } from '../test/e2e/stack.js';
+import { readFileSync } from 'node:fs';
+import { dropSchema } from '../test/e2e/probes.js';
+import { killAll, processSchema, serviceEnv, startServiceProcess } from '../test/e2e/process.js';
+import { startSandboxes } from '../test/e2e/stack.js';
 
-rootLogger.level = process.env.LOG_LEVEL ?? 'warn';
+const SERVICE_NODE_OPTIONS = '--max-old-space-size=192';
 
 const { values: args } = parseArgs({ options: { records: { type: 'string', default: '3000' }, 'latency-ms': { type: 'string', default: '120' } } });
 const records = Number(args.records);
@@ -30,7 +32,13 @@ const p95 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.min(xs.length -
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const sandboxes = await startSandboxes({ partnerLatencyMs: latencyMs, people: 20_000, companies: 2_000 });
-const running = await startService(sandboxes, { env: { LOG_LEVEL: 'warn' }, queue: { expireInSeconds: 300, retryDelaySeconds: 5 } });
+const schema = processSchema();
+// The heap cap `npm start` and the container image run the service with (NODE_OPTIONS overrides it).
+const nodeOptions = process.env.NODE_OPTIONS ?? SERVICE_NODE_OPTIONS;
+const service = await startServiceProcess(serviceEnv(sandboxes, schema, { LOG_LEVEL: 'warn', NODE_OPTIONS: nodeOptions }));
+sandboxes.hubspot.setWebhookUrl(`${service.url}/webhooks/hubspot`);
+/** The service's peak resident memory (VmHWM), from Linux's view of its process. */
+const peakRssMb = () => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${service.pid}/status`, 'utf8'))![1]) / 1024;
 const people = sandboxes.partner.dataset.personRecords.filter((p) => p.workEmail);
 let next = 0;
 const domains = new Set<string>();
@@ -55,23 +63,20 @@ const idle: number[] = [];
 for (let i = 0; i < 20; i++) idle.push(await timeNewContact());
 
 // 2. Backfill with new contacts arriving during it.
-const webhookUrl = `${running.url}/webhooks/hubspot`;
+const webhookUrl = `${service.url}/webhooks/hubspot`;
+// Employers met in the idle phase were looked up then; the backfill's own are counted from here.
+const domainsBefore = domains.size;
 sandboxes.hubspot.setWebhookUrl(undefined);
 const existing: string[] = [];
 for (let i = 0; i < records; i++) existing.push(sandboxes.hubspot.createContact({ email: email() }).id);
 sandboxes.hubspot.setWebhookUrl(webhookUrl);
 await sandboxes.hubspot.webhooksIdle();
 
-const domainsBefore = domains.size;
 const partnerBefore = sandboxes.partner.stats().keys['sandbox-key'] ?? { served: 0, rejected: 0 };
 const hubspotBefore = sandboxes.hubspot.stats();
 const started = performance.now();
-const res = await fetch(`${running.url}/admin/api/backfills`, {
-  method: 'POST',
-  headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-  body: JSON.stringify({ connection: 'hubspot', object: 'contact' }),
-});
-if (res.status !== 202) throw new Error(`backfill refused: ${res.status} ${await res.text()}`);
+const res = await service.admin('POST', '/backfills', { connection: 'hubspot', object: 'contact' });
+if (res.status !== 202) throw new Error(`backfill refused: ${res.status} ${JSON.stringify(res.body)}`);
 
 const expectedSeconds = records / LIMIT;
 const during: Promise<number>[] = [];
@@ -92,15 +97,18 @@ const rejected = partnerAfter.rejected - partnerBefore.rejected;
 const crmCalls = hubspotAfter.calls - hubspotBefore.calls;
 const total = records + NEW_DURING;
 const crmCallsMin = Math.ceil(records / 100) + Math.ceil(total / 100) + NEW_DURING + Math.ceil((domains.size - domainsBefore) / 100);
-const rssMb = process.memoryUsage().rss / 2 ** 20;
+const rssMb = peakRssMb();
 
 console.log(`idle: ${idle.length} new contacts, p95 ${p95(idle).toFixed(0)} ms (min ${Math.min(...idle).toFixed(0)}, max ${Math.max(...idle).toFixed(0)})`);
 console.log(`backfill: ${records} contacts + ${NEW_DURING} new in ${seconds.toFixed(1)} s; partner served ${served} (${(served / seconds).toFixed(1)}/s), 429s ${rejected}`);
 console.log(`new during backfill: p95 ${p95(newLatencies).toFixed(0)} ms (max ${Math.max(...newLatencies).toFixed(0)})`);
 console.log(`hubspot calls: ${JSON.stringify(Object.fromEntries(Object.entries(hubspotAfter.byEndpoint).map(([k, v]) => [k, v - (hubspotBefore.byEndpoint[k] ?? 0)]).filter(([, v]) => (v as number) > 0)))}`);
 
-await running.stop();
+service.kill('SIGTERM');
+await service.exited;
+await killAll();
 await sandboxes.close();
+await dropSchema(schema);
 console.log(
   `BENCH pipeline records=${records} seconds=${seconds.toFixed(1)} partner_utilisation=${(served / seconds / LIMIT).toFixed(3)} partner_429=${rejected} ` +
     `crm_calls=${crmCalls} crm_calls_min=${crmCallsMin} idle_p95_ms=${p95(idle).toFixed(0)} new_record_p95_ms=${p95(newLatencies).toFixed(0)} rss_mb=${rssMb.toFixed(0)}`,
