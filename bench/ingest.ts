@@ -1,10 +1,11 @@
 /**
- * `npm run bench -- ingest [--seconds 10] [--connections 32]`
+ * `npm run bench -- ingest [--seconds 10] [--connections 10]`
  *
  * Signed HubSpot webhook deliveries of 10 contact.creation events each, sent by a second process
  * (autocannon) to /webhooks/hubspot of a service on the Postgres server. Every event is new, so each
  * one is verified, parsed and stored as a job before its delivery is acknowledged; the lanes are
  * stopped so only ingest is measured. Events stored are counted in the database, not by the client.
+ * Ten connections by default: HubSpot sends at most ten requests at once per installing account.
  */
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -13,7 +14,7 @@ import { rootLogger } from '../src/logger.js';
 import { HUBSPOT_SECRET, startSandboxes, startService } from '../test/e2e/stack.js';
 
 rootLogger.level = process.env.LOG_LEVEL ?? 'warn';
-const { values: args } = parseArgs({ options: { seconds: { type: 'string', default: '10' }, connections: { type: 'string', default: '32' } } });
+const { values: args } = parseArgs({ options: { seconds: { type: 'string', default: '10' }, connections: { type: 'string', default: '10' } } });
 
 const sandboxes = await startSandboxes({ people: 1_000, companies: 100 });
 const running = await startService(sandboxes, { store: { poolSize: 20 } });
