@@ -1,10 +1,11 @@
 /**
- * The HTTP face of the service: webhooks, health, metrics and the admin API. Routes only parse,
+ * The HTTP face of the service: webhooks, health, metrics and the admin API and page. Routes only parse,
  * store and answer; the work happens in the enrichment lanes.
  */
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type { CrmConnector, RecordEvent } from '../core/connector.js';
 import { logger } from '../logger.js';
+import { adminPage } from './admin-page/admin-page.js';
 import { sendError } from './http-error.js';
 import type { Metrics } from './metrics.js';
 import { webhookRoutes, type IngestResult } from './webhook-routes.js';
@@ -63,7 +64,10 @@ export function createApp(options: AppOptions): Express {
     res.type(options.metrics.registry.contentType).send(await options.metrics.registry.metrics());
   });
 
-  if (options.admin) app.use('/admin/api', options.admin);
+  if (options.admin) {
+    app.use('/admin/api', options.admin);
+    app.use('/admin', adminPage());
+  }
 
   app.use((_req: Request, res: Response) => sendError(res, 404, 'not_found', 'no such route'));
   app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
