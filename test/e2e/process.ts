@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { SERVER_URL, uniqueSchema } from '../support/db.js';
-import { ADMIN_TOKEN, HUBSPOT_SECRET, SALESFORCE_SECRET, type Sandboxes } from './stack.js';
+import { ADMIN_TOKEN, sandboxEnv, type Sandboxes } from './stack.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** One process, no tsx watcher in between, so a signal reaches the service itself. */
@@ -48,16 +48,7 @@ export function serviceEnv(sandboxes: Sandboxes, schema: string, extra: Record<s
     DATABASE_URL: SERVER_URL,
     CRM_ENRICH_DB_SCHEMA: schema,
     ADMIN_TOKEN,
-    PARTNER_API_KEY: 'sandbox-key',
-    PARTNER_BASE_URL: sandboxes.partner.url,
-    HUBSPOT_ACCESS_TOKEN: 'sandbox-token',
-    HUBSPOT_CLIENT_SECRET: HUBSPOT_SECRET,
-    HUBSPOT_BASE_URL: sandboxes.hubspot.url,
-    SALESFORCE_LOGIN_URL: sandboxes.salesforce.url,
-    SALESFORCE_CLIENT_ID: 'sandbox',
-    SALESFORCE_CLIENT_SECRET: 'sandbox',
-    SALESFORCE_ORG_ID: sandboxes.salesforce.orgId,
-    SALESFORCE_WEBHOOK_SECRET: SALESFORCE_SECRET,
+    ...sandboxEnv(sandboxes),
     ...extra,
   };
 }

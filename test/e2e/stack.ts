@@ -55,12 +55,11 @@ export async function startSandboxes(options: StackOptions = {}): Promise<Sandbo
   };
 }
 
-export function stackConfig(sandboxes: Sandboxes, options: StackOptions & { databaseUrl?: string } = {}): Config {
-  return loadConfig({
-    LOG_LEVEL: 'silent',
+/** The environment variables that point a service at these sandboxes, as a deployment would set them. */
+export function sandboxEnv(sandboxes: Sandboxes): Record<string, string> {
+  return {
     PARTNER_API_KEY: 'sandbox-key',
     PARTNER_BASE_URL: sandboxes.partner.url,
-    PARTNER_MAX_RETRIES: '3',
     HUBSPOT_ACCESS_TOKEN: 'sandbox-token',
     HUBSPOT_CLIENT_SECRET: HUBSPOT_SECRET,
     HUBSPOT_BASE_URL: sandboxes.hubspot.url,
@@ -69,6 +68,14 @@ export function stackConfig(sandboxes: Sandboxes, options: StackOptions & { data
     SALESFORCE_CLIENT_SECRET: 'sandbox',
     SALESFORCE_ORG_ID: sandboxes.salesforce.orgId,
     SALESFORCE_WEBHOOK_SECRET: SALESFORCE_SECRET,
+  };
+}
+
+export function stackConfig(sandboxes: Sandboxes, options: StackOptions & { databaseUrl?: string } = {}): Config {
+  return loadConfig({
+    LOG_LEVEL: 'silent',
+    PARTNER_MAX_RETRIES: '3',
+    ...sandboxEnv(sandboxes),
     DATABASE_URL: options.databaseUrl ?? SERVER_URL,
     ...options.env,
   });
@@ -91,7 +98,7 @@ export async function startService(sandboxes: Sandboxes, options: StackOptions &
     adminToken: ADMIN_TOKEN,
     schedule: false,
     store: { schema, queue: { retryDelaySeconds: 1, retryDelayMaxSeconds: 2, expireInSeconds: 5, superviseIntervalSeconds: 1, ...options.queue } },
-    lanes: { pollMs: 200, ...options.lanes },
+    lanes: { pollMs: 200, companyLingerMs: 200, ...options.lanes },
   });
   const url = await service.listen(0, '127.0.0.1');
   sandboxes.hubspot.setWebhookUrl(`${url}/webhooks/hubspot`);
