@@ -208,7 +208,9 @@ export class Lane extends EventEmitter<LaneEvents> {
       const found = new Set(records.map((r) => r.id));
       const gone = reads.filter((id) => !found.has(id) && this.inFlightRecords.has(id));
       if (gone.length) {
-        await this.settleWithoutWrite(gone.map((id) => ({ jobs: byRecord.get(id)!, id })), 'skipped', 'the record no longer exists in the CRM');
+        const result: RecordPlan = { kind: 'no_key', reason: 'the record no longer exists in the CRM' };
+        await this.settleWithoutWrite(gone.map((id) => ({ id, jobs: byRecord.get(id)!, result })));
+        this.emit('job', { outcome: 'skipped', count: gone.length });
         this.finish(gone);
       }
       await Promise.all(
@@ -267,11 +269,10 @@ export class Lane extends EventEmitter<LaneEvents> {
         this.buffer.add(work.record.id, result.plan.writes, work);
         return;
       }
-      await this.store(work, result, undefined);
+      await this.settleWithoutWrite([{ id: work.record.id, jobs: work.jobs, ...(work.state ? { state: work.state } : {}), result }]);
       if (work.priority === 'interactive') {
         log.info({ queue: this.queue, recordId: work.record.id, outcome: result.kind === 'planned' ? 'unchanged' : result.kind }, result.kind === 'no_match' ? 'no partner match; nothing written' : 'nothing to write');
       }
-      await this.options.queue.complete(this.queue, work.jobs);
       this.emit('job', { outcome: result.kind === 'planned' ? 'unchanged' : result.kind === 'no_match' ? 'no_match' : 'skipped', count: work.jobs.length });
       this.finish([work.record.id]);
     } catch (error) {
@@ -329,24 +330,14 @@ export class Lane extends EventEmitter<LaneEvents> {
     }
   }
 
-  /** Stores the outcome of a record that needs no write: state, and an audit row saying why. */
-  private async store(work: Work, result: RecordPlan, written: Record<string, string> | undefined): Promise<void> {
+  /** Stores the outcome of records that need no write (state, and audit rows saying why), then settles their jobs. */
+  private async settleWithoutWrite(items: { id: string; jobs: EnrichJob[]; state?: RecordState; result: RecordPlan }[]): Promise<void> {
     const { connection } = this.options.connector;
     const { objectType, refreshAfterDays } = this.options;
     const now = new Date();
-    await this.options.state.upsertMany([stateFor(connection, objectType, work.record.id, work.state, result, written ?? {}, now, refreshAfterDays)]);
-    await this.options.audit.append(auditFor(connection, objectType, work.record.id, result, work.jobs[0]!.id));
-  }
-
-  private async settleWithoutWrite(items: { jobs: EnrichJob[]; id: string }[], status: 'skipped', reason: string): Promise<void> {
-    const { connection } = this.options.connector;
-    const { objectType, refreshAfterDays } = this.options;
-    const now = new Date();
-    const result: RecordPlan = { kind: 'no_key', reason };
-    await this.options.state.upsertMany(items.map((i) => ({ ...stateFor(connection, objectType, i.id, undefined, result, {}, now, refreshAfterDays), status })));
-    await this.options.audit.append(items.flatMap((i) => auditFor(connection, objectType, i.id, result, i.jobs[0]!.id)));
+    await this.options.state.upsertMany(items.map((i) => stateFor(connection, objectType, i.id, i.state, i.result, {}, now, refreshAfterDays)));
+    await this.options.audit.append(items.flatMap((i) => auditFor(connection, objectType, i.id, i.result, i.jobs[0]!.id)));
     await this.options.queue.complete(this.queue, items.flatMap((i) => i.jobs));
-    this.emit('job', { outcome: 'skipped', count: items.reduce((n, i) => n + i.jobs.length, 0) });
   }
 
   /** Privacy deletions, merges and deletions touch only our own state: no CRM read, no lookup. */
