@@ -4,7 +4,6 @@
  */
 import type { Db } from './db.js';
 import type { RecordKey } from './enrichment-state.js';
-import type { JobQueue } from './queue.js';
 
 export interface ErasureReport {
   enrichmentState: number;
@@ -18,7 +17,6 @@ export class Erasure {
   constructor(
     private readonly db: Db,
     private readonly schema: string,
-    private readonly queue: JobQueue,
   ) {}
 
   /**
@@ -38,7 +36,7 @@ export class Erasure {
       const cache = partnerIds.length
         ? await count(tx, `DELETE FROM "${s}".lookup_cache WHERE hit AND strpos(response::text, $1) > 0`, [JSON.stringify(partnerIds[0])])
         : 0;
-      const queued = await this.queue.erase(tx, { record: key });
+      const queued = await this.eraseJobs(tx, { record: key });
       return { enrichmentState: state.rows.length, auditLog: audit, lookupCache: cache, jobs: queued.jobs, receivedEvents: queued.receivedEvents };
     });
     for (const email of options.emails ?? []) add(report, await this.eraseEmail(email));
@@ -66,9 +64,39 @@ export class Erasure {
         `DELETE FROM "${s}".audit_log WHERE strpos(lower(concat_ws(' ', old_value, new_value, reason)), $1) > 0`,
         [needle],
       );
-      const queued = await this.queue.erase(tx, { text: needle });
+      const queued = await this.eraseJobs(tx, { text: needle });
       return { enrichmentState: state, auditLog: audit, lookupCache: cache, jobs: queued.jobs, receivedEvents: queued.receivedEvents };
     });
+  }
+
+  /**
+   * Deletes every job (any state, the dead letter included) about one record, or whose data or
+   * error text holds `text` (an e-mail address, lower-cased), and the event keys of that record.
+   */
+  private async eraseJobs(tx: Db, about: { record: RecordKey } | { text: string }): Promise<{ jobs: number; receivedEvents: number }> {
+    const s = this.schema;
+    if ('record' in about) {
+      const { connection, objectType, recordId } = about.record;
+      const jobs = await tx.query<{ n: number }>(
+        `WITH gone AS (DELETE FROM "${s}".job WHERE data @> $1::jsonb RETURNING 1) SELECT count(*)::int AS n FROM gone`,
+        [JSON.stringify({ connection, objectType, recordId })],
+      );
+      const events = await tx.query<{ n: number }>(
+        `WITH gone AS (DELETE FROM "${s}".received_event WHERE connection = $1 AND object_type = $2 AND record_id = $3 RETURNING 1)
+         SELECT count(*)::int AS n FROM gone`,
+        [connection, objectType, recordId],
+      );
+      return { jobs: jobs.rows[0]?.n ?? 0, receivedEvents: events.rows[0]?.n ?? 0 };
+    }
+    const jobs = await tx.query<{ n: number }>(
+      `WITH gone AS (
+         DELETE FROM "${s}".job
+         WHERE strpos(lower(concat_ws(' ', data::text, output::text, source_output::text)), $1) > 0
+         RETURNING 1)
+       SELECT count(*)::int AS n FROM gone`,
+      [about.text.toLowerCase()],
+    );
+    return { jobs: jobs.rows[0]?.n ?? 0, receivedEvents: 0 };
   }
 }
 

@@ -341,36 +341,6 @@ export class JobQueue {
     }
   }
 
-  /**
-   * Deletes every job (any state, the dead letter included) about one record, or whose data or
-   * error text holds `text` (an e-mail address, lower-cased), and the event keys of that record.
-   */
-  async erase(tx: Db, about: { record: RecordRef } | { text: string }): Promise<{ jobs: number; receivedEvents: number }> {
-    const s = this.schema;
-    if ('record' in about) {
-      const { connection, objectType, recordId } = about.record;
-      const jobs = await tx.query<{ n: number }>(
-        `WITH gone AS (DELETE FROM "${s}".job WHERE data @> $1::jsonb RETURNING 1) SELECT count(*)::int AS n FROM gone`,
-        [JSON.stringify({ connection, objectType, recordId })],
-      );
-      const events = await tx.query<{ n: number }>(
-        `WITH gone AS (DELETE FROM "${s}".received_event WHERE connection = $1 AND object_type = $2 AND record_id = $3 RETURNING 1)
-         SELECT count(*)::int AS n FROM gone`,
-        [connection, objectType, recordId],
-      );
-      return { jobs: jobs.rows[0]?.n ?? 0, receivedEvents: events.rows[0]?.n ?? 0 };
-    }
-    const jobs = await tx.query<{ n: number }>(
-      `WITH gone AS (
-         DELETE FROM "${s}".job
-         WHERE strpos(lower(concat_ws(' ', data::text, output::text, source_output::text)), $1) > 0
-         RETURNING 1)
-       SELECT count(*)::int AS n FROM gone`,
-      [about.text.toLowerCase()],
-    );
-    return { jobs: jobs.rows[0]?.n ?? 0, receivedEvents: 0 };
-  }
-
   /** Forgets event keys older than the CRMs' redelivery window. */
   async pruneReceived(olderThanDays: number): Promise<number> {
     const { rows } = await this.db.query<{ n: number }>(

@@ -109,7 +109,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     mappings: new MappingVersions(db, schema),
     cron: new PostgresRunCoordinator(db, schema),
     counters: new DailyCounters(db, schema),
-    erasure: new Erasure(db, schema, jobQueue),
+    erasure: new Erasure(db, schema),
     settings: new Settings(db, schema),
     async close() {
       if (closed) return;
