@@ -15,6 +15,8 @@ import { Lane, type LaneOptions } from './lane.js';
 export interface EnricherOptions extends Omit<LaneOptions, 'connector' | 'objectType' | 'mapping' | 'companies'> {
   /** Stores the company jobs that people's employers become. */
   enqueue: EnqueuePort;
+  /** How long employers' domains gather before one CRM search looks them all up. */
+  companyLingerMs?: number;
   connectors: CrmConnector[];
   /** The active compiled mapping of a CRM object, or undefined when that object is not enriched. */
   mapping: (crm: string, objectType: string) => CompiledMapping | undefined;
@@ -58,6 +60,7 @@ export class Enricher extends EventEmitter<LaneEvents> {
       enqueue: options.enqueue,
       refreshAfterDays: options.refreshAfterDays,
       wake: (objectType) => this.wake(connector.connection, objectType, 'bulk'),
+      ...(options.companyLingerMs !== undefined ? { lingerMs: options.companyLingerMs } : {}),
     });
     this.linkers.push(linker);
     return linker;

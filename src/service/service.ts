@@ -43,7 +43,7 @@ export interface ServiceOptions {
   /** Store settings tests shorten (claim expiry, retry delays). */
   store?: Partial<StoreOptions>;
   /** Lane tuning, for tests. */
-  lanes?: { pollMs?: number; maxWriteWaitMs?: number };
+  lanes?: { pollMs?: number; maxWriteWaitMs?: number; companyLingerMs?: number };
   /** Skip the cron schedule (tests drive refreshes directly). */
   schedule?: boolean;
   /** Built by the caller (tests, embedded default) rather than from the configuration. */
