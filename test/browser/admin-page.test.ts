@@ -88,6 +88,8 @@ describe.skipIf(skip)('admin page', () => {
     await page.goto(`${stack.running.url}/admin`);
     await expect.poll(() => page.getByLabel('Admin token').isVisible()).toBe(true);
     expect(await page.locator('#mappings').isVisible()).toBe(false);
+    expect(await page.getByRole('button', { name: 'Sign out' }).isVisible()).toBe(false);
+    expect(await page.getByRole('button', { name: 'Stats' }).isVisible()).toBe(false);
 
     await signIn(page, stack.running.url, ADMIN_TOKEN);
     const api = await stack.running.admin<{ mappings: { crm: string; object: string; version: number; author: string }[] }>('GET', '/mappings');
@@ -103,6 +105,8 @@ describe.skipIf(skip)('admin page', () => {
 
     await page.getByRole('button', { name: 'Sign out' }).click();
     expect(await page.getByLabel('Admin token').isVisible()).toBe(true);
+    expect(await page.getByRole('button', { name: 'Sign out' }).isVisible()).toBe(false);
+    expect(await page.locator('#mappings').isVisible()).toBe(false);
     expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
   });
 
@@ -114,6 +118,7 @@ describe.skipIf(skip)('admin page', () => {
     await expect.poll(() => message.textContent()).toContain('send the admin token as "Authorization: Bearer <ADMIN_TOKEN>"');
     expect(await message.textContent()).toContain('401');
     expect(await page.locator('#mappings').isVisible()).toBe(false);
+    expect(await page.getByRole('button', { name: 'Mappings' }).isVisible()).toBe(false);
     expect(await page.getByLabel('Admin token').isVisible()).toBe(true);
     expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
   });
@@ -211,25 +216,34 @@ describe.skipIf(skip)('admin page', () => {
     await settled(stack);
   });
 
-  it('lists dead letters with their reason and replays one to success', async () => {
+  it('lists dead letters with their reason, replays one, then all, to success', async () => {
     stack.sandboxes.partner.setFailRate(1);
-    const [p] = partnerPeople(stack.sandboxes, 1, offset++);
-    const { id } = stack.sandboxes.hubspot.createContact({ email: p!.workEmail! });
+    const ids = partnerPeople(stack.sandboxes, 2, offset).map((p) => stack.sandboxes.hubspot.createContact({ email: p.workEmail! }).id);
+    offset += 2;
     await eventually(async () => {
       const { body } = await stack.running.admin<{ deadLetters: { data: { recordId: string } }[] }>('GET', '/dead-letters');
-      return body.deadLetters.some((d) => d.data.recordId === id) ? true : undefined;
-    }, 20_000, 'the contact to reach the dead letter');
+      return ids.every((id) => body.deadLetters.some((d) => d.data.recordId === id)) ? true : undefined;
+    }, 20_000, 'both contacts to reach the dead letter');
     stack.sandboxes.partner.setFailRate(0);
 
     await signIn(page, stack.running.url, ADMIN_TOKEN);
     await page.getByRole('button', { name: 'Dead letters' }).click();
-    const record = `hubspot contact ${id}`;
-    await expect.poll(async () => (await cellTexts(page, '#dead-letter-list')).find((r) => r[0] === record)?.[4]).toMatch(/partner API failed/);
+    const [first, second] = ids.map((id) => `hubspot contact ${id}`);
+    await expect.poll(async () => (await cellTexts(page, '#dead-letter-list')).filter((r) => r[0] === first || r[0] === second).map((r) => r[4])).toEqual([
+      expect.stringMatching(/partner API failed/),
+      expect.stringMatching(/partner API failed/),
+    ]);
 
-    await page.getByRole('button', { name: `Replay ${record}` }).click();
-    await expect.poll(() => page.locator('#dead-letters-message').textContent()).toContain('Replayed 1 job');
-    expect((await cellTexts(page, '#dead-letter-list')).some((r) => r[0] === record)).toBe(false);
-    await stateReaches(stack.running, { connection: 'hubspot', objectType: 'contact', recordId: id }, 'enriched');
+    await page.getByRole('button', { name: `Replay ${first}` }).click();
+    await expect.poll(() => page.locator('#dead-letters-message').textContent()).toContain('Replayed 1 job;');
+    expect((await cellTexts(page, '#dead-letter-list')).map((r) => r[0])).toEqual([second]);
+    await stateReaches(stack.running, { connection: 'hubspot', objectType: 'contact', recordId: ids[0]! }, 'enriched');
+
+    await page.getByRole('button', { name: 'Replay all' }).click();
+    await expect.poll(() => page.locator('#dead-letters-message').textContent()).toContain('Replayed 1 job;');
+    expect(await cellTexts(page, '#dead-letter-list')).toEqual([[expect.stringContaining('No dead letters')]]);
+    await stateReaches(stack.running, { connection: 'hubspot', objectType: 'contact', recordId: ids[1]! }, 'enriched');
+    await settled(stack);
   });
 
   it('shows stats that agree with the API', async () => {
