@@ -41,7 +41,8 @@ export function banner(env: EmbeddedEnvironment, serviceUrl: string, plan: DemoP
   const lines = [
     '',
     `crm-enrich is running at ${serviceUrl}`,
-    `  admin token:        ${env.adminToken}   (send as "Authorization: Bearer <token>" to ${serviceUrl}/admin/api)`,
+    `  admin page:         ${serviceUrl}/admin`,
+    `  admin token:        ${env.adminToken}   (for the page, or as "Authorization: Bearer <token>" to ${serviceUrl}/admin/api)`,
   ];
   if (env.partner) lines.push(`  partner sandbox:    ${env.partner.url}   (key sandbox-key)`);
   else lines.push(`  partner API:        ${env.config.PARTNER_BASE_URL}`);
