@@ -52,7 +52,6 @@ export class Metrics {
   readonly webhookToWrite = new Histogram({
     name: 'crm_enrich_webhook_to_write_seconds',
     help: 'Time from receiving a record event to writing the enriched record to the CRM',
-    labelNames: ['source'] as const,
     buckets: [0.1, 0.25, 0.5, 1, 2, 3, 5, 10, 30, 60, 300],
     registers: [this.registry],
   });

@@ -13,6 +13,8 @@ const log = logger('server.webhooks');
 export interface IngestResult {
   stored: number;
   duplicates: number;
+  /** Valid events with nothing to do: objects with no mapping, echoes of our own writes. */
+  ignored: number;
 }
 
 export interface WebhookRoutesOptions {
@@ -58,9 +60,10 @@ export function webhookRoutes(options: WebhookRoutesOptions): Router {
       return;
     }
     try {
-      const result = parsed.events.length ? await options.ingest(parsed.events) : { stored: 0, duplicates: 0 };
+      const result = parsed.events.length ? await options.ingest(parsed.events) : { stored: 0, duplicates: 0, ignored: 0 };
       options.metrics.eventsReceived.inc({ source, outcome: 'stored' }, result.stored);
       options.metrics.eventsReceived.inc({ source, outcome: 'duplicate' }, result.duplicates);
+      options.metrics.eventsReceived.inc({ source, outcome: 'ignored' }, result.ignored);
       reply(handler.ackReply(parsed.events));
     } catch (error) {
       options.metrics.eventsReceived.inc({ source, outcome: 'store_failed' }, parsed.events.length);

@@ -184,7 +184,7 @@ export class Service {
     });
     const result = jobs.length ? await this.ports.enqueue.enqueue(jobs) : { inserted: 0, duplicates: 0 };
     for (const job of jobs) this.enricher.wake(job.data.connection, job.data.objectType, job.priority);
-    return { stored: result.inserted, duplicates: result.duplicates };
+    return { stored: result.inserted, duplicates: result.duplicates, ignored: events.length - wanted.length };
   }
 
   private async echoes(changes: RecordEvent[]): Promise<Set<RecordEvent>> {
