@@ -136,7 +136,13 @@ export class Service {
         hardCap: Math.max(config.PARTNER_DAILY_LOOKUP_HARD_CAP, config.PARTNER_DAILY_LOOKUP_BUDGET),
       });
       lookups.on('lookup', (e) => metrics.cacheLookups.inc({ result: e.fromCache ? 'hit' : 'miss' }));
-      lookups.on('budget', (e) => log.warn(e, 'the partner lookup budget for today is spent; bulk work waits'));
+      let budgetLogged = 0;
+      lookups.on('budget', (e) => {
+        // Every paused job meets the budget again; once every ten minutes is enough to say so.
+        if (Date.now() - budgetLogged < 600_000) return;
+        budgetLogged = Date.now();
+        log.warn(e, e.priority === 'bulk' ? "today's partner lookup budget is spent; bulk work waits until tomorrow (UTC)" : "today's partner lookup hard cap is reached; new records wait too");
+      });
 
       const enricher = new Enricher({
         connectors,
