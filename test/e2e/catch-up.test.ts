@@ -1,0 +1,35 @@
+/**
+ * The catch-up sweep: webhooks are dropped once the CRM's retries run out, so the scheduled tick asks
+ * each CRM for records created or changed since the last sweep and enriches the ones never seen.
+ */
+import { describe, expect, it } from 'vitest';
+import { serverUnavailable } from '../support/db.js';
+import { settled } from './probes.js';
+import { eventually, partnerPeople } from './stack.js';
+import { useStack } from './use-stack.js';
+
+const skip = await serverUnavailable();
+if (skip) console.warn(`skipping catch-up tests: ${skip}`);
+
+describe.skipIf(skip)('catch-up sweep', () => {
+  const stack = useStack();
+
+  it('enriches records whose webhooks never arrived, once', async () => {
+    const { sandboxes, running } = stack;
+    // The first sweep looks back one day, so this tick's own view starts clean.
+    await running.service.refreshNow();
+    sandboxes.hubspot.setWebhookUrl(undefined);
+    const [person] = partnerPeople(sandboxes, 1, 60);
+    const missed = sandboxes.hubspot.createContact({ email: person!.workEmail! });
+    sandboxes.hubspot.setWebhookUrl(`${running.url}/webhooks/hubspot`);
+    await new Promise((r) => setTimeout(r, 50));
+
+    const first = await running.service.refreshNow();
+    expect(first.catchup).toBeGreaterThanOrEqual(1);
+    await eventually(() => sandboxes.hubspot.getContact(missed.id)?.crm_enrich_enriched_at, 10_000, 'the missed contact to be enriched');
+    await settled(stack);
+
+    const second = await running.service.refreshNow();
+    expect(second.catchup).toBe(0);
+  });
+});
