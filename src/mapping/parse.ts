@@ -102,8 +102,25 @@ export function parseMappingDocument(text: string, file: string): ParsedMapping 
         problems.add(path, 'invalid_value', issue.message);
       }
     }
+    // Report the other fields' problems too, not only after these are fixed: check the document
+    // again without the broken fields (their paths name targets, so nothing else moves).
+    const rest = withoutBrokenFields(raw, parsed.error.issues);
+    const retried = rest === undefined ? undefined : MappingDocument.safeParse(rest);
+    if (retried?.success) return { file, problems: [...problems.items, ...validateDocument(retried.data, file)] };
     return { file, problems: problems.items };
   }
   const semantic = validateDocument(parsed.data, file);
   return { file, document: parsed.data, problems: semantic };
+}
+
+/** The raw document minus the `fields` entries the issues point into; undefined when an issue lies elsewhere. */
+function withoutBrokenFields(raw: unknown, issues: readonly { path: readonly PropertyKey[] }[]): unknown {
+  const broken = new Set<number>();
+  for (const issue of issues) {
+    if (issue.path[0] !== 'fields' || typeof issue.path[1] !== 'number') return undefined;
+    broken.add(issue.path[1]);
+  }
+  const doc = raw as { fields?: unknown };
+  if (!Array.isArray(doc.fields)) return undefined;
+  return { ...doc, fields: doc.fields.filter((_, i) => !broken.has(i)) };
 }

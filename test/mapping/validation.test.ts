@@ -71,6 +71,14 @@ describe('parseMappingDocument', () => {
     ]);
   });
 
+  it('reports a broken field and the problems of the other fields together', () => {
+    const text = `${HEAD}fields:\n  - { target: firstname, from: first_name, rule: fill_empyt }\n  - { target: jobtitle, from: positon }\n`;
+    expect(lines(text)).toEqual([
+      'm.yaml: fields > firstname > rule: rule must be one of overwrite, fill_empty, never, protect_edits',
+      'm.yaml: fields > jobtitle > from: "positon" is not a field of the partner person record; did you mean "position"?',
+    ]);
+  });
+
   it('guards against __proto__, constructor and prototype as keys and path segments', () => {
     const keyed = problems(`${HEAD}fields:\n  - { target: jobtitle, from: position, values: { __proto__: x } }\nconstructor: 1\n`);
     expect(keyed.map((p) => p.code)).toEqual(['forbidden_key', 'forbidden_key']);
