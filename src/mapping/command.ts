@@ -4,6 +4,8 @@
  */
 import type { Command } from 'commander';
 import type { CrmProperty } from '../core/connector.js';
+import type { LoadedMapping } from './loader.js';
+import type { MappingProblem } from './problems.js';
 
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
@@ -31,6 +33,37 @@ interface CheckOptions {
   schemas?: string;
   schema: string[];
   sandbox?: boolean;
+  live?: boolean;
+}
+
+/**
+ * The schemas of the configured CRMs, read over their APIs (HUBSPOT_*, SALESFORCE_*), with a problem
+ * for every declared custom property the CRM does not have yet.
+ */
+async function liveSchemas(mappings: LoadedMapping[], schemas: Map<string, CrmProperty[]>): Promise<MappingProblem[]> {
+  const [{ loadConfig }, { connectorsFromConfig }, { missingCustomProperties }, { schemaKey }] = await Promise.all([
+    import('../config.js'),
+    import('../service/connectors.js'),
+    import('./custom-properties.js'),
+    import('./loader.js'),
+  ]);
+  const connectors = connectorsFromConfig(loadConfig(), mappings);
+  if (connectors.length === 0) throw new Error('--live needs CRM credentials: set HUBSPOT_ACCESS_TOKEN or the SALESFORCE_* variables');
+  const problems: MappingProblem[] = [];
+  try {
+    for (const { file, document } of mappings) {
+      const connector = connectors.find((c) => c.kind === document.crm);
+      if (!connector) continue;
+      const properties = await connector.readSchema(document.object);
+      schemas.set(schemaKey(document.crm, document.object), properties);
+      for (const spec of missingCustomProperties(document, properties)) {
+        problems.push({ file, path: ['fields', spec.name, 'custom'], code: 'unknown_property', message: `${spec.name} does not exist in ${document.crm} yet; \`crm-enrich mappings provision\` creates it, or says what an admin must add` });
+      }
+    }
+  } finally {
+    await Promise.all(connectors.map((c) => c.close()));
+  }
+  return problems;
 }
 
 async function check(dir: string, options: CheckOptions): Promise<number> {
@@ -53,6 +86,14 @@ async function check(dir: string, options: CheckOptions): Promise<number> {
     return 2;
   }
   const { mappings, problems } = await loadMappingDir(dir);
+  if (options.live) {
+    try {
+      problems.push(...(await liveSchemas(mappings, schemas)));
+    } catch (error) {
+      console.error((error as Error).message);
+      return 2;
+    }
+  }
   problems.push(...validateMappings(mappings, schemas));
   const checked = mappings.filter((m) => schemas.has(schemaKey(m.document.crm, m.document.object))).length;
   if (problems.length) {
@@ -102,6 +143,7 @@ export function registerMappingCommands(parent: Command): void {
     .option('--schemas <dir>', 'CRM schemas as <dir>/<crm>/<object>.json (property lists, HubSpot properties or Salesforce describe)')
     .option('--schema <crm/object=file>', 'one CRM schema file for one object; repeatable', collect, [])
     .option('--sandbox', "also check against the CRM sandboxes' standard properties")
+    .option('--live', "also check against the configured CRMs' own schemas, read over their APIs")
     .action(async (dir: string, options: CheckOptions) => {
       process.exitCode = await check(dir, options);
     });

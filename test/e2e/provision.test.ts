@@ -12,6 +12,7 @@ import { startPartnerSandbox, type PartnerSandbox } from '../../src/partner/sand
 import { provision } from '../../src/service/provision-command.js';
 import { Service } from '../../src/service/service.js';
 import { SERVER_URL, serverUnavailable, uniqueSchema } from '../support/db.js';
+import { runCli } from './process.js';
 
 const skip = await serverUnavailable();
 if (skip) console.warn(`skipping provisioning tests: ${skip}`);
@@ -41,6 +42,24 @@ describe.skipIf(skip)('custom properties', () => {
   afterAll(async () => {
     await Promise.allSettled([partner?.close(), hubspot?.close(), salesforce?.close()]);
   });
+
+  it('mappings check --live reads each CRM\'s schema and names the custom properties it lacks', async () => {
+    const env = {
+      PATH: process.env.PATH ?? '',
+      HUBSPOT_ACCESS_TOKEN: 'sandbox-token',
+      HUBSPOT_BASE_URL: hubspot.url,
+      SALESFORCE_LOGIN_URL: salesforce.url,
+      SALESFORCE_CLIENT_ID: 'sandbox',
+      SALESFORCE_CLIENT_SECRET: 'sandbox',
+    };
+    const result = await runCli(['mappings', 'check', '--live'], env);
+    expect(result.code).toBe(1);
+    expect(result.output).toMatch(/mappings\/hubspot\/contact\.yaml: fields > crm_enrich_department > custom: crm_enrich_department does not exist in hubspot yet/);
+    expect(result.output).toMatch(/mappings\/salesforce\/lead\.yaml: fields > CE_\w+__c > custom: /);
+    const refused = await runCli(['mappings', 'check', '--live'], { PATH: process.env.PATH ?? '' });
+    expect(refused.code).toBe(2);
+    expect(refused.output).toMatch(/--live needs CRM credentials/);
+  }, 60_000);
 
   it('keeps a mapping whose custom properties are missing from starting, until provisioning creates them', async () => {
     const before = await start();
