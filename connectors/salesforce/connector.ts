@@ -1,7 +1,7 @@
 /**
  * The Salesforce connector over jsforce: reads by id through SOQL (chunked to fit the URI limit, following
  * query locators), writes through sObject Collections in chunks of 200, sweeps by LastModifiedDate with a
- * keyset cursor, and spends the org's shared API allocation carefully (api-budget.ts).
+ * keyset cursor, finds Accounts by website domain, and spends the org's shared API allocation carefully (api-budget.ts).
  */
 import { Connection } from 'jsforce';
 import {
@@ -16,12 +16,15 @@ import { isRetryableRecordError, salesforceErrorCode, toCrmError } from './error
 import { toId18 } from './ids.js';
 import { planProvisioning } from './provisioning.js';
 import { salesforceDescribeToCrm } from './schema.js';
-import { checkFieldNames, chunkIdQueries, selectChanged, type KeysetCursor } from './soql.js';
+import { checkFieldNames, chunkIdQueries, chunkWebsiteQueries, selectChanged, type KeysetCursor } from './soql.js';
 import { createSalesforceWebhookHandler } from './webhook.js';
+import { websiteDomain } from './website-domain.js';
 
 export const SALESFORCE_OBJECT_TYPES = ['Lead', 'Contact', 'Account'] as const;
 const COLLECTION_LIMIT = 200;
 const MAX_PAGE = 2000;
+/** Longest host name DNS allows; anything longer is not a domain worth a query. */
+const MAX_DOMAIN = 253;
 const log = logger('connector.salesforce');
 
 export interface SalesforceConnectorOptions {
@@ -278,6 +281,24 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
       const last = raw.at(-1);
       const next = raw.length === limit && last ? encodeCursor({ lastModified: toIso(last.LastModifiedDate) ?? '', id: String(last.Id) }) : undefined;
       return next ? { records, next } : { records };
+    },
+
+    companyObjectType: 'Account',
+
+    async findCompaniesByDomain(domains: string[], callOptions?: CallOptions): Promise<Map<string, string>> {
+      const wanted = new Set(domains.map(websiteDomain).filter((d) => d.includes('.') && d.length <= MAX_DOMAIN && !/[\s\p{Cc}]/u.test(d)));
+      const found = new Map<string, string>();
+      if (wanted.size === 0) return found;
+      const c = await connection();
+      const base = `${c.instanceUrl}/services/data/v${version}/query?q=`.length;
+      for (const soql of chunkWebsiteQueries([...wanted], base, options.maxUriLength)) {
+        // LIKE finds look-alikes too (notacme.com for acme.com); only an exact website match counts. Oldest Account wins.
+        for (const raw of await queryAll(soql, callOptions?.priority ?? 'bulk')) {
+          const domain = websiteDomain(asString(raw.Website) ?? '');
+          if (wanted.has(domain) && !found.has(domain)) found.set(domain, String(raw.Id));
+        }
+      }
+      return found;
     },
 
     readSchema: (objectType) => readSchema(objectType),

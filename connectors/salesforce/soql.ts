@@ -29,31 +29,56 @@ export function selectByIds(objectType: string, fields: string[], ids: string[])
 }
 
 /**
- * Splits ids into queries whose full GET URL (`<base>/query?q=<encoded SOQL>`) stays within `maxUri`.
+ * Packs terms into as few queries as fit: each query's full GET URL (`<base>/query?q=<encoded SOQL>`)
+ * stays within `room` + `baseLength`. `build` turns a list of terms into the whole SOQL; `render` and
+ * `separator` are how one term appears in it, so its encoded cost is known before it is added.
+ */
+function chunkByUri(terms: string[], build: (terms: string[]) => string, render: (term: string) => string, separator: string, room: number): string[] {
+  const fixed = encodedLength(build([]));
+  const queries: string[] = [];
+  let chunk: string[] = [];
+  let used = fixed;
+  for (const term of terms) {
+    let cost = encodedLength(`${chunk.length > 0 ? separator : ''}${render(term)}`);
+    if (chunk.length > 0 && used + cost > room) {
+      queries.push(build(chunk));
+      chunk = [];
+      used = fixed;
+      cost = encodedLength(render(term));
+    }
+    chunk.push(term);
+    used += cost;
+  }
+  if (chunk.length > 0) queries.push(build(chunk));
+  return queries;
+}
+
+/**
+ * Splits ids into queries whose full GET URL stays within `maxUri`.
  * `baseLength` is the length of everything before the encoded SOQL.
  */
 export function chunkIdQueries(objectType: string, fields: string[], ids: string[], baseLength: number, maxUri = SALESFORCE_MAX_URI): string[] {
   const room = maxUri - baseLength;
-  const fixed = encodedLength(selectByIds(objectType, fields, []));
-  if (fixed + 64 > room) {
+  if (encodedLength(selectByIds(objectType, fields, [])) + 64 > room) {
     throw new CrmError('salesforce', 'validation', `Too many fields in one read of ${objectType} (${fields.length}); the query would not fit in a request. Map fewer fields.`);
   }
-  const queries: string[] = [];
-  let chunk: string[] = [];
-  let used = fixed;
-  for (const id of ids) {
-    let cost = encodedLength(`${chunk.length > 0 ? ', ' : ''}${quote(id)}`);
-    if (chunk.length > 0 && used + cost > room) {
-      queries.push(selectByIds(objectType, fields, chunk));
-      chunk = [];
-      used = fixed;
-      cost = encodedLength(quote(id));
-    }
-    chunk.push(id);
-    used += cost;
-  }
-  if (chunk.length > 0) queries.push(selectByIds(objectType, fields, chunk));
-  return queries;
+  return chunkByUri(ids, (chunk) => selectByIds(objectType, fields, chunk), quote, ', ', room);
+}
+
+/** A LIKE operand matching values that contain `text`: SOQL's quote escapes plus `\%` and `\_` for its wildcards. */
+export function likeContaining(text: string): string {
+  return `'%${text.replace(/\\/g, '\\\\').replace(/'/g, "\\'").replace(/[%_]/g, '\\$&')}%'`;
+}
+
+const selectByWebsites = (domains: string[]) =>
+  `SELECT Id, Website FROM Account WHERE ${domains.map((d) => `Website LIKE ${likeContaining(d)}`).join(' OR ')} ORDER BY Id`;
+
+/**
+ * Accounts whose Website contains one of the domains, in as few queries as fit the URI limit. The
+ * answer is a superset (`notacme.com` contains `acme.com`): the caller keeps exact matches only.
+ */
+export function chunkWebsiteQueries(domains: string[], baseLength: number, maxUri = SALESFORCE_MAX_URI): string[] {
+  return chunkByUri(domains, selectByWebsites, (d) => `Website LIKE ${likeContaining(d)}`, ' OR ', maxUri - baseLength);
 }
 
 export interface KeysetCursor {

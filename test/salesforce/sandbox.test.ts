@@ -101,7 +101,7 @@ describe('sandbox SOQL', () => {
   it('refuses what it does not understand', () => {
     expect(() => parseSoql('SELECT FROM Lead')).toThrow(SoqlError);
     expect(() => parseSoql('SELECT Id FROM Lead LIMIT x')).toThrow(/LIMIT/);
-    expect(() => parseSoql("SELECT Id FROM Lead WHERE Id LIKE 'a%'")).toThrow(SoqlError);
+    expect(() => parseSoql("SELECT Id FROM Lead WHERE NOT Id LIKE 'a%'")).toThrow(SoqlError);
   });
 
   it('checks 18-character id suffixes', () => {

@@ -156,6 +156,11 @@ export class OrgData {
       if (!field) throw new RequestError(400, 'INVALID_FIELD', `No such column '${name}' on entity '${type}'.`, [name]);
       canonical.set(name, field.name);
     }
+    for (const field of likeFields(query.where)) {
+      if (!TEXT_TYPES.has(this.field(type, field)?.type ?? '')) {
+        throw new RequestError(400, 'INVALID_QUERY_FILTER_OPERATOR', `invalid operator on field '${field}': LIKE applies to text fields only.`, [field]);
+      }
+    }
     const name = (n: string) => canonical.get(n) ?? n;
     const matches = [...this.records.values()].filter((r) => r.type === type && (!query.where || this.test(r.fields, query.where, name)));
     if (query.orderBy.length > 0) {
@@ -182,6 +187,7 @@ export class OrgData {
     }
     const field = name(c.field);
     const actual = fields[field] ?? null;
+    if (c.kind === 'like') return typeof actual === 'string' && c.pattern.test(actual);
     if (c.kind === 'in') {
       let set = this.memberships.get(c);
       if (!set) {
@@ -268,6 +274,14 @@ function normalise(field: DescribeField, value: FieldValue): FieldValue {
   if (field.type === 'boolean') return value === true || value === 'true';
   if (field.type === 'reference' || field.type === 'id') return toId18(String(value)) ?? String(value);
   return String(value);
+}
+
+const TEXT_TYPES = new Set(['string', 'email', 'phone', 'url', 'picklist', 'textarea']);
+
+function likeFields(c: Condition | undefined): string[] {
+  if (!c) return [];
+  if (c.kind === 'junction') return [...likeFields(c.left), ...likeFields(c.right)];
+  return c.kind === 'like' ? [c.field] : [];
 }
 
 function compare(a: FieldValue, b: FieldValue): number {

@@ -1,8 +1,10 @@
 /**
  * The SOQL subset the sandbox answers: `SELECT <fields> FROM <object> [WHERE <condition>]
  * [ORDER BY <field> [ASC|DESC], ...] [LIMIT <n>]`, where a condition combines comparisons
- * (`= != < <= > >=`, `IN (...)`, `NOT IN (...)`) with AND, OR and parentheses. That covers what the
- * connector sends (reads by id, changed-since sweeps with a keyset cursor).
+ * (`= != < <= > >=`, `IN (...)`, `NOT IN (...)`, `LIKE '<pattern>'`) with AND, OR and parentheses. That
+ * covers what the connector sends (reads by id, changed-since sweeps with a keyset cursor, Accounts by
+ * website). LIKE matches case-insensitively with `%` and `_` wildcards and `\%` `\_` for the characters
+ * themselves, as Salesforce does; `NOT LIKE` and other operators are refused as malformed.
  */
 export type SoqlValue = string | number | boolean | null | { datetime: number };
 
@@ -24,7 +26,12 @@ export interface Membership {
   field: string;
   values: SoqlValue[];
 }
-export type Condition = Junction | Comparison | Membership;
+export interface Like {
+  kind: 'like';
+  field: string;
+  pattern: RegExp;
+}
+export type Condition = Junction | Comparison | Membership | Like;
 
 export interface SoqlQuery {
   fields: string[];
@@ -45,7 +52,8 @@ export class SoqlError extends Error {
 
 const TOKEN = /\s*(?:('(?:[^'\\]|\\.)*')|(\d{4}-\d{2}-\d{2}T[\d:.]+(?:Z|[+-]\d{2}:?\d{2}))|(-?\d+(?:\.\d+)?)|(!=|<=|>=|[=<>(),])|([A-Za-z_][A-Za-z0-9_.]*))/y;
 
-type Token = { kind: 'string' | 'datetime' | 'number' | 'punct' | 'word'; text: string };
+/** `raw` keeps a string literal's escapes, which LIKE reads differently from other comparisons. */
+type Token = { kind: 'string' | 'datetime' | 'number' | 'punct' | 'word'; text: string; raw?: string };
 
 function tokenize(soql: string): Token[] {
   const tokens: Token[] = [];
@@ -55,7 +63,7 @@ function tokenize(soql: string): Token[] {
     const at = TOKEN.lastIndex;
     const m = TOKEN.exec(soql);
     if (!m) throw new SoqlError('MALFORMED_QUERY', `unexpected token at position ${at}: ${soql.slice(at, at + 20)}`);
-    if (m[1] !== undefined) tokens.push({ kind: 'string', text: m[1].slice(1, -1).replace(/\\(.)/g, '$1') });
+    if (m[1] !== undefined) tokens.push({ kind: 'string', text: m[1].slice(1, -1).replace(/\\(.)/g, '$1'), raw: m[1].slice(1, -1) });
     else if (m[2] !== undefined) tokens.push({ kind: 'datetime', text: m[2] });
     else if (m[3] !== undefined) tokens.push({ kind: 'number', text: m[3] });
     else if (m[4] !== undefined) tokens.push({ kind: 'punct', text: m[4] });
@@ -168,6 +176,12 @@ class Parser {
       this.expectPunct(')');
       return { kind: 'in', negated, field, values };
     }
+    if (this.isWord('LIKE')) {
+      this.next();
+      const t = this.next();
+      if (t.kind !== 'string' || t.raw === undefined) throw new SoqlError('MALFORMED_QUERY', `LIKE expects a quoted string, found '${t.text}'`);
+      return { kind: 'like', field, pattern: likePattern(t.raw) };
+    }
     const op = this.next();
     if (op.kind !== 'punct' || !['=', '!=', '<', '<=', '>', '>='].includes(op.text)) {
       throw new SoqlError('MALFORMED_QUERY', `unexpected token after ${field}: '${op.text}'`);
@@ -190,6 +204,25 @@ class Parser {
     }
     throw new SoqlError('MALFORMED_QUERY', `expecting a value, found '${t.text}'`);
   }
+}
+
+const LIKE_ESCAPES: Record<string, string> = { n: '\n', r: '\r', t: '\t', b: '\b', f: '\f', '"': '"', "'": "'", '\\': '\\', '%': '%', _: '_' };
+const regexLiteral = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** A LIKE pattern as a whole-value, case-insensitive regular expression. */
+function likePattern(raw: string): RegExp {
+  let source = '';
+  for (let i = 0; i < raw.length; i++) {
+    const ch = raw[i] ?? '';
+    if (ch === '\\') {
+      const escaped = LIKE_ESCAPES[(raw[++i] ?? '').toLowerCase()];
+      if (escaped === undefined) throw new SoqlError('MALFORMED_QUERY', `invalid escape sequence in LIKE pattern: \\${raw[i] ?? ''}`);
+      source += regexLiteral(escaped);
+    } else if (ch === '%') source += '[\\s\\S]*';
+    else if (ch === '_') source += '[\\s\\S]';
+    else source += regexLiteral(ch);
+  }
+  return new RegExp(`^${source}$`, 'i');
 }
 
 export function parseSoql(soql: string): SoqlQuery {

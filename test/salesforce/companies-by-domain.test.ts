@@ -1,0 +1,126 @@
+import { Connection } from 'jsforce';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSalesforceConnector } from '../../connectors/salesforce/connector.js';
+import { startSalesforceSandbox, type SalesforceSandbox } from '../../connectors/salesforce/sandbox/server.js';
+import { likeContaining, SALESFORCE_MAX_URI } from '../../connectors/salesforce/soql.js';
+import type { CrmConnector } from '../../src/core/connector.js';
+
+let sandbox: SalesforceSandbox;
+let connector: CrmConnector;
+let jsforce: Connection;
+const accounts: Record<string, string> = {};
+
+const account = (key: string, Website: string | null) => {
+  accounts[key] = sandbox.createRecord('Account', { Name: key, Website });
+};
+
+beforeAll(async () => {
+  sandbox = await startSalesforceSandbox();
+  connector = createSalesforceConnector({ auth: { kind: 'token', instanceUrl: sandbox.url, accessToken: sandbox.accessToken }, orgId: sandbox.orgId, apiReserve: 0 });
+  jsforce = new Connection({ instanceUrl: sandbox.url, accessToken: sandbox.accessToken, version: '62.0' });
+  account('acme', 'https://www.acme.com/');
+  account('globex', 'globex.io');
+  account('initech', 'HTTP://Initech.COM:8080/about?x=1');
+  account('umbrella', 'www.umbrella.org');
+  account('notacme', 'https://notacme.com');
+  account('acme-sub', 'https://acme.com.evil.net');
+  account('empty', null);
+  account('quote', "https://o'brien.com");
+  account('percent', '50%off.com');
+  account('underscore', 'under_score.com');
+});
+
+afterAll(async () => {
+  await connector.close();
+  await sandbox.close();
+});
+
+const queries = () => sandbox.stats().byOperation.query ?? 0;
+
+describe('Salesforce connector: Accounts by website domain', () => {
+  it('names Account as the company object', () => {
+    expect(connector.companyObjectType).toBe('Account');
+  });
+
+  it('finds Accounts whose website, in any common form, is the domain, in one query', async () => {
+    const before = queries();
+    const found = await connector.findCompaniesByDomain?.(['acme.com', 'Globex.io', 'https://initech.com/', 'umbrella.org', 'nobody.example']);
+    expect(found).toEqual(
+      new Map([
+        ['acme.com', accounts.acme],
+        ['globex.io', accounts.globex],
+        ['initech.com', accounts.initech],
+        ['umbrella.org', accounts.umbrella],
+      ]),
+    );
+    expect(queries() - before).toBe(1);
+  });
+
+  it('does not take a look-alike website for the domain', async () => {
+    const found = await connector.findCompaniesByDomain?.(['acme.com', 'cme.com', 'acme.co']);
+    expect([...(found ?? new Map<string, string>()).entries()]).toEqual([['acme.com', accounts.acme]]);
+  });
+
+  it('matches the oldest Account when several share a website', async () => {
+    const later = sandbox.createRecord('Account', { Name: 'acme again', Website: 'acme.com' });
+    const found = await connector.findCompaniesByDomain?.(['acme.com']);
+    expect(found?.get('acme.com')).toBe(accounts.acme);
+    expect(later).not.toBe(accounts.acme);
+  });
+
+  it('spends no call when nothing is a domain', async () => {
+    const before = connector.stats().calls;
+    expect((await connector.findCompaniesByDomain?.(['', '  ', 'localhost']))?.size).toBe(0);
+    expect(connector.stats().calls).toBe(before);
+  });
+
+  it('keeps quotes and LIKE wildcards in a domain literal, so they cannot break or widen the query', async () => {
+    const found = await connector.findCompaniesByDomain?.(["o'brien.com", '50%off.com', 'under_score.com', "x.com' OR Name != '", 'a%.com', '_.com']);
+    expect(found).toEqual(
+      new Map([
+        ["o'brien.com", accounts.quote],
+        ['50%off.com', accounts.percent],
+        ['under_score.com', accounts.underscore],
+      ]),
+    );
+    // The escaped wildcards match only themselves: `c_e` would otherwise match acme's website, `%` every website.
+    const literal = await jsforce.query(`SELECT Id FROM Account WHERE Website LIKE ${likeContaining('ac_e.com')} OR Website LIKE ${likeContaining('%')}`);
+    expect(literal.records.map((r) => r.Id)).toEqual([accounts.percent]);
+    const wild = await jsforce.query("SELECT Id FROM Account WHERE Website LIKE '%ac_e.com%'");
+    expect(wild.records.length).toBeGreaterThan(0);
+  });
+
+  it('splits 250 domains into as few queries as fit the URI limit, each counted', async () => {
+    const domains = Array.from({ length: 250 }, (_, i) => `a-rather-long-company-name-${String(i).padStart(3, '0')}.example.com`);
+    domains.forEach((d, i) => {
+      if (i % 50 === 0) sandbox.createRecord('Account', { Name: d, Website: `https://www.${d}/` });
+    });
+    // One query with every domain would not fit one GET; two do (each term costs about 78 encoded characters).
+    const single = `/services/data/v62.0/query?q=${encodeURIComponent(`SELECT Id, Website FROM Account WHERE ${domains.map((d) => `Website LIKE ${likeContaining(d)}`).join(' OR ')} ORDER BY Id`)}`;
+    expect(single.length).toBeGreaterThan(SALESFORCE_MAX_URI);
+    const before = { sandbox: queries(), connector: connector.stats().byOperation.query ?? 0 };
+    const found = await connector.findCompaniesByDomain?.(domains);
+    expect([...(found?.keys() ?? [])].sort()).toEqual(domains.filter((_, i) => i % 50 === 0));
+    expect(queries() - before.sandbox).toBe(2);
+    expect((connector.stats().byOperation.query ?? 0) - before.connector).toBe(2);
+  });
+});
+
+describe('Salesforce sandbox: LIKE', () => {
+  const ids = async (soql: string) => (await jsforce.query(soql)).records.map((r) => r.Id);
+  const errorOf = (soql: string) => jsforce.query(soql).then(() => undefined, (e: Error & { errorCode?: string }) => e.errorCode);
+
+  it('matches whole values case-insensitively, with % and _ as wildcards, joined by OR', async () => {
+    expect(await ids("SELECT Id FROM Account WHERE Website LIKE 'GLOBEX.IO'")).toEqual([accounts.globex]);
+    expect(await ids("SELECT Id FROM Account WHERE Website LIKE 'globex.i_' OR Website LIKE 'www.umbrella%'")).toEqual([accounts.globex, accounts.umbrella]);
+    expect(await ids("SELECT Id FROM Account WHERE Website LIKE 'globex'")).toEqual([]);
+    expect(await ids("SELECT Id FROM Account WHERE Website LIKE '%o\\'brien%'")).toEqual([accounts.quote]);
+  });
+
+  it('answers what it does not support with the errors Salesforce gives', async () => {
+    expect(await errorOf("SELECT Id FROM Account WHERE NumberOfEmployees LIKE '1%'")).toBe('INVALID_QUERY_FILTER_OPERATOR');
+    expect(await errorOf('SELECT Id FROM Account WHERE Website LIKE 5')).toBe('MALFORMED_QUERY');
+    expect(await errorOf("SELECT Id FROM Account WHERE Website NOT LIKE 'a%'")).toBe('MALFORMED_QUERY');
+    expect(await errorOf("SELECT Id FROM Account WHERE Website LIKE 'a\\qb'")).toBe('MALFORMED_QUERY');
+  });
+});
