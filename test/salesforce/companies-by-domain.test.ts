@@ -36,6 +36,7 @@ afterAll(async () => {
 });
 
 const queries = () => sandbox.stats().byOperation.query ?? 0;
+const websiteQueries = () => sandbox.stats().queriesByFilter['Account.Website'] ?? 0;
 
 describe('Salesforce connector: Accounts by website domain', () => {
   it('names Account as the company object', () => {
@@ -98,10 +99,11 @@ describe('Salesforce connector: Accounts by website domain', () => {
     // One query with every domain would not fit one GET; two do (each term costs about 78 encoded characters).
     const single = `/services/data/v62.0/query?q=${encodeURIComponent(`SELECT Id, Website FROM Account WHERE ${domains.map((d) => `Website LIKE ${likeContaining(d)}`).join(' OR ')} ORDER BY Id`)}`;
     expect(single.length).toBeGreaterThan(SALESFORCE_MAX_URI);
-    const before = { sandbox: queries(), connector: connector.stats().byOperation.query ?? 0 };
+    const before = { sandbox: queries(), website: websiteQueries(), connector: connector.stats().byOperation.query ?? 0 };
     const found = await connector.findCompaniesByDomain?.(domains);
     expect([...(found?.keys() ?? [])].sort()).toEqual(domains.filter((_, i) => i % 50 === 0));
     expect(queries() - before.sandbox).toBe(2);
+    expect(websiteQueries() - before.website).toBe(2);
     expect((connector.stats().byOperation.query ?? 0) - before.connector).toBe(2);
   });
 });

@@ -143,8 +143,8 @@ export class OrgData {
     return { id: id18, success: true, errors: [] };
   }
 
-  /** Runs a SOQL query; answers every matching record (paging is the caller's). */
-  query(soql: string): { type: SandboxObjectType; rows: { id: string; fields: Fields }[] } {
+  /** Runs a SOQL query; answers every matching record (paging is the caller's) and the fields it filtered on. */
+  query(soql: string): { type: SandboxObjectType; rows: { id: string; fields: Fields }[]; filteredOn: string[] } {
     const query = parseSoql(soql);
     if (!isSandboxObjectType(query.object)) {
       throw new RequestError(400, 'INVALID_TYPE', `sObject type '${query.object}' is not supported.`);
@@ -156,7 +156,7 @@ export class OrgData {
       if (!field) throw new RequestError(400, 'INVALID_FIELD', `No such column '${name}' on entity '${type}'.`, [name]);
       canonical.set(name, field.name);
     }
-    for (const field of likeFields(query.where)) {
+    for (const field of whereFields(query.where, 'like')) {
       if (!TEXT_TYPES.has(this.field(type, field)?.type ?? '')) {
         throw new RequestError(400, 'INVALID_QUERY_FILTER_OPERATOR', `invalid operator on field '${field}': LIKE applies to text fields only.`, [field]);
       }
@@ -175,6 +175,7 @@ export class OrgData {
     const limited = query.limit === undefined ? matches : matches.slice(0, query.limit);
     return {
       type,
+      filteredOn: [...new Set(whereFields(query.where).map(name))].sort(),
       rows: limited.map((r) => ({ id: r.id, fields: Object.fromEntries(query.fields.map((f) => [name(f), r.fields[name(f)] ?? null])) })),
     };
   }
@@ -278,10 +279,11 @@ function normalise(field: DescribeField, value: FieldValue): FieldValue {
 
 const TEXT_TYPES = new Set(['string', 'email', 'phone', 'url', 'picklist', 'textarea']);
 
-function likeFields(c: Condition | undefined): string[] {
+/** The fields a WHERE clause tests, optionally only those tested with one kind of condition. */
+function whereFields(c: Condition | undefined, kind?: Condition['kind']): string[] {
   if (!c) return [];
-  if (c.kind === 'junction') return [...likeFields(c.left), ...likeFields(c.right)];
-  return c.kind === 'like' ? [c.field] : [];
+  if (c.kind === 'junction') return [...whereFields(c.left, kind), ...whereFields(c.right, kind)];
+  return !kind || c.kind === kind ? [c.field] : [];
 }
 
 function compare(a: FieldValue, b: FieldValue): number {

@@ -13,6 +13,8 @@ export interface ApiUsage {
   dailyLimit: number;
   used: number;
   byOperation: Record<string, number>;
+  /** SOQL queries by object and the fields their WHERE clause tests, e.g. `Account.Website` (first pages only). */
+  queriesByFilter: Record<string, number>;
 }
 
 export interface RestContext {
@@ -86,7 +88,9 @@ export function restRoutes(ctx: RestContext): Router {
   router.get('/query', count('query'), (req, res) => {
     const q = typeof req.query.q === 'string' ? req.query.q : '';
     if (!q) return fail(res, 400, 'MALFORMED_QUERY', 'A query string has to be specified');
-    const { type, rows } = ctx.org.query(q);
+    const { type, rows, filteredOn } = ctx.org.query(q);
+    const filter = `${type}.${filteredOn.join(',') || '*'}`;
+    ctx.usage.queriesByFilter[filter] = (ctx.usage.queriesByFilter[filter] ?? 0) + 1;
     const cursorId = `01g8d0000${randomBytes(6).toString('hex')}`;
     cursors.set(cursorId, { type, rows });
     queryPage(req, res, cursorId, 0);

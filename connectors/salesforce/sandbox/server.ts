@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import type { KeyObject } from 'node:crypto';
 import express, { type Request, type Response } from 'express';
 import { idSuffix } from '../ids.js';
-import { OrgData, type Fields, type RecordChange } from './org-data.js';
+import { OrgData, type Fields, type RecordChange, type SaveResult } from './org-data.js';
 import { SandboxOAuth } from './oauth.js';
 import { OutboundDelivery, type OutboundStats } from './outbound.js';
 import { restRoutes, type ApiUsage } from './rest-routes.js';
@@ -42,6 +42,7 @@ export interface SalesforceSandboxOptions {
 export interface SalesforceSandboxStats {
   apiCalls: number;
   byOperation: Record<string, number>;
+  queriesByFilter: Record<string, number>;
   dailyLimit: number;
   remaining: number;
   tokensIssued: number;
@@ -60,7 +61,8 @@ export interface SalesforceSandbox {
   expireTokens(): void;
   setApiUsage(used: number): void;
   stats(): SalesforceSandboxStats;
-  createRecord(type: SandboxObjectType, fields: Record<string, string | number | boolean | null>): string;
+  /** `notify: false` creates a record as one that existed before the outbound message rule did: no message is sent. */
+  createRecord(type: SandboxObjectType, fields: Record<string, string | number | boolean | null>, options?: { notify?: boolean }): string;
   updateRecord(type: SandboxObjectType, id: string, fields: Record<string, string | number | boolean | null>): void;
   getRecord(type: SandboxObjectType, id: string): Fields | undefined;
   close(): Promise<void>;
@@ -70,7 +72,7 @@ export async function startSalesforceSandbox(options: SalesforceSandboxOptions =
   const orgId = options.orgId ?? SANDBOX_ORG_ID;
   const watched = new Set(options.watchedFields ?? ['Email', 'Website', 'Company']);
   let baseUrl = '';
-  const usage: ApiUsage = { dailyLimit: options.dailyLimit ?? 15_000, used: 0, byOperation: {} };
+  const usage: ApiUsage = { dailyLimit: options.dailyLimit ?? 15_000, used: 0, byOperation: {}, queriesByFilter: {} };
   const oauth = new SandboxOAuth({
     clientId: options.clientId ?? 'sandbox',
     clientSecret: options.clientSecret ?? 'sandbox',
@@ -87,7 +89,9 @@ export async function startSalesforceSandbox(options: SalesforceSandboxOptions =
     delaysMs: options.outboundDelaysMs,
     batchWindowMs: options.outboundBatchWindowMs,
   });
+  let quiet = false;
   const onChange = (change: RecordChange) => {
+    if (quiet) return;
     if (!change.created && !change.changed.some((f) => watched.has(f))) return;
     const record = org.get(change.type, change.id);
     if (!record) return;
@@ -132,6 +136,7 @@ export async function startSalesforceSandbox(options: SalesforceSandboxOptions =
     return {
       apiCalls: usage.used,
       byOperation: { ...usage.byOperation },
+      queriesByFilter: { ...usage.queriesByFilter },
       dailyLimit: usage.dailyLimit,
       remaining: Math.max(0, usage.dailyLimit - usage.used),
       tokensIssued: oauth.issued,
@@ -166,9 +171,15 @@ export async function startSalesforceSandbox(options: SalesforceSandboxOptions =
       usage.used = used;
     },
     stats,
-    createRecord(type, fields) {
+    createRecord(type, fields, createOptions) {
       org.checkKnownFields(type, fields);
-      const result = org.create(type, fields);
+      quiet = createOptions?.notify === false;
+      let result: SaveResult;
+      try {
+        result = org.create(type, fields);
+      } finally {
+        quiet = false;
+      }
       must(result);
       return result.id ?? '';
     },
