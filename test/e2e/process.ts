@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { SERVER_URL, uniqueSchema } from '../support/db.js';
-import { ADMIN_TOKEN, sandboxEnv, type Sandboxes } from './stack.js';
+import { ADMIN_TOKEN, adminClient, sandboxEnv, type AdminCall, type Sandboxes } from './stack.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** One process, no tsx watcher in between, so a signal reaches the service itself. */
@@ -33,7 +33,7 @@ export interface ServiceProcess {
   output(): string;
   exited: Promise<Exit>;
   kill(signal: NodeJS.Signals): void;
-  admin<T = unknown>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }>;
+  admin: AdminCall;
 }
 
 /** The environment a deployment would set to point the service at the test's sandboxes and schema. */
@@ -102,14 +102,7 @@ export async function startServiceProcess(env: Record<string, string>, timeoutMs
     output,
     exited,
     kill: (signal) => void child.kill(signal),
-    async admin(method, path, body) {
-      const res = await fetch(`${url}/admin/api${path}`, {
-        method,
-        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-      return { status: res.status, body: (await res.json()) as never };
-    },
+    admin: adminClient(url),
   };
 }
 

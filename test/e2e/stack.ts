@@ -85,7 +85,7 @@ export interface RunningService {
   service: Service;
   url: string;
   schema: string;
-  admin<T = unknown>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }>;
+  admin: AdminCall;
   stop(): Promise<void>;
 }
 
@@ -107,19 +107,26 @@ export async function startService(sandboxes: Sandboxes, options: StackOptions &
     service,
     url,
     schema,
-    async admin(method, path, body) {
-      const res = await fetch(`${url}/admin/api${path}`, {
-        method,
-        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-      return { status: res.status, body: (await res.json()) as never };
-    },
+    admin: adminClient(url),
     async stop() {
       sandboxes.hubspot.setWebhookUrl(undefined);
       sandboxes.salesforce.setOutboundUrl(undefined);
       await service.stop();
     },
+  };
+}
+
+export type AdminCall = <T = unknown>(method: string, path: string, body?: unknown) => Promise<{ status: number; body: T }>;
+
+/** Calls the admin API of the service at `url` with the tests' admin token. */
+export function adminClient(url: string): AdminCall {
+  return async (method, path, body) => {
+    const res = await fetch(`${url}/admin/api${path}`, {
+      method,
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    return { status: res.status, body: (await res.json()) as never };
   };
 }
 
