@@ -7,6 +7,7 @@ import { EventEmitter } from 'node:events';
 import type { Priority } from '../core/limiter.js';
 import { AppError } from '../core/errors.js';
 import type { Company, Market, Person } from '../partner/schemas.js';
+import { SingleFlight } from '../store/single-flight.js';
 import type { CacheKey, CachedLookup, CounterPort, LookupCachePort } from './ports.js';
 
 export interface PartnerLookupClient {
@@ -50,7 +51,7 @@ export const LOOKUPS_COUNTER = 'partner_lookups';
 export const CACHE_HITS_COUNTER = 'lookup_cache_hits';
 
 export class PartnerLookups extends EventEmitter<{ lookup: [{ fromCache: boolean; found: boolean }]; budget: [{ priority: Priority; used: number; limit: number }] }> {
-  private readonly inFlight = new Map<string, Promise<CachedLookup>>();
+  private readonly flights = new SingleFlight();
 
   constructor(private readonly options: PartnerLookupsOptions) {
     super();
@@ -78,13 +79,8 @@ export class PartnerLookups extends EventEmitter<{ lookup: [{ fromCache: boolean
       void this.options.counters.increment(CACHE_HITS_COUNTER).catch(() => undefined);
       return { entry: cached, fromCache: true };
     }
-    const flightKey = `${key.kind}|${key.by}|${key.value}|${key.market}`;
-    let flight = this.inFlight.get(flightKey);
-    if (!flight) {
-      flight = this.callPartner(key, market, priority).finally(() => this.inFlight.delete(flightKey));
-      this.inFlight.set(flightKey, flight);
-    }
-    return { entry: await flight, fromCache: false };
+    const entry = await this.flights.run(`${key.kind}|${key.by}|${key.value}|${key.market}`, () => this.callPartner(key, market, priority));
+    return { entry, fromCache: false };
   }
 
   private async callPartner(key: CacheKey, market: Market, priority: Priority): Promise<CachedLookup> {
