@@ -57,9 +57,9 @@ export class Backfills {
     const { connector, objectType } = this.resolve(connection, object);
     const run = await readBackfill(this.deps.kv, connector.connection, objectType);
     if (!run) throw new BackfillError('unknown_object', `no backfill has run for ${connection} ${objectType}`);
-    const pending = await this.store.queue.depth(queueName(connector.connection, objectType));
-    const active = (await this.store.queue.counts()).find((q) => q.queue === queueName(connector.connection, objectType))?.active ?? 0;
-    return { ...run, pending: pending + active, done: run.status === 'listed' && pending + active === 0 };
+    const counts = (await this.store.queue.counts()).find((q) => q.queue === queueName(connector.connection, objectType));
+    const pending = (counts?.depth ?? 0) + (counts?.active ?? 0);
+    return { ...run, pending, done: run.status === 'listed' && pending === 0 };
   }
 
   /** Picks up every run that was still listing when the service last stopped. */
