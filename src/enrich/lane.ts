@@ -150,14 +150,14 @@ export class Lane extends EventEmitter<LaneEvents> {
 
   private async processBatch(jobs: EnrichJob[]): Promise<void> {
     const { queue } = this.options;
-    const housekeeping = jobs.filter((j) => ['privacy_deletion', 'merged', 'deleted'].includes(j.data.reason));
+    const housekeeping = jobs.filter((j) => HOUSEKEEPING.has(j.data.reason));
     if (housekeeping.length) await this.housekeep(housekeeping);
 
     // Jobs for a record already in flight wait their turn: two runs side by side would write twice.
     const byRecord = new Map<string, EnrichJob[]>();
     const later: EnrichJob[] = [];
     for (const job of jobs) {
-      if (housekeeping.includes(job)) continue;
+      if (HOUSEKEEPING.has(job.data.reason)) continue;
       if (this.inFlightRecords.has(job.data.recordId)) later.push(job);
       else byRecord.set(job.data.recordId, [...(byRecord.get(job.data.recordId) ?? []), job]);
     }
@@ -391,3 +391,5 @@ export class Lane extends EventEmitter<LaneEvents> {
 }
 
 const INTERACTIVE_LINGER_MS = 40;
+/** Jobs that touch only our own records, with no CRM read and no lookup. */
+const HOUSEKEEPING: ReadonlySet<string> = new Set(['privacy_deletion', 'merged', 'deleted']);

@@ -196,7 +196,10 @@ export class Service {
   private async echoes(changes: RecordEvent[]): Promise<Set<RecordEvent>> {
     const echoes = new Set<RecordEvent>();
     const groups = new Map<string, RecordEvent[]>();
-    for (const e of changes) groups.set(`${e.connection}\u0000${e.objectType}`, [...(groups.get(`${e.connection}\u0000${e.objectType}`) ?? []), e]);
+    for (const e of changes) {
+      const key = `${e.connection}\u0000${e.objectType}`;
+      groups.set(key, [...(groups.get(key) ?? []), e]);
+    }
     for (const group of groups.values()) {
       const { connection, objectType, source } = group[0]!;
       const mapping = this.mappings.get(source, objectType)!;
