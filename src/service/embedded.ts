@@ -10,10 +10,10 @@ import { join } from 'node:path';
 import { hubspotConnectorFromConfig } from '../../connectors/hubspot/from-config.js';
 import { startHubspotSandbox, type HubspotSandbox } from '../../connectors/hubspot/sandbox/server.js';
 import { describeFieldsFor } from '../../connectors/salesforce/sandbox/fields-from-specs.js';
-import { startSalesforceSandbox, type SalesforceSandbox } from '../../connectors/salesforce/sandbox/server.js';
+import { startSalesforceSandbox, type SalesforceSandbox, type SalesforceSandboxOptions } from '../../connectors/salesforce/sandbox/server.js';
 import type { Config } from '../config.js';
 import { logger } from '../logger.js';
-import { customPropertiesOf, loadMappingDir } from '../mapping/index.js';
+import { customPropertiesOf, loadMappingDir, type LoadedMapping } from '../mapping/index.js';
 import { SANDBOX_KEY, startPartnerSandbox, type PartnerSandbox } from '../partner/sandbox/server.js';
 
 const log = logger('service.embedded');
@@ -41,6 +41,25 @@ export function adminTokenFor(config: Config): string {
     writeFileSync(file, `${token}\n`, { mode: 0o600 });
     return token;
   }
+}
+
+/** Gives a HubSpot sandbox portal the custom properties the mappings need, as an admin would provision them. */
+export async function provisionHubspotSandbox(config: Config, mappings: LoadedMapping[]): Promise<void> {
+  const provisioner = hubspotConnectorFromConfig(config);
+  if (!provisioner) throw new Error('provisioning the HubSpot sandbox needs HUBSPOT_ACCESS_TOKEN and HUBSPOT_BASE_URL');
+  try {
+    for (const { document } of mappings.filter((m) => m.document.crm === 'hubspot')) {
+      const result = await provisioner.ensureProperties(document.object, customPropertiesOf(document));
+      if (result.created.length) log.info({ object: document.object, created: result.created }, 'provisioned custom properties in the HubSpot sandbox');
+    }
+  } finally {
+    await provisioner.close();
+  }
+}
+
+/** The custom fields a Salesforce sandbox org starts with: those the mappings need, as an admin would add them. */
+export function salesforceSandboxFields(mappings: LoadedMapping[]): SalesforceSandboxOptions['customFields'] {
+  return Object.fromEntries(mappings.filter((m) => m.document.crm === 'salesforce').map((m) => [m.document.object, describeFieldsFor(customPropertiesOf(m.document))]));
 }
 
 /** Listens on the preferred port, or on any free one when it is taken. */
@@ -80,19 +99,11 @@ export async function embeddedEnvironment(config: Config, options: { mappingsDir
       next.HUBSPOT_ACCESS_TOKEN = HUBSPOT_SANDBOX_TOKEN;
       next.HUBSPOT_CLIENT_SECRET = HUBSPOT_SANDBOX_SECRET;
       next.HUBSPOT_BASE_URL = env.hubspot.url;
-      // The sandbox portal gets the custom properties the mappings need, as an admin would provision them.
-      const provisioner = hubspotConnectorFromConfig(next);
-      for (const { document } of mappings.filter((m) => m.document.crm === 'hubspot')) {
-        const result = await provisioner!.ensureProperties(document.object, customPropertiesOf(document));
-        if (result.created.length) log.info({ object: document.object, created: result.created }, 'provisioned custom properties in the HubSpot sandbox');
-      }
-      await provisioner!.close();
+      await provisionHubspotSandbox(next, mappings);
     }
     if (!config.SALESFORCE_ACCESS_TOKEN && !config.SALESFORCE_CLIENT_ID) {
       const secret = config.SALESFORCE_WEBHOOK_SECRET ?? randomBytes(12).toString('hex');
-      const customFields = Object.fromEntries(
-        mappings.filter((m) => m.document.crm === 'salesforce').map((m) => [m.document.object, describeFieldsFor(customPropertiesOf(m.document))]),
-      );
+      const customFields = salesforceSandboxFields(mappings);
       env.salesforce = await onPort(offset(3), (p) => startSalesforceSandbox({ port: p, outboundUrl: `${publicUrl}/webhooks/salesforce/${secret}`, customFields }));
       closers.push(() => env.salesforce!.close());
       next.SALESFORCE_LOGIN_URL = env.salesforce.url;

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { serverUnavailable } from '../support/db.js';
 import { hubspotCalls, partnerServed, schemaQuery, settled, stateReaches } from './probes.js';
-import { ADMIN_TOKEN, eventually, partnerPeople } from './stack.js';
+import { ADMIN_TOKEN, partnerPeople } from './stack.js';
 import { useStack } from './use-stack.js';
 
 const skip = await serverUnavailable();

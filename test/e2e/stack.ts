@@ -3,13 +3,12 @@
  * the service on the Postgres server (a schema of its own) or on PGlite, wired as the embedded
  * default wires them, with short retry and expiry times so failures show within a test.
  */
-import { hubspotConnectorFromConfig } from '../../connectors/hubspot/from-config.js';
 import { startHubspotSandbox, type HubspotSandbox } from '../../connectors/hubspot/sandbox/server.js';
-import { describeFieldsFor } from '../../connectors/salesforce/sandbox/fields-from-specs.js';
 import { startSalesforceSandbox, type SalesforceSandbox } from '../../connectors/salesforce/sandbox/server.js';
 import { loadConfig, type Config } from '../../src/config.js';
-import { customPropertiesOf, loadMappingDir } from '../../src/mapping/index.js';
+import { loadMappingDir } from '../../src/mapping/index.js';
 import { startPartnerSandbox, type PartnerSandbox } from '../../src/partner/sandbox/server.js';
+import { provisionHubspotSandbox, salesforceSandboxFields } from '../../src/service/embedded.js';
 import { Service, type ServiceOptions } from '../../src/service/service.js';
 import type { QueueSettings } from '../../src/store/queue.js';
 import { SERVER_URL, uniqueSchema } from '../support/db.js';
@@ -40,11 +39,8 @@ export async function startSandboxes(options: StackOptions = {}): Promise<Sandbo
   const { mappings } = await loadMappingDir('mappings');
   const partner = await startPartnerSandbox({ port: 0, latencyMs: options.partnerLatencyMs ?? 0, failRate: options.partnerFailRate ?? 0, people: options.people ?? 5_000, companies: options.companies ?? 500 });
   const hubspot = await startHubspotSandbox({ port: 0, clientSecret: HUBSPOT_SECRET, webhookDelaysMs: [200, 400, 800, 1_600] });
-  const customFields = Object.fromEntries(mappings.filter((m) => m.document.crm === 'salesforce').map((m) => [m.document.object, describeFieldsFor(customPropertiesOf(m.document))]));
-  const salesforce = await startSalesforceSandbox({ port: 0, customFields, outboundDelaysMs: [200, 400, 800, 1_600] });
-  const provisioner = hubspotConnectorFromConfig(loadConfig({ HUBSPOT_ACCESS_TOKEN: 'sandbox-token', HUBSPOT_BASE_URL: hubspot.url }));
-  for (const { document } of mappings.filter((m) => m.document.crm === 'hubspot')) await provisioner!.ensureProperties(document.object, customPropertiesOf(document));
-  await provisioner!.close();
+  const salesforce = await startSalesforceSandbox({ port: 0, customFields: salesforceSandboxFields(mappings), outboundDelaysMs: [200, 400, 800, 1_600] });
+  await provisionHubspotSandbox(loadConfig({ HUBSPOT_ACCESS_TOKEN: 'sandbox-token', HUBSPOT_BASE_URL: hubspot.url }), mappings);
   return {
     partner,
     hubspot,
