@@ -4,6 +4,8 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     environment: 'node',
+    // Starts a Postgres for the suites that need one when none answers (or TEST_POSTGRES=embedded).
+    globalSetup: ['test/support/global-postgres.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // PGlite instances and sandboxes are memory- and CPU-hungry; two cores run two files at a time.

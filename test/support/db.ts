@@ -1,6 +1,7 @@
 /**
  * Databases for tests: the store's suites run once on PGlite and once on the Postgres server
- * (TEST_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/test). Each test gets a schema of
+ * (TEST_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/test, or an embedded server that
+ * test/support/global-postgres.ts starts when none answers). Each test gets a schema of
  * its own, dropped afterwards; PGlite is slow to start, so one instance serves a whole test file.
  */
 import { randomBytes } from 'node:crypto';
@@ -9,23 +10,16 @@ import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe } from 'vitest';
 import type { Db } from '../../src/store/db.js';
 import { openStore, type Store, type StoreOptions } from '../../src/store/store.js';
+import { DEFAULT_SERVER_URL, serverUnavailable as probe } from './server-probe.js';
 
-export const SERVER_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+/** The Postgres server of the tests: TEST_DATABASE_URL, or the one the global setup started when none answered. */
+export const SERVER_URL = process.env.TEST_DATABASE_URL ?? DEFAULT_SERVER_URL;
 
 export type BackendName = 'pglite' | 'pg';
 
 /** Why the server half is skipped, or undefined when the server answers. */
-export async function serverUnavailable(url = SERVER_URL): Promise<string | undefined> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
-  try {
-    await client.connect();
-    await client.query('SELECT 1');
-    return undefined;
-  } catch (error) {
-    return `no Postgres server answers at ${url} (${(error as Error).message})`;
-  } finally {
-    await client.end().catch(() => undefined);
-  }
+export function serverUnavailable(url = SERVER_URL): Promise<string | undefined> {
+  return probe(url);
 }
 
 export function uniqueSchema(prefix = 't'): string {
