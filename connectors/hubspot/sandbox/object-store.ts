@@ -4,6 +4,7 @@
  * creation and property change so the webhook sender can announce it.
  */
 import type { HubspotProperty } from '../property-wire.js';
+import { SandboxAssociations } from './associations.js';
 import { validateProperties, type PropertyProblem } from './property-validation.js';
 import { standardProperties } from './standard-properties.js';
 
@@ -57,8 +58,13 @@ export class SandboxObjectStore {
   readonly definitions: Record<ObjectType, Map<string, HubspotProperty>> = { contacts: new Map(), companies: new Map() };
   readonly groups: Record<ObjectType, Map<string, PropertyGroup>> = { contacts: new Map(), companies: new Map() };
   readonly objects: Record<ObjectType, Map<string, StoredObject>> = { contacts: new Map(), companies: new Map() };
-  /** contact id -> company ids */
-  readonly contactCompanies = new Map<string, Set<string>>();
+  /** Contact-company associations; `associatedcompanyid` follows the primary one. */
+  readonly associations = new SandboxAssociations((contactId, companyId) => {
+    const contact = this.objects.contacts.get(contactId);
+    if (!contact) return;
+    if (companyId) contact.properties.set('associatedcompanyid', companyId);
+    else contact.properties.delete('associatedcompanyid');
+  });
   private nextId = 1001;
 
   constructor(
@@ -121,14 +127,6 @@ export class SandboxObjectStore {
       }
     }
     return changed;
-  }
-
-  associate(contactId: string, companyId: string): void {
-    const set = this.contactCompanies.get(contactId) ?? new Set<string>();
-    set.add(companyId);
-    this.contactCompanies.set(contactId, set);
-    const contact = this.objects.contacts.get(contactId);
-    if (contact && !contact.properties.has('associatedcompanyid')) contact.properties.set('associatedcompanyid', companyId);
   }
 
   /** The wire form of an object: requested properties (null when empty) plus the ones HubSpot always returns. */

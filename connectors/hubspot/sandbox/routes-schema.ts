@@ -1,14 +1,10 @@
 /**
- * Properties and property groups (v3) and default associations (v4).
+ * Properties and property groups (v3).
  */
 import { Router, type Request, type Response } from 'express';
 import { HUBSPOT_FIELD_TYPES, HUBSPOT_TYPES, type HubspotProperty } from '../property-wire.js';
 import { objectTypeOf, type ObjectType, type SandboxObjectStore } from './object-store.js';
 import { sendError, sendNotFound } from './wire-errors.js';
-
-/** HubSpot's association type ids for the unlabelled (default) contact-company link. */
-const CONTACT_TO_COMPANY = 279;
-const COMPANY_TO_CONTACT = 280;
 
 /** Field types HubSpot allows for each value type. */
 const FIELD_TYPES_FOR: Record<string, string[]> = {
@@ -106,42 +102,6 @@ export function schemaRoutes(store: SandboxObjectStore): Router {
     };
     store.definitions[type].set(name, created);
     res.status(201).json(created);
-  });
-
-  r.put('/crm/v4/objects/:from/:fromId/associations/default/:to/:toId', (req, res) => {
-    const from = objectTypeOf(String(req.params.from));
-    const to = objectTypeOf(String(req.params.to));
-    if (!from || !to || from === to) return sendError(res, 400, 'VALIDATION_ERROR', 'Default associations exist between a contact and a company.');
-    const fromId = String(req.params.fromId);
-    const toId = String(req.params.toId);
-    if (!store.get(from, fromId)) return sendNotFound(res, `${from} ${fromId}`);
-    if (!store.get(to, toId)) return sendNotFound(res, `${to} ${toId}`);
-    const [contactId, companyId] = from === 'contacts' ? [fromId, toId] : [toId, fromId];
-    store.associate(contactId, companyId);
-    const now = new Date().toISOString();
-    const spec = (id: number) => ({ associationCategory: 'HUBSPOT_DEFINED', associationTypeId: id });
-    res.json({
-      status: 'COMPLETE',
-      results: [
-        { from: { id: fromId }, to: { id: toId }, associationSpec: spec(from === 'contacts' ? CONTACT_TO_COMPANY : COMPANY_TO_CONTACT) },
-        { from: { id: toId }, to: { id: fromId }, associationSpec: spec(from === 'contacts' ? COMPANY_TO_CONTACT : CONTACT_TO_COMPANY) },
-      ],
-      startedAt: now,
-      completedAt: now,
-    });
-  });
-
-  r.get('/crm/v4/objects/:from/:fromId/associations/:to', (req, res) => {
-    const from = objectTypeOf(String(req.params.from));
-    const to = objectTypeOf(String(req.params.to));
-    if (!from || !to) return sendError(res, 400, 'VALIDATION_ERROR', 'Unknown object type.');
-    const fromId = String(req.params.fromId);
-    const ids =
-      from === 'contacts'
-        ? [...(store.contactCompanies.get(fromId) ?? [])]
-        : [...store.contactCompanies.entries()].filter(([, set]) => set.has(fromId)).map(([contact]) => contact);
-    const typeId = from === 'contacts' ? CONTACT_TO_COMPANY : COMPANY_TO_CONTACT;
-    res.json({ results: ids.map((id) => ({ toObjectId: Number(id), associationTypes: [{ category: 'HUBSPOT_DEFINED', typeId, label: null }] })) });
   });
 
   return r;

@@ -9,6 +9,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import type { HubspotProperty } from '../property-wire.js';
 import { objectTypeOf, SandboxObjectStore, type ObjectType, type StoredObject } from './object-store.js';
 import { RatePolicy, TIER_LIMITS, type SandboxTier } from './rate-policy.js';
+import { associationRoutes } from './routes-associations.js';
 import { objectRoutes } from './routes-objects.js';
 import { schemaRoutes } from './routes-schema.js';
 import { errorBody, sendError, UNAUTHENTICATED_MESSAGE } from './wire-errors.js';
@@ -146,6 +147,7 @@ export async function startHubspotSandbox(options: HubspotSandboxOptions = {}): 
   });
   app.use(objectRoutes(store));
   app.use(schemaRoutes(store));
+  app.use(associationRoutes(store));
   app.use((_req: Request, res: Response) => sendError(res, 404, 'OBJECT_NOT_FOUND', 'No route for this path in the HubSpot sandbox.'));
   app.use((err: Error & { status?: number; type?: string }, _req: Request, res: Response, _next: NextFunction) => {
     if (err.type === 'entity.parse.failed') return sendError(res, 400, 'VALIDATION_ERROR', `Invalid input JSON: ${err.message}`);
