@@ -3,9 +3,12 @@
  * connection share one rate limiter (the portal's budget); batches hold at most 100 records.
  */
 import { Client } from '@hubspot/api-client';
+import { AssociationSpecAssociationCategoryEnum } from '@hubspot/api-client/lib/codegen/crm/associations/v4/models/all.js';
 import {
   CrmError,
   type CallOptions,
+  type CompanyLink,
+  type CompanyLinkResult,
   type CrmConnector,
   type CrmProperty,
   type CrmRecord,
@@ -25,6 +28,10 @@ import { writeInBatches } from './batch-writer.js';
 import { ensureHubspotProperties } from './provision.js';
 
 export const HUBSPOT_BATCH_SIZE = 100;
+/** Inputs per v4 association batch create (HubSpot's limit). */
+const ASSOCIATION_BATCH_LIMIT = 2_000;
+/** HubSpot-defined contact-to-company association types. */
+const CONTACT_TO_COMPANY = { unlabeled: 279, primary: 1 } as const;
 const SEARCH_PAGE_MAX = 200;
 
 export type HubspotTier = 'starter' | 'pro' | 'oauth';
@@ -224,21 +231,39 @@ export function createHubspotConnector(options: HubspotConnectorOptions): CrmCon
       return found;
     },
 
-    async associateWithCompany(objectType: string, recordId: string, companyDomain: string) {
-      if (apiType(objectType) !== 'contacts') return null;
-      const domain = normaliseDomain(companyDomain);
-      if (!domain) return null;
-      const found = await search(
-        'companies',
-        { filterGroups: [{ filters: [{ propertyName: 'domain', operator: 'EQ', value: domain }] }], sorts: [{ propertyName: 'hs_object_id', direction: 'ASCENDING' }], properties: ['domain'], limit: 1 },
-        'interactive',
-      );
-      const company = found.results[0];
-      if (!company) return null;
-      await runner.run('association_create', 'interactive', async () =>
-        (await sdk()).crm.associations.v4.basicApi.createDefault('contact', recordId, 'company', company.id),
-      );
-      return { companyId: company.id };
+    async linkToCompanies(objectType: string, links: CompanyLink[], callOptions?: CallOptions): Promise<CompanyLinkResult[]> {
+      if (apiType(objectType) !== 'contacts') throw new CrmError('hubspot', 'validation', `HubSpot links contacts with companies, not ${objectType} records`);
+      const results = new Map<CompanyLink, CompanyLinkResult>();
+      const todo = links.filter((link) => {
+        if (link.currentPrimary !== link.companyId) return true;
+        results.set(link, { recordId: link.recordId, companyId: link.companyId, outcome: 'already_linked' });
+        return false;
+      });
+      for (const part of chunk(todo, ASSOCIATION_BATCH_LIMIT)) {
+        const inputs = part.map((link) => ({
+          _from: { id: link.recordId },
+          to: { id: link.companyId },
+          types: [CONTACT_TO_COMPANY.unlabeled, ...(link.currentPrimary ? [] : [CONTACT_TO_COMPANY.primary])].map((associationTypeId) => ({
+            associationCategory: AssociationSpecAssociationCategoryEnum.HubspotDefined,
+            associationTypeId,
+          })),
+        }));
+        const res = await runner.run('association_create', callOptions?.priority ?? priorityFor(part.length), async () =>
+          (await sdk()).crm.associations.v4.batchApi.create('contacts', 'companies', { inputs }),
+        );
+        const made = new Set(res.results.map((r) => `${r.fromObjectId}:${r.toObjectId}`));
+        const failure = 'errors' in res && res.errors?.length ? res.errors.map((e) => e.category).join(', ') : 'not linked';
+        for (const link of part) {
+          const ok = made.has(`${link.recordId}:${link.companyId}`);
+          results.set(link, {
+            recordId: link.recordId,
+            companyId: link.companyId,
+            outcome: ok ? (link.currentPrimary ? 'linked' : 'linked_primary') : 'failed',
+            ...(ok ? {} : { error: failure }),
+          });
+        }
+      }
+      return links.map((link) => results.get(link)!);
     },
 
     webhook: createHubspotWebhookHandler({

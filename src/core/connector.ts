@@ -154,6 +154,25 @@ export interface CallOptions {
   priority?: Priority;
 }
 
+/** A person record to link with its employer's company record. */
+export interface CompanyLink {
+  recordId: string;
+  companyId: string;
+  /** The record's primary company as read with it (HubSpot `associatedcompanyid`); unset when it has none. */
+  currentPrimary?: string;
+}
+
+/**
+ * What linking did: `linked_primary` (the employer became the primary company), `linked` (linked, the
+ * record keeps the primary company it had), `already_linked` (nothing to do), `failed` (with `error`).
+ */
+export interface CompanyLinkResult {
+  recordId: string;
+  companyId: string;
+  outcome: 'linked_primary' | 'linked' | 'already_linked' | 'failed';
+  error?: string;
+}
+
 export interface CrmConnector {
   readonly kind: CrmKind;
   readonly connection: string;
@@ -175,8 +194,12 @@ export interface CrmConnector {
   readonly companyObjectType?: string;
   /** Company records by website domain, in as few calls as the CRM allows: domain (normalised) -> record id. */
   findCompaniesByDomain?(domains: string[], options?: CallOptions): Promise<Map<string, string>>;
-  /** Associates a person record with its company record, where the CRM has such a link. */
-  associateWithCompany?(objectType: string, recordId: string, companyDomain: string): Promise<{ companyId: string } | null>;
+  /**
+   * Links person records with their employers' company records in as few calls as the CRM allows,
+   * making the link primary only where the record has no primary company yet. Never removes or
+   * replaces a link a person made. One result per link, in order.
+   */
+  linkToCompanies?(objectType: string, links: CompanyLink[], options?: CallOptions): Promise<CompanyLinkResult[]>;
 
   readonly webhook: WebhookHandler;
   stats(): ConnectorStats;

@@ -96,14 +96,35 @@ describe('HubSpot connector against the sandbox', () => {
     expect(second.existing).toEqual(['jobtitle', 'crm_enrich_seniority', 'crm_enrich_headcount']);
   });
 
-  it('associates a contact with the company found by domain, and finds none for an unknown domain', async () => {
+  it('links 30 colleagues with their employer in one batch call, primary where they had none', async () => {
     const hubspot = connect();
-    const company = sandbox.createCompany({ name: 'Acme', domain: 'acme.example' }).id;
-    const contact = sandbox.createContact({ email: 'jane@acme.example' }).id;
-    expect(await hubspot.associateWithCompany?.('contact', contact, 'https://www.Acme.example/about')).toEqual({ companyId: company });
-    expect([...(sandbox.store.contactCompanies.get(contact) ?? [])]).toEqual([company]);
-    expect(sandbox.getContact(contact)?.associatedcompanyid).toBe(company);
-    expect(await hubspot.associateWithCompany?.('contact', contact, 'nobody.example')).toBeNull();
+    const employer = sandbox.createCompany({ name: 'Acme', domain: 'acme.example' }).id;
+    const other = sandbox.createCompany({ name: 'Chosen by a person', domain: 'other.example' }).id;
+    const ids = Array.from({ length: 30 }, (_, i) => sandbox.createContact({ email: `c${i}@acme.example` }).id);
+    // A person already made another company the primary one of the first contact.
+    sandbox.store.associations.add(ids[0]!, other, [1]);
+    const before = batchCalls('/crm/v4/associations/contacts/companies/batch/create');
+    const results = await hubspot.linkToCompanies!('contact', ids.map((recordId, i) => ({ recordId, companyId: employer, ...(i === 0 ? { currentPrimary: other } : {}) })));
+    expect(batchCalls('/crm/v4/associations/contacts/companies/batch/create') - before).toBe(1);
+    expect(results.map((r) => r.outcome)).toEqual(['linked', ...Array(29).fill('linked_primary')]);
+    expect(sandbox.getContact(ids[5]!)?.associatedcompanyid).toBe(employer);
+    // The person's choice stays: still primary, and the employer is linked beside it.
+    expect(sandbox.getContact(ids[0]!)?.associatedcompanyid).toBe(other);
+    expect(sandbox.store.associations.associated('contacts', ids[0]!).map((a) => a.id).sort()).toEqual([employer, other].sort());
+
+    const again = await hubspot.linkToCompanies!('contact', [{ recordId: ids[5]!, companyId: employer, currentPrimary: employer }]);
+    expect(again[0]!.outcome).toBe('already_linked');
+    expect(batchCalls('/crm/v4/associations/contacts/companies/batch/create') - before).toBe(1);
+  });
+
+  it('reports a link to a company that does not exist as failed, and links the rest', async () => {
+    const hubspot = connect();
+    const employer = sandbox.createCompany({ name: 'Real', domain: 'real.example' }).id;
+    const a = sandbox.createContact({ email: 'a@real.example' }).id;
+    const b = sandbox.createContact({ email: 'b@real.example' }).id;
+    const results = await hubspot.linkToCompanies!('contact', [{ recordId: a, companyId: employer }, { recordId: b, companyId: '99999999' }]);
+    expect(results.map((r) => r.outcome)).toEqual(['linked_primary', 'failed']);
+    expect(results[1]!.error).toMatch(/OBJECT_NOT_FOUND/);
   });
 
   it('pages through records changed since a time with a cursor, and through all records', async () => {
