@@ -85,13 +85,14 @@ export class PartnerLookups extends EventEmitter<{ lookup: [{ fromCache: boolean
 
   private async callPartner(key: CacheKey, market: Market, priority: Priority): Promise<CachedLookup> {
     const limit = priority === 'bulk' ? this.options.dailyBudget : this.options.hardCap;
-    // Reserve the credit first: the counter's atomic increment keeps concurrent lookups, and other
-    // instances, from all passing a check made before any of them counted.
-    const used = await this.options.counters.increment(LOOKUPS_COUNTER);
-    if (used > limit) {
-      await this.options.counters.increment(LOOKUPS_COUNTER, -1);
-      this.emit('budget', { priority, used: used - 1, limit });
-      throw new BudgetExhaustedError(priority, used - 1, limit);
+    // Reserve the credit first, in one conditional increment: concurrent lookups, and other
+    // instances, can neither all pass a check made before any of them counted nor push the count
+    // past the limit for a moment (an over-count read by the admin stats, then taken back).
+    const reserved = await this.options.counters.reserve(LOOKUPS_COUNTER, limit);
+    if (reserved === undefined) {
+      const used = await this.options.counters.get(LOOKUPS_COUNTER);
+      this.emit('budget', { priority, used, limit });
+      throw new BudgetExhaustedError(priority, used, limit);
     }
     const query = { by: key.by as never, value: key.value };
     const data =

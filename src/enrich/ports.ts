@@ -77,6 +77,8 @@ export interface LookupCachePort {
 export interface CounterPort {
   /** Adds to today's counter (UTC day) and returns the new value. */
   increment(name: string, by?: number): Promise<number>;
+  /** Adds one while today's counter is below `limit`; the new value, or undefined at the limit. */
+  reserve(name: string, limit: number): Promise<number | undefined>;
   get(name: string): Promise<number>;
 }
 

@@ -123,6 +123,7 @@ export function storePorts(store: Store): StorePorts {
     },
     counters: {
       increment: (name, by) => store.counters.increment(name, by ?? 1),
+      reserve: (name, limit) => store.counters.reserve(name, limit),
       get: (name) => store.counters.get(name),
     },
     erasure: {

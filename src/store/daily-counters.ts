@@ -28,6 +28,21 @@ export class DailyCounters {
     return Number(rows[0]?.value ?? 0);
   }
 
+  /**
+   * Adds one to today's counter only while it is below `limit`, in one statement: concurrent callers,
+   * in this process or others, never take it past the limit, not even for a moment. Returns the new
+   * value, or undefined when the counter had already reached the limit.
+   */
+  async reserve(name: string, limit: number, day: string = utcDay()): Promise<number | undefined> {
+    if (limit < 1) return undefined;
+    const { rows } = await this.db.query<{ value: string }>(
+      `INSERT INTO ${this.table} AS c (day, name, value) VALUES ($1::date, $2, 1)
+       ON CONFLICT (day, name) DO UPDATE SET value = c.value + 1 WHERE c.value < $3 RETURNING value`,
+      [day, name, limit],
+    );
+    return rows[0] ? Number(rows[0].value) : undefined;
+  }
+
   async get(name: string, day: string = utcDay()): Promise<number> {
     const { rows } = await this.db.query<{ value: string }>(`SELECT value FROM ${this.table} WHERE day = $1::date AND name = $2`, [day, name]);
     return Number(rows[0]?.value ?? 0);

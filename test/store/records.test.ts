@@ -99,6 +99,20 @@ describeEachBackend('cache, audit, mappings, counters and cron claims', (t) => {
     expect(await counters.get('lookups', '2026-04-30')).toBe(0);
   });
 
+  it('reserves up to a limit and never past it, also from two instances at once', async () => {
+    const a = await t.openStore();
+    const b = await t.openStore({ schema: a.schema });
+    const day = '2026-05-03';
+    const reserved = await Promise.all(Array.from({ length: 24 }, (_, i) => (i % 2 ? a : b).counters.reserve('lookups', 5, day)));
+    expect(reserved.filter((r) => r !== undefined).sort()).toEqual([1, 2, 3, 4, 5]);
+    expect(reserved.filter((r) => r === undefined)).toHaveLength(19);
+    expect(await a.counters.get('lookups', day)).toBe(5);
+    // A higher limit (work a person waits for goes on to the hard cap) continues from there.
+    expect(await a.counters.reserve('lookups', 6, day)).toBe(6);
+    expect(await a.counters.reserve('lookups', 0, '2026-05-04')).toBeUndefined();
+    expect(await a.counters.get('lookups', '2026-05-04')).toBe(0);
+  });
+
   it('lets exactly one of two instances run a cron tick', async () => {
     const a = await t.openStore();
     const b = await t.openStore({ schema: a.schema });
