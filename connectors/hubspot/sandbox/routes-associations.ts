@@ -65,6 +65,12 @@ export function associationRoutes(store: SandboxObjectStore): Router {
   const r = Router();
   const associations: SandboxAssociations = store.associations;
   const exists = (type: ObjectType, id: string) => store.get(type, id) !== undefined;
+  /** The not-found error of an input whose objects do not both exist. */
+  const missingOf = (pair: Pair, fromId: string, toId: string) => {
+    if (!exists(pair.from, fromId)) return notFound(pair.from, [fromId]);
+    if (!exists(pair.to, toId)) return notFound(pair.to, [toId]);
+    return undefined;
+  };
   const spec = (fromContact: boolean, primary = false) => {
     const typeId = fromContact ? (primary ? 1 : 279) : primary ? 2 : 280;
     return { associationCategory: 'HUBSPOT_DEFINED', associationTypeId: typeId };
@@ -122,9 +128,9 @@ export function associationRoutes(store: SandboxObjectStore): Router {
       const fromId = idOf((input as { from?: unknown }).from);
       const toId = idOf((input as { to?: unknown }).to);
       if (!fromId || !toId) return sendError(res, 400, 'VALIDATION_ERROR', 'Invalid input JSON: every input needs from.id and to.id.');
-      const missing = [...(exists(pair.from, fromId) ? [] : [fromId]), ...(exists(pair.to, toId) ? [] : [toId])];
-      if (missing.length) {
-        errors.push(notFound(exists(pair.from, fromId) ? pair.to : pair.from, missing));
+      const missing = missingOf(pair, fromId, toId);
+      if (missing) {
+        errors.push(missing);
         continue;
       }
       associations.add(...sides(pair, fromId, toId), []);
@@ -155,9 +161,9 @@ export function associationRoutes(store: SandboxObjectStore): Router {
     const results: unknown[] = [];
     const errors: unknown[] = [];
     for (const { fromId, toId, typeIds } of parsed) {
-      const missing = [...(exists(pair.from, fromId) ? [] : [fromId]), ...(exists(pair.to, toId) ? [] : [toId])];
-      if (missing.length) {
-        errors.push(notFound(exists(pair.from, fromId) ? pair.to : pair.from, missing));
+      const missing = missingOf(pair, fromId, toId);
+      if (missing) {
+        errors.push(missing);
         continue;
       }
       associations.add(...sides(pair, fromId, toId), fromContact ? typeIds : typeIds.map((t) => associations.toContactSide(t)));
