@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- pipeline [--records 3000] [--latency-ms 120]`
+ * `npm run bench -- pipeline [--records 3000] [--latency-ms 120] [--instances 1] [--redis-url redis://127.0.0.1:6379]`
  *
  * The whole loop, with the service in a process of its own (`crm-enrich serve`, as deployed) on the
  * Postgres server (the local test server, in a schema of its own), against the sandboxes over HTTP:
@@ -12,6 +12,14 @@
  * limit), one read per new contact, since each arrives on its own (a creation webhook carries no
  * properties) and must be looked up within its latency target, and one company search per 100
  * distinct employer domains (each employer is enriched once per domain).
+ * With `--instances N`, N service processes share the schema and the partner key's limit through
+ * Redis, as a scaled-out deployment does; webhooks go to the first. crm_writes counts batch updates
+ * against crm_writes_min (one per 100 listed contacts and one per new contact), and duplicates counts a
+ * property written twice with one value to one record. link_calls counts the calls that link contacts with
+ * their employers (v4 association batches and company creations) against link_calls_min (one association
+ * batch per 100 listed contacts, one per new contact, one creation batch per 100 new employer domains);
+ * duplicate_companies counts domains held by more than one company, and unlinked the listed contacts left
+ * without a company.
  */
 import { parseArgs } from 'node:util';
 import { readFileSync } from 'node:fs';
@@ -21,7 +29,16 @@ import { startSandboxes } from '../test/e2e/stack.js';
 
 const SERVICE_NODE_OPTIONS = '--max-old-space-size=192';
 
-const { values: args } = parseArgs({ options: { records: { type: 'string', default: '3000' }, 'latency-ms': { type: 'string', default: '120' } } });
+const { values: args } = parseArgs({
+  options: {
+    records: { type: 'string', default: '3000' },
+    'latency-ms': { type: 'string', default: '120' },
+    instances: { type: 'string', default: '1' },
+    'redis-url': { type: 'string', default: 'redis://127.0.0.1:6379' },
+  },
+});
+const instances = Number(args.instances);
+if (!Number.isInteger(instances) || instances < 1) throw new Error('--instances expects a whole number of at least 1');
 const records = Number(args.records);
 const latencyMs = Number(args['latency-ms']);
 if (!Number.isInteger(records) || records < 100) throw new Error('--records expects a whole number of at least 100');
@@ -35,10 +52,13 @@ const sandboxes = await startSandboxes({ partnerLatencyMs: latencyMs, people: 20
 const schema = processSchema();
 // The heap cap `npm start` and the container image run the service with (NODE_OPTIONS overrides it).
 const nodeOptions = process.env.NODE_OPTIONS ?? SERVICE_NODE_OPTIONS;
-const service = await startServiceProcess(serviceEnv(sandboxes, schema, { LOG_LEVEL: 'warn', NODE_OPTIONS: nodeOptions }));
+const shared: Record<string, string> = instances > 1 ? { REDIS_URL: args['redis-url']! } : {};
+const services: Awaited<ReturnType<typeof startServiceProcess>>[] = [];
+for (let i = 0; i < instances; i++) services.push(await startServiceProcess(serviceEnv(sandboxes, schema, { LOG_LEVEL: 'warn', NODE_OPTIONS: nodeOptions, ...shared })));
+const service = services[0]!;
 sandboxes.hubspot.setWebhookUrl(`${service.url}/webhooks/hubspot`);
 /** The service's peak resident memory (VmHWM), from Linux's view of its process. */
-const peakRssMb = () => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${service.pid}/status`, 'utf8'))![1]) / 1024;
+const peakRssMb = () => Math.max(...services.map((s) => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${s.pid}/status`, 'utf8'))![1]) / 1024));
 const people = sandboxes.partner.dataset.personRecords.filter((p) => p.workEmail);
 let next = 0;
 const domains = new Set<string>();
@@ -72,6 +92,8 @@ for (let i = 0; i < records; i++) existing.push(sandboxes.hubspot.createContact(
 sandboxes.hubspot.setWebhookUrl(webhookUrl);
 await sandboxes.hubspot.webhooksIdle();
 
+sandboxes.hubspot.recordWrites();
+const writesBefore = sandboxes.hubspot.writes().length;
 const partnerBefore = sandboxes.partner.stats().keys['sandbox-key'] ?? { served: 0, rejected: 0 };
 const hubspotBefore = sandboxes.hubspot.stats();
 const started = performance.now();
@@ -90,6 +112,8 @@ for (;;) {
   await sleep(50);
 }
 const seconds = (performance.now() - started) / 1000;
+// Links are made right after each write; let the last ones land before counting.
+for (let i = 0; i < 100 && existing.some((id) => !sandboxes.hubspot.getContact(id)?.associatedcompanyid); i++) await sleep(100);
 const partnerAfter = sandboxes.partner.stats().keys['sandbox-key']!;
 const hubspotAfter = sandboxes.hubspot.stats();
 const served = partnerAfter.served - partnerBefore.served;
@@ -98,19 +122,40 @@ const crmCalls = hubspotAfter.calls - hubspotBefore.calls;
 const total = records + NEW_DURING;
 const crmCallsMin = Math.ceil(records / 100) + Math.ceil(total / 100) + NEW_DURING + Math.ceil((domains.size - domainsBefore) / 100);
 const rssMb = peakRssMb();
+const writes = sandboxes.hubspot.writes().slice(writesBefore);
+const writeKeys = writes.flatMap((w) => Object.entries(w.properties).filter(([p]) => p !== 'crm_enrich_enriched_at').map(([p, v]) => `${w.id} ${p}=${String(v)}`));
+const duplicates = writeKeys.length - new Set(writeKeys).size;
+const batchWrites = (hubspotAfter.byEndpoint['POST /crm/v3/objects/contacts/batch/update'] ?? 0) - (hubspotBefore.byEndpoint['POST /crm/v3/objects/contacts/batch/update'] ?? 0);
+// One write per 100 listed contacts, and one per new contact: each arrives on its own and is written
+// within its latency target, as crm_calls_min counts its read.
+const batchWritesMin = Math.ceil(records / 100) + NEW_DURING;
+// Linking with employers: association calls in batches of 100 (each new contact alone), company creations
+// in batches, and never two companies for one domain.
+const delta = (endpoint: string) => (hubspotAfter.byEndpoint[endpoint] ?? 0) - (hubspotBefore.byEndpoint[endpoint] ?? 0);
+const linkCalls = delta('POST /crm/v4/associations/contacts/companies/batch/create') + delta('POST /crm/v3/objects/companies/batch/create');
+const linkCallsMin = Math.ceil(records / 100) + NEW_DURING + Math.ceil((domains.size - domainsBefore) / 100);
+const byDomain = new Map<string, number>();
+for (const c of sandboxes.hubspot.store.objects.companies.values()) {
+  const d = c.properties.get('domain');
+  if (d) byDomain.set(d, (byDomain.get(d) ?? 0) + 1);
+}
+const duplicateCompanies = [...byDomain.values()].filter((n) => n > 1).length;
+const unlinked = existing.filter((id) => !sandboxes.hubspot.getContact(id)?.associatedcompanyid).length;
 
 console.log(`idle: ${idle.length} new contacts, p95 ${p95(idle).toFixed(0)} ms (min ${Math.min(...idle).toFixed(0)}, max ${Math.max(...idle).toFixed(0)})`);
 console.log(`backfill: ${records} contacts + ${NEW_DURING} new in ${seconds.toFixed(1)} s; partner served ${served} (${(served / seconds).toFixed(1)}/s), 429s ${rejected}`);
 console.log(`new during backfill: p95 ${p95(newLatencies).toFixed(0)} ms (max ${Math.max(...newLatencies).toFixed(0)})`);
 console.log(`hubspot calls: ${JSON.stringify(Object.fromEntries(Object.entries(hubspotAfter.byEndpoint).map(([k, v]) => [k, v - (hubspotBefore.byEndpoint[k] ?? 0)]).filter(([, v]) => (v as number) > 0)))}`);
 
-service.kill('SIGTERM');
-await service.exited;
+for (const s of services) s.kill('SIGTERM');
+await Promise.all(services.map((s) => s.exited));
 await killAll();
 await sandboxes.close();
 await dropSchema(schema);
 console.log(
-  `BENCH pipeline records=${records} seconds=${seconds.toFixed(1)} partner_utilisation=${(served / seconds / LIMIT).toFixed(3)} partner_429=${rejected} ` +
-    `crm_calls=${crmCalls} crm_calls_min=${crmCallsMin} idle_p95_ms=${p95(idle).toFixed(0)} new_record_p95_ms=${p95(newLatencies).toFixed(0)} rss_mb=${rssMb.toFixed(0)}`,
+  `BENCH pipeline instances=${instances} records=${records} seconds=${seconds.toFixed(1)} partner_utilisation=${(served / seconds / LIMIT).toFixed(3)} partner_429=${rejected} ` +
+    `crm_calls=${crmCalls} crm_calls_min=${crmCallsMin} idle_p95_ms=${p95(idle).toFixed(0)} new_record_p95_ms=${p95(newLatencies).toFixed(0)} rss_mb=${rssMb.toFixed(0)} ` +
+    `crm_writes=${batchWrites} crm_writes_min=${batchWritesMin} duplicates=${duplicates} ` +
+    `link_calls=${linkCalls} link_calls_min=${linkCallsMin} companies=${byDomain.size} duplicate_companies=${duplicateCompanies} unlinked=${unlinked}`,
 );
 process.exit(0);

@@ -5,8 +5,9 @@
 import { z } from 'zod';
 import type { RecordEvent } from '../core/connector.js';
 import type { Priority } from '../core/limiter.js';
+import { MARKETS } from '../partner/schemas.js';
 
-export const JOB_REASONS = ['created', 'changed', 'refresh', 'backfill', 'catchup', 'manual', 'company', 'privacy_deletion', 'merged', 'deleted'] as const;
+export const JOB_REASONS = ['created', 'changed', 'refresh', 'backfill', 'catchup', 'manual', 'company', 'privacy_deletion', 'merged', 'deleted', 'rejected'] as const;
 export type JobReason = (typeof JOB_REASONS)[number];
 
 export const EnrichJobData = z.object({
@@ -27,6 +28,13 @@ export const EnrichJobData = z.object({
   snapshot: z.object({ at: z.string(), read: z.array(z.string()), properties: z.record(z.string(), z.string().nullable()) }).optional(),
   /** For merges: records that no longer exist; recordId is the survivor. */
   mergedIds: z.array(z.string()).optional(),
+  /**
+   * For a company job: the market of the person whose employer it is, used when the company record names
+   * no country, so its first lookup asks the company's own market rather than the default.
+   */
+  market: z.enum(MARKETS).optional(),
+  /** For a delivery item that could not be read: why, to park it with. */
+  rejection: z.string().optional(),
 });
 export type EnrichJobData = z.infer<typeof EnrichJobData>;
 
@@ -47,22 +55,24 @@ export function priorityOf(reason: JobReason): Priority {
   return reason === 'created' || reason === 'changed' || reason === 'manual' ? 'interactive' : 'bulk';
 }
 
-const EVENT_REASONS: Record<RecordEvent['kind'], JobReason> = {
+export const EVENT_REASONS: Record<RecordEvent['kind'], JobReason> = {
   created: 'created',
   changed: 'changed',
   requested: 'manual',
   privacy_deletion: 'privacy_deletion',
   merged: 'merged',
   deleted: 'deleted',
+  rejected: 'rejected',
 };
 
 /** One job per event; the event's own dedup key keeps a redelivered event from becoming a second job. */
-export function jobFromEvent(event: RecordEvent, receivedAt: Date): { dedupKey: string; data: EnrichJobData; priority: Priority } {
+/** `priority` overrides what the event's kind alone would give (see Triage). */
+export function jobFromEvent(event: RecordEvent, receivedAt: Date, priority?: Priority): { dedupKey: string; data: EnrichJobData; priority: Priority } {
   const reason = EVENT_REASONS[event.kind];
   const emails = event.kind === 'privacy_deletion' ? Object.values(event.values ?? {}).filter((v): v is string => !!v && v.includes('@')) : undefined;
   return {
     dedupKey: `${event.source}:${event.connection}:${event.dedupKey}`,
-    priority: priorityOf(reason),
+    priority: priority ?? priorityOf(reason),
     data: {
       connection: event.connection,
       objectType: event.objectType,
@@ -72,6 +82,7 @@ export function jobFromEvent(event: RecordEvent, receivedAt: Date): { dedupKey: 
       ...(emails?.length ? { emails } : {}),
       ...(event.kind === 'changed' && (event.changedProperties ?? event.values) ? { changes: event.changedProperties ?? event.values } : {}),
       ...(event.mergedIds?.length ? { mergedIds: event.mergedIds } : {}),
+      ...(event.kind === 'rejected' ? { rejection: event.rejection ?? 'the item could not be read' } : {}),
     },
   };
 }

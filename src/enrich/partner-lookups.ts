@@ -11,8 +11,14 @@ import { SingleFlight } from '../store/single-flight.js';
 import type { CacheKey, CachedLookup, CounterPort, LookupCachePort } from './ports.js';
 
 export interface PartnerLookupClient {
-  lookupPerson(query: { by: never; value: string }, options?: { priority?: Priority }): Promise<Person | null>;
-  lookupCompany(query: { by: never; value: string; country?: Market }, options?: { priority?: Priority }): Promise<Company | null>;
+  lookupPerson(query: { by: never; value: string }, options?: LookupCallOptions): Promise<Person | null>;
+  lookupCompany(query: { by: never; value: string; country?: Market }, options?: LookupCallOptions): Promise<Company | null>;
+}
+
+export interface LookupCallOptions {
+  priority?: Priority;
+  /** Called in the limiter slot right before each request goes out (see CallOptions.beforeSend). */
+  beforeSend?: () => Promise<void>;
 }
 
 export interface LookupKey {
@@ -83,22 +89,30 @@ export class PartnerLookups extends EventEmitter<{ lookup: [{ fromCache: boolean
     return { entry, fromCache: false };
   }
 
-  private async callPartner(key: CacheKey, market: Market, priority: Priority): Promise<CachedLookup> {
+  /**
+   * A credit is reserved when the request goes out, not while it waits for the limiter: a lookup
+   * queued behind a backlog, or lost with its process, has spent nothing. The reservation is one
+   * conditional increment, so concurrent lookups and other instances can neither all pass a check
+   * made before any of them counted nor push the count past the limit for a moment.
+   */
+  private reservation(priority: Priority): () => Promise<void> {
     const limit = priority === 'bulk' ? this.options.dailyBudget : this.options.hardCap;
-    // Reserve the credit first, in one conditional increment: concurrent lookups, and other
-    // instances, can neither all pass a check made before any of them counted nor push the count
-    // past the limit for a moment (an over-count read by the admin stats, then taken back).
-    const reserved = await this.options.counters.reserve(LOOKUPS_COUNTER, limit);
-    if (reserved === undefined) {
+    return async () => {
+      const reserved = await this.options.counters.reserve(LOOKUPS_COUNTER, limit);
+      if (reserved !== undefined) return;
       const used = await this.options.counters.get(LOOKUPS_COUNTER);
       this.emit('budget', { priority, used, limit });
       throw new BudgetExhaustedError(priority, used, limit);
-    }
+    };
+  }
+
+  private async callPartner(key: CacheKey, market: Market, priority: Priority): Promise<CachedLookup> {
+    const beforeSend = this.reservation(priority);
     const query = { by: key.by as never, value: key.value };
     const data =
       key.kind === 'person'
-        ? await this.options.client.lookupPerson(query, { priority })
-        : await this.options.client.lookupCompany({ ...query, country: market }, { priority });
+        ? await this.options.client.lookupPerson(query, { priority, beforeSend })
+        : await this.options.client.lookupCompany({ ...query, country: market }, { priority, beforeSend });
     const entry: CachedLookup = data ? { found: true, data: data as Record<string, unknown> } : { found: false };
     await this.options.cache.put(key, entry);
     this.emit('lookup', { fromCache: false, found: entry.found });

@@ -1,7 +1,7 @@
 /**
  * Collects planned writes of one lane and sends them in as few CRM calls as the latency allows:
  * a full batch goes at once; a partial one goes when no lookup that could join it is still running,
- * or when its oldest write has waited `maxWaitMs`.
+ * when its oldest write has waited `maxWaitMs`, or at once when a person waits for one of its writes.
  */
 export interface BufferedWrite<T> {
   recordId: string;
@@ -15,12 +15,19 @@ export interface WriteBufferOptions<T> {
   maxWaitMs: number;
   /** How many records are still being looked up and may add a write soon. */
   pending: () => number;
+  /** Of those, how many a person waits for: an urgent write waits only for these (default none). */
+  urgentPending?: () => number;
+  /** The longest an urgent write waits for other urgent ones to join it (default 250 ms). */
+  urgentMaxWaitMs?: number;
   flush: (writes: BufferedWrite<T>[]) => Promise<void>;
 }
 
 export class WriteBuffer<T> {
   private writes: BufferedWrite<T>[] = [];
   private timer: NodeJS.Timeout | undefined;
+  private urgentTimer: NodeJS.Timeout | undefined;
+  /** When the oldest write a person waits for was added, while one is buffered. */
+  private urgentSince: number | undefined;
   private readonly flushing = new Set<Promise<void>>();
 
   constructor(private readonly options: WriteBufferOptions<T>) {}
@@ -29,8 +36,13 @@ export class WriteBuffer<T> {
     return this.writes.length;
   }
 
-  add(recordId: string, properties: Record<string, string>, item: T): void {
+  /**
+   * `urgent`: a person waits for this write. It goes, with whatever else is buffered, as soon as no
+   * other urgent lookup is still running (those would join it), and within urgentMaxWaitMs.
+   */
+  add(recordId: string, properties: Record<string, string>, item: T, urgent = false): void {
     this.writes.push({ recordId, properties, item, addedAt: Date.now() });
+    if (urgent) this.urgentSince ??= Date.now();
     this.consider();
   }
 
@@ -39,6 +51,16 @@ export class WriteBuffer<T> {
     if (this.writes.length >= this.options.batchSize || (this.writes.length > 0 && this.options.pending() === 0)) {
       this.flushNow();
       return;
+    }
+    if (this.urgentSince !== undefined) {
+      if ((this.options.urgentPending?.() ?? 0) === 0) {
+        this.flushNow();
+        return;
+      }
+      this.urgentTimer ??= setTimeout(() => {
+        this.urgentTimer = undefined;
+        this.flushNow();
+      }, Math.max(0, this.urgentSince + (this.options.urgentMaxWaitMs ?? 250) - Date.now()));
     }
     if (this.writes.length > 0 && !this.timer) {
       const wait = Math.max(0, this.writes[0]!.addedAt + this.options.maxWaitMs - Date.now());
@@ -60,6 +82,11 @@ export class WriteBuffer<T> {
       clearTimeout(this.timer);
       this.timer = undefined;
     }
+    if (this.urgentTimer) {
+      clearTimeout(this.urgentTimer);
+      this.urgentTimer = undefined;
+    }
+    this.urgentSince = undefined;
     while (this.writes.length) {
       const batch = this.writes.splice(0, this.options.batchSize);
       const flight = this.options.flush(batch).finally(() => this.flushing.delete(flight));

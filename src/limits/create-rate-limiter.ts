@@ -8,7 +8,7 @@ import { SlidingWindowLimiter, type LimiterCounts, type LimiterEvents } from './
 export type { LimiterCounts, LimiterEvents, LimiterOptions };
 
 export type SharedRateLimiter = RateLimiter &
-  Pick<SlidingWindowLimiter, 'id' | 'on' | 'off' | 'once' | 'counts'>;
+  Pick<SlidingWindowLimiter, 'id' | 'on' | 'off' | 'once' | 'counts' | 'check'>;
 
 /**
  * The one rate limiter factory of the project: one limiter per partner API key (50 per 1000 ms),
@@ -17,7 +17,7 @@ export type SharedRateLimiter = RateLimiter &
  * Throws LimiterError `invalid_limiter_options` naming the bad option.
  */
 export function createRateLimiter(options: LimiterOptions): SharedRateLimiter {
-  const { id, max, windowMs, marginMs, redisUrl, concurrency } = parseLimiterOptions(options);
+  const { id, max, windowMs, marginMs, redisUrl, concurrency, maxQueued } = parseLimiterOptions(options);
   const rule = windowRule(max, windowMs, marginMs);
   let limiter: SlidingWindowLimiter | undefined;
   const window = redisUrl
@@ -27,6 +27,6 @@ export function createRateLimiter(options: LimiterOptions): SharedRateLimiter {
         if (limiter && limiter.listenerCount('error') > 0) limiter.emit('error', error);
       })
     : localWindowFor(id, rule);
-  limiter = new SlidingWindowLimiter(id, window, marginMs, concurrency);
+  limiter = new SlidingWindowLimiter(id, window, marginMs, concurrency, maxQueued);
   return limiter;
 }

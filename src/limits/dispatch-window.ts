@@ -10,6 +10,8 @@ export interface DispatchWindow {
   tryClaim(ticket: string): Promise<number>;
   /** Counts the dispatch recorded under `ticket` as `byMs` later than it was claimed. */
   postpone(ticket: string, byMs: number): Promise<void>;
+  /** Throws when the store of the window cannot be reached (for readiness reports). */
+  check(): Promise<void>;
   close(): Promise<void>;
 }
 

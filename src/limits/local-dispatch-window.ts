@@ -57,6 +57,9 @@ export class LocalDispatchWindow implements DispatchWindow {
     this.log.splice(to, 0, entry);
   }
 
+  /** In-process: always reachable. */
+  async check(): Promise<void> {}
+
   close(): Promise<void> {
     return Promise.resolve();
   }
@@ -86,6 +89,7 @@ export function localWindowFor(id: string, rule: WindowRule): DispatchWindow {
   return {
     tryClaim: (ticket) => held.window.tryClaim(ticket),
     postpone: (ticket, byMs) => held.window.postpone(ticket, byMs),
+    check: () => held.window.check(),
     close: async () => {
       if (closed) return;
       closed = true;

@@ -74,6 +74,14 @@ export class RedisDispatchWindow implements DispatchWindow {
     }
   }
 
+  async check(): Promise<void> {
+    try {
+      await this.redis.ping();
+    } catch (error) {
+      throw this.unavailable(error);
+    }
+  }
+
   private unavailable(error: unknown): LimiterError {
     return new LimiterError(
       'limiter_unavailable',

@@ -30,6 +30,8 @@ interface Waiting {
 
 /** How many recent task durations give the fastest round trip. */
 const RECENT_TASKS = 32;
+/** Tasks before the fastest round trip is trusted as a baseline. */
+const WARM_UP_TASKS = 8;
 
 /**
  * One dispatch loop hands out slots in priority order: it waits for a free running place (when
@@ -63,12 +65,20 @@ export class SlidingWindowLimiter extends EventEmitter<LimiterEvents> implements
     private readonly window: DispatchWindow,
     private readonly marginMs: number,
     private readonly concurrency = Number.POSITIVE_INFINITY,
+    private readonly maxQueued = Number.POSITIVE_INFINITY,
   ) {
     super();
   }
 
   async schedule<T>(priority: Priority, task: () => Promise<T>): Promise<T> {
     if (this.stopping) throw this.stoppedError();
+    const queued = this.queuedCount();
+    if (queued >= (priority === 'bulk' ? this.maxQueued : 2 * this.maxQueued)) {
+      throw new LimiterError(
+        'limiter_full',
+        `Rate limiter ${this.id} already has ${queued} tasks waiting; this ${priority} task was not queued. Its job waits in the queue and is tried again shortly.`,
+      );
+    }
     const { ticket, claimedFrom } = await new Promise<{ ticket: string; claimedFrom: number }>((resolve, reject) => {
       const queuedAt = performance.now();
       this.queues[priority].push({ priority, queuedAt, admit: (t, from) => resolve({ ticket: t, claimedFrom: from }), fail: reject });
@@ -82,6 +92,11 @@ export class SlidingWindowLimiter extends EventEmitter<LimiterEvents> implements
       this.placeFreed.shift()?.();
       this.settle(ticket, performance.now() - claimedFrom);
     }
+  }
+
+  /** Throws LimiterError `limiter_unavailable` when the shared store (Redis) cannot be reached. */
+  check(): Promise<void> {
+    return this.window.check();
   }
 
   counts(): LimiterCounts {
@@ -140,7 +155,10 @@ export class SlidingWindowLimiter extends EventEmitter<LimiterEvents> implements
   }
 
   private settle(ticket: string, durationMs: number): void {
-    const fastest = this.durations.length > 0 ? Math.min(...this.durations) : durationMs;
+    // Until a few round trips are known there is no baseline, and the first requests of a process
+    // are the slow ones (a new connection, the HTTP client loading): count all of such a task's
+    // time as possible delay on its way out.
+    const fastest = this.durations.length >= WARM_UP_TASKS ? Math.min(...this.durations) : 0;
     this.durations.push(durationMs);
     if (this.durations.length > RECENT_TASKS) this.durations.shift();
     const lateBy = durationMs - fastest - this.marginMs;

@@ -12,11 +12,12 @@ import type { Priority } from '../core/limiter.js';
 import { logger } from '../logger.js';
 import type { Db } from './db.js';
 import { StoreError } from './errors.js';
+import { JobTable } from './job-table.js';
+import { DEAD_LETTER_QUEUE, type ClaimedJob, type DeadLetter, type QueueCounts, type RecordRef } from './queue-types.js';
+
+export { DEAD_LETTER_QUEUE, type ClaimedJob, type DeadLetter, type QueueCounts, type RecordRef } from './queue-types.js';
 
 const log = logger('store.queue');
-
-/** Where jobs go after their last attempt; one for all queues, each entry remembers its source. */
-export const DEAD_LETTER_QUEUE = 'dead_letter';
 
 const PRIORITY: Record<Priority, number> = { interactive: 10, bulk: 0 };
 
@@ -26,7 +27,10 @@ export interface QueueSettings {
   /** First retry delay; each later one doubles (with jitter) up to retryDelayMaxSeconds. */
   retryDelaySeconds: number;
   retryDelayMaxSeconds: number;
-  /** A job active longer than this is taken to have lost its worker and is handed out again. */
+  /**
+   * Last resort: a job whose holder has not beaten its heartbeat for this long is failed (an
+   * attempt spent) and handed out again. Dead holders are normally found sooner by reclaimStale.
+   */
   expireInSeconds: number;
   /** How often expired jobs are looked for. */
   superviseIntervalSeconds: number;
@@ -42,13 +46,6 @@ export const defaultQueueSettings: QueueSettings = {
   deadLetterRetentionDays: 30,
 };
 
-/** Every job is about one CRM record; erasure finds jobs by these fields. */
-export interface RecordRef {
-  connection: string;
-  objectType: string;
-  recordId: string;
-}
-
 export interface JobInput<T extends RecordRef = RecordRef> {
   data: T;
   /** The same key twice, ever (within the received-event retention), makes one job. */
@@ -63,39 +60,6 @@ export interface EnqueueResult {
   duplicates: number;
 }
 
-export interface ClaimedJob<T extends RecordRef = RecordRef> {
-  id: string;
-  queue: string;
-  data: T;
-  /** 1 on the first attempt. */
-  attempt: number;
-  retryCount: number;
-  priority: number;
-  createdAt: Date;
-}
-
-export interface DeadLetter<T extends RecordRef = RecordRef> {
-  id: string;
-  queue: string;
-  data: T;
-  error: unknown;
-  attempts: number;
-  firstQueuedAt: Date | null;
-  deadAt: Date;
-}
-
-export interface QueueCounts {
-  queue: string;
-  created: number;
-  retry: number;
-  active: number;
-  completed: number;
-  failed: number;
-  cancelled: number;
-  /** Jobs waiting to run: created plus retry. */
-  depth: number;
-}
-
 /** `enrich.hubspot.contact`; a connection other than `default` gets its own queue. */
 export function enrichQueueName(source: string, connection: string, objectType: string): string {
   const parts = connection === 'default' ? ['enrich', source, objectType] : ['enrich', source, connection, objectType];
@@ -106,15 +70,38 @@ export function hashEventKey(key: string): string {
   return createHash('sha256').update(key).digest('hex');
 }
 
+interface Waiting {
+  jobs: JobInput[];
+  resolve: (result: EnqueueResult) => void;
+  reject: (error: unknown) => void;
+}
+interface CommitGroup {
+  waiting: Waiting[];
+  /** Commits under way; each takes everything that waits when it starts. */
+  committing: number;
+}
+/** Most jobs one group commit takes (one batch is never split). */
+const MAX_GROUP_JOBS = 1_000;
+/**
+ * Commits of one queue under way at once: one would leave the pool idle while it waits for the
+ * server; a few keep the server busy, and each still carries every batch that waited for it.
+ */
+const MAX_COMMITS_PER_QUEUE = 3;
+
 export class JobQueue {
   private readonly ready = new Map<string, Promise<void>>();
+  private readonly groups = new Map<string, CommitGroup>();
+
+  private readonly table: JobTable;
 
   private constructor(
     private readonly db: Db,
     private readonly schema: string,
     private readonly boss: PgBoss,
     readonly settings: QueueSettings,
-  ) {}
+  ) {
+    this.table = new JobTable(db, schema);
+  }
 
   /**
    * Installs or upgrades pg-boss in `schema` (under its own advisory lock) and starts its supervisor.
@@ -176,21 +163,65 @@ export class JobQueue {
   /**
    * Stores jobs in one transaction: event keys seen before (in this batch or ever) are dropped,
    * the rest become jobs. Safe to call again with the same batch after a failure.
+   *
+   * Group commit: batches that arrive while the commits of their queue are under way wait for one
+   * to end and then go together, in one transaction (each still gets its own counts). A lone batch
+   * goes at once; under load, ten webhook deliveries cost one commit instead of ten.
    */
   async enqueue<T extends RecordRef>(queue: string, jobs: JobInput<T>[]): Promise<EnqueueResult> {
     await this.ensureQueue(queue);
-    const byKey = new Map<string, JobInput<T>>();
-    const unkeyed: JobInput<T>[] = [];
-    for (const job of jobs) {
-      if (job.dedupKey === undefined) unkeyed.push(job);
-      else if (!byKey.has(hashEventKey(job.dedupKey))) byKey.set(hashEventKey(job.dedupKey), job);
+    if (jobs.length === 0) return { ids: [], enqueued: 0, duplicates: 0 };
+    return new Promise<EnqueueResult>((resolve, reject) => {
+      let group = this.groups.get(queue);
+      if (!group) {
+        group = { waiting: [], committing: 0 };
+        this.groups.set(queue, group);
+      }
+      group.waiting.push({ jobs: jobs as JobInput[], resolve, reject });
+      if (group.committing < MAX_COMMITS_PER_QUEUE) void this.commitGroups(queue, group);
+    });
+  }
+
+  private async commitGroups(queue: string, group: CommitGroup): Promise<void> {
+    group.committing++;
+    try {
+      while (group.waiting.length > 0) {
+        const batches: Waiting[] = [];
+        let size = 0;
+        while (group.waiting.length > 0 && (batches.length === 0 || size + group.waiting[0]!.jobs.length <= MAX_GROUP_JOBS)) {
+          const next = group.waiting.shift()!;
+          batches.push(next);
+          size += next.jobs.length;
+        }
+        try {
+          const results = await this.commit(queue, batches.map((b) => b.jobs));
+          batches.forEach((b, i) => b.resolve(results[i]!));
+        } catch (error) {
+          for (const b of batches) b.reject(error);
+        }
+      }
+    } finally {
+      group.committing--;
     }
-    if (byKey.size + unkeyed.length === 0) return { ids: [], enqueued: 0, duplicates: 0 };
+  }
+
+  /** One transaction for several callers' batches; a result per batch, in order. */
+  private commit(queue: string, batches: JobInput[][]): Promise<EnqueueResult[]> {
+    // The first job with a key, across all batches in order, is the one that may be new.
+    const candidates = new Map<string, { batch: number; job: JobInput }>();
+    const entries = batches.flatMap((jobs, batch) =>
+      jobs.map((job) => {
+        if (job.dedupKey === undefined) return { batch, job, hash: undefined };
+        const hash = hashEventKey(job.dedupKey);
+        if (!candidates.has(hash)) candidates.set(hash, { batch, job });
+        return { batch, job, hash };
+      }),
+    );
     return this.db.transaction(async (tx) => {
-      let fresh = unkeyed;
-      if (byKey.size > 0) {
-        const events = [...byKey].map(([key_hash, j]) => ({
-          key_hash, connection: j.data.connection, object_type: j.data.objectType, record_id: j.data.recordId,
+      let fresh = new Set<string>();
+      if (candidates.size > 0) {
+        const events = [...candidates].map(([key_hash, { job }]) => ({
+          key_hash, connection: job.data.connection, object_type: job.data.objectType, record_id: job.data.recordId,
         }));
         const { rows } = await tx.query<{ key_hash: string }>(
           `INSERT INTO "${this.schema}".received_event (key_hash, connection, object_type, record_id, queue)
@@ -199,15 +230,30 @@ export class JobQueue {
            ON CONFLICT (key_hash) DO NOTHING RETURNING key_hash`,
           [JSON.stringify(events), queue],
         );
-        fresh = [...unkeyed, ...rows.map((r) => byKey.get(r.key_hash) as JobInput<T>)];
+        fresh = new Set(rows.map((r) => r.key_hash));
       }
-      if (fresh.length === 0) return { ids: [], enqueued: 0, duplicates: jobs.length };
-      const ids = await this.boss.insert(
-        queue,
-        fresh.map((j) => ({ data: j.data, priority: PRIORITY[j.priority ?? 'interactive'], startAfter: j.startAfter })),
-        { db: { executeSql: (text: string, values?: unknown[]) => tx.query(text, values) }, returnId: true },
-      );
-      return { ids: ids ?? [], enqueued: fresh.length, duplicates: jobs.length - fresh.length };
+      const taken = new Set<string>();
+      const toInsert = entries.filter((e) => {
+        if (e.hash === undefined) return true;
+        if (!fresh.has(e.hash) || taken.has(e.hash)) return false;
+        taken.add(e.hash);
+        return true;
+      });
+      const ids = toInsert.length
+        ? ((await this.boss.insert(
+            queue,
+            toInsert.map(({ job }) => ({ data: job.data, priority: PRIORITY[job.priority ?? 'interactive'], startAfter: job.startAfter })),
+            { db: { executeSql: (text: string, values?: unknown[]) => tx.query(text, values) }, returnId: true },
+          )) ?? [])
+        : [];
+      const results: EnqueueResult[] = batches.map((jobs) => ({ ids: [], enqueued: 0, duplicates: jobs.length }));
+      toInsert.forEach((e, i) => {
+        const result = results[e.batch]!;
+        result.enqueued++;
+        result.duplicates--;
+        if (ids[i] !== undefined) result.ids.push(ids[i]!);
+      });
+      return results;
     });
   }
 
@@ -249,10 +295,7 @@ export class JobQueue {
   /** Sends a claimed job straight to the dead letter with this error, whatever attempts it has left. */
   async park(queue: string, job: Pick<ClaimedJob, 'id' | 'retryCount'>, error: unknown): Promise<boolean> {
     // With no retries left, pg-boss's own fail moves the job to the dead letter and keeps the error.
-    await this.db.query(
-      `UPDATE "${this.schema}".job SET retry_limit = retry_count WHERE name = $1 AND id = $2 AND retry_count = $3 AND state = 'active'`,
-      [queue, job.id, job.retryCount],
-    );
+    await this.table.spendAllAttempts(queue, job);
     const result = await this.boss.fail(queue, { id: job.id, retryCount: job.retryCount }, describeError(error));
     return affected(result) > 0;
   }
@@ -261,73 +304,32 @@ export class JobQueue {
    * Puts claimed jobs back without spending an attempt (a budget pause, a CRM rate limit), to be
    * handed out again after `delayMs`. Returns how many were still this worker's.
    */
-  async release(queue: string, jobs: Pick<ClaimedJob, 'id' | 'retryCount'>[], delayMs: number): Promise<number> {
-    if (jobs.length === 0) return 0;
-    // pg-boss counts an attempt when it hands out a job that was started before; clearing
-    // started_on returns the job as if never claimed.
-    const { rows } = await this.db.query<{ n: number }>(
-      `WITH back AS (
-         UPDATE "${this.schema}".job j
-         SET state = 'created', started_on = NULL, heartbeat_on = NULL,
-             start_after = now() + make_interval(secs => $3::double precision / 1000)
-         FROM jsonb_to_recordset($2::jsonb) AS a(id uuid, "retryCount" int)
-         WHERE j.name = $1 AND j.id = a.id AND j.retry_count = a."retryCount" AND j.state = 'active'
-         RETURNING 1)
-       SELECT count(*)::int AS n FROM back`,
-      [queue, JSON.stringify(jobs.map((j) => ({ id: j.id, retryCount: j.retryCount }))), Math.max(0, delayMs)],
-    );
-    return rows[0]?.n ?? 0;
+  release(queue: string, jobs: Pick<ClaimedJob, 'id' | 'retryCount'>[], delayMs: number): Promise<number> {
+    return this.table.release(queue, jobs, delayMs);
   }
 
-  /** Extends the claim of jobs still being worked on (long batches). */
-  async touch(queue: string, jobs: Pick<ClaimedJob, 'id' | 'retryCount'>[]): Promise<void> {
-    if (jobs.length > 0) await this.boss.touch(queue, jobs.map((j) => ({ id: j.id, retryCount: j.retryCount })));
+  /** The holder's heartbeat for jobs it still works on or holds (see JobTable.heartbeat). */
+  heartbeat(queue: string, jobs: Pick<ClaimedJob, 'id' | 'retryCount'>[]): Promise<number> {
+    return this.table.heartbeat(queue, jobs);
+  }
+
+  /** Hands back jobs whose holder stopped beating, unspent (see JobTable.reclaimStale). */
+  reclaimStale(queues: string[], staleSeconds: number, maxReclaims = 3): Promise<number> {
+    return this.table.reclaimStale(queues, staleSeconds, maxReclaims);
   }
 
   /** Counts by state for every queue (the dead letter included); depth is what waits to run. */
-  async counts(): Promise<QueueCounts[]> {
-    const { rows } = await this.db.query<{ queue: string; state: string; n: number }>(
-      `SELECT name AS queue, state::text AS state, count(*)::int AS n FROM "${this.schema}".job GROUP BY name, state ORDER BY name`,
-    );
-    const byQueue = new Map<string, QueueCounts>();
-    for (const row of rows) {
-      const c = byQueue.get(row.queue) ?? { queue: row.queue, created: 0, retry: 0, active: 0, completed: 0, failed: 0, cancelled: 0, depth: 0 };
-      if (row.state in c) (c as unknown as Record<string, number>)[row.state] = row.n;
-      c.depth = c.created + c.retry;
-      byQueue.set(row.queue, c);
-    }
-    return [...byQueue.values()];
+  counts(): Promise<QueueCounts[]> {
+    return this.table.counts();
   }
 
-  async depth(queue: string): Promise<number> {
-    const { rows } = await this.db.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM "${this.schema}".job WHERE name = $1 AND state < 'active'`,
-      [queue],
-    );
-    return rows[0]?.n ?? 0;
+  depth(queue: string): Promise<number> {
+    return this.table.depth(queue);
   }
 
   /** Jobs that used up their attempts, newest first, with the last error each one met. */
-  async deadLetters<T extends RecordRef = RecordRef>(options: { queue?: string; limit?: number } = {}): Promise<DeadLetter<T>[]> {
-    const { rows } = await this.db.query<{
-      id: string; source_name: string; data: T; source_output: unknown; source_retry_count: number | null;
-      source_created_on: Date | null; created_on: Date;
-    }>(
-      `SELECT id, source_name, data, source_output, source_retry_count, source_created_on, created_on
-       FROM "${this.schema}".job
-       WHERE name = $1 AND state < 'active' AND ($2::text IS NULL OR source_name = $2)
-       ORDER BY created_on DESC, id LIMIT $3`,
-      [DEAD_LETTER_QUEUE, options.queue ?? null, options.limit ?? 100],
-    );
-    return rows.map((r) => ({
-      id: r.id,
-      queue: r.source_name,
-      data: r.data,
-      error: r.source_output,
-      attempts: (r.source_retry_count ?? 0) + 1,
-      firstQueuedAt: r.source_created_on,
-      deadAt: r.created_on,
-    }));
+  deadLetters<T extends RecordRef = RecordRef>(options: { queue?: string; limit?: number } = {}): Promise<DeadLetter<T>[]> {
+    return this.table.deadLetters<T>(options);
   }
 
   /** Puts dead-lettered jobs back on their queues with fresh attempts: the given ones, or all. */

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serverUnavailable } from '../support/db.js';
-import { exitWithin, jobStates, killAll, processSchema, runCli, serviceEnv, startServiceProcess } from './process.js';
+import { exitWithin, jobStates, killAll, maxRetryCount, processSchema, runCli, serviceEnv, startServiceProcess } from './process.js';
 import { eventually, partnerPeople, startSandboxes, type Sandboxes } from './stack.js';
 
 const skip = await serverUnavailable();
@@ -52,6 +52,8 @@ describe.skipIf(skip)('the service process', () => {
 
     const states = await jobStates(schema, QUEUE);
     expect(states.active ?? 0).toBe(0);
+    // Put back, not failed: a deploy spends no attempt.
+    expect(await maxRetryCount(schema, QUEUE)).toBe(0);
     const written = new Set(sandboxes.hubspot.writes().map((w) => w.id));
     expect(written.size).toBeLessThan(CONTACTS);
 
@@ -69,6 +71,44 @@ describe.skipIf(skip)('the service process', () => {
     second.kill('SIGTERM');
     expect(await exitWithin(second, 20_000)).toEqual({ code: 0, signal: null });
   }, 90_000);
+
+  it('after a SIGKILL, another instance takes the dead instance\'s jobs within seconds, without spending an attempt', async () => {
+    const people = partnerPeople(sandboxes, CONTACTS, CONTACTS);
+    const contacts = people.map((p) => ({ id: sandboxes.hubspot.createContact({ email: p.workEmail! }).id, profile: p.person }));
+    sandboxes.hubspot.recordWrites();
+    const ours = new Set(contacts.map((c) => c.id));
+    const oursWritten = () => sandboxes.hubspot.writes().filter((w) => ours.has(w.id)).length;
+    const schema = processSchema();
+    schemas.push(schema);
+    // Claims expire only after the default five minutes: the jobs come back in time only through heartbeats.
+    // (Employers' companies are created and counted in employers.test.ts; here the contacts alone.)
+    const env = serviceEnv(sandboxes, schema, { CRM_ENRICH_HEARTBEAT_SECONDS: '1', HUBSPOT_CREATE_COMPANIES: 'false' });
+    const first = await startServiceProcess(env);
+    expect((await first.admin('POST', '/backfills', { connection: 'hubspot', object: 'contact' })).status).toBe(202);
+    await eventually(() => (oursWritten() > 0 ? true : undefined), 45_000, 'the first write of the backfill');
+    first.kill('SIGKILL');
+    await exitWithin(first, 5_000);
+    const held = (await jobStates(schema, QUEUE)).active ?? 0;
+    expect(held).toBeGreaterThan(0);
+    // Bounded claims: the dead instance held at most two batches and a little room, not the backlog.
+    expect(held).toBeLessThanOrEqual(2 * 100 + 10);
+
+    const killedAt = Date.now();
+    const second = await startServiceProcess(env);
+    await eventually(async () => ((await jobStates(schema, QUEUE)).active ?? 0) === 0 || undefined, 20_000, 'the dead instance\'s claims to be handed out again');
+    const back = (Date.now() - killedAt) / 1000;
+    expect(back).toBeLessThan(20);
+    await eventually(
+      async () => ((await second.admin<{ done: boolean }>('GET', '/backfills/hubspot/contact')).body.done ? true : undefined),
+      30_000,
+      'the backfill to finish on the second instance',
+    );
+    await eventually(() => (contacts.every(({ id }) => sandboxes.hubspot.getContact(id)?.crm_enrich_partner_id) ? true : undefined), 20_000, 'every contact enriched');
+    for (const { id, profile } of contacts) expect(sandboxes.hubspot.getContact(id)?.crm_enrich_partner_id, `contact ${id}`).toBe(profile.id);
+    expect(await maxRetryCount(schema, QUEUE)).toBe(0);
+    second.kill('SIGTERM');
+    expect(await exitWithin(second, 20_000)).toEqual({ code: 0, signal: null });
+  }, 180_000);
 
   it('refuses to start on an invalid mapping, printing file: path > key: message', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'crm-enrich-mappings-'));

@@ -146,4 +146,57 @@ describeEachBackend('job queue', (t) => {
     const [third] = await store.queue.claim(Q, 1);
     expect(await store.queue.complete(Q, [third!])).toBe(1);
   });
+
+  it('hands a stopped worker\'s jobs to another at once, without an attempt, while a beating holder keeps its own', async () => {
+    const store = await t.openStore();
+    await store.queue.enqueue(Q, [{ data: ref('alive') }, { data: ref('dead') }]);
+    const claimed = await store.queue.claim(Q, 10);
+    const alive = claimed.find((j) => j.data.recordId === 'alive')!;
+    const dead = claimed.find((j) => j.data.recordId === 'dead')!;
+    await new Promise((r) => setTimeout(r, 1_200));
+    // Only the live holder beats; an instance looking for stale claims finds the other one.
+    expect(await store.queue.heartbeat(Q, [alive])).toBe(1);
+    const other = await t.openStore({ schema: store.schema });
+    expect(await other.queue.reclaimStale([Q], 1)).toBe(1);
+    const [again] = await other.queue.claim(Q, 10);
+    expect(again).toMatchObject({ id: dead.id, attempt: 1 });
+    expect(await other.queue.claim(Q, 10)).toEqual([]);
+    expect(await store.queue.complete(Q, [alive])).toBe(1);
+    expect(await other.queue.complete(Q, [again!])).toBe(1);
+  });
+
+  it('leaves a job that keeps losing its workers to the expiry, so a poison job still ends in the dead letter', async () => {
+    const store = await t.openStore();
+    await store.queue.enqueue(Q, [{ data: ref('poison') }]);
+    for (let i = 0; i < 2; i++) {
+      const [job] = await store.queue.claim(Q, 1);
+      expect(job?.attempt).toBe(1);
+      await new Promise((r) => setTimeout(r, 1_100));
+      expect(await store.queue.reclaimStale([Q], 1, 2)).toBe(1);
+    }
+    await store.queue.claim(Q, 1);
+    await new Promise((r) => setTimeout(r, 1_100));
+    expect(await store.queue.reclaimStale([Q], 1, 2)).toBe(0);
+    // A heartbeat from a holder whose attempt has moved on vouches for nothing.
+    expect(await store.queue.heartbeat(Q, [{ id: 'ffffffff-ffff-4fff-bfff-ffffffffffff', retryCount: 0 }])).toBe(0);
+  });
+
+  it('commits batches that arrive together as one group, each with its own counts, a key shared between them stored once', async () => {
+    const store = await t.openStore();
+    const batches = Array.from({ length: 12 }, (_, b) =>
+      Array.from({ length: 5 }, (_, i) => ({ data: ref(`g${b}-${i}`), dedupKey: i === 0 ? 'shared-key' : `key-${b}-${i}` })),
+    );
+    const results = await Promise.all(batches.map((jobs) => store.queue.enqueue(Q, jobs)));
+    // The shared key is new for exactly one batch; every other batch sees it as a duplicate.
+    expect(results.reduce((n, r) => n + r.enqueued, 0)).toBe(12 * 4 + 1);
+    expect(results.filter((r) => r.enqueued === 5)).toHaveLength(1);
+    for (const r of results) {
+      expect(r.enqueued + r.duplicates).toBe(5);
+      expect(r.ids).toHaveLength(r.enqueued);
+    }
+    expect(await store.queue.depth(Q)).toBe(12 * 4 + 1);
+    // Delivered again, all of it is a duplicate.
+    const again = await Promise.all(batches.map((jobs) => store.queue.enqueue(Q, jobs)));
+    expect(again.every((r) => r.enqueued === 0 && r.duplicates === 5)).toBe(true);
+  });
 });

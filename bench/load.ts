@@ -1,0 +1,192 @@
+/**
+ * `npm run bench -- load [--records 15000] [--singles 20] [--timeout-s 1200]`
+ *
+ * A revenue team's first import, against `npm start`'s embedded default as a new user runs it (its
+ * own process, PGlite, the sandboxes inside it, the default heap flag): `records` contacts are
+ * imported through HubSpot's batch create API (100 per call, as HubSpot's importer and sync tools
+ * do), while `singles` contacts are created one at a time in the sandbox's stand-in for HubSpot's
+ * UI, as a person types them in (the events say CRM_UI, the import's INTEGRATION), spread over
+ * the import. The daily lookup budget is raised to fit the import, as its owner would. Reports:
+ * - settled: imported contacts the service has finished with (enriched, no match or skipped);
+ * - peak_rss_mb: the largest resident memory of the whole process tree, start-up included, and
+ *   running_peak_rss_mb the same from the first import call on (the backlog's effect);
+ * - single_p95_ms: from creating a single contact until the service has written its enriched properties;
+ * - readyz_worst_s: the longest run of failing /readyz answers (polled every 500 ms);
+ * - seconds: from the first import call until every contact has settled.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, openSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { createDataset } from '../src/partner/sandbox/dataset.js';
+
+const { values: args } = parseArgs({
+  options: { records: { type: 'string', default: '15000' }, singles: { type: 'string', default: '20' }, 'timeout-s': { type: 'string', default: '1200' }, port: { type: 'string', default: '47300' } },
+});
+const records = Number(args.records);
+const singles = Number(args.singles);
+const port = Number(args.port);
+const dataDir = mkdtempSync(join(tmpdir(), 'crm-enrich-load-'));
+const logFile = join(tmpdir(), `crm-enrich-load-${process.pid}.log`);
+
+// The embedded partner sandbox's data: the same seed and sizes give the same people everywhere.
+const people = createDataset().personRecords.filter((p) => p.workEmail);
+const emailAt = (i: number) => (i < people.length ? people[i]!.workEmail! : `import-${i}@unknown-${i % 997}.example`);
+
+// Exactly what `npm start` runs (package.json), without npm in between.
+const service = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve', '--no-demo'], {
+  // The import needs more lookups than the default daily budget (10,000), as a real import would.
+  env: { ...process.env, NODE_OPTIONS: '--max-old-space-size=192', PORT: String(port), CRM_ENRICH_DATA_DIR: dataDir, LOG_LEVEL: 'warn', PARTNER_DAILY_LOOKUP_BUDGET: String(4 * records), PARTNER_DAILY_LOOKUP_HARD_CAP: String(5 * records) },
+  stdio: ['ignore', openSync(logFile, 'w'), 'inherit'],
+});
+console.log(`service log (warnings and errors): ${logFile}`);
+
+/** Resident memory of the service and every process under it (tsx runs the code in a child). */
+function treeRssKb(root: number): number {
+  const parents = new Map<number, number>();
+  const rss = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      parents.set(Number(entry), Number(fields[1]));
+      rss.set(Number(entry), Number(fields[21]) * 4);
+    } catch {
+      // gone
+    }
+  }
+  let total = 0;
+  const stack = [root];
+  while (stack.length) {
+    const pid = stack.pop()!;
+    total += rss.get(pid) ?? 0;
+    for (const [child, parent] of parents) if (parent === pid) stack.push(child);
+  }
+  return total;
+}
+
+let peakKb = 0;
+/** The peak once the service is up: how memory behaves with the backlog, apart from start-up. */
+let runningPeakKb = 0;
+let started_ = false;
+const sampler = setInterval(() => {
+  const kb = treeRssKb(service.pid!);
+  peakKb = Math.max(peakKb, kb);
+  if (started_) runningPeakKb = Math.max(runningPeakKb, kb);
+}, 250);
+
+const base = `http://127.0.0.1:${port}`;
+const hubspot = `http://127.0.0.1:${port + 2}`;
+const headers = { authorization: 'Bearer sandbox-token', 'content-type': 'application/json' };
+
+async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>, intervalMs = 250): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe().catch(() => undefined);
+    if (value !== undefined) return value;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}
+
+/** Calls the HubSpot sandbox as a client would, waiting out its 429s. */
+async function call(method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
+  for (;;) {
+    const res = await fetch(`${hubspot}${path}`, { method, headers, ...(body ? { body: JSON.stringify(body) } : {}) });
+    if (res.status === 429) {
+      await new Promise((r) => setTimeout(r, 1000 * Number(res.headers.get('retry-after') ?? 1)));
+      continue;
+    }
+    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+    return (await res.json()) as Record<string, unknown>;
+  }
+}
+
+await until('the service to be ready', 120_000, async () => ((await fetch(`${base}/readyz`)).ok ? true : undefined));
+const adminToken = readFileSync(join(dataDir, 'admin-token'), 'utf8').trim();
+console.log(`service ready; peak RSS so far ${Math.round(peakKb / 1024)} MB; importing ${records} contacts`);
+
+let readyWorstMs = 0;
+let readyFailingSince: number | undefined;
+const readiness = setInterval(() => {
+  const at = Date.now();
+  fetch(`${base}/readyz`, { signal: AbortSignal.timeout(5_000) })
+    .then((r) => r.ok)
+    .catch(() => false)
+    .then((ok) => {
+      if (ok) readyFailingSince = undefined;
+      else readyFailingSince ??= at;
+      if (readyFailingSince !== undefined) readyWorstMs = Math.max(readyWorstMs, Date.now() - readyFailingSince);
+    });
+}, 500);
+
+const started = Date.now();
+started_ = true;
+const imported: string[] = [];
+const importing = (async () => {
+  for (let from = 0; from < records; from += 100) {
+    const inputs = Array.from({ length: Math.min(100, records - from) }, (_, i) => ({ properties: { email: emailAt(from + i) }, associations: [] }));
+    const answer = await call('POST', '/crm/v3/objects/contacts/batch/create', { inputs });
+    imported.push(...(answer.results as { id: string }[]).map((r) => r.id));
+  }
+})();
+
+// Single contacts, one every few seconds while the import is processed, with people the partner knows.
+// They start once the import's API calls are done: those calls spend the portal's rate limit that the
+// service shares here (one sandbox token), which a real importer, another app, would not.
+const singleTimes: number[] = [];
+const singlesDone = (async () => {
+  await importing;
+  const jobs: Promise<void>[] = [];
+  for (let i = 0; i < singles; i++) {
+    await new Promise((r) => setTimeout(r, 3_000));
+    const email = people[people.length - 1 - i]!.workEmail!;
+    const createdAt = Date.now();
+    // As a person creates one in HubSpot's UI (changeSource CRM_UI); the import is an app's (INTEGRATION).
+    const created = (await call('POST', '/__sandbox/ui/contacts', { properties: { email } })) as { id: string };
+    // Watched through the admin API, not HubSpot's: polling the CRM would spend the portal's rate
+    // limit that the service itself needs. The state is stored once the CRM write has succeeded.
+    jobs.push(
+      until(`single contact ${created.id} to be enriched`, 600_000, async () => {
+        const res = await fetch(`${base}/admin/api/records/hubspot/contact/${created.id}`, { headers: { authorization: `Bearer ${adminToken}` } });
+        if (!res.ok) return undefined;
+        const { state } = (await res.json()) as { state: { status: string } | null };
+        return state?.status === 'enriched' ? true : undefined;
+      }, 50).then(() => void singleTimes.push(Date.now() - createdAt)),
+    );
+  }
+  await Promise.all(jobs);
+})();
+
+await importing;
+console.log(`imported ${imported.length} contacts in ${((Date.now() - started) / 1000).toFixed(1)} s; waiting for them to settle`);
+const stats = async () => {
+  const res = await fetch(`${base}/admin/api/stats`, { headers: { authorization: `Bearer ${adminToken}` } });
+  return (await res.json()) as { queueDepth: number; records: Record<string, number> };
+};
+let lastReport = 0;
+const final = await until('every contact to settle', Number(args['timeout-s']) * 1000, async () => {
+  const s = await stats();
+  const settledNow = Object.values(s.records).reduce((a, b) => a + b, 0);
+  if (Date.now() - lastReport > 15_000) {
+    lastReport = Date.now();
+    console.log(`  ${settledNow} records settled, ${s.queueDepth} jobs left, peak RSS ${Math.round(peakKb / 1024)} MB`);
+  }
+  return s.queueDepth === 0 && settledNow >= imported.length ? s : undefined;
+});
+const seconds = (Date.now() - started) / 1000;
+await singlesDone;
+clearInterval(readiness);
+clearInterval(sampler);
+service.kill('SIGTERM');
+await new Promise((r) => service.once('exit', r));
+rmSync(dataDir, { recursive: true, force: true });
+
+const settled = Object.values(final.records).reduce((a, b) => a + b, 0) - singles;
+const sorted = [...singleTimes].sort((a, b) => a - b);
+const p95 = sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.95) - 1)] ?? 0;
+console.log(`records by status: ${JSON.stringify(final.records)}; single contacts: p50 ${sorted[Math.floor(sorted.length / 2)]} ms, max ${sorted.at(-1)} ms; /readyz worst failing run ${(readyWorstMs / 1000).toFixed(1)} s`);
+console.log(`BENCH load records=${records} settled=${settled} peak_rss_mb=${Math.round(peakKb / 1024)} running_peak_rss_mb=${Math.round(runningPeakKb / 1024)} single_p95_ms=${p95} readyz_worst_s=${(readyWorstMs / 1000).toFixed(1)} seconds=${seconds.toFixed(0)}`);
+process.exit(0);

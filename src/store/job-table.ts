@@ -1,0 +1,146 @@
+/**
+ * The statements crm-enrich runs against pg-boss's own job table, in one place. pg-boss has no API
+ * for these (put a job back without spending an attempt, a heartbeat that moves the expiry, handing
+ * back a dead holder's jobs, counts and dead letters read in one query); test/store/job-table.test.ts
+ * checks every column used here exists, so a pg-boss upgrade that changes them fails a test, not
+ * production.
+ */
+import type { Db } from './db.js';
+import { DEAD_LETTER_QUEUE, type ClaimedJob, type DeadLetter, type QueueCounts, type RecordRef } from './queue-types.js';
+
+/** Every column of pg-boss's job table used below. */
+export const JOB_TABLE_COLUMNS = [
+  'id', 'name', 'state', 'data', 'retry_count', 'retry_limit', 'started_on', 'heartbeat_on', 'start_after',
+  'created_on', 'source_name', 'source_output', 'source_retry_count', 'source_created_on',
+] as const;
+
+export class JobTable {
+  constructor(
+    private readonly db: Db,
+    private readonly schema: string,
+  ) {}
+
+  /** With no retries left, pg-boss's own fail moves a job to the dead letter and keeps the error. */
+  async spendAllAttempts(queue: string, job: Pick<ClaimedJob, 'id' | 'retryCount'>): Promise<void> {
+    await this.db.query(
+      `UPDATE "${this.schema}".job SET retry_limit = retry_count WHERE name = $1 AND id = $2 AND retry_count = $3 AND state = 'active'`,
+      [queue, job.id, job.retryCount],
+    );
+  }
+
+  /**
+   * Puts claimed jobs back without spending an attempt (a budget pause, a CRM rate limit), to be
+   * handed out again after `delayMs`. Returns how many were still this worker's.
+   */
+  async release(queue: string, jobs: Pick<ClaimedJob, 'id' | 'retryCount'>[], delayMs: number): Promise<number> {
+    if (jobs.length === 0) return 0;
+    // pg-boss counts an attempt when it hands out a job that was started before; clearing
+    // started_on returns the job as if never claimed.
+    const { rows } = await this.db.query<{ n: number }>(
+      `WITH back AS (
+         UPDATE "${this.schema}".job j
+         SET state = 'created', started_on = NULL, heartbeat_on = NULL,
+             start_after = now() + make_interval(secs => $3::double precision / 1000)
+         FROM jsonb_to_recordset($2::jsonb) AS a(id uuid, "retryCount" int)
+         WHERE j.name = $1 AND j.id = a.id AND j.retry_count = a."retryCount" AND j.state = 'active'
+         RETURNING 1)
+       SELECT count(*)::int AS n FROM back`,
+      [queue, JSON.stringify(jobs.map((j) => ({ id: j.id, retryCount: j.retryCount }))), Math.max(0, delayMs)],
+    );
+    return rows[0]?.n ?? 0;
+  }
+
+  /**
+   * The holder's heartbeat: says that these claimed jobs are still being worked on (or waiting their
+   * turn in this process), so neither reclaimStale nor the expiry hands them to another worker.
+   * The expiry then counts from the last heartbeat, so it bounds a silent holder, not a long wait.
+   * Fenced to the attempt that was claimed; returns how many were still this worker's.
+   */
+  async heartbeat(queue: string, jobs: Pick<ClaimedJob, 'id' | 'retryCount'>[]): Promise<number> {
+    if (jobs.length === 0) return 0;
+    const { rows } = await this.db.query<{ n: number }>(
+      `WITH beat AS (
+         UPDATE "${this.schema}".job j SET heartbeat_on = now(), started_on = now()
+         FROM jsonb_to_recordset($2::jsonb) AS a(id uuid, "retryCount" int)
+         WHERE j.name = $1 AND j.id = a.id AND j.retry_count = a."retryCount" AND j.state = 'active'
+         RETURNING 1)
+       SELECT count(*)::int AS n FROM beat`,
+      [queue, JSON.stringify(jobs.map((j) => ({ id: j.id, retryCount: j.retryCount })))],
+    );
+    return rows[0]?.n ?? 0;
+  }
+
+  /**
+   * Hands back the jobs whose holder stopped beating for `staleSeconds` (a killed or frozen process)
+   * at once and without spending an attempt: a restart is not a failure. A job that comes back this
+   * way `maxReclaims` times (it may be what kills its workers) is left to the expiry, which does
+   * count an attempt, so a poison job still ends in the dead letter. Any instance may call this;
+   * rows are locked with SKIP LOCKED, so two callers never hand out one job twice.
+   */
+  async reclaimStale(queues: string[], staleSeconds: number, maxReclaims = 3): Promise<number> {
+    if (queues.length === 0) return 0;
+    const { rows } = await this.db.query<{ n: number }>(
+      `WITH stale AS (
+         SELECT id FROM "${this.schema}".job
+         WHERE name = ANY($1::text[]) AND state = 'active'
+           AND heartbeat_on < now() - make_interval(secs => $2::double precision)
+           AND COALESCE((data->>'reclaims')::int, 0) < $3
+         FOR UPDATE SKIP LOCKED),
+       back AS (
+         UPDATE "${this.schema}".job j
+         SET state = 'created', started_on = NULL, heartbeat_on = NULL, start_after = now(),
+             data = jsonb_set(j.data, '{reclaims}', to_jsonb(COALESCE((j.data->>'reclaims')::int, 0) + 1))
+         FROM stale WHERE j.id = stale.id AND j.name = ANY($1::text[])
+         RETURNING 1)
+       SELECT count(*)::int AS n FROM back`,
+      [queues, staleSeconds, maxReclaims],
+    );
+    return rows[0]?.n ?? 0;
+  }
+
+  /** Counts by state for every queue (the dead letter included); depth is what waits to run. */
+  async counts(): Promise<QueueCounts[]> {
+    const { rows } = await this.db.query<{ queue: string; state: string; n: number }>(
+      `SELECT name AS queue, state::text AS state, count(*)::int AS n FROM "${this.schema}".job GROUP BY name, state ORDER BY name`,
+    );
+    const byQueue = new Map<string, QueueCounts>();
+    for (const row of rows) {
+      const c = byQueue.get(row.queue) ?? { queue: row.queue, created: 0, retry: 0, active: 0, completed: 0, failed: 0, cancelled: 0, depth: 0 };
+      if (row.state in c) (c as unknown as Record<string, number>)[row.state] = row.n;
+      c.depth = c.created + c.retry;
+      byQueue.set(row.queue, c);
+    }
+    return [...byQueue.values()];
+  }
+
+  async depth(queue: string): Promise<number> {
+    const { rows } = await this.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM "${this.schema}".job WHERE name = $1 AND state < 'active'`,
+      [queue],
+    );
+    return rows[0]?.n ?? 0;
+  }
+
+  /** Jobs that used up their attempts, newest first, with the last error each one met. */
+  async deadLetters<T extends RecordRef = RecordRef>(options: { queue?: string; limit?: number } = {}): Promise<DeadLetter<T>[]> {
+    const { rows } = await this.db.query<{
+      id: string; source_name: string; data: T; source_output: unknown; source_retry_count: number | null;
+      source_created_on: Date | null; created_on: Date;
+    }>(
+      `SELECT id, source_name, data, source_output, source_retry_count, source_created_on, created_on
+       FROM "${this.schema}".job
+       WHERE name = $1 AND state < 'active' AND ($2::text IS NULL OR source_name = $2)
+       ORDER BY created_on DESC, id LIMIT $3`,
+      [DEAD_LETTER_QUEUE, options.queue ?? null, options.limit ?? 100],
+    );
+    return rows.map((r) => ({
+      id: r.id,
+      queue: r.source_name,
+      data: r.data,
+      error: r.source_output,
+      attempts: (r.source_retry_count ?? 0) + 1,
+      firstQueuedAt: r.source_created_on,
+      deadAt: r.created_on,
+    }));
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * Credits are reserved when a request goes out, not while it waits for the limiter: lookups queued
+ * behind a slow limit have spent nothing, and when all are done the day's count equals what the
+ * partner served.
+ */
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { PartnerClient } from '../../src/partner/client.js';
+import { startPartnerSandbox, SANDBOX_KEY, type PartnerSandbox } from '../../src/partner/sandbox/server.js';
+import { createRateLimiter } from '../../src/limits/create-rate-limiter.js';
+import { BudgetExhaustedError, LOOKUPS_COUNTER, PartnerLookups } from '../../src/enrich/partner-lookups.js';
+import { storePorts } from '../../src/service/store-ports.js';
+import { useTestDb } from '../support/db.js';
+
+let sandbox: PartnerSandbox;
+beforeAll(async () => {
+  sandbox = await startPartnerSandbox({ port: 0, companies: 200, people: 40 });
+});
+afterAll(async () => {
+  await sandbox.close();
+});
+
+function auCompanyIds(): string[] {
+  return sandbox.dataset.companies.map((c) => c.id ?? '').filter((id) => id.startsWith('co_au'));
+}
+
+describe('partner credits', () => {
+  const db = useTestDb('pglite');
+
+  async function setUp(max: number, budget: number) {
+    const store = await db.openStore();
+    const ports = storePorts(store);
+    const limiter = createRateLimiter({ id: `credits-${Math.random()}`, max, windowMs: 1000, marginMs: 0 });
+    const client = new PartnerClient({ baseUrl: sandbox.url, apiKey: SANDBOX_KEY, limiter, maxRetries: 0 });
+    const lookups = new PartnerLookups({ client, cache: ports.cache, counters: ports.counters, dailyBudget: budget, hardCap: budget });
+    return { ports, limiter, lookups };
+  }
+
+  it('reserves a credit when the request is sent, not while it waits for the limiter', async () => {
+    const { ports, limiter, lookups } = await setUp(1, 100);
+    sandbox.resetStats();
+    try {
+      const companies = auCompanyIds().slice(0, 6);
+      const all = Promise.all(companies.map((c) => lookups.find('company', [{ by: 'id', value: c }], 'AU', 'bulk')));
+      // One goes out in the first second; five wait for the limiter and must not have been counted.
+      await vi.waitFor(() => expect(limiter.counts()).toMatchObject({ queued: 5, dispatched: 1 }), { timeout: 900, interval: 10 });
+      await vi.waitFor(async () => expect(await ports.counters.get(LOOKUPS_COUNTER)).toBe(1), { timeout: 500, interval: 10 });
+      expect(limiter.counts().queued).toBe(5);
+      const hits = await all;
+      expect(hits.every((h) => h?.key.by === 'id')).toBe(true);
+      const served = Object.values(sandbox.stats().keys).reduce((n, k) => n + k.served, 0);
+      expect(await ports.counters.get(LOOKUPS_COUNTER)).toBe(served);
+      expect(served).toBe(6);
+    } finally {
+      await limiter.stop();
+    }
+  });
+
+  it('sends nothing once the budget is spent, and counts exactly the budget', async () => {
+    const { ports, limiter, lookups } = await setUp(50, 3);
+    sandbox.resetStats();
+    try {
+      const companies = auCompanyIds().slice(6, 12);
+      const results = await Promise.allSettled(companies.map((c) => lookups.find('company', [{ by: 'id', value: c }], 'AU', 'bulk')));
+      expect(results.filter((r) => r.status === 'fulfilled'), String(results.map((r) => r.status === 'rejected' && r.reason))).toHaveLength(3);
+      const refused = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+      expect(refused).toHaveLength(3);
+      for (const r of refused) expect(r.reason).toBeInstanceOf(BudgetExhaustedError);
+      const served = Object.values(sandbox.stats().keys).reduce((n, k) => n + k.served, 0);
+      expect(served).toBe(3);
+      expect(await ports.counters.get(LOOKUPS_COUNTER)).toBe(3);
+    } finally {
+      await limiter.stop();
+    }
+  });
+});
