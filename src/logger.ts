@@ -1,4 +1,5 @@
 import { pino, type Logger } from 'pino';
+import { scrubValues } from './core/scrub.js';
 
 /**
  * Paths that may hold secrets or personal data. pino replaces them with [Redacted] wherever they
@@ -21,6 +22,23 @@ export const rootLogger: Logger = pino({
   level: defaultLevel(),
   base: { service: 'crm-enrich' },
   redact: { paths: REDACT_PATHS, censor: '[Redacted]' },
+  // An error's message and stack may quote what a CRM or the partner refused: values out, words kept.
+  serializers: {
+    err: (error: unknown) => {
+      const serialized = pino.stdSerializers.err(error as Error) as unknown as Record<string, unknown>;
+      for (const key of ['message', 'stack']) if (typeof serialized[key] === 'string') serialized[key] = scrubValues(serialized[key] as string);
+      return serialized;
+    },
+  },
+  hooks: {
+    // Free-text log messages (a warning carrying an error's message) get the same treatment.
+    logMethod(args, method) {
+      const [first, ...rest] = args;
+      if (typeof first === 'string') return method.apply(this, [scrubValues(first), ...rest] as Parameters<typeof method>);
+      if (typeof rest[0] === 'string') return method.apply(this, [first, scrubValues(rest[0]), ...rest.slice(1)] as Parameters<typeof method>);
+      return method.apply(this, args);
+    },
+  },
 });
 
 /** A named logger per module, e.g. `logger('connector.hubspot')`. */

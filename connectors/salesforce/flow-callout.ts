@@ -19,7 +19,8 @@ const RecordSchema = z.object({
 });
 
 export const FlowCalloutSchema = z.object({
-  organizationId: z.string().min(15).max(18).optional(),
+  /** Required, as on outbound messages: the one check that the callout comes from the connected org. */
+  organizationId: z.string({ error: 'required: the org id ({!$Organization.Id} in the flow)' }).min(15, 'expected a 15- or 18-character org id').max(18, 'expected a 15- or 18-character org id'),
   records: z.array(RecordSchema).min(1, 'expected at least one record').max(FLOW_MAX_RECORDS, `expected at most ${FLOW_MAX_RECORDS} records`),
 });
 

@@ -8,6 +8,10 @@ import { z } from 'zod';
 
 export const OUTBOUND_NAMESPACE = 'http://soap.sforce.com/2005/09/outbound';
 export const MAX_NOTIFICATIONS = 100;
+/** Deeper than any outbound message (Envelope > Body > notifications > Notification > sObject > field). */
+export const MAX_DEPTH = 32;
+/** Far more elements than 100 notifications of a few hundred fields each. */
+export const MAX_ELEMENTS = 50_000;
 
 export interface OutboundNotificationMessage {
   organizationId: string;
@@ -17,7 +21,7 @@ export interface OutboundNotificationMessage {
 
 export class OutboundMessageError extends Error {
   constructor(
-    readonly code: 'xml_declaration_refused' | 'malformed_xml' | 'not_outbound_message' | 'too_many_notifications',
+    readonly code: 'xml_declaration_refused' | 'malformed_xml' | 'not_outbound_message' | 'too_many_notifications' | 'too_deep',
     message: string,
   ) {
     super(message);
@@ -73,11 +77,34 @@ function fieldValue(raw: unknown): string | null | undefined {
   return undefined;
 }
 
+/**
+ * Bounds nesting and element count in one pass over the text, before any parser (whose recursion
+ * a deeply nested body would exhaust) sees it. Each tag is skipped to its `>` with indexOf, so the
+ * pass is linear whatever the input.
+ */
+function checkShape(xml: string): void {
+  let depth = 0;
+  let elements = 0;
+  for (let i = xml.indexOf('<'); i !== -1; i = xml.indexOf('<', i)) {
+    const end = xml.indexOf('>', i + 1);
+    if (end === -1) return; // unterminated: the validator reports it
+    const first = xml[i + 1];
+    if (first === '/') depth--;
+    else if (first !== '?' && first !== '!') {
+      if (xml[end - 1] !== '/') depth++;
+      if (++elements > MAX_ELEMENTS) throw new OutboundMessageError('too_deep', `An outbound message has at most ${MAX_ELEMENTS} elements.`);
+      if (depth > MAX_DEPTH) throw new OutboundMessageError('too_deep', `Elements are nested more than ${MAX_DEPTH} deep; an outbound message never is.`);
+    }
+    i = end + 1;
+  }
+}
+
 /** Throws OutboundMessageError with a reason a sender's admin can act on. */
 export function parseOutboundMessage(xml: string): OutboundNotificationMessage {
   if (FORBIDDEN_DECLARATION.test(xml)) {
     throw new OutboundMessageError('xml_declaration_refused', 'DOCTYPE and ENTITY declarations are not accepted in an outbound message.');
   }
+  checkShape(xml);
   const valid = XMLValidator.validate(xml);
   if (valid !== true) {
     throw new OutboundMessageError('malformed_xml', `The body is not well-formed XML: ${valid.err.msg} (line ${valid.err.line}).`);

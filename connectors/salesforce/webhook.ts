@@ -30,7 +30,12 @@ export class FlowCalloutError extends WebhookError {}
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
 const sameSecret = (given: string, expected: string) => timingSafeEqual(digest(given), digest(expected));
-const isoFromSalesforce = (d: string) => new Date(Date.parse(d.replace(/([+-]\d{2})(\d{2})$/, '$1:$2'))).toISOString();
+/** Salesforce's `2026-05-01T10:00:00.000+0000` as ISO 8601, or undefined when it is not a date. */
+function isoFromSalesforce(d: string): string | undefined {
+  if (d.length > 40) return undefined;
+  const ms = Date.parse(d.replace(/([+-]\d{2})(\d{2})$/, '$1:$2'));
+  return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
+}
 
 export function createSalesforceWebhookHandler(options: SalesforceWebhookOptions): WebhookHandler {
   const connection = options.connection ?? 'default';
@@ -56,20 +61,25 @@ export function createSalesforceWebhookHandler(options: SalesforceWebhookOptions
     }
     const events: RecordEvent[] = [];
     for (const n of message.notifications) {
+      const dedupKey = `${OUTBOUND_PREFIX}${n.id}`;
+      const rawId = (n.fields.Id ?? '').slice(0, 18);
       const recordId = toId18(n.fields.Id ?? '');
-      if (!recordId) return refuse(400, 'bad_notification', `Notification ${n.id} has no valid sf:Id; include Id in the outbound message fields.`, false);
       const created = n.fields.CreatedDate && n.fields.CreatedDate === n.fields.LastModifiedDate;
       const stamp = n.fields.LastModifiedDate ?? n.fields.SystemModstamp;
-      events.push({
-        source: 'salesforce',
-        connection,
-        objectType: n.objectType,
-        recordId,
-        kind: created ? 'created' : 'changed',
-        dedupKey: `${OUTBOUND_PREFIX}${n.id}`,
-        occurredAt: stamp ? isoFromSalesforce(stamp) : now().toISOString(),
-        values: n.fields,
-      });
+      const occurredAt = stamp ? isoFromSalesforce(stamp) : now().toISOString();
+      // One unreadable notification must not sink the others: it is stored as rejected (and parked
+      // with its reason), the rest as usual, and the message is acknowledged.
+      const rejection = !recordId
+        ? `notification ${n.id.slice(0, 40)}: sf:Id is missing or not a valid Salesforce id`
+        : !occurredAt
+          ? `notification ${n.id.slice(0, 40)}: LastModifiedDate is not a date`
+          : undefined;
+      const base = { source: 'salesforce' as const, connection, objectType: n.objectType, dedupKey, occurredAt: occurredAt ?? now().toISOString() };
+      if (rejection) {
+        events.push({ ...base, recordId: recordId ?? (rawId || '(none)'), kind: 'rejected', rejection });
+        continue;
+      }
+      events.push({ ...base, recordId: recordId!, kind: created ? 'created' : 'changed', values: n.fields });
     }
     return { ok: true, events };
   }
@@ -83,7 +93,7 @@ export function createSalesforceWebhookHandler(options: SalesforceWebhookOptions
     }
     const parsed = parseFlowCallout(json);
     if (!parsed.ok) return refuse(400, 'invalid_callout', parsed.message, true);
-    if (parsed.value.organizationId && parsed.value.organizationId.slice(0, 15) !== org15) {
+    if (parsed.value.organizationId.slice(0, 15) !== org15) {
       return refuse(403, 'wrong_org', 'organizationId does not match the connected Salesforce org.', true);
     }
     return {
@@ -97,7 +107,7 @@ export function createSalesforceWebhookHandler(options: SalesforceWebhookOptions
           recordId,
           kind: r.kind,
           dedupKey: `${FLOW_PREFIX}${r.type}:${recordId}:${r.eventId ?? r.lastModifiedDate ?? `minute:${Math.floor(now().getTime() / 60_000)}`}`,
-          occurredAt: r.lastModifiedDate ? isoFromSalesforce(r.lastModifiedDate) : now().toISOString(),
+          occurredAt: (r.lastModifiedDate ? isoFromSalesforce(r.lastModifiedDate) : undefined) ?? now().toISOString(),
           ...(r.values ? { values: r.values } : {}),
         };
       }),

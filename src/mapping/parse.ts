@@ -2,7 +2,7 @@
  * Reads one mapping file: YAML syntax, forbidden keys, the zod format, then the checks that need the
  * partner schemas and the transform registry. Returns every problem, never throws on bad input.
  */
-import { isMap, isScalar, isSeq, parseDocument, type Node } from 'yaml';
+import { isMap, isScalar, isSeq, LineCounter, parseDocument, visit, type Node } from 'yaml';
 import type { z } from 'zod';
 import { MappingDocument } from './format.js';
 import { ProblemList, type MappingProblem } from './problems.js';
@@ -72,15 +72,33 @@ function expand(schema: z.ZodType): z.ZodType[] {
   return [schema];
 }
 
+/** More alias expansions than any mapping needs; the yaml library's own default is 100. */
+const MAX_ALIAS_COUNT = 50;
+
 export function parseMappingDocument(text: string, file: string): ParsedMapping {
   const problems = new ProblemList(file);
-  const yamlDoc = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
+  const lineCounter = new LineCounter();
+  const yamlDoc = parseDocument(text, { prettyErrors: true, uniqueKeys: true, lineCounter });
   for (const error of yamlDoc.errors) {
     const line = error.linePos?.[0];
     problems.add([], 'yaml_syntax', `${error.message.split('\n')[0]}${line && !error.message.includes('line') ? ` (line ${line.line})` : ''}`);
   }
   if (yamlDoc.errors.length) return { file, problems: problems.items };
-  const raw: unknown = yamlDoc.toJS();
+  let raw: unknown;
+  try {
+    // Aliases that expand into millions of nodes (a "billion laughs" document) stop here, not in memory.
+    raw = yamlDoc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+  } catch (error) {
+    let line: number | undefined;
+    visit(yamlDoc, {
+      Alias(_key, node) {
+        if (node.range) line = lineCounter.linePos(node.range[0]).line;
+        return visit.BREAK;
+      },
+    });
+    problems.add([], 'yaml_syntax', `${(error as Error).message.split('\n')[0]}${line ? ` (line ${line})` : ''}; a mapping needs no aliases`);
+    return { file, problems: problems.items };
+  }
   findForbidden(yamlDoc.contents, [], raw, problems);
   if (problems.items.length) return { file, problems: problems.items };
 

@@ -1,8 +1,10 @@
 /**
- * The HTTP face of the service: webhooks, health, metrics and the admin API and page. Routes only parse,
+ * The HTTP face of the service: webhooks, health, metrics, the admin API and page, and the MCP server. Routes only parse,
  * store and answer; the work happens in the enrichment lanes.
  */
+import { randomUUID } from 'node:crypto';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import helmet from 'helmet';
 import type { CrmConnector, RecordEvent } from '../core/connector.js';
 import { logger } from '../logger.js';
 import { adminPage } from './admin-page/admin-page.js';
@@ -15,6 +17,11 @@ const log = logger('server');
 export interface ReadinessCheck {
   name: string;
   check: () => Promise<void>;
+  /**
+   * false: a failure is reported but leaves the service ready (it can still store webhooks, the
+   * one thing a load balancer must route to it for). Default true.
+   */
+  required?: boolean;
 }
 
 export interface AppOptions {
@@ -26,6 +33,8 @@ export interface AppOptions {
   /** Refreshes gauges (queue depth) just before /metrics answers. */
   beforeMetrics?: () => Promise<void>;
   admin?: express.Router;
+  /** The MCP server and its OAuth authorization server, mounted at the root (their paths are fixed by the specifications). */
+  mcp?: express.Router;
   maxBodyBytes?: number;
 }
 
@@ -33,6 +42,17 @@ export function createApp(options: AppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', false);
+  // Every answer is data, never a page to render or frame (the admin page sets its own, wider CSP):
+  // nosniff, no framing, no referrer, and a CSP that allows nothing.
+  app.use(
+    helmet({
+      contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"], baseUri: ["'none'"], formAction: ["'none'"] } },
+      referrerPolicy: { policy: 'no-referrer' },
+      frameguard: { action: 'deny' },
+      // Behind a proxy that terminates TLS this belongs to the proxy; on plain HTTP browsers ignore it.
+      strictTransportSecurity: false,
+    }),
+  );
 
   app.use(webhookRoutes(options));
 
@@ -42,16 +62,16 @@ export function createApp(options: AppOptions): Express {
 
   app.get('/readyz', async (_req, res) => {
     const results = await Promise.all(
-      options.readiness.map(async ({ name, check }) => {
+      options.readiness.map(async ({ name, check, required = true }) => {
         try {
           await check();
-          return { name, ok: true as const };
+          return { name, ok: true as const, ...(required ? {} : { required }) };
         } catch (error) {
-          return { name, ok: false as const, message: (error as Error).message };
+          return { name, ok: false as const, message: (error as Error).message, ...(required ? {} : { required }) };
         }
       }),
     );
-    const ready = results.every((r) => r.ok);
+    const ready = results.every((r) => r.ok || r.required === false);
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', checks: results });
   });
 
@@ -68,6 +88,7 @@ export function createApp(options: AppOptions): Express {
     app.use('/admin/api', options.admin);
     app.use('/admin', adminPage());
   }
+  if (options.mcp) app.use(options.mcp);
 
   app.use((_req: Request, res: Response) => sendError(res, 404, 'not_found', 'no such route'));
   app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
@@ -76,8 +97,10 @@ export function createApp(options: AppOptions): Express {
       sendError(res, status, (error as { type?: string }).type ?? 'bad_request', (error as Error).message);
       return;
     }
-    log.error({ err: error }, 'unexpected error in a route');
-    sendError(res, 500, 'internal', 'the service failed to answer; see its log');
+    const requestId = randomUUID();
+    log.error({ err: error, requestId, method: _req.method, path: _req.path }, 'unexpected error in a route');
+    res.setHeader('X-Request-Id', requestId);
+    sendError(res, 500, 'internal', `the service failed to answer; its log has the error under request id ${requestId}`, { requestId });
   });
   return app;
 }

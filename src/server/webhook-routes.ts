@@ -46,13 +46,20 @@ export function webhookRoutes(options: WebhookRoutesOptions): Router {
       res.status(r.status).type(r.contentType).send(r.body);
 
     const rawBody = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-    const parsed = handler.parse({
-      method: req.method,
-      url: publicBase + req.originalUrl,
-      headers: flattenHeaders(req.headers),
-      rawBody,
-      params: req.params.secret ? { secret: String(req.params.secret) } : {},
-    });
+    let parsed: ReturnType<typeof handler.parse>;
+    try {
+      parsed = handler.parse({
+        method: req.method,
+        url: publicBase + req.originalUrl,
+        headers: flattenHeaders(req.headers),
+        rawBody,
+        params: req.params.secret ? { secret: String(req.params.secret) } : {},
+      });
+    } catch (error) {
+      // A parser that throws on some input is a bug to fix, but the sender still gets its own format.
+      log.error({ source, err: error }, 'a webhook parser threw; the delivery is refused');
+      parsed = { ok: false, error: new WebhookError(400, 'unparseable', 'the request could not be parsed') };
+    }
     if (!parsed.ok) {
       options.metrics.eventsReceived.inc({ source, outcome: 'rejected' });
       log.warn({ source, status: parsed.error.status, code: parsed.error.code }, 'webhook refused');
@@ -68,6 +75,8 @@ export function webhookRoutes(options: WebhookRoutesOptions): Router {
     } catch (error) {
       options.metrics.eventsReceived.inc({ source, outcome: 'store_failed' }, parsed.events.length);
       log.error({ source, err: error }, 'could not store webhook events; the CRM will deliver them again');
+      // Nothing was acknowledged: the CRM delivers again (HubSpot and Salesforce both retry a 5xx).
+      res.set('Retry-After', String(STORE_RETRY_AFTER_SECONDS));
       reply(handler.errorReply(new WebhookError(503, 'store_unavailable', 'events could not be stored; deliver again later')));
     }
   };
@@ -82,7 +91,8 @@ export function webhookRoutes(options: WebhookRoutesOptions): Router {
       const error = tooLarge
         ? new WebhookError(413, 'body_too_large', `the body is larger than ${maxBodyBytes} bytes`)
         : new WebhookError(400, 'unreadable_body', 'the request body could not be read');
-      options.metrics.eventsReceived.inc({ source: String(req.params.source), outcome: 'rejected' });
+      // Labels come from a closed set: a path segment anyone can choose would grow /metrics without end.
+      options.metrics.eventsReceived.inc({ source: connector ? connector.kind : 'unknown', outcome: 'rejected' });
       if (!connector) return next(err);
       const r = connector.webhook.errorReply(error);
       res.status(r.status).type(r.contentType).send(r.body);
@@ -91,6 +101,9 @@ export function webhookRoutes(options: WebhookRoutesOptions): Router {
   router.post('/webhooks/:source/:secret', raw, handle);
   return router;
 }
+
+/** What a 503 asks the CRM to wait before delivering again while the database is away. */
+const STORE_RETRY_AFTER_SECONDS = 30;
 
 function flattenHeaders(headers: Request['headers']): Record<string, string | undefined> {
   const out: Record<string, string | undefined> = {};

@@ -2,6 +2,7 @@
  * Demo records for the embedded default: people the partner sandbox knows (and one it does not),
  * created in the CRM sandboxes over the first minute, and the banner a new user reads first.
  */
+import { join } from 'node:path';
 import type { EmbeddedEnvironment } from './embedded.js';
 
 export interface DemoPlan {
@@ -42,8 +43,10 @@ export function banner(env: EmbeddedEnvironment, serviceUrl: string, plan: DemoP
     '',
     `crm-enrich is running at ${serviceUrl}`,
     `  admin page:         ${serviceUrl}/admin`,
-    `  admin token:        ${env.adminToken}   (for the page, or as "Authorization: Bearer <token>" to ${serviceUrl}/admin/api)`,
+    // Where the token is, never the token: a banner ends up in terminals, CI logs and screenshots.
+    `  admin token:        ${env.config.ADMIN_TOKEN ? 'the ADMIN_TOKEN you set' : `in ${join(env.config.CRM_ENRICH_DATA_DIR, 'admin-token')} (generated; set ADMIN_TOKEN to choose one)`}   (for the page, or as "Authorization: Bearer <token>" to ${serviceUrl}/admin/api)`,
   ];
+  if (env.config.MCP_ENABLED) lines.push(`  MCP server:         ${serviceUrl}/mcp   (for AI assistants; they sign in with your consent on a page that asks for the admin token)`);
   if (env.partner) lines.push(`  partner sandbox:    ${env.partner.url}   (key sandbox-key)`);
   else lines.push(`  partner API:        ${env.config.PARTNER_BASE_URL}`);
   if (env.hubspot) lines.push(`  HubSpot sandbox:    ${env.hubspot.url}   (token sandbox-token)`);

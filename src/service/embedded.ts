@@ -18,7 +18,6 @@ import { SANDBOX_KEY, startPartnerSandbox, type PartnerSandbox } from '../partne
 
 const log = logger('service.embedded');
 const HUBSPOT_SANDBOX_TOKEN = 'sandbox-token';
-const HUBSPOT_SANDBOX_SECRET = 'sandbox-client-secret';
 
 export interface EmbeddedEnvironment {
   config: Config;
@@ -31,15 +30,22 @@ export interface EmbeddedEnvironment {
 
 /** ADMIN_TOKEN, or one generated once and kept in the data directory (readable by its owner only). */
 export function adminTokenFor(config: Config): string {
-  if (config.ADMIN_TOKEN) return config.ADMIN_TOKEN;
-  const file = join(config.CRM_ENRICH_DATA_DIR, 'admin-token');
+  return config.ADMIN_TOKEN ?? keptSecret(config, 'admin-token');
+}
+
+/**
+ * A secret generated once per data directory and kept there, readable by its owner only: never a
+ * constant that anyone reading this code could use to sign requests to someone's service.
+ */
+function keptSecret(config: Config, name: string): string {
+  const file = join(config.CRM_ENRICH_DATA_DIR, name);
   try {
     return readFileSync(file, 'utf8').trim();
   } catch {
     mkdirSync(config.CRM_ENRICH_DATA_DIR, { recursive: true });
-    const token = randomBytes(24).toString('base64url');
-    writeFileSync(file, `${token}\n`, { mode: 0o600 });
-    return token;
+    const secret = randomBytes(24).toString('base64url');
+    writeFileSync(file, `${secret}\n`, { mode: 0o600 });
+    return secret;
   }
 }
 
@@ -92,12 +98,15 @@ export async function embeddedEnvironment(config: Config, options: { mappingsDir
       next.PARTNER_BASE_URL = env.partner.url;
     }
     if (!config.HUBSPOT_ACCESS_TOKEN) {
+      // The secret the user set, or one of this data directory: the sandbox signs with the secret
+      // the service checks, and nobody else knows it.
+      const clientSecret = config.HUBSPOT_CLIENT_SECRET ?? keptSecret(config, 'hubspot-client-secret');
       env.hubspot = await onPort(offset(2), (p) =>
-        startHubspotSandbox({ port: p, accessToken: HUBSPOT_SANDBOX_TOKEN, clientSecret: HUBSPOT_SANDBOX_SECRET, webhookUrl: `${publicUrl}/webhooks/hubspot` }),
+        startHubspotSandbox({ port: p, accessToken: HUBSPOT_SANDBOX_TOKEN, clientSecret, webhookUrl: `${publicUrl}/webhooks/hubspot` }),
       );
       closers.push(() => env.hubspot!.close());
       next.HUBSPOT_ACCESS_TOKEN = HUBSPOT_SANDBOX_TOKEN;
-      next.HUBSPOT_CLIENT_SECRET = HUBSPOT_SANDBOX_SECRET;
+      next.HUBSPOT_CLIENT_SECRET = clientSecret;
       next.HUBSPOT_BASE_URL = env.hubspot.url;
       await provisionHubspotSandbox(next, mappings);
     }

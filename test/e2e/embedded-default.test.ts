@@ -2,8 +2,8 @@
  * `crm-enrich serve` with nothing configured: PGlite, the three sandboxes, and a banner whose
  * copy-paste commands work — the contact they create is enriched, and the second shows it.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { exitWithin, killAll, startServiceProcess } from './process.js';
@@ -25,10 +25,13 @@ describe('the embedded default', () => {
   });
 
   it('runs the whole loop with nothing configured, and its printed commands work', async () => {
-    const service = await startServiceProcess({ PATH: process.env.PATH ?? '', HOME: dataDir, CRM_ENRICH_DATA_DIR: dataDir, LOG_LEVEL: 'info' }, 60_000);
+    const service = await startServiceProcess({ PATH: process.env.PATH ?? '', HOME: dataDir, CRM_ENRICH_DATA_DIR: dataDir, LOG_LEVEL: 'debug' }, 60_000);
     const banner = await eventually(() => (service.output().includes('see its enriched properties') ? service.output() : undefined), 10_000, 'the banner');
     expect(banner).toContain(`crm-enrich is running at ${service.url}`);
-    expect(banner).toMatch(/admin token: +\S+/);
+    // Where the admin token is kept, never the token itself.
+    const token = readFileSync(join(dataDir, 'admin-token'), 'utf8').trim();
+    expect(banner).toContain(`admin token:        in ${join(dataDir, 'admin-token')}`);
+    expect(banner).not.toContain(token);
     expect(banner).toMatch(/partner sandbox: +http:\/\/127\.0\.0\.1:\d+/);
     expect(banner).toMatch(/Salesforce sandbox: +http:\/\/127\.0\.0\.1:\d+/);
 
@@ -37,14 +40,44 @@ describe('the embedded default', () => {
     const show = curl(lines[lines.findIndex((l) => l.includes('see its enriched properties')) + 1]!);
     const headers = { authorization: 'Bearer sandbox-token', 'content-type': 'application/json' };
     expect((await fetch(create.url, { method: 'POST', headers, body: create.body })).status).toBe(201);
+    // Search is what a user runs, so it answers as HubSpot's does: a change shows after a couple of
+    // seconds, and more than 5 searches a second get a 429. Poll the way a person would, not 20 times a second.
     const enriched = await eventually(async () => {
-      const found = (await (await fetch(show.url, { method: 'POST', headers, body: show.body })).json()) as { results: { properties: Record<string, string | null> }[] };
+      await new Promise((r) => setTimeout(r, 300));
+      const res = await fetch(show.url, { method: 'POST', headers, body: show.body });
+      if (res.status === 429) return undefined;
+      expect(res.status).toBe(200);
+      const found = (await res.json()) as { results: { properties: Record<string, string | null> }[] };
       const properties = found.results[0]?.properties;
       return properties?.jobtitle && properties.crm_enrich_enriched_at ? properties : undefined;
-    }, 5_000, 'the contact to show its enriched properties');
+    }, 15_000, 'the contact to show its enriched properties');
     expect(enriched.firstname).toBeTruthy();
+
+    // Nothing listens beyond loopback unless HOST says so: the demo's secrets stay on this machine.
+    const outside = Object.values(networkInterfaces()).flat().find((i) => i && !i.internal && i.family === 'IPv4');
+    if (outside) {
+      const port = new URL(service.url).port;
+      await expect(fetch(`http://${outside.address}:${port}/healthz`, { signal: AbortSignal.timeout(3_000) })).rejects.toThrow();
+      for (const sandbox of banner.matchAll(/sandbox: +http:\/\/127\.0\.0\.1:(\d+)/g)) {
+        await expect(fetch(`http://${outside.address}:${sandbox[1]}/`, { signal: AbortSignal.timeout(3_000) })).rejects.toThrow();
+      }
+    } else {
+      console.warn('no non-loopback IPv4 interface on this machine; the loopback-only check is skipped');
+    }
 
     service.kill('SIGTERM');
     expect(await exitWithin(service, 20_000)).toEqual({ code: 0, signal: null });
+
+    // The whole log of the run (JSON lines; the banner above them is for the person who started it)
+    // holds no e-mail address, token or secret.
+    const log = service.output().split('\n').filter((line) => line.startsWith('{'));
+    expect(log.length).toBeGreaterThan(3);
+    expect(log.some((line) => line.includes('crm-enrich started'))).toBe(true);
+    expect(log.some((line) => line.includes('enriched a record'))).toBe(true);
+    const text = log.join('\n');
+    expect(text).not.toMatch(/[\w.+-]+@[\w-]+(\.[\w-]+)+/);
+    for (const secret of [token, readFileSync(join(dataDir, 'hubspot-client-secret'), 'utf8').trim(), 'sandbox-token', 'sandbox-key']) {
+      expect(text).not.toContain(secret);
+    }
   }, 90_000);
 });

@@ -135,7 +135,7 @@ describe('Salesforce outbound messages', () => {
 });
 
 describe('Flow HTTP callouts (JSON)', () => {
-  const json = (body: unknown, secret?: string) => request(JSON.stringify(body), { contentType: 'application/json', secret });
+  const json = (body: object, secret?: string) => request(JSON.stringify({ organizationId: ORG, ...body }), { contentType: 'application/json', secret });
 
   it('turns records into events with a key that survives a resend', () => {
     const body = { records: [{ type: 'Contact', id: '0035g00000AbCdE', eventId: 'interview-1' }, { type: 'Lead', id: '00Q1N00000bS2eOUAS', lastModifiedDate: '2024-05-01T12:00:00.000+0000', kind: 'created' }] };
@@ -179,5 +179,42 @@ describe('Flow HTTP callouts (JSON)', () => {
   it('checks the secret and org for JSON too', () => {
     expect(refused(json({ records: [{ type: 'Lead', id: '00Q1N00000bS2eOUAS', eventId: 'e' }] }, 'nope')).code).toBe('wrong_secret');
     expect(refused(json({ organizationId: '00Dxx0000001gER', records: [{ type: 'Lead', id: '00Q1N00000bS2eOUAS', eventId: 'e' }] })).code).toBe('wrong_org');
+    const withoutOrg = refused(request(JSON.stringify({ records: [{ type: 'Lead', id: '00Q1N00000bS2eOUAS' }] }), { contentType: 'application/json' }));
+    expect(withoutOrg.code).toBe('invalid_callout');
+    expect(withoutOrg.message).toContain('organizationId');
+  });
+
+  it('keeps the good notifications of a message and marks the unreadable ones rejected, naming the field', () => {
+    const notification = (id: string, fields: string) =>
+      `<Notification><Id>${id}</Id><sObject xsi:type="sf:Lead" xmlns:sf="urn:sobject.enterprise.soap.sforce.com">${fields}</sObject></Notification>`;
+    const three =
+      notification('04l1N00000HVEMpQA1', '<sf:Id>00Q1N00000bS2eOUAS</sf:Id>') +
+      // A valid shape whose checksum suffix does not match.
+      notification('04l1N00000HVEMpQA2', '<sf:Id>00Q1N00000bS2eOZZZ</sf:Id>') +
+      notification('04l1N00000HVEMpQA3', '<sf:Id>00Q1N00000bS2eP</sf:Id><sf:LastModifiedDate>jane@example.com</sf:LastModifiedDate>');
+    const body = envelope().replace(/<Notification>[\s\S]*<\/Notification>/, three);
+    const result = handler.parse(request(body));
+    if (!result.ok) throw result.error;
+    expect(result.events.map((e) => e.kind)).toEqual(['changed', 'rejected', 'rejected']);
+    expect(result.events[1]!.rejection).toMatch(/sf:Id is missing or not a valid Salesforce id/);
+    expect(result.events[2]!.rejection).toMatch(/LastModifiedDate is not a date/);
+    // The reason names the field, never the value it carried.
+    expect(result.events.map((e) => e.rejection ?? '').join(' ')).not.toContain('jane@example.com');
+    expect(handler.ackReply(result.events).body).toContain('<Ack>true</Ack>');
+  });
+
+  it('answers every malformed outbound message with a SOAP fault, quickly, whatever its shape', () => {
+    const deep = `<?xml version="1.0"?><soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/"><soapenv:Body>${'<a>'.repeat(50_000)}${'</a>'.repeat(50_000)}</soapenv:Body></soapenv:Envelope>`;
+    for (const body of [deep, '<'.repeat(200_000), `<a>${'<b/>'.repeat(60_000)}</a>`]) {
+      const started = performance.now();
+      const error = refused(request(body));
+      // A guard against a hang, not a speed claim (bench salesforce measures parse times): the
+      // quadratic parse this replaced took seconds; a busy CI machine may take some hundreds of ms.
+      expect(performance.now() - started).toBeLessThan(1_000);
+      expect(error.status).toBe(400);
+      const reply = handler.errorReply(error);
+      expect(reply.contentType).toMatch(/^text\/xml/);
+      expect(reply.body).toContain('<faultcode>soapenv:Client</faultcode>');
+    }
   });
 });
