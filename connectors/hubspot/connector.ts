@@ -3,11 +3,15 @@
  * connection share one rate limiter (the portal's budget); batches hold at most 100 records.
  */
 import { Client } from '@hubspot/api-client';
+import { websiteDomain } from '../../src/core/domain.js';
 import { AssociationSpecAssociationCategoryEnum } from '@hubspot/api-client/lib/codegen/crm/associations/v4/models/all.js';
 import {
   CrmError,
   type CallOptions,
   type CompanyLink,
+  type CompanyMatch,
+  type FoundCompany,
+  type NewCompany,
   type CompanyLinkResult,
   type CrmConnector,
   type CrmProperty,
@@ -25,7 +29,11 @@ import { HubspotRequestRunner } from './request-runner.js';
 import { hubspotPropertiesToCrm } from './schema.js';
 import { createHubspotWebhookHandler, type WatchedProperties } from './webhook.js';
 import { writeInBatches } from './batch-writer.js';
+import { hubspotRecordFinder } from './record-finder.js';
 import { ensureHubspotProperties } from './provision.js';
+import { logger } from '../../src/logger.js';
+
+const log = logger('connector.hubspot');
 
 export const HUBSPOT_BATCH_SIZE = 100;
 /** Inputs per v4 association batch create (HubSpot's limit). */
@@ -89,8 +97,14 @@ function toRecord(o: SdkObject): CrmRecord {
   return { id: o.id, properties: { ...o.properties }, createdAt: o.createdAt?.toISOString(), updatedAt: o.updatedAt?.toISOString() };
 }
 
-export function normaliseDomain(value: string): string {
-  return value.trim().toLowerCase().replace(/^[a-z]+:\/\//, '').replace(/^www\./, '').replace(/[/?#:].*$/, '');
+
+function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 export function createHubspotConnector(options: HubspotConnectorOptions): CrmConnector {
@@ -107,7 +121,8 @@ export function createHubspotConnector(options: HubspotConnectorOptions): CrmCon
     ownLimiters.push(l);
     return l;
   }
-  const runner = new HubspotRequestRunner({ limiter, searchLimiter, maxRateLimitRetries: options.maxRateLimitRetries });
+  let timeZone: string | undefined;
+  const runner = new HubspotRequestRunner({ limiter, searchLimiter, maxRateLimitRetries: options.maxRateLimitRetries, timeZone: () => timeZone });
   const priorityFor = (n: number): Priority => (n <= (options.interactiveBatchMax ?? 10) ? 'interactive' : 'bulk');
 
   let client: Client | undefined;
@@ -121,6 +136,36 @@ export function createHubspotConnector(options: HubspotConnectorOptions): CrmCon
       clientToken = token;
     }
     return client;
+  }
+
+  /** The connected portal's id, read once from its account details; webhooks of other portals are refused. */
+  let portalId: number | undefined;
+  async function readPortalId(): Promise<void> {
+    if (portalId !== undefined) return;
+    try {
+      const res = await runner.run('account_details', 'interactive', async () => (await sdk()).apiRequest({ method: 'GET', path: '/account-info/v3/details' }));
+      const body = (await res.json()) as { portalId?: unknown; timeZone?: unknown };
+      if (typeof body.portalId === 'number') portalId = body.portalId;
+      if (typeof body.timeZone === 'string' && isTimeZone(body.timeZone)) timeZone = body.timeZone;
+      const usage = await readDailyUsage();
+      if (usage) log.info({ connection, used: usage.currentUsage, limit: usage.usageLimit, resetsAt: usage.resetsAt, timeZone }, "HubSpot's daily API usage");
+    } catch (error) {
+      // Without it webhooks are still checked by signature; the next start tries again.
+      log.warn({ err: error, connection }, 'could not read the HubSpot account details; webhooks are not checked against the portal id');
+    }
+  }
+
+  /** GET /account-info/v3/api-usage/daily/private-apps: today's calls, the limit and when it resets. */
+  async function readDailyUsage(): Promise<{ usageLimit: number; currentUsage: number; resetsAt: string } | undefined> {
+    try {
+      const res = await runner.run('account_usage', 'interactive', async () => (await sdk()).apiRequest({ method: 'GET', path: '/account-info/v3/api-usage/daily/private-apps' }));
+      const body = (await res.json()) as { results?: { usageLimit?: unknown; currentUsage?: unknown; resetsAt?: unknown }[] };
+      const daily = body.results?.[0];
+      if (!daily || typeof daily.usageLimit !== 'number' || typeof daily.currentUsage !== 'number' || typeof daily.resetsAt !== 'string') return undefined;
+      return { usageLimit: daily.usageLimit, currentUsage: daily.currentUsage, resetsAt: daily.resetsAt };
+    } catch {
+      return undefined; // a token without the scope, or an app type the endpoint does not cover
+    }
   }
 
   async function rawProperties(type: string): Promise<unknown> {
@@ -138,11 +183,22 @@ export function createHubspotConnector(options: HubspotConnectorOptions): CrmCon
     );
   }
 
+  const finder = hubspotRecordFinder({
+    apiType,
+    search: (type, body, priority) => search(type, body, priority) as never,
+    batchCreate: (type, inputs, priority) =>
+      runner.run('batch_create', priority, async () => {
+        const res = await (await sdk()).crm.objects.batchApi.create(type, { inputs });
+        return { results: res.results as SdkObject[], errors: 'errors' in res ? ((res.errors ?? []) as unknown[]) : [] };
+      }),
+  });
+
   return {
     kind: 'hubspot',
     connection,
     batchSize: HUBSPOT_BATCH_SIZE,
     objectTypes: ['contact', 'company'],
+    ...finder,
 
     async readRecords(objectType: string, ids: string[], properties: string[]): Promise<CrmRecord[]> {
       const type = apiType(objectType);
@@ -184,6 +240,8 @@ export function createHubspotConnector(options: HubspotConnectorOptions): CrmCon
       return { records: (res.results as SdkObject[]).map(toRecord), ...(next ? { next } : {}) };
     },
 
+    prepare: readPortalId,
+
     async readSchema(objectType: string): Promise<CrmProperty[]> {
       return hubspotPropertiesToCrm(await rawProperties(apiType(objectType)));
     },
@@ -200,12 +258,17 @@ export function createHubspotConnector(options: HubspotConnectorOptions): CrmCon
       });
     },
 
+    // HubSpot: "new objects take a few moments to appear" in search; a minute covers it with room.
+    listingLagMs: 60_000,
+
     companyObjectType: 'company',
 
-    async findCompaniesByDomain(domains: string[], callOptions?: CallOptions): Promise<Map<string, string>> {
-      const wanted = [...new Set(domains.map(normaliseDomain).filter((d) => d))];
-      const found = new Map<string, string>();
-      // One search per 100 domains (HubSpot's limit on IN values); the first company per domain wins.
+    companyLinkProperties: { contact: 'associatedcompanyid' },
+
+    async findCompaniesByDomain(domains: string[], callOptions?: CallOptions): Promise<Map<string, CompanyMatch>> {
+      const wanted = [...new Set(domains.map(websiteDomain).filter((d) => d))];
+      const found = new Map<string, CompanyMatch>();
+      // One search per 100 domains (HubSpot's limit on IN values); the oldest company per domain wins.
       for (let i = 0; i < wanted.length; i += HUBSPOT_BATCH_SIZE) {
         const values = wanted.slice(i, i + HUBSPOT_BATCH_SIZE);
         let after: string | undefined;
@@ -222,13 +285,75 @@ export function createHubspotConnector(options: HubspotConnectorOptions): CrmCon
             callOptions?.priority ?? 'bulk',
           );
           for (const company of page.results) {
-            const domain = normaliseDomain(company.properties.domain ?? '');
-            if (domain && !found.has(domain)) found.set(domain, company.id);
+            const domain = websiteDomain(company.properties.domain ?? '');
+            if (!domain) continue;
+            const match = found.get(domain);
+            if (match) match.others.push(company.id);
+            else found.set(domain, { id: company.id, others: [] });
           }
           after = page.paging?.next?.after;
         } while (after);
       }
       return found;
+    },
+
+    async findCompaniesByKeys(keys: { partnerIdProperty?: string; partnerIds: string[]; names: string[] }, callOptions?: CallOptions): Promise<FoundCompany[]> {
+      // IN takes text values in lower case (it matches stored values case-insensitively).
+      const ids = keys.partnerIdProperty ? [...new Set(keys.partnerIds.map((v) => v.toLowerCase()))] : [];
+      const names = [...new Set(keys.names.map((n) => n.trim().toLowerCase()).filter(Boolean))];
+      const out = new Map<string, FoundCompany>();
+      // Up to 100 values per IN filter; the two keys are two filter groups (OR) of one search.
+      for (let i = 0; i < Math.max(ids.length, names.length); i += HUBSPOT_BATCH_SIZE) {
+        const idPart = ids.slice(i, i + HUBSPOT_BATCH_SIZE);
+        const namePart = names.slice(i, i + HUBSPOT_BATCH_SIZE);
+        const filterGroups = [
+          ...(idPart.length ? [{ filters: [{ propertyName: keys.partnerIdProperty!, operator: 'IN', values: idPart }] }] : []),
+          ...(namePart.length ? [{ filters: [{ propertyName: 'name', operator: 'IN', values: namePart }] }] : []),
+        ];
+        let after: string | undefined;
+        do {
+          const page = await search(
+            'companies',
+            {
+              filterGroups,
+              sorts: [{ propertyName: 'hs_object_id', direction: 'ASCENDING' }],
+              properties: ['name', ...(keys.partnerIdProperty ? [keys.partnerIdProperty] : [])],
+              limit: SEARCH_PAGE_MAX,
+              ...(after ? { after } : {}),
+            },
+            callOptions?.priority ?? 'bulk',
+          );
+          for (const c of page.results) {
+            out.set(c.id, { id: c.id, partnerId: (keys.partnerIdProperty ? c.properties[keys.partnerIdProperty] : null) ?? null, name: c.properties.name ?? null });
+          }
+          after = page.paging?.next?.after;
+        } while (after);
+      }
+      return [...out.values()];
+    },
+
+    async createCompanies(companies: NewCompany[], callOptions?: CallOptions): Promise<WriteResult[]> {
+      const out: WriteResult[] = [];
+      for (const part of chunk(companies, HUBSPOT_BATCH_SIZE)) {
+        const inputs = part.map((c) => ({ properties: { ...c.properties, domain: c.domain, name: c.name }, associations: [] }));
+        try {
+          const res = await runner.run('company_create', callOptions?.priority ?? priorityFor(part.length), async () =>
+            (await sdk()).crm.companies.batchApi.create({ inputs }),
+          );
+          // HubSpot does not promise the input order in a batch answer: each result is matched by its domain.
+          const byDomain = new Map<string, string>();
+          for (const r of res.results) byDomain.set(websiteDomain(r.properties.domain ?? ''), r.id);
+          for (const c of part) {
+            const id = byDomain.get(websiteDomain(c.domain));
+            out.push(id ? { id, ok: true } : { id: '', ok: false, error: { code: 'not_created', message: `HubSpot did not create a company for ${c.domain}`, retryable: true } });
+          }
+        } catch (error) {
+          const e = error instanceof CrmError ? error : undefined;
+          if (!e || e.code !== 'validation') throw error;
+          for (const _ of part) out.push({ id: '', ok: false, error: { code: 'validation', message: e.message, retryable: false } });
+        }
+      }
+      return out;
     },
 
     async linkToCompanies(objectType: string, links: CompanyLink[], callOptions?: CallOptions): Promise<CompanyLinkResult[]> {
@@ -268,6 +393,7 @@ export function createHubspotConnector(options: HubspotConnectorOptions): CrmCon
 
     webhook: createHubspotWebhookHandler({
       clientSecret: options.clientSecret,
+      portalId: () => portalId,
       connection,
       publicUrl: options.publicUrl,
       watchProperties: options.webhookPropertyWatch,

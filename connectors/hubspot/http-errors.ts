@@ -35,10 +35,20 @@ export function asHubspotFailure(error: unknown): HubspotFailure | undefined {
   return { status: e.code, body, header: (name) => headers[name.toLowerCase()] };
 }
 
-/** The next midnight UTC: HubSpot resets daily limits at midnight in the portal's time zone, which the API does not tell. */
-export function nextDailyReset(now: number): string {
-  const d = new Date(now);
-  return new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + 1)).toISOString();
+/**
+ * The next midnight in the portal's time zone, when HubSpot resets the daily limit (UTC when the zone is
+ * not known yet). Found by stepping to the zone's next calendar day: no fixed offset, so daylight saving
+ * changes are right.
+ */
+export function nextDailyReset(now: number, timeZone = 'UTC'): string {
+  const dayOf = (t: number) => new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date(t));
+  const today = dayOf(now);
+  // The first minute whose date in the zone is not today: search by hour, then by minute.
+  let t = now - (now % 60_000);
+  while (dayOf(t) === today) t += 3_600_000;
+  t -= 3_600_000;
+  while (dayOf(t) === today) t += 60_000;
+  return new Date(t).toISOString();
 }
 
 /** How long to wait after a ten-secondly 429: Retry-After when given, else the window the headers report. */
@@ -53,13 +63,13 @@ export function isDailyLimit(failure: HubspotFailure): boolean {
   return failure.status === 429 && failure.body.policyName === 'DAILY';
 }
 
-export function toCrmError(failure: HubspotFailure, operation: string, now: number): CrmError {
+export function toCrmError(failure: HubspotFailure, operation: string, now: number, timeZone?: string): CrmError {
   const message = typeof failure.body.message === 'string' ? failure.body.message : `HTTP ${failure.status}`;
   // The body goes along for callers that read per-record errors; the logger redacts `body`.
   const details = { operation, status: failure.status, category: failure.body.category, correlationId: failure.body.correlationId, body: failure.body };
   if (failure.status === 429) {
     if (isDailyLimit(failure)) {
-      const resetAt = nextDailyReset(now);
+      const resetAt = nextDailyReset(now, timeZone);
       return new CrmError('hubspot', 'daily_limit', `HubSpot's daily API limit for this portal is spent; bulk work stops until ${resetAt}. Raise the portal's limit or wait for the reset.`, undefined, resetAt, details);
     }
     const wait = rateLimitWaitMs(failure);

@@ -18,6 +18,8 @@ export interface RequestRunnerOptions {
   /** 5xx answers and connection failures retried with backoff. */
   maxServerRetries?: number;
   now?: () => number;
+  /** The portal's time zone once read (its daily limit resets at midnight there). */
+  timeZone?: () => string | undefined;
 }
 
 const log = logger('connector.hubspot');
@@ -62,8 +64,8 @@ export class HubspotRequestRunner {
           throw new CrmError('hubspot', 'unavailable', `HubSpot could not be reached for ${operation}: ${(error as Error).message}. Check HUBSPOT_BASE_URL and the network.`, undefined, undefined, { operation });
         }
         if (failure.status === 429 && isDailyLimit(failure)) {
-          this.dailyBlockedUntil = Date.parse(nextDailyReset(this.now()));
-          const error = toCrmError(failure, operation, this.now());
+          this.dailyBlockedUntil = Date.parse(nextDailyReset(this.now(), this.options.timeZone?.()));
+          const error = toCrmError(failure, operation, this.now(), this.options.timeZone?.());
           log.error({ operation, resetAt: error.resetAt }, 'HubSpot daily API limit reached; calls stop until the reset');
           throw error;
         }
@@ -77,7 +79,7 @@ export class HubspotRequestRunner {
           await sleep(250 * 2 ** serverRetries);
           continue;
         }
-        throw toCrmError(failure, operation, this.now());
+        throw toCrmError(failure, operation, this.now(), this.options.timeZone?.());
       }
     }
   }

@@ -35,15 +35,18 @@ const EventSchema = z
     subscriptionId: id.optional(),
     portalId: id,
     appId: id.optional(),
-    occurredAt: z.number().int().nonnegative(),
+    occurredAt: z.number().int().nonnegative().max(8_640_000_000_000_000, 'occurredAt is not a time'),
     subscriptionType: z.string().optional(),
     eventType: z.string().optional(),
     attemptNumber: z.number().int().nonnegative().optional(),
     objectId: id,
+    /** Generic `object.*` events name the object type by id: 0-1 contacts, 0-2 companies. */
+    objectTypeId: z.string().max(20).optional(),
     changeSource: z.string().optional(),
     changeFlag: z.string().optional(),
     propertyName: z.string().optional(),
-    propertyValue: z.string().nullable().optional(),
+    // HubSpot's own limit for a property value; anything longer did not come from HubSpot.
+    propertyValue: z.string().max(65_536, 'propertyValue is longer than HubSpot allows (65,536 characters)').nullable().optional(),
     primaryObjectId: id.optional(),
     mergedObjectIds: z.array(id).optional(),
     newObjectId: id.optional(),
@@ -67,6 +70,11 @@ export interface HubspotWebhookOptions {
   acceptLegacySignatures?: boolean;
   /** Public base URL HubSpot calls (behind a proxy); replaces the scheme and host of the request URL. */
   publicUrl?: string;
+  /**
+   * The connected portal's id, once known: a delivery with an event of any other portal is refused
+   * (a second portal that installed the app, or a replay from elsewhere), never processed.
+   */
+  portalId?: () => number | undefined;
   now?: () => number;
 }
 
@@ -87,6 +95,9 @@ function describeIssue(issue: z.core.$ZodIssue): string {
   return `${path ? `events${path}` : 'events'}: ${issue.message}`;
 }
 
+/** Generic webhook events' objectTypeId for the objects enriched. */
+const OBJECT_TYPE_IDS: Record<string, 'contact' | 'company' | undefined> = { '0-1': 'contact', '0-2': 'company' };
+
 export function createHubspotWebhookHandler(options: HubspotWebhookOptions): WebhookHandler {
   const connection = options.connection ?? 'default';
   const watched = {
@@ -96,7 +107,9 @@ export function createHubspotWebhookHandler(options: HubspotWebhookOptions): Web
 
   function toRecordEvent(e: HubspotEvent): RecordEvent | undefined {
     const type = e.subscriptionType ?? e.eventType ?? '';
-    const [objectType, action] = type.split('.');
+    const [prefix, action] = type.split('.');
+    // `object.creation` for objectTypeId 0-1 is `contact.creation` by another name, and so on.
+    const objectType = prefix === 'object' ? OBJECT_TYPE_IDS[e.objectTypeId ?? ''] : prefix;
     if (objectType !== 'contact' && objectType !== 'company') return undefined;
     const base = {
       source: 'hubspot' as const,
@@ -105,6 +118,7 @@ export function createHubspotWebhookHandler(options: HubspotWebhookOptions): Web
       recordId: String(e.objectId),
       dedupKey: hubspotDedupKey(e),
       occurredAt: new Date(e.occurredAt).toISOString(),
+      ...(e.changeSource ? { changeSource: e.changeSource.slice(0, 64) } : {}),
     };
     switch (action) {
       case 'creation':
@@ -157,6 +171,13 @@ export function createHubspotWebhookHandler(options: HubspotWebhookOptions): Web
       if (!parsed.success) {
         const message = parsed.error.issues.slice(0, 5).map(describeIssue).join('; ');
         return { ok: false, error: new WebhookError(400, 'invalid_events', `The event array is malformed: ${message}`) };
+      }
+      const portal = options.portalId?.();
+      if (portal !== undefined) {
+        const foreign = parsed.data.filter((e) => e.portalId !== portal).length;
+        if (foreign > 0) {
+          return { ok: false, error: new WebhookError(403, 'wrong_portal', `${foreign} event(s) of this delivery come from another HubSpot portal than the connected one (${portal}); nothing was stored.`) };
+        }
       }
       const seen = new Set<string>();
       const events: RecordEvent[] = [];

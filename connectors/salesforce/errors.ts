@@ -23,6 +23,14 @@ const REQUEST_CODES: Record<string, CrmErrorCode> = {
 
 const NETWORK = /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|EAI_AGAIN|socket hang up|fetch failed|network/i;
 
+/** How long work waits after the concurrent-request limit (requests over 20 s, 25 at once per org). */
+export const CONCURRENT_LIMIT_BACKOFF_MS = 5_000;
+
+/** "ConcurrentPerOrgLongTxn Limit exceeded." or "ConcurrentRequests (Concurrent API Requests) Limit exceeded." */
+export function isConcurrentLimit(message: string): boolean {
+  return /Concurrent(PerOrgLongTxn|Requests)/i.test(message.slice(0, 500));
+}
+
 export function salesforceErrorCode(err: unknown): string | undefined {
   if (!err || typeof err !== 'object') return undefined;
   const e = err as { errorCode?: unknown; name?: unknown };
@@ -40,16 +48,21 @@ export function toCrmError(err: unknown, operation: string): CrmError {
   const message = err instanceof Error ? err.message : String(err);
   const sfCode = salesforceErrorCode(err);
   let code: CrmErrorCode;
-  if (sfCode && REQUEST_CODES[sfCode]) code = REQUEST_CODES[sfCode];
+  // One code, two limits: the message tells the concurrent long-running request limit (wait a moment)
+  // from the 24-hour allocation (stop until it recovers).
+  if (sfCode === 'REQUEST_LIMIT_EXCEEDED' && isConcurrentLimit(message)) code = 'rate_limited';
+  else if (sfCode && REQUEST_CODES[sfCode]) code = REQUEST_CODES[sfCode];
   else if (sfCode && /^ERROR_HTTP_5\d\d$/.test(sfCode)) code = 'unavailable';
   else if (sfCode && /^ERROR_HTTP_429$/.test(sfCode)) code = 'rate_limited';
   else if (!sfCode && NETWORK.test(`${message} ${(err as { code?: string })?.code ?? ''}`)) code = 'unavailable';
   else code = sfCode ? 'validation' : 'unavailable';
   const hint =
-    code === 'daily_limit' ? ' The org has spent its 24-hour API allocation; work resumes as the window frees calls.'
+    code === 'rate_limited' && sfCode === 'REQUEST_LIMIT_EXCEEDED' ? ' Too many long-running requests are open in the org at once; the work is tried again shortly.'
+    : code === 'daily_limit' ? ' The org has spent its 24-hour API allocation; work resumes as the window frees calls.'
       : code === 'auth' ? ' Check the Salesforce credentials and the integration user\'s permissions.'
         : '';
   const fields = (err as { data?: { fields?: unknown } })?.data?.fields;
   const details = sfCode ? { errorCode: sfCode, ...(Array.isArray(fields) ? { fields: fields.map(String) } : {}) } : undefined;
-  return new CrmError('salesforce', code, `Salesforce ${operation} failed: ${sfCode ? `${sfCode}: ` : ''}${message}.${hint}`, undefined, undefined, details);
+  const retryAfterMs = code === 'rate_limited' && sfCode === 'REQUEST_LIMIT_EXCEEDED' ? CONCURRENT_LIMIT_BACKOFF_MS : undefined;
+  return new CrmError('salesforce', code, `Salesforce ${operation} failed: ${sfCode ? `${sfCode}: ` : ''}${message}.${hint}`, retryAfterMs, undefined, details);
 }

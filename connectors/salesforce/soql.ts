@@ -1,12 +1,14 @@
 /**
  * The SOQL the connector sends. Field names are checked before they go into a query (nothing from
- * outside is spliced in unchecked), and reads by id are split so every GET stays under Salesforce's
- * URI length limit (16,384 bytes; the SOQL itself may be 100,000 characters, so the URI binds first).
+ * outside is spliced in unchecked), and reads by id are split so every GET stays well under
+ * Salesforce's limit of 16,384 bytes for the request line and headers together (431 past it; the SOQL
+ * itself may be 100,000 characters, so the URI binds first). Half of it goes to the URI, the rest is
+ * left to the headers (the session token alone is a few hundred bytes).
  */
 import { CrmError } from '../../src/core/connector.js';
 
 const FIELD_NAME = /^[A-Za-z][A-Za-z0-9_]*$/;
-export const SALESFORCE_MAX_URI = 16_384;
+export const SALESFORCE_MAX_URI = 8_192;
 
 export function checkFieldNames(fields: string[]): void {
   const bad = fields.filter((f) => !FIELD_NAME.test(f));
@@ -96,4 +98,16 @@ export function selectChanged(objectType: string, fields: string[], since: Date 
   }
   const clause = where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '';
   return `SELECT ${fields.join(', ')} FROM ${objectType}${clause} ORDER BY LastModifiedDate ASC, Id ASC LIMIT ${limit}`;
+}
+
+/**
+ * Records by exact field values (the partner id, the name; Salesforce compares text without case), or
+ * by a field holding any value (`value` null), oldest first, in as few queries as fit the URI limit.
+ */
+export function chunkKeyQueries(terms: { field: string; value: string | null }[], fields: string[], baseLength: number, maxUri = SALESFORCE_MAX_URI, objectType = 'Account'): string[] {
+  const term = (t: { field: string; value: string | null }) => (t.value === null ? `${t.field} != null` : `${t.field} = ${quote(t.value)}`);
+  const build = (chunk: { field: string; value: string | null }[]) =>
+    `SELECT ${fields.join(', ')} FROM ${objectType} WHERE ${chunk.map(term).join(' OR ')} ORDER BY CreatedDate, Id`;
+  const encoded = terms.map((t) => JSON.stringify(t));
+  return chunkByUri(encoded, (chunk) => build(chunk.map((e) => JSON.parse(e) as { field: string; value: string | null })), (e) => term(JSON.parse(e) as { field: string; value: string | null }), ' OR ', maxUri - baseLength);
 }

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CrmError, type CrmConnector } from '../../src/core/connector.js';
 import { createHubspotConnector, type HubspotConnectorOptions } from '../../connectors/hubspot/connector.js';
+import { signV3 } from '../../connectors/hubspot/signature.js';
+import { nextDailyReset } from '../../connectors/hubspot/http-errors.js';
 import { startHubspotSandbox, type HubspotSandbox } from '../../connectors/hubspot/sandbox/server.js';
 
 let sandbox: HubspotSandbox;
@@ -16,7 +18,8 @@ function connect(extra: Partial<HubspotConnectorOptions> = {}): CrmConnector {
 const batchCalls = (path: string) => sandbox.stats().byEndpoint[`POST ${path}`] ?? 0;
 
 beforeAll(async () => {
-  sandbox = await startHubspotSandbox({ rateLimit: 10_000 });
+  // Search sees each change at once here; the indexing lag has tests of its own (sandbox.test.ts).
+  sandbox = await startHubspotSandbox({ rateLimit: 10_000, searchLagMs: 0, searchesPerSecond: 1_000 });
 });
 
 afterAll(async () => {
@@ -190,6 +193,19 @@ describe('HubSpot rate limits', () => {
     expect(limited.stats().rateLimited.TEN_SECONDLY_ROLLING).toBe(0);
   });
 
+  it('keeps its searches within HubSpot\'s 5 per second: no SECONDLY 429', async () => {
+    const searching = await startHubspotSandbox({ rateLimit: 10_000, searchLagMs: 0 });
+    try {
+      const hubspot = connect({ basePath: searching.url });
+      const found = await Promise.all(Array.from({ length: 12 }, (_, i) => hubspot.findCompaniesByDomain!([`d${i}.example`])));
+      expect(found.every((m) => m.size === 0)).toBe(true);
+      expect(searching.stats().byEndpoint['POST /crm/v3/objects/companies/search']).toBe(12);
+      expect(searching.stats().rateLimited.SECONDLY).toBe(0);
+    } finally {
+      await searching.close();
+    }
+  });
+
   it('waits out ten-secondly 429s and finishes the work', async () => {
     const hubspot = connect({ basePath: limited.url, rateLimit: { max: 1000, windowMs: 400 } });
     limited.resetStats();
@@ -215,5 +231,51 @@ describe('HubSpot rate limits', () => {
     } finally {
       await daily.close();
     }
+  });
+
+  it("puts the DAILY reset at midnight in the portal's time zone, read from its account details", async () => {
+    const sydney = await startHubspotSandbox({ timeZone: 'Australia/Sydney' });
+    try {
+      const hubspot = connect({ basePath: sydney.url });
+      await hubspot.prepare?.();
+      sydney.exhaustDailyLimit();
+      const error = (await hubspot.readSchema('contact').catch((e: unknown) => e)) as CrmError;
+      expect(error).toMatchObject({ code: 'daily_limit' });
+      // Sydney's midnight is 13:00 or 14:00 UTC (daylight saving or not), never 00:00 UTC.
+      expect(error.resetAt).toBe(nextDailyReset(Date.now(), 'Australia/Sydney'));
+      expect(new Date(error.resetAt!).getUTCHours()).toBeOneOf([13, 14]);
+    } finally {
+      await sydney.close();
+    }
+  });
+
+  it('reads the portal id from the account details at start-up and then refuses webhooks of other portals', async () => {
+    const hubspot = connect({ clientSecret: 'portal-secret' });
+    const url = 'https://enrich.example.com/webhooks/hubspot';
+    const send = (portalId: number) => {
+      const body = JSON.stringify([{ eventId: 1, subscriptionId: 1, portalId, occurredAt: Date.now(), subscriptionType: 'contact.creation', objectId: 5, changeSource: 'CRM_UI' }]);
+      const timestamp = String(Date.now());
+      return hubspot.webhook.parse({ method: 'POST', url, rawBody: Buffer.from(body), headers: { 'x-hubspot-signature-v3': signV3('portal-secret', 'POST', url, body, timestamp), 'x-hubspot-request-timestamp': timestamp } });
+    };
+    // Before start-up has read the account, only the signature is checked.
+    expect(send(999).ok).toBe(true);
+    await hubspot.prepare!();
+    const refused = send(999);
+    expect(refused.ok).toBe(false);
+    if (!refused.ok) expect(refused.error.code).toBe('wrong_portal');
+    expect(send(sandbox.portalId).ok).toBe(true);
+    expect(sandbox.stats().byEndpoint['GET /account-info/v3/details']).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe('HubSpot sandbox account details', () => {
+  it('answers GET /account-info/v3/details with the portal id and a time zone that is not UTC, as HubSpot does', async () => {
+    const res = await fetch(`${sandbox.url}/account-info/v3/details`, { headers: { authorization: 'Bearer sandbox-token' } });
+    expect(res.status).toBe(200);
+    const details = (await res.json()) as Record<string, unknown>;
+    expect(details).toMatchObject({ portalId: sandbox.portalId, timeZone: 'Australia/Sydney', uiDomain: 'app.hubspot.com' });
+    expect(String(details.utcOffset)).toMatch(/^\+1[01]:00$/);
+    expect(details.utcOffsetMilliseconds).toBe(Number(String(details.utcOffset).slice(1, 3)) * 3_600_000);
+    expect((await fetch(`${sandbox.url}/account-info/v3/details`)).status).toBe(401);
   });
 });

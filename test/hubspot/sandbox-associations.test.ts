@@ -12,7 +12,8 @@ let sandbox: HubspotSandbox;
 let client: Client;
 
 beforeAll(async () => {
-  sandbox = await startHubspotSandbox({ rateLimit: 10_000 });
+  // Search sees each change at once here; the indexing lag has tests of its own (sandbox.test.ts).
+  sandbox = await startHubspotSandbox({ rateLimit: 10_000, searchLagMs: 0, searchesPerSecond: 1_000 });
   client = new Client({ accessToken: 'sandbox-token', basePath: sandbox.url, numberOfApiCallRetries: 0 });
 });
 afterAll(() => sandbox.close());

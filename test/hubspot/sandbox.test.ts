@@ -13,7 +13,8 @@ async function failure(p: Promise<unknown>): Promise<{ code: number; body: Recor
 }
 
 beforeAll(async () => {
-  sandbox = await startHubspotSandbox({ rateLimit: 10_000 });
+  // Search sees each change at once here; the indexing lag has tests of its own (sandbox.test.ts).
+  sandbox = await startHubspotSandbox({ rateLimit: 10_000, searchLagMs: 0, searchesPerSecond: 1_000 });
   hubspot = new Client({ accessToken: 'sandbox-token', basePath: sandbox.url, numberOfApiCallRetries: 0 });
 });
 
@@ -75,6 +76,40 @@ describe('HubSpot sandbox, through the official client', () => {
     expect('errors' in res && res.errors?.[0]).toMatchObject({ category: 'OBJECT_NOT_FOUND', context: { ids: ['777777'] } });
   });
 
+  it('finds a duplicate e-mail through its index, which follows e-mail changes, and lists in id order page by page', async () => {
+    const a = await hubspot.crm.contacts.basicApi.create({ properties: { email: 'index-a@example.com' }, associations: [] });
+    await hubspot.crm.contacts.basicApi.update(a.id, { properties: { email: 'Index-B@example.com' } });
+    // The old address is free again; the new one is taken, whatever its case.
+    const again = await hubspot.crm.contacts.basicApi.create({ properties: { email: 'index-a@example.com' }, associations: [] });
+    expect(again.id).not.toBe(a.id);
+    const dup = await failure(hubspot.crm.contacts.basicApi.create({ properties: { email: 'index-b@EXAMPLE.com' }, associations: [] }));
+    expect(dup.code).toBe(409);
+    expect(String(dup.body.message)).toContain(`Existing ID: ${a.id}`);
+    const byEmail = await hubspot.crm.contacts.basicApi.getById('INDEX-B@example.com', ['email'], undefined, undefined, undefined, 'email');
+    expect(byEmail.id).toBe(a.id);
+
+    const ids: string[] = [];
+    let after: string | undefined;
+    do {
+      const page = await hubspot.crm.contacts.basicApi.getPage(3, after);
+      ids.push(...page.results.map((r) => r.id));
+      after = page.paging?.next?.after;
+    } while (after);
+    expect(ids.map(Number)).toEqual([...ids.map(Number)].sort((x, y) => x - y));
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toContain(a.id);
+    expect(ids).toContain(again.id);
+  });
+
+  it('refuses a property value over 65,536 characters as HubSpot does, and takes one of exactly that length', async () => {
+    const created = await hubspot.crm.contacts.basicApi.create({ properties: { email: 'long-values@example.com' }, associations: [] });
+    const refused = await failure(hubspot.crm.contacts.basicApi.update(created.id, { properties: { jobtitle: 'x'.repeat(65_537) } }));
+    expect(refused.code).toBe(400);
+    expect(String(refused.body.message)).toContain('INVALID_STRING_LENGTH');
+    const ok = await hubspot.crm.contacts.basicApi.update(created.id, { properties: { jobtitle: 'x'.repeat(65_536) } });
+    expect(ok.properties.jobtitle).toHaveLength(65_536);
+  });
+
   it('lists and creates properties: 201, then 409 when it exists, 400 for a missing group', async () => {
     const spec = { name: 'crm_enrich_score', label: 'Score', type: 'number', fieldType: 'number', groupName: 'contactinformation' } as const;
     const created = await hubspot.crm.properties.coreApi.create('contacts', spec as never);
@@ -94,6 +129,10 @@ describe('HubSpot sandbox, through the official client', () => {
     expect(eq.results.map((r) => r.properties.name)).toEqual(['Search 3']);
     const inValues = await search({ filterGroups: [{ filters: [{ propertyName: 'domain', operator: 'IN', values: ['s0.search.example', 's4.search.example'] }] }] });
     expect(inValues.total).toBe(2);
+    // IN takes text values in lower case and matches stored values whatever their case; others match nothing.
+    const byName = async (values: string[]) => (await search({ filterGroups: [{ filters: [{ propertyName: 'name', operator: 'IN', values }] }] })).results.map((r) => r.properties.name);
+    expect(await byName(['search 2'])).toEqual(['Search 2']);
+    expect(await byName(['Search 2'])).toEqual([]);
     const has = await search({ filterGroups: [{ filters: [{ propertyName: 'city', operator: 'HAS_PROPERTY' }, { propertyName: 'createdate', operator: 'GTE', value: String(t0) }] }] });
     expect(has.total).toBe(2);
     const page = await search({ filterGroups: [{ filters: [{ propertyName: 'createdate', operator: 'GTE', value: String(t0) }] }], limit: 2 });
@@ -132,9 +171,32 @@ describe('HubSpot sandbox rate limits', () => {
       expect(f.headers['x-hubspot-ratelimit-remaining']).toBe('0');
       small.exhaustDailyLimit();
       expect((await failure(client.crm.contacts.basicApi.getPage())).body).toMatchObject({ policyName: 'DAILY' });
-      expect(small.stats().rateLimited).toEqual({ TEN_SECONDLY_ROLLING: 1, DAILY: 1 });
+      expect(small.stats().rateLimited).toEqual({ TEN_SECONDLY_ROLLING: 1, DAILY: 1, SECONDLY: 0 });
     } finally {
       await small.close();
+    }
+  });
+
+  it("reports the day's usage and resets it at midnight in the portal's time zone", async () => {
+    const s = await startHubspotSandbox({ timeZone: 'Australia/Sydney', dailyLimit: 250_000 });
+    try {
+      const client = new Client({ accessToken: 'sandbox-token', basePath: s.url, numberOfApiCallRetries: 0 });
+      const details = (await (await client.apiRequest({ method: 'GET', path: '/account-info/v3/details' })).json()) as { timeZone: string; utcOffset: string };
+      expect(details.timeZone).toBe('Australia/Sydney');
+      expect(details.utcOffset).toMatch(/^\+1[01]:00$/);
+      await client.crm.contacts.basicApi.getPage();
+      const usage = (await (await client.apiRequest({ method: 'GET', path: '/account-info/v3/api-usage/daily/private-apps' })).json()) as { results: Record<string, unknown>[] };
+      expect(usage.results).toHaveLength(1);
+      const daily = usage.results[0]!;
+      expect(daily).toMatchObject({ name: 'private-apps-api-calls-daily', usageLimit: 250_000, fetchStatus: 'SUCCESS' });
+      expect(daily.currentUsage).toBeGreaterThanOrEqual(2);
+      // Midnight in Sydney: 13:00 UTC in daylight saving, 14:00 UTC otherwise; within the next day.
+      const resetsAt = Date.parse(daily.resetsAt as string);
+      expect([13, 14]).toContain(new Date(resetsAt).getUTCHours());
+      expect(resetsAt - Date.now()).toBeGreaterThan(0);
+      expect(resetsAt - Date.now()).toBeLessThanOrEqual(86_400_000);
+    } finally {
+      await s.close();
     }
   });
 
@@ -149,5 +211,66 @@ describe('HubSpot sandbox rate limits', () => {
         await s.close();
       }
     }
+  });
+});
+
+describe('HubSpot sandbox search, as HubSpot limits it', () => {
+  it('shows a change only once indexed: a new object after the lag, a changed one as it was until then', async () => {
+    const lagging = await startHubspotSandbox({ searchLagMs: 400, searchesPerSecond: 1_000 });
+    try {
+      const client = new Client({ accessToken: 'sandbox-token', basePath: lagging.url, numberOfApiCallRetries: 0 });
+      const byDomain = async (domain: string) =>
+        (await client.crm.companies.searchApi.doSearch({ filterGroups: [{ filters: [{ propertyName: 'domain', operator: 'IN' as never, values: [domain] }] }], properties: ['name'] } as never)).results.map((r) => r.properties.name);
+      const company = lagging.createCompany({ domain: 'lag.example', name: 'Before' });
+      expect(await byDomain('lag.example')).toEqual([]);
+      // Read by id, it is there at once: only search lags.
+      expect((await client.crm.companies.basicApi.getById(company.id, ['name'])).properties.name).toBe('Before');
+      await new Promise((r) => setTimeout(r, 450));
+      expect(await byDomain('lag.example')).toEqual(['Before']);
+      await client.crm.companies.basicApi.update(company.id, { properties: { name: 'After', domain: 'moved.example' } });
+      expect(await byDomain('lag.example')).toEqual(['Before']);
+      expect(await byDomain('moved.example')).toEqual([]);
+      await new Promise((r) => setTimeout(r, 450));
+      expect(await byDomain('lag.example')).toEqual([]);
+      expect(await byDomain('moved.example')).toEqual(['After']);
+    } finally {
+      await lagging.close();
+    }
+  });
+
+  it('answers more than 5 searches in a second with a SECONDLY 429, and other calls go on', async () => {
+    const s = await startHubspotSandbox({ searchLagMs: 0 });
+    try {
+      const search = () => fetch(`${s.url}/crm/v3/objects/contacts/search`, { method: 'POST', headers: { authorization: 'Bearer sandbox-token', 'content-type': 'application/json' }, body: '{}' });
+      const statuses = await Promise.all(Array.from({ length: 7 }, () => search().then((r) => r.status)));
+      expect(statuses.filter((c) => c === 200)).toHaveLength(5);
+      const refused = await search();
+      expect(refused.status).toBe(429);
+      expect(await refused.json()).toMatchObject({ errorType: 'RATE_LIMIT', policyName: 'SECONDLY' });
+      expect((await fetch(`${s.url}/crm/v3/objects/contacts`, { headers: { authorization: 'Bearer sandbox-token' } })).status).toBe(200);
+      expect(s.stats().rateLimited.SECONDLY).toBe(3);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('refuses more than 5 filter groups, 6 filters in one or 18 in all, and paging past 10,000 results', async () => {
+    const post = async (body: unknown) => {
+      const res = await fetch(`${sandbox.url}/crm/v3/objects/contacts/search`, { method: 'POST', headers: { authorization: 'Bearer sandbox-token', 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      return { status: res.status, body: (await res.json()) as { category?: string; message?: string } };
+    };
+    const filter = { propertyName: 'email', operator: 'HAS_PROPERTY' };
+    const groups = (n: number, each: number) => Array.from({ length: n }, () => ({ filters: Array.from({ length: each }, () => filter) }));
+    expect((await post({ filterGroups: groups(5, 3) })).status).toBe(200);
+    for (const body of [{ filterGroups: groups(6, 1) }, { filterGroups: groups(1, 7) }, { filterGroups: groups(4, 5) }]) {
+      const r = await post(body);
+      expect(r.status).toBe(400);
+      expect(r.body.category).toBe('VALIDATION_ERROR');
+    }
+    expect((await post({ filterGroups: groups(4, 5) })).body.message).toMatch(/at most 18 filters/);
+    expect((await post({ after: '9900', limit: 100 })).status).toBe(200);
+    const past = await post({ after: '9950', limit: 100 });
+    expect(past.status).toBe(400);
+    expect(past.body.message).toMatch(/at most 10000 results/);
   });
 });

@@ -18,6 +18,8 @@ interface Delivery {
 let receiver: Server;
 let receiverUrl: string;
 const deliveries: Delivery[] = [];
+/** Every event as it came over the wire. */
+const wireEvents: Record<string, unknown>[] = [];
 let answer: (n: number) => { status: number; delayMs?: number } = () => ({ status: 200 });
 const handler = createHubspotWebhookHandler({ clientSecret: SECRET });
 let sandbox: HubspotSandbox;
@@ -37,6 +39,7 @@ beforeAll(async () => {
     req.on('end', () => {
       const rawBody = Buffer.concat(chunks);
       const result = handler.parse({ method: req.method ?? 'POST', url: new URL(req.url ?? '/', receiverUrl).href, headers: req.headers as Record<string, string>, rawBody });
+      wireEvents.push(...(JSON.parse(rawBody.toString()) as Record<string, unknown>[]));
       const planned = answer(deliveries.length);
       deliveries.push({
         attempt: (JSON.parse(rawBody.toString()) as { attemptNumber: number }[]).map((e) => e.attemptNumber),
@@ -103,5 +106,23 @@ describe('HubSpot sandbox webhook delivery to the handler', () => {
     await until(() => deliveries.reduce((s, d) => s + d.events.length, 0) >= 150);
     expect(deliveries.every((d) => d.attempt.length <= 100)).toBe(true);
     expect(deliveries.length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('says how each record was made: CRM_UI for a person, INTEGRATION with the app id for the API, CREATED on creation', async () => {
+    deliveries.length = 0;
+    answer = () => ({ status: 200 });
+    const ui = sandbox.createContact({ email: 'typed-in@example.com' });
+    const viaUiRoute = (await (await fetch(`${sandbox.url}/__sandbox/ui/contacts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ properties: { email: 'ui-route@example.com' } }) })).json()) as { id: string };
+    const api = (await (
+      await fetch(`${sandbox.url}/crm/v3/objects/contacts`, { method: 'POST', headers: { authorization: 'Bearer sandbox-token', 'content-type': 'application/json' }, body: JSON.stringify({ properties: { email: 'by-an-app@example.com' } }) })
+    ).json()) as { id: string };
+    await until(() => deliveries.reduce((s, d) => s + d.events.length, 0) >= 3);
+    const sources = new Map(deliveries.flatMap((d) => d.events).map((e) => [e.recordId, e.changeSource]));
+    expect(sources.get(ui.id)).toBe('CRM_UI');
+    expect(sources.get(viaUiRoute.id)).toBe('CRM_UI');
+    expect(sources.get(api.id)).toBe('INTEGRATION');
+    const raw = wireEvents.filter((e) => e.subscriptionType === 'contact.creation');
+    expect(raw.find((e) => String(e.objectId) === api.id)).toMatchObject({ changeFlag: 'CREATED', changeSource: 'INTEGRATION', sourceId: expect.stringMatching(/^\d+$/) });
+    expect(raw.find((e) => String(e.objectId) === ui.id)).not.toHaveProperty('sourceId');
   });
 });

@@ -26,6 +26,33 @@ function events(result: ReturnType<typeof deliver>) {
 }
 
 describe('HubSpot webhook parsing', () => {
+  it('handles generic object.* events for contacts (0-1) and companies (0-2) like contact.* and company.*', () => {
+    const out = events(deliver([
+      { ...base, subscriptionType: 'object.creation', objectTypeId: '0-1', objectId: 11, changeFlag: 'CREATED' },
+      { ...base, eventId: 102, subscriptionType: 'object.propertyChange', objectTypeId: '0-2', objectId: 12, propertyName: 'domain', propertyValue: 'example.org' },
+      { ...base, eventId: 103, subscriptionType: 'object.creation', objectTypeId: '0-3', objectId: 13 },
+    ]));
+    expect(out).toEqual([
+      expect.objectContaining({ objectType: 'contact', recordId: '11', kind: 'created' }),
+      expect.objectContaining({ objectType: 'company', recordId: '12', kind: 'changed', changedProperties: { domain: 'example.org' } }),
+    ]);
+  });
+
+  it('refuses a delivery with an event of another portal than the connected one, and accepts its own', () => {
+    const foreign = deliver([{ ...base, subscriptionType: 'contact.creation', objectId: 1 }, { ...base, eventId: 104, portalId: 999, subscriptionType: 'contact.creation', objectId: 2 }], { portalId: () => 62515 });
+    expect(foreign.ok).toBe(false);
+    if (!foreign.ok) expect(foreign.error).toMatchObject({ status: 403, code: 'wrong_portal' });
+    expect(events(deliver([{ ...base, subscriptionType: 'contact.creation', objectId: 1 }], { portalId: () => 62515 }))).toHaveLength(1);
+    // Until the portal is known, the signature is the check.
+    expect(events(deliver([{ ...base, portalId: 999, subscriptionType: 'contact.creation', objectId: 1 }], { portalId: () => undefined }))).toHaveLength(1);
+  });
+
+  it('refuses an occurredAt that is no time, instead of failing on it', () => {
+    const result = deliver([{ ...base, subscriptionType: 'contact.creation', objectId: 1, occurredAt: 9e15 }]);
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.error.status).toBe(400);
+  });
+
   it('turns creations into created events for contacts and companies', () => {
     const out = events(deliver([
       { ...base, subscriptionType: 'contact.creation', objectId: 1, changeFlag: 'NEW' },

@@ -1,5 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isConcurrentLimit } from '../../connectors/salesforce/errors.js';
 import { createSalesforceConnector } from '../../connectors/salesforce/connector.js';
 import { sandboxJwtKeyPair } from '../../connectors/salesforce/sandbox/oauth.js';
 import { startSalesforceSandbox, type SalesforceSandbox } from '../../connectors/salesforce/sandbox/server.js';
@@ -115,11 +116,47 @@ describe('Salesforce daily API budget', () => {
     expect(sandbox.stats().byOperation).toEqual(refusedBefore.byOperation);
   });
 
+  it('tells the concurrent-request limit from the daily one by its message: a short wait, not a stop', async () => {
+    sandbox.setApiUsage(0);
+    const connector = createSalesforceConnector({ auth: token(), apiReserve: 0, interactiveReserve: 0 });
+    await connector.readRecords('Lead', [leadId], ['Email'], { priority: 'interactive' });
+    sandbox.refuseConcurrent(1);
+    const err = await connector.readRecords('Lead', [leadId], ['Email'], { priority: 'interactive' }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'rate_limited', retryable: true, retryAfterMs: 5_000 });
+    expect((err as Error).message).toContain('ConcurrentRequests');
+    expect(isConcurrentLimit('ConcurrentPerOrgLongTxn Limit exceeded.')).toBe(true);
+    expect(isConcurrentLimit('TotalRequests Limit exceeded.')).toBe(false);
+    // The daily budget is untouched: the next call goes straight out and succeeds.
+    expect(await connector.readRecords('Lead', [leadId], ['Email'], { priority: 'interactive' })).toHaveLength(1);
+  });
+
   it('goes on once a re-read of /limits shows the window has freed calls', async () => {
     sandbox.setApiUsage(100);
     const connector = createSalesforceConnector({ auth: token(), apiReserve: 10, limitsRecheckMs: 0 });
     await expect(connector.readRecords('Lead', [leadId], ['Email'])).rejects.toMatchObject({ code: 'daily_limit' });
     sandbox.setApiUsage(20);
     expect(await connector.readRecords('Lead', [leadId], ['Email'])).toHaveLength(1);
+  });
+});
+
+describe('Salesforce integration user without View Setup and Configuration', () => {
+  it('reads the daily allocation from Sforce-Limit-Info when /limits answers 403, and still stops at the reserve', async () => {
+    const restricted = await startSalesforceSandbox({ dailyLimit: 100, viewSetup: false });
+    try {
+      const lead = restricted.createRecord('Lead', { LastName: 'Doe', Company: 'Acme', Email: 'jane@example.com' });
+      const connector = createSalesforceConnector({ auth: { kind: 'token', instanceUrl: restricted.url, accessToken: restricted.issueToken() }, apiReserve: 25, interactiveReserve: 5, limitsRecheckMs: 0 });
+      expect(await connector.readRecords('Lead', [lead], ['Email'], { priority: 'bulk' })).toHaveLength(1);
+      expect(restricted.stats().byOperation.limits).toBe(1);
+      // The header of the last answer now says 80 of 100 are used: bulk work stops at the reserve of 25.
+      restricted.setApiUsage(79);
+      expect(await connector.readRecords('Lead', [lead], ['Email'], { priority: 'bulk' })).toHaveLength(1);
+      await expect(connector.readRecords('Lead', [lead], ['Email'], { priority: 'bulk' })).rejects.toMatchObject({ code: 'daily_limit' });
+      expect(await connector.readRecords('Lead', [lead], ['Email'], { priority: 'interactive' })).toHaveLength(1);
+      // /limits is not asked again once it said no.
+      expect(restricted.stats().byOperation.limits).toBe(1);
+      await connector.close();
+    } finally {
+      await restricted.close();
+    }
   });
 });

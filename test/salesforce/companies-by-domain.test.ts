@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSalesforceConnector } from '../../connectors/salesforce/connector.js';
 import { startSalesforceSandbox, type SalesforceSandbox } from '../../connectors/salesforce/sandbox/server.js';
 import { likeContaining, SALESFORCE_MAX_URI } from '../../connectors/salesforce/soql.js';
-import type { CrmConnector } from '../../src/core/connector.js';
+import type { CompanyMatch, CrmConnector } from '../../src/core/connector.js';
 
 let sandbox: SalesforceSandbox;
 let connector: CrmConnector;
@@ -38,6 +38,8 @@ afterAll(async () => {
 const queries = () => sandbox.stats().byOperation.query ?? 0;
 const websiteQueries = () => sandbox.stats().queriesByFilter['Account.Website'] ?? 0;
 
+const ids = (found: Map<string, CompanyMatch> | undefined) => new Map([...(found ?? [])].map(([d, m]) => [d, m.id]));
+
 describe('Salesforce connector: Accounts by website domain', () => {
   it('names Account as the company object', () => {
     expect(connector.companyObjectType).toBe('Account');
@@ -45,7 +47,7 @@ describe('Salesforce connector: Accounts by website domain', () => {
 
   it('finds Accounts whose website, in any common form, is the domain, in one query', async () => {
     const before = queries();
-    const found = await connector.findCompaniesByDomain?.(['acme.com', 'Globex.io', 'https://initech.com/', 'umbrella.org', 'nobody.example']);
+    const found = ids(await connector.findCompaniesByDomain?.(['acme.com', 'Globex.io', 'https://initech.com/', 'umbrella.org', 'nobody.example']));
     expect(found).toEqual(
       new Map([
         ['acme.com', accounts.acme],
@@ -58,15 +60,27 @@ describe('Salesforce connector: Accounts by website domain', () => {
   });
 
   it('does not take a look-alike website for the domain', async () => {
-    const found = await connector.findCompaniesByDomain?.(['acme.com', 'cme.com', 'acme.co']);
-    expect([...(found ?? new Map<string, string>()).entries()]).toEqual([['acme.com', accounts.acme]]);
+    const found = ids(await connector.findCompaniesByDomain?.(['acme.com', 'cme.com', 'acme.co']));
+    expect([...found.entries()]).toEqual([['acme.com', accounts.acme]]);
   });
 
-  it('matches the oldest Account when several share a website', async () => {
+  it('matches the oldest Account when several share a website, and names the others', async () => {
     const later = sandbox.createRecord('Account', { Name: 'acme again', Website: 'acme.com' });
     const found = await connector.findCompaniesByDomain?.(['acme.com']);
-    expect(found?.get('acme.com')).toBe(accounts.acme);
+    expect(found?.get('acme.com')).toEqual({ id: accounts.acme, others: [later] });
     expect(later).not.toBe(accounts.acme);
+  });
+
+  it('finds Accounts by partner id (here in AccountNumber) or exact name in one query, oldest first', async () => {
+    const enriched = sandbox.createRecord('Account', { Name: 'Renamed Ltd', Website: 'elsewhere.example', AccountNumber: 'co_au000042' });
+    const named = sandbox.createRecord('Account', { Name: "O'Neil & Sons", Website: 'oneil.example' });
+    const before = queries();
+    const found = await connector.findCompaniesByKeys?.({ partnerIdProperty: 'AccountNumber', partnerIds: ['co_au000042', 'co_au999999'], names: ["O'Neil & Sons", 'Nobody Pty Ltd'] });
+    expect(found).toEqual([
+      { id: enriched, partnerId: 'co_au000042', name: 'Renamed Ltd' },
+      { id: named, partnerId: null, name: "O'Neil & Sons" },
+    ]);
+    expect(queries() - before).toBe(1);
   });
 
   it('spends no call when nothing is a domain', async () => {
@@ -76,7 +90,7 @@ describe('Salesforce connector: Accounts by website domain', () => {
   });
 
   it('keeps quotes and LIKE wildcards in a domain literal, so they cannot break or widen the query', async () => {
-    const found = await connector.findCompaniesByDomain?.(["o'brien.com", '50%off.com', 'under_score.com', "x.com' OR Name != '", 'a%.com', '_.com']);
+    const found = ids(await connector.findCompaniesByDomain?.(["o'brien.com", '50%off.com', 'under_score.com', "x.com' OR Name != '", 'a%.com', '_.com']));
     expect(found).toEqual(
       new Map([
         ["o'brien.com", accounts.quote],
@@ -96,15 +110,16 @@ describe('Salesforce connector: Accounts by website domain', () => {
     domains.forEach((d, i) => {
       if (i % 50 === 0) sandbox.createRecord('Account', { Name: d, Website: `https://www.${d}/` });
     });
-    // One query with every domain would not fit one GET; two do (each term costs about 78 encoded characters).
+    // One query with every domain would not fit one GET; three do (each term costs about 78 encoded
+    // characters, and a query keeps its URI to 8 KB, half the limit, leaving room for the headers).
     const single = `/services/data/v62.0/query?q=${encodeURIComponent(`SELECT Id, Website FROM Account WHERE ${domains.map((d) => `Website LIKE ${likeContaining(d)}`).join(' OR ')} ORDER BY Id`)}`;
     expect(single.length).toBeGreaterThan(SALESFORCE_MAX_URI);
     const before = { sandbox: queries(), website: websiteQueries(), connector: connector.stats().byOperation.query ?? 0 };
     const found = await connector.findCompaniesByDomain?.(domains);
     expect([...(found?.keys() ?? [])].sort()).toEqual(domains.filter((_, i) => i % 50 === 0));
-    expect(queries() - before.sandbox).toBe(2);
-    expect(websiteQueries() - before.website).toBe(2);
-    expect((connector.stats().byOperation.query ?? 0) - before.connector).toBe(2);
+    expect(queries() - before.sandbox).toBe(3);
+    expect(websiteQueries() - before.website).toBe(3);
+    expect((connector.stats().byOperation.query ?? 0) - before.connector).toBe(3);
   });
 });
 

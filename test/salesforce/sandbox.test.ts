@@ -82,9 +82,17 @@ describe('Salesforce sandbox wire format', () => {
     sandbox.setApiUsage(0);
   });
 
-  it('refuses a URI longer than Salesforce accepts', async () => {
+  it('refuses a URI longer than Salesforce accepts (414), and a URI and headers that are together (431)', async () => {
     const ids = Array.from({ length: 700 }, () => `'${lead}'`).join(',');
     expect((await api('GET', '/query?q=' + encodeURIComponent(`SELECT Id FROM Lead WHERE Id IN (${ids})`))).status).toBe(414);
+    // Under 16,384 bytes of URI, but not with a large header added.
+    const fewer = Array.from({ length: 450 }, () => `'${lead}'`).join(',');
+    const path = '/query?q=' + encodeURIComponent(`SELECT Id FROM Lead WHERE Id IN (${fewer})`);
+    expect(path.length).toBeLessThan(16_384);
+    expect((await api('GET', path)).status).toBe(200);
+    const res = await fetch(`${sandbox.url}/services/data/v62.0${path}`, { headers: { authorization: `Bearer ${sandbox.accessToken}`, 'x-padding': 'p'.repeat(6_000) } });
+    expect(res.status).toBe(431);
+    expect(((await res.json()) as { errorCode: string }[])[0]?.errorCode).toBe('REQUEST_HEADER_FIELDS_TOO_LARGE');
   });
 });
 

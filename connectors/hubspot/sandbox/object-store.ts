@@ -24,6 +24,8 @@ export interface StoredObject {
   properties: Map<string, string>;
   createdAt: Date;
   updatedAt: Date;
+  /** The version search shows while the latest change is not indexed yet (absent: not indexed at all). */
+  indexed?: { properties: Map<string, string>; at: number };
 }
 
 export interface PropertyGroup {
@@ -33,9 +35,16 @@ export interface PropertyGroup {
   archived: boolean;
 }
 
+/**
+ * How a change was made, as HubSpot's webhooks say in `changeSource`: CRM_UI for a person in HubSpot,
+ * INTEGRATION for an app calling the API (its app id then comes as `sourceId`), IMPORT for the
+ * import tool, CRM_UI_BULK_ACTION for a bulk edit in the UI.
+ */
+export type ChangeSource = 'CRM_UI' | 'INTEGRATION' | 'IMPORT' | 'CRM_UI_BULK_ACTION';
+
 export type ChangeEvent =
-  | { kind: 'creation'; objectType: ObjectType; id: string; at: number }
-  | { kind: 'propertyChange'; objectType: ObjectType; id: string; at: number; name: string; value: string };
+  | { kind: 'creation'; objectType: ObjectType; id: string; at: number; source: ChangeSource }
+  | { kind: 'propertyChange'; objectType: ObjectType; id: string; at: number; name: string; value: string; source: ChangeSource };
 
 export class ValidationFailure extends Error {
   constructor(readonly problems: PropertyProblem[]) {
@@ -66,6 +75,15 @@ export class SandboxObjectStore {
     else contact.properties.delete('associatedcompanyid');
   });
   private nextId = 1001;
+  /** How long a change takes to reach search results (see the server's searchLagMs). */
+  searchLagMs = 0;
+  /**
+   * Indexes, as HubSpot keeps them: contacts by lower-cased e-mail, and every object in id order.
+   * The sandbox shares an event loop with the service in the embedded default, so nothing here may
+   * scan all objects per request (15,000 contacts made every create take milliseconds).
+   */
+  private readonly byEmail = new Map<string, string>();
+  private readonly inOrder: Record<ObjectType, StoredObject[]> = { contacts: [], companies: [] };
 
   constructor(
     private readonly onChange: (event: ChangeEvent) => void,
@@ -85,9 +103,30 @@ export class SandboxObjectStore {
   }
 
   findContactByEmail(email: string): StoredObject | undefined {
-    const wanted = email.toLowerCase();
-    for (const o of this.objects.contacts.values()) if (o.properties.get('email')?.toLowerCase() === wanted) return o;
-    return undefined;
+    const id = this.byEmail.get(email.toLowerCase());
+    return id === undefined ? undefined : this.objects.contacts.get(id);
+  }
+
+  /** Up to `limit` objects with an id above `after`, in id order, and whether more follow. */
+  listAfter(type: ObjectType, after: number, limit: number): { page: StoredObject[]; more: boolean } {
+    const all = this.inOrder[type];
+    let lo = 0;
+    let hi = all.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (Number(all[mid]!.id) > after) hi = mid;
+      else lo = mid + 1;
+    }
+    return { page: all.slice(lo, lo + limit), more: lo + limit < all.length };
+  }
+
+  private indexEmail(object: StoredObject, previous: string | undefined): void {
+    if (previous) {
+      const key = previous.toLowerCase();
+      if (this.byEmail.get(key) === object.id) this.byEmail.delete(key);
+    }
+    const email = object.properties.get('email');
+    if (email) this.byEmail.set(email.toLowerCase(), object.id);
   }
 
   /** Checks values without writing; throws ValidationFailure listing every problem. */
@@ -96,7 +135,7 @@ export class SandboxObjectStore {
     if (problems.length > 0) throw new ValidationFailure(problems);
   }
 
-  create(type: ObjectType, values: Record<string, unknown>, now = Date.now()): StoredObject {
+  create(type: ObjectType, values: Record<string, unknown>, source: ChangeSource = 'CRM_UI', now = Date.now()): StoredObject {
     this.check(type, values);
     const id = String(this.nextId++);
     const at = new Date(now);
@@ -104,14 +143,28 @@ export class SandboxObjectStore {
     for (const [k, v] of Object.entries(values)) if (v !== null && v !== undefined && v !== '') object.properties.set(k, String(v));
     this.stamp(type, object, now, true);
     this.objects[type].set(id, object);
-    this.onChange({ kind: 'creation', objectType: type, id, at: now });
+    this.inOrder[type].push(object);
+    if (type === 'contacts') this.indexEmail(object, undefined);
+    this.onChange({ kind: 'creation', objectType: type, id, at: now, source });
     return object;
   }
 
+  /**
+   * The object as search sees it at `now`: its latest version once indexed, before that the version
+   * indexed last (undefined for an object created too recently to be indexed at all).
+   */
+  searchView(object: StoredObject, now = Date.now()): StoredObject | undefined {
+    if (now - object.updatedAt.getTime() >= this.searchLagMs) return object;
+    return object.indexed && { ...object, properties: object.indexed.properties, updatedAt: new Date(object.indexed.at) };
+  }
+
   /** Applies an update already checked; returns the names whose value changed. */
-  update(type: ObjectType, object: StoredObject, values: Record<string, unknown>, now = Date.now()): string[] {
+  update(type: ObjectType, object: StoredObject, values: Record<string, unknown>, source: ChangeSource = 'CRM_UI', now = Date.now()): string[] {
     this.check(type, values);
+    // The version search keeps showing until this change is indexed: the current one, if it was indexed by now.
+    const before = this.searchLagMs > 0 && now - object.updatedAt.getTime() >= this.searchLagMs ? { properties: new Map(object.properties), at: object.updatedAt.getTime() } : object.indexed;
     const changed: string[] = [];
+    const previousEmail = object.properties.get('email');
     for (const [k, raw] of Object.entries(values)) {
       const value = raw === null || raw === undefined ? '' : String(raw);
       if ((object.properties.get(k) ?? '') === value) continue;
@@ -119,11 +172,13 @@ export class SandboxObjectStore {
       else object.properties.set(k, value);
       changed.push(k);
     }
+    if (type === 'contacts' && changed.includes('email')) this.indexEmail(object, previousEmail);
     if (changed.length > 0) {
+      if (before) object.indexed = before;
       object.updatedAt = new Date(now);
       this.stamp(type, object, now, false);
       for (const name of changed) {
-        this.onChange({ kind: 'propertyChange', objectType: type, id: object.id, at: now, name, value: object.properties.get(name) ?? '' });
+        this.onChange({ kind: 'propertyChange', objectType: type, id: object.id, at: now, name, value: object.properties.get(name) ?? '', source });
       }
     }
     return changed;

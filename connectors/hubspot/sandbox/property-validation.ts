@@ -6,7 +6,7 @@ import type { HubspotProperty } from '../property-wire.js';
 
 export interface PropertyProblem {
   name: string;
-  code: 'PROPERTY_DOESNT_EXIST' | 'READ_ONLY_VALUE' | 'INVALID_OPTION' | 'INVALID_INTEGER' | 'INVALID_DATE' | 'INVALID_BOOLEAN';
+  code: 'PROPERTY_DOESNT_EXIST' | 'READ_ONLY_VALUE' | 'INVALID_OPTION' | 'INVALID_INTEGER' | 'INVALID_DATE' | 'INVALID_BOOLEAN' | 'INVALID_STRING_LENGTH';
   message: string;
 }
 
@@ -42,6 +42,9 @@ function checkValue(def: HubspotProperty, value: string): PropertyProblem | unde
   return undefined;
 }
 
+/** The most characters HubSpot keeps in one property value. */
+export const MAX_VALUE_LENGTH = 65_536;
+
 export function validateProperties(
   definitions: ReadonlyMap<string, HubspotProperty>,
   values: Record<string, unknown>,
@@ -57,7 +60,13 @@ export function validateProperties(
       problems.push({ name, code: 'READ_ONLY_VALUE', message: `"${name}" is a read only property; its value cannot be set.` });
       continue;
     }
-    const problem = checkValue(def, raw === null || raw === undefined ? '' : String(raw));
+    const value = raw === null || raw === undefined ? '' : String(raw);
+    if (value.length > MAX_VALUE_LENGTH) {
+      // HubSpot's limit for any property value (its knowledge base: "property field types").
+      problems.push({ name, code: 'INVALID_STRING_LENGTH', message: `Property "${name}" has a value of ${value.length} characters; the maximum is ${MAX_VALUE_LENGTH}.` });
+      continue;
+    }
+    const problem = checkValue(def, value);
     if (problem) problems.push(problem);
   }
   return problems;

@@ -2,6 +2,8 @@
  * HubSpot's API limits for one portal: a rolling ten-second window and a daily allocation, reported on
  * every answer in the X-HubSpot-RateLimit-* headers and enforced with HubSpot's 429 body.
  */
+import { nextDailyReset } from '../http-errors.js';
+
 export type SandboxTier = 'starter' | 'pro';
 
 export const TIER_LIMITS: Record<SandboxTier, { perWindow: number; daily: number }> = {
@@ -23,6 +25,8 @@ export class RatePolicy {
     readonly windowMs: number,
     readonly daily: number,
     private readonly now: () => number = Date.now,
+    /** The portal's zone: the daily allocation resets at midnight there, not in UTC. */
+    readonly timeZone = 'UTC',
   ) {
     this.day = this.today();
   }
@@ -57,7 +61,16 @@ export class RatePolicy {
     };
   }
 
+  /** Today's calls and allocation, and when it resets (as GET /account-info/v3/api-usage/daily/private-apps tells). */
+  usage(): { usageLimit: number; currentUsage: number; resetsAt: string; collectedAt: string } {
+    if (this.today() !== this.day) {
+      this.day = this.today();
+      this.usedToday = 0;
+    }
+    return { usageLimit: this.daily, currentUsage: this.usedToday, resetsAt: nextDailyReset(this.now(), this.timeZone), collectedAt: new Date(this.now()).toISOString() };
+  }
+
   private today(): string {
-    return new Date(this.now()).toISOString().slice(0, 10);
+    return new Intl.DateTimeFormat('en-CA', { timeZone: this.timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date(this.now()));
   }
 }

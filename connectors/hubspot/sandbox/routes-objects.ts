@@ -4,7 +4,7 @@
 import { Router, type Request, type Response } from 'express';
 import { objectTypeOf, ValidationFailure, type ObjectType, type SandboxObjectStore, type StoredObject } from './object-store.js';
 import { REQUEST_PROBLEMS, problemsMessage, validateProperties } from './property-validation.js';
-import { searchObjects, SearchRequestSchema } from './search.js';
+import { MAX_SEARCH_RESULTS, searchObjects, SearchRequestSchema } from './search.js';
 import { errorBody, sendError, sendNotFound, sendValidation, type ErrorDetail } from './wire-errors.js';
 
 export const MAX_BATCH_INPUTS = 100;
@@ -78,7 +78,7 @@ export function objectRoutes(store: SandboxObjectStore): Router {
               errors.push({ code: 'OBJECT_NOT_FOUND', message: `Could not get some ${LABEL[type]} objects, they may be deleted or not exist. Check that ids are valid.`, context: { ids: [id] } });
               return;
             }
-            store.update(type, object, values);
+            store.update(type, object, values, 'INTEGRATION');
             results.push(store.toWire(type, object, Object.keys(values)));
           } else {
             const existing = type === 'contacts' && typeof values.email === 'string' ? store.findContactByEmail(values.email) : undefined;
@@ -86,7 +86,7 @@ export function objectRoutes(store: SandboxObjectStore): Router {
               errors.push({ code: 'CONFLICT', message: `Contact already exists. Existing ID: ${existing.id}`, context: { ids: [existing.id] } });
               return;
             }
-            const created = store.create(type, values);
+            const created = store.create(type, values, 'INTEGRATION');
             results.push(store.toWire(type, created, Object.keys(values)));
           }
         } catch (e) {
@@ -109,7 +109,12 @@ export function objectRoutes(store: SandboxObjectStore): Router {
       const issue = parsed.error.issues[0];
       return sendError(res, 400, 'VALIDATION_ERROR', `Invalid search request at ${issue?.path.join('.') ?? ''}: ${issue?.message ?? ''}`);
     }
-    const found = searchObjects(store.objects[type].values(), parsed.data, store.definitions[type]);
+    const after = parsed.data.after === undefined ? 0 : Number(parsed.data.after);
+    if (!Number.isInteger(after) || after < 0 || after + parsed.data.limit > MAX_SEARCH_RESULTS) {
+      return sendError(res, 400, 'VALIDATION_ERROR', `Invalid search request: a search returns at most ${MAX_SEARCH_RESULTS} results; after + limit may not exceed ${MAX_SEARCH_RESULTS}`);
+    }
+    const now = Date.now();
+    const found = searchObjects(store.objects[type].values(), parsed.data, store.definitions[type], (o) => store.searchView(o, now));
     res.json({
       total: found.total,
       results: found.page.map((o) => store.toWire(type, o, parsed.data.properties)),
@@ -122,12 +127,11 @@ export function objectRoutes(store: SandboxObjectStore): Router {
     if (!type) return;
     const limit = Math.min(Number(req.query.limit ?? 10) || 10, 100);
     const after = Number(req.query.after ?? 0) || 0;
-    const all = [...store.objects[type].values()].filter((o) => Number(o.id) > after).sort((a, b) => Number(a.id) - Number(b.id));
-    const page = all.slice(0, limit);
+    const { page, more } = store.listAfter(type, after, limit);
     const last = page[page.length - 1];
     res.json({
       results: page.map((o) => store.toWire(type, o, queryList(req.query.properties))),
-      ...(all.length > limit && last ? { paging: { next: { after: last.id, link: `?after=${last.id}` } } } : {}),
+      ...(more && last ? { paging: { next: { after: last.id, link: `?after=${last.id}` } } } : {}),
     });
   });
 
@@ -138,7 +142,7 @@ export function objectRoutes(store: SandboxObjectStore): Router {
     const existing = type === 'contacts' && typeof values.email === 'string' ? store.findContactByEmail(values.email) : undefined;
     if (existing) return sendError(res, 409, 'CONFLICT', `Contact already exists. Existing ID: ${existing.id}`);
     try {
-      const created = store.create(type, values);
+      const created = store.create(type, values, 'INTEGRATION');
       res.status(201).json(store.toWire(type, created, Object.keys(values)));
     } catch (e) {
       if (e instanceof ValidationFailure) return sendValidation(res, e.problems);
@@ -162,7 +166,7 @@ export function objectRoutes(store: SandboxObjectStore): Router {
     const values = propertiesOf(req.body);
     if (!values) return sendError(res, 400, 'VALIDATION_ERROR', 'Invalid input JSON: "properties" must be an object.');
     try {
-      store.update(type, object, values);
+      store.update(type, object, values, 'INTEGRATION');
       res.json(store.toWire(type, object, Object.keys(values)));
     } catch (e) {
       if (e instanceof ValidationFailure) return sendValidation(res, e.problems);

@@ -17,8 +17,18 @@ const FilterSchema = z.object({
   values: z.array(z.union([z.string(), z.number()])).optional(),
 });
 
+/** HubSpot's limits: 5 filter groups, 6 filters in a group, 18 in all; results end at 10,000. */
+export const MAX_FILTER_GROUPS = 5;
+export const MAX_FILTERS_PER_GROUP = 6;
+export const MAX_FILTERS = 18;
+export const MAX_SEARCH_RESULTS = 10_000;
+
 export const SearchRequestSchema = z.object({
-  filterGroups: z.array(z.object({ filters: z.array(FilterSchema).max(6) })).max(5).default([]),
+  filterGroups: z
+    .array(z.object({ filters: z.array(FilterSchema).max(MAX_FILTERS_PER_GROUP) }))
+    .max(MAX_FILTER_GROUPS)
+    .refine((groups) => groups.reduce((n, g) => n + g.filters.length, 0) <= MAX_FILTERS, { message: `at most ${MAX_FILTERS} filters in all filter groups together` })
+    .default([]),
   sorts: z.array(z.union([z.string(), z.object({ propertyName: z.string(), direction: z.enum(['ASCENDING', 'DESCENDING']).optional() })])).default([]),
   properties: z.array(z.string()).default([]),
   limit: z.number().int().min(0).max(MAX_SEARCH_LIMIT).default(10),
@@ -58,7 +68,9 @@ function matches(object: StoredObject, filter: Filter, defs: ReadonlyMap<string,
     case 'NEQ':
       return have !== want;
     case 'IN':
-      return (filter.values ?? []).some((v) => comparable(def, v) === have);
+      // As in HubSpot, IN on a text property matches stored values case-insensitively but takes the
+      // listed values as given: they must be lower case, or they match nothing.
+      return (filter.values ?? []).some((v) => (typeof have === 'string' ? String(v) === have : comparable(def, v) === have));
     case 'NOT_IN':
       return !(filter.values ?? []).some((v) => comparable(def, v) === have);
     case 'CONTAINS_TOKEN':
@@ -87,10 +99,11 @@ export function searchObjects(
   objects: Iterable<StoredObject>,
   request: SearchRequest,
   defs: ReadonlyMap<string, HubspotProperty>,
+  view: (object: StoredObject) => StoredObject | undefined = (o) => o,
 ): { total: number; page: StoredObject[]; nextAfter?: string } {
   const groups = request.filterGroups;
   const query = request.query?.toLowerCase();
-  let found = [...objects].filter(
+  let found = [...objects].flatMap((o) => view(o) ?? []).filter(
     (o) =>
       (groups.length === 0 || groups.some((g) => g.filters.every((f) => matches(o, f, defs)))) &&
       (!query || [...o.properties.values()].some((v) => v.toLowerCase().includes(query))),
@@ -110,5 +123,6 @@ export function searchObjects(
   const start = request.after === undefined ? 0 : Number(request.after);
   const page = found.slice(start, start + request.limit);
   const end = start + page.length;
-  return { total: found.length, page, nextAfter: end < found.length ? String(end) : undefined };
+  // Paging stops at 10,000 results however many match: no `after` leads past them.
+  return { total: found.length, page, nextAfter: end < found.length && end < MAX_SEARCH_RESULTS ? String(end) : undefined };
 }

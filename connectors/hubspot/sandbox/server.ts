@@ -7,8 +7,9 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { HubspotProperty } from '../property-wire.js';
-import { objectTypeOf, SandboxObjectStore, type ObjectType, type StoredObject } from './object-store.js';
+import { objectTypeOf, SandboxObjectStore, type ChangeSource, type ObjectType, type StoredObject } from './object-store.js';
 import { RatePolicy, TIER_LIMITS, type SandboxTier } from './rate-policy.js';
+import { accountRoutes } from './routes-account.js';
 import { associationRoutes } from './routes-associations.js';
 import { objectRoutes } from './routes-objects.js';
 import { schemaRoutes } from './routes-schema.js';
@@ -36,6 +37,15 @@ export interface HubspotSandboxOptions {
   webhookProperties?: Partial<Record<ObjectType, string[]>>;
   customProperties?: Partial<Record<ObjectType, HubspotProperty[]>>;
   portalId?: number;
+  /** The portal's IANA time zone (default Australia/Sydney: real portals are rarely on UTC). */
+  timeZone?: string;
+  /**
+   * How long a created or changed object takes to show in search results (HubSpot indexes with a lag of
+   * a few seconds; default 2 s). Until then search finds the object as it was, or not at all if new.
+   */
+  searchLagMs?: number;
+  /** Searches per second per token before a SECONDLY 429 (HubSpot: 5). */
+  searchesPerSecond?: number;
 }
 
 /** One record's properties as one update request sent them. */
@@ -48,7 +58,7 @@ export interface SandboxWrite {
 export interface HubspotSandboxStats {
   calls: number;
   byEndpoint: Record<string, number>;
-  rateLimited: { TEN_SECONDLY_ROLLING: number; DAILY: number };
+  rateLimited: { TEN_SECONDLY_ROLLING: number; DAILY: number; SECONDLY: number };
   unauthorized: number;
   webhooks: WebhookStats;
 }
@@ -63,7 +73,8 @@ export interface HubspotSandbox {
   resetStats(): void;
   /** Spends the day's allocation: the next call gets the DAILY 429. */
   exhaustDailyLimit(): void;
-  createContact(properties: Record<string, string>): StoredObject;
+  /** As a person in HubSpot's UI (CRM_UI) unless `source` says how else it was made (IMPORT, INTEGRATION, ...). */
+  createContact(properties: Record<string, string>, source?: ChangeSource): StoredObject;
   createCompany(properties: Record<string, string>): StoredObject;
   getContact(id: string): Record<string, string> | undefined;
   getCompany(id: string): Record<string, string> | undefined;
@@ -89,7 +100,9 @@ function endpointKey(req: Request): string {
 export async function startHubspotSandbox(options: HubspotSandboxOptions = {}): Promise<HubspotSandbox> {
   const token = options.accessToken ?? 'sandbox-token';
   const tier = TIER_LIMITS[options.tier ?? 'starter'];
-  const policy = new RatePolicy(options.rateLimit ?? tier.perWindow, options.rateWindowMs ?? 10_000, options.dailyLimit ?? tier.daily);
+  const timeZone = options.timeZone ?? 'Australia/Sydney';
+  const policy = new RatePolicy(options.rateLimit ?? tier.perWindow, options.rateWindowMs ?? 10_000, options.dailyLimit ?? tier.daily, Date.now, timeZone);
+  const searchPolicy = new RatePolicy(options.searchesPerSecond ?? 5, 1_000, Number.MAX_SAFE_INTEGER);
   const portalId = options.portalId ?? 62515;
   const subscribed = (type: ObjectType) => new Set([...DEFAULT_WEBHOOK_PROPERTIES[type], ...(options.webhookProperties?.[type] ?? [])]);
   const sender = new WebhookSender({
@@ -102,13 +115,30 @@ export async function startHubspotSandbox(options: HubspotSandboxOptions = {}): 
     timeoutMs: options.webhookTimeoutMs,
   });
   const store = new SandboxObjectStore((change) => sender.enqueue(change), options.customProperties);
+  store.searchLagMs = options.searchLagMs ?? 2_000;
 
-  let stats = { calls: 0, byEndpoint: {} as Record<string, number>, rateLimited: { TEN_SECONDLY_ROLLING: 0, DAILY: 0 }, unauthorized: 0 };
+  let stats = { calls: 0, byEndpoint: {} as Record<string, number>, rateLimited: { TEN_SECONDLY_ROLLING: 0, DAILY: 0, SECONDLY: 0 }, unauthorized: 0 };
 
   const app = express();
   app.disable('x-powered-by');
   app.get('/__sandbox/stats', (_req, res) => {
     res.json({ ...stats, webhooks: sender.stats });
+  });
+  // A person creating a record in HubSpot's UI (changeSource CRM_UI), for tools outside this process;
+  // the API's own create is an app's (INTEGRATION).
+  app.post('/__sandbox/ui/:objectType', express.json(), (req, res) => {
+    const type = req.params.objectType === 'contacts' || req.params.objectType === 'companies' ? req.params.objectType : undefined;
+    const properties = (req.body as { properties?: Record<string, unknown> } | undefined)?.properties;
+    if (!type || !properties || typeof properties !== 'object') {
+      res.status(400).json({ message: 'POST /__sandbox/ui/contacts|companies with {"properties": {...}}' });
+      return;
+    }
+    try {
+      const created = store.create(type, properties, 'CRM_UI');
+      res.status(201).json({ id: created.id });
+    } catch (error) {
+      res.status(400).json({ message: (error as Error).message });
+    }
   });
   app.use((req: Request, res: Response, next: NextFunction) => {
     const key = endpointKey(req);
@@ -117,6 +147,11 @@ export async function startHubspotSandbox(options: HubspotSandboxOptions = {}): 
     if (req.headers.authorization !== `Bearer ${token}`) {
       stats.unauthorized++;
       return sendError(res, 401, 'INVALID_AUTHENTICATION', UNAUTHENTICATED_MESSAGE);
+    }
+    if (req.method === 'POST' && /^\/crm\/v3\/objects\/[^/]+\/search$/.test(req.path) && !searchPolicy.take().ok) {
+      // Search has its own limit, per token and second; HubSpot answers it with policy SECONDLY.
+      stats.rateLimited.SECONDLY++;
+      return res.status(429).json({ ...errorBody('RATE_LIMITS', 'You have reached your secondly limit.'), errorType: 'RATE_LIMIT', policyName: 'SECONDLY' });
     }
     const decision = policy.take();
     res.set(decision.headers);
@@ -145,6 +180,7 @@ export async function startHubspotSandbox(options: HubspotSandboxOptions = {}): 
     logWrite(req.params.objectType, req.params.id, (req.body as { properties?: unknown } | undefined)?.properties);
     next();
   });
+  app.use(accountRoutes({ portalId, timeZone, usage: () => policy.usage() }));
   app.use(objectRoutes(store));
   app.use(schemaRoutes(store));
   app.use(associationRoutes(store));
@@ -169,10 +205,10 @@ export async function startHubspotSandbox(options: HubspotSandboxOptions = {}): 
     setWebhookUrl: (url) => sender.setUrl(url),
     stats: () => structuredClone({ ...stats, webhooks: sender.stats }),
     resetStats: () => {
-      stats = { calls: 0, byEndpoint: {}, rateLimited: { TEN_SECONDLY_ROLLING: 0, DAILY: 0 }, unauthorized: 0 };
+      stats = { calls: 0, byEndpoint: {}, rateLimited: { TEN_SECONDLY_ROLLING: 0, DAILY: 0, SECONDLY: 0 }, unauthorized: 0 };
     },
     exhaustDailyLimit: () => policy.exhaustDaily(),
-    createContact: (properties) => store.create('contacts', properties),
+    createContact: (properties, source) => store.create('contacts', properties, source),
     createCompany: (properties) => store.create('companies', properties),
     getContact: (id) => plain(store.get('contacts', id)),
     getCompany: (id) => plain(store.get('companies', id)),

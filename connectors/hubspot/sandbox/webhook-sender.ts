@@ -39,6 +39,7 @@ interface WireEvent {
   attemptNumber: number;
   objectId: number;
   changeSource: string;
+  sourceId?: string;
   changeFlag?: string;
   propertyName?: string;
   propertyValue?: string;
@@ -80,9 +81,11 @@ export class WebhookSender {
       subscriptionType,
       attemptNumber: 0,
       objectId: Number(change.id),
-      changeSource: 'CRM',
+      changeSource: change.source,
+      // An app's change names the app; this sandbox's token belongs to the app it delivers to.
+      ...(change.source === 'INTEGRATION' ? { sourceId: String(this.options.appId) } : {}),
     };
-    if (change.kind === 'creation') event.changeFlag = 'NEW';
+    if (change.kind === 'creation') event.changeFlag = 'CREATED';
     else Object.assign(event, { propertyName: change.name, propertyValue: change.value });
     this.pending.push(event);
     if (this.pending.length >= 100) this.flush();

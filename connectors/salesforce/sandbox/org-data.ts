@@ -75,8 +75,20 @@ export class OrgData {
     }
   }
 
+  /**
+   * Fields the integration user has no field-level access to: as in Salesforce, describe leaves them
+   * out and a query or a save naming them fails with INVALID_FIELD, as if they did not exist.
+   */
+  private readonly hidden = new Map<SandboxObjectType, Set<string>>();
+
+  hideFields(type: SandboxObjectType, names: string[]): void {
+    this.hidden.set(type, new Set([...(this.hidden.get(type) ?? []), ...names.map((n) => n.toLowerCase())]));
+  }
+
   describeFields(type: SandboxObjectType): DescribeField[] {
-    return this.fields.get(type) ?? [];
+    const hidden = this.hidden.get(type);
+    const all = this.fields.get(type) ?? [];
+    return hidden ? all.filter((f) => !hidden.has(f.name.toLowerCase())) : all;
   }
 
   field(type: SandboxObjectType, name: string): DescribeField | undefined {
@@ -88,6 +100,11 @@ export class OrgData {
   newId(prefix: string): string {
     const id15 = `${prefix}8d0000${(++this.counter).toString(36).toUpperCase().padStart(6, '0')}`;
     return id15 + idSuffix(id15);
+  }
+
+  /** Every record of a type, oldest first. */
+  all(type: SandboxObjectType): StoredRecord[] {
+    return [...this.records.values()].filter((r) => r.type === type);
   }
 
   get(type: SandboxObjectType, id: string): StoredRecord | undefined {
@@ -228,11 +245,22 @@ export class OrgData {
         continue;
       }
       const value = raw === '' ? null : raw;
-      const problem = valueProblem(field, value);
+      const problem = valueProblem(field, value) ?? this.referenceProblem(field, value);
       if (problem) errors.push(problem);
       else out[field.name] = normalise(field, value as FieldValue);
     }
     return errors.length > 0 ? { errors } : { fields: out };
+  }
+
+  /** A lookup must name a record of a type it refers to, as in Salesforce (a Contact's AccountId an existing Account). */
+  private referenceProblem(field: DescribeField, value: unknown): SaveError | undefined {
+    if (field.type !== 'reference' || value === null || value === undefined) return undefined;
+    const refersToSandboxObject = field.referenceTo.filter((t): t is SandboxObjectType => (SANDBOX_OBJECT_TYPES as readonly string[]).includes(t));
+    if (refersToSandboxObject.length === 0) return undefined;
+    const id = toId18(String(value));
+    if (!id) return { statusCode: 'MALFORMED_ID', message: `${field.label}: id value of incorrect type: ${String(value)}`, fields: [field.name] };
+    if (refersToSandboxObject.some((t) => this.get(t, id))) return undefined;
+    return { statusCode: 'INVALID_CROSS_REFERENCE_KEY', message: 'invalid cross reference id', fields: [field.name] };
   }
 
   /** Like Salesforce, many records saved in the same millisecond share a LastModifiedDate. */

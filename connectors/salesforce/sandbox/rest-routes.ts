@@ -15,6 +15,11 @@ export interface ApiUsage {
   byOperation: Record<string, number>;
   /** SOQL queries by object and the fields their WHERE clause tests, e.g. `Account.Website` (first pages only). */
   queriesByFilter: Record<string, number>;
+  /**
+   * Requests still to refuse as over the org's concurrent long-running request limit: the same
+   * REQUEST_LIMIT_EXCEEDED code as the daily limit, told apart only by its message.
+   */
+  concurrentRefusals: number;
 }
 
 export interface RestContext {
@@ -22,6 +27,8 @@ export interface RestContext {
   usage: ApiUsage;
   isValidToken: (bearer: string | undefined) => boolean;
   queryPageSize: number;
+  /** false: the integration user lacks "View Setup and Configuration", which the Limits resource needs. */
+  viewSetup?: boolean;
 }
 
 const MAX_COLLECTION = 200;
@@ -53,10 +60,20 @@ export function restRoutes(ctx: RestContext): Router {
 
   const count = (operation: string) => (req: Request, res: Response, next: NextFunction) => {
     if (req.originalUrl.length > MAX_URI) return fail(res, 414, 'URI_TOO_LONG', `The request URI is longer than ${MAX_URI} bytes; send fewer ids per query.`);
+    // Salesforce's limit covers the request line and the headers together (help article 000386264).
+    const headerBytes = req.rawHeaders.reduce((n, part, i) => n + Buffer.byteLength(part) + (i % 2 === 0 ? 2 : 2), 0);
+    const requestLine = Buffer.byteLength(`${req.method} ${req.originalUrl} HTTP/1.1`) + 2;
+    if (requestLine + headerBytes > MAX_URI) {
+      return fail(res, 431, 'REQUEST_HEADER_FIELDS_TOO_LARGE', `The request line and headers are larger than ${MAX_URI} bytes.`);
+    }
     const bearer = /^Bearer (.+)$/i.exec(req.headers.authorization ?? '')?.[1];
     if (!ctx.isValidToken(bearer)) return fail(res, 401, 'INVALID_SESSION_ID', 'Session expired or invalid');
     if (ctx.usage.used >= ctx.usage.dailyLimit) {
       return fail(res, 403, 'REQUEST_LIMIT_EXCEEDED', `TotalRequests Limit exceeded.`);
+    }
+    if (ctx.usage.concurrentRefusals > 0) {
+      ctx.usage.concurrentRefusals--;
+      return fail(res, 403, 'REQUEST_LIMIT_EXCEEDED', 'ConcurrentRequests (Concurrent API Requests) Limit exceeded.');
     }
     ctx.usage.used += 1;
     ctx.usage.byOperation[operation] = (ctx.usage.byOperation[operation] ?? 0) + 1;
@@ -82,6 +99,9 @@ export function restRoutes(ctx: RestContext): Router {
   };
 
   router.get('/limits', count('limits'), (_req, res) => {
+    if (ctx.viewSetup === false) {
+      return fail(res, 403, 'INSUFFICIENT_ACCESS', 'The Limits resource requires the View Setup and Configuration permission.');
+    }
     res.json({ DailyApiRequests: { Max: ctx.usage.dailyLimit, Remaining: Math.max(0, ctx.usage.dailyLimit - ctx.usage.used) } });
   });
 

@@ -20,6 +20,10 @@ const VERSIONS = ['58.0', '59.0', '60.0', '61.0', '62.0'];
 const OUTBOUND_FIELDS = ['Id', 'FirstName', 'LastName', 'Name', 'Email', 'Company', 'Website', 'CreatedDate', 'LastModifiedDate'];
 
 export interface SalesforceSandboxOptions {
+  /** false: the integration user lacks "View Setup and Configuration": GET /limits answers 403. */
+  viewSetup?: boolean;
+  /** Fields the integration user cannot see (no field-level security access): left out of describe, INVALID_FIELD when named. */
+  hiddenFields?: Partial<Record<SandboxObjectType, string[]>>;
   port?: number;
   host?: string;
   orgId?: string;
@@ -60,11 +64,15 @@ export interface SalesforceSandbox {
   issueToken(): string;
   expireTokens(): void;
   setApiUsage(used: number): void;
+  /** Refuses the next `n` API requests as over the concurrent long-running request limit. */
+  refuseConcurrent(n: number): void;
   stats(): SalesforceSandboxStats;
   /** `notify: false` creates a record as one that existed before the outbound message rule did: no message is sent. */
   createRecord(type: SandboxObjectType, fields: Record<string, string | number | boolean | null>, options?: { notify?: boolean }): string;
   updateRecord(type: SandboxObjectType, id: string, fields: Record<string, string | number | boolean | null>): void;
   getRecord(type: SandboxObjectType, id: string): Fields | undefined;
+  /** Every record of a type, oldest first, with its id. */
+  records(type: SandboxObjectType): (Fields & { Id: string })[];
   close(): Promise<void>;
 }
 
@@ -72,7 +80,7 @@ export async function startSalesforceSandbox(options: SalesforceSandboxOptions =
   const orgId = options.orgId ?? SANDBOX_ORG_ID;
   const watched = new Set(options.watchedFields ?? ['Email', 'Website', 'Company']);
   let baseUrl = '';
-  const usage: ApiUsage = { dailyLimit: options.dailyLimit ?? 15_000, used: 0, byOperation: {}, queriesByFilter: {} };
+  const usage: ApiUsage = { dailyLimit: options.dailyLimit ?? 15_000, used: 0, byOperation: {}, queriesByFilter: {}, concurrentRefusals: 0 };
   const oauth = new SandboxOAuth({
     clientId: options.clientId ?? 'sandbox',
     clientSecret: options.clientSecret ?? 'sandbox',
@@ -101,6 +109,7 @@ export async function startSalesforceSandbox(options: SalesforceSandboxOptions =
     outbound.enqueue({ id: org.newId('04l'), objectType: change.type, fields });
   };
   const org = new OrgData(options.customFields, onChange);
+  for (const [type, names] of Object.entries(options.hiddenFields ?? {})) org.hideFields(type as SandboxObjectType, names ?? []);
 
   const app = express();
   app.disable('x-powered-by');
@@ -129,7 +138,7 @@ export async function startSalesforceSandbox(options: SalesforceSandboxOptions =
       next();
     },
     express.json({ limit: '50mb' }),
-    restRoutes({ org, usage, isValidToken: (b) => oauth.isValid(b), queryPageSize: options.queryPageSize ?? 2000 }),
+    restRoutes({ org, usage, isValidToken: (b) => oauth.isValid(b), queryPageSize: options.queryPageSize ?? 2000, viewSetup: options.viewSetup ?? true }),
   );
 
   function stats(): SalesforceSandboxStats {
@@ -170,6 +179,9 @@ export async function startSalesforceSandbox(options: SalesforceSandboxOptions =
     setApiUsage: (used) => {
       usage.used = used;
     },
+    refuseConcurrent: (n) => {
+      usage.concurrentRefusals = n;
+    },
     stats,
     createRecord(type, fields, createOptions) {
       org.checkKnownFields(type, fields);
@@ -191,6 +203,7 @@ export async function startSalesforceSandbox(options: SalesforceSandboxOptions =
       const record = org.get(type, id);
       return record ? { ...record.fields } : undefined;
     },
+    records: (type) => org.all(type).map((r) => ({ ...r.fields, Id: r.id })),
     async close() {
       await outbound.close();
       server.closeAllConnections();
