@@ -5,20 +5,21 @@
  */
 import { Connection } from 'jsforce';
 import {
-  CrmError, type CallOptions, type ConnectorStats, type CrmConnector, type CrmProperty, type CrmRecord, type ListOptions,
+  CrmError, type CallOptions, type CompanyMatch, type FoundCompany, type NewCompany, type ConnectorStats, type CrmConnector, type CrmProperty, type CrmRecord, type ListOptions,
   type PropertySpec, type ProvisionResult, type RecordPage, type RecordUpdate, type WriteResult,
 } from '../../src/core/connector.js';
 import type { Priority, RateLimiter } from '../../src/core/limiter.js';
 import { logger } from '../../src/logger.js';
 import { ApiBudget } from './api-budget.js';
 import { canRefresh, requestSession, type SalesforceAuth, type Session } from './auth.js';
-import { isRetryableRecordError, salesforceErrorCode, toCrmError } from './errors.js';
+import { isConcurrentLimit, isRetryableRecordError, salesforceErrorCode, toCrmError } from './errors.js';
 import { toId18 } from './ids.js';
 import { planProvisioning } from './provisioning.js';
 import { salesforceDescribeToCrm } from './schema.js';
-import { checkFieldNames, chunkIdQueries, chunkWebsiteQueries, selectChanged, type KeysetCursor } from './soql.js';
+import { checkFieldNames, chunkIdQueries, chunkKeyQueries, chunkWebsiteQueries, selectChanged, type KeysetCursor } from './soql.js';
 import { createSalesforceWebhookHandler } from './webhook.js';
-import { websiteDomain } from './website-domain.js';
+import { salesforceRecordFinder } from './record-finder.js';
+import { websiteDomain } from '../../src/core/domain.js';
 
 export const SALESFORCE_OBJECT_TYPES = ['Lead', 'Contact', 'Account'] as const;
 const COLLECTION_LIMIT = 200;
@@ -114,7 +115,7 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
           if (conn?.accessToken === token) conn = undefined;
           continue;
         }
-        if (code === 'REQUEST_LIMIT_EXCEEDED') budget.exhausted();
+        if (code === 'REQUEST_LIMIT_EXCEEDED' && !isConcurrentLimit(err instanceof Error ? err.message : String(err))) budget.exhausted();
         else if (code && code !== 'INVALID_SESSION_ID') {
           countCall(operation);
           observe(c);
@@ -124,15 +125,33 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
     }
   }
 
+  /** Whether /limits may be read (see the budget's reader); the last Sforce-Limit-Info reading. */
+  let limitsReadable = true;
+  let lastObserved: { max: number; remaining: number } | undefined;
   function observe(c: Connection): void {
     const usage = c.limitInfo?.apiUsage;
-    if (usage) budget.observeUsage(usage.used, usage.limit);
+    if (!usage) return;
+    lastObserved = { max: usage.limit, remaining: Math.max(0, usage.limit - usage.used) };
+    budget.observeUsage(usage.used, usage.limit);
   }
 
+  /** Before any answer has said how many calls are left: let the call go, its answer will say. */
+  const UNKNOWN_LIMITS = { max: 0, remaining: Number.POSITIVE_INFINITY };
   const budget = new ApiBudget(
     { reserve: options.apiReserve ?? 5000, interactiveReserve: options.interactiveReserve, recheckMs: options.limitsRecheckMs },
     async () => {
-      const daily = (await request('limits', (c) => c.limits())).DailyApiRequests;
+      if (!limitsReadable) return lastObserved ?? UNKNOWN_LIMITS;
+      let daily;
+      try {
+        daily = (await request('limits', (c) => c.limits())).DailyApiRequests;
+      } catch (error) {
+        // The Limits resource needs "View Setup and Configuration", which an integration user often
+        // lacks; every answer's Sforce-Limit-Info header says the same, so read it from there.
+        if (!(error instanceof CrmError) || error.details?.errorCode !== 'INSUFFICIENT_ACCESS') throw error;
+        limitsReadable = false;
+        log.warn({ connection }, 'the integration user may not read /limits (it needs View Setup and Configuration); the daily API allocation is read from the Sforce-Limit-Info header instead');
+        return lastObserved ?? UNKNOWN_LIMITS;
+      }
       if (!daily) throw new CrmError('salesforce', 'unavailable', 'Salesforce /limits did not report DailyApiRequests; try again later.');
       return { max: daily.Max, remaining: daily.Remaining };
     },
@@ -214,11 +233,25 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
     }
   }
 
+  const finder = salesforceRecordFinder({
+    checkObjectType,
+    checkFieldNames,
+    queryBase: async () => `${(await connection()).instanceUrl}/services/data/v${version}/query?q=`.length,
+    maxUriLength: options.maxUriLength,
+    queryAll,
+    toRecord,
+    selectFields,
+    describe: (objectType) => readSchema(objectType),
+    encodeValue,
+    create: (objectType, records, priority) => call('collections.create', priority, (c) => c.sobject(objectType).create(records, { allOrNone: false })),
+  });
+
   const connector: CrmConnector = {
     kind: 'salesforce',
     connection: connectionName,
     batchSize: COLLECTION_LIMIT,
     objectTypes: SALESFORCE_OBJECT_TYPES,
+    ...finder,
 
     async readRecords(objectType, ids, properties, callOptions?: CallOptions) {
       checkObjectType(objectType);
@@ -285,9 +318,12 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
 
     companyObjectType: 'Account',
 
-    async findCompaniesByDomain(domains: string[], callOptions?: CallOptions): Promise<Map<string, string>> {
+    companyLinkProperties: { Contact: 'AccountId' },
+    companyLinkInWrite: true,
+
+    async findCompaniesByDomain(domains: string[], callOptions?: CallOptions): Promise<Map<string, CompanyMatch>> {
       const wanted = new Set(domains.map(websiteDomain).filter((d) => d.includes('.') && d.length <= MAX_DOMAIN && !/[\s\p{Cc}]/u.test(d)));
-      const found = new Map<string, string>();
+      const found = new Map<string, CompanyMatch>();
       if (wanted.size === 0) return found;
       const c = await connection();
       const base = `${c.instanceUrl}/services/data/v${version}/query?q=`.length;
@@ -295,10 +331,52 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
         // LIKE finds look-alikes too (notacme.com for acme.com); only an exact website match counts. Oldest Account wins.
         for (const raw of await queryAll(soql, callOptions?.priority ?? 'bulk')) {
           const domain = websiteDomain(asString(raw.Website) ?? '');
-          if (wanted.has(domain) && !found.has(domain)) found.set(domain, String(raw.Id));
+          if (!wanted.has(domain)) continue;
+          const match = found.get(domain);
+          if (match) match.others.push(String(raw.Id));
+          else found.set(domain, { id: String(raw.Id), others: [] });
         }
       }
       return found;
+    },
+
+    async findCompaniesByKeys(keys: { partnerIdProperty?: string; partnerIds: string[]; names: string[] }, callOptions?: CallOptions): Promise<FoundCompany[]> {
+      const field = keys.partnerIdProperty;
+      if (field) checkFieldNames([field]);
+      const terms = [
+        ...(field ? [...new Set(keys.partnerIds)].map((v) => ({ field, value: v })) : []),
+        ...[...new Set(keys.names.map((n) => n.trim()).filter(Boolean))].map((v) => ({ field: 'Name', value: v })),
+      ];
+      if (terms.length === 0) return [];
+      const c = await connection();
+      const base = `${c.instanceUrl}/services/data/v${version}/query?q=`.length;
+      const out = new Map<string, FoundCompany>();
+      for (const soql of chunkKeyQueries(terms, field ? ['Id', 'Name', field] : ['Id', 'Name'], base, options.maxUriLength)) {
+        for (const raw of await queryAll(soql, callOptions?.priority ?? 'bulk')) {
+          out.set(String(raw.Id), { id: String(raw.Id), partnerId: field ? (asString(raw[field]) ?? null) : null, name: asString(raw.Name) ?? null });
+        }
+      }
+      return [...out.values()];
+    },
+
+    async createCompanies(companies: NewCompany[], callOptions?: CallOptions): Promise<WriteResult[]> {
+      const priority = callOptions?.priority ?? 'bulk';
+      const out: WriteResult[] = [];
+      for (let start = 0; start < companies.length; start += COLLECTION_LIMIT) {
+        const part = companies.slice(start, start + COLLECTION_LIMIT);
+        const records = part.map((c) => ({ ...c.properties, Name: c.name, Website: c.domain }));
+        const results = await call('collections.create', priority, (conn) => conn.sobject('Account').create(records, { allOrNone: false }));
+        part.forEach((_, i) => {
+          const r = results[i];
+          if (r?.success && r.id) out.push({ id: r.id, ok: true });
+          else {
+            const first = (r && 'errors' in r ? r.errors : [])[0] as { statusCode?: string; errorCode?: string; message?: string } | undefined;
+            const code = first?.statusCode ?? first?.errorCode ?? 'UNKNOWN';
+            out.push({ id: '', ok: false, error: { code, message: first?.message ?? 'Salesforce did not create the Account', retryable: isRetryableRecordError(code) } });
+          }
+        });
+      }
+      return out;
     },
 
     readSchema: (objectType) => readSchema(objectType),

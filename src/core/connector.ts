@@ -29,6 +29,17 @@ export interface WriteResult {
   error?: { code: string; message: string; retryable: boolean; fields?: string[] };
 }
 
+/** What creating one record did; `existingId` names the record the CRM says already holds its unique key (HubSpot e-mail). */
+export interface CreateResult extends WriteResult {
+  existingId?: string;
+}
+
+/** One condition of `findRecords`: the property holds one of `values`, or any value when absent. */
+export interface RecordCondition {
+  property: string;
+  values?: string[];
+}
+
 /** The value types the core reasons about, normalised across CRMs. */
 export type PropertyType = 'string' | 'text' | 'number' | 'date' | 'datetime' | 'enumeration' | 'bool' | 'phone' | 'email' | 'url';
 
@@ -80,7 +91,12 @@ export interface ListOptions {
   limit?: number;
 }
 
-export type RecordEventKind = 'created' | 'changed' | 'deleted' | 'privacy_deletion' | 'merged' | 'requested';
+/**
+ * `rejected`: one item of a delivery that could not be read (a bad id, a bad date) while the rest
+ * could. It is stored and parked in the dead letter with its reason, so the delivery can be
+ * acknowledged without losing the others or hiding this one.
+ */
+export type RecordEventKind = 'created' | 'changed' | 'deleted' | 'privacy_deletion' | 'merged' | 'requested' | 'rejected';
 
 /** One thing that happened to one CRM record, parsed from a webhook or produced by a sweep. */
 export interface RecordEvent {
@@ -100,6 +116,10 @@ export interface RecordEvent {
   mergedIds?: string[];
   /** Field values the trigger carried (Salesforce outbound messages carry the sObject's fields). */
   values?: Record<string, string | null>;
+  /** What made the change, in the CRM's words (HubSpot's changeSource: CRM_UI, IMPORT, API, ...). */
+  changeSource?: string;
+  /** For `rejected`: what was wrong with the item, naming the field and never quoting its value. */
+  rejection?: string;
 }
 
 export interface WebhookRequest {
@@ -154,6 +174,26 @@ export interface CallOptions {
   priority?: Priority;
 }
 
+/** The company record a domain found: the oldest, and any newer ones that share the domain (reported, never merged). */
+export interface CompanyMatch {
+  id: string;
+  others: string[];
+}
+
+/** A company record as `findCompaniesByKeys` found it. */
+export interface FoundCompany {
+  id: string;
+  partnerId: string | null;
+  name: string | null;
+}
+
+/** A company record to create for an employer; `properties` beside the domain and name (e.g. mapped values). */
+export interface NewCompany {
+  domain: string;
+  name: string;
+  properties?: Record<string, string>;
+}
+
 /** A person record to link with its employer's company record. */
 export interface CompanyLink {
   recordId: string;
@@ -181,25 +221,62 @@ export interface CrmConnector {
   /** Object types this connector serves. */
   readonly objectTypes: readonly string[];
 
+  /**
+   * How long a change may take to show in `listRecords(changedSince)` (HubSpot's search index lags behind
+   * writes); a sweep's next watermark goes back this far so nothing changed just before it is missed.
+   */
+  readonly listingLagMs?: number;
   /** Records by id; ids that do not exist are left out of the answer. Chunked internally. */
   readRecords(objectType: string, ids: string[], properties: string[], options?: CallOptions): Promise<CrmRecord[]>;
   /** Writes in batches of at most `batchSize`; one result per update, in order. */
   writeRecords(objectType: string, updates: RecordUpdate[], options?: CallOptions): Promise<WriteResult[]>;
   /** Pages through records, optionally only those changed since a time (backfill, catch-up sweep). */
   listRecords(objectType: string, options: ListOptions, callOptions?: CallOptions): Promise<RecordPage>;
+  /**
+   * Reads what the connection needs to know about its account before work starts (HubSpot: the
+   * portal id its webhooks must carry). Never throws: what cannot be read is logged and done without.
+   */
+  prepare?(): Promise<void>;
   readSchema(objectType: string): Promise<CrmProperty[]>;
   /** Creates what the CRM allows, reports the rest; never called without a person asking. */
   ensureProperties(objectType: string, wanted: PropertySpec[]): Promise<ProvisionResult>;
   /** The object companies live in (HubSpot `company`), when the connector can find them by domain. */
   readonly companyObjectType?: string;
-  /** Company records by website domain, in as few calls as the CRM allows: domain (normalised) -> record id. */
-  findCompaniesByDomain?(domains: string[], options?: CallOptions): Promise<Map<string, string>>;
+  /** Company records by website domain, in as few calls as the CRM allows: domain (normalised) -> the oldest record and the rest. */
+  findCompaniesByDomain?(domains: string[], options?: CallOptions): Promise<Map<string, CompanyMatch>>;
+  /**
+   * Companies whose partner-id property holds one of `partnerIds`, or whose name is one of `names`
+   * (exactly, case aside), in as few calls as the CRM allows; oldest first.
+   */
+  findCompaniesByKeys?(keys: { partnerIdProperty?: string; partnerIds: string[]; names: string[] }, options?: CallOptions): Promise<FoundCompany[]>;
+  /** Creates company records in as few calls as the CRM allows; one result per input, in order. */
+  createCompanies?(companies: NewCompany[], options?: CallOptions): Promise<WriteResult[]>;
+  /**
+   * By person object type, the property that names its company, read with the record: HubSpot's
+   * contact `associatedcompanyid` (the primary company), Salesforce's Contact `AccountId`. An object
+   * type not listed is not linked (a Salesforce Lead has no Account).
+   */
+  readonly companyLinkProperties?: Readonly<Record<string, string>>;
+  /**
+   * true where the link is that property itself (Salesforce AccountId): it is written with the
+   * enrichment, in the same update, and only where it is empty. Otherwise `linkToCompanies` links.
+   */
+  readonly companyLinkInWrite?: boolean;
   /**
    * Links person records with their employers' company records in as few calls as the CRM allows,
    * making the link primary only where the record has no primary company yet. Never removes or
    * replaces a link a person made. One result per link, in order.
    */
   linkToCompanies?(objectType: string, links: CompanyLink[], options?: CallOptions): Promise<CompanyLinkResult[]>;
+
+  /**
+   * Records holding one of `values` in a property (compared without case), or any value when `values`
+   * is absent; the conditions are alternatives. In as few calls as the CRM allows (discovery checks a
+   * page of candidates in one or two calls before it spends a credit on any).
+   */
+  findRecords?(objectType: string, where: RecordCondition[], properties: string[], options?: CallOptions): Promise<CrmRecord[]>;
+  /** Creates records in as few calls as the CRM allows; one result per input, in order. */
+  createRecords?(objectType: string, records: Record<string, string>[], options?: CallOptions): Promise<CreateResult[]>;
 
   readonly webhook: WebhookHandler;
   stats(): ConnectorStats;

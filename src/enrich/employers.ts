@@ -1,0 +1,355 @@
+/**
+ * Which company record a person belongs with, found or created once per employer domain.
+ *
+ * A person's employer is the partner's current company of the match (also for a person found through a
+ * personal e-mail), otherwise the domain of a work e-mail; free-mail domains never name an employer.
+ * Each domain is resolved in this order, in batches shared by every record a lane has in hand:
+ *   1. companies this connection already created (the Postgres claim table: no search lag, no duplicate);
+ *   2. the CRM, by domain: the oldest company wins and any newer one with the domain is reported;
+ *   3. when creation is on and the partner knows the employer (the person's current company, or a
+ *      company lookup of the domain), one instance claims the domain in Postgres and creates the
+ *      company; every other instance and record waits for, then reads, the id it recorded.
+ * Found and created companies become one company enrichment job each per refresh period.
+ */
+import { randomUUID } from 'node:crypto';
+import type { CompanyMatch, CrmConnector, NewCompany } from '../core/connector.js';
+import { domainOf } from '../core/domain.js';
+import type { Priority } from '../core/limiter.js';
+import { logger } from '../logger.js';
+import { toMarket } from '../mapping/markets.js';
+import type { Market } from '../partner/schemas.js';
+import { queueName } from './jobs.js';
+import type { PartnerLookups } from './partner-lookups.js';
+import type { EnqueuePort } from './ports.js';
+
+const log = logger('enrich.employers');
+const DAY_MS = 86_400_000;
+
+/** A person's employer as far as the partner data and the record tell. */
+export interface Employer {
+  /** Normalised website domain: lower case, no scheme, `www.`, port or path. */
+  domain: string;
+  /** The company name the partner gave, used when the company has to be created. */
+  name?: string;
+  /** The partner's id of the company, found in the CRM once a company was enriched with it. */
+  partnerCompanyId?: string;
+  /** true when the partner named the employer (the person's current company). */
+  fromPartner: boolean;
+  /** The market a company lookup of the domain uses. */
+  market: Market;
+}
+
+export type EmployerResolution =
+  | { kind: 'found'; companyId: string; reason: string }
+  | { kind: 'none'; reason: string };
+
+export interface ClaimsPort {
+  created(connection: string, domains: string[]): Promise<Map<string, string>>;
+  claim(connection: string, domains: string[], holder: string, staleMs: number): Promise<Map<string, { kind: 'mine' } | { kind: 'created'; companyId: string } | { kind: 'held' }>>;
+  settle(connection: string, domain: string, holder: string, companyId: string): Promise<void>;
+  release(connection: string, domain: string, holder: string): Promise<void>;
+  reportDuplicate(connection: string, domain: string, companyIds: string[]): Promise<void>;
+  reportNearMatch(connection: string, domain: string, name: string, companyIds: string[]): Promise<void>;
+}
+
+export type EmployerConnector = CrmConnector & Required<Pick<CrmConnector, 'findCompaniesByDomain' | 'companyObjectType'>>;
+
+export interface EmployerResolverOptions {
+  connector: EmployerConnector;
+  claims: ClaimsPort;
+  /** Company lookups by domain, for an employer only the e-mail names (cached, budgeted, rate limited). */
+  lookups?: PartnerLookups;
+  enqueue: EnqueuePort;
+  refreshAfterDays: number;
+  /** The company property that holds the partner's company id (the company mapping's `by: id` match). */
+  partnerIdProperty?: string;
+  /** Whether a missing company is created (per connection; on by default). */
+  create: boolean;
+  /** Called once company jobs are stored, to wake the company lane. */
+  wake: (objectType: string) => void;
+  /** How long a bulk domain waits for others to share its CRM search (default 2 s, or until 100 wait); interactive ones go at once. */
+  lingerMs?: number;
+  /** How long to wait for another instance's creation before giving up for now (the job is retried). */
+  claimWaitMs?: number;
+  /** A claim older than this without a company is taken over (its holder died). */
+  staleClaimMs?: number;
+}
+
+interface Pending {
+  employer: Employer;
+  priority: Priority;
+  waiters: { resolve: (r: EmployerResolution) => void; reject: (e: unknown) => void }[];
+}
+
+export class EmployerResolver {
+  private readonly holder = randomUUID();
+  private pending = new Map<string, Pending>();
+  /** Domains whose resolution is under way: a colleague arriving meanwhile waits for it rather than searching again. */
+  private readonly resolving = new Map<string, Pending>();
+  private timer: NodeJS.Timeout | undefined;
+  private readonly running = new Set<Promise<void>>();
+  /** Domains resolved lately, so the colleagues of one employer cost one search, not one each. */
+  private readonly recent = new Map<string, { companyId: string; reason: string; at: number }>();
+  /** Companies already given an enrichment job in this period, by this process. */
+  private readonly queued = new Map<string, number>();
+
+  constructor(private readonly options: EmployerResolverOptions) {}
+
+  get connection(): string {
+    return this.options.connector.connection;
+  }
+
+  resolve(employer: Employer, priority: Priority): Promise<EmployerResolution> {
+    const cached = this.recent.get(employer.domain);
+    if (cached && Date.now() - cached.at < RECENT_MS) return Promise.resolve({ kind: 'found', companyId: cached.companyId, reason: cached.reason });
+    return new Promise((resolve, reject) => {
+      const under = this.resolving.get(employer.domain);
+      if (under) {
+        under.waiters.push({ resolve, reject });
+        return;
+      }
+      const entry = this.pending.get(employer.domain);
+      if (entry) {
+        entry.waiters.push({ resolve, reject });
+        if (priority === 'interactive') entry.priority = 'interactive';
+        if (employer.fromPartner && !entry.employer.fromPartner) entry.employer = employer;
+      } else {
+        this.pending.set(employer.domain, { employer, priority, waiters: [{ resolve, reject }] });
+      }
+      if (priority === 'interactive' || this.pending.size >= this.options.connector.batchSize) this.flushSoon(0);
+      else this.flushSoon(this.options.lingerMs ?? 2_000);
+    });
+  }
+
+  /** Resolves what is pending now; returns when every resolution under way is done. */
+  async drain(): Promise<void> {
+    this.flushSoon(0);
+    while (this.running.size) await Promise.allSettled([...this.running]);
+  }
+
+  private flushSoon(ms: number): void {
+    if (this.timer && ms > 0) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      const batch = this.pending;
+      this.pending = new Map();
+      if (batch.size === 0) return;
+      const run = this.run(batch).finally(() => this.running.delete(run));
+      this.running.add(run);
+    }, ms);
+  }
+
+  private async run(batch: Map<string, Pending>): Promise<void> {
+    const priority: Priority = [...batch.values()].some((p) => p.priority === 'interactive') ? 'interactive' : 'bulk';
+    for (const [domain, p] of batch) this.resolving.set(domain, p);
+    let results: Map<string, EmployerResolution>;
+    try {
+      results = await this.resolveAll([...batch.values()].map((p) => p.employer), priority);
+    } catch (error) {
+      for (const [domain, p] of batch) {
+        this.resolving.delete(domain);
+        for (const w of p.waiters) w.reject(error);
+      }
+      return;
+    }
+    for (const domain of batch.keys()) this.resolving.delete(domain);
+    for (const [domain, p] of batch) {
+      const r = results.get(domain) ?? { kind: 'none', reason: `no company could be found for ${domain}` };
+      if (r.kind === 'found') this.remember(domain, r.companyId, r.reason);
+      for (const w of p.waiters) w.resolve(r);
+    }
+  }
+
+  private remember(domain: string, companyId: string, reason: string): void {
+    if (this.recent.size > 50_000) this.recent.clear();
+    this.recent.set(domain, { companyId, reason, at: Date.now() });
+  }
+
+  private async resolveAll(employers: Employer[], priority: Priority): Promise<Map<string, EmployerResolution>> {
+    const { connector, claims } = this.options;
+    const connection = connector.connection;
+    const out = new Map<string, EmployerResolution>();
+    const byDomain = new Map(employers.map((e) => [e.domain, e]));
+    const domains = [...byDomain.keys()];
+
+    for (const [domain, id] of await claims.created(connection, domains)) out.set(domain, { kind: 'found', companyId: id, reason: `created by crm-enrich for ${domain}` });
+    const toSearch = domains.filter((d) => !out.has(d));
+    const found: Map<string, CompanyMatch> = toSearch.length ? await connector.findCompaniesByDomain(toSearch, { priority }) : new Map();
+    for (const [domain, match] of found) {
+      out.set(domain, { kind: 'found', companyId: match.id, reason: `matched by domain ${domain}` });
+      if (match.others.length) {
+        await claims.reportDuplicate(connection, domain, [match.id, ...match.others]);
+        log.warn({ connection, domain, companies: match.others.length + 1 }, 'several companies share one domain; linking to the oldest');
+      }
+    }
+
+    await this.findByKeys(domains.filter((d) => !out.has(d)).map((d) => byDomain.get(d)!), out, priority);
+    const missing = domains.filter((d) => !out.has(d));
+    if (missing.length && !this.options.create) {
+      for (const d of missing) out.set(d, { kind: 'none', reason: `no company with domain ${d}, and company creation is off for this connection` });
+    }
+    const creatable: NewCompany[] = [];
+    if (missing.length && this.options.create) {
+      for (const d of missing) {
+        const employer = byDomain.get(d)!;
+        const known = employer.fromPartner ? employer : await this.partnerKnows(employer, priority);
+        if (known) {
+          byDomain.set(d, known);
+          creatable.push({ domain: d, name: known.name ?? d });
+        }
+        else out.set(d, { kind: 'none', reason: `no company with domain ${d}, and the partner does not know one to create` });
+      }
+    }
+    if (creatable.length) for (const [d, r] of await this.createOnce(creatable, priority)) out.set(d, r);
+
+    await this.queueEnrichment([...out].flatMap(([domain, r]) => (r.kind === 'found' ? [{ companyId: r.companyId, market: byDomain.get(domain)!.market }] : [])));
+    return out;
+  }
+
+  /**
+   * Employers no domain found: by the partner's company id where a company was enriched with it (its
+   * domain in the CRM may differ), and, before one is created, companies of the same name, which are
+   * reported as near matches and never linked by name alone. One CRM search for both.
+   */
+  private async findByKeys(employers: Employer[], out: Map<string, EmployerResolution>, priority: Priority): Promise<void> {
+    const { connector, claims, partnerIdProperty } = this.options;
+    if (employers.length === 0 || !connector.findCompaniesByKeys) return;
+    const partnerIds = partnerIdProperty ? employers.flatMap((e) => (e.partnerCompanyId ? [e.partnerCompanyId] : [])) : [];
+    const names = this.options.create ? employers.flatMap((e) => (e.name ? [e.name] : [])) : [];
+    if (partnerIds.length === 0 && names.length === 0) return;
+    const found = await connector.findCompaniesByKeys({ ...(partnerIdProperty ? { partnerIdProperty } : {}), partnerIds, names }, { priority });
+    for (const e of employers) {
+      const byId = e.partnerCompanyId ? found.find((f) => f.partnerId === e.partnerCompanyId) : undefined;
+      if (byId) {
+        out.set(e.domain, { kind: 'found', companyId: byId.id, reason: `matched by partner company id ${e.partnerCompanyId}` });
+        continue;
+      }
+      const sameName = e.name ? found.filter((f) => f.name?.trim().toLowerCase() === e.name!.toLowerCase()) : [];
+      if (sameName.length) {
+        await claims.reportNearMatch(connector.connection, e.domain, e.name!, sameName.map((f) => f.id));
+        log.info({ connection: connector.connection, domain: e.domain, companies: sameName.length }, 'a company has the employer\'s name but not its domain; not linked by name');
+      }
+    }
+  }
+
+  /** The partner's company of a domain only an e-mail named: it must exist there to be created here. */
+  private async partnerKnows(employer: Employer, priority: Priority): Promise<Employer | undefined> {
+    if (!this.options.lookups) return undefined;
+    const hit = await this.options.lookups.find('company', [{ by: 'fqdn', value: employer.domain }], employer.market, priority);
+    if (!hit) return undefined;
+    const name = typeof hit.data.name === 'string' && hit.data.name.trim() ? hit.data.name.trim() : undefined;
+    const market = toMarket(typeof hit.data.hq_country === 'string' ? hit.data.hq_country : undefined) ?? employer.market;
+    return { ...employer, market, ...(name ? { name } : {}) };
+  }
+
+  /** Claims each domain, creates what this instance won, and waits for what others are creating. */
+  private async createOnce(companies: NewCompany[], priority: Priority): Promise<Map<string, EmployerResolution>> {
+    const { connector, claims } = this.options;
+    const connection = connector.connection;
+    const staleMs = this.options.staleClaimMs ?? 120_000;
+    const out = new Map<string, EmployerResolution>();
+    const claimed = await claims.claim(connection, companies.map((c) => c.domain), this.holder, staleMs);
+    const mine = companies.filter((c) => claimed.get(c.domain)?.kind === 'mine');
+    let waiting = companies.filter((c) => claimed.get(c.domain)?.kind === 'held').map((c) => c.domain);
+    for (const [d, c] of claimed) if (c.kind === 'created') out.set(d, { kind: 'found', companyId: c.companyId, reason: `created by crm-enrich for ${d}` });
+
+    if (mine.length) {
+      let results;
+      try {
+        results = await connector.createCompanies!(mine, { priority });
+      } catch (error) {
+        await Promise.all(mine.map((c) => claims.release(connection, c.domain, this.holder)));
+        throw error;
+      }
+      for (const [i, c] of mine.entries()) {
+        const r = results[i];
+        if (r?.ok) {
+          await claims.settle(connection, c.domain, this.holder, r.id);
+          out.set(c.domain, { kind: 'found', companyId: r.id, reason: `created for ${c.domain} (${c.name}, known to the partner)` });
+          log.info({ connection, domain: c.domain, companyId: r.id }, 'created a company for a new employer');
+        } else {
+          await claims.release(connection, c.domain, this.holder);
+          out.set(c.domain, { kind: 'none', reason: `the CRM did not create a company for ${c.domain}: ${r?.error?.message ?? 'no result'}` });
+        }
+      }
+    }
+
+    const deadline = Date.now() + (this.options.claimWaitMs ?? 30_000);
+    while (waiting.length && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 200));
+      const created = await claims.created(connection, waiting);
+      for (const [d, id] of created) out.set(d, { kind: 'found', companyId: id, reason: `created by crm-enrich for ${d}` });
+      waiting = waiting.filter((d) => !created.has(d));
+    }
+    if (waiting.length) throw new Error(`another instance is still creating the company for ${waiting.join(', ')}; the link is tried again`);
+    return out;
+  }
+
+  private async queueEnrichment(companies: { companyId: string; market: Market }[]): Promise<void> {
+    const { connector } = this.options;
+    const period = Math.floor(Date.now() / (this.options.refreshAfterDays * DAY_MS));
+    const fresh = new Map(companies.filter((c) => this.queued.get(c.companyId) !== period).map((c) => [c.companyId, c.market]));
+    if (fresh.size === 0) return;
+    if (this.queued.size > 100_000) this.queued.clear();
+    for (const id of fresh.keys()) this.queued.set(id, period);
+    const objectType = connector.companyObjectType;
+    const { inserted } = await this.options.enqueue.enqueue(
+      [...fresh].map(([recordId, market]) => ({
+        queue: queueName(connector.connection, objectType),
+        // One job per company per refresh period, whichever instance or person asks first.
+        dedupKey: `company:${connector.connection}:${objectType}:${recordId}:${period}`,
+        priority: 'bulk',
+        // The person's market stands in while the company record names no country of its own.
+        data: { connection: connector.connection, objectType, recordId, reason: 'company', market },
+      })),
+    );
+    if (inserted > 0) this.options.wake(objectType);
+  }
+}
+
+/** How long a resolved domain answers from memory before the claim table and the CRM are asked again. */
+const RECENT_MS = 10 * 60_000;
+
+export interface EmployerSources {
+  /** The domain the mapping's `company` entry read from the partner record (its current company's website). */
+  partnerDomain?: string;
+  /** The partner record of the person, when matched. */
+  partner?: Record<string, unknown>;
+  /** The record's work e-mail address, when it has one. */
+  email?: string;
+  market: Market;
+  freeMail: { has(domain: string): boolean };
+}
+
+/**
+ * The employer: the partner's current company of a matched person first (whatever address matched),
+ * otherwise the domain of the record's e-mail. A free-mail domain never names an employer.
+ */
+export function employerOf(sources: EmployerSources): Employer | undefined {
+  const { partnerDomain, partner, email, market, freeMail } = sources;
+  const partnerName = nameOf(partner);
+  const partnerCompanyId = idOf(partner);
+  const fromPartner = partnerDomain ? domainOf(partnerDomain) : undefined;
+  if (fromPartner && !freeMail.has(fromPartner)) {
+    return { domain: fromPartner, fromPartner: true, market, ...(partnerName ? { name: partnerName } : {}), ...(partnerCompanyId ? { partnerCompanyId } : {}) };
+  }
+  const at = email?.lastIndexOf('@') ?? -1;
+  const fromEmail = email && at > 0 ? domainOf(email.slice(at + 1)) : undefined;
+  if (fromEmail && !freeMail.has(fromEmail)) return { domain: fromEmail, fromPartner: false, market };
+  return undefined;
+}
+
+function idOf(partner: Record<string, unknown> | undefined): string | undefined {
+  const company = partner?.current_company;
+  if (!company || typeof company !== 'object') return undefined;
+  const id = (company as Record<string, unknown>).id;
+  return typeof id === 'string' && id.trim() ? id.trim() : undefined;
+}
+
+function nameOf(partner: Record<string, unknown> | undefined): string | undefined {
+  const company = partner?.current_company;
+  if (!company || typeof company !== 'object') return undefined;
+  const name = (company as Record<string, unknown>).name;
+  return typeof name === 'string' && name.trim() ? name.trim().slice(0, 255) : undefined;
+}

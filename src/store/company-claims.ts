@@ -1,0 +1,124 @@
+/**
+ * Per-domain claims on creating a company, shared by every instance through Postgres. Whoever inserts
+ * the claim creates the company and records its id; the others read the id, or wait for it. A claim
+ * whose holder died before recording an id can be taken over once it is older than the caller's limit.
+ */
+import type { Db } from './db.js';
+
+export type ClaimResult =
+  /** This caller holds the claim and must create the company, then call `settle` (or `release`). */
+  | { kind: 'mine' }
+  /** The company exists already: created by whoever held the claim. */
+  | { kind: 'created'; companyId: string }
+  /** Someone else holds the claim and has not created the company yet. */
+  | { kind: 'held' };
+
+export interface DuplicateDomain {
+  connection: string;
+  domain: string;
+  companyIds: string[];
+  seenAt: Date;
+}
+
+export class CompanyClaims {
+  constructor(
+    private readonly db: Db,
+    private readonly schema: string,
+  ) {}
+
+  /** Company ids already created for these domains. */
+  async created(connection: string, domains: string[]): Promise<Map<string, string>> {
+    if (domains.length === 0) return new Map();
+    const { rows } = await this.db.query<{ domain: string; company_id: string }>(
+      `SELECT domain, company_id FROM "${this.schema}".company_claim WHERE connection = $1 AND domain = ANY($2::text[]) AND company_id IS NOT NULL`,
+      [connection, domains],
+    );
+    return new Map(rows.map((r) => [r.domain, r.company_id]));
+  }
+
+  /** Claims each domain for `holder`, taking over claims older than `staleMs` that never got an id. */
+  async claim(connection: string, wanted: string[], holder: string, staleMs: number): Promise<Map<string, ClaimResult>> {
+    const domains = [...new Set(wanted)];
+    const out = new Map<string, ClaimResult>();
+    if (domains.length === 0) return out;
+    const { rows } = await this.db.query<{ domain: string; company_id: string | null; claimed_by: string; mine: boolean }>(
+      `INSERT INTO "${this.schema}".company_claim AS c (connection, domain, claimed_by)
+         SELECT $1, d, $3 FROM unnest($2::text[]) AS d
+       ON CONFLICT (connection, domain) DO UPDATE
+         SET claimed_by = EXCLUDED.claimed_by, claimed_at = now()
+         WHERE c.company_id IS NULL AND c.claimed_at < now() - make_interval(secs => $4::double precision / 1000)
+       RETURNING domain, company_id, claimed_by, true AS mine`,
+      [connection, domains, holder, staleMs],
+    );
+    for (const r of rows) out.set(r.domain, { kind: 'mine' });
+    const others = domains.filter((d) => !out.has(d));
+    if (others.length) {
+      const existing = await this.db.query<{ domain: string; company_id: string | null }>(
+        `SELECT domain, company_id FROM "${this.schema}".company_claim WHERE connection = $1 AND domain = ANY($2::text[])`,
+        [connection, others],
+      );
+      for (const r of existing.rows) out.set(r.domain, r.company_id ? { kind: 'created', companyId: r.company_id } : { kind: 'held' });
+      // A claim that vanished between the two statements (released) is simply held for now: asked again later.
+      for (const d of others) if (!out.has(d)) out.set(d, { kind: 'held' });
+    }
+    return out;
+  }
+
+  /** Records the company created under a claim this holder owns. */
+  async settle(connection: string, domain: string, holder: string, companyId: string): Promise<void> {
+    await this.db.query(
+      `UPDATE "${this.schema}".company_claim SET company_id = $4, created_at = now() WHERE connection = $1 AND domain = $2 AND claimed_by = $3`,
+      [connection, domain, holder, companyId],
+    );
+  }
+
+  /** Gives up a claim without a company (the creation failed), so the next caller may try. */
+  async release(connection: string, domain: string, holder: string): Promise<void> {
+    await this.db.query(`DELETE FROM "${this.schema}".company_claim WHERE connection = $1 AND domain = $2 AND claimed_by = $3 AND company_id IS NULL`, [
+      connection,
+      domain,
+      holder,
+    ]);
+  }
+
+  async reportDuplicate(connection: string, domain: string, companyIds: string[]): Promise<void> {
+    await this.db.query(
+      `INSERT INTO "${this.schema}".company_duplicate (connection, domain, company_ids) VALUES ($1, $2, $3)
+       ON CONFLICT (connection, domain) DO UPDATE SET company_ids = EXCLUDED.company_ids, seen_at = now()`,
+      [connection, domain, companyIds],
+    );
+  }
+
+  /** Companies created per connection, and records linked with a company. */
+  async counts(): Promise<{ created: Record<string, number>; linkedRecords: number }> {
+    const created = await this.db.query<{ connection: string; n: number }>(
+      `SELECT connection, count(*)::int AS n FROM "${this.schema}".company_claim WHERE company_id IS NOT NULL GROUP BY connection`,
+    );
+    const linked = await this.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM "${this.schema}".enrichment_state WHERE company_id IS NOT NULL`);
+    return { created: Object.fromEntries(created.rows.map((r) => [r.connection, r.n])), linkedRecords: linked.rows[0]?.n ?? 0 };
+  }
+
+  async reportNearMatch(connection: string, domain: string, name: string, companyIds: string[]): Promise<void> {
+    await this.db.query(
+      `INSERT INTO "${this.schema}".company_near_match (connection, domain, name, company_ids) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (connection, domain) DO UPDATE SET name = EXCLUDED.name, company_ids = EXCLUDED.company_ids, seen_at = now()`,
+      [connection, domain, name, companyIds],
+    );
+  }
+
+  async nearMatches(limit = 100): Promise<(DuplicateDomain & { name: string })[]> {
+    const { rows } = await this.db.query<{ connection: string; domain: string; name: string; company_ids: string[]; seen_at: Date }>(
+      `SELECT connection, domain, name, company_ids, seen_at FROM "${this.schema}".company_near_match ORDER BY seen_at DESC LIMIT $1`,
+      [limit],
+    );
+    return rows.map((r) => ({ connection: r.connection, domain: r.domain, name: r.name, companyIds: r.company_ids, seenAt: new Date(r.seen_at) }));
+  }
+
+  async duplicates(limit = 100): Promise<DuplicateDomain[]> {
+    const { rows } = await this.db.query<{ connection: string; domain: string; company_ids: string[]; seen_at: Date }>(
+      `SELECT connection, domain, company_ids, seen_at FROM "${this.schema}".company_duplicate ORDER BY seen_at DESC LIMIT $1`,
+      [limit],
+    );
+    return rows.map((r) => ({ connection: r.connection, domain: r.domain, companyIds: r.company_ids, seenAt: new Date(r.seen_at) }));
+  }
+}
