@@ -4,6 +4,7 @@
  * service that is killed) picks up where it stopped; dedup keys make a page enqueued twice one set
  * of jobs, and records we already hold fresh state for are not enqueued at all.
  */
+import { propertiesToRead } from './read-properties.js';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { CrmConnector } from '../core/connector.js';
@@ -78,7 +79,8 @@ export async function driveBackfill(deps: BackfillDeps, connector: CrmConnector,
     if (remaining <= 0) break;
     await deps.room?.(queueName(run.connection, run.objectType));
     if (signal?.aborted) break;
-    const page = await connector.listRecords(run.objectType, { properties: [...mapping.propertiesToRead], limit: remaining, ...(run.cursor ? { cursor: run.cursor } : {}) }, { priority: 'bulk' });
+    const read = propertiesToRead(connector, run.objectType, mapping);
+    const page = await connector.listRecords(run.objectType, { properties: read, limit: remaining, ...(run.cursor ? { cursor: run.cursor } : {}) }, { priority: 'bulk' });
     const records = page.records.slice(0, remaining);
     const withKey = records.filter((r) => mapping.matchKeys(r.properties).length > 0);
     const known = await deps.stale.known(run.connection, run.objectType, withKey.map((r) => r.id));
@@ -89,7 +91,7 @@ export async function driveBackfill(deps: BackfillDeps, connector: CrmConnector,
         queue: queueName(run.connection, run.objectType),
         dedupKey: `backfill:${run.id}:${r.id}`,
         priority: 'bulk',
-        data: { connection: run.connection, objectType: run.objectType, recordId: r.id, reason: 'backfill', snapshot: { at, read: [...mapping.propertiesToRead], properties: r.properties } },
+        data: { connection: run.connection, objectType: run.objectType, recordId: r.id, reason: 'backfill', snapshot: { at, read, properties: r.properties } },
       }));
     const { inserted } = jobs.length ? await deps.queue.enqueue(jobs) : { inserted: 0 };
     run = {

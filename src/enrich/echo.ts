@@ -21,7 +21,17 @@ export function isOwnChange(changes: Readonly<Record<string, string | null>>, ma
   });
 }
 
-/** Every job about the record is a change event that only echoes what we wrote. */
-export function isEcho(jobs: EnrichJob[], state: RecordState | undefined, mapping: CompiledMapping): boolean {
-  return jobs.every((job) => job.data.reason === 'changed' && job.data.changes !== undefined && isOwnChange(job.data.changes, mapping, state?.status === 'enriched' ? state : undefined));
+/** How long after we made a record its creation event may still arrive (HubSpot retries for a day). */
+const CREATION_ECHO_MS = 86_400_000;
+
+/**
+ * Every job about the record only echoes what we did: a change event carrying what we wrote, or the
+ * creation event of a record we created and enriched ourselves (discovery) a short while ago.
+ */
+export function isEcho(jobs: EnrichJob[], state: RecordState | undefined, mapping: CompiledMapping, now = Date.now()): boolean {
+  const enriched = state?.status === 'enriched' ? state : undefined;
+  return jobs.every((job) => {
+    if (job.data.reason === 'created') return !!enriched?.lastEnrichedAt && now - enriched.lastEnrichedAt.getTime() < CREATION_ECHO_MS && enriched.companyReason?.startsWith('created by discovery') === true;
+    return job.data.reason === 'changed' && job.data.changes !== undefined && isOwnChange(job.data.changes, mapping, enriched);
+  });
 }

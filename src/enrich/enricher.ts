@@ -7,15 +7,19 @@ import type { CrmConnector } from '../core/connector.js';
 import type { Priority } from '../core/limiter.js';
 import type { CompiledMapping } from '../mapping/compile.js';
 import { queueName } from './jobs.js';
-import { CompanyLinker, type CompanyLinkerOptions } from './company-linker.js';
+import { EmployerResolver, type ClaimsPort, type EmployerConnector } from './employers.js';
 import type { LaneEvents } from './lane-events.js';
 import type { EnqueuePort } from './ports.js';
-import { Lane, type LaneOptions } from './lane.js';
+import { Lane, type LaneOptions, type LaneStopOptions } from './lane.js';
 
-export interface EnricherOptions extends Omit<LaneOptions, 'connector' | 'objectType' | 'mapping' | 'companies'> {
+export interface EnricherOptions extends Omit<LaneOptions, 'connector' | 'objectType' | 'mapping' | 'employers'> {
   /** Stores the company jobs that people's employers become. */
   enqueue: EnqueuePort;
-  /** How long employers' domains gather before one CRM search looks them all up. */
+  /** Per-domain creation claims shared by every instance. */
+  claims: ClaimsPort;
+  /** Whether a missing employer company is created on this connection (default: yes). */
+  createCompanies?: (connector: CrmConnector) => boolean;
+  /** How long bulk employers' domains gather before one CRM search looks them all up. */
   companyLingerMs?: number;
   connectors: CrmConnector[];
   /** The active compiled mapping of a CRM object, or undefined when that object is not enriched. */
@@ -24,17 +28,17 @@ export interface EnricherOptions extends Omit<LaneOptions, 'connector' | 'object
 
 export class Enricher extends EventEmitter<LaneEvents> {
   private readonly lanes = new Map<string, Lane>();
-  private readonly linkers: CompanyLinker[] = [];
+  private readonly resolvers: EmployerResolver[] = [];
 
   constructor(options: EnricherOptions) {
     super();
     for (const connector of options.connectors) {
-      const linker = this.linkerFor(connector, options);
+      const employers = this.resolverFor(connector, options);
       for (const objectType of connector.objectTypes) {
         if (!options.mapping(connector.kind, objectType)) continue;
         const lane = new Lane({
           ...options,
-          ...(linker ? { companies: linker } : {}),
+          ...(employers ? { employers } : {}),
           connector,
           objectType,
           mapping: () => {
@@ -51,19 +55,30 @@ export class Enricher extends EventEmitter<LaneEvents> {
     }
   }
 
-  /** A connector that can find companies by domain, with an active company mapping, links people to companies. */
-  private linkerFor(connector: CrmConnector, options: EnricherOptions): CompanyLinker | undefined {
+  /**
+   * A connector that can find companies by domain links people with their employers; a missing company
+   * is created where the connector can and creation is on. Found and created companies are enriched
+   * when a company mapping is active.
+   */
+  private resolverFor(connector: CrmConnector, options: EnricherOptions): EmployerResolver | undefined {
     const { findCompaniesByDomain, companyObjectType } = connector;
-    if (!findCompaniesByDomain || !companyObjectType || !options.mapping(connector.kind, companyObjectType)) return undefined;
-    const linker = new CompanyLinker({
-      connector: connector as CompanyLinkerOptions['connector'],
-      enqueue: options.enqueue,
+    if (!findCompaniesByDomain || !companyObjectType) return undefined;
+    const companyMapping = options.mapping(connector.kind, companyObjectType);
+    const enrichCompanies = !!companyMapping;
+    const partnerIdProperty = companyMapping?.document.match.find((m) => m.by === 'id')?.property;
+    const resolver = new EmployerResolver({
+      connector: connector as EmployerConnector,
+      claims: options.claims,
+      lookups: options.lookups,
+      enqueue: enrichCompanies ? options.enqueue : { enqueue: async () => ({ inserted: 0, duplicates: 0 }) },
       refreshAfterDays: options.refreshAfterDays,
+      ...(partnerIdProperty ? { partnerIdProperty } : {}),
+      create: !!connector.createCompanies && (options.createCompanies?.(connector) ?? true),
       wake: (objectType) => this.wake(connector.connection, objectType, 'bulk'),
       ...(options.companyLingerMs !== undefined ? { lingerMs: options.companyLingerMs } : {}),
     });
-    this.linkers.push(linker);
-    return linker;
+    this.resolvers.push(resolver);
+    return resolver;
   }
 
   get queues(): string[] {
@@ -82,8 +97,13 @@ export class Enricher extends EventEmitter<LaneEvents> {
     return this.lanes.get(queueName(connection, objectType))?.pendingWrite(recordId);
   }
 
-  async stop(): Promise<void> {
-    await Promise.all([...this.lanes.values()].map((lane) => lane.stop()));
-    await Promise.all(this.linkers.map((l) => l.drain()));
+  /** Wakes every lane: work came back to the queue (another worker's, after it stopped). */
+  wakeAll(): void {
+    for (const lane of this.lanes.values()) lane.wake('bulk');
+  }
+
+  async stop(options: LaneStopOptions = {}): Promise<void> {
+    await Promise.all([...this.lanes.values()].map((lane) => lane.stop(options)));
+    await Promise.all(this.resolvers.map((r) => r.drain()));
   }
 }

@@ -18,6 +18,8 @@ export interface JobQueuePort {
   fail(queue: string, job: EnrichJob, failure: JobFailure): Promise<void>;
   /** Puts claimed jobs back without spending an attempt (budget pause, CRM rate limit), to run after `delayMs`. */
   release(queue: string, jobs: EnrichJob[], delayMs: number): Promise<void>;
+  /** Says the holder is alive and still on these jobs, so no other worker is handed them. */
+  heartbeat(queue: string, jobs: EnrichJob[]): Promise<void>;
 }
 
 export type EnrichStatus = 'enriched' | 'no_match' | 'failed' | 'skipped';
@@ -33,6 +35,9 @@ export interface RecordState {
   lastError: string | null;
   dataHash: string | null;
   lastWritten: Record<string, string>;
+  /** The company record this person record is linked with, and why (`matched by domain acme.com`, ...). */
+  companyId: string | null;
+  companyReason: string | null;
   lastEnrichedAt: Date | null;
   nextRefreshAt: Date | null;
 }
@@ -40,6 +45,8 @@ export interface RecordState {
 export interface StatePort {
   getMany(connection: string, objectType: string, recordIds: string[]): Promise<Map<string, RecordState>>;
   upsertMany(rows: RecordState[]): Promise<void>;
+  /** Stores record states and the audit rows that explain them in one transaction, so no reader sees one without the other. */
+  settle(rows: RecordState[], audit: AuditEntry[]): Promise<void>;
 }
 
 export interface AuditEntry {

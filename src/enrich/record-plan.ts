@@ -5,8 +5,10 @@
 import { createHash } from 'node:crypto';
 import type { CrmRecord } from '../core/connector.js';
 import type { Priority } from '../core/limiter.js';
+import type { Market } from '../partner/schemas.js';
 import type { CompiledMapping } from '../mapping/compile.js';
-import { plan, type Plan } from '../mapping/planner.js';
+import { type Plan } from '../mapping/planner.js';
+import { planValues } from '../mapping/plan-values.js';
 import type { LookupHit, PartnerLookups } from './partner-lookups.js';
 import type { RecordState } from './ports.js';
 
@@ -22,22 +24,16 @@ export async function planRecord(
   state: RecordState | undefined,
   priority: Priority,
   now: Date,
+  marketHint?: Market,
 ): Promise<RecordPlan> {
   const keys = mapping.matchKeys(record.properties);
   if (keys.length === 0) {
     return { kind: 'no_key', reason: `none of the match properties (${[...new Set(mapping.document.match.map((m) => m.property))].join(', ')}) has a value` };
   }
-  const market = mapping.market(record.properties);
+  const market = mapping.market(record.properties, marketHint);
   const hit = await lookups.find(mapping.source, keys, market, priority);
   if (!hit) return { kind: 'no_match', market, tried: keys.map((k) => k.by) };
-  const mapped = mapping.map(hit.data);
-  const result = plan({
-    current: record.properties,
-    mapped,
-    lastWritten: state?.lastWritten ?? {},
-    rules: mapping.rules,
-    ...(mapping.stampProperty ? { stamp: { property: mapping.stampProperty, value: mapping.stampValue(now) } } : {}),
-  });
+  const result = planValues(mapping, record.properties, hit.data, state?.lastWritten ?? {}, now);
   return { kind: 'planned', market, hit, dataHash: appliedHash(hit.data, mapping), plan: result };
 }
 

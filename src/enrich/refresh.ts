@@ -3,6 +3,7 @@
  * each CRM for records created or changed since the last sweep that no webhook told us about.
  * Both only enqueue bulk jobs; the lanes do the rest, so an unchanged record costs no CRM write.
  */
+import { propertiesToRead } from './read-properties.js';
 import type { CrmConnector } from '../core/connector.js';
 import type { CompiledMapping } from '../mapping/compile.js';
 import { logger } from '../logger.js';
@@ -65,9 +66,10 @@ export async function sweepMissed(options: RefreshOptions, now = new Date()): Pr
       const last = await options.kv.get(key);
       // The first sweep looks one day back: webhooks older than that were retried for a day already.
       const since = last ? new Date(last) : new Date(now.getTime() - 86_400_000);
+      const read = propertiesToRead(connector, objectType, mapping);
       let cursor: string | undefined;
       do {
-        const page = await connector.listRecords(objectType, { properties: [...mapping.propertiesToRead], changedSince: since, ...(cursor ? { cursor } : {}) }, { priority: 'bulk' });
+        const page = await connector.listRecords(objectType, { properties: read, changedSince: since, ...(cursor ? { cursor } : {}) }, { priority: 'bulk' });
         const candidates = page.records.filter((r) => mapping.matchKeys(r.properties).length > 0);
         const known = await options.stale.known(connector.connection, objectType, candidates.map((r) => r.id));
         const at = new Date().toISOString();
@@ -77,12 +79,14 @@ export async function sweepMissed(options: RefreshOptions, now = new Date()): Pr
             queue: queueName(connector.connection, objectType),
             dedupKey: `catchup:${connector.connection}:${objectType}:${r.id}`,
             priority: 'bulk',
-            data: { connection: connector.connection, objectType, recordId: r.id, reason: 'catchup', snapshot: { at, read: [...mapping.propertiesToRead], properties: r.properties } },
+            data: { connection: connector.connection, objectType, recordId: r.id, reason: 'catchup', snapshot: { at, read, properties: r.properties } },
           }));
         if (jobs.length) total += (await options.queue.enqueue(jobs)).inserted;
         cursor = page.next;
       } while (cursor);
-      await options.kv.set(key, now.toISOString());
+      // The next sweep starts back by the CRM's listing lag: a record changed just before this sweep may
+      // not have been visible to it yet. Records seen twice are known by then and not enqueued again.
+      await options.kv.set(key, new Date(now.getTime() - (connector.listingLagMs ?? 0)).toISOString());
     }
   }
   return total;

@@ -41,7 +41,7 @@ interface CheckOptions {
  * for every declared custom property the CRM does not have yet.
  */
 async function liveSchemas(mappings: LoadedMapping[], schemas: Map<string, CrmProperty[]>): Promise<MappingProblem[]> {
-  const [{ loadConfig }, { connectorsFromConfig }, { missingCustomProperties }, { schemaKey }] = await Promise.all([
+  const [{ loadConfig }, { connectorFor, connectorsFromConfig }, { missingCustomProperties }, { schemaKey }] = await Promise.all([
     import('../config.js'),
     import('../service/connectors.js'),
     import('./custom-properties.js'),
@@ -52,7 +52,7 @@ async function liveSchemas(mappings: LoadedMapping[], schemas: Map<string, CrmPr
   const problems: MappingProblem[] = [];
   try {
     for (const { file, document } of mappings) {
-      const connector = connectors.find((c) => c.kind === document.crm);
+      const connector = connectorFor(connectors, { kind: document.crm });
       if (!connector) continue;
       const properties = await connector.readSchema(document.object);
       schemas.set(schemaKey(document.crm, document.object), properties);

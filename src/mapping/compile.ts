@@ -26,13 +26,16 @@ export type CrmValues = Readonly<Record<string, string | null | undefined>>;
 
 export interface CompiledMapping {
   readonly crm: MappingDocument['crm'];
+  /** The longest value the CRM takes in a property (HubSpot: 65,536 characters), when it has one limit. */
+  readonly maxValueLength?: number;
   readonly object: string;
   readonly source: SourceKind;
   readonly document: MappingDocument;
   /** Lookup identifiers in the order the mapping gives, normalised, empty ones left out. */
   matchKeys(record: CrmValues): MatchKey[];
   /** The partner market for this CRM record. */
-  market(record: CrmValues): Market;
+  /** The record's market; `fallback` (e.g. the market of the person who led to a company) before the default. */
+  market(record: CrmValues, fallback?: Market): Market;
   /** Person mappings: how to find the person's company at the partner, when the record says. */
   companyKey(partner: Record<string, unknown>): { by: LookupKind; value: string } | undefined;
   /** Property values for one partner record; properties without a value are left out. */
@@ -97,6 +100,7 @@ export function compileMapping(doc: MappingDocument, crmSchema?: readonly CrmPro
 
   return {
     crm: doc.crm,
+    ...(MAX_VALUE_LENGTH[doc.crm] ? { maxValueLength: MAX_VALUE_LENGTH[doc.crm] } : {}),
     object: doc.object,
     source,
     document: doc,
@@ -112,9 +116,9 @@ export function compileMapping(doc: MappingDocument, crmSchema?: readonly CrmPro
       }
       return keys;
     },
-    market(record) {
+    market(record, fallback) {
       const raw = doc.market.property && Object.hasOwn(record, doc.market.property) ? record[doc.market.property] : undefined;
-      return toMarket(raw) ?? doc.market.default;
+      return toMarket(raw) ?? fallback ?? doc.market.default;
     },
     companyKey(partner) {
       if (!doc.company || !companyRead) return undefined;
@@ -147,3 +151,6 @@ function customAsProperty(name: string, custom: { label: string; type: CrmProper
     ...(custom.options ? { options: custom.options } : {}),
   };
 }
+
+/** HubSpot refuses a property value over 65,536 characters; Salesforce's limit is each field's own length. */
+const MAX_VALUE_LENGTH: Partial<Record<string, number>> = { hubspot: 65_536 };

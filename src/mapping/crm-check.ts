@@ -63,13 +63,13 @@ function checkTarget(
   byName: ReadonlyMap<string, CrmProperty>,
   path: (string | number)[],
   problems: ProblemList,
+  notFound: (name: string, hint: string | undefined) => string = (name, hint) => `the CRM has no property "${name}"${hint ? `; did you mean "${hint}"?` : ''}`,
 ): void {
   const property = byName.get(target);
   if (!property) {
     // A declared custom property that is not there yet is provisioned, not an error.
     if (custom) return;
-    const hint = closest(target, byName.keys());
-    problems.add([...path, 'target'], 'unknown_property', `the CRM has no property "${target}"${hint ? `; did you mean "${hint}"?` : ''}`);
+    problems.add([...path, 'target'], 'unknown_property', notFound(target, closest(target, byName.keys())));
     return;
   }
   if (!property.writable) {
@@ -86,12 +86,19 @@ export function checkAgainstCrm(doc: MappingDocument, properties: readonly CrmPr
   const problems = new ProblemList(file);
   const byName = new Map(properties.map((p) => [p.name, p]));
   const declared = new Set(
-    [...doc.fields, ...(doc.static ?? []), ...(doc.enriched_at ? [doc.enriched_at] : [])].filter((f) => f.custom).map((f) => f.target),
+    [...doc.fields, ...(doc.static ?? []), ...(doc.enriched_at ? [doc.enriched_at] : []), ...[doc.discovery?.source, doc.discovery?.persona].filter((d) => d !== undefined)]
+      .filter((f) => f.custom)
+      .map((f) => f.target),
   );
+  // Salesforce leaves out of describe the fields the integration user has no field-level access to:
+  // such a field looks missing, and every write naming it would fail, so the problem says both.
+  const notFound = (name: string, hint: string | undefined) =>
+    doc.crm === 'salesforce'
+      ? `Salesforce does not show ${doc.object} field "${name}" to the integration user: it does not exist${hint ? ` (did you mean "${hint}"?)` : ''}, or the user lacks field-level access to it (Setup > Object Manager > ${doc.object} > Fields & Relationships > ${name} > Set Field-Level Security: Visible for the integration user's profile or permission set)`
+      : `the CRM has no property "${name}"${hint ? `; did you mean "${hint}"?` : ''}`;
   const mustExist = (name: string, path: (string | number)[]) => {
     if (byName.has(name) || declared.has(name)) return;
-    const hint = closest(name, byName.keys());
-    problems.add(path, 'unknown_property', `the CRM has no property "${name}"${hint ? `; did you mean "${hint}"?` : ''}`);
+    problems.add(path, 'unknown_property', notFound(name, closest(name, byName.keys())));
   };
   doc.match.forEach((rule, i) => mustExist(rule.property, ['match', i, 'property']));
   if (doc.market.property) mustExist(doc.market.property, ['market', 'property']);
@@ -99,14 +106,17 @@ export function checkAgainstCrm(doc: MappingDocument, properties: readonly CrmPr
   const scratch = new ProblemList(file);
   for (const field of doc.fields) {
     const { output } = analyseField(doc.source as SourceKind, field, [], scratch);
-    checkTarget(field.target, field.custom, output, byName, ['fields', field.target], problems);
+    checkTarget(field.target, field.custom, output, byName, ['fields', field.target], problems, notFound);
   }
   for (const item of doc.static ?? []) {
-    checkTarget(item.target, item.custom, { base: 'string', list: false, domain: [item.value] }, byName, ['static', item.target], problems);
+    checkTarget(item.target, item.custom, { base: 'string', list: false, domain: [item.value] }, byName, ['static', item.target], problems, notFound);
   }
   if (doc.enriched_at) {
     checkTarget(doc.enriched_at.target, doc.enriched_at.custom, { base: 'date', list: false }, byName, ['enriched_at'], problems);
   }
+  const { source, persona } = doc.discovery ?? {};
+  if (source) checkTarget(source.target, source.custom, { base: 'string', list: false, domain: [source.value] }, byName, ['discovery', 'source'], problems);
+  if (persona) checkTarget(persona.target, persona.custom, { base: 'string', list: false }, byName, ['discovery', 'persona'], problems);
   return problems.items;
 }
 

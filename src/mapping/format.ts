@@ -151,6 +151,30 @@ const enrichedAtSchema = z
     examples: [{ target: 'crm_enrich_enriched_at', custom: { label: 'Enriched at', type: 'datetime' } }],
   });
 
+const discoverySchema = z
+  .strictObject({
+    source: z
+      .strictObject({
+        target: propertyName.meta({ description: 'Property that says where the record came from.', examples: ['crm_enrich_source'] }),
+        value: z.string().min(1).meta({ description: 'The value written.', examples: ['discovery'] }),
+        custom: customProperty.optional(),
+      })
+      .optional()
+      .meta({ description: 'Person mappings: tags each record discovery creates.', examples: [{ target: 'crm_enrich_source', value: 'discovery' }] }),
+    persona: z
+      .strictObject({
+        target: propertyName.meta({ description: 'Property naming the persona to look for at this company.', examples: ['crm_enrich_discover'] }),
+        custom: customProperty.optional(),
+      })
+      .optional()
+      .meta({
+        description: 'Company mappings: companies where this property names a saved persona are visited by scheduled discovery.',
+        examples: [{ target: 'crm_enrich_discover' }],
+      }),
+  })
+  .meta({ description: 'Finding people at target accounts (see docs/discovery.md).', examples: [{ source: { target: 'crm_enrich_source', value: 'discovery' } }] });
+export type DiscoveryMapping = z.infer<typeof discoverySchema>;
+
 export const MappingDocument = z
   .strictObject({
     $schema: z.string().optional().meta({ description: 'Path of schema.json, for editors.', examples: ['../schema.json'] }),
@@ -164,6 +188,7 @@ export const MappingDocument = z
     fields: z.array(fieldSchema).meta({ description: 'Properties filled from the partner record.', examples: [[{ target: 'jobtitle', from: 'position' }]] }),
     static: z.array(staticSchema).optional().meta({ description: 'Fixed values.', examples: [[{ target: 'LeadSource', value: 'Partner' }]] }),
     enriched_at: enrichedAtSchema.optional(),
+    discovery: discoverySchema.optional(),
   })
   .meta({
     title: 'crm-enrich mapping',

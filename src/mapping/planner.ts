@@ -5,7 +5,7 @@
  */
 import { DEFAULT_RULE, type Rule } from './format.js';
 
-export type Outcome = 'write' | 'unchanged' | 'kept_person_edit' | 'filled_already' | 'never' | 'no_value';
+export type Outcome = 'write' | 'unchanged' | 'kept_person_edit' | 'filled_already' | 'never' | 'no_value' | 'too_long';
 
 export interface Decision {
   property: string;
@@ -26,6 +26,8 @@ export interface PlanInput {
   rules: Readonly<Record<string, Rule>>;
   /** The enriched-at stamp: written along with other changes, never on its own. */
   stamp?: { property: string; value: string };
+  /** The longest value the CRM takes; a longer one is not written, and the decision says why. */
+  maxValueLength?: number;
 }
 
 export interface Plan {
@@ -85,7 +87,11 @@ function decide(current: string | null, next: string | null, rule: Rule, last: s
 function consider(input: PlanInput, property: string, rule: Rule, out: Plan): boolean {
   const current = own(input.current, property);
   const next = Object.hasOwn(input.mapped, property) ? input.mapped[property]! : null;
-  const verdict = decide(current, next, rule, own(input.lastWritten, property));
+  let verdict = decide(current, next, rule, own(input.lastWritten, property));
+  if (verdict.outcome === 'write' && input.maxValueLength !== undefined && next!.length > input.maxValueLength) {
+    // The CRM would refuse the whole record's write for it; better to write the rest and say why.
+    verdict = { outcome: 'too_long', reason: `the value has ${next!.length} characters, more than the CRM takes (${input.maxValueLength}); not written` };
+  }
   out.decisions.push({ property, current, next, rule, outcome: verdict.outcome, reason: verdict.reason });
   if (verdict.outcome !== 'write') return false;
   out.writes[property] = next!;

@@ -8,7 +8,8 @@ import type { CrmProperty } from '../core/connector.js';
 import { Company, Person } from '../partner/schemas.js';
 import { compileMapping } from './compile.js';
 import { parseMappingDocument } from './parse.js';
-import { plan, type Plan } from './planner.js';
+import { type Plan } from './planner.js';
+import { planValues } from './plan-values.js';
 import { MappingError } from './problems.js';
 
 export class PreviewInputError extends Error {
@@ -65,13 +66,7 @@ export async function previewMapping(input: PreviewInput): Promise<Plan> {
   }
   const current = input.crmFile ? crmValues(await readJson(input.crmFile, 'CRM record'), input.crmFile) : {};
   const lastWritten = input.lastWrittenFile ? crmValues(await readJson(input.lastWrittenFile, 'last-written values'), input.lastWrittenFile) : {};
-  return plan({
-    current,
-    mapped: mapping.map(partner.data as Record<string, unknown>),
-    lastWritten,
-    rules: mapping.rules,
-    ...(mapping.stampProperty ? { stamp: { property: mapping.stampProperty, value: mapping.stampValue(input.now ?? new Date()) } } : {}),
-  });
+  return planValues(mapping, current, partner.data as Record<string, unknown>, lastWritten, input.now ?? new Date());
 }
 
 const clip = (text: string, width: number) => (text.length > width ? `${text.slice(0, width - 1)}…` : text);

@@ -147,5 +147,16 @@ export function validateDocument(doc: MappingDocument, file: string): MappingPro
     claim(doc.enriched_at.target, 'enriched_at', ['enriched_at', 'target']);
     checkCustom(doc, doc.enriched_at.target, doc.enriched_at.custom, ['enriched_at'], problems);
   }
+  const { source, persona } = doc.discovery ?? {};
+  if (source) {
+    if (doc.source !== 'person') problems.add(['discovery', 'source'], 'invalid_value', 'discovery.source is for person mappings: it tags the people discovery creates');
+    claim(source.target, 'discovery > source', ['discovery', 'source', 'target']);
+    checkCustom(doc, source.target, source.custom, ['discovery', 'source'], problems);
+  }
+  if (persona) {
+    if (doc.source !== 'company') problems.add(['discovery', 'persona'], 'invalid_value', 'discovery.persona is for company mappings: it names the persona to look for at a company');
+    claim(persona.target, 'discovery > persona', ['discovery', 'persona', 'target']);
+    checkCustom(doc, persona.target, persona.custom, ['discovery', 'persona'], problems);
+  }
   return problems.items;
 }

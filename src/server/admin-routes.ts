@@ -3,14 +3,22 @@
  * save, roll back), one record's state and audit trail, enrich-now, dead letters, stats, backfills.
  * Every error is `{ error: { code, message, details } }` naming what was wrong.
  */
+import { connectorFor, mappedObject, objectTypeIn } from '../service/connectors.js';
+import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response, Router } from 'express';
 import { z } from 'zod';
-import { MappingError, plan } from '../mapping/index.js';
-import type { Service } from '../service/service.js';
+import { MappingError, planValues } from '../mapping/index.js';
+import { planRecord } from '../enrich/record-plan.js';
+import type { AdminContext } from './admin-context.js';
 import { BackfillError } from '../service/backfills.js';
-import { adminAuth } from './admin-auth.js';
+import { adminAuth, type AdminTokenCheck } from './admin-auth.js';
 import { HttpError, sendError } from './http-error.js';
 import { adminStats } from './admin-stats.js';
+import { discoveryRoutes } from './discovery-routes.js';
+import { DiscoveryError } from '../discovery/target.js';
+import { logger } from '../logger.js';
+
+const log = logger('server.admin');
 
 const DocumentBody = z.object({ document: z.string({ error: 'document must be the mapping file text (YAML or JSON)' }).min(1, 'document must not be empty') });
 const SaveBody = DocumentBody.extend({
@@ -24,7 +32,7 @@ const PreviewBody = z.object({
   recordId: z.string({ error: 'recordId is required' }).min(1, 'recordId is required'),
 });
 const RollbackBody = z.object({ version: z.number({ error: 'version must be a number' }).int().positive() });
-const ReplayBody = z.object({ ids: z.array(z.string()).optional() });
+const ReplayBody = z.object({ ids: z.array(z.uuid('ids must be dead-letter ids (UUIDs, as GET /dead-letters lists them)')).max(10_000, 'ids: at most 10,000 at once').optional() });
 const BackfillBody = z.object({
   connection: z.string({ error: 'connection is required' }).min(1),
   object: z.string({ error: 'object is required' }).min(1),
@@ -42,9 +50,9 @@ function parse<T>(schema: z.ZodType<T>, body: unknown): T {
 type Handler = (req: Request, res: Response) => Promise<void>;
 const route = (fn: Handler) => (req: Request, res: Response, next: NextFunction) => fn(req, res).catch(next);
 
-export function adminRoutes(service: Service, adminToken: string): Router {
+export function adminRoutes(service: AdminContext, tokenCheck: AdminTokenCheck): Router {
   const router = Router();
-  router.use(adminAuth(adminToken));
+  router.use(adminAuth(tokenCheck));
   router.use(express.json({ limit: '1mb' }));
 
   router.get('/mappings', route(async (_req, res) => {
@@ -70,18 +78,19 @@ export function adminRoutes(service: Service, adminToken: string): Router {
 
   router.post('/mappings/preview', route(async (req, res) => {
     const body = parse(PreviewBody, req.body);
-    const connector = service.connectors.find((c) => c.kind === body.crm);
+    const connector = connectorFor(service.connectors, { kind: body.crm });
     if (!connector) throw new HttpError(404, 'not_found', `no connection to ${body.crm} is configured`, { field: 'crm' });
-    const objectType = connector.objectTypes.find((o) => o.toLowerCase() === body.object.toLowerCase());
+    const objectType = objectTypeIn(connector, body.object);
     if (!objectType) throw new HttpError(400, 'invalid_request', `object: ${body.crm} has no object "${body.object}"`, { field: 'object' });
     const mapping = body.document ? service.mappings.compile(body.document, 'candidate') : service.mappings.get(body.crm, objectType);
     if (!mapping) throw new HttpError(404, 'not_found', `no active mapping for ${body.crm}/${objectType}; send a candidate document`, { field: 'document' });
     const [record] = await connector.readRecords(objectType, [body.recordId], [...mapping.propertiesToRead], { priority: 'interactive' });
     if (!record) throw new HttpError(404, 'not_found', `${body.crm} ${objectType} ${body.recordId} does not exist`, { field: 'recordId' });
     const state = (await service.ports.state.getMany(connector.connection, objectType, [record.id])).get(record.id);
-    const keys = mapping.matchKeys(record.properties);
-    const hit = keys.length ? await service.lookups.find(mapping.source, keys, mapping.market(record.properties), 'interactive') : null;
-    const result = plan({ current: record.properties, mapped: hit ? mapping.map(hit.data) : {}, lastWritten: state?.lastWritten ?? {}, rules: mapping.rules });
+    // Planned as a run would plan it (stamp and length limit included); a record without a match shows what nothing to map means.
+    const planned = await planRecord(record, mapping, service.lookups, state, 'interactive', new Date());
+    const hit = planned.kind === 'planned' ? planned.hit : null;
+    const result = planned.kind === 'planned' ? planned.plan : planValues(mapping, record.properties, undefined, state?.lastWritten ?? {}, new Date());
     res.json({
       record: { id: record.id },
       match: hit ? { by: hit.key.by } : null,
@@ -108,20 +117,18 @@ export function adminRoutes(service: Service, adminToken: string): Router {
 
   router.get('/records/:connection/:object/:id', route(async (req, res) => {
     const key = { connection: String(req.params.connection), objectType: String(req.params.object), recordId: String(req.params.id) };
-    const state = await service.store.state.get(key);
-    const audit = await service.store.audit.forRecord(key, { limit: Math.min(Number(req.query.limit ?? 100) || 100, 1000) });
+    const { state, audit } = await service.store.recordView(key, Math.min(Number(req.query.limit ?? 100) || 100, 1000));
     if (!state && audit.length === 0) throw new HttpError(404, 'not_found', `nothing is known about ${key.connection} ${key.objectType} ${key.recordId}`, { field: 'id' });
     res.json({ state: state ?? null, audit });
   }));
 
   router.post('/records/:connection/:object/:id/enrich', route(async (req, res) => {
     const connection = String(req.params.connection);
-    const connector = service.connectors.find((c) => c.connection === connection);
-    const objectType = connector?.objectTypes.find((o) => o.toLowerCase() === String(req.params.object).toLowerCase());
-    if (!connector || !objectType || !service.mappings.get(connector.kind, objectType)) {
+    const target = mappedObject(service.connectors, service.mappings, { connection }, String(req.params.object));
+    if (!target) {
       throw new HttpError(404, 'not_found', `${connection}/${String(req.params.object)} is not a mapped object of a configured connection`, { field: 'object' });
     }
-    const result = await service.enrichNow(connector.connection, objectType, String(req.params.id));
+    const result = await service.enrichNow(target.connector.connection, target.objectType, String(req.params.id));
     res.status(202).json(result);
   }));
 
@@ -150,16 +157,23 @@ export function adminRoutes(service: Service, adminToken: string): Router {
     res.status(202).json(await service.backfills.start(body.connection, body.object, body.limit ?? null));
   }));
 
+  router.post('/backfills/dry-run', route(async (req, res) => {
+    const body = parse(BackfillBody, req.body);
+    res.json(await service.backfills.dryRun(body.connection, body.object, body.limit ?? null));
+  }));
+
   router.get('/backfills/:connection/:object', route(async (req, res) => {
     res.json(await service.backfills.progress(String(req.params.connection), String(req.params.object)));
   }));
 
+  router.use(discoveryRoutes(service));
   router.use((_req: Request, res: Response) => sendError(res, 404, 'not_found', 'no such admin route'));
-  router.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
+  router.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
     if (error instanceof HttpError) return sendError(res, error.status, error.code, error.message, error.details);
     if (error instanceof MappingError) {
       return sendError(res, 422, 'invalid_mapping', error.message, { problems: error.problems.map((p) => ({ ...p, field: p.path.join(' > ') })) });
     }
+    if (error instanceof DiscoveryError) return sendError(res, error.status, error.code, error.message, error.field ? { field: error.field } : undefined);
     if (error instanceof BackfillError) return sendError(res, 404, error.code, error.message, { field: error.code === 'unknown_connection' ? 'connection' : 'object' });
     const status = (error as { status?: number }).status;
     if (status && status >= 400 && status < 500) return sendError(res, status, 'invalid_request', `body: ${(error as Error).message}`, { field: 'body' });
@@ -167,7 +181,11 @@ export function adminRoutes(service: Service, adminToken: string): Router {
       const e = error as { code: string; kind: string; message: string };
       return sendError(res, e.kind === 'transient' ? 503 : 502, e.code, e.message);
     }
-    return sendError(res, 500, 'internal', 'the admin request failed; see the service log');
+    // The log has the error; the answer has the id to find it by, and nothing of the error itself.
+    const requestId = randomUUID();
+    log.error({ err: error, requestId, method: req.method, path: req.path }, 'an admin request failed');
+    res.setHeader('X-Request-Id', requestId);
+    return sendError(res, 500, 'internal', `the admin request failed; the service log has it under request id ${requestId}`, { requestId });
   });
   return router;
 }

@@ -1,13 +1,16 @@
 /** What an admin wants at a glance: queues, outcomes, match rate, credits, cache and CRM calls. */
 import { CACHE_HITS_COUNTER, LOOKUPS_COUNTER } from '../enrich/partner-lookups.js';
-import type { Service } from '../service/service.js';
+import type { AdminContext } from './admin-context.js';
 
-export async function adminStats(service: Service) {
-  const [queues, statuses, lookupsToday, cacheHitsToday] = await Promise.all([
+export async function adminStats(service: AdminContext) {
+  const [queues, statuses, lookupsToday, cacheHitsToday, companies, duplicates, nearMatches] = await Promise.all([
     service.store.queue.counts(),
     service.store.state.countByStatus(),
     service.store.counters.get(LOOKUPS_COUNTER),
     service.store.counters.get(CACHE_HITS_COUNTER),
+    service.store.companies.counts(),
+    service.store.companies.duplicates(),
+    service.store.companies.nearMatches(),
   ]);
   const matched = statuses.enriched;
   const tried = statuses.enriched + statuses.no_match;
@@ -29,6 +32,16 @@ export async function adminStats(service: Service) {
       budgetLeft: Math.max(0, budget - lookupsToday),
       hardCap: service.config.PARTNER_DAILY_LOOKUP_HARD_CAP,
       bulkPaused: lookupsToday >= budget,
+    },
+    companies: {
+      /** Companies crm-enrich created for employers, by connection. */
+      created: companies.created,
+      /** Person records linked with their employer's company. */
+      linkedRecords: companies.linkedRecords,
+      /** Domains several companies share: linked to the oldest, never merged; an admin decides. */
+      duplicateDomains: duplicates.map((d) => ({ connection: d.connection, domain: d.domain, companyIds: d.companyIds, seenAt: d.seenAt.toISOString() })),
+      /** Companies with an employer's name but not its domain or partner id: never linked by name alone. */
+      nearMatches: nearMatches.map((d) => ({ connection: d.connection, domain: d.domain, name: d.name, companyIds: d.companyIds, seenAt: d.seenAt.toISOString() })),
     },
     crmCalls: Object.fromEntries(service.connectors.map((c) => [c.connection, c.stats()])),
   };

@@ -4,6 +4,7 @@
  * service restarts. Progress shows as a bar with rate and ETA on a terminal, plain lines otherwise.
  */
 import { loadConfig } from '../config.js';
+import type { DryRunReport } from '../enrich/backfill-dry-run.js';
 import { adminTokenFor } from './embedded.js';
 
 interface Progress {
@@ -15,7 +16,7 @@ interface Progress {
   done: boolean;
 }
 
-function client(url: string | undefined) {
+export function client(url: string | undefined) {
   const config = loadConfig();
   const base = (url ?? `http://127.0.0.1:${config.PORT}`).replace(/\/+$/, '');
   const token = adminTokenFor(config);
@@ -36,7 +37,7 @@ function client(url: string | undefined) {
   };
 }
 
-function bar(done: number, total: number, width = 30): string {
+export function bar(done: number, total: number, width = 30): string {
   const share = total ? Math.min(1, done / total) : 0;
   const filled = Math.round(share * width);
   return `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${(share * 100).toFixed(0).padStart(3)}%`;
@@ -72,6 +73,24 @@ export async function backfill(options: { connection: string; object: string; li
     progress = await call<Progress>('GET', path);
   }
   process.stdout.write(`${tty ? '\n' : ''}backfill of ${options.connection} ${options.object} done: ${progress.enqueued} records enqueued, ${progress.skipped} skipped (no match key, or already enriched)\n`);
+}
+
+export async function backfillDryRun(options: { connection: string; object: string; limit?: number; url?: string }): Promise<void> {
+  if (options.limit !== undefined && (!Number.isInteger(options.limit) || options.limit <= 0)) throw new Error('--limit must be a whole number above 0');
+  const report = await client(options.url)<DryRunReport>('POST', '/backfills/dry-run', { connection: options.connection, object: options.object, limit: options.limit ?? null });
+  const lines = [
+    `dry run of a backfill of ${report.connection} ${report.object}: nothing was enqueued`,
+    `  ${report.listed} records listed: ${report.wouldEnrich} would be enriched, ${report.skipped} skipped (no match key, or already enriched)`,
+  ];
+  if (report.companies) {
+    const c = report.companies;
+    lines.push(
+      `  ${c.wouldLink} would be linked with their employer's company: ${c.existing} of those companies exist, at most ${c.wouldCreateAtMost} would be created`,
+      `  ${c.unknownEmployer} have a free-mail address or none: linked only if the partner names their employer`,
+      `  (${c.note})`,
+    );
+  }
+  process.stdout.write(`${lines.join('\n')}\n`);
 }
 
 export async function refresh(options: { url?: string }): Promise<void> {

@@ -2,8 +2,10 @@
  * Backfill runs inside the service: started from the admin API (which the CLI calls), listed page
  * by page in the background, resumed after a restart, and reported with how much work is left.
  */
+import { connectorFor, objectTypeIn } from './connectors.js';
 import type { CrmConnector } from '../core/connector.js';
 import { driveBackfill, readBackfill, startBackfill, type BackfillDeps, type BackfillRun } from '../enrich/backfill.js';
+import { backfillDryRun, type DryRunReport } from '../enrich/backfill-dry-run.js';
 import { queueName } from '../enrich/jobs.js';
 import { logger } from '../logger.js';
 import type { CompiledMapping } from '../mapping/index.js';
@@ -25,18 +27,20 @@ export class BackfillError extends Error {
 
 export class Backfills {
   private readonly running = new Map<string, { abort: AbortController; done: Promise<unknown> }>();
+  private stopped = false;
 
   constructor(
     private readonly deps: BackfillDeps,
     private readonly connectors: CrmConnector[],
     private readonly mapping: (crm: string, objectType: string) => CompiledMapping | undefined,
     private readonly store: Store,
+    private readonly companies: { freeMail: { has(domain: string): boolean }; creates: (connector: CrmConnector) => boolean } = { freeMail: { has: () => false }, creates: () => true },
   ) {}
 
   private resolve(connection: string, object: string): { connector: CrmConnector; objectType: string; mapping: CompiledMapping } {
-    const connector = this.connectors.find((c) => c.connection === connection);
+    const connector = connectorFor(this.connectors, { connection });
     if (!connector) throw new BackfillError('unknown_connection', `no connection named "${connection}"; configured: ${this.connectors.map((c) => c.connection).join(', ') || 'none'}`);
-    const objectType = connector.objectTypes.find((o) => o.toLowerCase() === object.toLowerCase());
+    const objectType = objectTypeIn(connector, object);
     const mapping = objectType ? this.mapping(connector.kind, objectType) : undefined;
     if (!objectType || !mapping) {
       const mapped = connector.objectTypes.filter((o) => this.mapping(connector.kind, o));
@@ -53,6 +57,12 @@ export class Backfills {
     return this.progress(connection, objectType);
   }
 
+  /** What a backfill of this object would enqueue, link and create, without enqueuing anything. */
+  async dryRun(connection: string, object: string, limit: number | null): Promise<DryRunReport> {
+    const { connector, objectType, mapping } = this.resolve(connection, object);
+    return backfillDryRun({ stale: this.deps.stale, ...this.companies, created: (c, d) => this.store.companies.created(c, d) }, connector, objectType, mapping, limit);
+  }
+
   async progress(connection: string, object: string): Promise<BackfillProgress> {
     const { connector, objectType } = this.resolve(connection, object);
     const run = await readBackfill(this.deps.kv, connector.connection, objectType);
@@ -67,15 +77,26 @@ export class Backfills {
     for (const connector of this.connectors) {
       for (const objectType of connector.objectTypes) {
         const mapping = this.mapping(connector.kind, objectType);
-        if (!mapping) continue;
-        void readBackfill(this.deps.kv, connector.connection, objectType).then((run) => {
-          if (run?.status === 'running') {
-            log.info({ connection: run.connection, objectType: run.objectType, listed: run.listed }, 'resuming a backfill');
-            this.drive(connector, mapping, run);
-          }
-        });
+        if (mapping) this.resume(connector, objectType, mapping);
       }
     }
+  }
+
+  private resume(connector: CrmConnector, objectType: string, mapping: CompiledMapping): void {
+    readBackfill(this.deps.kv, connector.connection, objectType).then(
+      (run) => {
+        if (run?.status === 'running' && !this.stopped) {
+          log.info({ connection: run.connection, objectType: run.objectType, listed: run.listed }, 'resuming a backfill');
+          this.drive(connector, mapping, run);
+        }
+      },
+      (error: unknown) => {
+        // The database is away (a restart, a failover): look again once it may be back.
+        if (this.stopped) return;
+        log.warn({ err: error, connection: connector.connection, objectType }, 'could not check for an unfinished backfill; looking again in 10 s');
+        setTimeout(() => this.resume(connector, objectType, mapping), 10_000).unref();
+      },
+    );
   }
 
   private drive(connector: CrmConnector, mapping: CompiledMapping, run: BackfillRun): void {
@@ -89,6 +110,7 @@ export class Backfills {
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
     for (const { abort } of this.running.values()) abort.abort();
     await Promise.allSettled([...this.running.values()].map((r) => r.done));
   }

@@ -1,6 +1,11 @@
-/** `serve`, `backfill`, `refresh` and `mappings provision`: the commands that run or drive the service. */
+/** `serve`, `backfill`, `discover`, `refresh` and `mappings provision`: the commands that run or drive the service. */
 import type { Command } from 'commander';
 import { formatProblems, MappingError } from '../mapping/index.js';
+
+/** A repeatable option that also takes comma-separated values. */
+function collectValues(value: string, previous: string[] = []): string[] {
+  return [...previous, ...value.split(',').map((v) => v.trim()).filter(Boolean)];
+}
 
 function fail(error: unknown): never {
   if (error instanceof MappingError) {
@@ -28,10 +33,11 @@ export function registerServiceCommands(program: Command): void {
     .requiredOption('--connection <name>', 'hubspot or salesforce')
     .requiredOption('--object <type>', 'e.g. contact, company, Lead, Contact, Account')
     .option('--limit <n>', 'stop after this many records', (v) => Number.parseInt(v, 10))
+    .option('--dry-run', 'enqueue nothing: say how many records it would enrich, link with companies, and how many companies it would create')
     .option('--url <url>', 'the service (default http://127.0.0.1:$PORT)')
-    .action(async (opts: { connection: string; object: string; limit?: number; url?: string }) => {
-      const { backfill } = await import('./backfill-command.js');
-      await backfill(opts).catch(fail);
+    .action(async (opts: { connection: string; object: string; limit?: number; url?: string; dryRun?: boolean }) => {
+      const { backfill, backfillDryRun } = await import('./backfill-command.js');
+      await (opts.dryRun ? backfillDryRun(opts) : backfill(opts)).catch(fail);
     });
 
   const mappings = program.commands.find((c) => c.name() === 'mappings') ?? program.command('mappings');
@@ -45,6 +51,24 @@ export function registerServiceCommands(program: Command): void {
       const { provision } = await import('./provision-command.js');
       const outstanding = await provision(opts).catch(fail);
       if (outstanding > 0) process.exitCode = 1;
+    });
+
+  program
+    .command('discover')
+    .description('find people at one company who fit a persona, and add them to the CRM (asks the running service)')
+    .requiredOption('--crm <crm>', 'hubspot or salesforce')
+    .requiredOption('--company <id>', 'the CRM id of an enriched company (HubSpot company, Salesforce Account)')
+    .option('--persona <name>', 'a saved persona')
+    .option('--seniority <codes>', 'seniority codes (see GET /admin/api/filter-options); repeat or separate with commas', collectValues)
+    .option('--department <codes>', 'department codes; repeat or separate with commas', collectValues)
+    .option('--position <text>', 'job title text to look for; repeat for several', (v: string, p: string[] = []) => [...p, v])
+    .option('--limit <n>', 'add at most this many people', (v) => Number.parseInt(v, 10))
+    .option('--skip-dnd', 'leave out people whose phone is on a do-not-disturb register')
+    .option('--dry-run', 'create nothing and spend nothing: list the candidates, what a run would do with each, and the credits')
+    .option('--url <url>', 'the service (default http://127.0.0.1:$PORT)')
+    .action(async (opts: import('./discover-command.js').DiscoverOptions) => {
+      const { discover } = await import('./discover-command.js');
+      await discover(opts).catch(fail);
     });
 
   program

@@ -26,3 +26,33 @@ export function connectorsFromConfig(config: Config, mappings: LoadedMapping[]):
   if (salesforce) connectors.push(salesforce);
   return connectors;
 }
+
+/**
+ * The connector of a CRM kind (`hubspot`, `salesforce`) or of a connection name. One connection per CRM
+ * today, so the two coincide; callers say which they mean.
+ */
+export function connectorFor(connectors: readonly CrmConnector[], key: { kind: string } | { connection: string }): CrmConnector | undefined {
+  return 'kind' in key ? connectors.find((c) => c.kind === key.kind) : connectors.find((c) => c.connection === key.connection);
+}
+
+/** An object type as the connector spells it (`contact`, `Contact`), whatever case it was asked in. */
+export function objectTypeIn(connector: CrmConnector, object: string): string | undefined {
+  const wanted = object.toLowerCase();
+  return connector.objectTypes.find((o) => o.toLowerCase() === wanted);
+}
+
+/**
+ * The connector and object type (as the connector spells it) of an object with an active mapping, or
+ * undefined when the CRM or connection is not configured or the object is not mapped.
+ */
+export function mappedObject(
+  connectors: readonly CrmConnector[],
+  mappings: { get(crm: string, objectType: string): unknown },
+  key: { kind: string } | { connection: string },
+  object: string,
+): { connector: CrmConnector; objectType: string } | undefined {
+  const connector = connectorFor(connectors, key);
+  const objectType = connector && objectTypeIn(connector, object);
+  if (!connector || !objectType || !mappings.get(connector.kind, objectType)) return undefined;
+  return { connector, objectType };
+}

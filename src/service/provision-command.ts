@@ -5,7 +5,7 @@
  */
 import { loadConfig } from '../config.js';
 import { customPropertiesOf, loadMappingDir, MappingError } from '../mapping/index.js';
-import { connectorsFromConfig } from './connectors.js';
+import { connectorFor, connectorsFromConfig } from './connectors.js';
 
 export async function provision(options: { mappings: string; crm?: string; object?: string }, config = loadConfig(), out: NodeJS.WritableStream = process.stdout): Promise<number> {
   const loaded = await loadMappingDir(options.mappings);
@@ -17,7 +17,7 @@ export async function provision(options: { mappings: string; crm?: string; objec
     for (const { document, file } of loaded.mappings) {
       if (options.crm && document.crm !== options.crm) continue;
       if (options.object && document.object.toLowerCase() !== options.object.toLowerCase()) continue;
-      const connector = connectors.find((c) => c.kind === document.crm);
+      const connector = connectorFor(connectors, { kind: document.crm });
       if (!connector) continue;
       const wanted = customPropertiesOf(document);
       if (wanted.length === 0) continue;

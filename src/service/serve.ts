@@ -17,7 +17,7 @@ export async function serve(options: { mappings: string; demo: boolean }): Promi
     await env.close();
     throw error;
   }
-  const url = await service.listen(config.PORT);
+  const url = await service.listen(config.PORT, config.HOST);
   const demo = startDemo(env, { enabled: options.demo });
   process.stdout.write(`${banner(env, url, demo)}\n`);
   log.info({ url, crms: service.connectors.map((c) => c.connection), mappings: service.mappings.list().map((m) => `${m.version.crm}/${m.version.objectType} v${m.version.version}`) }, 'crm-enrich started');

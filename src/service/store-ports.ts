@@ -2,6 +2,7 @@
 import type { Priority } from '../core/limiter.js';
 import { EnrichJobData, type EnrichJob } from '../enrich/jobs.js';
 import type {
+  AuditEntry,
   AuditPort,
   CacheKey,
   CounterPort,
@@ -11,6 +12,7 @@ import type {
   KeyValuePort,
   LookupCachePort,
   StalePort,
+  RecordState,
   StatePort,
 } from '../enrich/ports.js';
 import type { Store } from '../store/store.js';
@@ -51,6 +53,9 @@ export function storePorts(store: Store): StorePorts {
       async release(queue, jobs, delayMs) {
         await store.queue.release(queue, jobs, delayMs);
       },
+      async heartbeat(queue, jobs) {
+        await store.queue.heartbeat(queue, jobs);
+      },
     },
     enqueue: {
       async enqueue(jobs) {
@@ -83,6 +88,8 @@ export function storePorts(store: Store): StorePorts {
               lastError: s.lastError,
               dataHash: s.dataHash,
               lastWritten: Object.fromEntries(Object.entries(s.written).filter((e): e is [string, string] => e[1] !== null)),
+              companyId: s.companyId,
+              companyReason: s.companyReason,
               lastEnrichedAt: s.lastEnrichedAt,
               nextRefreshAt: s.nextRefreshAt,
             },
@@ -90,25 +97,18 @@ export function storePorts(store: Store): StorePorts {
         );
       },
       async upsertMany(rows) {
-        await store.state.upsertMany(rows.map(({ lastWritten, ...rest }) => ({ ...rest, written: lastWritten })));
+        await store.state.upsertMany(rows.map(stateRow));
+      },
+      async settle(rows, audit) {
+        await store.db.transaction(async (tx) => {
+          if (rows.length) await store.state.upsertMany(rows.map(stateRow), tx);
+          if (audit.length) await store.audit.record(audit.map(auditRow), tx);
+        });
       },
     },
     audit: {
       async append(entries) {
-        await store.audit.record(
-          entries.map((e) => ({
-            connection: e.connection,
-            objectType: e.objectType,
-            recordId: e.recordId,
-            ...(e.property ? { property: e.property } : {}),
-            oldValue: e.oldValue,
-            newValue: e.newValue,
-            ...(e.rule ? { rule: e.rule } : {}),
-            outcome: e.outcome,
-            reason: e.reason,
-            ...(e.jobId ? { jobId: e.jobId } : {}),
-          })),
-        );
+        await store.audit.record(entries.map(auditRow));
       },
     },
     cache: {
@@ -149,5 +149,24 @@ export function storePorts(store: Store): StorePorts {
       get: (key) => store.settings.get(key),
       set: (key, value) => store.settings.set(key, value),
     },
+  };
+}
+
+function stateRow({ lastWritten, ...rest }: RecordState) {
+  return { ...rest, written: lastWritten };
+}
+
+function auditRow(e: AuditEntry) {
+  return {
+    connection: e.connection,
+    objectType: e.objectType,
+    recordId: e.recordId,
+    ...(e.property ? { property: e.property } : {}),
+    oldValue: e.oldValue,
+    newValue: e.newValue,
+    ...(e.rule ? { rule: e.rule } : {}),
+    outcome: e.outcome,
+    reason: e.reason,
+    ...(e.jobId ? { jobId: e.jobId } : {}),
   };
 }

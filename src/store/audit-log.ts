@@ -20,6 +20,8 @@ export interface AuditEntryInput {
   /** Why nothing was written (required when `property` is absent). */
   reason?: string;
   jobId?: string;
+  /** Who asked, when not the service itself: `mcp:<client name>` for an assistant's tool call. */
+  actor?: string;
   at?: Date;
 }
 
@@ -35,6 +37,7 @@ export interface AuditEntry {
   outcome: string | null;
   reason: string | null;
   jobId: string | null;
+  actor: string | null;
   at: Date;
 }
 
@@ -58,14 +61,14 @@ export class AuditLog {
     const rows = entries.map((e) => ({
       connection: e.connection, object_type: e.objectType, record_id: e.recordId, property: e.property ?? null,
       old_value: e.oldValue ?? null, new_value: e.newValue ?? null, rule: e.rule ?? null, outcome: e.outcome ?? null, reason: e.reason ?? null,
-      job_id: e.jobId ?? null, at: (e.at ?? new Date()).toISOString(),
+      job_id: e.jobId ?? null, actor: e.actor ?? null, at: (e.at ?? new Date()).toISOString(),
     }));
     const { rows: result } = await db.query<{ n: number }>(
       `WITH ins AS (
-         INSERT INTO ${this.table} (connection, object_type, record_id, property, old_value, new_value, rule, outcome, reason, job_id, at)
-         SELECT connection, object_type, record_id, property, old_value, new_value, rule, outcome, reason, job_id, at
+         INSERT INTO ${this.table} (connection, object_type, record_id, property, old_value, new_value, rule, outcome, reason, job_id, actor, at)
+         SELECT connection, object_type, record_id, property, old_value, new_value, rule, outcome, reason, job_id, actor, at
          FROM jsonb_to_recordset($1::jsonb) AS r(connection text, object_type text, record_id text, property text,
-           old_value text, new_value text, rule text, outcome text, reason text, job_id text, at timestamptz)
+           old_value text, new_value text, rule text, outcome text, reason text, job_id text, actor text, at timestamptz)
          RETURNING 1)
        SELECT count(*)::int AS n FROM ins`,
       [JSON.stringify(rows)],
@@ -74,10 +77,10 @@ export class AuditLog {
   }
 
   /** Entries of one record, newest first; pass the last id seen as `beforeId` for the next page. */
-  async forRecord(key: { connection: string; objectType: string; recordId: string }, options: { limit?: number; beforeId?: number } = {}): Promise<AuditEntry[]> {
-    const { rows } = await this.db.query<{
+  async forRecord(key: { connection: string; objectType: string; recordId: string }, options: { limit?: number; beforeId?: number } = {}, db: Db = this.db): Promise<AuditEntry[]> {
+    const { rows } = await db.query<{
       id: string; connection: string; object_type: string; record_id: string; property: string | null; old_value: string | null;
-      new_value: string | null; rule: string | null; outcome: string | null; reason: string | null; job_id: string | null; at: Date;
+      new_value: string | null; rule: string | null; outcome: string | null; reason: string | null; job_id: string | null; actor: string | null; at: Date;
     }>(
       `SELECT * FROM ${this.table}
        WHERE connection = $1 AND object_type = $2 AND record_id = $3 AND ($4::bigint IS NULL OR id < $4)
@@ -86,7 +89,7 @@ export class AuditLog {
     );
     return rows.map((r) => ({
       id: Number(r.id), connection: r.connection, objectType: r.object_type, recordId: r.record_id, property: r.property,
-      oldValue: r.old_value, newValue: r.new_value, rule: r.rule, outcome: r.outcome, reason: r.reason, jobId: r.job_id, at: new Date(r.at),
+      oldValue: r.old_value, newValue: r.new_value, rule: r.rule, outcome: r.outcome, reason: r.reason, jobId: r.job_id, actor: r.actor, at: new Date(r.at),
     }));
   }
 }

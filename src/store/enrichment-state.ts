@@ -29,6 +29,9 @@ export interface EnrichmentState extends RecordKey {
   dataHash: string | null;
   /** Property name to the value we last wrote. */
   written: Record<string, string | null>;
+  /** The company record this person record was linked with, and why; null until linked. */
+  companyId: string | null;
+  companyReason: string | null;
   updatedAt: Date;
 }
 
@@ -48,6 +51,8 @@ const Row = z.object({
   last_error: z.string().nullable(),
   data_hash: z.string().nullable(),
   written: z.record(z.string(), z.string().nullable()),
+  company_id: z.string().nullable(),
+  company_reason: z.string().nullable(),
   updated_at: z.coerce.date(),
 });
 
@@ -57,7 +62,7 @@ function fromRow(raw: unknown): EnrichmentState {
     connection: r.connection, objectType: r.object_type, recordId: r.record_id, status: r.status,
     partnerId: r.partner_id, matchKey: r.match_key, market: r.market, lastEnrichedAt: r.last_enriched_at,
     nextRefreshAt: r.next_refresh_at, lastError: r.last_error, dataHash: r.data_hash, written: r.written,
-    updatedAt: r.updated_at,
+    companyId: r.company_id, companyReason: r.company_reason, updatedAt: r.updated_at,
   };
 }
 
@@ -97,6 +102,7 @@ export class EnrichmentStateStore {
         partner_id: s.partnerId, match_key: s.matchKey, market: s.market,
         last_enriched_at: s.lastEnrichedAt?.toISOString() ?? null, next_refresh_at: s.nextRefreshAt?.toISOString() ?? null,
         last_error: s.lastError, data_hash: s.dataHash, written: s.written ?? {},
+        company_id: s.companyId, company_reason: s.companyReason,
         has: Object.entries(s).filter(([, v]) => v !== undefined).map(([k]) => k),
       };
     });
@@ -105,21 +111,24 @@ export class EnrichmentStateStore {
       `WITH x AS (
          SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(
            connection text, object_type text, record_id text, status text, partner_id text, match_key text, market text,
-           last_enriched_at timestamptz, next_refresh_at timestamptz, last_error text, data_hash text, written jsonb, has text[])
+           last_enriched_at timestamptz, next_refresh_at timestamptz, last_error text, data_hash text, written jsonb,
+           company_id text, company_reason text, has text[])
        ), up AS (
          INSERT INTO ${this.table} AS t (connection, object_type, record_id, status, partner_id, match_key, market,
-           last_enriched_at, next_refresh_at, last_error, data_hash, written, updated_at)
+           last_enriched_at, next_refresh_at, last_error, data_hash, written, company_id, company_reason, updated_at)
          SELECT x.connection, x.object_type, x.record_id, x.status,
            ${pick('partner_id', 'partnerId')}, ${pick('match_key', 'matchKey')}, ${pick('market', 'market')},
            ${pick('last_enriched_at', 'lastEnrichedAt')}, ${pick('next_refresh_at', 'nextRefreshAt')},
-           ${pick('last_error', 'lastError')}, ${pick('data_hash', 'dataHash')}, x.written, now()
+           ${pick('last_error', 'lastError')}, ${pick('data_hash', 'dataHash')}, x.written,
+           ${pick('company_id', 'companyId')}, ${pick('company_reason', 'companyReason')}, now()
          FROM x LEFT JOIN ${this.table} cur
            ON cur.connection = x.connection AND cur.object_type = x.object_type AND cur.record_id = x.record_id
          ON CONFLICT (connection, object_type, record_id) DO UPDATE SET
            status = EXCLUDED.status, partner_id = EXCLUDED.partner_id, match_key = EXCLUDED.match_key,
            market = EXCLUDED.market, last_enriched_at = EXCLUDED.last_enriched_at,
            next_refresh_at = EXCLUDED.next_refresh_at, last_error = EXCLUDED.last_error,
-           data_hash = EXCLUDED.data_hash, written = t.written || EXCLUDED.written, updated_at = now()
+           data_hash = EXCLUDED.data_hash, written = t.written || EXCLUDED.written,
+           company_id = EXCLUDED.company_id, company_reason = EXCLUDED.company_reason, updated_at = now()
          RETURNING 1)
        SELECT count(*)::int AS n FROM up`,
       [JSON.stringify(rows)],
@@ -127,8 +136,8 @@ export class EnrichmentStateStore {
     return result[0]?.n ?? 0;
   }
 
-  async get(key: RecordKey): Promise<EnrichmentState | undefined> {
-    const { rows } = await this.db.query(
+  async get(key: RecordKey, db: Db = this.db): Promise<EnrichmentState | undefined> {
+    const { rows } = await db.query(
       `SELECT * FROM ${this.table} WHERE connection = $1 AND object_type = $2 AND record_id = $3`,
       [key.connection, key.objectType, key.recordId],
     );

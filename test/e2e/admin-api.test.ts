@@ -3,6 +3,7 @@
  * each change applied to the next enrichment), preview on a real record that writes nothing, stats
  * that agree with what the sandboxes saw, and one error shape everywhere.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { serverUnavailable } from '../support/db.js';
 import { hubspotCalls, partnerServed, schemaQuery, settled, stateReaches } from './probes.js';
@@ -36,7 +37,8 @@ interface PreviewRow {
 const HEADLINE_FIELD = '  - target: crm_enrich_headline\n    from: headline\n    custom: { label: Headline, type: string }\n';
 
 describe.skipIf(skip)('admin API', () => {
-  const stack = useStack();
+  // Employers' companies are created and counted in employers.test.ts; this file counts contacts alone.
+  const stack = useStack({ service: { env: { HUBSPOT_CREATE_COMPANIES: 'false', SALESFORCE_CREATE_ACCOUNTS: 'false' } } });
   let offset = 300;
   const created = { enriched: 0, noMatch: 0 };
 
@@ -69,6 +71,17 @@ describe.skipIf(skip)('admin API', () => {
     }
     const ok = await raw('/mappings', { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
     expect(ok.status).toBe(200);
+  });
+
+  it('answers with headers that keep a browser from sniffing, framing or referring, and name no framework', async () => {
+    for (const res of [await raw('/mappings', { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } }), await raw('/mappings', {}), await fetch(`${stack.running.url}/healthz`)]) {
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(res.headers.get('content-security-policy')).toMatch(/frame-ancestors 'none'/);
+      expect(res.headers.get('content-security-policy')).toMatch(/default-src 'none'/);
+      expect(res.headers.get('referrer-policy')).toBe('no-referrer');
+      expect(res.headers.get('x-frame-options')).toBe('DENY');
+      expect(res.headers.get('x-powered-by')).toBeNull();
+    }
   });
 
   it('lists the active mappings and shows one with its versions', async () => {
@@ -167,7 +180,9 @@ describe.skipIf(skip)('admin API', () => {
     const jobtitle = res.body.rows.find((r) => r.property === 'jobtitle');
     expect(jobtitle).toEqual({ property: 'jobtitle', current: person.position, new: person.headline, rule: 'overwrite', outcome: 'write', reason: expect.any(String) });
     expect(res.body.rows.find((r) => r.property === 'firstname')).toMatchObject({ current: contact.firstname, new: person.first_name, rule: 'fill_empty', outcome: 'unchanged' });
-    expect(res.body.wouldWrite).toEqual({ jobtitle: person.headline });
+    // Exactly what a run would write: the changed property and the enriched-at stamp that goes with it.
+    expect(res.body.wouldWrite).toEqual({ jobtitle: person.headline, crm_enrich_enriched_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}/) });
+    expect(res.body.rows.find((r) => r.property === 'crm_enrich_enriched_at')).toMatchObject({ outcome: 'write', reason: 'stamped because other properties are written' });
 
     const activePreview = await stack.running.admin<{ rows: PreviewRow[]; wouldWrite: Record<string, string> }>('POST', '/mappings/preview', { crm: 'hubspot', object: 'contact', recordId: id });
     expect(activePreview.body.wouldWrite).toEqual({});
@@ -224,5 +239,53 @@ describe.skipIf(skip)('admin API', () => {
     expect(expectError(unknownObject, 404, 'not_found').details).toMatchObject({ field: 'object' });
     const unknownRecord = await stack.running.admin('GET', '/records/hubspot/contact/424242');
     expect(expectError(unknownRecord, 404, 'not_found').details).toMatchObject({ field: 'id' });
+  });
+
+  it('answers generated bodies on every write endpoint with a 4xx naming the problem, never a 5xx', async () => {
+    const body = fc.oneof(
+      fc.json().map((j) => ({ text: j, json: true })),
+      fc.string({ maxLength: 300 }).map((t) => ({ text: t, json: false })),
+      fc.record({ document: fc.oneof(fc.string({ maxLength: 300 }), fc.integer()), author: fc.oneof(fc.string(), fc.constant(null)), comment: fc.string(), version: fc.oneof(fc.integer(), fc.string()), ids: fc.array(fc.string()), connection: fc.string(), object: fc.string(), limit: fc.oneof(fc.integer(), fc.string()), crm: fc.string(), recordId: fc.string() }, { requiredKeys: [] }).map((o) => ({ text: JSON.stringify(o), json: true })),
+    );
+    const paths = ['/mappings/validate', '/mappings/preview', '/mappings/hubspot/contact/versions', '/mappings/hubspot/contact/rollback', '/dead-letters/replay', '/backfills'];
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...paths), body, async (path, { text, json }) => {
+        const res = await raw(path, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': json ? 'application/json' : 'text/plain' }, body: text });
+        expect(res.status, `${path} ${text}`).toBeLessThan(500);
+        if (res.status >= 400) {
+          const { error } = (await res.json()) as ErrorBody;
+          expect(error.code.length).toBeGreaterThan(0);
+          expect(error.message.length).toBeGreaterThan(0);
+        } else await res.arrayBuffer();
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('answers a YAML alias bomb with 422 naming the problem and its line, quickly', async () => {
+    const bomb = ['crm: hubspot', 'object: contact', 'a: &a [x, x, x, x, x, x, x, x, x, x]', 'b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]', 'c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]', 'd: [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]'].join('\n');
+    const started = Date.now();
+    const res = await stack.running.admin('POST', '/mappings/validate', { document: bomb });
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expectError(res, 422, 'invalid_mapping');
+    expect(JSON.stringify(res.body)).toMatch(/alias.*\(line 4\)/i);
+  });
+
+  // Last in this file: the address stays throttled for up to a minute afterwards.
+  it('slows down an address that sends wrong tokens: 429 with Retry-After, the right token included', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 12; i++) statuses.push((await raw('/mappings', { headers: { authorization: `Bearer wrong-${i}` } })).status);
+    // Ten wrong tokens a minute from one address (an earlier test sent one): then 429 and only 429.
+    const first429 = statuses.indexOf(429);
+    expect(first429).toBeGreaterThanOrEqual(9);
+    expect(first429).toBeLessThanOrEqual(10);
+    expect(statuses.slice(0, first429).every((s) => s === 401)).toBe(true);
+    expect(statuses.slice(first429).every((s) => s === 429)).toBe(true);
+    const right = await raw('/mappings', { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    expect(right.status).toBe(429);
+    const wait = Number(right.headers.get('retry-after'));
+    expect(wait).toBeGreaterThan(0);
+    expect(wait).toBeLessThanOrEqual(60);
+    expectError({ status: right.status, body: await right.json() }, 429, 'too_many_attempts');
   });
 });

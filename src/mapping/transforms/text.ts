@@ -1,4 +1,5 @@
 /** Transforms of one text value. */
+import { domainOf } from '../../core/domain.js';
 import { z } from 'zod';
 import { MARKETS } from '../../partner/schemas.js';
 import { toMarket } from '../markets.js';
@@ -43,18 +44,6 @@ export const truncate = defineTransform({
 });
 
 /** Host of a URL or bare domain, lower case, without a leading `www.`. */
-export function domainOf(value: string): string | undefined {
-  const text = value.trim();
-  if (text === '') return undefined;
-  try {
-    const url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `https://${text}`);
-    const host = url.hostname.toLowerCase().replace(/^www\./, '');
-    return host.includes('.') ? host : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 export const domainFromUrl = defineTransform({
   name: 'domain_from_url',
   summary: 'the domain of a website address (https://www.acme.com/about -> acme.com)',

@@ -1,0 +1,69 @@
+/** How a lane is set up: what it enriches, the ports it settles through, and how much it holds. */
+import type { CrmConnector, CrmRecord } from '../core/connector.js';
+import type { Priority } from '../core/limiter.js';
+import type { CompiledMapping } from '../mapping/compile.js';
+import type { CompanyLinkPlan } from './company-link.js';
+import type { Employer, EmployerResolution } from './employers.js';
+import type { EnrichJob } from './jobs.js';
+import type { PartnerLookups } from './partner-lookups.js';
+import type { AuditPort, ErasurePort, JobQueuePort, RecordState, StatePort } from './ports.js';
+import type { RecordPlan } from './record-plan.js';
+
+export interface LaneOptions {
+  connector: CrmConnector;
+  objectType: string;
+  /** Read on every batch, so a newly activated mapping version applies to the next batch. */
+  mapping: () => CompiledMapping;
+  queue: JobQueuePort;
+  state: StatePort;
+  audit: AuditPort;
+  erasure: ErasurePort;
+  lookups: PartnerLookups;
+  refreshAfterDays: number;
+  /**
+   * For person mappings with a \`company\` entry, on connectors that link records with companies: finds
+   * or creates each person's employer (once per domain, across instances) so the record is linked to it.
+   */
+  employers?: { resolve(employer: Employer, priority: Priority): Promise<EmployerResolution> };
+  /** Free-mail domains, which never name an employer. */
+  freeMail?: { has(domain: string): boolean };
+  /**
+   * The lane claims the next batch once no more than this many records are in flight, so every read
+   * is a full batch while the queue has work, and lookups never run dry (default: half a batch).
+   */
+  lowWater?: number;
+  /**
+   * The most records the lane holds at once (default: two batches). A backlog waits in Postgres,
+   * not in memory: the lane claims only what it can start soon.
+   */
+  maxInFlight?: number;
+  /**
+   * Room above maxInFlight for work a person waits for (default: a tenth of a batch, at least 5):
+   * a full lane still claims a few jobs at once when one is interactive, highest priority first.
+   */
+  interactiveRoom?: number;
+  /** How often the lane tells the queue it still holds its jobs (default 5 s). */
+  heartbeatMs?: number;
+  pollMs?: number;
+  maxWriteWaitMs?: number;
+}
+
+export interface LaneStopOptions {
+  /**
+   * How long work already under way may take to finish (default 10 s). Jobs not yet started are
+   * put back at once; what is still unfinished at the deadline is put back too. Neither spends an attempt.
+   */
+  deadlineMs?: number;
+}
+
+/** One record in flight: its jobs, its record as read, and what was planned for it. */
+export interface Work {
+  jobs: EnrichJob[];
+  record: CrmRecord;
+  state: RecordState | undefined;
+  priority: Priority;
+  planned?: RecordPlan;
+  /** The company this record is to be linked with, or why none. */
+  link?: CompanyLinkPlan;
+}
+

@@ -1,0 +1,65 @@
+/**
+ * The settling half of a lane: a record's outcome stored as state and audit rows in one transaction
+ * (outcomeRows, the one place those rows are made), then its jobs completed; and what an error means
+ * for the jobs it stopped (put back unspent, retried, or parked). Jobs are settled only after their
+ * record's outcome is stored, so a crash leaves them to be claimed again.
+ */
+import { logger } from '../logger.js';
+import { dispositionOf, type HeldJobs } from './held-jobs.js';
+import type { EnrichJob } from './jobs.js';
+import type { JobOutcome } from './lane-events.js';
+import type { StatePort } from './ports.js';
+import { outcomeRows, type RecordOutcome } from './settle.js';
+
+const log = logger('enrich.lane');
+
+export interface LaneSettlerOptions {
+  held: HeldJobs;
+  state: StatePort;
+  where: { connection: string; objectType: string; refreshAfterDays: number };
+  queue: string;
+  /** True while the lane shuts down: work the stopped limiter refused goes back at once. */
+  stopping(): boolean;
+  report(outcome: JobOutcome, count: number): void;
+  onError(error: Error): void;
+}
+
+export class LaneSettler {
+  constructor(private readonly options: LaneSettlerOptions) {}
+
+  /** Stores each record's outcome, then settles its jobs. */
+  async settle(outcomes: (RecordOutcome & { jobs: EnrichJob[] })[]): Promise<void> {
+    if (outcomes.length === 0) return;
+    const { states, audit } = outcomeRows(this.options.where, outcomes);
+    await this.options.state.settle(states, audit);
+    await this.complete(outcomes.flatMap((o) => o.jobs));
+  }
+
+  complete(jobs: EnrichJob[]): Promise<void> {
+    return this.options.held.complete(jobs);
+  }
+
+  release(jobs: EnrichJob[], delayMs: number): Promise<void> {
+    return this.options.held.release(jobs, delayMs);
+  }
+
+  /** Puts the jobs back unspent, or fails them (retried or parked with the reason), as the error says. */
+  async fail(jobs: EnrichJob[], error: unknown): Promise<void> {
+    if (jobs.length === 0) return;
+    const disposition = dispositionOf(error, this.options.stopping());
+    try {
+      if (disposition.action === 'release') {
+        await this.options.held.release(jobs, disposition.delayMs);
+        this.options.report('released', jobs.length);
+        return;
+      }
+      const { failure } = disposition;
+      await this.options.held.fail(jobs, failure);
+      this.options.report(failure.retryable ? 'retried' : 'failed', jobs.length);
+      log.warn({ queue: this.options.queue, code: failure.code, jobs: jobs.length, retryable: failure.retryable }, failure.message);
+    } catch (storeError) {
+      // The jobs stay claimed; once they lose the heartbeat another worker gets them.
+      this.options.onError(storeError as Error);
+    }
+  }
+}
