@@ -54,6 +54,12 @@ export interface PersonLookup {
 export interface CallOptions {
   /** Default `bulk`: work a person is waiting for must ask for `interactive`. */
   priority?: Priority;
+  /**
+   * Runs once the limiter has given the request its slot, right before each HTTP attempt (retries
+   * included); throwing stops the request unsent. The credit budget reserves here, so a request that
+   * waits in the limiter, or dies with its process while waiting, has spent nothing.
+   */
+  beforeSend?: () => Promise<void>;
 }
 export interface FilterOptionsQuery {
   identifiers?: string[];
@@ -163,7 +169,7 @@ export class PartnerClient extends EventEmitter<{ request: [PartnerRequestEvent]
   }
 
   private send(request: Omit<PartnerRequest, 'priority'>, options: CallOptions): Promise<unknown> {
-    return this.#transport.send({ ...request, priority: options.priority ?? 'bulk' });
+    return this.#transport.send({ ...request, priority: options.priority ?? 'bulk', ...(options.beforeSend ? { beforeSend: options.beforeSend } : {}) });
   }
 }
 

@@ -40,6 +40,8 @@ export interface PartnerRequest {
   priority: Priority;
   /** A lookup: the provider's 404 means "no match" rather than an error. */
   lookup?: boolean;
+  /** Runs inside the limiter slot before each attempt; what it throws ends the request unsent. */
+  beforeSend?: () => Promise<void>;
 }
 
 /**
@@ -81,6 +83,7 @@ export class PartnerTransport {
 
   private async attempt(request: PartnerRequest): Promise<{ outcome: AttemptOutcome; durationMs: number }> {
     const { apiKey, timeoutMs } = this.#settings;
+    await request.beforeSend?.();
     const started = performance.now();
     const url = `${this.#base}/${request.path}${request.query?.size ? `?${request.query}` : ''}`;
     const headers: Record<string, string> = { authorization: `Bearer ${apiKey}`, accept: 'application/json' };

@@ -22,6 +22,9 @@ const WEIGHTED_DEPARTMENT = [1, 2, 2, 2, 3, 4, 4, 5, 5, 5, 6, 7, 8, 9, 10, 11, 1
 const DELIVERABILITY = ['deliverable', 'deliverable', 'deliverable', 'deliverable', 'deliverable', 'deliverable', 'deliverable',
   'risky', 'risky', 'undeliverable'];
 
+/** Personal addresses live where real ones do: at the free-mail providers people use in these markets. */
+const FREE_MAIL = ['gmail.com', 'outlook.com', 'yahoo.com', 'hotmail.com', 'icloud.com', 'bigpond.com', 'yahoo.com.au', 'naver.com', 'qq.com', 'yahoo.co.jp'];
+
 const emailParts = new Map<string, string>();
 function emailPart(text: string): string {
   let part = emailParts.get(text);
@@ -95,7 +98,7 @@ export class PersonRecord {
       usedWorkEmails.add(work);
       this.workEmail = work;
     }
-    if (emailRoll > 0.1 && prng.chance(0.45)) this.personalEmail = `${emailPart(first)}${emailPart(last)}${index}@mail.example`;
+    if (emailRoll > 0.1 && prng.chance(0.45)) this.personalEmail = `${emailPart(first)}${emailPart(last)}${index}@${FREE_MAIL[index % FREE_MAIL.length]}`;
     this.mobile = prng.chance(0.6) ? `${info.dial} 4${prng.digits(2)} ${prng.digits(3)} ${prng.digits(3)}` : undefined;
     this.phones = [
       ...(this.mobile ? [{ value: this.mobile, is_dnd: prng.chance(0.2) }] : []),
