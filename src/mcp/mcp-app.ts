@@ -1,0 +1,34 @@
+/**
+ * Everything MCP, as one router for the app's root: the authorization server (metadata, authorize with
+ * the consent page, token, register, revoke), the consent answer, and /mcp itself. Built from the
+ * service and its configuration in one place.
+ */
+import { Router } from 'express';
+import type { Config } from '../config.js';
+import type { AdminTokenCheck } from '../server/admin-auth.js';
+import type { AdminContext } from '../server/admin-context.js';
+import { authRoutes } from './auth-routes.js';
+import { McpClients } from './clients-store.js';
+import { consentRoutes } from './consent-routes.js';
+import { mcpRoutes } from './mcp-routes.js';
+import { McpOAuthProvider } from './oauth-provider.js';
+import { mcpUrls } from './urls.js';
+
+export interface McpAppOptions {
+  service: AdminContext;
+  config: Config;
+  publicUrl: string;
+  tokenCheck: AdminTokenCheck;
+}
+
+export function mcpApp({ service, config, publicUrl, tokenCheck }: McpAppOptions): Router {
+  const urls = mcpUrls(publicUrl);
+  const store = service.store.mcpAuth;
+  const clients = new McpClients(store, { clientId: config.MCP_CLIENT_ID, redirectUris: config.MCP_CLIENT_REDIRECT_URIS });
+  const provider = new McpOAuthProvider(store, clients, urls, { accessSeconds: config.MCP_ACCESS_TOKEN_SECONDS, refreshDays: config.MCP_REFRESH_TOKEN_DAYS });
+  const router = Router();
+  router.use(authRoutes(provider, urls));
+  router.use(consentRoutes({ store, clients, provider, tokenCheck }));
+  router.use(mcpRoutes({ service, provider, urls, enrichWaitMs: config.MCP_ENRICH_WAIT_SECONDS * 1000 }));
+  return router;
+}

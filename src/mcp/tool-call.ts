@@ -1,0 +1,73 @@
+/**
+ * What every tool call goes through: the caller's identity (the OAuth client), an audit row under the
+ * tool's name saying who asked and what came of it (never the looked-up values themselves), and errors
+ * turned into tool results with isError and a message the assistant can act on, not protocol errors.
+ */
+import { randomUUID } from 'node:crypto';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { AppError } from '../core/errors.js';
+import { logger } from '../logger.js';
+import type { AdminContext } from '../server/admin-context.js';
+import type { ToolName } from './scopes.js';
+
+const log = logger('mcp.tools');
+
+/** Audit rows of tool calls are kept under this connection and object type, one record per tool. */
+export const TOOL_AUDIT = { connection: 'mcp', objectType: 'tool' } as const;
+
+export interface ToolContext {
+  service: AdminContext;
+  auth: AuthInfo;
+  /** How long enrich_record waits for the lane. */
+  enrichWaitMs: number;
+}
+
+/** `mcp:<client name> (<client id>)`: the audit log's name for the caller. */
+export function actorOf(auth: AuthInfo): string {
+  const name = typeof auth.extra?.clientName === 'string' ? auth.extra.clientName : auth.clientId;
+  return name === auth.clientId ? `mcp:${auth.clientId}` : `mcp:${name} (${auth.clientId})`;
+}
+
+/** A refusal the caller can fix (bad input, unknown record): said as it is, audited as refused. */
+export class ToolRefusal extends Error {}
+
+export interface ToolOutcome<T> {
+  result: T;
+  /** One line for the audit log, without personal data. */
+  summary: string;
+  /** Text for clients that do not read structured content. */
+  text?: string;
+}
+
+export async function runTool<T extends Record<string, unknown>>(ctx: ToolContext, tool: ToolName, work: () => Promise<ToolOutcome<T>>): Promise<CallToolResult> {
+  const actor = actorOf(ctx.auth);
+  try {
+    const { result, summary, text } = await work();
+    await audit(ctx, tool, 'ok', summary, actor);
+    return { content: [{ type: 'text', text: text ?? JSON.stringify(result) }], structuredContent: result };
+  } catch (error) {
+    const { message, outcome } = describe(error);
+    await audit(ctx, tool, outcome, message, actor);
+    return { isError: true, content: [{ type: 'text', text: message }] };
+  }
+}
+
+function describe(error: unknown): { message: string; outcome: string } {
+  if (error instanceof ToolRefusal) return { message: error.message, outcome: 'refused' };
+  if (error instanceof AppError) {
+    const advice = error.kind === 'transient' ? ' This is temporary: try again later.' : error.kind === 'config' ? ' An admin must fix the service configuration.' : '';
+    return { message: `${error.message} (${error.code}).${advice}`, outcome: `error:${error.code}` };
+  }
+  const requestId = randomUUID();
+  log.error({ err: error, requestId }, 'an MCP tool call failed');
+  return { message: `the service failed to answer; its log has the error under request id ${requestId}`, outcome: 'error:internal' };
+}
+
+async function audit(ctx: ToolContext, tool: ToolName, outcome: string, reason: string, actor: string): Promise<void> {
+  try {
+    await ctx.service.store.audit.record([{ ...TOOL_AUDIT, recordId: tool, outcome, reason, actor }]);
+  } catch (error) {
+    log.error({ err: error, tool }, 'could not write the audit row of an MCP tool call');
+  }
+}

@@ -1,0 +1,97 @@
+/**
+ * preview_discovery and run_discovery: discovery (docs/discovery.md) for an assistant. The preview
+ * lists the people a persona finds at an enriched company and what a run would do with each (read
+ * scope, spends nothing); the run adds them, with the same claims, limits, mapping and audit as the
+ * admin API (write scope).
+ */
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import { DiscoveryError } from '../../discovery/target.js';
+import { runTool, ToolRefusal, type ToolContext } from '../tool-call.js';
+
+const DiscoveryInput = {
+  crm: z.enum(['hubspot', 'salesforce']).describe('the CRM the company is in'),
+  companyId: z.string().trim().min(1).max(64).describe('the CRM id of an enriched company (HubSpot company, Salesforce Account)'),
+  persona: z.string().trim().min(1).max(80).optional().describe('a saved persona (instead of filters)'),
+  filters: z
+    .object({
+      seniority: z.array(z.string()).optional().describe('seniority codes from filter_options'),
+      department: z.array(z.string()).optional().describe('department codes from filter_options'),
+      position: z.array(z.string()).optional().describe('job title text to look for'),
+    })
+    .optional(),
+  limit: z.number().int().min(1).max(1000).optional().describe('add at most this many people (default 10)'),
+  skipDoNotDisturb: z.boolean().optional().describe('leave out people whose phone is on a do-not-disturb register'),
+};
+const Candidate = z.object({
+  personId: z.string(),
+  position: z.string().nullable(),
+  seniority: z.string().nullable(),
+  department: z.string().nullable(),
+  hasEmail: z.boolean(),
+  hasDndPhone: z.boolean(),
+  action: z.enum(['create', 'link', 'skip']),
+  code: z.string(),
+  reason: z.string(),
+  recordId: z.string().nullable(),
+  credit: z.boolean(),
+});
+const Company = z.object({ id: z.string(), name: z.string().nullable(), partnerId: z.string(), market: z.string() });
+
+async function refusing<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof DiscoveryError) throw new ToolRefusal(error.message);
+    throw error;
+  }
+}
+
+export function registerDiscoveryTools(server: McpServer, ctx: ToolContext): void {
+  const { discovery } = ctx.service;
+  server.registerTool(
+    'preview_discovery',
+    {
+      title: 'Preview discovery at a company',
+      description: 'The people at one enriched CRM company who fit a persona, and for each what adding them would do (create, link to a record already there, or skip and why), with the credits it would spend. Changes nothing and spends no credit.',
+      inputSchema: DiscoveryInput,
+      outputSchema: { company: Company, description: z.string(), candidates: z.array(Candidate), credits: z.number(), counts: z.object({ create: z.number(), link: z.number(), skip: z.number() }) },
+      annotations: { readOnlyHint: true, openWorldHint: true },
+    },
+    (input) =>
+      runTool(ctx, 'preview_discovery', async () => {
+        const p = await refusing(() => discovery.preview(input));
+        const candidates = p.candidates.map(({ personId, position, seniority, department, hasEmail, hasDndPhone, action, code, reason, recordId, credit }) => ({ personId, position, seniority, department, hasEmail, hasDndPhone, action, code, reason, recordId, credit }));
+        return {
+          result: { company: p.company, description: p.description, candidates, credits: p.credits, counts: p.counts },
+          summary: `${input.crm} company ${input.companyId}: ${p.counts.create} to create, ${p.counts.link} to link, ${p.counts.skip} skipped, ${p.credits} credits`,
+        };
+      }),
+  );
+  server.registerTool(
+    'run_discovery',
+    {
+      title: 'Add people at a company',
+      description: 'Adds the people preview_discovery lists: creates new ones in the CRM through the mapping (one credit each), links those already there with the company, never creates anyone twice, and stops at the run, daily and credit limits. Needs the write scope.',
+      inputSchema: DiscoveryInput,
+      outputSchema: {
+        company: Company,
+        created: z.number(),
+        linked: z.number(),
+        skipped: z.number(),
+        credits: z.number(),
+        stopped: z.object({ reason: z.string(), message: z.string() }).nullable(),
+        people: z.array(z.object({ personId: z.string(), action: z.string(), code: z.string(), reason: z.string(), recordId: z.string().nullable() })),
+      },
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+    },
+    (input) =>
+      runTool(ctx, 'run_discovery', async () => {
+        const r = await refusing(() => discovery.run(input));
+        return {
+          result: { company: r.company, created: r.created, linked: r.linked, skipped: r.skipped, credits: r.credits, stopped: r.stopped, people: r.people },
+          summary: `${input.crm} company ${input.companyId}: ${r.created} created, ${r.linked} linked, ${r.skipped} skipped, ${r.credits} credits${r.stopped ? `; stopped: ${r.stopped.reason}` : ''}`,
+        };
+      }),
+  );
+}
