@@ -5,6 +5,9 @@ describe('loadConfig', () => {
   it('gives the embedded defaults when nothing is set', () => {
     const config = loadConfig({});
     expect(config.PORT).toBe(3000);
+    expect(config.HOST).toBe('127.0.0.1');
+    expect(config.CRM_ENRICH_HEARTBEAT_SECONDS).toBe(5);
+    expect(config.CRM_ENRICH_SHUTDOWN_SECONDS).toBe(10);
     expect(config.CRM_ENRICH_DATA_DIR).toBe('./.data');
     expect(config.DATABASE_URL).toBeUndefined();
     expect(config.REFRESH_AFTER_DAYS).toBe(30);
@@ -22,6 +25,9 @@ describe('loadConfig', () => {
     expect(message).toMatch(/PORT: expected a whole number from 0 to 65535/);
     expect(message).toMatch(/DATABASE_URL: expected a postgres:\/\/ URL/);
     expect(message).toMatch(/HUBSPOT_TIER:/);
+    expect(() => loadConfig({ HOST: 'all interfaces' })).toThrow(/HOST: expected an interface address/);
+    expect(loadConfig({ HOST: '0.0.0.0' }).HOST).toBe('0.0.0.0');
+    expect(loadConfig({ HOST: '::' }).HOST).toBe('::');
   });
 
   it('checks the database schema name and the job timings', () => {
@@ -36,5 +42,21 @@ describe('loadConfig', () => {
 
   it('treats an empty variable as unset', () => {
     expect(loadConfig({ DATABASE_URL: '' }).DATABASE_URL).toBeUndefined();
+  });
+
+  it('serves MCP by default with a pre-registered client, and refuses a PUBLIC_URL that would send tokens in clear text', () => {
+    const config = loadConfig({});
+    expect(config.MCP_ENABLED).toBe(true);
+    expect(config.MCP_CLIENT_ID).toBe('crm-enrich-mcp');
+    expect(config.MCP_CLIENT_REDIRECT_URIS).toEqual(['http://127.0.0.1:53612/callback', 'http://localhost:53612/callback']);
+    expect(config.MCP_ACCESS_TOKEN_SECONDS).toBe(3600);
+    expect(() => loadConfig({ PUBLIC_URL: 'http://enrich.example.com' })).toThrow(/PUBLIC_URL: the MCP sign-in needs an https:\/\/ URL/);
+    expect(loadConfig({ PUBLIC_URL: 'http://enrich.example.com', MCP_ENABLED: 'false' }).PUBLIC_URL).toBe('http://enrich.example.com');
+    expect(loadConfig({ PUBLIC_URL: 'http://127.0.0.1:3000' }).PUBLIC_URL).toBe('http://127.0.0.1:3000');
+    expect(() => loadConfig({ MCP_ACCESS_TOKEN_SECONDS: '7200' })).toThrow(/MCP_ACCESS_TOKEN_SECONDS: expected a whole number from 60 to 3600/);
+    expect(() => loadConfig({ MCP_CLIENT_REDIRECT_URIS: 'http://tools.example/cb,javascript:alert(1)' })).toThrow(
+      /MCP_CLIENT_REDIRECT_URIS: http:\/\/tools.example\/cb: plain http is allowed only on a loopback address/,
+    );
+    expect(() => loadConfig({ MCP_CLIENT_ID: 'has spaces' })).toThrow(/MCP_CLIENT_ID: expected a client id/);
   });
 });

@@ -201,7 +201,8 @@ describe.skipIf(skip)('admin page', () => {
     const rows = await cellTexts(page, '#preview-result');
     expect(rows.length).toBeGreaterThan(5);
     expect(rows.find((r) => r[0] === 'jobtitle')!.slice(0, 5)).toEqual(['jobtitle', person.position, person.headline, 'overwrite', 'write']);
-    expect(await page.locator('#preview-result').textContent()).toContain('would write 1 property');
+    // The changed title and the enriched-at stamp a run writes with it.
+    expect(await page.locator('#preview-result').textContent()).toContain('would write 2 properties');
     expect(stack.sandboxes.hubspot.getContact(id)!.jobtitle).toBe(person.position);
 
     await page.getByRole('button', { name: 'Records' }).click();

@@ -130,9 +130,13 @@ describe('Deployment', () => {
     expect(writable.some((w) => configMap.data.CRM_ENRICH_DATA_DIR!.startsWith(`${w}/`))).toBe(true);
   });
 
-  it('gives graceful shutdown time beyond the preStop pause', () => {
+  it('gives graceful shutdown the preStop pause plus the shutdown deadline, with room to close connections', () => {
     const pause = Number(container.lifecycle?.preStop?.exec?.command.at(-1) ?? 0);
-    expect(pod.terminationGracePeriodSeconds).toBeGreaterThanOrEqual(pause + 60);
+    const deadline = Number(configMap.data.CRM_ENRICH_SHUTDOWN_SECONDS);
+    expect(deadline).toBeGreaterThan(0);
+    expect(pod.terminationGracePeriodSeconds).toBeGreaterThanOrEqual(pause + deadline + 5);
+    // Not much more: a pod that takes minutes to leave slows every rollout.
+    expect(pod.terminationGracePeriodSeconds).toBeLessThanOrEqual(pause + deadline + 15);
   });
 
   it('declares resource requests and a memory limit', () => {

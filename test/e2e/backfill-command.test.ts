@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serverUnavailable } from '../support/db.js';
-import { killAll, processSchema, runCli, serviceEnv, startServiceProcess, type ServiceProcess } from './process.js';
-import { ADMIN_TOKEN, partnerPeople, startSandboxes, type Sandboxes } from './stack.js';
+import { jobStates, killAll, processSchema, runCli, serviceEnv, startServiceProcess, type ServiceProcess } from './process.js';
+import { ADMIN_TOKEN, eventually, partnerPeople, startSandboxes, type Sandboxes } from './stack.js';
 
 const skip = await serverUnavailable();
 if (skip) console.warn(`skipping the backfill command tests: ${skip}`);
@@ -36,6 +36,20 @@ describe.skipIf(skip)('crm-enrich backfill', () => {
 
   const backfill = (...args: string[]) => runCli(['backfill', '--url', service.url, ...args], cliEnv);
 
+  it('with --dry-run says what it would enrich, link and create, and enqueues nothing', async () => {
+    const result = await backfill('--connection', 'hubspot', '--object', 'contact', '--dry-run');
+    expect(result.code, result.output).toBe(0);
+    const employers = new Set([...partnerPeople(sandboxes, CONTACTS).map((p) => p.employer.domain), 'unknown-company.example']);
+    expect(result.output.trim().split('\n').slice(0, 4)).toEqual([
+      'dry run of a backfill of hubspot contact: nothing was enqueued',
+      '  152 records listed: 151 would be enriched, 1 skipped (no match key, or already enriched)',
+      `  151 would be linked with their employer's company: 0 of those companies exist, at most ${employers.size} would be created`,
+      '  0 have a free-mail address or none: linked only if the partner names their employer',
+    ]);
+    expect(await jobStates(schema, 'enrich.hubspot.contact')).toEqual({});
+    expect(Object.keys(sandboxes.hubspot.stats().byEndpoint).filter((k) => k.includes('/batch/'))).toEqual([]);
+  });
+
   it('prints plain progress lines and a final done line, exits 0, and leaves every record enriched', async () => {
     const result = await backfill('--connection', 'hubspot', '--object', 'contact');
     expect(result.code, result.output).toBe(0);
@@ -51,6 +65,11 @@ describe.skipIf(skip)('crm-enrich backfill', () => {
   }, 60_000);
 
   it('enqueues nothing on a second run: records already enriched are skipped', async () => {
+    // The employers' new companies are enriched after their people; wait for that to end first.
+    await eventually(async () => {
+      const states = await jobStates(schema, 'enrich.hubspot.company');
+      return (states.created ?? 0) + (states.active ?? 0) + (states.retry ?? 0) === 0 ? true : undefined;
+    }, 30_000, 'the companies to be enriched');
     sandboxes.hubspot.resetStats();
     const result = await backfill('--connection', 'hubspot', '--object', 'contact');
     expect(result.code, result.output).toBe(0);

@@ -33,3 +33,23 @@ describe.skipIf(skip)('catch-up sweep', () => {
     expect(second.catchup).toBe(0);
   });
 });
+
+describe.skipIf(skip)('catch-up sweep with HubSpot\'s search indexing lag', () => {
+  const stack = useStack({ sandboxes: { searchLagMs: 1_500 } });
+
+  it('finds, on the next sweep, a record changed just before a sweep that search did not show yet', async () => {
+    const { sandboxes, running } = stack;
+    await running.service.refreshNow();
+    sandboxes.hubspot.setWebhookUrl(undefined);
+    const [person] = partnerPeople(sandboxes, 1, 70);
+    const missed = sandboxes.hubspot.createContact({ email: person!.workEmail! });
+    sandboxes.hubspot.setWebhookUrl(`${running.url}/webhooks/hubspot`);
+
+    // Swept at once: the new contact is not indexed yet, so this sweep cannot see it.
+    expect((await running.service.refreshNow()).catchup).toBe(0);
+    await new Promise((r) => setTimeout(r, 1_600));
+    // The next sweep starts back by the listing lag, so the contact is not lost behind the watermark.
+    expect((await running.service.refreshNow()).catchup).toBe(1);
+    await eventually(() => sandboxes.hubspot.getContact(missed.id)?.crm_enrich_enriched_at, 10_000, 'the missed contact to be enriched');
+  });
+});

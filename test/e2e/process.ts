@@ -79,8 +79,9 @@ function run(args: string[], env: Record<string, string>): { child: ChildProcess
 }
 
 /** Starts `crm-enrich serve --no-demo` and resolves once it answers /readyz; rejects with its output if it exits first. */
+/** Starts `serve` on env.PORT, or on a free port when env has none. */
 export async function startServiceProcess(env: Record<string, string>, timeoutMs = 30_000): Promise<ServiceProcess> {
-  const port = await freePort();
+  const port = env.PORT ? Number(env.PORT) : await freePort();
   const { child, output, exited } = run(['serve', '--no-demo'], { ...env, PORT: String(port) });
   const url = `http://127.0.0.1:${port}`;
   let exit: Exit | undefined;
@@ -132,6 +133,14 @@ export async function jobStates(schema: string, queue: string): Promise<Record<s
   return withClient(async (client) => {
     const { rows } = await client.query<{ state: string; n: number }>(`SELECT state::text AS state, count(*)::int AS n FROM "${schema}".job WHERE name = $1 GROUP BY state`, [queue]);
     return Object.fromEntries(rows.map((r) => [r.state, r.n]));
+  });
+}
+
+/** The most attempts any job of the queue has spent beyond its first (completed ones included). */
+export async function maxRetryCount(schema: string, queue: string): Promise<number> {
+  return withClient(async (client) => {
+    const { rows } = await client.query<{ n: number | null }>(`SELECT max(retry_count)::int AS n FROM "${schema}".job WHERE name = $1`, [queue]);
+    return rows[0]?.n ?? 0;
   });
 }
 

@@ -4,7 +4,7 @@
  * default wires them, with short retry and expiry times so failures show within a test.
  */
 import { startHubspotSandbox, type HubspotSandbox } from '../../connectors/hubspot/sandbox/server.js';
-import { startSalesforceSandbox, type SalesforceSandbox } from '../../connectors/salesforce/sandbox/server.js';
+import { startSalesforceSandbox, type SalesforceSandbox, type SalesforceSandboxOptions } from '../../connectors/salesforce/sandbox/server.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { loadMappingDir } from '../../src/mapping/index.js';
 import { startPartnerSandbox, type PartnerSandbox } from '../../src/partner/sandbox/server.js';
@@ -30,16 +30,23 @@ export interface StackOptions {
   people?: number;
   companies?: number;
   partnerFailRate?: number;
+  /** HubSpot's search indexing lag in the sandbox (default 0 here). */
+  searchLagMs?: number;
+  /** Salesforce fields the integration user has no field-level access to. */
+  salesforceHiddenFields?: SalesforceSandboxOptions['hiddenFields'];
   queue?: Partial<QueueSettings>;
   env?: Record<string, string>;
   schema?: string;
+  /** The service's database; default the test server. */
+  databaseUrl?: string;
 }
 
 export async function startSandboxes(options: StackOptions = {}): Promise<Sandboxes> {
   const { mappings } = await loadMappingDir('mappings');
   const partner = await startPartnerSandbox({ port: 0, latencyMs: options.partnerLatencyMs ?? 0, failRate: options.partnerFailRate ?? 0, people: options.people ?? 5_000, companies: options.companies ?? 500 });
-  const hubspot = await startHubspotSandbox({ port: 0, clientSecret: HUBSPOT_SECRET, webhookDelaysMs: [200, 400, 800, 1_600] });
-  const salesforce = await startSalesforceSandbox({ port: 0, customFields: salesforceSandboxFields(mappings), outboundDelaysMs: [200, 400, 800, 1_600] });
+  // Search sees changes at once here unless a test asks for HubSpot's indexing lag (the sandbox's own default is 2 s).
+  const hubspot = await startHubspotSandbox({ port: 0, clientSecret: HUBSPOT_SECRET, webhookDelaysMs: [200, 400, 800, 1_600], searchLagMs: options.searchLagMs ?? 0 });
+  const salesforce = await startSalesforceSandbox({ port: 0, customFields: salesforceSandboxFields(mappings), outboundDelaysMs: [200, 400, 800, 1_600], ...(options.salesforceHiddenFields ? { hiddenFields: options.salesforceHiddenFields } : {}) });
   await provisionHubspotSandbox(loadConfig({ HUBSPOT_ACCESS_TOKEN: 'sandbox-token', HUBSPOT_BASE_URL: hubspot.url }), mappings);
   return {
     partner,
@@ -122,7 +129,8 @@ export function adminClient(url: string): AdminCall {
       headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
-    return { status: res.status, body: (await res.json()) as never };
+    const text = await res.text();
+    return { status: res.status, body: (text ? JSON.parse(text) : undefined) as never };
   };
 }
 

@@ -1,3 +1,4 @@
+import { FreeMailDomains } from '../../../src/enrich/free-mail.js';
 import { describe, expect, it } from 'vitest';
 import { Company, DEPARTMENTS, MARKETS, Person, SENIORITIES } from '../../../src/partner/schemas.js';
 import { companyInMarket, createDataset } from '../../../src/partner/sandbox/dataset.js';
@@ -92,12 +93,14 @@ describe('partner sandbox dataset', () => {
     expect(wrong.map((p) => p.id)).toEqual([]);
   });
 
-  it('uses the specification names for seniority and department and reserved e-mail domains', () => {
+  it('uses the specification names for seniority and department, reserved work domains and free-mail personal ones', () => {
     const seniorities = new Set<string>(Object.values(SENIORITIES));
     const departments = new Set<string>(Object.values(DEPARTMENTS));
+    const freeMail = new FreeMailDomains();
     const wrong = dataset.people.filter((person) =>
       !seniorities.has(person.seniority ?? '') || !departments.has(person.department ?? '') ||
-      [...(person.emails?.work ?? []), ...(person.emails?.personal ?? [])].some((e) => !/@[a-z0-9.-]+\.example$/.test(e.value ?? '')));
+      (person.emails?.work ?? []).some((e) => !/@[a-z0-9.-]+\.example$/.test(e.value ?? '')) ||
+      (person.emails?.personal ?? []).some((e) => !freeMail.has((e.value ?? '').split('@')[1] ?? '')));
     expect(wrong.map((p) => p.id)).toEqual([]);
     expect(new Set(dataset.people.map((p) => p.seniority)).size).toBe(7);
     expect(new Set(dataset.people.map((p) => p.department)).size).toBe(17);
