@@ -19,6 +19,8 @@ export interface LookupCallOptions {
   priority?: Priority;
   /** Called in the limiter slot right before each request goes out (see CallOptions.beforeSend). */
   beforeSend?: () => Promise<void>;
+  /** Called after an attempt the partner did not serve (see CallOptions.unserved). */
+  unserved?: () => Promise<void>;
 }
 
 export interface LookupKey {
@@ -108,11 +110,13 @@ export class PartnerLookups extends EventEmitter<{ lookup: [{ fromCache: boolean
 
   private async callPartner(key: CacheKey, market: Market, priority: Priority): Promise<CachedLookup> {
     const beforeSend = this.reservation(priority);
+    // A request the partner refused unserved (429, a key it refused) or that never reached it spent nothing.
+    const unserved = async () => void (await this.options.counters.increment(LOOKUPS_COUNTER, -1));
     const query = { by: key.by as never, value: key.value };
     const data =
       key.kind === 'person'
-        ? await this.options.client.lookupPerson(query, { priority, beforeSend })
-        : await this.options.client.lookupCompany({ ...query, country: market }, { priority, beforeSend });
+        ? await this.options.client.lookupPerson(query, { priority, beforeSend, unserved })
+        : await this.options.client.lookupCompany({ ...query, country: market }, { priority, beforeSend, unserved });
     const entry: CachedLookup = data ? { found: true, data: data as Record<string, unknown> } : { found: false };
     await this.options.cache.put(key, entry);
     this.emit('lookup', { fromCache: false, found: entry.found });

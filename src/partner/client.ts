@@ -60,6 +60,12 @@ export interface CallOptions {
    * waits in the limiter, or dies with its process while waiting, has spent nothing.
    */
   beforeSend?: () => Promise<void>;
+  /**
+   * Runs after an attempt the provider refused without serving it (429, 401, 403) or that never
+   * reached it (connection refused): the credit reserved in `beforeSend` is given back. A timeout or a
+   * 5xx keeps it, since the provider may have served the request.
+   */
+  unserved?: () => Promise<void>;
 }
 export interface FilterOptionsQuery {
   identifiers?: string[];
@@ -169,7 +175,7 @@ export class PartnerClient extends EventEmitter<{ request: [PartnerRequestEvent]
   }
 
   private send(request: Omit<PartnerRequest, 'priority'>, options: CallOptions): Promise<unknown> {
-    return this.#transport.send({ ...request, priority: options.priority ?? 'bulk', ...(options.beforeSend ? { beforeSend: options.beforeSend } : {}) });
+    return this.#transport.send({ ...request, priority: options.priority ?? 'bulk', ...(options.beforeSend ? { beforeSend: options.beforeSend } : {}), ...(options.unserved ? { unserved: options.unserved } : {}) });
   }
 }
 

@@ -42,6 +42,8 @@ export interface PartnerRequest {
   lookup?: boolean;
   /** Runs inside the limiter slot before each attempt; what it throws ends the request unsent. */
   beforeSend?: () => Promise<void>;
+  /** Runs after an attempt the provider did not serve (see CallOptions.unserved). */
+  unserved?: () => Promise<void>;
 }
 
 /**
@@ -72,6 +74,7 @@ export class PartnerTransport {
         onRequest({ ...event, kind: 'no_match' });
         return null;
       }
+      if (request.unserved && notServed(outcome)) await request.unserved();
       const retryAfterMs = outcome.type === 'response' ? outcome.retryAfterMs : undefined;
       const retry = isRetryable(outcome) && attempt <= maxRetries && (retryAfterMs ?? 0) <= maxRetryAfterMs;
       const error = partnerErrorFor(outcome, label, attempt);
@@ -103,6 +106,12 @@ export class PartnerTransport {
     }
     return { outcome, durationMs: performance.now() - started };
   }
+}
+
+/** Refused before any work (rate, key) or never delivered: nothing was served, so nothing was spent. */
+function notServed(outcome: AttemptOutcome): boolean {
+  if (outcome.type === 'connection') return true;
+  return outcome.type === 'response' && (outcome.status === 429 || outcome.status === 401 || outcome.status === 403);
 }
 
 /**

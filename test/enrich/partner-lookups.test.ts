@@ -72,4 +72,27 @@ describe('partner credits', () => {
       await limiter.stop();
     }
   });
+
+  it('gives a credit back for an attempt the partner refused unserved (429), and keeps it for a 500 it may have served', async () => {
+    const { ports, limiter } = await setUp(50, 100);
+    const client = new PartnerClient({ baseUrl: sandbox.url, apiKey: SANDBOX_KEY, limiter, maxRetries: 6, baseDelayMs: 50, maxDelayMs: 200 });
+    const lookups = new PartnerLookups({ client, cache: ports.cache, counters: ports.counters, dailyBudget: 100, hardCap: 100 });
+    sandbox.resetStats();
+    // Every request refused with 429 for the first 600 ms, then 500s for a third of what gets through.
+    sandbox.setFaults({ bursts: { everyMs: 60_000, forMs: 600 }, failRate: 0.3 });
+    try {
+      const companies = auCompanyIds().slice(12, 20);
+      const hits = await Promise.all(companies.map((c) => lookups.find('company', [{ by: 'id', value: c }], 'AU', 'bulk')));
+      expect(hits.every((h) => h !== null)).toBe(true);
+      const stats = sandbox.stats();
+      expect(stats.injectedBursts).toBeGreaterThan(0);
+      const served = Object.values(stats.keys).reduce((n, k) => n + k.served, 0);
+      // Served counts every request the partner took on, 500s included; the 429s are not among them.
+      expect(await ports.counters.get(LOOKUPS_COUNTER)).toBe(served);
+      expect(served).toBe(companies.length + stats.injectedFailures);
+    } finally {
+      sandbox.setFaults({ bursts: undefined, failRate: 0 });
+      await limiter.stop();
+    }
+  });
 });

@@ -46,6 +46,8 @@ export interface HubspotSandboxOptions {
   searchLagMs?: number;
   /** Searches per second per token before a SECONDLY 429 (HubSpot: 5). */
   searchesPerSecond?: number;
+  /** Faults for load and chaos tests: shares (0..1) of API calls refused with a 429 or a 502 before they do anything. */
+  faults?: HubspotFaults;
 }
 
 /** One record's properties as one update request sent them. */
@@ -55,11 +57,18 @@ export interface SandboxWrite {
   properties: Record<string, unknown>;
 }
 
+export interface HubspotFaults {
+  rate429?: number;
+  rate5xx?: number;
+}
+
 export interface HubspotSandboxStats {
   calls: number;
   byEndpoint: Record<string, number>;
   rateLimited: { TEN_SECONDLY_ROLLING: number; DAILY: number; SECONDLY: number };
   unauthorized: number;
+  /** Calls refused on purpose (faults). */
+  injected: { '429': number; '5xx': number };
   webhooks: WebhookStats;
 }
 
@@ -73,6 +82,7 @@ export interface HubspotSandbox {
   resetStats(): void;
   /** Spends the day's allocation: the next call gets the DAILY 429. */
   exhaustDailyLimit(): void;
+  setFaults(faults: HubspotFaults): void;
   /** As a person in HubSpot's UI (CRM_UI) unless `source` says how else it was made (IMPORT, INTEGRATION, ...). */
   createContact(properties: Record<string, string>, source?: ChangeSource): StoredObject;
   createCompany(properties: Record<string, string>): StoredObject;
@@ -117,7 +127,9 @@ export async function startHubspotSandbox(options: HubspotSandboxOptions = {}): 
   const store = new SandboxObjectStore((change) => sender.enqueue(change), options.customProperties);
   store.searchLagMs = options.searchLagMs ?? 2_000;
 
-  let stats = { calls: 0, byEndpoint: {} as Record<string, number>, rateLimited: { TEN_SECONDLY_ROLLING: 0, DAILY: 0, SECONDLY: 0 }, unauthorized: 0 };
+  const freshStats = () => ({ calls: 0, byEndpoint: {} as Record<string, number>, rateLimited: { TEN_SECONDLY_ROLLING: 0, DAILY: 0, SECONDLY: 0 }, unauthorized: 0, injected: { '429': 0, '5xx': 0 } });
+  let stats = freshStats();
+  let faults: HubspotFaults = options.faults ?? {};
 
   const app = express();
   app.disable('x-powered-by');
@@ -147,6 +159,14 @@ export async function startHubspotSandbox(options: HubspotSandboxOptions = {}): 
     if (req.headers.authorization !== `Bearer ${token}`) {
       stats.unauthorized++;
       return sendError(res, 401, 'INVALID_AUTHENTICATION', UNAUTHENTICATED_MESSAGE);
+    }
+    if (faults.rate429 && Math.random() < faults.rate429) {
+      stats.injected['429']++;
+      return res.status(429).json({ ...errorBody('RATE_LIMITS', 'You have reached your ten_secondly_rolling limit.'), errorType: 'RATE_LIMIT', policyName: 'TEN_SECONDLY_ROLLING', groupName: `api-calls:${portalId}` });
+    }
+    if (faults.rate5xx && Math.random() < faults.rate5xx) {
+      stats.injected['5xx']++;
+      return sendError(res, 502, 'INTERNAL_ERROR', 'Bad gateway; retry the request.');
     }
     if (req.method === 'POST' && /^\/crm\/v3\/objects\/[^/]+\/search$/.test(req.path) && !searchPolicy.take().ok) {
       // Search has its own limit, per token and second; HubSpot answers it with policy SECONDLY.
@@ -205,7 +225,10 @@ export async function startHubspotSandbox(options: HubspotSandboxOptions = {}): 
     setWebhookUrl: (url) => sender.setUrl(url),
     stats: () => structuredClone({ ...stats, webhooks: sender.stats }),
     resetStats: () => {
-      stats = { calls: 0, byEndpoint: {}, rateLimited: { TEN_SECONDLY_ROLLING: 0, DAILY: 0, SECONDLY: 0 }, unauthorized: 0 };
+      stats = freshStats();
+    },
+    setFaults: (next) => {
+      faults = { ...next };
     },
     exhaustDailyLimit: () => policy.exhaustDaily(),
     createContact: (properties, source) => store.create('contacts', properties, source),

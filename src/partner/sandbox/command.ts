@@ -8,10 +8,10 @@ const whole = (name: string, min: number, max: number) => (value: string) => {
   return n;
 };
 
-const fraction = (value: string) => {
+const fraction = (name: string) => (value: string) => {
   const n = Number(value);
   if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1) {
-    throw new InvalidArgumentError(`--fail-rate expects a number from 0 to 1, got '${value}'`);
+    throw new InvalidArgumentError(`${name} expects a number from 0 to 1, got '${value}'`);
   }
   return n;
 };
@@ -21,6 +21,7 @@ interface PartnerSandboxCliOptions {
   host: string;
   latencyMs: number;
   failRate: number;
+  timeoutRate: number;
   seed: number;
   companies: number;
   people: number;
@@ -34,7 +35,8 @@ export function registerPartnerSandboxCommand(parent: Command): void {
     .option('--port <n>', 'port to listen on (0 picks a free one)', whole('--port', 0, 65_535), 0)
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--latency-ms <n>', 'delay added to every API response', whole('--latency-ms', 0, 60_000), 0)
-    .option('--fail-rate <0..1>', 'share of requests answered 500, to exercise retries', fraction, 0)
+    .option('--fail-rate <0..1>', 'share of requests answered 500, to exercise retries', fraction('--fail-rate'), 0)
+    .option('--timeout-rate <0..1>', 'share of requests never answered, to exercise timeouts', fraction('--timeout-rate'), 0)
     .option('--seed <n>', 'seed of the synthetic dataset (same seed, same data)', whole('--seed', 0, 2 ** 32 - 1), 1)
     .option('--companies <n>', 'how many companies to generate', whole('--companies', 1, 1_000_000), 2000)
     .option('--people <n>', 'how many people to generate', whole('--people', 0, 5_000_000), 20000)

@@ -24,6 +24,10 @@ export interface PartnerSandboxOptions {
   latencyMs?: number;
   /** 0..1: share of authenticated requests answered 500 with the generic error body. */
   failRate?: number;
+  /** 0..1: share of authenticated requests never answered (the client's timeout ends them). */
+  timeoutRate?: number;
+  /** 429 bursts: every `everyMs`, every request is refused with 429 for `forMs` (an overloaded gateway). */
+  bursts?: { everyMs: number; forMs: number };
   seed?: number;
   companies?: number;
   people?: number;
@@ -39,6 +43,17 @@ export interface SandboxStats {
   unauthorized: number;
   /** Requests answered 500 on purpose (fail rate). */
   injectedFailures: number;
+  /** Requests left unanswered on purpose (timeout rate). */
+  injectedTimeouts: number;
+  /** Requests refused with 429 during a burst. */
+  injectedBursts: number;
+}
+
+/** The faults the sandbox injects on purpose; each 0 (or no bursts) by default. */
+export interface PartnerFaults {
+  failRate: number;
+  timeoutRate: number;
+  bursts?: { everyMs: number; forMs: number };
 }
 
 export interface PartnerSandbox {
@@ -46,6 +61,7 @@ export interface PartnerSandbox {
   port: number;
   dataset: PartnerDataset;
   setFailRate(rate: number): void;
+  setFaults(faults: Partial<PartnerFaults>): void;
   stats(): SandboxStats;
   resetStats(): void;
   close(): Promise<void>;
@@ -54,6 +70,8 @@ export interface PartnerSandbox {
 export const SANDBOX_KEY = 'sandbox-key';
 export const SANDBOX_KEY_NO_ORG = 'sandbox-key-no-org';
 const MAX_BODY_BYTES = 1024 * 1024;
+/** Thrown to leave a request unanswered (an injected timeout). */
+const NO_ANSWER = Symbol('no answer');
 const log = logger('partner.sandbox');
 
 type Handler = (dataset: PartnerDataset, query: URLSearchParams, body: unknown) => unknown;
@@ -100,10 +118,16 @@ export async function startPartnerSandbox(options: PartnerSandboxOptions = {}): 
   const window = new RateWindow(options.rateLimitPerSecond ?? 50);
   const failures = new Prng(seed ^ 0x5eed);
   let failRate = checkRate(options.failRate ?? 0);
+  let timeoutRate = checkRate(options.timeoutRate ?? 0);
+  let bursts = options.bursts;
+  let burstsFrom = Date.now();
   let unauthorized = 0;
   let injectedFailures = 0;
+  let injectedTimeouts = 0;
+  let injectedBursts = 0;
+  const inBurst = () => bursts !== undefined && (Date.now() - burstsFrom) % bursts.everyMs < bursts.forMs;
 
-  const stats = (): SandboxStats => ({ keys: window.stats(), unauthorized, injectedFailures });
+  const stats = (): SandboxStats => ({ keys: window.stats(), unauthorized, injectedFailures, injectedTimeouts, injectedBursts });
 
   async function control(path: string, query: URLSearchParams, req: IncomingMessage): Promise<[number, unknown]> {
     if (path === '/__sandbox/stats' && req.method === 'GET') return [200, stats()];
@@ -134,6 +158,10 @@ export async function startPartnerSandbox(options: PartnerSandboxOptions = {}): 
       unauthorized++;
       throw SandboxHttpError.generic(401, 'missing or invalid API key; send the header Authorization: Bearer <API key>', { 'www-authenticate': 'Bearer' });
     }
+    if (inBurst()) {
+      injectedBursts++;
+      throw SandboxHttpError.generic(429, 'too many requests; wait Retry-After seconds', { 'retry-after': '1' });
+    }
     const admission = window.admit(key);
     if (!admission.allowed) {
       throw SandboxHttpError.generic(429, 'rate limit of 50 requests per second for this API key exceeded; wait Retry-After seconds', {
@@ -145,6 +173,10 @@ export async function startPartnerSandbox(options: PartnerSandboxOptions = {}): 
       injectedFailures++;
       throw SandboxHttpError.generic(500, 'internal server error; retry the request');
     }
+    if (timeoutRate > 0 && failures.next() < timeoutRate) {
+      injectedTimeouts++;
+      throw NO_ANSWER;
+    }
     return [200, route.handler(dataset, query, body)];
   }
 
@@ -155,11 +187,13 @@ export async function startPartnerSandbox(options: PartnerSandboxOptions = {}): 
     const answer = isControl ? control(path, url.searchParams, req) : api(req, path, url.searchParams);
     answer
       .catch((error: unknown): [number, unknown, Record<string, string>] => {
+        if (error === NO_ANSWER) return [0, undefined, {}];
         if (error instanceof SandboxHttpError) return [error.status, error.body, error.headers];
         log.error({ err: error, path }, 'partner sandbox failed to answer');
         return [500, { error: 500, message: 'internal server error; retry the request' }, {}];
       })
       .then(async ([status, body, headers]) => {
+        if (status === 0) return; // left unanswered on purpose: the client gives up
         if (!isControl && latencyMs > 0) await sleep(latencyMs);
         log.debug({ method: req.method, path, status }, 'partner sandbox request');
         send(res, status, body, headers);
@@ -181,11 +215,22 @@ export async function startPartnerSandbox(options: PartnerSandboxOptions = {}): 
     setFailRate(rate) {
       failRate = checkRate(rate);
     },
+    setFaults(faults) {
+      if (faults.failRate !== undefined) failRate = checkRate(faults.failRate);
+      if (faults.timeoutRate !== undefined) timeoutRate = checkRate(faults.timeoutRate);
+      if ('bursts' in faults) {
+        // A burst starts now, whenever the sandbox started.
+        bursts = faults.bursts;
+        burstsFrom = Date.now();
+      }
+    },
     stats,
     resetStats() {
       window.reset();
       unauthorized = 0;
       injectedFailures = 0;
+      injectedTimeouts = 0;
+      injectedBursts = 0;
     },
     close: () =>
       new Promise<void>((resolve, reject) => {
