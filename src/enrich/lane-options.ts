@@ -65,5 +65,12 @@ export interface Work {
   planned?: RecordPlan;
   /** The company this record is to be linked with, or why none. */
   link?: CompanyLinkPlan;
+  /**
+   * Set while the link is still being found, for a record a person waits for on a CRM that links apart
+   * from the record (HubSpot): its enrichment is written meanwhile, and the link made once found.
+   */
+  linking?: Promise<void>;
+  /** Why finding the link failed (the job is retried after its write). */
+  linkError?: unknown;
 }
 

@@ -235,7 +235,17 @@ export class Lane extends EventEmitter<LaneEvents> {
     try {
       const marketHint = work.jobs.find((j) => j.data.market)?.data.market;
       result = await planRecord(work.record, mapping, this.options.lookups, work.state, work.priority, new Date(), marketHint);
-      work.link = await planLink(this.links, work, result, mapping);
+      const plan = result;
+      if (urgent && !this.options.connector.companyLinkInWrite && plan.kind === 'planned' && Object.keys(plan.plan.writes).length > 0) {
+        // The person waits for the enrichment, not for the employer to be found or created: the
+        // write goes out now and the association follows in the same flush once the company is known.
+        work.linking = planLink(this.links, work, plan, mapping).then(
+          (link) => void (work.link = link),
+          (error: unknown) => void (work.linkError = error),
+        );
+      } else {
+        work.link = await planLink(this.links, work, result, mapping);
+      }
     } catch (error) {
       this.pendingLookups--;
       if (urgent) this.pendingInteractive--;
@@ -297,6 +307,13 @@ export class Lane extends EventEmitter<LaneEvents> {
           retryable: result?.error?.retryable ?? true,
         };
         await this.settler.fail(write.item.jobs, failure);
+      }
+      // Links still being found (records a person waits for) are awaited after the write.
+      await Promise.all(ok.map((w) => w.item.linking));
+      for (const w of ok.filter((x) => x.item.linkError !== undefined)) {
+        // The enrichment is written; the job is retried for the link, and its second run writes nothing new.
+        await this.settler.fail(w.item.jobs, w.item.linkError);
+        ok.splice(ok.indexOf(w), 1);
       }
       if (ok.length) {
         const linked = await associate(this.links, ok.map((w) => w.item), priority);
