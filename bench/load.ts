@@ -5,7 +5,7 @@
  * own process, PGlite, the sandboxes inside it, the default heap flag): `records` contacts are
  * imported through HubSpot's batch create API (100 per call, as HubSpot's importer and sync tools
  * do), while `singles` contacts are created one at a time in the sandbox's stand-in for HubSpot's
- * UI, as a person types them in (the events say CRM_UI, the import's INTEGRATION), spread over
+ * UI, as a person types them in (the events say CRM_UI, the import's INTEGRATION with the importing app's id), spread over
  * the import. The daily lookup budget is raised to fit the import, as its owner would. Reports:
  * - settled: imported contacts the service has finished with (enriched, no match or skipped);
  * - peak_rss_mb: the largest resident memory of the whole process tree, start-up included, and
@@ -79,7 +79,8 @@ const sampler = setInterval(() => {
 
 const base = `http://127.0.0.1:${port}`;
 const hubspot = `http://127.0.0.1:${port + 2}`;
-const headers = { authorization: 'Bearer sandbox-token', 'content-type': 'application/json' };
+// The import is another app in the portal (an import or sync tool), with its own token and rate limit.
+const headers = { authorization: 'Bearer sandbox-importer-token', 'content-type': 'application/json' };
 
 async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>, intervalMs = 250): Promise<T> {
   const end = Date.now() + timeoutMs;

@@ -43,6 +43,8 @@ const EventSchema = z
     /** Generic `object.*` events name the object type by id: 0-1 contacts, 0-2 companies. */
     objectTypeId: z.string().max(20).optional(),
     changeSource: z.string().optional(),
+    /** For INTEGRATION changes, the app that made them. */
+    sourceId: z.union([z.string().max(64), z.number()]).optional(),
     changeFlag: z.string().optional(),
     propertyName: z.string().optional(),
     // HubSpot's own limit for a property value; anything longer did not come from HubSpot.
@@ -119,6 +121,8 @@ export function createHubspotWebhookHandler(options: HubspotWebhookOptions): Web
       dedupKey: hubspotDedupKey(e),
       occurredAt: new Date(e.occurredAt).toISOString(),
       ...(e.changeSource ? { changeSource: e.changeSource.slice(0, 64) } : {}),
+      // The app receiving the event made the change itself: one of our own writes or creations.
+      ...(e.changeSource === 'INTEGRATION' && e.appId !== undefined && e.sourceId !== undefined && String(e.sourceId) === String(e.appId) ? { byThisApp: true } : {}),
     };
     switch (action) {
       case 'creation':

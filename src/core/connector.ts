@@ -118,6 +118,11 @@ export interface RecordEvent {
   values?: Record<string, string | null>;
   /** What made the change, in the CRM's words (HubSpot's changeSource: CRM_UI, IMPORT, API, ...). */
   changeSource?: string;
+  /**
+   * The change was made by crm-enrich itself (HubSpot: changeSource INTEGRATION with this app's id as
+   * sourceId): a record it created (an employer's company, a discovered person) or a value it wrote.
+   */
+  byThisApp?: boolean;
   /** For `rejected`: what was wrong with the item, naming the field and never quoting its value. */
   rejection?: string;
 }

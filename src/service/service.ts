@@ -79,11 +79,14 @@ export class Service {
 
   /**
    * Stores events as jobs in one round trip per queue, then wakes the lanes. Events about objects
-   * with no mapping, and change events that only echo our own writes, are acknowledged and dropped.
+   * with no mapping, creations and changes made by crm-enrich itself, and change events that only
+   * echo our own writes, are acknowledged and dropped.
    */
   async ingest(events: RecordEvent[]): Promise<IngestResult> {
     const now = new Date();
-    const mapped = events.filter((e) => e.kind === 'privacy_deletion' || this.mappings.get(e.source, e.objectType));
+    // Creations and changes crm-enrich made itself need nothing: whoever made them has arranged the
+    // record's enrichment (an employer's company has its own job; a discovered person is created enriched).
+    const mapped = events.filter((e) => (e.kind === 'privacy_deletion' || this.mappings.get(e.source, e.objectType)) && !((e.kind === 'created' || e.kind === 'changed') && e.byThisApp));
     const echoes = await this.echoes(mapped.filter((e) => e.kind === 'changed'));
     const wanted = mapped.filter((e) => !echoes.has(e));
     const priorities = this.triage.classify(wanted, (e) => priorityOf(EVENT_REASONS[e.kind]));

@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serverUnavailable } from '../support/db.js';
+import { IMPORTER_TOKEN } from '../../connectors/hubspot/sandbox/server.js';
 import { eventually, partnerPeople, startSandboxes, startService, type RunningService, type Sandboxes } from './stack.js';
 
 const skip = await serverUnavailable();
@@ -20,6 +21,25 @@ describe.skipIf(skip)('new records', () => {
   afterAll(async () => {
     await running?.stop();
     await sandboxes?.close();
+  });
+
+  it("enriches what another app creates through the API, and leaves alone what crm-enrich's own app creates", async () => {
+    const [ours, theirs, typed] = partnerPeople(sandboxes, 3, 500);
+    const create = (token: string, email: string) =>
+      fetch(`${sandboxes.hubspot.url}/crm/v3/objects/contacts`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ properties: { email } }),
+      }).then(async (r) => ((await r.json()) as { id: string }).id);
+    const own = await create('sandbox-token', ours!.workEmail!);
+    const imported = await create(IMPORTER_TOKEN, theirs!.workEmail!);
+    const byPerson = sandboxes.hubspot.createContact({ email: typed!.workEmail! }).id;
+    await eventually(() => (sandboxes.hubspot.getContact(imported)?.crm_enrich_partner_id && sandboxes.hubspot.getContact(byPerson)?.crm_enrich_partner_id ? true : undefined), 10_000, 'the imported and the typed contacts to be enriched');
+    await sandboxes.hubspot.webhooksIdle();
+    // Its creation event was delivered with the others and acknowledged; no job was made of it.
+    const jobs = await running.service.store.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM "${running.schema}".job WHERE name = 'enrich.hubspot.contact' AND data->>'recordId' = $1`, [own]);
+    expect(jobs.rows[0]!.n).toBe(0);
+    expect(sandboxes.hubspot.getContact(own)?.crm_enrich_partner_id).toBeUndefined();
   });
 
   it('enriches a contact created in HubSpot within 5 s, with state and audit rows', async () => {

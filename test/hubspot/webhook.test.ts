@@ -64,6 +64,16 @@ describe('HubSpot webhook parsing', () => {
     ]);
   });
 
+  it("marks what this app did itself (INTEGRATION with its own app id as sourceId), and nothing another app or a person did", () => {
+    const out = events(deliver([
+      { ...base, subscriptionType: 'company.creation', objectId: 1, changeSource: 'INTEGRATION', sourceId: '54321' },
+      { ...base, eventId: 101, subscriptionType: 'contact.creation', objectId: 2, changeSource: 'INTEGRATION', sourceId: '777' },
+      { ...base, eventId: 102, subscriptionType: 'contact.creation', objectId: 3, changeSource: 'CRM_UI' },
+      { ...base, eventId: 103, subscriptionType: 'contact.propertyChange', objectId: 4, propertyName: 'email', propertyValue: 'a@b.example', changeSource: 'INTEGRATION', sourceId: 54321 },
+    ]));
+    expect(out.map((e) => [e.recordId, e.byThisApp ?? false])).toEqual([['1', true], ['2', false], ['3', false], ['4', true]]);
+  });
+
   it('keeps property changes on watched properties only', () => {
     const out = events(deliver([
       { ...base, subscriptionType: 'contact.propertyChange', objectId: 3, propertyName: 'email', propertyValue: 'new@example.com' },

@@ -43,8 +43,8 @@ export interface PropertyGroup {
 export type ChangeSource = 'CRM_UI' | 'INTEGRATION' | 'IMPORT' | 'CRM_UI_BULK_ACTION';
 
 export type ChangeEvent =
-  | { kind: 'creation'; objectType: ObjectType; id: string; at: number; source: ChangeSource }
-  | { kind: 'propertyChange'; objectType: ObjectType; id: string; at: number; name: string; value: string; source: ChangeSource };
+  | { kind: 'creation'; objectType: ObjectType; id: string; at: number; source: ChangeSource; appId?: number }
+  | { kind: 'propertyChange'; objectType: ObjectType; id: string; at: number; name: string; value: string; source: ChangeSource; appId?: number };
 
 export class ValidationFailure extends Error {
   constructor(readonly problems: PropertyProblem[]) {
@@ -135,7 +135,8 @@ export class SandboxObjectStore {
     if (problems.length > 0) throw new ValidationFailure(problems);
   }
 
-  create(type: ObjectType, values: Record<string, unknown>, source: ChangeSource = 'CRM_UI', now = Date.now()): StoredObject {
+  /** `appId`: the app whose token made an INTEGRATION change (its webhooks name it as sourceId). */
+  create(type: ObjectType, values: Record<string, unknown>, source: ChangeSource = 'CRM_UI', now = Date.now(), appId?: number): StoredObject {
     this.check(type, values);
     const id = String(this.nextId++);
     const at = new Date(now);
@@ -145,7 +146,7 @@ export class SandboxObjectStore {
     this.objects[type].set(id, object);
     this.inOrder[type].push(object);
     if (type === 'contacts') this.indexEmail(object, undefined);
-    this.onChange({ kind: 'creation', objectType: type, id, at: now, source });
+    this.onChange({ kind: 'creation', objectType: type, id, at: now, source, ...(appId ? { appId } : {}) });
     return object;
   }
 
@@ -159,7 +160,7 @@ export class SandboxObjectStore {
   }
 
   /** Applies an update already checked; returns the names whose value changed. */
-  update(type: ObjectType, object: StoredObject, values: Record<string, unknown>, source: ChangeSource = 'CRM_UI', now = Date.now()): string[] {
+  update(type: ObjectType, object: StoredObject, values: Record<string, unknown>, source: ChangeSource = 'CRM_UI', now = Date.now(), appId?: number): string[] {
     this.check(type, values);
     // The version search keeps showing until this change is indexed: the current one, if it was indexed by now.
     const before = this.searchLagMs > 0 && now - object.updatedAt.getTime() >= this.searchLagMs ? { properties: new Map(object.properties), at: object.updatedAt.getTime() } : object.indexed;
@@ -178,7 +179,7 @@ export class SandboxObjectStore {
       object.updatedAt = new Date(now);
       this.stamp(type, object, now, false);
       for (const name of changed) {
-        this.onChange({ kind: 'propertyChange', objectType: type, id: object.id, at: now, name, value: object.properties.get(name) ?? '', source });
+        this.onChange({ kind: 'propertyChange', objectType: type, id: object.id, at: now, name, value: object.properties.get(name) ?? '', source, ...(appId ? { appId } : {}) });
       }
     }
     return changed;

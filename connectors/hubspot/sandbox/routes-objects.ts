@@ -27,6 +27,9 @@ function propertiesOf(body: unknown): Record<string, unknown> | undefined {
   return p !== null && typeof p === 'object' && !Array.isArray(p) ? (p as Record<string, unknown>) : undefined;
 }
 
+/** The app whose token made the call (set by the sandbox's token check). */
+const appOf = (res: Response): number | undefined => res.locals.appId as number | undefined;
+
 export function objectRoutes(store: SandboxObjectStore): Router {
   const r = Router();
 
@@ -78,7 +81,7 @@ export function objectRoutes(store: SandboxObjectStore): Router {
               errors.push({ code: 'OBJECT_NOT_FOUND', message: `Could not get some ${LABEL[type]} objects, they may be deleted or not exist. Check that ids are valid.`, context: { ids: [id] } });
               return;
             }
-            store.update(type, object, values, 'INTEGRATION');
+            store.update(type, object, values, 'INTEGRATION', undefined, appOf(res));
             results.push(store.toWire(type, object, Object.keys(values)));
           } else {
             const existing = type === 'contacts' && typeof values.email === 'string' ? store.findContactByEmail(values.email) : undefined;
@@ -86,7 +89,7 @@ export function objectRoutes(store: SandboxObjectStore): Router {
               errors.push({ code: 'CONFLICT', message: `Contact already exists. Existing ID: ${existing.id}`, context: { ids: [existing.id] } });
               return;
             }
-            const created = store.create(type, values, 'INTEGRATION');
+            const created = store.create(type, values, 'INTEGRATION', undefined, appOf(res));
             results.push(store.toWire(type, created, Object.keys(values)));
           }
         } catch (e) {
@@ -142,7 +145,7 @@ export function objectRoutes(store: SandboxObjectStore): Router {
     const existing = type === 'contacts' && typeof values.email === 'string' ? store.findContactByEmail(values.email) : undefined;
     if (existing) return sendError(res, 409, 'CONFLICT', `Contact already exists. Existing ID: ${existing.id}`);
     try {
-      const created = store.create(type, values, 'INTEGRATION');
+      const created = store.create(type, values, 'INTEGRATION', undefined, appOf(res));
       res.status(201).json(store.toWire(type, created, Object.keys(values)));
     } catch (e) {
       if (e instanceof ValidationFailure) return sendValidation(res, e.problems);
@@ -166,7 +169,7 @@ export function objectRoutes(store: SandboxObjectStore): Router {
     const values = propertiesOf(req.body);
     if (!values) return sendError(res, 400, 'VALIDATION_ERROR', 'Invalid input JSON: "properties" must be an object.');
     try {
-      store.update(type, object, values, 'INTEGRATION');
+      store.update(type, object, values, 'INTEGRATION', undefined, appOf(res));
       res.json(store.toWire(type, object, Object.keys(values)));
     } catch (e) {
       if (e instanceof ValidationFailure) return sendValidation(res, e.problems);

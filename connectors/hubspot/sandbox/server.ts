@@ -107,19 +107,33 @@ function endpointKey(req: Request): string {
   return `${req.method} ${req.path.replace(/\/\d+(?=\/|$)/g, '/{id}')}`;
 }
 
+/** The app the sandbox's token belongs to, and the one its webhooks are delivered to. */
+export const SANDBOX_APP_ID = 1_000_001;
+/**
+ * A second app in the portal, such as an import or sync tool: its changes come as INTEGRATION with its
+ * own app id as sourceId, and it has a rate limit of its own.
+ */
+export const IMPORTER_TOKEN = 'sandbox-importer-token';
+export const IMPORTER_APP_ID = 1_000_002;
+
 export async function startHubspotSandbox(options: HubspotSandboxOptions = {}): Promise<HubspotSandbox> {
   const token = options.accessToken ?? 'sandbox-token';
   const tier = TIER_LIMITS[options.tier ?? 'starter'];
   const timeZone = options.timeZone ?? 'Australia/Sydney';
   const policy = new RatePolicy(options.rateLimit ?? tier.perWindow, options.rateWindowMs ?? 10_000, options.dailyLimit ?? tier.daily, Date.now, timeZone);
   const searchPolicy = new RatePolicy(options.searchesPerSecond ?? 5, 1_000, Number.MAX_SAFE_INTEGER);
+  const importerPolicy = new RatePolicy(tier.perWindow, 10_000, tier.daily, Date.now, timeZone);
+  const appOfToken = new Map([
+    [`Bearer ${token}`, SANDBOX_APP_ID],
+    [`Bearer ${IMPORTER_TOKEN}`, IMPORTER_APP_ID],
+  ]);
   const portalId = options.portalId ?? 62515;
   const subscribed = (type: ObjectType) => new Set([...DEFAULT_WEBHOOK_PROPERTIES[type], ...(options.webhookProperties?.[type] ?? [])]);
   const sender = new WebhookSender({
     url: options.webhookUrl,
     clientSecret: options.clientSecret ?? 'sandbox-client-secret',
     portalId,
-    appId: 1_000_001,
+    appId: SANDBOX_APP_ID,
     subscribed: { contacts: subscribed('contacts'), companies: subscribed('companies') },
     delaysMs: options.webhookDelaysMs,
     timeoutMs: options.webhookTimeoutMs,
@@ -156,10 +170,12 @@ export async function startHubspotSandbox(options: HubspotSandboxOptions = {}): 
     const key = endpointKey(req);
     stats.calls++;
     stats.byEndpoint[key] = (stats.byEndpoint[key] ?? 0) + 1;
-    if (req.headers.authorization !== `Bearer ${token}`) {
+    const appId = appOfToken.get(req.headers.authorization ?? '');
+    if (appId === undefined) {
       stats.unauthorized++;
       return sendError(res, 401, 'INVALID_AUTHENTICATION', UNAUTHENTICATED_MESSAGE);
     }
+    res.locals.appId = appId;
     if (faults.rate429 && Math.random() < faults.rate429) {
       stats.injected['429']++;
       return res.status(429).json({ ...errorBody('RATE_LIMITS', 'You have reached your ten_secondly_rolling limit.'), errorType: 'RATE_LIMIT', policyName: 'TEN_SECONDLY_ROLLING', groupName: `api-calls:${portalId}` });
@@ -173,7 +189,7 @@ export async function startHubspotSandbox(options: HubspotSandboxOptions = {}): 
       stats.rateLimited.SECONDLY++;
       return res.status(429).json({ ...errorBody('RATE_LIMITS', 'You have reached your secondly limit.'), errorType: 'RATE_LIMIT', policyName: 'SECONDLY' });
     }
-    const decision = policy.take();
+    const decision = (appId === IMPORTER_APP_ID ? importerPolicy : policy).take();
     res.set(decision.headers);
     if (!decision.ok) {
       stats.rateLimited[decision.policyName]++;

@@ -83,7 +83,7 @@ export class WebhookSender {
       objectId: Number(change.id),
       changeSource: change.source,
       // An app's change names the app; this sandbox's token belongs to the app it delivers to.
-      ...(change.source === 'INTEGRATION' ? { sourceId: String(this.options.appId) } : {}),
+      ...(change.source === 'INTEGRATION' ? { sourceId: String(change.appId ?? this.options.appId) } : {}),
     };
     if (change.kind === 'creation') event.changeFlag = 'CREATED';
     else Object.assign(event, { propertyName: change.name, propertyValue: change.value });
