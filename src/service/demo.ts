@@ -49,15 +49,17 @@ export function banner(env: EmbeddedEnvironment, serviceUrl: string, plan: DemoP
   if (env.config.MCP_ENABLED) lines.push(`  MCP server:         ${serviceUrl}/mcp   (for AI assistants; they sign in with your consent on a page that asks for the admin token)`);
   if (env.partner) lines.push(`  partner sandbox:    ${env.partner.url}   (key sandbox-key)`);
   else lines.push(`  partner API:        ${env.config.PARTNER_BASE_URL}`);
-  if (env.hubspot) lines.push(`  HubSpot sandbox:    ${env.hubspot.url}   (token sandbox-token)`);
+  if (env.hubspot) lines.push(`  HubSpot sandbox:    ${env.hubspot.url}   (token sandbox-token: crm-enrich's app; sandbox-importer-token: another app, such as an import tool)`);
   if (env.salesforce) lines.push(`  Salesforce sandbox: ${env.salesforce.url}   (client_id sandbox, client_secret sandbox)`);
   const email = plan.emails[0];
   if (env.hubspot && email) {
     const auth = `-H 'Authorization: Bearer sandbox-token' -H 'Content-Type: application/json'`;
+    // crm-enrich leaves alone what its own app creates: the contact comes from another app, as an import would.
+    const importer = `-H 'Authorization: Bearer sandbox-importer-token' -H 'Content-Type: application/json'`;
     lines.push(
       '',
-      'Create a contact in the HubSpot sandbox:',
-      `  curl -s -X POST ${env.hubspot.url}/crm/v3/objects/contacts ${auth} -d '{"properties":{"email":"${email}"}}'`,
+      'Create a contact in the HubSpot sandbox (as an import tool, another app, would):',
+      `  curl -s -X POST ${env.hubspot.url}/crm/v3/objects/contacts ${importer} -d '{"properties":{"email":"${email}"}}'`,
       'A second later, see its enriched properties:',
       `  curl -s -X POST ${env.hubspot.url}/crm/v3/objects/contacts/search ${auth} -d '{"filterGroups":[{"filters":[{"propertyName":"email","operator":"EQ","value":"${email}"}]}],"properties":["email","firstname","lastname","jobtitle","hs_seniority","phone","company","crm_enrich_enriched_at"]}'`,
     );

@@ -12,10 +12,12 @@ import { eventually } from './stack.js';
 const dataDir = mkdtempSync(join(tmpdir(), 'crm-enrich-embedded-'));
 
 /** The URL and JSON body of a `curl -s -X POST <url> ... -d '<json>'` line of the banner. */
-function curl(line: string): { url: string; body: string } {
-  const match = /curl -s -X POST (\S+) .* -d '(.+)'$/.exec(line.trim());
+/** The printed command as fetch options: its URL, headers and body, exactly as a shell would send them. */
+function curl(line: string): { url: string; headers: Record<string, string>; body: string } {
+  const match = /curl -s -X POST (\S+) (.*) -d '(.+)'$/.exec(line.trim());
   if (!match) throw new Error(`not a curl command: ${line}`);
-  return { url: match[1]!, body: match[2]! };
+  const headers = Object.fromEntries([...match[2]!.matchAll(/-H '([^:]+): ([^']*)'/g)].map((h) => [h[1]!.toLowerCase(), h[2]!]));
+  return { url: match[1]!, headers, body: match[3]! };
 }
 
 describe('the embedded default', () => {
@@ -38,13 +40,12 @@ describe('the embedded default', () => {
     const lines = banner.split('\n');
     const create = curl(lines[lines.findIndex((l) => l.startsWith('Create a contact')) + 1]!);
     const show = curl(lines[lines.findIndex((l) => l.includes('see its enriched properties')) + 1]!);
-    const headers = { authorization: 'Bearer sandbox-token', 'content-type': 'application/json' };
-    expect((await fetch(create.url, { method: 'POST', headers, body: create.body })).status).toBe(201);
+    expect((await fetch(create.url, { method: 'POST', headers: create.headers, body: create.body })).status).toBe(201);
     // Search is what a user runs, so it answers as HubSpot's does: a change shows after a couple of
     // seconds, and more than 5 searches a second get a 429. Poll the way a person would, not 20 times a second.
     const enriched = await eventually(async () => {
       await new Promise((r) => setTimeout(r, 300));
-      const res = await fetch(show.url, { method: 'POST', headers, body: show.body });
+      const res = await fetch(show.url, { method: 'POST', headers: show.headers, body: show.body });
       if (res.status === 429) return undefined;
       expect(res.status).toBe(200);
       const found = (await res.json()) as { results: { properties: Record<string, string | null> }[] };

@@ -93,11 +93,13 @@ describe.skipIf(skip)('the service process', () => {
     // Bounded claims: the dead instance held at most two batches and a little room, not the backlog.
     expect(held).toBeLessThanOrEqual(2 * 100 + 10);
 
-    const killedAt = Date.now();
     const second = await startServiceProcess(env);
-    await eventually(async () => ((await jobStates(schema, QUEUE)).active ?? 0) === 0 || undefined, 20_000, 'the dead instance\'s claims to be handed out again');
-    const back = (Date.now() - killedAt) / 1000;
-    expect(back).toBeLessThan(20);
+    // Counted from the moment the second instance is up (its start-up time depends on the machine):
+    // the heartbeats give the jobs back within seconds, where the expiry would take five minutes.
+    const upAt = Date.now();
+    await eventually(async () => ((await jobStates(schema, QUEUE)).active ?? 0) === 0 || undefined, 60_000, 'the dead instance\'s claims to be handed out again');
+    const back = (Date.now() - upAt) / 1000;
+    expect(back).toBeLessThan(60);
     await eventually(
       async () => ((await second.admin<{ done: boolean }>('GET', '/backfills/hubspot/contact')).body.done ? true : undefined),
       30_000,
