@@ -2,6 +2,7 @@
  * What the pipeline needs from the store, as narrow interfaces. The service binds them to the
  * Postgres store; nothing in src/enrich/ writes SQL.
  */
+import type { LookupSubject } from '../store/lookup-cache.js';
 import type { EnrichJob } from './jobs.js';
 
 export interface JobFailure {
@@ -68,7 +69,7 @@ export interface AuditPort {
 }
 
 export interface CacheKey {
-  kind: 'person' | 'company';
+  kind: LookupSubject;
   by: string;
   value: string;
   market: string;
