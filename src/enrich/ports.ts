@@ -2,6 +2,7 @@
  * What the pipeline needs from the store, as narrow interfaces. The service binds them to the
  * Postgres store; nothing in src/enrich/ writes SQL.
  */
+import type { AuditEntry } from '../store/audit-log.js';
 import type { LookupSubject } from '../store/lookup-cache.js';
 import type { EnrichJob } from './jobs.js';
 
@@ -50,19 +51,8 @@ export interface StatePort {
   settle(rows: RecordState[], audit: AuditEntry[]): Promise<void>;
 }
 
-export interface AuditEntry {
-  connection: string;
-  objectType: string;
-  recordId: string;
-  /** null for a row that says why nothing was written. */
-  property: string | null;
-  oldValue: string | null;
-  newValue: string | null;
-  rule: string | null;
-  outcome: string;
-  reason: string;
-  jobId: string | null;
-}
+/** An audit log entry, as the store defines it: the pipeline writes them, it never reads them back. */
+export type { AuditEntry } from '../store/audit-log.js';
 
 export interface AuditPort {
   append(entries: AuditEntry[]): Promise<void>;

@@ -2,7 +2,6 @@
 import type { Priority } from '../core/limiter.js';
 import { EnrichJobData, type EnrichJob } from '../enrich/jobs.js';
 import type {
-  AuditEntry,
   AuditPort,
   CacheKey,
   CounterPort,
@@ -102,13 +101,13 @@ export function storePorts(store: Store): StorePorts {
       async settle(rows, audit) {
         await store.db.transaction(async (tx) => {
           if (rows.length) await store.state.upsertMany(rows.map(stateRow), tx);
-          if (audit.length) await store.audit.record(audit.map(auditRow), tx);
+          if (audit.length) await store.audit.record(audit, tx);
         });
       },
     },
     audit: {
       async append(entries) {
-        await store.audit.record(entries.map(auditRow));
+        await store.audit.record(entries);
       },
     },
     cache: {
@@ -154,19 +153,4 @@ export function storePorts(store: Store): StorePorts {
 
 function stateRow({ lastWritten, ...rest }: RecordState) {
   return { ...rest, written: lastWritten };
-}
-
-function auditRow(e: AuditEntry) {
-  return {
-    connection: e.connection,
-    objectType: e.objectType,
-    recordId: e.recordId,
-    ...(e.property ? { property: e.property } : {}),
-    oldValue: e.oldValue,
-    newValue: e.newValue,
-    ...(e.rule ? { rule: e.rule } : {}),
-    outcome: e.outcome,
-    reason: e.reason,
-    ...(e.jobId ? { jobId: e.jobId } : {}),
-  };
 }

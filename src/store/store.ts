@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { logger } from '../logger.js';
-import { AuditLog, type AuditEntry } from './audit-log.js';
+import { AuditLog, type AuditRow } from './audit-log.js';
 import { DailyCounters } from './daily-counters.js';
 import { pgliteDb, poolDb, type Db } from './db.js';
 import { EnrichmentStateStore, type EnrichmentState, type RecordKey } from './enrichment-state.js';
@@ -62,7 +62,7 @@ export interface Store {
   /** Clients, consents, codes and tokens of the MCP server's authorization server. */
   readonly mcpAuth: McpOAuthStore;
   /** One record's state and newest audit rows, read from one snapshot: never a run's state without its rows. */
-  recordView(key: RecordKey, limit: number): Promise<{ state: EnrichmentState | undefined; audit: AuditEntry[] }>;
+  recordView(key: RecordKey, limit: number): Promise<{ state: EnrichmentState | undefined; audit: AuditRow[] }>;
   close(): Promise<void>;
 }
 
