@@ -3,6 +3,7 @@
  * Postgres store; nothing in src/enrich/ writes SQL.
  */
 import type { AuditEntry } from '../store/audit-log.js';
+import type { RecordState as StoredRecordState } from '../store/enrichment-state.js';
 import type { LookupSubject } from '../store/lookup-cache.js';
 import type { EnrichJob } from './jobs.js';
 
@@ -24,25 +25,11 @@ export interface JobQueuePort {
   heartbeat(queue: string, jobs: EnrichJob[]): Promise<void>;
 }
 
-export type EnrichStatus = 'enriched' | 'no_match' | 'failed' | 'skipped';
-
-export interface RecordState {
-  connection: string;
-  objectType: string;
-  recordId: string;
-  partnerId: string | null;
-  matchKey: string | null;
-  market: string | null;
-  status: EnrichStatus;
-  lastError: string | null;
-  dataHash: string | null;
-  lastWritten: Record<string, string>;
-  /** The company record this person record is linked with, and why (`matched by domain acme.com`, ...). */
-  companyId: string | null;
-  companyReason: string | null;
-  lastEnrichedAt: Date | null;
-  nextRefreshAt: Date | null;
-}
+/**
+ * A record's state as the pipeline sees it: the store's row (src/store/enrichment-state.ts) without its
+ * update time, and with only the values we wrote (`lastWritten`; the store's `written` may hold nulls).
+ */
+export type RecordState = Omit<StoredRecordState, 'updatedAt' | 'written'> & { lastWritten: Record<string, string> };
 
 export interface StatePort {
   getMany(connection: string, objectType: string, recordIds: string[]): Promise<Map<string, RecordState>>;

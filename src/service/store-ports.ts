@@ -74,24 +74,9 @@ export function storePorts(store: Store): StorePorts {
       async getMany(connection, objectType, recordIds) {
         const rows = await store.state.getMany(connection, objectType, recordIds);
         return new Map(
-          [...rows].map(([id, s]) => [
+          [...rows].map(([id, { written, updatedAt: _, ...rest }]) => [
             id,
-            {
-              connection: s.connection,
-              objectType: s.objectType,
-              recordId: s.recordId,
-              partnerId: s.partnerId,
-              matchKey: s.matchKey,
-              market: s.market,
-              status: s.status,
-              lastError: s.lastError,
-              dataHash: s.dataHash,
-              lastWritten: Object.fromEntries(Object.entries(s.written).filter((e): e is [string, string] => e[1] !== null)),
-              companyId: s.companyId,
-              companyReason: s.companyReason,
-              lastEnrichedAt: s.lastEnrichedAt,
-              nextRefreshAt: s.nextRefreshAt,
-            },
+            { ...rest, lastWritten: Object.fromEntries(Object.entries(written).filter((e): e is [string, string] => e[1] !== null)) },
           ]),
         );
       },
