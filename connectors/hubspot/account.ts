@@ -4,7 +4,9 @@
  */
 import type { Client } from '@hubspot/api-client';
 import { logger } from '../../src/logger.js';
+import { parseCrmAnswer } from '../../src/core/crm-answer.js';
 import type { HubspotRequestRunner } from './request-runner.js';
+import { AccountDetails, DailyUsage } from './wire-schemas.js';
 
 const log = logger('connector.hubspot');
 
@@ -32,9 +34,9 @@ export function hubspotAccount(connection: string): HubspotAccount {
   async function readDailyUsage(runner: HubspotRequestRunner, sdk: () => Promise<Client>): Promise<{ usageLimit: number; currentUsage: number; resetsAt: string } | undefined> {
     try {
       const res = await runner.run('account_usage', 'interactive', async () => (await sdk()).apiRequest({ method: 'GET', path: '/account-info/v3/api-usage/daily/private-apps' }));
-      const body = (await res.json()) as { results?: { usageLimit?: unknown; currentUsage?: unknown; resetsAt?: unknown }[] };
-      const daily = body.results?.[0];
-      if (!daily || typeof daily.usageLimit !== 'number' || typeof daily.currentUsage !== 'number' || typeof daily.resetsAt !== 'string') return undefined;
+      const body = DailyUsage.safeParse(await res.json());
+      if (!body.success) return undefined;
+      const daily = body.data.results[0]!;
       return { usageLimit: daily.usageLimit, currentUsage: daily.currentUsage, resetsAt: daily.resetsAt };
     } catch {
       return undefined; // a token without the scope, or an app type the endpoint does not cover
@@ -48,9 +50,9 @@ export function hubspotAccount(connection: string): HubspotAccount {
       if (portalId !== undefined) return;
       try {
         const res = await runner.run('account_details', 'interactive', async () => (await sdk()).apiRequest({ method: 'GET', path: '/account-info/v3/details' }));
-        const body = (await res.json()) as { portalId?: unknown; timeZone?: unknown };
-        if (typeof body.portalId === 'number') portalId = body.portalId;
-        if (typeof body.timeZone === 'string' && isTimeZone(body.timeZone)) timeZone = body.timeZone;
+        const body = parseCrmAnswer('hubspot', AccountDetails, await res.json(), 'account_details');
+        if (body.portalId !== undefined) portalId = body.portalId;
+        if (body.timeZone !== undefined && isTimeZone(body.timeZone)) timeZone = body.timeZone;
         const usage = await readDailyUsage(runner, sdk);
         if (usage) log.info({ connection, used: usage.currentUsage, limit: usage.usageLimit, resetsAt: usage.resetsAt, timeZone }, "HubSpot's daily API usage");
       } catch (error) {

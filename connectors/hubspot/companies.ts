@@ -5,6 +5,8 @@
 import { AssociationSpecAssociationCategoryEnum } from '@hubspot/api-client/lib/codegen/crm/associations/v4/models/all.js';
 import { websiteDomain } from '../../src/core/domain.js';
 import { CrmError, type CallOptions, type CompanyLink, type CompanyLinkResult, type CompanyMatch, type CrmConnector, type FoundCompany, type NewCompany, type WriteResult } from '../../src/core/connector.js';
+import { parseCrmAnswer } from '../../src/core/crm-answer.js';
+import { HubspotObjects } from './wire-schemas.js';
 import { apiType, chunk, HUBSPOT_BATCH_SIZE, SEARCH_PAGE_MAX, type HubspotCalls } from './sdk-objects.js';
 
 /** Inputs per v4 association batch create (HubSpot's limit). */
@@ -35,7 +37,7 @@ export function hubspotCompanies({ runner, sdk, search, priorityFor }: HubspotCa
           },
           callOptions?.priority ?? 'bulk',
         );
-        for (const company of page.results) {
+        for (const company of parseCrmAnswer('hubspot', HubspotObjects, page.results, 'search')) {
           const domain = websiteDomain(company.properties.domain ?? '');
           if (!domain) continue;
           const match = found.get(domain);
@@ -74,7 +76,7 @@ export function hubspotCompanies({ runner, sdk, search, priorityFor }: HubspotCa
           },
           callOptions?.priority ?? 'bulk',
         );
-        for (const c of page.results) {
+        for (const c of parseCrmAnswer('hubspot', HubspotObjects, page.results, 'search')) {
           out.set(c.id, { id: c.id, partnerId: (keys.partnerIdProperty ? c.properties[keys.partnerIdProperty] : null) ?? null, name: c.properties.name ?? null });
         }
         after = page.paging?.next?.after;
@@ -93,7 +95,7 @@ export function hubspotCompanies({ runner, sdk, search, priorityFor }: HubspotCa
         );
         // HubSpot does not promise the input order in a batch answer: each result is matched by its domain.
         const byDomain = new Map<string, string>();
-        for (const r of res.results) byDomain.set(websiteDomain(r.properties.domain ?? ''), r.id);
+        for (const r of parseCrmAnswer('hubspot', HubspotObjects, res.results, 'company_create')) byDomain.set(websiteDomain(r.properties.domain ?? ''), r.id);
         for (const c of part) {
           const id = byDomain.get(websiteDomain(c.domain));
           out.push(id ? { id, ok: true } : { id: '', ok: false, error: { code: 'not_created', message: `HubSpot did not create a company for ${c.domain}`, retryable: true } });

@@ -25,7 +25,9 @@ import { hubspotRecordFinder } from './record-finder.js';
 import { ensureHubspotProperties } from './provision.js';
 import { hubspotAccount } from './account.js';
 import { hubspotCompanies } from './companies.js';
-import { apiType, chunk, HUBSPOT_BATCH_SIZE, SEARCH_PAGE_MAX, toRecord, type HubspotCalls, type SdkObject } from './sdk-objects.js';
+import { apiType, chunk, HUBSPOT_BATCH_SIZE, SEARCH_PAGE_MAX, toRecord, type HubspotCalls } from './sdk-objects.js';
+import { HubspotObjects } from './wire-schemas.js';
+import { parseCrmAnswer } from '../../src/core/crm-answer.js';
 export { HUBSPOT_BATCH_SIZE } from './sdk-objects.js';
 
 export type HubspotTier = 'starter' | 'pro' | 'oauth';
@@ -112,7 +114,7 @@ export function createHubspotConnector(options: HubspotConnectorOptions): CrmCon
     batchCreate: (type, inputs, priority) =>
       runner.run('batch_create', priority, async () => {
         const res = await (await sdk()).crm.objects.batchApi.create(type, { inputs });
-        return { results: res.results as SdkObject[], errors: 'errors' in res ? ((res.errors ?? []) as unknown[]) : [] };
+        return { results: parseCrmAnswer('hubspot', HubspotObjects, res.results, 'batch_create'), errors: 'errors' in res ? ((res.errors ?? []) as unknown[]) : [] };
       }),
   });
 
@@ -130,7 +132,7 @@ export function createHubspotConnector(options: HubspotConnectorOptions): CrmCon
         const res = await runner.run('batch_read', priorityFor(part.length), async () =>
           (await sdk()).crm.objects.batchApi.read(type, { inputs: part.map((id) => ({ id })), properties, propertiesWithHistory: [] }, false),
         );
-        out.push(...(res.results as SdkObject[]).map(toRecord));
+        out.push(...parseCrmAnswer('hubspot', HubspotObjects, res.results, 'batch_read').map(toRecord));
       }
       return out;
     },
@@ -153,14 +155,14 @@ export function createHubspotConnector(options: HubspotConnectorOptions): CrmCon
         const filters: Record<string, unknown>[] = [{ propertyName: LAST_MODIFIED[type], operator: 'GTE', value: String(list.changedSince.getTime()) }];
         if (list.cursor) filters.push({ propertyName: 'hs_object_id', operator: 'GT', value: list.cursor });
         const res = await search(type, { filterGroups: [{ filters }], sorts: [{ propertyName: 'hs_object_id', direction: 'ASCENDING' }], properties: list.properties, limit }, 'bulk');
-        const records = (res.results as SdkObject[]).map(toRecord);
+        const records = parseCrmAnswer('hubspot', HubspotObjects, res.results, 'search').map(toRecord);
         const last = records[records.length - 1];
         return { records, ...(res.paging?.next && last ? { next: last.id } : {}) };
       }
       const limit = Math.min(list.limit ?? HUBSPOT_BATCH_SIZE, HUBSPOT_BATCH_SIZE);
       const res = await runner.run('list', 'bulk', async () => (await sdk()).crm.objects.basicApi.getPage(type, limit, list.cursor, list.properties));
       const next = res.paging?.next?.after;
-      return { records: (res.results as SdkObject[]).map(toRecord), ...(next ? { next } : {}) };
+      return { records: parseCrmAnswer('hubspot', HubspotObjects, res.results, 'list').map(toRecord), ...(next ? { next } : {}) };
     },
 
     prepare: () => account.read(runner, sdk),
