@@ -4,7 +4,9 @@
  */
 import type { CallOptions, CompanyMatch, CrmConnector, FoundCompany, NewCompany, WriteResult } from '../../src/core/connector.js';
 import { websiteDomain } from '../../src/core/domain.js';
+import { parseCrmAnswer } from '../../src/core/crm-answer.js';
 import { isRetryableRecordError } from './errors.js';
+import { SaveResults } from './wire-schemas.js';
 import { asString, COLLECTION_LIMIT } from './record-wire.js';
 import type { SalesforceSession } from './session.js';
 import { checkFieldNames, chunkKeyQueries, chunkWebsiteQueries } from './soql.js';
@@ -68,12 +70,12 @@ export function salesforceCompanies({ session, version, maxUriLength, queryAll }
     for (let start = 0; start < companies.length; start += COLLECTION_LIMIT) {
       const part = companies.slice(start, start + COLLECTION_LIMIT);
       const records = part.map((c) => ({ ...c.properties, Name: c.name, Website: c.domain }));
-      const results = await call('collections.create', priority, (conn) => conn.sobject('Account').create(records, { allOrNone: false }));
+      const results = parseCrmAnswer('salesforce', SaveResults, await call('collections.create', priority, (conn) => conn.sobject('Account').create(records, { allOrNone: false })), 'collections.create');
       part.forEach((_, i) => {
         const r = results[i];
         if (r?.success && r.id) out.push({ id: r.id, ok: true });
         else {
-          const first = (r && 'errors' in r ? r.errors : [])[0] as { statusCode?: string; errorCode?: string; message?: string } | undefined;
+          const first = r?.errors?.[0];
           const code = first?.statusCode ?? first?.errorCode ?? 'UNKNOWN';
           out.push({ id: '', ok: false, error: { code, message: first?.message ?? 'Salesforce did not create the Account', retryable: isRetryableRecordError(code) } });
         }

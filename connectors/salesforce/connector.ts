@@ -19,6 +19,8 @@ import { salesforceRecordFinder } from './record-finder.js';
 import { salesforceCompanies } from './companies.js';
 import { COLLECTION_LIMIT, decodeCursor, encodeCursor, encodeValue, toIso, toRecord } from './record-wire.js';
 import { salesforceSession } from './session.js';
+import { QueryPage, SaveResults } from './wire-schemas.js';
+import { parseCrmAnswer } from '../../src/core/crm-answer.js';
 
 export const SALESFORCE_OBJECT_TYPES = ['Lead', 'Contact', 'Account'] as const;
 const MAX_PAGE = 2000;
@@ -42,11 +44,6 @@ export interface SalesforceConnectorOptions {
   maxUriLength?: number;
 }
 
-interface QueryPage {
-  records: Record<string, unknown>[];
-  nextRecordsUrl?: string;
-}
-
 export function createSalesforceConnector(options: SalesforceConnectorOptions): CrmConnector {
   const version = options.version ?? '62.0';
   const connectionName = options.connection ?? 'default';
@@ -62,11 +59,11 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
 
   async function queryAll(soql: string, priority: Priority): Promise<Record<string, unknown>[]> {
     const records: Record<string, unknown>[] = [];
-    let page = await call('query', priority, async (c) => (await c.query(soql)) as unknown as QueryPage);
+    let page = parseCrmAnswer('salesforce', QueryPage, await call('query', priority, async (c) => (await c.query(soql)) as unknown), 'query');
     records.push(...page.records);
     while (page.nextRecordsUrl) {
       const locator = page.nextRecordsUrl;
-      page = await call('queryMore', priority, async (c) => (await c.queryMore(locator)) as unknown as QueryPage);
+      page = parseCrmAnswer('salesforce', QueryPage, await call('queryMore', priority, async (c) => (await c.queryMore(locator)) as unknown), 'queryMore');
       records.push(...page.records);
     }
     return records;
@@ -91,11 +88,11 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
       ...Object.fromEntries(Object.entries(u.properties).map(([k, v]) => [k, encodeValue(v, types.get(k.toLowerCase()))])),
     }));
     try {
-      const results = await call('collections.update', priority, (c) => c.sobject(objectType).update(records, { allOrNone: false }));
+      const results = parseCrmAnswer('salesforce', SaveResults, await call('collections.update', priority, (c) => c.sobject(objectType).update(records, { allOrNone: false })), 'collections.update');
       return chunk.map((u, i) => {
         const r = results[i];
         if (r?.success) return { id: u.id, ok: true };
-        const first = (r && 'errors' in r ? r.errors : [])[0] as { statusCode?: string; errorCode?: string; message?: string; fields?: string[] } | undefined;
+        const first = r?.errors?.[0];
         const code = first?.statusCode ?? first?.errorCode ?? 'UNKNOWN';
         return { id: u.id, ok: false, error: { code, message: first?.message ?? 'Salesforce did not save the record', retryable: isRetryableRecordError(code), fields: first?.fields } };
       });
@@ -119,7 +116,8 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
     selectFields,
     describe: (objectType) => readSchema(objectType),
     encodeValue,
-    create: (objectType, records, priority) => call('collections.create', priority, (c) => c.sobject(objectType).create(records, { allOrNone: false })),
+    create: async (objectType, records, priority) =>
+      parseCrmAnswer('salesforce', SaveResults, await call('collections.create', priority, (c) => c.sobject(objectType).create(records, { allOrNone: false })), 'collections.create'),
   });
 
   const connector: CrmConnector = {
