@@ -138,14 +138,13 @@ export interface HttpReply {
   body: string;
 }
 
-export class WebhookError extends Error {
+export class WebhookError extends AppError {
   constructor(
     readonly status: number,
-    readonly code: string,
+    code: string,
     message: string,
   ) {
-    super(message);
-    this.name = 'WebhookError';
+    super(code, message, 'permanent');
   }
 }
 
