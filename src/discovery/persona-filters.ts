@@ -7,7 +7,6 @@ import { AppError } from '../core/errors.js';
 import { z } from 'zod';
 
 export const PERSONA_FILTERS = ['seniority', 'department', 'position'] as const;
-export type PersonaFilterId = (typeof PERSONA_FILTERS)[number];
 
 export const PersonaFilters = z
   .strictObject({
