@@ -43,18 +43,10 @@ export function storePorts(store: Store): StorePorts {
           retryCount: j.retryCount,
         }));
       },
-      async complete(queue, jobs) {
-        await store.queue.complete(queue, jobs);
-      },
-      async fail(queue, job, failure) {
-        await store.queue.fail(queue, job, failure);
-      },
-      async release(queue, jobs, delayMs) {
-        await store.queue.release(queue, jobs, delayMs);
-      },
-      async heartbeat(queue, jobs) {
-        await store.queue.heartbeat(queue, jobs);
-      },
+      complete: (queue, jobs) => store.queue.complete(queue, jobs).then(() => undefined),
+      fail: (queue, job, failure) => store.queue.fail(queue, job, failure).then(() => undefined),
+      release: (queue, jobs, delayMs) => store.queue.release(queue, jobs, delayMs).then(() => undefined),
+      heartbeat: (queue, jobs) => store.queue.heartbeat(queue, jobs).then(() => undefined),
     },
     enqueue: {
       async enqueue(jobs) {
@@ -105,11 +97,8 @@ export function storePorts(store: Store): StorePorts {
         await store.cache.putMany([{ key: cacheKey(key), hit: entry.found, ...(entry.found ? { response: entry.data } : {}) }]);
       },
     },
-    counters: {
-      increment: (name, by) => store.counters.increment(name, by ?? 1),
-      reserve: (name, limit) => store.counters.reserve(name, limit),
-      get: (name) => store.counters.get(name),
-    },
+    // The store's counters and settings are the ports as they are.
+    counters: store.counters,
     erasure: {
       eraseRecord: async (connection, objectType, recordId) => ({ ...(await store.erasure.eraseRecord({ connection, objectType, recordId })) }),
       eraseEmail: async (email) => ({ ...(await store.erasure.eraseEmail(email)) }),
@@ -129,10 +118,7 @@ export function storePorts(store: Store): StorePorts {
         return new Set((await store.state.getMany(connection, objectType, recordIds)).keys());
       },
     },
-    kv: {
-      get: (key) => store.settings.get(key),
-      set: (key, value) => store.settings.set(key, value),
-    },
+    kv: store.settings,
   };
 }
 
