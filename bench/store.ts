@@ -8,7 +8,7 @@
  */
 import { parseArgs } from 'node:util';
 import { PGlite } from '@electric-sql/pglite';
-import { enrichQueueName } from '../src/store/queue.js';
+import { queueName } from '../src/enrich/jobs.js';
 import { openStore, type Store } from '../src/store/store.js';
 import { fillSyntheticState } from '../test/support/db.js';
 
@@ -28,7 +28,7 @@ if (!Number.isInteger(rows) || rows < 10_000) throw new Error('--rows must be a 
 const databaseUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const schema = `bench_store_${process.pid}`;
 const concurrency = backend === 'pg' ? 8 : 1;
-const Q = enrichQueueName('hubspot', 'default', 'contact');
+const Q = queueName('hubspot', 'contact');
 
 const pglite = backend === 'pglite' ? await PGlite.create() : undefined;
 const store = await openStore(pglite ? { pglite, schema } : { databaseUrl, schema, poolSize: 12 });

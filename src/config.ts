@@ -2,6 +2,7 @@
  * All configuration comes from environment variables, parsed once here. A bad value stops start-up
  * with a message that names the variable and says what it expects. Nothing else reads process.env.
  */
+import { AppError } from './core/errors.js';
 import cron from 'node-cron';
 import { z } from 'zod';
 import { isSecureOrigin, redirectUriProblem } from './core/oauth-urls.js';
@@ -140,13 +141,14 @@ export const ConfigSchema = z.object({
 
 export type Config = z.infer<typeof ConfigSchema>;
 
-export class ConfigError extends Error {
+export class ConfigError extends AppError {
   constructor(readonly problems: { variable: string; message: string }[]) {
     super(
+      'invalid_config',
       'Invalid configuration:\n' +
         problems.map((p) => `  ${p.variable}: ${p.message}`).join('\n'),
+      'config',
     );
-    this.name = 'ConfigError';
   }
 }
 

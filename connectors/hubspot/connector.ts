@@ -3,16 +3,8 @@
  * connection share one rate limiter (the portal's budget); batches hold at most 100 records.
  */
 import { Client } from '@hubspot/api-client';
-import { websiteDomain } from '../../src/core/domain.js';
-import { AssociationSpecAssociationCategoryEnum } from '@hubspot/api-client/lib/codegen/crm/associations/v4/models/all.js';
 import {
   CrmError,
-  type CallOptions,
-  type CompanyLink,
-  type CompanyMatch,
-  type FoundCompany,
-  type NewCompany,
-  type CompanyLinkResult,
   type CrmConnector,
   type CrmProperty,
   type CrmRecord,
@@ -31,16 +23,12 @@ import { createHubspotWebhookHandler, type WatchedProperties } from './webhook.j
 import { writeInBatches } from './batch-writer.js';
 import { hubspotRecordFinder } from './record-finder.js';
 import { ensureHubspotProperties } from './provision.js';
-import { logger } from '../../src/logger.js';
-
-const log = logger('connector.hubspot');
-
-export const HUBSPOT_BATCH_SIZE = 100;
-/** Inputs per v4 association batch create (HubSpot's limit). */
-const ASSOCIATION_BATCH_LIMIT = 2_000;
-/** HubSpot-defined contact-to-company association types. */
-const CONTACT_TO_COMPANY = { unlabeled: 279, primary: 1 } as const;
-const SEARCH_PAGE_MAX = 200;
+import { hubspotAccount } from './account.js';
+import { hubspotCompanies } from './companies.js';
+import { apiType, chunk, HUBSPOT_BATCH_SIZE, SEARCH_PAGE_MAX, toRecord, type HubspotCalls } from './sdk-objects.js';
+import { HubspotObjects } from './wire-schemas.js';
+import { parseCrmAnswer } from '../../src/core/crm-answer.js';
+export { HUBSPOT_BATCH_SIZE } from './sdk-objects.js';
 
 export type HubspotTier = 'starter' | 'pro' | 'oauth';
 /** Requests per 10 s: private apps on Free/Starter 100, Professional/Enterprise 190; public (OAuth) apps 110 per installing portal. */
@@ -71,41 +59,7 @@ export interface HubspotConnectorOptions {
   interactiveBatchMax?: number;
 }
 
-const API_TYPE: Record<string, string> = { contact: 'contacts', contacts: 'contacts', company: 'companies', companies: 'companies' };
 const LAST_MODIFIED: Record<string, string> = { contacts: 'lastmodifieddate', companies: 'hs_lastmodifieddate' };
-
-function apiType(objectType: string): string {
-  const type = API_TYPE[objectType];
-  if (!type) throw new CrmError('hubspot', 'validation', `HubSpot object type "${objectType}" is not served; use contact or company.`);
-  return type;
-}
-
-function chunk<T>(items: T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
-}
-
-interface SdkObject {
-  id: string;
-  properties: Record<string, string | null>;
-  createdAt?: Date;
-  updatedAt?: Date;
-}
-
-function toRecord(o: SdkObject): CrmRecord {
-  return { id: o.id, properties: { ...o.properties }, createdAt: o.createdAt?.toISOString(), updatedAt: o.updatedAt?.toISOString() };
-}
-
-
-function isTimeZone(zone: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en', { timeZone: zone });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 export function createHubspotConnector(options: HubspotConnectorOptions): CrmConnector {
   if (!options.accessToken && !options.getAccessToken) {
@@ -121,8 +75,8 @@ export function createHubspotConnector(options: HubspotConnectorOptions): CrmCon
     ownLimiters.push(l);
     return l;
   }
-  let timeZone: string | undefined;
-  const runner = new HubspotRequestRunner({ limiter, searchLimiter, maxRateLimitRetries: options.maxRateLimitRetries, timeZone: () => timeZone });
+  const account = hubspotAccount(connection);
+  const runner = new HubspotRequestRunner({ limiter, searchLimiter, maxRateLimitRetries: options.maxRateLimitRetries, timeZone: account.timeZone });
   const priorityFor = (n: number): Priority => (n <= (options.interactiveBatchMax ?? 10) ? 'interactive' : 'bulk');
 
   let client: Client | undefined;
@@ -136,36 +90,6 @@ export function createHubspotConnector(options: HubspotConnectorOptions): CrmCon
       clientToken = token;
     }
     return client;
-  }
-
-  /** The connected portal's id, read once from its account details; webhooks of other portals are refused. */
-  let portalId: number | undefined;
-  async function readPortalId(): Promise<void> {
-    if (portalId !== undefined) return;
-    try {
-      const res = await runner.run('account_details', 'interactive', async () => (await sdk()).apiRequest({ method: 'GET', path: '/account-info/v3/details' }));
-      const body = (await res.json()) as { portalId?: unknown; timeZone?: unknown };
-      if (typeof body.portalId === 'number') portalId = body.portalId;
-      if (typeof body.timeZone === 'string' && isTimeZone(body.timeZone)) timeZone = body.timeZone;
-      const usage = await readDailyUsage();
-      if (usage) log.info({ connection, used: usage.currentUsage, limit: usage.usageLimit, resetsAt: usage.resetsAt, timeZone }, "HubSpot's daily API usage");
-    } catch (error) {
-      // Without it webhooks are still checked by signature; the next start tries again.
-      log.warn({ err: error, connection }, 'could not read the HubSpot account details; webhooks are not checked against the portal id');
-    }
-  }
-
-  /** GET /account-info/v3/api-usage/daily/private-apps: today's calls, the limit and when it resets. */
-  async function readDailyUsage(): Promise<{ usageLimit: number; currentUsage: number; resetsAt: string } | undefined> {
-    try {
-      const res = await runner.run('account_usage', 'interactive', async () => (await sdk()).apiRequest({ method: 'GET', path: '/account-info/v3/api-usage/daily/private-apps' }));
-      const body = (await res.json()) as { results?: { usageLimit?: unknown; currentUsage?: unknown; resetsAt?: unknown }[] };
-      const daily = body.results?.[0];
-      if (!daily || typeof daily.usageLimit !== 'number' || typeof daily.currentUsage !== 'number' || typeof daily.resetsAt !== 'string') return undefined;
-      return { usageLimit: daily.usageLimit, currentUsage: daily.currentUsage, resetsAt: daily.resetsAt };
-    } catch {
-      return undefined; // a token without the scope, or an app type the endpoint does not cover
-    }
   }
 
   async function rawProperties(type: string): Promise<unknown> {
@@ -183,13 +107,14 @@ export function createHubspotConnector(options: HubspotConnectorOptions): CrmCon
     );
   }
 
+  const calls: HubspotCalls = { runner, sdk, search, priorityFor };
   const finder = hubspotRecordFinder({
     apiType,
     search: (type, body, priority) => search(type, body, priority) as never,
     batchCreate: (type, inputs, priority) =>
       runner.run('batch_create', priority, async () => {
         const res = await (await sdk()).crm.objects.batchApi.create(type, { inputs });
-        return { results: res.results as SdkObject[], errors: 'errors' in res ? ((res.errors ?? []) as unknown[]) : [] };
+        return { results: parseCrmAnswer('hubspot', HubspotObjects, res.results, 'batch_create'), errors: 'errors' in res ? ((res.errors ?? []) as unknown[]) : [] };
       }),
   });
 
@@ -207,7 +132,7 @@ export function createHubspotConnector(options: HubspotConnectorOptions): CrmCon
         const res = await runner.run('batch_read', priorityFor(part.length), async () =>
           (await sdk()).crm.objects.batchApi.read(type, { inputs: part.map((id) => ({ id })), properties, propertiesWithHistory: [] }, false),
         );
-        out.push(...(res.results as SdkObject[]).map(toRecord));
+        out.push(...parseCrmAnswer('hubspot', HubspotObjects, res.results, 'batch_read').map(toRecord));
       }
       return out;
     },
@@ -230,17 +155,17 @@ export function createHubspotConnector(options: HubspotConnectorOptions): CrmCon
         const filters: Record<string, unknown>[] = [{ propertyName: LAST_MODIFIED[type], operator: 'GTE', value: String(list.changedSince.getTime()) }];
         if (list.cursor) filters.push({ propertyName: 'hs_object_id', operator: 'GT', value: list.cursor });
         const res = await search(type, { filterGroups: [{ filters }], sorts: [{ propertyName: 'hs_object_id', direction: 'ASCENDING' }], properties: list.properties, limit }, 'bulk');
-        const records = (res.results as SdkObject[]).map(toRecord);
+        const records = parseCrmAnswer('hubspot', HubspotObjects, res.results, 'search').map(toRecord);
         const last = records[records.length - 1];
         return { records, ...(res.paging?.next && last ? { next: last.id } : {}) };
       }
       const limit = Math.min(list.limit ?? HUBSPOT_BATCH_SIZE, HUBSPOT_BATCH_SIZE);
       const res = await runner.run('list', 'bulk', async () => (await sdk()).crm.objects.basicApi.getPage(type, limit, list.cursor, list.properties));
       const next = res.paging?.next?.after;
-      return { records: (res.results as SdkObject[]).map(toRecord), ...(next ? { next } : {}) };
+      return { records: parseCrmAnswer('hubspot', HubspotObjects, res.results, 'list').map(toRecord), ...(next ? { next } : {}) };
     },
 
-    prepare: readPortalId,
+    prepare: () => account.read(runner, sdk),
 
     async readSchema(objectType: string): Promise<CrmProperty[]> {
       return hubspotPropertiesToCrm(await rawProperties(apiType(objectType)));
@@ -265,135 +190,11 @@ export function createHubspotConnector(options: HubspotConnectorOptions): CrmCon
 
     companyLinkProperties: { contact: 'associatedcompanyid' },
 
-    async findCompaniesByDomain(domains: string[], callOptions?: CallOptions): Promise<Map<string, CompanyMatch>> {
-      const wanted = [...new Set(domains.map(websiteDomain).filter((d) => d))];
-      const found = new Map<string, CompanyMatch>();
-      // One search per 100 domains (HubSpot's limit on IN values); the oldest company per domain wins.
-      for (let i = 0; i < wanted.length; i += HUBSPOT_BATCH_SIZE) {
-        const values = wanted.slice(i, i + HUBSPOT_BATCH_SIZE);
-        let after: string | undefined;
-        do {
-          const page = await search(
-            'companies',
-            {
-              filterGroups: [{ filters: [{ propertyName: 'domain', operator: 'IN', values }] }],
-              sorts: [{ propertyName: 'hs_object_id', direction: 'ASCENDING' }],
-              properties: ['domain'],
-              limit: SEARCH_PAGE_MAX,
-              ...(after ? { after } : {}),
-            },
-            callOptions?.priority ?? 'bulk',
-          );
-          for (const company of page.results) {
-            const domain = websiteDomain(company.properties.domain ?? '');
-            if (!domain) continue;
-            const match = found.get(domain);
-            if (match) match.others.push(company.id);
-            else found.set(domain, { id: company.id, others: [] });
-          }
-          after = page.paging?.next?.after;
-        } while (after);
-      }
-      return found;
-    },
-
-    async findCompaniesByKeys(keys: { partnerIdProperty?: string; partnerIds: string[]; names: string[] }, callOptions?: CallOptions): Promise<FoundCompany[]> {
-      // IN takes text values in lower case (it matches stored values case-insensitively).
-      const ids = keys.partnerIdProperty ? [...new Set(keys.partnerIds.map((v) => v.toLowerCase()))] : [];
-      const names = [...new Set(keys.names.map((n) => n.trim().toLowerCase()).filter(Boolean))];
-      const out = new Map<string, FoundCompany>();
-      // Up to 100 values per IN filter; the two keys are two filter groups (OR) of one search.
-      for (let i = 0; i < Math.max(ids.length, names.length); i += HUBSPOT_BATCH_SIZE) {
-        const idPart = ids.slice(i, i + HUBSPOT_BATCH_SIZE);
-        const namePart = names.slice(i, i + HUBSPOT_BATCH_SIZE);
-        const filterGroups = [
-          ...(idPart.length ? [{ filters: [{ propertyName: keys.partnerIdProperty!, operator: 'IN', values: idPart }] }] : []),
-          ...(namePart.length ? [{ filters: [{ propertyName: 'name', operator: 'IN', values: namePart }] }] : []),
-        ];
-        let after: string | undefined;
-        do {
-          const page = await search(
-            'companies',
-            {
-              filterGroups,
-              sorts: [{ propertyName: 'hs_object_id', direction: 'ASCENDING' }],
-              properties: ['name', ...(keys.partnerIdProperty ? [keys.partnerIdProperty] : [])],
-              limit: SEARCH_PAGE_MAX,
-              ...(after ? { after } : {}),
-            },
-            callOptions?.priority ?? 'bulk',
-          );
-          for (const c of page.results) {
-            out.set(c.id, { id: c.id, partnerId: (keys.partnerIdProperty ? c.properties[keys.partnerIdProperty] : null) ?? null, name: c.properties.name ?? null });
-          }
-          after = page.paging?.next?.after;
-        } while (after);
-      }
-      return [...out.values()];
-    },
-
-    async createCompanies(companies: NewCompany[], callOptions?: CallOptions): Promise<WriteResult[]> {
-      const out: WriteResult[] = [];
-      for (const part of chunk(companies, HUBSPOT_BATCH_SIZE)) {
-        const inputs = part.map((c) => ({ properties: { ...c.properties, domain: c.domain, name: c.name }, associations: [] }));
-        try {
-          const res = await runner.run('company_create', callOptions?.priority ?? priorityFor(part.length), async () =>
-            (await sdk()).crm.companies.batchApi.create({ inputs }),
-          );
-          // HubSpot does not promise the input order in a batch answer: each result is matched by its domain.
-          const byDomain = new Map<string, string>();
-          for (const r of res.results) byDomain.set(websiteDomain(r.properties.domain ?? ''), r.id);
-          for (const c of part) {
-            const id = byDomain.get(websiteDomain(c.domain));
-            out.push(id ? { id, ok: true } : { id: '', ok: false, error: { code: 'not_created', message: `HubSpot did not create a company for ${c.domain}`, retryable: true } });
-          }
-        } catch (error) {
-          const e = error instanceof CrmError ? error : undefined;
-          if (!e || e.code !== 'validation') throw error;
-          for (const _ of part) out.push({ id: '', ok: false, error: { code: 'validation', message: e.message, retryable: false } });
-        }
-      }
-      return out;
-    },
-
-    async linkToCompanies(objectType: string, links: CompanyLink[], callOptions?: CallOptions): Promise<CompanyLinkResult[]> {
-      if (apiType(objectType) !== 'contacts') throw new CrmError('hubspot', 'validation', `HubSpot links contacts with companies, not ${objectType} records`);
-      const results = new Map<CompanyLink, CompanyLinkResult>();
-      const todo = links.filter((link) => {
-        if (link.currentPrimary !== link.companyId) return true;
-        results.set(link, { recordId: link.recordId, companyId: link.companyId, outcome: 'already_linked' });
-        return false;
-      });
-      for (const part of chunk(todo, ASSOCIATION_BATCH_LIMIT)) {
-        const inputs = part.map((link) => ({
-          _from: { id: link.recordId },
-          to: { id: link.companyId },
-          types: [CONTACT_TO_COMPANY.unlabeled, ...(link.currentPrimary ? [] : [CONTACT_TO_COMPANY.primary])].map((associationTypeId) => ({
-            associationCategory: AssociationSpecAssociationCategoryEnum.HubspotDefined,
-            associationTypeId,
-          })),
-        }));
-        const res = await runner.run('association_create', callOptions?.priority ?? priorityFor(part.length), async () =>
-          (await sdk()).crm.associations.v4.batchApi.create('contacts', 'companies', { inputs }),
-        );
-        const made = new Set(res.results.map((r) => `${r.fromObjectId}:${r.toObjectId}`));
-        const failure = 'errors' in res && res.errors?.length ? res.errors.map((e) => e.category).join(', ') : 'not linked';
-        for (const link of part) {
-          const ok = made.has(`${link.recordId}:${link.companyId}`);
-          results.set(link, {
-            recordId: link.recordId,
-            companyId: link.companyId,
-            outcome: ok ? (link.currentPrimary ? 'linked' : 'linked_primary') : 'failed',
-            ...(ok ? {} : { error: failure }),
-          });
-        }
-      }
-      return links.map((link) => results.get(link)!);
-    },
+    ...hubspotCompanies(calls),
 
     webhook: createHubspotWebhookHandler({
       clientSecret: options.clientSecret,
-      portalId: () => portalId,
+      portalId: account.portalId,
       connection,
       publicUrl: options.publicUrl,
       watchProperties: options.webhookPropertyWatch,

@@ -2,6 +2,8 @@
  * Finding records by property values and creating records, for discovery: a page of candidates is
  * checked against the CRM in one or two searches before a credit is spent on any of them.
  */
+import { parseCrmAnswer } from '../../src/core/crm-answer.js';
+import { HubspotObjects } from './wire-schemas.js';
 import { CrmError, type CallOptions, type CreateResult, type CrmRecord, type RecordCondition } from '../../src/core/connector.js';
 import type { Priority } from '../../src/core/limiter.js';
 
@@ -53,11 +55,12 @@ export function hubspotRecordFinder(deps: RecordFinderDeps) {
             },
             priority,
           );
-          for (const o of page.results) {
+          const results = parseCrmAnswer('hubspot', HubspotObjects, page.results, 'search');
+          for (const o of results) {
             out.set(o.id, { id: o.id, properties: { ...o.properties }, createdAt: o.createdAt?.toISOString(), updatedAt: o.updatedAt?.toISOString() });
           }
-          if (page.results.length < SEARCH_PAGE_MAX) break;
-          last = page.results.at(-1)!.id;
+          if (results.length < SEARCH_PAGE_MAX) break;
+          last = results.at(-1)!.id;
         }
       }
       return [...out.values()];

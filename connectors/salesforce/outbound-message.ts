@@ -3,6 +3,7 @@
  * the `notificationsResponse` Ack and SOAP faults. Reading refuses anything that declares a DOCTYPE
  * or entity before the parser sees it, so no entity is ever expanded (billion laughs, external entities).
  */
+import { AppError } from '../../src/core/errors.js';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { z } from 'zod';
 
@@ -19,12 +20,12 @@ export interface OutboundNotificationMessage {
   notifications: { id: string; objectType: string; fields: Record<string, string | null> }[];
 }
 
-export class OutboundMessageError extends Error {
-  constructor(
-    readonly code: 'xml_declaration_refused' | 'malformed_xml' | 'not_outbound_message' | 'too_many_notifications' | 'too_deep',
-    message: string,
-  ) {
-    super(message);
+export type OutboundMessageErrorCode = 'xml_declaration_refused' | 'malformed_xml' | 'not_outbound_message' | 'too_many_notifications' | 'too_deep';
+
+export class OutboundMessageError extends AppError {
+  declare readonly code: OutboundMessageErrorCode;
+  constructor(code: OutboundMessageErrorCode, message: string) {
+    super(code, message, 'permanent');
   }
 }
 

@@ -2,6 +2,7 @@
  * Finding records by field values and creating records, for discovery: a page of candidates is
  * checked against the org in one query before a credit is spent on any of them.
  */
+import type { SaveResult } from './wire-schemas.js';
 import type { CallOptions, CreateResult, CrmProperty, CrmRecord, RecordCondition } from '../../src/core/connector.js';
 import type { Priority } from '../../src/core/limiter.js';
 import { isRetryableRecordError } from './errors.js';
@@ -10,7 +11,6 @@ import { chunkKeyQueries } from './soql.js';
 /** Records per sObject Collections create (Salesforce's limit). */
 const COLLECTION_LIMIT = 200;
 
-type SaveResult = { id?: string; success: boolean; errors?: unknown[] };
 
 export interface SalesforceFinderDeps {
   checkObjectType(objectType: string): void;
@@ -55,7 +55,7 @@ export function salesforceRecordFinder(deps: SalesforceFinderDeps) {
         part.forEach((_, i) => {
           const r = results[i];
           if (r?.success && r.id) return out.push({ id: r.id, ok: true });
-          const first = (r?.errors ?? [])[0] as { statusCode?: string; errorCode?: string; message?: string; fields?: string[] } | undefined;
+          const first = r?.errors?.[0];
           const code = first?.statusCode ?? first?.errorCode ?? 'UNKNOWN';
           out.push({ id: '', ok: false, error: { code, message: first?.message ?? `Salesforce did not create the ${objectType}`, retryable: isRetryableRecordError(code), ...(first?.fields ? { fields: first.fields } : {}) } });
         });

@@ -143,14 +143,13 @@ export interface HttpReply {
   body: string;
 }
 
-export class WebhookError extends Error {
+export class WebhookError extends AppError {
   constructor(
     readonly status: number,
-    readonly code: string,
+    code: string,
     message: string,
   ) {
-    super(message);
-    this.name = 'WebhookError';
+    super(code, message, 'permanent');
   }
 }
 
@@ -294,7 +293,8 @@ export type CrmErrorCode =
   | 'auth' // credentials rejected
   | 'validation' // the request was wrong; do not retry it as it is
   | 'not_found'
-  | 'unavailable'; // 5xx, timeouts, connection errors
+  | 'unavailable' // 5xx, timeouts, connection errors
+  | 'invalid_response'; // the CRM answered in a shape we do not understand; not retried
 
 /** Thrown by connectors. `kind` follows AppError: transient errors are retried, `config` stops and reports. */
 export class CrmError extends AppError {

@@ -3,10 +3,10 @@
  * codes from the partner's filter catalogue; position takes free text (people search matches it as
  * "contains"). Codes are checked against the cached catalogue before any search is sent.
  */
+import { AppError } from '../core/errors.js';
 import { z } from 'zod';
 
 export const PERSONA_FILTERS = ['seniority', 'department', 'position'] as const;
-export type PersonaFilterId = (typeof PERSONA_FILTERS)[number];
 
 export const PersonaFilters = z
   .strictObject({
@@ -17,13 +17,12 @@ export const PersonaFilters = z
   .refine((f) => PERSONA_FILTERS.some((id) => (f[id]?.length ?? 0) > 0), { message: 'name at least one of seniority, department or position' });
 export type PersonaFilters = z.infer<typeof PersonaFilters>;
 
-export class FilterValueError extends Error {
+export class FilterValueError extends AppError {
   constructor(
     readonly field: string,
     message: string,
   ) {
-    super(message);
-    this.name = 'FilterValueError';
+    super('unknown_filter_value', message, 'permanent', { field });
   }
 }
 

@@ -3,21 +3,21 @@
  * enrichment filled in), the person object and mapping new people are written through, and which
  * candidates the CRM already holds, found by partner id and profile handle before any credit is spent.
  */
+import { AppError } from '../core/errors.js';
 import type { CallOptions, CrmConnector, CrmRecord } from '../core/connector.js';
 import type { CompiledMapping } from '../mapping/index.js';
 import { missingDiscoveryProperties } from '../mapping/index.js';
 import type { Market } from '../partner/schemas.js';
 import { connectorFor } from '../service/connectors.js';
 
-export class DiscoveryError extends Error {
+export class DiscoveryError extends AppError {
   constructor(
     readonly status: number,
-    readonly code: string,
+    code: string,
     message: string,
     readonly field?: string,
   ) {
-    super(message);
-    this.name = 'DiscoveryError';
+    super(code, message, 'permanent', field ? { field } : undefined);
   }
 }
 

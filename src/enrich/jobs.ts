@@ -46,6 +46,7 @@ export interface EnrichJob {
   retryCount: number;
 }
 
+/** The queue of one connection's object type, e.g. `enrich.hubspot.contact` for connection `hubspot`. */
 export function queueName(connection: string, objectType: string): string {
   return `enrich.${connection}.${objectType}`.toLowerCase().replace(/[^a-z0-9_.-]/g, '_');
 }

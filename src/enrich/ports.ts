@@ -2,6 +2,9 @@
  * What the pipeline needs from the store, as narrow interfaces. The service binds them to the
  * Postgres store; nothing in src/enrich/ writes SQL.
  */
+import type { AuditEntry } from '../store/audit-log.js';
+import type { RecordState as StoredRecordState } from '../store/enrichment-state.js';
+import type { LookupSubject } from '../store/lookup-cache.js';
 import type { EnrichJob } from './jobs.js';
 
 export interface JobFailure {
@@ -22,25 +25,11 @@ export interface JobQueuePort {
   heartbeat(queue: string, jobs: EnrichJob[]): Promise<void>;
 }
 
-export type EnrichStatus = 'enriched' | 'no_match' | 'failed' | 'skipped';
-
-export interface RecordState {
-  connection: string;
-  objectType: string;
-  recordId: string;
-  partnerId: string | null;
-  matchKey: string | null;
-  market: string | null;
-  status: EnrichStatus;
-  lastError: string | null;
-  dataHash: string | null;
-  lastWritten: Record<string, string>;
-  /** The company record this person record is linked with, and why (`matched by domain acme.com`, ...). */
-  companyId: string | null;
-  companyReason: string | null;
-  lastEnrichedAt: Date | null;
-  nextRefreshAt: Date | null;
-}
+/**
+ * A record's state as the pipeline sees it: the store's row (src/store/enrichment-state.ts) without its
+ * update time, and with only the values we wrote (`lastWritten`; the store's `written` may hold nulls).
+ */
+export type RecordState = Omit<StoredRecordState, 'updatedAt' | 'written'> & { lastWritten: Record<string, string> };
 
 export interface StatePort {
   getMany(connection: string, objectType: string, recordIds: string[]): Promise<Map<string, RecordState>>;
@@ -49,26 +38,15 @@ export interface StatePort {
   settle(rows: RecordState[], audit: AuditEntry[]): Promise<void>;
 }
 
-export interface AuditEntry {
-  connection: string;
-  objectType: string;
-  recordId: string;
-  /** null for a row that says why nothing was written. */
-  property: string | null;
-  oldValue: string | null;
-  newValue: string | null;
-  rule: string | null;
-  outcome: string;
-  reason: string;
-  jobId: string | null;
-}
+/** An audit log entry, as the store defines it: the pipeline writes them, it never reads them back. */
+export type { AuditEntry } from '../store/audit-log.js';
 
 export interface AuditPort {
   append(entries: AuditEntry[]): Promise<void>;
 }
 
 export interface CacheKey {
-  kind: 'person' | 'company';
+  kind: LookupSubject;
   by: string;
   value: string;
   market: string;

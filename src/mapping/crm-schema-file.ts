@@ -2,6 +2,7 @@
  * Reads a CRM schema for `mappings check`: the normalised property list (CrmProperty[] JSON), the body
  * of HubSpot's `GET /crm/v3/properties/{type}`, or a Salesforce describe answer.
  */
+import { AppError } from '../core/errors.js';
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { hubspotPropertiesToCrm } from '../../connectors/hubspot/schema.js';
@@ -20,11 +21,9 @@ const NormalisedProperty = z.object({
   crmType: z.string().optional(),
 });
 
-export class CrmSchemaFileError extends Error {
-  readonly code = 'crm_schema_unreadable';
+export class CrmSchemaFileError extends AppError {
   constructor(message: string) {
-    super(message);
-    this.name = 'CrmSchemaFileError';
+    super('crm_schema_unreadable', message, 'config');
   }
 }
 

@@ -2,6 +2,7 @@
  * `mappings preview`: runs one mapping on a partner record and a CRM record and shows, for every
  * property, what would be written and why.
  */
+import { AppError } from '../core/errors.js';
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import type { CrmProperty } from '../core/connector.js';
@@ -12,11 +13,9 @@ import { type Plan } from './planner.js';
 import { planValues } from './plan-values.js';
 import { MappingError } from './problems.js';
 
-export class PreviewInputError extends Error {
-  readonly code = 'preview_input_invalid';
+export class PreviewInputError extends AppError {
   constructor(message: string) {
-    super(message);
-    this.name = 'PreviewInputError';
+    super('preview_input_invalid', message, 'permanent');
   }
 }
 

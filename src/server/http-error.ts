@@ -1,15 +1,15 @@
 /** The error shape of every JSON endpoint: `{ error: { code, message, details } }`. */
+import { AppError } from '../core/errors.js';
 import type { Response } from 'express';
 
-export class HttpError extends Error {
+export class HttpError extends AppError {
   constructor(
     readonly status: number,
-    readonly code: string,
+    code: string,
     message: string,
-    readonly details?: Record<string, unknown>,
+    details?: Record<string, unknown>,
   ) {
-    super(message);
-    this.name = 'HttpError';
+    super(code, message, 'permanent', details);
   }
 }
 

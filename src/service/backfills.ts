@@ -2,6 +2,7 @@
  * Backfill runs inside the service: started from the admin API (which the CLI calls), listed page
  * by page in the background, resumed after a restart, and reported with how much work is left.
  */
+import { AppError } from '../core/errors.js';
 import { connectorFor, objectTypeIn } from './connectors.js';
 import type { CrmConnector } from '../core/connector.js';
 import { driveBackfill, readBackfill, startBackfill, type BackfillDeps, type BackfillRun } from '../enrich/backfill.js';
@@ -19,9 +20,10 @@ export interface BackfillProgress extends BackfillRun {
   done: boolean;
 }
 
-export class BackfillError extends Error {
-  constructor(readonly code: 'unknown_connection' | 'unknown_object', message: string) {
-    super(message);
+export class BackfillError extends AppError {
+  declare readonly code: 'unknown_connection' | 'unknown_object';
+  constructor(code: 'unknown_connection' | 'unknown_object', message: string) {
+    super(code, message, 'permanent');
   }
 }
 

@@ -2,7 +2,6 @@
 import type { Priority } from '../core/limiter.js';
 import { EnrichJobData, type EnrichJob } from '../enrich/jobs.js';
 import type {
-  AuditEntry,
   AuditPort,
   CacheKey,
   CounterPort,
@@ -44,18 +43,10 @@ export function storePorts(store: Store): StorePorts {
           retryCount: j.retryCount,
         }));
       },
-      async complete(queue, jobs) {
-        await store.queue.complete(queue, jobs);
-      },
-      async fail(queue, job, failure) {
-        await store.queue.fail(queue, job, failure);
-      },
-      async release(queue, jobs, delayMs) {
-        await store.queue.release(queue, jobs, delayMs);
-      },
-      async heartbeat(queue, jobs) {
-        await store.queue.heartbeat(queue, jobs);
-      },
+      complete: (queue, jobs) => store.queue.complete(queue, jobs).then(() => undefined),
+      fail: (queue, job, failure) => store.queue.fail(queue, job, failure).then(() => undefined),
+      release: (queue, jobs, delayMs) => store.queue.release(queue, jobs, delayMs).then(() => undefined),
+      heartbeat: (queue, jobs) => store.queue.heartbeat(queue, jobs).then(() => undefined),
     },
     enqueue: {
       async enqueue(jobs) {
@@ -75,24 +66,9 @@ export function storePorts(store: Store): StorePorts {
       async getMany(connection, objectType, recordIds) {
         const rows = await store.state.getMany(connection, objectType, recordIds);
         return new Map(
-          [...rows].map(([id, s]) => [
+          [...rows].map(([id, { written, updatedAt: _, ...rest }]) => [
             id,
-            {
-              connection: s.connection,
-              objectType: s.objectType,
-              recordId: s.recordId,
-              partnerId: s.partnerId,
-              matchKey: s.matchKey,
-              market: s.market,
-              status: s.status,
-              lastError: s.lastError,
-              dataHash: s.dataHash,
-              lastWritten: Object.fromEntries(Object.entries(s.written).filter((e): e is [string, string] => e[1] !== null)),
-              companyId: s.companyId,
-              companyReason: s.companyReason,
-              lastEnrichedAt: s.lastEnrichedAt,
-              nextRefreshAt: s.nextRefreshAt,
-            },
+            { ...rest, lastWritten: Object.fromEntries(Object.entries(written).filter((e): e is [string, string] => e[1] !== null)) },
           ]),
         );
       },
@@ -102,13 +78,13 @@ export function storePorts(store: Store): StorePorts {
       async settle(rows, audit) {
         await store.db.transaction(async (tx) => {
           if (rows.length) await store.state.upsertMany(rows.map(stateRow), tx);
-          if (audit.length) await store.audit.record(audit.map(auditRow), tx);
+          if (audit.length) await store.audit.record(audit, tx);
         });
       },
     },
     audit: {
       async append(entries) {
-        await store.audit.record(entries.map(auditRow));
+        await store.audit.record(entries);
       },
     },
     cache: {
@@ -121,11 +97,8 @@ export function storePorts(store: Store): StorePorts {
         await store.cache.putMany([{ key: cacheKey(key), hit: entry.found, ...(entry.found ? { response: entry.data } : {}) }]);
       },
     },
-    counters: {
-      increment: (name, by) => store.counters.increment(name, by ?? 1),
-      reserve: (name, limit) => store.counters.reserve(name, limit),
-      get: (name) => store.counters.get(name),
-    },
+    // The store's counters and settings are the ports as they are.
+    counters: store.counters,
     erasure: {
       eraseRecord: async (connection, objectType, recordId) => ({ ...(await store.erasure.eraseRecord({ connection, objectType, recordId })) }),
       eraseEmail: async (email) => ({ ...(await store.erasure.eraseEmail(email)) }),
@@ -145,28 +118,10 @@ export function storePorts(store: Store): StorePorts {
         return new Set((await store.state.getMany(connection, objectType, recordIds)).keys());
       },
     },
-    kv: {
-      get: (key) => store.settings.get(key),
-      set: (key, value) => store.settings.set(key, value),
-    },
+    kv: store.settings,
   };
 }
 
 function stateRow({ lastWritten, ...rest }: RecordState) {
   return { ...rest, written: lastWritten };
-}
-
-function auditRow(e: AuditEntry) {
-  return {
-    connection: e.connection,
-    objectType: e.objectType,
-    recordId: e.recordId,
-    ...(e.property ? { property: e.property } : {}),
-    oldValue: e.oldValue,
-    newValue: e.newValue,
-    ...(e.rule ? { rule: e.rule } : {}),
-    outcome: e.outcome,
-    reason: e.reason,
-    ...(e.jobId ? { jobId: e.jobId } : {}),
-  };
 }

@@ -5,27 +5,29 @@
 import type { Db } from './db.js';
 import { StoreError } from './errors.js';
 
-export interface AuditEntryInput {
+/** One entry to write: a property written, or (without a property) why nothing was written. Absent and null are the same. */
+export interface AuditEntry {
   connection: string;
   objectType: string;
   recordId: string;
   /** The property written; absent on a row that explains why nothing was written. */
-  property?: string;
+  property?: string | null;
   oldValue?: string | null;
   newValue?: string | null;
   /** The mapping rule that decided, e.g. `fill_empty`, `overwrite`, `keep_manual_edit`. */
-  rule?: string;
+  rule?: string | null;
   /** What became of the record in this run, e.g. `written`, `unchanged`, `skipped`. */
-  outcome?: string;
+  outcome?: string | null;
   /** Why nothing was written (required when `property` is absent). */
-  reason?: string;
-  jobId?: string;
+  reason?: string | null;
+  jobId?: string | null;
   /** Who asked, when not the service itself: `mcp:<client name>` for an assistant's tool call. */
-  actor?: string;
+  actor?: string | null;
   at?: Date;
 }
 
-export interface AuditEntry {
+/** An entry as read back: every field present, with its id and time. */
+export interface AuditRow {
   id: number;
   connection: string;
   objectType: string;
@@ -51,7 +53,7 @@ export class AuditLog {
     return `"${this.schema}".audit_log`;
   }
 
-  async record(entries: AuditEntryInput[], db: Db = this.db): Promise<number> {
+  async record(entries: AuditEntry[], db: Db = this.db): Promise<number> {
     if (entries.length === 0) return 0;
     entries.forEach((e, i) => {
       if (!e.property && !e.reason) {
@@ -77,7 +79,7 @@ export class AuditLog {
   }
 
   /** Entries of one record, newest first; pass the last id seen as `beforeId` for the next page. */
-  async forRecord(key: { connection: string; objectType: string; recordId: string }, options: { limit?: number; beforeId?: number } = {}, db: Db = this.db): Promise<AuditEntry[]> {
+  async forRecord(key: { connection: string; objectType: string; recordId: string }, options: { limit?: number; beforeId?: number } = {}, db: Db = this.db): Promise<AuditRow[]> {
     const { rows } = await db.query<{
       id: string; connection: string; object_type: string; record_id: string; property: string | null; old_value: string | null;
       new_value: string | null; rule: string | null; outcome: string | null; reason: string | null; job_id: string | null; actor: string | null; at: Date;

@@ -6,8 +6,8 @@ import { z } from 'zod';
 import type { Db } from './db.js';
 import { StoreError } from './errors.js';
 
-export const enrichmentStatuses = ['enriched', 'no_match', 'failed', 'skipped'] as const;
-export type EnrichmentStatus = (typeof enrichmentStatuses)[number];
+export const recordStatuses = ['enriched', 'no_match', 'failed', 'skipped'] as const;
+export type RecordStatus = (typeof recordStatuses)[number];
 
 export interface RecordKey {
   connection: string;
@@ -15,8 +15,8 @@ export interface RecordKey {
   recordId: string;
 }
 
-export interface EnrichmentState extends RecordKey {
-  status: EnrichmentStatus;
+export interface RecordState extends RecordKey {
+  status: RecordStatus;
   partnerId: string | null;
   /** Which identifier found the match, e.g. `email` or `domain`. */
   matchKey: string | null;
@@ -35,14 +35,14 @@ export interface EnrichmentState extends RecordKey {
   updatedAt: Date;
 }
 
-export type EnrichmentStateInput = RecordKey & Partial<Omit<EnrichmentState, keyof RecordKey | 'updatedAt' | 'status'>> & { status: EnrichmentStatus };
+export type RecordStateInput = RecordKey & Partial<Omit<RecordState, keyof RecordKey | 'updatedAt' | 'status'>> & { status: RecordStatus };
 
 /** Rows read back are parsed: a row the code cannot understand is an error, not a silent wrong value. */
 const Row = z.object({
   connection: z.string(),
   object_type: z.string(),
   record_id: z.string(),
-  status: z.enum(enrichmentStatuses),
+  status: z.enum(recordStatuses),
   partner_id: z.string().nullable(),
   match_key: z.string().nullable(),
   market: z.string().nullable(),
@@ -56,7 +56,7 @@ const Row = z.object({
   updated_at: z.coerce.date(),
 });
 
-function fromRow(raw: unknown): EnrichmentState {
+function fromRow(raw: unknown): RecordState {
   const r = Row.parse(raw);
   return {
     connection: r.connection, objectType: r.object_type, recordId: r.record_id, status: r.status,
@@ -72,12 +72,12 @@ export interface StaleCursor {
 }
 
 export interface StalePage {
-  records: Pick<EnrichmentState, 'recordId' | 'nextRefreshAt' | 'partnerId' | 'matchKey' | 'market'>[];
+  records: Pick<RecordState, 'recordId' | 'nextRefreshAt' | 'partnerId' | 'matchKey' | 'market'>[];
   /** Pass back to get the next page; absent when this page was the last. */
   next?: StaleCursor;
 }
 
-export class EnrichmentStateStore {
+export class RecordStateStore {
   constructor(
     private readonly db: Db,
     private readonly schema: string,
@@ -91,11 +91,11 @@ export class EnrichmentStateStore {
    * Inserts or replaces rows in one statement. Fields left out of an input keep their stored value,
    * except `written`, which is merged property by property.
    */
-  async upsertMany(states: EnrichmentStateInput[], db: Db = this.db): Promise<number> {
+  async upsertMany(states: RecordStateInput[], db: Db = this.db): Promise<number> {
     if (states.length === 0) return 0;
     const rows = states.map((s) => {
-      if (!enrichmentStatuses.includes(s.status)) {
-        throw new StoreError('invalid_input', `status "${String(s.status)}" of record ${s.recordId} is not one of ${enrichmentStatuses.join(', ')}.`, { field: 'status' });
+      if (!recordStatuses.includes(s.status)) {
+        throw new StoreError('invalid_input', `status "${String(s.status)}" of record ${s.recordId} is not one of ${recordStatuses.join(', ')}.`, { field: 'status' });
       }
       return {
         connection: s.connection, object_type: s.objectType, record_id: s.recordId, status: s.status,
@@ -136,7 +136,7 @@ export class EnrichmentStateStore {
     return result[0]?.n ?? 0;
   }
 
-  async get(key: RecordKey, db: Db = this.db): Promise<EnrichmentState | undefined> {
+  async get(key: RecordKey, db: Db = this.db): Promise<RecordState | undefined> {
     const { rows } = await db.query(
       `SELECT * FROM ${this.table} WHERE connection = $1 AND object_type = $2 AND record_id = $3`,
       [key.connection, key.objectType, key.recordId],
@@ -144,7 +144,7 @@ export class EnrichmentStateStore {
     return rows[0] === undefined ? undefined : fromRow(rows[0]);
   }
 
-  async getMany(connection: string, objectType: string, recordIds: string[]): Promise<Map<string, EnrichmentState>> {
+  async getMany(connection: string, objectType: string, recordIds: string[]): Promise<Map<string, RecordState>> {
     if (recordIds.length === 0) return new Map();
     const { rows } = await this.db.query(
       `SELECT * FROM ${this.table} WHERE connection = $1 AND object_type = $2 AND record_id = ANY($3::text[])`,
@@ -176,7 +176,7 @@ export class EnrichmentStateStore {
   }
 
   /** Carries state from merged-away records to the survivor, then forgets them (audit rows follow the survivor). */
-  async merge(connection: string, objectType: string, survivorId: string, mergedIds: string[]): Promise<EnrichmentState | undefined> {
+  async merge(connection: string, objectType: string, survivorId: string, mergedIds: string[]): Promise<RecordState | undefined> {
     const others = mergedIds.filter((id) => id !== survivorId);
     if (others.length === 0) return this.get({ connection, objectType, recordId: survivorId });
     await this.db.transaction(async (tx) => {
@@ -215,13 +215,13 @@ export class EnrichmentStateStore {
     return n;
   }
 
-  async countByStatus(filter: { connection?: string; objectType?: string } = {}): Promise<Record<EnrichmentStatus, number>> {
-    const { rows } = await this.db.query<{ status: EnrichmentStatus; n: number }>(
+  async countByStatus(filter: { connection?: string; objectType?: string } = {}): Promise<Record<RecordStatus, number>> {
+    const { rows } = await this.db.query<{ status: RecordStatus; n: number }>(
       `SELECT status, count(*)::int AS n FROM ${this.table}
        WHERE ($1::text IS NULL OR connection = $1) AND ($2::text IS NULL OR object_type = $2) GROUP BY status`,
       [filter.connection ?? null, filter.objectType ?? null],
     );
-    const counts = Object.fromEntries(enrichmentStatuses.map((s) => [s, 0])) as Record<EnrichmentStatus, number>;
+    const counts = Object.fromEntries(recordStatuses.map((s) => [s, 0])) as Record<RecordStatus, number>;
     for (const row of rows) counts[row.status] = row.n;
     return counts;
   }

@@ -1,15 +1,16 @@
 /**
- * Partner answers keyed by what was asked: kind, identifier type, normalised value and market.
+ * Partner answers keyed by what was asked: subject (person or company), identifier type, normalised value and market.
  * A miss is kept too (asking again costs a credit), for a shorter time than a hit.
  */
 import type { Db } from './db.js';
 import { StoreError } from './errors.js';
 import { SingleFlight } from './single-flight.js';
 
-export type LookupKind = 'person' | 'company';
+/** Whether a lookup asks about a person or a company (not to be confused with the mapping's LookupKind, the identifier it goes by). */
+export type LookupSubject = 'person' | 'company';
 
 export interface LookupKey {
-  kind: LookupKind;
+  kind: LookupSubject;
   /** e.g. `email`, `domain`, `linkedin`, `registry_number`. */
   idType: string;
   value: string;
@@ -56,7 +57,7 @@ export class LookupCache {
   async getMany(keys: LookupKey[], now = new Date()): Promise<Map<string, CacheEntry>> {
     if (keys.length === 0) return new Map();
     const wanted = keys.map(normaliseLookupKey);
-    const { rows } = await this.db.query<{ kind: LookupKind; id_type: string; value: string; market: string; hit: boolean; response: unknown; fetched_at: Date; expires_at: Date }>(
+    const { rows } = await this.db.query<{ kind: LookupSubject; id_type: string; value: string; market: string; hit: boolean; response: unknown; fetched_at: Date; expires_at: Date }>(
       `SELECT c.* FROM jsonb_to_recordset($1::jsonb) AS k(kind text, "idType" text, value text, market text)
        JOIN ${this.table} c ON c.kind = k.kind AND c.id_type = k."idType" AND c.value = k.value AND c.market = k.market
        WHERE c.expires_at > $2::timestamptz`,

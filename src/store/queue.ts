@@ -60,12 +60,6 @@ export interface EnqueueResult {
   duplicates: number;
 }
 
-/** `enrich.hubspot.contact`; a connection other than `default` gets its own queue. */
-export function enrichQueueName(source: string, connection: string, objectType: string): string {
-  const parts = connection === 'default' ? ['enrich', source, objectType] : ['enrich', source, connection, objectType];
-  return parts.map((p) => p.toLowerCase().replace(/[^\w-]/g, '_')).join('.');
-}
-
 export function hashEventKey(key: string): string {
   return createHash('sha256').update(key).digest('hex');
 }

@@ -9,10 +9,10 @@ import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { logger } from '../logger.js';
-import { AuditLog, type AuditEntry } from './audit-log.js';
+import { AuditLog, type AuditRow } from './audit-log.js';
 import { DailyCounters } from './daily-counters.js';
 import { pgliteDb, poolDb, type Db } from './db.js';
-import { EnrichmentStateStore, type EnrichmentState, type RecordKey } from './enrichment-state.js';
+import { RecordStateStore, type RecordState, type RecordKey } from './enrichment-state.js';
 import { Erasure } from './erasure.js';
 import { StoreError } from './errors.js';
 import { defaultCacheTtls, LookupCache, type CacheTtls } from './lookup-cache.js';
@@ -48,7 +48,7 @@ export interface Store {
   readonly schema: string;
   readonly db: Db;
   readonly queue: JobQueue;
-  readonly state: EnrichmentStateStore;
+  readonly state: RecordStateStore;
   readonly cache: LookupCache;
   readonly audit: AuditLog;
   readonly mappings: MappingVersions;
@@ -62,7 +62,7 @@ export interface Store {
   /** Clients, consents, codes and tokens of the MCP server's authorization server. */
   readonly mcpAuth: McpOAuthStore;
   /** One record's state and newest audit rows, read from one snapshot: never a run's state without its rows. */
-  recordView(key: RecordKey, limit: number): Promise<{ state: EnrichmentState | undefined; audit: AuditEntry[] }>;
+  recordView(key: RecordKey, limit: number): Promise<{ state: RecordState | undefined; audit: AuditRow[] }>;
   close(): Promise<void>;
 }
 
@@ -119,7 +119,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     throw error;
   }
   const jobQueue = queue;
-  const state = new EnrichmentStateStore(db, schema);
+  const state = new RecordStateStore(db, schema);
   const audit = new AuditLog(db, schema);
   let closed = false;
   return {

@@ -1,9 +1,9 @@
 import { expect, it } from 'vitest';
-import { enrichQueueName } from '../../src/store/queue.js';
+import { queueName } from '../../src/enrich/jobs.js';
 import type { Store } from '../../src/store/store.js';
 import { describeEachBackend } from '../support/db.js';
 
-const Q = enrichQueueName('hubspot', 'default', 'contact');
+const Q = queueName('hubspot', 'contact');
 const ada = { connection: 'default', objectType: 'contact', recordId: '7' };
 const bob = { connection: 'default', objectType: 'contact', recordId: '8' };
 const email = 'ada.lovelace@example.com';

@@ -1,8 +1,8 @@
 import { expect, it } from 'vitest';
-import { enrichQueueName } from '../../src/store/queue.js';
+import { queueName } from '../../src/enrich/jobs.js';
 import { describeEachBackend } from '../support/db.js';
 
-const Q = enrichQueueName('hubspot', 'default', 'contact');
+const Q = queueName('hubspot', 'contact');
 const ref = (recordId: string) => ({ connection: 'default', objectType: 'contact', recordId });
 
 async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
@@ -18,7 +18,7 @@ async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs = 15_00
 describeEachBackend('job queue', (t) => {
   it('names one queue per connection and object', () => {
     expect(Q).toBe('enrich.hubspot.contact');
-    expect(enrichQueueName('salesforce', 'eu org', 'Lead')).toBe('enrich.salesforce.eu_org.lead');
+    expect(queueName('eu org', 'Lead')).toBe('enrich.eu_org.lead');
   });
 
   it('makes one job of an event delivered twice, in one batch, in two batches and after the first completed', async () => {

@@ -12,7 +12,3 @@ export const TRANSFORMS: ReadonlyMap<string, Transform> = new Map(
     (t) => [t.name, t],
   ),
 );
-
-export function getTransform(name: string): Transform | undefined {
-  return TRANSFORMS.get(name);
-}

@@ -9,7 +9,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { AdminContext } from '../../server/admin-context.js';
 import { connectorFor, mappedObject, objectTypeIn } from '../../service/connectors.js';
-import type { AuditEntry } from '../../store/audit-log.js';
+import type { AuditRow } from '../../store/audit-log.js';
 import { actorOf, runTool, ToolRefusal, type ToolContext } from '../tool-call.js';
 
 const POLL_MS = 300;
@@ -119,7 +119,7 @@ type Key = { connection: string; objectType: string; recordId: string };
 type RecordView = Awaited<ReturnType<AdminContext['store']['recordView']>>;
 
 /** The rows of the first run after `since` (our own request row aside), once it has settled. */
-async function waitForRun(service: AdminContext, key: Key, since: number, waitMs: number): Promise<{ rows: AuditEntry[]; state: RecordView['state'] } | undefined> {
+async function waitForRun(service: AdminContext, key: Key, since: number, waitMs: number): Promise<{ rows: AuditRow[]; state: RecordView['state'] } | undefined> {
   const deadline = Date.now() + waitMs;
   for (;;) {
     const { state, audit } = await service.store.recordView(key, 200);
@@ -131,7 +131,7 @@ async function waitForRun(service: AdminContext, key: Key, since: number, waitMs
   }
 }
 
-function rowView(r: AuditEntry) {
+function rowView(r: AuditRow) {
   return { at: r.at.toISOString(), property: r.property, oldValue: r.oldValue, newValue: r.newValue, rule: r.rule, outcome: r.outcome, reason: r.reason, actor: r.actor };
 }
 

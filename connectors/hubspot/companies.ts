@@ -1,0 +1,147 @@
+/**
+ * HubSpot companies: found by domain or by partner id and name, created in batches, and linked with
+ * contacts through v4 associations (the first link a contact gets is its primary company).
+ */
+import { AssociationSpecAssociationCategoryEnum } from '@hubspot/api-client/lib/codegen/crm/associations/v4/models/all.js';
+import { websiteDomain } from '../../src/core/domain.js';
+import { CrmError, type CallOptions, type CompanyLink, type CompanyLinkResult, type CompanyMatch, type CrmConnector, type FoundCompany, type NewCompany, type WriteResult } from '../../src/core/connector.js';
+import { parseCrmAnswer } from '../../src/core/crm-answer.js';
+import { HubspotObjects } from './wire-schemas.js';
+import { apiType, chunk, HUBSPOT_BATCH_SIZE, SEARCH_PAGE_MAX, type HubspotCalls } from './sdk-objects.js';
+
+/** Inputs per v4 association batch create (HubSpot's limit). */
+const ASSOCIATION_BATCH_LIMIT = 2_000;
+/** HubSpot-defined contact-to-company association types. */
+const CONTACT_TO_COMPANY = { unlabeled: 279, primary: 1 } as const;
+
+type CompanyMethods = Pick<CrmConnector, 'findCompaniesByDomain' | 'findCompaniesByKeys' | 'createCompanies' | 'linkToCompanies'>;
+
+export function hubspotCompanies({ runner, sdk, search, priorityFor }: HubspotCalls): Required<CompanyMethods> {
+  return {
+  async findCompaniesByDomain(domains: string[], callOptions?: CallOptions): Promise<Map<string, CompanyMatch>> {
+    const wanted = [...new Set(domains.map(websiteDomain).filter((d) => d))];
+    const found = new Map<string, CompanyMatch>();
+    // One search per 100 domains (HubSpot's limit on IN values); the oldest company per domain wins.
+    for (let i = 0; i < wanted.length; i += HUBSPOT_BATCH_SIZE) {
+      const values = wanted.slice(i, i + HUBSPOT_BATCH_SIZE);
+      let after: string | undefined;
+      do {
+        const page = await search(
+          'companies',
+          {
+            filterGroups: [{ filters: [{ propertyName: 'domain', operator: 'IN', values }] }],
+            sorts: [{ propertyName: 'hs_object_id', direction: 'ASCENDING' }],
+            properties: ['domain'],
+            limit: SEARCH_PAGE_MAX,
+            ...(after ? { after } : {}),
+          },
+          callOptions?.priority ?? 'bulk',
+        );
+        for (const company of parseCrmAnswer('hubspot', HubspotObjects, page.results, 'search')) {
+          const domain = websiteDomain(company.properties.domain ?? '');
+          if (!domain) continue;
+          const match = found.get(domain);
+          if (match) match.others.push(company.id);
+          else found.set(domain, { id: company.id, others: [] });
+        }
+        after = page.paging?.next?.after;
+      } while (after);
+    }
+    return found;
+  },
+
+  async findCompaniesByKeys(keys: { partnerIdProperty?: string; partnerIds: string[]; names: string[] }, callOptions?: CallOptions): Promise<FoundCompany[]> {
+    // IN takes text values in lower case (it matches stored values case-insensitively).
+    const ids = keys.partnerIdProperty ? [...new Set(keys.partnerIds.map((v) => v.toLowerCase()))] : [];
+    const names = [...new Set(keys.names.map((n) => n.trim().toLowerCase()).filter(Boolean))];
+    const out = new Map<string, FoundCompany>();
+    // Up to 100 values per IN filter; the two keys are two filter groups (OR) of one search.
+    for (let i = 0; i < Math.max(ids.length, names.length); i += HUBSPOT_BATCH_SIZE) {
+      const idPart = ids.slice(i, i + HUBSPOT_BATCH_SIZE);
+      const namePart = names.slice(i, i + HUBSPOT_BATCH_SIZE);
+      const filterGroups = [
+        ...(idPart.length ? [{ filters: [{ propertyName: keys.partnerIdProperty!, operator: 'IN', values: idPart }] }] : []),
+        ...(namePart.length ? [{ filters: [{ propertyName: 'name', operator: 'IN', values: namePart }] }] : []),
+      ];
+      let after: string | undefined;
+      do {
+        const page = await search(
+          'companies',
+          {
+            filterGroups,
+            sorts: [{ propertyName: 'hs_object_id', direction: 'ASCENDING' }],
+            properties: ['name', ...(keys.partnerIdProperty ? [keys.partnerIdProperty] : [])],
+            limit: SEARCH_PAGE_MAX,
+            ...(after ? { after } : {}),
+          },
+          callOptions?.priority ?? 'bulk',
+        );
+        for (const c of parseCrmAnswer('hubspot', HubspotObjects, page.results, 'search')) {
+          out.set(c.id, { id: c.id, partnerId: (keys.partnerIdProperty ? c.properties[keys.partnerIdProperty] : null) ?? null, name: c.properties.name ?? null });
+        }
+        after = page.paging?.next?.after;
+      } while (after);
+    }
+    return [...out.values()];
+  },
+
+  async createCompanies(companies: NewCompany[], callOptions?: CallOptions): Promise<WriteResult[]> {
+    const out: WriteResult[] = [];
+    for (const part of chunk(companies, HUBSPOT_BATCH_SIZE)) {
+      const inputs = part.map((c) => ({ properties: { ...c.properties, domain: c.domain, name: c.name }, associations: [] }));
+      try {
+        const res = await runner.run('company_create', callOptions?.priority ?? priorityFor(part.length), async () =>
+          (await sdk()).crm.companies.batchApi.create({ inputs }),
+        );
+        // HubSpot does not promise the input order in a batch answer: each result is matched by its domain.
+        const byDomain = new Map<string, string>();
+        for (const r of parseCrmAnswer('hubspot', HubspotObjects, res.results, 'company_create')) byDomain.set(websiteDomain(r.properties.domain ?? ''), r.id);
+        for (const c of part) {
+          const id = byDomain.get(websiteDomain(c.domain));
+          out.push(id ? { id, ok: true } : { id: '', ok: false, error: { code: 'not_created', message: `HubSpot did not create a company for ${c.domain}`, retryable: true } });
+        }
+      } catch (error) {
+        const e = error instanceof CrmError ? error : undefined;
+        if (!e || e.code !== 'validation') throw error;
+        for (const _ of part) out.push({ id: '', ok: false, error: { code: 'validation', message: e.message, retryable: false } });
+      }
+    }
+    return out;
+  },
+
+  async linkToCompanies(objectType: string, links: CompanyLink[], callOptions?: CallOptions): Promise<CompanyLinkResult[]> {
+    if (apiType(objectType) !== 'contacts') throw new CrmError('hubspot', 'validation', `HubSpot links contacts with companies, not ${objectType} records`);
+    const results = new Map<CompanyLink, CompanyLinkResult>();
+    const todo = links.filter((link) => {
+      if (link.currentPrimary !== link.companyId) return true;
+      results.set(link, { recordId: link.recordId, companyId: link.companyId, outcome: 'already_linked' });
+      return false;
+    });
+    for (const part of chunk(todo, ASSOCIATION_BATCH_LIMIT)) {
+      const inputs = part.map((link) => ({
+        _from: { id: link.recordId },
+        to: { id: link.companyId },
+        types: [CONTACT_TO_COMPANY.unlabeled, ...(link.currentPrimary ? [] : [CONTACT_TO_COMPANY.primary])].map((associationTypeId) => ({
+          associationCategory: AssociationSpecAssociationCategoryEnum.HubspotDefined,
+          associationTypeId,
+        })),
+      }));
+      const res = await runner.run('association_create', callOptions?.priority ?? priorityFor(part.length), async () =>
+        (await sdk()).crm.associations.v4.batchApi.create('contacts', 'companies', { inputs }),
+      );
+      const made = new Set(res.results.map((r) => `${r.fromObjectId}:${r.toObjectId}`));
+      const failure = 'errors' in res && res.errors?.length ? res.errors.map((e) => e.category).join(', ') : 'not linked';
+      for (const link of part) {
+        const ok = made.has(`${link.recordId}:${link.companyId}`);
+        results.set(link, {
+          recordId: link.recordId,
+          companyId: link.companyId,
+          outcome: ok ? (link.currentPrimary ? 'linked' : 'linked_primary') : 'failed',
+          ...(ok ? {} : { error: failure }),
+        });
+      }
+    }
+    return links.map((link) => results.get(link)!);
+  },
+  };
+}

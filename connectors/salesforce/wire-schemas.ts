@@ -1,0 +1,29 @@
+/**
+ * The shapes of Salesforce's answers that the connector reads, checked with zod instead of cast. Loose
+ * objects: Salesforce adds fields between API versions, and only the ones read here must be there.
+ */
+import { z } from 'zod';
+
+/** A SOQL query or queryMore page: rows stay open records, read field by field (toRecord). */
+export const QueryPage = z.looseObject({
+  records: z.array(z.record(z.string(), z.unknown())),
+  nextRecordsUrl: z.string().optional(),
+});
+
+const SaveError = z.looseObject({
+  statusCode: z.string().optional(),
+  errorCode: z.string().optional(),
+  message: z.string().optional(),
+  fields: z.array(z.string()).optional(),
+});
+
+/** sObject Collections create and update: one result per record, in the order sent. */
+export const SaveResults = z.array(
+  z.looseObject({
+    success: z.boolean(),
+    id: z.string().nullish(),
+    errors: z.array(SaveError).optional(),
+  }),
+);
+
+export type SaveResult = z.output<typeof SaveResults>[number];

@@ -1,0 +1,240 @@
+/**
+ * A discovery run, acting on a preview's candidates: each new person is claimed in Postgres (so no run,
+ * on any instance, creates anyone twice), looked up for one credit through the same cache, budget and
+ * limiter as enrichment, checked against the CRM by e-mail, created through the person mapping, linked
+ * with the company, and left with state and audit rows like an enrichment leaves.
+ */
+import type { Priority } from '../core/limiter.js';
+import type { CompanyLinkResult, CrmRecord } from '../core/connector.js';
+import { planValues } from '../mapping/index.js';
+import { BudgetExhaustedError, LOOKUPS_COUNTER } from '../enrich/partner-lookups.js';
+import type { AuditEntry, RecordState } from '../enrich/ports.js';
+import { appliedHash } from '../enrich/record-plan.js';
+import { logger } from '../logger.js';
+import { emailProperty, identityValues } from './identity.js';
+import type { DiscoveryTarget } from './target.js';
+import type { Candidate, DiscoveryOptions, DiscoveryOutcome, DiscoveryPreview, DiscoveryProgress, DiscoveryRunResult } from './types.js';
+
+const log = logger('discovery');
+
+/** An unsettled claim older than this belongs to a run that died; another run may take the person. */
+const STALE_CLAIM_MS = 10 * 60_000;
+
+export async function runDiscovery(
+  options: DiscoveryOptions,
+  preview: DiscoveryPreview,
+  target: DiscoveryTarget,
+  onProgress: ((p: DiscoveryProgress) => void) | undefined,
+  priority: Priority,
+): Promise<DiscoveryRunResult> {
+  const acting = preview.candidates.filter((c) => c.action !== 'skip');
+  const progress: DiscoveryProgress = { total: acting.length, done: 0, created: 0, linked: 0, skipped: 0 };
+  const people: DiscoveryOutcome[] = preview.candidates
+    .filter((c) => c.action === 'skip' && c.code !== 'over_limit' && c.code !== 'over_daily_limit')
+    .map((c) => ({ personId: c.personId, action: 'skipped', code: c.code, reason: c.reason, recordId: c.recordId }));
+  let stopped: DiscoveryRunResult['stopped'] = null;
+  const overLimit = preview.candidates.filter((c) => c.code === 'over_limit' || c.code === 'over_daily_limit');
+  if (overLimit.length) {
+    const daily = overLimit.some((c) => c.code === 'over_daily_limit');
+    stopped = daily
+      ? { reason: 'daily_limit', message: `stopped at today's discovery limit (DISCOVERY_DAILY_LIMIT ${options.dailyMax}); ${overLimit.length} more candidate(s) wait for tomorrow` }
+      : { reason: 'run_limit', message: `stopped at this run's limit of ${preview.limit}; ${overLimit.length} more candidate(s) fit the persona` };
+  }
+  const step = () => {
+    progress.done++;
+    onProgress?.({ ...progress });
+  };
+  onProgress?.({ ...progress });
+
+  // People to create: claimed, then looked up one by one (one credit each, unless cached).
+  const looked: { candidate: Candidate; person: Record<string, unknown>; identity: Record<string, string> }[] = [];
+  const connection = target.connector.connection;
+  const skip = (candidate: Candidate, code: string, reason: string, recordId: string | null = null) => {
+    people.push({ personId: candidate.personId, action: 'skipped', code, reason, recordId });
+    progress.skipped++;
+  };
+  const claimed: Candidate[] = [];
+  for (const candidate of acting.filter((c) => c.action === 'create')) {
+    if (stopped && stopped.reason !== 'run_limit' && stopped.reason !== 'daily_limit') break;
+    const claim = await options.store.claim(connection, candidate.personId, target.person.objectType, target.company.id, options.holder, STALE_CLAIM_MS);
+    if (claim.kind !== 'mine') {
+      skip(candidate, 'already_discovered', claim.kind === 'done' ? `discovery already ${claim.action} this person (record ${claim.recordId ?? 'none'})` : 'another discovery run is adding this person right now', claim.kind === 'done' ? claim.recordId : null);
+      step();
+      continue;
+    }
+    claimed.push(candidate);
+    const release = () => options.store.release(connection, candidate.personId, options.holder);
+    if (!(await bulkBudgetLeft(options))) {
+      await release();
+      stopped = { reason: 'budget', message: `stopped at today's partner lookup budget (PARTNER_DAILY_LOOKUP_BUDGET ${options.dailyBudget}); the rest can run tomorrow (UTC)` };
+      break;
+    }
+    try {
+      const hit = await options.lookups.find('person', [{ by: 'id', value: candidate.personId }], target.company.market, priority);
+      if (!hit) {
+        await options.store.settle(connection, candidate.personId, options.holder, 'not_found', null, preview.persona);
+        skip(candidate, 'not_found', 'the partner found no profile for this person id');
+        step();
+        continue;
+      }
+      const identity = identityValues(target.person.mapping, hit.data);
+      const emailProp = emailProperty(target.person.mapping);
+      if (!emailProp || !identity[emailProp]) {
+        await options.store.settle(connection, candidate.personId, options.holder, 'no_email', null, preview.persona);
+        skip(candidate, 'no_email', 'the profile has no e-mail address to create a contact with');
+        step();
+        continue;
+      }
+      looked.push({ candidate, person: hit.data, identity });
+    } catch (error) {
+      await release();
+      if (error instanceof BudgetExhaustedError) {
+        stopped = { reason: 'budget', message: error.message };
+        break;
+      }
+      log.warn({ err: error, crm: target.connector.kind, company: target.company.id }, 'a discovery lookup failed; the run stops and the rest can run again');
+      stopped = { reason: 'partner_error', message: `the partner lookup failed (${(error as Error).message}); nothing was spent on the people left, run again to go on` };
+      break;
+    }
+  }
+  for (const c of acting.filter((c) => c.action === 'create' && !claimed.includes(c) && !people.some((p) => p.personId === c.personId))) {
+    skip(c, stopped?.reason ?? 'not_run', stopped?.message ?? 'not run');
+  }
+
+  // One search for their e-mail addresses: a person the CRM holds under another key is linked, not created twice.
+  const emailProp = emailProperty(target.person.mapping)!;
+  const links: { candidate: Candidate; record: CrmRecord; by: string }[] = acting
+    .filter((c) => c.action === 'link')
+    .map((c) => ({ candidate: c, record: { id: c.recordId!, properties: {} }, by: 'partner id or profile' }));
+  let toCreate = looked;
+  if (looked.length) {
+    const held = await target.connector.findRecords!(target.person.objectType, [{ property: emailProp, values: looked.map((l) => l.identity[emailProp]!) }], [emailProp, target.person.linkProperty], { priority });
+    const byEmail = new Map(held.map((r) => [(r.properties[emailProp] ?? '').toLowerCase(), r]));
+    toCreate = [];
+    for (const l of looked) {
+      const record = byEmail.get(l.identity[emailProp]!.toLowerCase());
+      if (!record) toCreate.push(l);
+      else if (record.properties[target.person.linkProperty] === target.company.id) {
+        await options.store.settle(connection, l.candidate.personId, options.holder, 'already_contact', record.id, preview.persona);
+        skip(l.candidate, 'already_contact', `already a contact at this company (record ${record.id}, matched by e-mail)`, record.id);
+        step();
+      } else links.push({ candidate: l.candidate, record, by: 'e-mail' });
+    }
+  }
+
+  // Create the rest in one batch, through the person mapping, tagged and linked.
+  const now = new Date();
+  const states: RecordState[] = [];
+  const audit: AuditEntry[] = [];
+  const why = `discovery at ${target.company.name ?? target.company.id} (${preview.persona ? `persona ${preview.persona}: ` : ''}${preview.description})`;
+  if (toCreate.length) {
+    const mapping = target.person.mapping;
+    const inWrite = target.connector.companyLinkInWrite === true;
+    const source = mapping.document.discovery?.source;
+    const inputs = toCreate.map((l) => {
+      const planned = planValues(mapping, {}, l.person, {}, now);
+      const properties = { ...l.identity, ...planned.writes, ...(source ? { [source.target]: source.value } : {}), ...(inWrite ? { [target.person.linkProperty]: target.company.id } : {}) };
+      return { l, planned, properties };
+    });
+    const results = await target.connector.createRecords!(target.person.objectType, inputs.map((i) => i.properties), { priority });
+    for (const [i, input] of inputs.entries()) {
+      const result = results[i]!;
+      const { candidate } = input.l;
+      if (result.existingId) {
+        links.push({ candidate, record: { id: result.existingId, properties: {} }, by: 'e-mail' });
+        continue;
+      }
+      if (!result.ok) {
+        await options.store.release(connection, candidate.personId, options.holder);
+        skip(candidate, 'create_failed', `the CRM refused the new record: ${result.error?.message ?? 'no reason given'}`);
+        step();
+        continue;
+      }
+      await options.store.settle(connection, candidate.personId, options.holder, 'created', result.id, preview.persona);
+      const row = { connection, objectType: target.person.objectType, recordId: result.id, jobId: null };
+      for (const [property, value] of Object.entries(input.properties)) {
+        const decision = input.planned.decisions.find((d) => d.property === property);
+        audit.push({ ...row, property, oldValue: null, newValue: value, rule: decision?.rule ?? 'discovery', outcome: 'written', reason: `created by ${why}` });
+      }
+      states.push({
+        ...row,
+        partnerId: candidate.personId,
+        matchKey: `id:${candidate.personId}`,
+        market: target.company.market,
+        status: 'enriched',
+        lastError: null,
+        dataHash: appliedHash(input.l.person, mapping),
+        lastWritten: input.planned.writes,
+        companyId: target.company.id,
+        companyReason: `created by discovery at this company`,
+        lastEnrichedAt: now,
+        nextRefreshAt: new Date(now.getTime() + options.refreshAfterDays * 86_400_000),
+      });
+      people.push({ personId: candidate.personId, action: 'created', code: 'created', reason: `created by ${why}`, recordId: result.id });
+      progress.created++;
+      step();
+    }
+  }
+
+  // Their state goes in at once: the CRM's creation events that follow are then known as our own.
+  if (states.length) await options.state.settle(states.splice(0), audit.splice(0));
+
+  // Link the new records (where the link is not part of the record) and the people found already there.
+  const created = people.filter((p) => p.action === 'created').map((p) => p.recordId!);
+  const linkInputs = [
+    ...(target.connector.companyLinkInWrite ? [] : created.map((id) => ({ recordId: id, companyId: target.company.id }))),
+    ...links.map((l) => ({ recordId: l.record.id, companyId: target.company.id, ...(l.record.properties[target.person.linkProperty] ? { currentPrimary: l.record.properties[target.person.linkProperty]! } : {}) })),
+  ];
+  const linkResults = await linkWithCompany(target, linkInputs, priority);
+  for (const l of links) {
+    const result = linkResults.get(l.record.id);
+    const failed = !result || result.outcome === 'failed';
+    await options.store.settle(connection, l.candidate.personId, options.holder, failed ? 'link_failed' : 'linked', l.record.id, preview.persona);
+    audit.push({ connection, objectType: target.person.objectType, recordId: l.record.id, jobId: null, property: target.person.linkProperty, oldValue: l.record.properties[target.person.linkProperty] ?? null, newValue: target.company.id, rule: 'company_link', outcome: failed ? 'link_failed' : (result.outcome === 'already_linked' ? 'already_linked' : result.outcome), reason: `found by ${why}; already in the CRM (matched by ${l.by})${failed ? `; the CRM refused the link: ${result?.error ?? 'no reason given'}` : ''}` });
+    if (failed) skip(l.candidate, 'link_failed', `already in the CRM as record ${l.record.id}, but the CRM refused the link: ${result?.error ?? 'no reason given'}`, l.record.id);
+    else {
+      people.push({ personId: l.candidate.personId, action: 'linked', code: 'linked', reason: `already in the CRM as record ${l.record.id} (matched by ${l.by}); linked with the company`, recordId: l.record.id });
+      progress.linked++;
+    }
+    step();
+  }
+  for (const id of created) {
+    const result = linkResults.get(id);
+    if (target.connector.companyLinkInWrite) audit.push({ connection, objectType: target.person.objectType, recordId: id, jobId: null, property: target.person.linkProperty, oldValue: null, newValue: target.company.id, rule: 'company_link', outcome: 'linked_primary', reason: `created at this company by ${why}` });
+    else if (result) audit.push({ connection, objectType: target.person.objectType, recordId: id, jobId: null, property: target.person.linkProperty, oldValue: null, newValue: target.company.id, rule: 'company_link', outcome: result.outcome === 'failed' ? 'link_failed' : result.outcome, reason: `created at this company by ${why}${result.error ? `; ${result.error}` : ''}` });
+  }
+  if (states.length || audit.length) await options.state.settle(states, audit);
+
+  const credits = looked.length;
+  log.info({ crm: target.connector.kind, company: target.company.id, created: progress.created, linked: progress.linked, skipped: people.filter((p) => p.action === 'skipped').length, stopped: stopped?.reason }, 'discovery run done');
+  return {
+    crm: target.connector.kind,
+    company: target.company,
+    created: progress.created,
+    linked: progress.linked,
+    skipped: people.filter((p) => p.action === 'skipped').length + overLimit.length,
+    credits,
+    stopped,
+    people,
+  };
+}
+
+async function linkWithCompany(target: DiscoveryTarget, links: { recordId: string; companyId: string; currentPrimary?: string }[], priority: Priority): Promise<Map<string, CompanyLinkResult>> {
+  const out = new Map<string, CompanyLinkResult>();
+  if (links.length === 0) return out;
+  const { connector } = target;
+  if (connector.companyLinkInWrite) {
+    // The link is a field (Salesforce AccountId): written only where it is empty, never replacing a person's choice.
+    const empty = links.filter((l) => !l.currentPrimary);
+    const results = await connector.writeRecords(target.person.objectType, empty.map((l) => ({ id: l.recordId, properties: { [target.person.linkProperty]: l.companyId } })), { priority });
+    empty.forEach((l, i) => out.set(l.recordId, { recordId: l.recordId, companyId: l.companyId, outcome: results[i]?.ok ? 'linked_primary' : 'failed', ...(results[i]?.ok ? {} : { error: results[i]?.error?.message ?? 'not written' }) }));
+    return out;
+  }
+  if (!connector.linkToCompanies) return out;
+  for (const r of await connector.linkToCompanies(target.person.objectType, links, { priority })) out.set(r.recordId, r);
+  return out;
+}
+
+async function bulkBudgetLeft(options: DiscoveryOptions): Promise<boolean> {
+  return (await options.counters.get(LOOKUPS_COUNTER)) < options.dailyBudget;
+}
