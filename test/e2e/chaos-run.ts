@@ -23,6 +23,8 @@ export interface ChaosOptions {
   /** Takes the database away and brings it back; called once, half-way. */
   takeDatabaseAway(proxy: TcpProxy): Promise<void>;
   timeoutMs: number;
+  /** Shares of HubSpot calls refused with 429 and 502; 5% each by default. */
+  hubspotFaults?: { rate429: number; rate5xx: number };
   log?: (line: string) => void;
 }
 
@@ -46,8 +48,10 @@ export interface ChaosResult {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
-  const log = options.log ?? (() => undefined);
-  const sandboxes = await startSandboxes({ people: Math.max(2_000, options.records * 2), companies: Math.max(200, Math.ceil(options.records / 5)) });
+  const began = performance.now();
+  const log = (line: string) => options.log?.(`[${((performance.now() - began) / 1000).toFixed(1)} s] ${line}`);
+  // Partner answers take 150 ms, as over the internet, so the work is still under way when the faults come.
+  const sandboxes = await startSandboxes({ partnerLatencyMs: 150, people: Math.max(2_000, options.records * 2), companies: Math.max(200, Math.ceil(options.records / 5)) });
   const schema = processSchema();
   const target = new URL(SERVER_URL);
   const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
@@ -62,11 +66,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   const services: ServiceProcess[] = [];
   try {
     for (let i = 0; i < options.instances; i++) services.push(await startServiceProcess(env(), 60_000));
+    log(`${options.instances} instances ready`);
     balancer.setTargets(services.map((s) => s.url));
     sandboxes.hubspot.setWebhookUrl(`${balancer.url}/webhooks/hubspot`);
     sandboxes.hubspot.recordWrites();
     sandboxes.partner.setFaults({ failRate: 0.3, timeoutRate: 0.05, bursts: { everyMs: 10_000, forMs: 1_000 } });
-    sandboxes.hubspot.setFaults({ rate429: 0.05, rate5xx: 0.05 });
+    sandboxes.hubspot.setFaults(options.hubspotFaults ?? { rate429: 0.05, rate5xx: 0.05 });
 
     const started = performance.now();
     const ids: string[] = [];
@@ -84,7 +89,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       steps.push({
         at: (k + 1) / (options.kills + 2),
         run: async () => {
-          log(`SIGKILL instance ${victim} at ${enrichedCount()} enriched`);
+          log(`SIGKILL instance ${victim} at ${enrichedCount()} enriched, ${partnerRequests()} partner requests`);
           services[victim]!.kill('SIGKILL');
           await services[victim]!.exited;
           await sleep(1_000);
@@ -96,7 +101,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     steps.push({
       at: 0.5,
       run: async () => {
-        log(`database away at ${enrichedCount()} enriched`);
+        log(`database away at ${enrichedCount()} enriched, ${partnerRequests()} partner requests`);
         await options.takeDatabaseAway(proxy);
         log('database back');
       },
@@ -109,14 +114,19 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       return res.status === 200 ? res.body.deadLetters : undefined;
     };
     let parked: { id: string; data: { recordId: string } }[] = [];
+    // The faults go in while the work is under way: progress is watched closely until they are all done.
+    // Progress is counted in partner requests, not written records: writes go out a batch at a time.
+    const partnerRequests = () => Object.values(sandboxes.partner.stats().keys).reduce((n, k) => n + k.served, 0);
+    while (steps.length && Date.now() < deadline) {
+      if (partnerRequests() >= steps[0]!.at * ids.length) await steps.shift()!.run();
+      else await sleep(50);
+    }
     for (;;) {
-      const done = enrichedCount();
-      while (steps.length && done >= steps[0]!.at * ids.length) await steps.shift()!.run();
       const letters = await deadLetterIds().catch(() => undefined);
       if (letters) parked = letters;
       const parkedRecords = new Set(parked.map((l) => l.data.recordId));
       const open = ids.filter((id) => !sandboxes.hubspot.getContact(id)?.crm_enrich_enriched_at && !parkedRecords.has(id)).length;
-      if (!steps.length && open === 0) break;
+      if (open === 0) break;
       if (Date.now() > deadline) {
         log(`gave up waiting: ${open} contacts neither enriched nor parked`);
         break;
@@ -124,6 +134,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       await sleep(500);
     }
     const seconds = (performance.now() - started) / 1000;
+    log(`settled: ${enrichedCount()} enriched, ${parked.length} parked`);
     const deadLetters = parked.length;
 
     // The faults are over: what was parked is replayed, and must then be enriched too.
@@ -159,6 +170,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     };
     for (const s of services) s.kill('SIGTERM');
     await Promise.all(services.map((s) => s.exited));
+    log('stopped');
     return result;
   } finally {
     await balancer.close();

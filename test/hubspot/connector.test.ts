@@ -204,7 +204,9 @@ describe('HubSpot rate limits', () => {
     } finally {
       await searching.close();
     }
-  });
+    // About 2.5 s on an idle machine; on a busy one the limiter stretches its spacing by how late the
+    // answers come back, which is the point: what is asserted is no 429, not the time.
+  }, 90_000);
 
   it('waits out ten-secondly 429s and finishes the work', async () => {
     const hubspot = connect({ basePath: limited.url, rateLimit: { max: 1000, windowMs: 400 } });
