@@ -55,6 +55,8 @@ export function nextDailyReset(now: number, timeZone = 'UTC'): string {
 export function rateLimitWaitMs(failure: HubspotFailure): number {
   const retryAfter = Number(failure.header('retry-after'));
   if (Number.isFinite(retryAfter) && retryAfter > 0) return retryAfter * 1000;
+  // Search's own limit is per second: its 429 carries no interval, and a second is all it asks.
+  if (failure.body.policyName === 'SECONDLY') return 1_000;
   const interval = Number(failure.header('x-hubspot-ratelimit-interval-milliseconds'));
   return Number.isFinite(interval) && interval > 0 ? interval : 10_000;
 }

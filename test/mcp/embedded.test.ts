@@ -25,7 +25,7 @@ describe('MCP on the embedded default', () => {
   it('signs the SDK client in, answers its tools, and keeps its tokens across a restart', async () => {
     // The same port after the restart: the issuer and the resource tokens are bound to follow it.
     const port = String(await freePort());
-    let service = await startServiceProcess({ ...env, PORT: port }, 60_000);
+    let service = await startServiceProcess({ ...env, PORT: port }, 120_000);
     const banner = await eventually(() => (service.output().includes('MCP server:') ? service.output() : undefined), 10_000, 'the banner');
     expect(banner).toContain(`MCP server:         ${service.url}/mcp`);
     const adminToken = readFileSync(join(dataDir, 'admin-token'), 'utf8').trim();
@@ -42,7 +42,7 @@ describe('MCP on the embedded default', () => {
 
     service.kill('SIGTERM');
     expect(await exitWithin(service, 20_000)).toEqual({ code: 0, signal: null });
-    service = await startServiceProcess({ ...env, PORT: port }, 60_000);
+    service = await startServiceProcess({ ...env, PORT: port }, 120_000);
 
     // The access token issued before the restart still works, then the refresh token rotates.
     mcp = await connect(service.url, client);
@@ -58,5 +58,5 @@ describe('MCP on the embedded default', () => {
     // Nothing of the sign-in is in the log: no token, code or admin token.
     const log = service.output();
     for (const secret of [adminToken, client.tokens()!.access_token, client.tokens()!.refresh_token!]) expect(log).not.toContain(secret);
-  }, 120_000);
+  }, 300_000);
 });
