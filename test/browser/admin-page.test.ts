@@ -235,6 +235,11 @@ describe.skipIf(skip)('admin page', () => {
       expect.stringMatching(/partner API failed/),
     ]);
 
+    const asked: string[] = [];
+    page.on('dialog', (dialog) => {
+      asked.push(dialog.message());
+      void dialog.accept();
+    });
     await page.getByRole('button', { name: `Replay ${first}` }).click();
     await expect.poll(() => page.locator('#dead-letters-message').textContent()).toContain('Replayed 1 job;');
     expect((await cellTexts(page, '#dead-letter-list')).map((r) => r[0])).toEqual([second]);
@@ -243,6 +248,8 @@ describe.skipIf(skip)('admin page', () => {
     await page.getByRole('button', { name: 'Replay all' }).click();
     await expect.poll(() => page.locator('#dead-letters-message').textContent()).toContain('Replayed 1 job;');
     expect(await cellTexts(page, '#dead-letter-list')).toEqual([[expect.stringContaining('No dead letters')]]);
+    expect(asked).toEqual([expect.stringMatching(/^Replay 1 dead letter\?/), expect.stringMatching(/^Replay every dead letter\?/)]);
+    expect(await page.getByRole('button', { name: 'Replay all' }).isDisabled()).toBe(true);
     await stateReaches(stack.running, { connection: 'hubspot', objectType: 'contact', recordId: ids[1]! }, 'enriched');
     await settled(stack);
   });

@@ -123,7 +123,32 @@ async function loadMappings() {
         h('th', { scope: 'row' }, name), h('td', {}, m.version), h('td', {}, m.author), h('td', {}, m.comment), h('td', {}, when(m.createdAt)),
         h('td', {}, h('button', { type: 'button', 'aria-label': `Open ${name}`, onclick: () => openMapping(m.crm, m.object) }, 'Open')));
     }));
+    fillRecordPickers(mappings);
   });
+}
+
+const CRM_NAMES = { hubspot: 'HubSpot', salesforce: 'Salesforce' };
+const crmName = (crm) => CRM_NAMES[crm] ?? crm;
+const objectName = (object) => object.charAt(0).toUpperCase() + object.slice(1);
+
+/** Records can be looked up in the objects that have a mapping: offer exactly those, as the CRM spells them. */
+function fillRecordPickers(mappings) {
+  const connection = $('record-connection');
+  const object = $('record-object');
+  const chosen = connection.value;
+  const crms = [...new Set(mappings.map((m) => m.crm))];
+  if (!crms.length) return;
+  connection.replaceChildren(...crms.map((crm) => h('option', { value: crm }, crmName(crm))));
+  connection.value = crms.includes(chosen) ? chosen : crms[0];
+  const fillObjects = () => {
+    const wanted = object.value.toLowerCase();
+    const objects = mappings.filter((m) => m.crm === connection.value).map((m) => m.object);
+    object.replaceChildren(...objects.map((o) => h('option', { value: o }, objectName(o))));
+    const same = objects.find((o) => o.toLowerCase() === wanted);
+    if (same) object.value = same;
+  };
+  connection.onchange = fillObjects;
+  fillObjects();
 }
 
 async function openMapping(crm, object) {
@@ -240,6 +265,8 @@ const reasonOf = (error) => {
 function loadDeadLetters() {
   return run($('dead-letters-message'), async () => {
     const { deadLetters } = await api('GET', 'dead-letters');
+    // Nothing to replay: offering the button would only promise work that does not exist.
+    $('replay-all').disabled = deadLetters.length === 0;
     $('dead-letter-list').tBodies[0].replaceChildren(...(deadLetters.length
       ? deadLetters.map((d) => {
           const record = `${d.data.connection} ${d.data.objectType} ${d.data.recordId}`;
@@ -252,6 +279,9 @@ function loadDeadLetters() {
 }
 
 function replay(ids) {
+  const what = ids ? `${ids.length} dead letter${ids.length === 1 ? '' : 's'}` : 'every dead letter';
+  // Replaying sends the jobs to the partner and the CRM again; a stray click should not do that.
+  if (!window.confirm(`Replay ${what}? The jobs run again against the partner and the CRM.`)) return undefined;
   return run($('dead-letters-message'), async () => {
     const { replayed } = await api('POST', 'dead-letters/replay', ids ? { ids } : {});
     await loadDeadLetters();
