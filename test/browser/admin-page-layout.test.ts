@@ -75,12 +75,11 @@ describe.skipIf(skip)('admin page layout and accessibility', () => {
   }
 
   async function seriousViolations(): Promise<string[]> {
-    if (!(await page.evaluate(() => 'axe' in window))) await page.addScriptTag({ content: AXE_SOURCE });
-    return page.evaluate(async () => {
-      const axe = (window as unknown as { axe: { run(ctx: Document): Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }).axe;
-      const { violations } = await axe.run(document);
-      return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-    });
+    if (!(await page.evaluate<boolean>("'axe' in window"))) await page.addScriptTag({ content: AXE_SOURCE });
+    // A string, evaluated in the page: the test's own types know no DOM.
+    return page.evaluate<string[]>(`axe.run(document).then(({ violations }) => violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => v.id + ': ' + v.nodes.map((n) => n.target.join(' ')).join(', ')))`);
   }
 
   it('serves a favicon, so a page load makes no failed request', async () => {
@@ -96,7 +95,7 @@ describe.skipIf(skip)('admin page layout and accessibility', () => {
     await open(390);
     for (const view of VIEWS) {
       await show(view);
-      const width = await page.evaluate(() => document.documentElement.scrollWidth);
+      const width = await page.evaluate<number>('document.documentElement.scrollWidth');
       expect(width, `${view} is ${width} px wide`).toBeLessThanOrEqual(390);
       expect({ view, violations: await seriousViolations() }).toEqual({ view, violations: [] });
       await page.screenshot({ path: new URL(`admin-${view.toLowerCase().replace(' ', '-')}-390.png`, ARTIFACTS).pathname, fullPage: true });
@@ -107,10 +106,9 @@ describe.skipIf(skip)('admin page layout and accessibility', () => {
     await open(1280);
     for (const view of VIEWS) {
       await show(view);
-      const { panel, page: pageWidth } = await page.evaluate((selector) => ({
-        panel: document.querySelector(selector)!.getBoundingClientRect().width,
-        page: document.documentElement.clientWidth,
-      }), PANEL[view]);
+      const { panel, page: pageWidth } = await page.evaluate<{ panel: number; page: number }>(
+        `({ panel: document.querySelector('${PANEL[view]}').getBoundingClientRect().width, page: document.documentElement.clientWidth })`,
+      );
       expect(panel, `${view} panel is ${panel} px of ${pageWidth}`).toBeGreaterThan(pageWidth * 0.9);
       expect({ view, violations: await seriousViolations() }).toEqual({ view, violations: [] });
       await page.screenshot({ path: new URL(`admin-${view.toLowerCase().replace(' ', '-')}-1280.png`, ARTIFACTS).pathname, fullPage: true });
