@@ -114,13 +114,16 @@ async function enter() {
 
 let current;
 
+/** The first version of each mapping is seeded from its file; say so instead of showing a path. */
+const authorName = (author) => (String(author).startsWith('file:') ? 'Shipped with the service' : author);
+
 async function loadMappings() {
   await run($('mappings-message'), async () => {
     const { mappings } = await api('GET', 'mappings');
     $('mapping-list').tBodies[0].replaceChildren(...mappings.map((m) => {
       const name = `${m.crm}/${m.object}`;
       return h('tr', {},
-        h('th', { scope: 'row' }, name), h('td', {}, m.version), h('td', {}, m.author), h('td', {}, m.comment), h('td', {}, when(m.createdAt)),
+        h('th', { scope: 'row' }, name), h('td', {}, m.version), h('td', {}, authorName(m.author)), h('td', {}, m.comment), h('td', {}, when(m.createdAt)),
         h('td', {}, h('button', { type: 'button', 'aria-label': `Open ${name}`, onclick: () => openMapping(m.crm, m.object) }, 'Open')));
     }));
     fillRecordPickers(mappings);
@@ -160,7 +163,7 @@ async function openMapping(crm, object) {
     for (const id of ['validate-result', 'preview-result', 'save-result', 'versions-result']) $(id).replaceChildren();
     $('mapping-versions').tBodies[0].replaceChildren(...versions.map((v) =>
       h('tr', { class: v.active ? 'active' : null },
-        h('th', { scope: 'row' }, v.version), h('td', {}, v.author), h('td', {}, v.comment), h('td', {}, when(v.createdAt)),
+        h('th', { scope: 'row' }, v.version), h('td', {}, authorName(v.author)), h('td', {}, v.comment), h('td', {}, when(v.createdAt)),
         h('td', {}, v.active ? 'Active' : h('button', { type: 'button', onclick: () => rollBack(v.version) }, `Roll back to version ${v.version}`)))));
     $('mapping-detail').hidden = false;
   });
