@@ -114,16 +114,44 @@ async function enter() {
 
 let current;
 
+/** The first version of each mapping is seeded from its file; say so instead of showing a path. */
+const authorName = (author) => (String(author).startsWith('file:') ? 'Shipped with the service' : author);
+
 async function loadMappings() {
   await run($('mappings-message'), async () => {
     const { mappings } = await api('GET', 'mappings');
     $('mapping-list').tBodies[0].replaceChildren(...mappings.map((m) => {
       const name = `${m.crm}/${m.object}`;
       return h('tr', {},
-        h('th', { scope: 'row' }, name), h('td', {}, m.version), h('td', {}, m.author), h('td', {}, m.comment), h('td', {}, when(m.createdAt)),
+        h('th', { scope: 'row' }, name), h('td', {}, m.version), h('td', {}, authorName(m.author)), h('td', {}, m.comment), h('td', {}, when(m.createdAt)),
         h('td', {}, h('button', { type: 'button', 'aria-label': `Open ${name}`, onclick: () => openMapping(m.crm, m.object) }, 'Open')));
     }));
+    fillRecordPickers(mappings);
   });
+}
+
+const CRM_NAMES = { hubspot: 'HubSpot', salesforce: 'Salesforce' };
+const crmName = (crm) => CRM_NAMES[crm] ?? crm;
+const objectName = (object) => object.charAt(0).toUpperCase() + object.slice(1);
+
+/** Records can be looked up in the objects that have a mapping: offer exactly those, as the CRM spells them. */
+function fillRecordPickers(mappings) {
+  const connection = $('record-connection');
+  const object = $('record-object');
+  const chosen = connection.value;
+  const crms = [...new Set(mappings.map((m) => m.crm))];
+  if (!crms.length) return;
+  connection.replaceChildren(...crms.map((crm) => h('option', { value: crm }, crmName(crm))));
+  connection.value = crms.includes(chosen) ? chosen : crms[0];
+  const fillObjects = () => {
+    const wanted = object.value.toLowerCase();
+    const objects = mappings.filter((m) => m.crm === connection.value).map((m) => m.object);
+    object.replaceChildren(...objects.map((o) => h('option', { value: o }, objectName(o))));
+    const same = objects.find((o) => o.toLowerCase() === wanted);
+    if (same) object.value = same;
+  };
+  connection.onchange = fillObjects;
+  fillObjects();
 }
 
 async function openMapping(crm, object) {
@@ -135,7 +163,7 @@ async function openMapping(crm, object) {
     for (const id of ['validate-result', 'preview-result', 'save-result', 'versions-result']) $(id).replaceChildren();
     $('mapping-versions').tBodies[0].replaceChildren(...versions.map((v) =>
       h('tr', { class: v.active ? 'active' : null },
-        h('th', { scope: 'row' }, v.version), h('td', {}, v.author), h('td', {}, v.comment), h('td', {}, when(v.createdAt)),
+        h('th', { scope: 'row' }, v.version), h('td', {}, authorName(v.author)), h('td', {}, v.comment), h('td', {}, when(v.createdAt)),
         h('td', {}, v.active ? 'Active' : h('button', { type: 'button', onclick: () => rollBack(v.version) }, `Roll back to version ${v.version}`)))));
     $('mapping-detail').hidden = false;
   });
@@ -240,6 +268,8 @@ const reasonOf = (error) => {
 function loadDeadLetters() {
   return run($('dead-letters-message'), async () => {
     const { deadLetters } = await api('GET', 'dead-letters');
+    // Nothing to replay: offering the button would only promise work that does not exist.
+    $('replay-all').disabled = deadLetters.length === 0;
     $('dead-letter-list').tBodies[0].replaceChildren(...(deadLetters.length
       ? deadLetters.map((d) => {
           const record = `${d.data.connection} ${d.data.objectType} ${d.data.recordId}`;
@@ -252,6 +282,9 @@ function loadDeadLetters() {
 }
 
 function replay(ids) {
+  const what = ids ? `${ids.length} dead letter${ids.length === 1 ? '' : 's'}` : 'every dead letter';
+  // Replaying sends the jobs to the partner and the CRM again; a stray click should not do that.
+  if (!window.confirm(`Replay ${what}? The jobs run again against the partner and the CRM.`)) return undefined;
   return run($('dead-letters-message'), async () => {
     const { replayed } = await api('POST', 'dead-letters/replay', ids ? { ids } : {});
     await loadDeadLetters();
@@ -263,30 +296,51 @@ function replay(ids) {
 
 const count = (n) => (typeof n === 'number' ? n.toLocaleString('en') : String(n ?? ''));
 
+const STATUS_NAMES = { enriched: 'Enriched', no_match: 'No match', pending: 'Waiting', failed: 'Failed', skipped: 'Skipped' };
+const humanize = (name) => String(name).replace(/[._]+/g, ' ').replace(/^./, (c) => c.toUpperCase());
+
+/** `enrich.hubspot.contact` reads as "HubSpot contacts"; other names lose their dots and underscores. */
+function queueName(queue) {
+  if (queue === 'dead_letter') return 'Dead letters';
+  const [, crm, object] = String(queue).split('.');
+  return CRM_NAMES[crm] && object ? `${CRM_NAMES[crm]} ${object.toLowerCase()}s` : humanize(queue);
+}
+
 function loadStats() {
   return run($('stats-message'), async () => {
     const s = await api('GET', 'stats');
     const entries = (record) => Object.entries(record ?? {}).sort(([a], [b]) => a.localeCompare(b));
+    const matched = s.records?.enriched ?? 0;
+    const tried = matched + (s.records?.no_match ?? 0);
+    // A refresh replaces the content; keep the reader where they were.
+    const scroll = window.scrollY;
     $('stats-result').replaceChildren(
+      h('p', { class: 'as-of' }, 'As of ', h('time', { datetime: new Date().toISOString() }, when(new Date())), '; refreshed every 30 seconds while this tab is open.'),
       definitions([
         ['Queue depth', count(s.queueDepth)],
         ['Dead letters', count(s.deadLetters)],
-        ['Match rate', s.matchRate === null ? 'no record tried yet' : `${(s.matchRate * 100).toFixed(1)} %`],
+        ['Match rate', s.matchRate === null ? 'no record tried yet' : `${(s.matchRate * 100).toFixed(1)} % (${count(matched)} of ${count(tried)} records)`],
         ['Partner lookups today', count(s.today.partnerLookups)],
         ['Cache hits today', count(s.today.cacheHits)],
         ['Budget left today', `${count(s.today.budgetLeft)} of ${count(s.today.budget)}`],
         ['Hard cap', count(s.today.hardCap)],
         ['Bulk work', s.today.bulkPaused ? 'paused: the budget is spent' : 'running'],
       ]),
-      table('Jobs by outcome', ['Outcome', 'Jobs'], entries(s.jobsByOutcome).map(([k, v]) => [k, count(v)])),
-      table('Records by status', ['Status', 'Records'], entries(s.records).map(([k, v]) => [k, count(v)])),
-      table('Queues', ['Queue', 'Waiting', 'Active', 'Completed', 'Failed'], s.queues.map((q) => [q.queue, count(q.waiting), count(q.active), count(q.completed), count(q.failed)])),
-      table('CRM calls', ['Connection', 'Calls', 'By operation'], entries(s.crmCalls).map(([connection, c]) => [
-        connection, count(c.calls), entries(c.byOperation).map(([op, n]) => `${op}: ${count(n)}`).join(', '),
+      table('Jobs by outcome since the service started', ['Outcome', 'Jobs'], entries(s.jobsByOutcome).map(([k, v]) => [humanize(k), count(v)])),
+      table('Records by status', ['Status', 'Records'], entries(s.records).map(([k, v]) => [STATUS_NAMES[k] ?? humanize(k), count(v)])),
+      table('Queues', ['Queue', 'Waiting', 'Active', 'Completed', 'Failed'], s.queues.map((q) => [queueName(q.queue), count(q.waiting), count(q.active), count(q.completed), count(q.failed)])),
+      table('CRM calls', ['CRM', 'Calls', 'By operation'], entries(s.crmCalls).map(([connection, c]) => [
+        crmName(connection), count(c.calls), entries(c.byOperation).map(([op, n]) => `${op}: ${count(n)}`).join(', '),
       ])),
     );
+    window.scrollTo(window.scrollX, scroll);
   });
 }
+
+// Stats refresh themselves while their tab is shown; a hidden tab or a signed-out page asks nothing.
+setInterval(() => {
+  if (!$('stats').hidden && !document.hidden) loadStats();
+}, 30_000);
 
 // Wiring
 

@@ -1,0 +1,127 @@
+/**
+ * The admin page as a phone and a desktop see it, in a real Chromium against the whole stack: every
+ * view fits 390 px without sideways scrolling and uses the width at 1280 px, axe-core finds no serious
+ * or critical violation on any view, no request fails and nothing is logged as an error (the favicon
+ * included). Screenshots of each view at both widths go to test-artifacts/ for a person to look at.
+ */
+import { existsSync, mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { serverUnavailable } from '../support/db.js';
+import { settled, stateReaches } from '../e2e/probes.js';
+import { ADMIN_TOKEN, partnerPeople } from '../e2e/stack.js';
+import { useStack } from '../e2e/use-stack.js';
+import { signIn } from './page-helpers.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const ARTIFACTS = new URL('../../test-artifacts/', import.meta.url);
+const AXE_SOURCE: string = (createRequire(import.meta.url)('axe-core') as { source: string }).source;
+const skip = (await serverUnavailable()) ?? (existsSync(CHROMIUM) ? undefined : `${CHROMIUM} is missing (apt-get install chromium)`);
+if (skip) console.warn(`skipping admin page layout tests: ${skip}`);
+
+const VIEWS = ['Mappings', 'Records', 'Dead letters', 'Stats'] as const;
+const PANEL: Record<(typeof VIEWS)[number], string> = { Mappings: '#mappings', Records: '#records', 'Dead letters': '#dead-letters', Stats: '#stats' };
+
+describe.skipIf(skip)('admin page layout and accessibility', () => {
+  const stack = useStack();
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let problems: string[];
+
+  beforeAll(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    const [p] = partnerPeople(stack.sandboxes, 1, 900);
+    const { id } = stack.sandboxes.hubspot.createContact({ email: p!.workEmail! });
+    await stateReaches(stack.running, { connection: 'hubspot', objectType: 'contact', recordId: id }, 'enriched');
+    await settled(stack);
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+  async function open(width: number): Promise<void> {
+    // axe-core is injected as a script tag, which the page's own policy (rightly) refuses; the policy
+    // itself is checked in admin-page.test.ts.
+    context = await browser.newContext({ viewport: { width, height: 800 }, bypassCSP: true });
+    context.setDefaultTimeout(10_000);
+    page = await context.newPage();
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    page.on('console', (message) => {
+      if (message.type() === 'error' || message.type() === 'warning') problems.push(`console ${message.type()}: ${message.text()}`);
+    });
+    page.on('requestfailed', (request) => problems.push(`failed: ${request.url()} ${request.failure()?.errorText}`));
+    page.on('response', (response) => {
+      if (response.status() >= 400) problems.push(`${response.status()}: ${response.url()}`);
+    });
+    await signIn(page, stack.running.url, ADMIN_TOKEN);
+  }
+  beforeEach(() => {
+    problems = [];
+  });
+  afterEach(async () => {
+    await context?.close();
+    expect(problems).toEqual([]);
+  });
+
+  async function show(view: (typeof VIEWS)[number]): Promise<void> {
+    await page.getByRole('button', { name: view, exact: true }).click();
+    await page.locator(PANEL[view]).waitFor({ state: 'visible' });
+    await page.waitForLoadState('networkidle');
+  }
+
+  async function seriousViolations(): Promise<string[]> {
+    if (!(await page.evaluate<boolean>("'axe' in window"))) await page.addScriptTag({ content: AXE_SOURCE });
+    // A string, evaluated in the page: the test's own types know no DOM.
+    return page.evaluate<string[]>(`axe.run(document).then(({ violations }) => violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => v.id + ': ' + v.nodes.map((n) => n.target.join(' ')).join(', ')))`);
+  }
+
+  it('serves a favicon, so a page load makes no failed request', async () => {
+    await open(1280);
+    const icon = await page.locator('link[rel="icon"]').getAttribute('href');
+    expect(icon).toBeTruthy();
+    const res = await fetch(new URL(icon!, `${stack.running.url}/admin`));
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/image\/svg\+xml/);
+  });
+
+  it('fits every view into 390 px with no sideways scrolling, and has no serious accessibility violation', async () => {
+    await open(390);
+    for (const view of VIEWS) {
+      await show(view);
+      const width = await page.evaluate<number>('document.documentElement.scrollWidth');
+      expect(width, `${view} is ${width} px wide`).toBeLessThanOrEqual(390);
+      expect({ view, violations: await seriousViolations() }).toEqual({ view, violations: [] });
+      await page.screenshot({ path: new URL(`admin-${view.toLowerCase().replace(' ', '-')}-390.png`, ARTIFACTS).pathname, fullPage: true });
+    }
+  });
+
+  it('uses the width at 1280 px on every view, with no serious accessibility violation', async () => {
+    await open(1280);
+    for (const view of VIEWS) {
+      await show(view);
+      const { panel, page: pageWidth } = await page.evaluate<{ panel: number; page: number }>(
+        `({ panel: document.querySelector('${PANEL[view]}').getBoundingClientRect().width, page: document.documentElement.clientWidth })`,
+      );
+      expect(panel, `${view} panel is ${panel} px of ${pageWidth}`).toBeGreaterThan(pageWidth * 0.9);
+      expect({ view, violations: await seriousViolations() }).toEqual({ view, violations: [] });
+      await page.screenshot({ path: new URL(`admin-${view.toLowerCase().replace(' ', '-')}-1280.png`, ARTIFACTS).pathname, fullPage: true });
+    }
+  });
+
+  it('offers the mapped objects as lists on Records, with people-readable names, and finds a record through them', async () => {
+    await open(1280);
+    await show('Records');
+    const connections = await page.getByLabel('Connection').locator('option').allTextContents();
+    expect(connections).toContain('HubSpot');
+    await page.getByLabel('Connection').selectOption('hubspot');
+    expect(await page.getByLabel('Object').locator('option').allTextContents()).toContain('Contact');
+    expect(await page.getByLabel('Object').inputValue()).toBe('contact');
+  });
+});
