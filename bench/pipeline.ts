@@ -23,7 +23,7 @@
  */
 import { parseArgs } from 'node:util';
 import { readFileSync } from 'node:fs';
-import { dropSchema } from '../test/e2e/probes.js';
+import { dropSchema, duplicateWrites } from '../test/e2e/probes.js';
 import { killAll, processSchema, serviceEnv, startServiceProcess } from '../test/e2e/process.js';
 import { startSandboxes } from '../test/e2e/stack.js';
 
@@ -123,13 +123,8 @@ const total = records + NEW_DURING;
 const crmCallsMin = Math.ceil(records / 100) + Math.ceil(total / 100) + NEW_DURING + Math.ceil((domains.size - domainsBefore) / 100);
 const rssMb = peakRssMb();
 const writes = sandboxes.hubspot.writes().slice(writesBefore);
-const writeKeys = writes.flatMap((w) => Object.entries(w.properties).filter(([p]) => p !== 'crm_enrich_enriched_at').map(([p, v]) => `${w.id} ${p}=${String(v)}`));
-const duplicates = writeKeys.length - new Set(writeKeys).size;
-const dupOf = (type: string) => {
-  const keys = writes.filter((w) => w.objectType === type).flatMap((w) => Object.entries(w.properties).filter(([p]) => p !== 'crm_enrich_enriched_at').map(([p, v]) => `${w.id} ${p}=${String(v)}`));
-  return keys.length - new Set(keys).size;
-};
-console.log(`duplicates by object: contacts ${dupOf('contacts')}, companies ${dupOf('companies')}`);
+const duplicates = duplicateWrites(writes);
+console.log(`duplicates by object: contacts ${duplicateWrites(writes, 'contacts')}, companies ${duplicateWrites(writes, 'companies')}`);
 const batchWrites = (hubspotAfter.byEndpoint['POST /crm/v3/objects/contacts/batch/update'] ?? 0) - (hubspotBefore.byEndpoint['POST /crm/v3/objects/contacts/batch/update'] ?? 0);
 // One write per 100 listed contacts, and one per new contact: each arrives on its own and is written
 // within its latency target, as crm_calls_min counts its read.

@@ -10,7 +10,7 @@ import pg from 'pg';
 import { SERVER_URL } from '../support/db.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 import { startBalancer } from './balancer.js';
-import { dropSchema } from './probes.js';
+import { dropSchema, duplicateWrites, partnerServed } from './probes.js';
 import { killAll, processSchema, serviceEnv, startServiceProcess, type ServiceProcess } from './process.js';
 import { partnerPeople, startSandboxes } from './stack.js';
 
@@ -116,7 +116,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     let parked: { id: string; data: { recordId: string } }[] = [];
     // The faults go in while the work is under way: progress is watched closely until they are all done.
     // Progress is counted in partner requests, not written records: writes go out a batch at a time.
-    const partnerRequests = () => Object.values(sandboxes.partner.stats().keys).reduce((n, k) => n + k.served, 0);
+    const partnerRequests = () => partnerServed(sandboxes);
     while (steps.length && Date.now() < deadline) {
       if (partnerRequests() >= steps[0]!.at * ids.length) await steps.shift()!.run();
       else await sleep(50);
@@ -148,15 +148,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     while (enrichedCount() < ids.length && Date.now() < replayDeadline) await sleep(500);
 
     const enriched = enrichedCount();
-    const writeKeys = sandboxes.hubspot
-      .writes()
-      .filter((w) => w.objectType === 'contacts')
-      .flatMap((w) => Object.entries(w.properties).filter(([p]) => p !== 'crm_enrich_enriched_at').map(([p, v]) => `${w.id} ${p}=${String(v)}`));
-    const duplicates = writeKeys.length - new Set(writeKeys).size;
+    const duplicates = duplicateWrites(sandboxes.hubspot.writes(), 'contacts');
     const stats = await services[0]!.admin<{ today: { partnerLookups: number } }>('GET', '/stats');
     const partner = sandboxes.partner.stats();
     const hubspot = sandboxes.hubspot.stats();
-    const served = Object.values(partner.keys).reduce((n, k) => n + k.served, 0);
     const result: ChaosResult = {
       events: ids.length,
       enriched,
@@ -165,7 +160,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       deadLetters,
       seconds,
       creditsCounted: stats.body.today?.partnerLookups ?? -1,
-      creditsServed: served,
+      creditsServed: partnerServed(sandboxes),
       injected: { partner500: partner.injectedFailures, partnerTimeouts: partner.injectedTimeouts, partner429: partner.injectedBursts, hubspot429: hubspot.injected['429'], hubspot5xx: hubspot.injected['5xx'] },
     };
     for (const s of services) s.kill('SIGTERM');

@@ -4,6 +4,7 @@
  */
 import pg from 'pg';
 import { SERVER_URL } from '../support/db.js';
+import type { SandboxWrite } from '../../connectors/hubspot/sandbox/server.js';
 import { eventually, type RunningService, type Sandboxes } from './stack.js';
 import type { Stack } from './use-stack.js';
 
@@ -17,6 +18,17 @@ export function hubspotCalls(sandboxes: Sandboxes, suffix: string): number {
 /** Requests the partner sandbox answered (injected failures included), over every key. */
 export function partnerServed(sandboxes: Sandboxes): number {
   return Object.values(sandboxes.partner.stats().keys).reduce((n, k) => n + k.served, 0);
+}
+
+/**
+ * Property values written to one HubSpot record more than once with the same value (a change written
+ * twice), among `writes`, of one object type or all; the enrichment time stamp, new on every write, aside.
+ */
+export function duplicateWrites(writes: SandboxWrite[], objectType?: SandboxWrite['objectType']): number {
+  const keys = writes
+    .filter((w) => !objectType || w.objectType === objectType)
+    .flatMap((w) => Object.entries(w.properties).filter(([p]) => p !== 'crm_enrich_enriched_at').map(([p, v]) => `${w.id} ${p}=${String(v)}`));
+  return keys.length - new Set(keys).size;
 }
 
 /** Runs SQL against the service's own schema (table names unqualified). */
