@@ -22,6 +22,8 @@ function isTimeZone(zone: string): boolean {
 export interface HubspotAccount {
   portalId(): number | undefined;
   timeZone(): string | undefined;
+  /** The host of the portal's web app (`app.hubspot.com`, `app-eu1.hubspot.com`), for links to records. */
+  uiDomain(): string | undefined;
   /** Reads the account details unless they are known; a failure is logged, and the next call tries again. */
   read(runner: HubspotRequestRunner, sdk: () => Promise<Client>): Promise<void>;
 }
@@ -29,6 +31,7 @@ export interface HubspotAccount {
 export function hubspotAccount(connection: string): HubspotAccount {
   let portalId: number | undefined;
   let timeZone: string | undefined;
+  let uiDomain: string | undefined;
 
   /** GET /account-info/v3/api-usage/daily/private-apps: today's calls, the limit and when it resets. */
   async function readDailyUsage(runner: HubspotRequestRunner, sdk: () => Promise<Client>): Promise<{ usageLimit: number; currentUsage: number; resetsAt: string } | undefined> {
@@ -46,6 +49,7 @@ export function hubspotAccount(connection: string): HubspotAccount {
   return {
     portalId: () => portalId,
     timeZone: () => timeZone,
+    uiDomain: () => uiDomain,
     async read(runner, sdk) {
       if (portalId !== undefined) return;
       try {
@@ -53,6 +57,7 @@ export function hubspotAccount(connection: string): HubspotAccount {
         const body = parseCrmAnswer('hubspot', AccountDetails, await res.json(), 'account_details');
         if (body.portalId !== undefined) portalId = body.portalId;
         if (body.timeZone !== undefined && isTimeZone(body.timeZone)) timeZone = body.timeZone;
+        if (body.uiDomain && /^[a-z0-9.-]+$/i.test(body.uiDomain)) uiDomain = body.uiDomain;
         const usage = await readDailyUsage(runner, sdk);
         if (usage) log.info({ connection, used: usage.currentUsage, limit: usage.usageLimit, resetsAt: usage.resetsAt, timeZone }, "HubSpot's daily API usage");
       } catch (error) {

@@ -167,6 +167,20 @@ export function createHubspotConnector(options: HubspotConnectorOptions): CrmCon
 
     prepare: () => account.read(runner, sdk),
 
+    async searchRecords(objectType: string, text: string, properties: string[], limit: number): Promise<CrmRecord[]> {
+      const res = await search(apiType(objectType), { query: text, properties, limit: Math.min(limit, SEARCH_PAGE_MAX) }, 'interactive');
+      return parseCrmAnswer('hubspot', HubspotObjects, res.results, 'search').map(toRecord);
+    },
+
+    async recordUrl(objectType: string, recordId: string): Promise<string | undefined> {
+      const portal = account.portalId();
+      if (portal === undefined || !/^\d+$/.test(recordId)) return undefined;
+      // HubSpot's record pages: /contacts/{portal}/record/{objectTypeId}/{id}; 0-1 is contacts, 0-2 companies.
+      const typeId = apiType(objectType) === 'companies' ? '0-2' : '0-1';
+      return `https://${account.uiDomain() ?? 'app.hubspot.com'}/contacts/${portal}/record/${typeId}/${recordId}`;
+    },
+
+
     async readSchema(objectType: string): Promise<CrmProperty[]> {
       return hubspotPropertiesToCrm(await rawProperties(apiType(objectType)));
     },

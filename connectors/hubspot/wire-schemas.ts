@@ -18,6 +18,7 @@ export const HubspotObjects = z.array(HubspotObject);
 export const AccountDetails = z.looseObject({
   portalId: z.number().optional(),
   timeZone: z.string().optional(),
+  uiDomain: z.string().optional(),
 });
 
 /** GET /account-info/v3/api-usage/daily/private-apps. */

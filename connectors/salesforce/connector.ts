@@ -13,7 +13,7 @@ import { isRetryableRecordError, toCrmError } from './errors.js';
 import { toId18 } from './ids.js';
 import { planProvisioning } from './provisioning.js';
 import { salesforceDescribeToCrm } from './schema.js';
-import { checkFieldNames, chunkIdQueries, selectChanged } from './soql.js';
+import { checkFieldNames, chunkIdQueries, likeContaining, selectChanged, soqlString } from './soql.js';
 import { createSalesforceWebhookHandler } from './webhook.js';
 import { salesforceRecordFinder } from './record-finder.js';
 import { salesforceCompanies } from './companies.js';
@@ -188,6 +188,26 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
       const last = raw.at(-1);
       const next = raw.length === limit && last ? encodeCursor({ lastModified: toIso(last.LastModifiedDate) ?? '', id: String(last.Id) }) : undefined;
       return next ? { records, next } : { records };
+    },
+
+    async searchRecords(objectType, text, properties, limit) {
+      checkObjectType(objectType);
+      checkFieldNames(properties);
+      // Without SOSL's index a LIKE on the name fields finds the same people; an exact e-mail or website is cheaper.
+      const term = text.trim();
+      const where =
+        objectType === 'Account'
+          ? `Name LIKE ${likeContaining(term)} OR Website LIKE ${likeContaining(term)}`
+          : `Email = ${soqlString(term)} OR Name LIKE ${likeContaining(term)}`;
+      const soql = `SELECT ${selectFields(properties).join(', ')} FROM ${objectType} WHERE ${where} ORDER BY LastModifiedDate DESC LIMIT ${Math.max(1, Math.min(limit, MAX_PAGE))}`;
+      return (await queryAll(soql, 'interactive')).map((r) => toRecord(r, properties));
+    },
+
+    async recordUrl(objectType, recordId) {
+      const id = toId18(recordId);
+      if (!id) return undefined;
+      // Lightning's record page; the org's My Domain host redirects to its lightning.force.com twin.
+      return `${(await connection()).instanceUrl}/lightning/r/${objectType}/${id}/view`;
     },
 
     companyObjectType: 'Account',

@@ -24,10 +24,10 @@ export function soqlDatetime(date: Date): string {
 /** Length once in a URL: HTTP clients also escape the quotes and brackets encodeURIComponent leaves alone. */
 const encodedLength = (text: string) => encodeURIComponent(text).replace(/[!'()*]/g, '%XX').length;
 
-const quote = (value: string) => `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+export const soqlString = (value: string) => `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 
 export function selectByIds(objectType: string, fields: string[], ids: string[]): string {
-  return `SELECT ${fields.join(', ')} FROM ${objectType} WHERE Id IN (${ids.map(quote).join(', ')})`;
+  return `SELECT ${fields.join(', ')} FROM ${objectType} WHERE Id IN (${ids.map(soqlString).join(', ')})`;
 }
 
 /**
@@ -64,7 +64,7 @@ export function chunkIdQueries(objectType: string, fields: string[], ids: string
   if (encodedLength(selectByIds(objectType, fields, [])) + 64 > room) {
     throw new CrmError('salesforce', 'validation', `Too many fields in one read of ${objectType} (${fields.length}); the query would not fit in a request. Map fewer fields.`);
   }
-  return chunkByUri(ids, (chunk) => selectByIds(objectType, fields, chunk), quote, ', ', room);
+  return chunkByUri(ids, (chunk) => selectByIds(objectType, fields, chunk), soqlString, ', ', room);
 }
 
 /** A LIKE operand matching values that contain `text`: SOQL's quote escapes plus `\%` and `\_` for its wildcards. */
@@ -94,7 +94,7 @@ export function selectChanged(objectType: string, fields: string[], since: Date 
   if (since) where.push(`LastModifiedDate >= ${soqlDatetime(since)}`);
   if (after) {
     const t = soqlDatetime(new Date(after.lastModified));
-    where.push(`(LastModifiedDate > ${t} OR (LastModifiedDate = ${t} AND Id > ${quote(after.id)}))`);
+    where.push(`(LastModifiedDate > ${t} OR (LastModifiedDate = ${t} AND Id > ${soqlString(after.id)}))`);
   }
   const clause = where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '';
   return `SELECT ${fields.join(', ')} FROM ${objectType}${clause} ORDER BY LastModifiedDate ASC, Id ASC LIMIT ${limit}`;
@@ -105,7 +105,7 @@ export function selectChanged(objectType: string, fields: string[], since: Date 
  * by a field holding any value (`value` null), oldest first, in as few queries as fit the URI limit.
  */
 export function chunkKeyQueries(terms: { field: string; value: string | null }[], fields: string[], baseLength: number, maxUri = SALESFORCE_MAX_URI, objectType = 'Account'): string[] {
-  const term = (t: { field: string; value: string | null }) => (t.value === null ? `${t.field} != null` : `${t.field} = ${quote(t.value)}`);
+  const term = (t: { field: string; value: string | null }) => (t.value === null ? `${t.field} != null` : `${t.field} = ${soqlString(t.value)}`);
   const build = (chunk: { field: string; value: string | null }[]) =>
     `SELECT ${fields.join(', ')} FROM ${objectType} WHERE ${chunk.map(term).join(' OR ')} ORDER BY CreatedDate, Id`;
   const encoded = terms.map((t) => JSON.stringify(t));

@@ -282,6 +282,14 @@ export interface CrmConnector {
   /** Creates records in as few calls as the CRM allows; one result per input, in order. */
   createRecords?(objectType: string, records: Record<string, string>[], options?: CallOptions): Promise<CreateResult[]>;
 
+  /**
+   * Up to `limit` records an admin is looking for by a piece of text: an e-mail address, a name, a
+   * company's name or website; the CRM's own search decides what matches. Interactive: a person waits.
+   */
+  searchRecords?(objectType: string, text: string, properties: string[], limit: number): Promise<CrmRecord[]>;
+  /** Where a person opens the record in the CRM's own app; undefined while the account is not known yet. */
+  recordUrl?(objectType: string, recordId: string): Promise<string | undefined>;
+
   readonly webhook: WebhookHandler;
   stats(): ConnectorStats;
   close(): Promise<void>;

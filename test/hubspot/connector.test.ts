@@ -282,3 +282,25 @@ describe('HubSpot sandbox account details', () => {
     expect((await fetch(`${sandbox.url}/account-info/v3/details`)).status).toBe(401);
   });
 });
+
+describe('HubSpot connector: finding a record for a person', () => {
+  it("searches by e-mail or name with HubSpot's search query, and links to the record in the portal's app once the account is read", async () => {
+    const hubspot = connect();
+    const wanted = sandbox.createContact({ email: 'ada.quill@finder.example', firstname: 'Ada', lastname: 'Quillfeather' }).id;
+    sandbox.createContact({ email: 'someone.else@finder.example', firstname: 'Bo', lastname: 'Other' });
+    const searches = sandbox.stats().byEndpoint['POST /crm/v3/objects/contacts/search'] ?? 0;
+    const byEmail = await hubspot.searchRecords!('contact', 'ada.quill@finder.example', ['firstname', 'lastname', 'email'], 20);
+    expect(byEmail.map((r) => r.id)).toEqual([wanted]);
+    expect(byEmail[0]!.properties).toMatchObject({ firstname: 'Ada', lastname: 'Quillfeather' });
+    const byName = await hubspot.searchRecords!('contact', 'quillfeather', ['email'], 20);
+    expect(byName.map((r) => r.id)).toEqual([wanted]);
+    expect((sandbox.stats().byEndpoint['POST /crm/v3/objects/contacts/search'] ?? 0) - searches).toBe(2);
+
+    // The portal id comes from the account details: no link until they are read.
+    expect(await hubspot.recordUrl!('contact', wanted)).toBeUndefined();
+    await hubspot.prepare!();
+    expect(await hubspot.recordUrl!('contact', wanted)).toBe(`https://app.hubspot.com/contacts/${sandbox.portalId}/record/0-1/${wanted}`);
+    expect(await hubspot.recordUrl!('company', '77')).toBe(`https://app.hubspot.com/contacts/${sandbox.portalId}/record/0-2/77`);
+    expect(await hubspot.recordUrl!('contact', '../admin')).toBeUndefined();
+  });
+});

@@ -198,3 +198,26 @@ describe('Salesforce connector: schema', () => {
     expect(result.missing[1]?.instruction).toContain('Text Area (Long)');
   });
 });
+
+describe('Salesforce connector: finding a record for a person', () => {
+  it('finds Contacts by exact e-mail or part of the name, and Accounts by name or website, in one query each', async () => {
+    const ada = sandbox.createRecord('Contact', { FirstName: 'Ada', LastName: "O'Quillfeather", Email: 'ada@finder.example' });
+    sandbox.createRecord('Contact', { FirstName: 'Bo', LastName: 'Other', Email: 'bo@finder.example' });
+    const account = sandbox.createRecord('Account', { Name: 'Finder Works', Website: 'https://www.finder-works.example' });
+    const before = calls('query');
+    expect((await connector.searchRecords!('Contact', 'ada@finder.example', ['Name', 'Email'], 20)).map((r) => r.id)).toEqual([ada]);
+    const byName = await connector.searchRecords!('Contact', "o'quill", ['Name', 'Email'], 20);
+    expect(byName.map((r) => r.id)).toEqual([ada]);
+    expect(byName[0]!.properties).toMatchObject({ Name: "Ada O'Quillfeather", Email: 'ada@finder.example' });
+    // A LIKE wildcard in the text is matched as itself, not as "anything".
+    expect(await connector.searchRecords!('Contact', '%', ['Name'], 20)).toEqual([]);
+    expect((await connector.searchRecords!('Account', 'finder-works.example', ['Name'], 20)).map((r) => r.id)).toEqual([account]);
+    expect(calls('query') - before).toBe(4);
+  });
+
+  it('links to the Lightning record page of the org, with the 18-character id', async () => {
+    const id = leads[0]!;
+    expect(await connector.recordUrl!('Lead', id.slice(0, 15))).toBe(`${sandbox.url}/lightning/r/Lead/${id}/view`);
+    expect(await connector.recordUrl!('Lead', 'not-an-id')).toBeUndefined();
+  });
+});
