@@ -6,12 +6,12 @@
  * production.
  */
 import type { Db } from './db.js';
-import { DEAD_LETTER_QUEUE, type ClaimedJob, type DeadLetter, type QueueCounts, type RecordRef } from './queue-types.js';
+import { DEAD_LETTER_QUEUE, type ClaimedJob, type DeadLetter, type QueueCounts, type RecordRef, type RetryingJob } from './queue-types.js';
 
 /** Every column of pg-boss's job table used below. */
 export const JOB_TABLE_COLUMNS = [
   'id', 'name', 'state', 'data', 'retry_count', 'retry_limit', 'started_on', 'heartbeat_on', 'start_after',
-  'created_on', 'source_name', 'source_output', 'source_retry_count', 'source_created_on',
+  'created_on', 'output', 'source_name', 'source_output', 'source_retry_count', 'source_created_on',
 ] as const;
 
 export class JobTable {
@@ -141,6 +141,28 @@ export class JobTable {
       attempts: (r.source_retry_count ?? 0) + 1,
       firstQueuedAt: r.source_created_on,
       deadAt: r.created_on,
+    }));
+  }
+
+  /** Jobs that failed and wait for another attempt, the next one due first, with the error they met. */
+  async retrying<T extends RecordRef = RecordRef>(options: { limit?: number } = {}): Promise<RetryingJob<T>[]> {
+    const { rows } = await this.db.query<{ id: string; name: string; data: T; output: unknown; retry_count: number; retry_limit: number; start_after: Date; created_on: Date }>(
+      `SELECT id, name, data, output, retry_count, retry_limit, start_after, created_on
+       FROM "${this.schema}".job
+       WHERE state = 'retry' AND name <> $1
+       ORDER BY start_after, id LIMIT $2`,
+      [DEAD_LETTER_QUEUE, options.limit ?? 100],
+    );
+    return rows.map((r) => ({
+      id: r.id,
+      queue: r.name,
+      data: r.data,
+      error: r.output,
+      // pg-boss counts a retry when it hands the job out again: a job waiting in retry has failed retry_count + 1 times.
+      failedAttempts: r.retry_count + 1,
+      attemptsLeft: Math.max(0, r.retry_limit - r.retry_count),
+      nextAttemptAt: r.start_after,
+      firstQueuedAt: r.created_on,
     }));
   }
 }

@@ -31,6 +31,19 @@ export interface DeadLetter<T extends RecordRef = RecordRef> {
   deadAt: Date;
 }
 
+/** A job that failed at least once and waits for its next attempt. */
+export interface RetryingJob<T extends RecordRef = RecordRef> {
+  id: string;
+  queue: string;
+  data: T;
+  /** The error the last attempt met. */
+  error: unknown;
+  failedAttempts: number;
+  attemptsLeft: number;
+  nextAttemptAt: Date;
+  firstQueuedAt: Date;
+}
+
 export interface QueueCounts {
   queue: string;
   created: number;

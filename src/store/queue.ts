@@ -13,7 +13,7 @@ import { logger } from '../logger.js';
 import type { Db } from './db.js';
 import { StoreError } from './errors.js';
 import { JobTable } from './job-table.js';
-import { DEAD_LETTER_QUEUE, type ClaimedJob, type DeadLetter, type QueueCounts, type RecordRef } from './queue-types.js';
+import { DEAD_LETTER_QUEUE, type ClaimedJob, type DeadLetter, type QueueCounts, type RecordRef, type RetryingJob } from './queue-types.js';
 
 export { DEAD_LETTER_QUEUE, type ClaimedJob, type DeadLetter, type QueueCounts, type RecordRef } from './queue-types.js';
 
@@ -324,6 +324,11 @@ export class JobQueue {
   /** Jobs that used up their attempts, newest first, with the last error each one met. */
   deadLetters<T extends RecordRef = RecordRef>(options: { queue?: string; limit?: number } = {}): Promise<DeadLetter<T>[]> {
     return this.table.deadLetters<T>(options);
+  }
+
+  /** Jobs that failed and wait for another attempt (see JobTable.retrying). */
+  retrying<T extends RecordRef = RecordRef>(options: { limit?: number } = {}): Promise<RetryingJob<T>[]> {
+    return this.table.retrying<T>(options);
   }
 
   /** Puts dead-lettered jobs back on their queues with fresh attempts: the given ones, or all. */

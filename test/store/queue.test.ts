@@ -92,8 +92,11 @@ describeEachBackend('job queue', (t) => {
     await store.queue.complete(Q, batch.filter((j) => j !== bad));
     expect(await store.queue.fail(Q, bad, new Error('partner answered 503'))).toBe(true);
 
-    // Backoff: not handed out again at once.
+    // Backoff: not handed out again at once, and listed as retrying with the error it met.
     expect(await store.queue.claim(Q, 10)).toEqual([]);
+    const retrying = await store.queue.retrying();
+    expect(retrying).toEqual([expect.objectContaining({ id: bad.id, queue: Q, data: ref('bad'), failedAttempts: 1, attemptsLeft: 1, error: expect.objectContaining({ message: 'partner answered 503' }) })]);
+    expect(retrying[0]!.nextAttemptAt.getTime()).toBeGreaterThan(Date.now() - 1000);
     const [second] = await waitFor(async () => {
       const jobs = await store.queue.claim(Q, 10);
       return jobs.length ? jobs : undefined;
@@ -104,6 +107,7 @@ describeEachBackend('job queue', (t) => {
 
     const dead = await store.queue.deadLetters();
     expect(dead).toHaveLength(1);
+    expect(await store.queue.retrying()).toEqual([]);
     expect(dead[0]).toMatchObject({ queue: Q, data: ref('bad'), attempts: 2, error: { message: 'partner answered 500', code: 'unavailable' } });
     expect(await store.queue.claim(Q, 10)).toEqual([]);
 
