@@ -3,7 +3,7 @@
  * save, roll back), one record's state and audit trail, enrich-now, dead letters, stats, backfills.
  * Every error is `{ error: { code, message, details } }` naming what was wrong.
  */
-import { connectorFor, mappedObject, objectTypeIn } from '../service/connectors.js';
+import { connectorFor, objectTypeIn } from '../service/connectors.js';
 import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response, Router } from 'express';
 import { z } from 'zod';
@@ -15,6 +15,7 @@ import { adminAuth, type AdminTokenCheck } from './admin-auth.js';
 import { HttpError, sendError } from './http-error.js';
 import { adminStats } from './admin-stats.js';
 import { discoveryRoutes } from './discovery-routes.js';
+import { recordRoutes } from './record-routes.js';
 import { DiscoveryError } from '../discovery/target.js';
 import { logger } from '../logger.js';
 
@@ -115,22 +116,7 @@ export function adminRoutes(service: AdminContext, tokenCheck: AdminTokenCheck):
     res.json({ active: entry.version });
   }));
 
-  router.get('/records/:connection/:object/:id', route(async (req, res) => {
-    const key = { connection: String(req.params.connection), objectType: String(req.params.object), recordId: String(req.params.id) };
-    const { state, audit } = await service.store.recordView(key, Math.min(Number(req.query.limit ?? 100) || 100, 1000));
-    if (!state && audit.length === 0) throw new HttpError(404, 'not_found', `nothing is known about ${key.connection} ${key.objectType} ${key.recordId}`, { field: 'id' });
-    res.json({ state: state ?? null, audit });
-  }));
-
-  router.post('/records/:connection/:object/:id/enrich', route(async (req, res) => {
-    const connection = String(req.params.connection);
-    const target = mappedObject(service.connectors, service.mappings, { connection }, String(req.params.object));
-    if (!target) {
-      throw new HttpError(404, 'not_found', `${connection}/${String(req.params.object)} is not a mapped object of a configured connection`, { field: 'object' });
-    }
-    const result = await service.enrichNow(target.connector.connection, target.objectType, String(req.params.id));
-    res.status(202).json(result);
-  }));
+  router.use(recordRoutes(service));
 
   router.get('/dead-letters', route(async (req, res) => {
     const limit = Math.min(Number(req.query.limit ?? 100) || 100, 1000);

@@ -2,14 +2,15 @@
 // between the views and wires each one. The views live in their own modules beside this one.
 import { $, TOKEN_KEY, api, errorView, h, whenUnauthorized } from './core.js';
 import { loadDeadLetters, wireDeadLetters } from './dead-letters.js';
+import { loadDiscovery, wireDiscovery } from './discovery.js';
 import { loadMappings, wireMappings } from './mappings.js';
 import { wireRecords } from './records.js';
 import { loadStats, wireStats } from './stats.js';
 
 // Sign-in and navigation
 
-const panels = ['mappings', 'records', 'dead-letters', 'stats'];
-const loaders = { mappings: () => loadMappings(), records: () => undefined, 'dead-letters': () => loadDeadLetters(), stats: () => loadStats() };
+const panels = ['mappings', 'records', 'dead-letters', 'discovery', 'stats'];
+const loaders = { mappings: () => loadMappings(), records: () => undefined, 'dead-letters': () => loadDeadLetters(), discovery: () => loadDiscovery(), stats: () => loadStats() };
 
 function showTab(name) {
   for (const panel of panels) $(panel).hidden = panel !== name;
@@ -54,6 +55,7 @@ for (const button of document.querySelectorAll('#tabs [data-tab]')) button.addEv
 wireMappings();
 wireRecords();
 wireDeadLetters();
+wireDiscovery();
 wireStats();
 
 if (sessionStorage.getItem(TOKEN_KEY)) enter();

@@ -29,11 +29,17 @@ export function h(tag, attrs = {}, ...children) {
 
 export const when = (value) => (value ? new Date(value).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' }) : '');
 export const shown = (value) => (value === null || value === undefined || value === '' ? h('span', { class: 'empty' }, '(empty)') : String(value));
+/**
+ * A table; one of more than four columns is `wide`, and on a phone each of its rows becomes a card of
+ * label/value lines (each cell carries its column's title in `data-label`) instead of squeezed columns.
+ */
 export const table = (caption, headers, rows, empty = 'Nothing to show.') =>
-  h('table', {},
+  h('table', { class: headers.length > 4 ? 'wide' : null },
     h('caption', {}, caption),
     h('thead', {}, h('tr', {}, headers.map((title) => h('th', { scope: 'col' }, title)))),
-    h('tbody', {}, rows.length ? rows.map((cells) => h('tr', {}, cells.map((cell) => h('td', {}, cell)))) : h('tr', {}, h('td', { colspan: headers.length }, empty))));
+    h('tbody', {}, rows.length
+      ? rows.map((cells) => h('tr', {}, cells.map((cell, i) => h('td', { 'data-label': typeof headers[i] === 'string' ? headers[i] : null }, cell))))
+      : h('tr', {}, h('td', { colspan: headers.length, class: 'none' }, empty))));
 export const definitions = (pairs) => h('dl', {}, pairs.map(([term, value]) => [h('dt', {}, term), h('dd', {}, value)]));
 
 export async function api(method, path, body) {
@@ -71,7 +77,7 @@ export async function run(target, action) {
   target.replaceChildren(h('p', { class: 'busy' }, 'Working…'));
   try {
     const view = await action();
-    target.replaceChildren(...(view ? [view].flat() : []));
+    target.replaceChildren(...[view].flat(Infinity).filter((node) => node !== undefined && node !== null && node !== false));
   } catch (error) {
     target.replaceChildren(errorView(error));
   }

@@ -1,44 +1,121 @@
-// Records: one record's enrichment state and audit trail, and enrich-now.
+// Records: find a record by id, e-mail or name; its enrichment state, links to it and its company in
+// the CRM, its audit history grouped by run, and enrich-now.
 import { $, api, crmName, definitions, enc, h, objectName, ok, run, shown, table, when } from './core.js';
 
-function recordPath() {
+export const STATUS_NAMES = { enriched: 'Enriched', no_match: 'No match', pending: 'Waiting', failed: 'Failed', skipped: 'Skipped' };
+const statusName = (status) => (status ? STATUS_NAMES[status] ?? status : 'Not enriched yet');
+
+/** Audit outcomes as a person reads them; the code stays in the title for whoever searches the logs. */
+const OUTCOME_NAMES = {
+  write: 'Written',
+  unchanged: 'Unchanged',
+  kept_person_edit: "Kept a person's edit",
+  filled_already: 'Already filled',
+  never: 'Never written by this rule',
+  no_value: 'No value from the partner',
+  too_long: 'Too long for the property',
+  no_match: 'No match',
+  skipped: 'Skipped',
+  linked_primary: 'Linked as primary company',
+  already_linked: 'Already linked',
+  not_linked: 'Not linked',
+  link_failed: 'Link failed',
+};
+const outcomeName = (outcome) => (outcome ? h('span', { class: `outcome ${outcome}`, title: outcome }, OUTCOME_NAMES[outcome] ?? outcome) : '');
+
+let selected;
+
+function target() {
   const form = $('record-form');
-  if (!form.reportValidity()) return undefined;
-  return [form.elements.connection, form.elements.object, form.elements.id].map((input) => enc(input.value.trim())).join('/');
+  return { connection: form.elements.connection.value, object: form.elements.object.value };
 }
 
-function lookUp(event) {
+const crmLink = (url, text) => (url ? h('a', { href: url, target: '_blank', rel: 'noopener noreferrer' }, text) : null);
+
+function search(event) {
   event?.preventDefault();
-  const path = recordPath();
-  if (!path) return undefined;
+  const form = $('record-form');
+  if (!form.reportValidity()) return undefined;
+  const { connection, object } = target();
+  const q = form.elements.q.value.trim();
   $('records-message').replaceChildren();
+  $('record-result').replaceChildren();
+  return run($('record-results'), async () => {
+    const { results } = await api('GET', `records/${enc(connection)}/${enc(object)}?q=${enc(q)}`);
+    if (results.length === 1) {
+      await open(connection, object, results[0]);
+      return table(`1 ${objectName(object).toLowerCase()} found`, ['Name', 'E-mail or website', 'Id', 'Status'], [[shown(results[0].name), shown(results[0].detail), results[0].id, statusName(results[0].status)]]);
+    }
+    return table(
+      `${results.length} ${objectName(object).toLowerCase()}${results.length === 1 ? '' : 's'} found in ${crmName(connection)}`,
+      ['Name', 'E-mail or website', 'Id', 'Status', 'Open'],
+      results.map((r) => [
+        shown(r.name), shown(r.detail), r.id, statusName(r.status),
+        h('button', { type: 'button', 'aria-label': `Open ${r.name ?? r.detail ?? r.id}`, onclick: () => open(connection, object, r) }, 'Open'),
+      ]),
+      `No ${objectName(object).toLowerCase()} in ${crmName(connection)} matches “${q}”.`,
+    );
+  });
+}
+
+/** One run's rows as a table: what each property was, what it became, the rule and why. */
+function runView(run, index) {
+  const written = run.rows.filter((r) => r.outcome === 'write').length;
+  const noted = run.rows.filter((r) => !r.property);
+  const summary = [
+    `Run ${index + 1}: ${when(run.at)}`,
+    run.actor ? `, by ${run.actor}` : '',
+    ` — ${written} propert${written === 1 ? 'y' : 'ies'} written`,
+    noted.length ? `; ${noted.map((r) => r.reason).filter(Boolean).join('; ')}` : '',
+  ].join('');
+  const rows = run.rows.filter((r) => r.property);
+  return h('details', { class: 'run', open: index === 0 ? true : undefined },
+    h('summary', {}, summary),
+    rows.length
+      ? table(`Run ${index + 1}, property by property`, ['Property', 'Old value', 'New value', 'Rule', 'Outcome', 'Reason'],
+          rows.map((a) => [h('code', {}, a.property), shown(a.oldValue), shown(a.newValue), a.rule ?? '', outcomeName(a.outcome), a.reason ?? '']))
+      : null);
+}
+
+function open(connection, object, found) {
+  selected = { connection, object, id: found.id, found };
   return run($('record-result'), async () => {
-    const { state, audit } = await api('GET', `records/${path}`);
+    let view;
+    try {
+      view = await api('GET', `records/${enc(connection)}/${enc(object)}/${enc(found.id)}`);
+    } catch (error) {
+      if (error.status !== 404) throw error;
+      view = { state: null, runs: [], crmUrl: found.url ?? null, company: null };
+    }
+    const { state, runs, crmUrl, company } = view;
+    const title = found.name ?? found.detail ?? `${objectName(object)} ${found.id}`;
     return [
-      h('h3', {}, 'State'),
+      h('h3', {}, title),
+      h('div', { class: 'actions' },
+        crmLink(crmUrl, `Open in ${crmName(connection)}`),
+        h('button', { type: 'button', id: 'enrich-now', onclick: enrichNow }, 'Enrich now')),
       state
         ? definitions([
-            ['Status', state.status], ['Matched by', shown(state.matchKey)], ['Partner id', shown(state.partnerId)], ['Market', shown(state.market)],
-            ['Last enriched', shown(when(state.lastEnrichedAt))], ['Next refresh', shown(when(state.nextRefreshAt))], ['Last error', shown(state.lastError)],
-            ['Updated', when(state.updatedAt)],
+            ['Status', statusName(state.status)], ['Record id', found.id], ['Matched by', shown(state.matchKey)], ['Partner id', shown(state.partnerId)],
+            ['Market', shown(state.market)], ['Last enriched', shown(when(state.lastEnrichedAt))], ['Next refresh', shown(when(state.nextRefreshAt))],
+            ['Company', company ? [crmLink(company.url, `${company.objectType ?? 'Company'} ${company.id}`) ?? company.id, company.reason ? ` (${company.reason})` : ''] : shown(null)],
+            ['Last error', shown(state.lastError)], ['Updated', when(state.updatedAt)],
           ])
-        : h('p', {}, 'No enrichment state is stored for this record.'),
-      table('Audit trail, newest first', ['At', 'Property', 'Old value', 'New value', 'Rule', 'Outcome', 'Reason'],
-        audit.map((a) => [when(a.at), a.property ? h('code', {}, a.property) : '', shown(a.oldValue), shown(a.newValue), a.rule ?? '', a.outcome ?? '', a.reason ?? '']),
-        'No audit rows for this record.'),
+        : h('p', {}, 'crm-enrich has not enriched this record yet. "Enrich now" queues it ahead of bulk work.'),
+      h('h4', {}, `History: ${runs.length} run${runs.length === 1 ? '' : 's'}, newest first`),
+      runs.length ? runs.map(runView) : h('p', {}, 'No audit rows for this record.'),
     ];
   });
 }
 
 function enrichNow() {
-  const path = recordPath();
-  if (!path) return undefined;
+  if (!selected) return undefined;
+  const { connection, object, id } = selected;
   return run($('records-message'), async () => {
-    const { queued } = await api('POST', `records/${path}/enrich`);
-    return ok(queued ? 'Queued ahead of bulk work; look the record up again in a few seconds.' : 'The record is already queued.');
+    const { queued } = await api('POST', `records/${enc(connection)}/${enc(object)}/${enc(id)}/enrich`);
+    return ok(queued ? 'Queued ahead of bulk work; the history below updates when it has run.' : 'The record is already queued.');
   });
 }
-
 
 /** Records can be looked up in the objects that have a mapping: offer exactly those, as the CRM spells them. */
 export function fillRecordPickers(mappings) {
@@ -60,8 +137,6 @@ export function fillRecordPickers(mappings) {
   fillObjects();
 }
 
-
 export function wireRecords() {
-  $('record-form').addEventListener('submit', lookUp);
-  $('enrich-now').addEventListener('click', enrichNow);
+  $('record-form').addEventListener('submit', search);
 }

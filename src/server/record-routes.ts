@@ -1,0 +1,136 @@
+/**
+ * Records in the admin API: find a record by id, e-mail or name (the CRM's own search), read one
+ * record's enrichment state with its audit trail grouped by run and links to it and its company in
+ * the CRM, and enrich one now.
+ */
+import { type NextFunction, type Request, type Response, Router } from 'express';
+import type { CrmConnector, CrmRecord } from '../core/connector.js';
+import { connectorFor, mappedObject, objectTypeIn } from '../service/connectors.js';
+import type { AuditRow } from '../store/audit-log.js';
+import type { AdminContext } from './admin-context.js';
+import { HttpError } from './http-error.js';
+
+type Handler = (req: Request, res: Response) => Promise<void>;
+const route = (fn: Handler) => (req: Request, res: Response, next: NextFunction) => fn(req, res).catch(next);
+
+/** What a person recognises a record by, per CRM and object: its name and e-mail or website. */
+const LABEL_PROPERTIES: Record<string, Record<string, { name: string[]; detail: string }>> = {
+  hubspot: { contact: { name: ['firstname', 'lastname'], detail: 'email' }, company: { name: ['name'], detail: 'domain' } },
+  salesforce: {
+    Contact: { name: ['Name'], detail: 'Email' },
+    Lead: { name: ['Name'], detail: 'Email' },
+    Account: { name: ['Name'], detail: 'Website' },
+  },
+};
+
+const SEARCH_LIMIT = 20;
+
+function labelsFor(connector: CrmConnector, objectType: string) {
+  return LABEL_PROPERTIES[connector.kind]?.[objectType] ?? { name: [], detail: '' };
+}
+
+function describe(record: CrmRecord, labels: { name: string[]; detail: string }) {
+  const name = labels.name.map((p) => record.properties[p] ?? '').filter(Boolean).join(' ');
+  return { id: record.id, name: name || null, detail: (labels.detail && record.properties[labels.detail]) || null };
+}
+
+/** A record id as the CRM spells them: HubSpot's are digits, Salesforce's 15 or 18 letters and digits. */
+function looksLikeId(connector: CrmConnector, text: string): boolean {
+  return connector.kind === 'hubspot' ? /^\d{1,20}$/.test(text) : /^[a-zA-Z0-9]{15}(?:[a-zA-Z0-9]{3})?$/.test(text);
+}
+
+/** One enrichment run: the audit rows one job (or one person's action) wrote, oldest row first. */
+export interface AuditRun {
+  jobId: string | null;
+  actor: string | null;
+  at: Date;
+  rows: AuditRow[];
+}
+
+/** Rows come newest first; a run is the rows of one job, or of one actor within the same second when there is no job. */
+export function groupRuns(audit: AuditRow[]): AuditRun[] {
+  const runs: AuditRun[] = [];
+  for (const row of audit) {
+    const last = runs.at(-1);
+    const same =
+      last &&
+      (row.jobId !== null ? last.jobId === row.jobId : last.jobId === null && last.actor === row.actor && Math.abs(last.at.getTime() - row.at.getTime()) < 1000);
+    if (same) {
+      last.rows.unshift(row);
+      if (row.at < last.at) last.at = row.at;
+    } else runs.push({ jobId: row.jobId, actor: row.actor, at: row.at, rows: [row] });
+  }
+  return runs;
+}
+
+export function recordRoutes(service: AdminContext): Router {
+  const router = Router();
+
+  function target(connection: string, object: string) {
+    const connector = connectorFor(service.connectors, { connection });
+    if (!connector) throw new HttpError(404, 'not_found', `no connection "${connection}" is configured`, { field: 'connection' });
+    const objectType = objectTypeIn(connector, object);
+    if (!objectType) throw new HttpError(404, 'not_found', `${connection} has no object "${object}"; it has ${connector.objectTypes.join(', ')}`, { field: 'object' });
+    return { connector, objectType };
+  }
+
+  router.get('/records/:connection/:object', route(async (req, res) => {
+    const { connector, objectType } = target(String(req.params.connection), String(req.params.object));
+    const text = String(req.query.q ?? '').trim();
+    if (!text) throw new HttpError(400, 'invalid_request', 'q: give a record id, an e-mail address or a name to search for', { field: 'q' });
+    if (text.length > 200) throw new HttpError(400, 'invalid_request', 'q: at most 200 characters', { field: 'q' });
+    const labels = labelsFor(connector, objectType);
+    const properties = [...labels.name, ...(labels.detail ? [labels.detail] : [])];
+    const found = new Map<string, CrmRecord>();
+    if (looksLikeId(connector, text)) for (const r of await connector.readRecords(objectType, [text], properties, { priority: 'interactive' })) found.set(r.id, r);
+    if (connector.searchRecords && found.size === 0) {
+      for (const r of await connector.searchRecords(objectType, text, properties, SEARCH_LIMIT)) found.set(r.id, r);
+    }
+    const records = [...found.values()].slice(0, SEARCH_LIMIT);
+    const states = await service.ports.state.getMany(connector.connection, objectType, records.map((r) => r.id));
+    res.json({
+      results: await Promise.all(
+        records.map(async (r) => ({
+          ...describe(r, labels),
+          status: states.get(r.id)?.status ?? null,
+          url: (await connector.recordUrl?.(objectType, r.id)) ?? null,
+        })),
+      ),
+    });
+  }));
+
+  router.get('/records/:connection/:object/:id', route(async (req, res) => {
+    const key = { connection: String(req.params.connection), objectType: String(req.params.object), recordId: String(req.params.id) };
+    const { state, audit } = await service.store.recordView(key, Math.min(Number(req.query.limit ?? 100) || 100, 1000));
+    if (!state && audit.length === 0) throw new HttpError(404, 'not_found', `nothing is known about ${key.connection} ${key.objectType} ${key.recordId}`, { field: 'id' });
+    const connector = connectorFor(service.connectors, { connection: key.connection });
+    const companyType = connector?.companyObjectType;
+    const companyId = state?.companyId ?? null;
+    res.json({
+      state: state ?? null,
+      crmUrl: (await connector?.recordUrl?.(key.objectType, key.recordId)) ?? null,
+      company: companyId
+        ? { id: companyId, reason: state?.companyReason ?? null, url: (companyType && (await connector?.recordUrl?.(companyType, companyId))) || null, objectType: companyType ?? null }
+        : null,
+      runs: groupRuns(audit),
+      audit,
+    });
+  }));
+
+  router.post('/records/:connection/:object/:id/enrich', route(async (req, res) => {
+    const connection = String(req.params.connection);
+    const mapped = mappedObject(service.connectors, service.mappings, { connection }, String(req.params.object));
+    if (!mapped) {
+      throw new HttpError(404, 'not_found', `${connection}/${String(req.params.object)} is not a mapped object of a configured connection`, { field: 'object' });
+    }
+    const result = await service.enrichNow(mapped.connector.connection, mapped.objectType, String(req.params.id));
+    res.status(202).json(result);
+  }));
+
+  router.get('/jobs/retrying', route(async (req, res) => {
+    const limit = Math.min(Number(req.query.limit ?? 100) || 100, 1000);
+    res.json({ retrying: await service.store.queue.retrying({ limit }) });
+  }));
+
+  return router;
+}
