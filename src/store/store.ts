@@ -20,6 +20,7 @@ import { MappingVersions } from './mapping-versions.js';
 import { McpOAuthStore } from './mcp-oauth.js';
 import { assertSchemaName, migrate } from './migrate.js';
 import { lockDirectory, type DirectoryLock } from './pglite-lock.js';
+import { seedFromTemplate } from './pglite-template.js';
 import { defaultQueueSettings, JobQueue, type QueueSettings } from './queue.js';
 import { PostgresRunCoordinator } from './run-coordinator.js';
 import { Settings } from './settings.js';
@@ -89,10 +90,11 @@ async function openDatabase(options: StoreOptions): Promise<Opened> {
     // Postgres' default 128 MB of shared buffers is more than an embedded database of one team's
     // records uses, and PGlite keeps all of it resident: 32 MB saves about 100 MB of memory.
     const options = { postgresqlconf: [`shared_buffers=${EMBEDDED_SHARED_BUFFERS}`] };
-    if (!existsSync(join(dir, 'PG_VERSION'))) {
-      // A fresh directory is created by initdb, which PGlite runs in a second WebAssembly instance
-      // that stays in memory as long as the database is open (about 250 MB). Opened again, the
-      // database runs without it.
+    if (!existsSync(join(dir, 'PG_VERSION')) && !seedFromTemplate(dir)) {
+      // No template made at install time (see pglite-template.ts): initdb runs here, in a second
+      // WebAssembly instance that stays in memory as long as the database is open (about 250 MB).
+      // Opened again, the database runs without it.
+      log.info({ dir }, 'making the embedded database (no template was made at install time)');
       await (await PGlite.create(dir, options)).close();
     }
     const pglite = await PGlite.create(dir, options);
