@@ -70,5 +70,6 @@ export function diffView(before, after, labels) {
     h('p', { class: 'diff-legend' }, removed || added
       ? [h('span', { class: 'removed' }, `- ${removed} line${removed === 1 ? '' : 's'} only in ${labels.before}`), ' ', h('span', { class: 'added' }, `+ ${added} line${added === 1 ? '' : 's'} only in ${labels.after}`)]
       : `${labels.before} and ${labels.after} are the same.`),
-    removed || added ? h('ol', { class: 'diff-lines', 'aria-label': `Changes from ${labels.before} to ${labels.after}` }, items) : null);
+    removed || added ? // A long diff scrolls in its own box; tabindex lets a keyboard user scroll it too.
+    h('ol', { class: 'diff-lines', tabindex: 0, 'aria-label': `Changes from ${labels.before} to ${labels.after}` }, items) : null);
 }

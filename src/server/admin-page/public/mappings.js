@@ -67,6 +67,7 @@ async function flushDraft() {
 async function sync(withRows, mine) {
   const editor = $('mapping-editor');
   editor.dataset.state = 'checking';
+  $('draft-status').setAttribute('aria-busy', 'true');
   try {
     const body = { document: $('mapping-document').value, ...(withRows ? { fields: getRows() } : {}) };
     const result = await api('POST', 'mappings/render', body);
@@ -79,6 +80,7 @@ async function sync(withRows, mine) {
     editor.dataset.state = 'problems';
     $('draft-status').replaceChildren(errorView(error));
   }
+  $('draft-status').removeAttribute('aria-busy');
   updateSave();
 }
 
