@@ -1,4 +1,4 @@
-// A line diff of two mapping documents, computed in the browser (the page has no build step and no
+// A line diff of two mapping documents (a changed line reads as its old text, then its new one), computed in the browser (the page has no build step and no
 // libraries): longest common subsequence over the lines, after trimming what both share at either end.
 // Mapping documents are a few hundred lines, so the quadratic table stays small.
 import { h } from './core.js';
@@ -30,8 +30,8 @@ export function diffLines(before, after) {
       out.push({ kind: 'same', text: x[i] });
       i++;
       j++;
-    } else if (j < y.length && (i === x.length || lcs[i][j + 1] >= lcs[i + 1][j])) out.push({ kind: 'added', text: y[j++] });
-    else out.push({ kind: 'removed', text: x[i++] });
+    } else if (i < x.length && (j === y.length || lcs[i + 1][j] >= lcs[i][j + 1])) out.push({ kind: 'removed', text: x[i++] });
+    else out.push({ kind: 'added', text: y[j++] });
   }
   return out.concat(a.slice(endA).map((text) => ({ kind: 'same', text })));
 }

@@ -95,7 +95,7 @@ function rowView(row, i) {
     h('td', { 'data-label': 'Source field' }, sourcePicker(row, i)),
     h('td', { 'data-label': 'Transform' }, transformPicker(row, i)),
     h('td', { 'data-label': 'Rule' }, rulePicker(row, i)),
-    h('td', { 'data-label': 'Remove' }, h('button', { type: 'button', class: 'remove-row', 'aria-label': `Remove ${rowName(row, i)}` }, 'Remove')));
+    h('td', {}, h('button', { type: 'button', class: 'remove-row', 'aria-label': `Remove ${rowName(row, i)}` }, 'Remove')));
 }
 
 function renderRows() {

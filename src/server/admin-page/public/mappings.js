@@ -13,7 +13,8 @@ const authorName = (author) => (String(author).startsWith('file:') ? 'Shipped wi
 
 /** On a phone each table row becomes a card; every cell carries its column's name to show there. */
 function labelCells(tableNode) {
-  const names = [...tableNode.querySelectorAll('thead th')].map((th) => th.textContent.trim());
+  // A column whose name is only for screen readers (Open) shows none on the card either: its button says it.
+  const names = [...tableNode.querySelectorAll('thead th')].map((th) => (th.querySelector('.visually-hidden') ? '' : th.textContent.trim()));
   for (const row of tableNode.querySelectorAll('tbody tr')) {
     [...row.children].forEach((cell, i) => {
       if (names[i] && cell.colSpan === 1) cell.dataset.label = names[i];
