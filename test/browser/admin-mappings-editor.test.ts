@@ -210,5 +210,17 @@ describe.skipIf(skip)('admin page: mappings editor', () => {
     await draftChecked(page);
     expect(await yaml().inputValue()).toBe((await active()).active.document);
     expect(await page.getByRole('button', { name: 'Save', exact: true }).isDisabled()).toBe(true);
+
+    // YAML that does not parse has no rows to pick in: the pickers wait until it parses again.
+    const document = await yaml().inputValue();
+    await yaml().fill(document.replace('crm: hubspot', 'crm: [hubspot'));
+    await draftChecked(page, 'problems');
+    expect(await page.locator('#draft-status').textContent()).toContain('The pickers are off until the YAML parses again.');
+    expect(await page.getByRole('button', { name: 'Add field' }).isDisabled()).toBe(true);
+    expect(await page.getByRole('combobox', { name: 'Rule for jobtitle' }).isDisabled()).toBe(true);
+    await yaml().fill(document);
+    await draftChecked(page);
+    expect(await page.getByRole('combobox', { name: 'Rule for jobtitle' }).isDisabled()).toBe(false);
+    expect(await page.getByRole('button', { name: 'Add field' }).isDisabled()).toBe(false);
   });
 });

@@ -18,6 +18,15 @@ export function setPickers(lists) {
   $('picker-help-body').replaceChildren(h('h4', {}, 'Rules: when a value is written'), rules, h('h4', {}, 'Transforms'), transforms);
 }
 
+/**
+ * While the YAML does not parse its rows cannot be read, so the pickers would edit a stale copy:
+ * they are disabled until the text parses again.
+ */
+export function setRowsEnabled(enabled) {
+  for (const control of $('mapping-fields').querySelectorAll('select, button')) control.disabled = !enabled;
+  $('add-field').disabled = !enabled;
+}
+
 export const getRows = () => rows.map((row) => ({ ...row }));
 
 /** Replaces the rows (a document was opened, or edited as YAML); returns whether anything changed. */

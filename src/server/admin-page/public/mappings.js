@@ -2,7 +2,7 @@
 // edited, previewed on a real record, saved with a comment after a diff, compared and rolled back.
 import { $, api, enc, errorView, h, ok, run, shown, table, when } from './core.js';
 import { diffView } from './line-diff.js';
-import { getRows, setPickers, setRows, showRowProblems, wireFieldEditor } from './mapping-editor.js';
+import { getRows, setPickers, setRows, setRowsEnabled, showRowProblems, wireFieldEditor } from './mapping-editor.js';
 import { fillRecordPickers } from './records.js';
 
 /** The open mapping: `{ crm, object, active }` with the active version's document. */
@@ -75,7 +75,9 @@ async function sync(withRows, mine) {
     if (mine !== sequence) return;
     if (withRows) $('mapping-document').value = result.document;
     else if (result.fields) setRows(result.fields);
+    setRowsEnabled(withRows || result.fields !== null);
     showProblems(result.problems);
+    if (!withRows && result.fields === null) $('draft-status').append(h('p', {}, 'The pickers are off until the YAML parses again.'));
   } catch (error) {
     if (mine !== sequence) return;
     editor.dataset.state = 'problems';
@@ -132,6 +134,7 @@ async function openMapping(crm, object) {
     }
     setPickers(lists);
     setRows(draft.fields ?? []);
+    setRowsEnabled(draft.fields !== null);
     showProblems(draft.problems);
     return null;
   });
