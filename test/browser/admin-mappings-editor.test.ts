@@ -201,6 +201,11 @@ describe.skipIf(skip)('admin page: mappings editor', () => {
     expect(await target.evaluate((el) => el === (el.ownerDocument as unknown as { activeElement: unknown }).activeElement)).toBe(true);
     await draftChecked(page, 'problems');
     expect(await page.getByRole('list', { name: `Problems in row ${n}` }).textContent()).toContain(`fields > ${n - 1} > target`);
+    await page.getByLabel('Author').fill('ops@example.com');
+    await page.getByLabel('Comment').fill('not yet');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await expect.poll(() => page.locator('#save-result').textContent()).toContain('Not saved: the draft has problems');
+    expect(await page.getByRole('dialog').count()).toBe(0);
     await target.selectOption('twitterhandle');
     await page.getByRole('combobox', { name: 'Source field for twitterhandle' }).selectOption('social_media.twitter.handle');
     await draftChecked(page);

@@ -196,6 +196,10 @@ async function save(event) {
   const { crm, object, active } = current;
   const document = $('mapping-document').value;
   if (document === active.document) return updateSave();
+  // The service would refuse it with the same problems the editor already shows: say so instead of asking.
+  if ($('mapping-editor').dataset.state === 'problems') {
+    return $('save-result').replaceChildren(h('div', { class: 'error', role: 'alert' }, h('p', {}, 'Not saved: the draft has problems (shown with the fields above); fix them first.')));
+  }
   const comment = $('save-comment').value.trim();
   const yes = await confirmAction({
     title: `Save a new version of ${crm}/${object}?`,
