@@ -1,6 +1,6 @@
 /**
- * The admin API (bearer ADMIN_TOKEN): mappings (list, show, validate, preview on a real record,
- * save, roll back), one record's state and audit trail, enrich-now, dead letters, stats, backfills.
+ * The admin API (bearer ADMIN_TOKEN): mappings (mapping-routes.ts: list, show, the editor's pickers and
+ * drafts, validate, preview on a real record, save, roll back), one record's state and audit trail, enrich-now, dead letters, stats, backfills.
  * Every error is `{ error: { code, message, details } }` naming what was wrong.
  */
 import { mappedObject } from '../service/connectors.js';
