@@ -32,10 +32,16 @@ const sourcePath = z
     examples: ['position', 'current_company.name', 'nextGen.web_traffic.summary.total_web_visitors'],
   });
 
+/** What each rule means, in one place: the schema's description and the admin page's rule picker both read it. */
+export const RULE_DESCRIPTIONS: Readonly<Record<Rule, string>> = {
+  overwrite: 'always',
+  fill_empty: 'only into an empty property',
+  never: 'do not write',
+  protect_edits: 'write unless a person changed the value since our last write',
+};
+
 const ruleSchema = z.enum(RULES).meta({
-  description:
-    'When to write. overwrite: always; fill_empty: only into an empty property; never: do not write; ' +
-    'protect_edits (default): write unless a person changed the value since our last write.',
+  description: `When to write. ${RULES.map((r) => `${r}${r === DEFAULT_RULE ? ' (default)' : ''}: ${RULE_DESCRIPTIONS[r]}`).join('; ')}.`,
   examples: ['protect_edits'],
 });
 

@@ -11,7 +11,7 @@ import { serverUnavailable } from '../support/db.js';
 import { settled, stateReaches } from '../e2e/probes.js';
 import { ADMIN_TOKEN, eventually, partnerPeople } from '../e2e/stack.js';
 import { useStack } from '../e2e/use-stack.js';
-import { cellTexts, definitionTexts, openMapping, signIn } from './page-helpers.js';
+import { cellTexts, definitionTexts, openMapping, showYaml, signIn } from './page-helpers.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const skip = (await serverUnavailable()) ?? (existsSync(CHROMIUM) ? undefined : `${CHROMIUM} is missing (apt-get install chromium)`);
@@ -127,6 +127,7 @@ describe.skipIf(skip)('admin page', () => {
   it('validates the YAML in the editor: every problem with its field path, or OK', async () => {
     await signIn(page, stack.running.url, ADMIN_TOKEN);
     await openMapping(page, 'hubspot/contact');
+    await showYaml(page);
     const editor = page.getByLabel('Mapping document (YAML)');
     const document = await editor.inputValue();
     expect(document).toContain(HEADLINE_FIELD);
@@ -157,19 +158,25 @@ describe.skipIf(skip)('admin page', () => {
     await openMapping(page, 'hubspot/contact');
     const before = await cellTexts(page, '#mapping-versions');
     const activeBefore = before.find((r) => r[4] === 'Active')![0];
+    await showYaml(page);
     const editor = page.getByLabel('Mapping document (YAML)');
     await editor.fill((await editor.inputValue()).replace(HEADLINE_FIELD, ''));
     // Markup in a comment must show as text, never run.
     const comment = 'headline is noise <img src=x onerror="window.__injected=1">';
     await page.getByLabel('Author').fill('ops@example.com');
     await page.getByLabel('Comment').fill(comment);
-    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    // Saving asks first, showing what changes.
+    const confirmSave = page.getByRole('dialog', { name: 'Save a new version of hubspot/contact?' });
+    await confirmSave.waitFor();
+    expect(await confirmSave.locator('li.removed').allTextContents()).toEqual(HEADLINE_FIELD.trimEnd().split('\n').map((line) => `removed: - ${line}`));
+    await confirmSave.getByRole('button', { name: 'Save version' }).click();
 
     const saved = Number(activeBefore) + 1;
     await expect.poll(() => page.locator('#save-result').textContent()).toContain(`Saved version ${saved} of hubspot/contact; it is active now.`);
     const after = await cellTexts(page, '#mapping-versions');
     expect(after.length).toBe(before.length + 1);
-    expect(after.find((r) => r[0] === String(saved))).toEqual([String(saved), 'ops@example.com', comment, expect.any(String), 'Active']);
+    expect(after.find((r) => r[0] === String(saved))).toEqual([String(saved), 'ops@example.com', comment, expect.any(String), 'Active', '']);
     expect(after.find((r) => r[0] === activeBefore)![4]).toBe(`Roll back to version ${activeBefore}`);
     expect(await page.locator('#mapping-detail-title').textContent()).toContain(`version ${saved} is active`);
     expect((await cellTexts(page, '#mapping-list')).find((r) => r[0] === 'hubspot/contact')!.slice(1, 4)).toEqual([String(saved), 'ops@example.com', comment]);
@@ -180,6 +187,7 @@ describe.skipIf(skip)('admin page', () => {
     expect(shown.body.active.document).not.toContain(HEADLINE_FIELD);
 
     await page.getByRole('button', { name: `Roll back to version ${activeBefore}` }).click();
+    await page.getByRole('dialog', { name: `Roll back hubspot/contact to version ${activeBefore}?` }).getByRole('button', { name: 'Roll back', exact: true }).click();
     await expect.poll(() => page.locator('#versions-result').textContent()).toContain(`Rolled back: version ${activeBefore} of hubspot/contact is active now.`);
     const rolled = await cellTexts(page, '#mapping-versions');
     expect(rolled.length).toBe(after.length);
@@ -194,6 +202,7 @@ describe.skipIf(skip)('admin page', () => {
     expect(person.headline).toBeTruthy();
     await signIn(page, stack.running.url, ADMIN_TOKEN);
     await openMapping(page, 'hubspot/contact');
+    await showYaml(page);
     const editor = page.getByLabel('Mapping document (YAML)');
     await editor.fill((await editor.inputValue()).replace('- { target: jobtitle, from: position }', '- { target: jobtitle, from: headline, rule: overwrite }'));
     await page.getByLabel('Preview on record id').fill(id);

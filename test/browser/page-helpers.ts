@@ -29,3 +29,14 @@ export function definitionTexts(page: Page, selector: string): Promise<Record<st
     Object.fromEntries(terms.map((dt) => [(dt.textContent ?? '').trim(), (dt.nextElementSibling?.textContent ?? '').trim()])),
   );
 }
+
+/** Opens the "Edit as YAML" view of the open mapping, where the document's textarea is. */
+export async function showYaml(page: Page): Promise<void> {
+  if (!(await page.locator('#yaml-view').evaluate((el) => (el as unknown as { open: boolean }).open))) await page.locator('#yaml-view > summary').click();
+  await page.getByLabel('Mapping document (YAML)').waitFor();
+}
+
+/** Waits until the editor's draft was checked by the service: `valid`, or `problems` when some are expected. */
+export async function draftChecked(page: Page, state: 'valid' | 'problems' = 'valid'): Promise<void> {
+  await page.locator(`#mapping-editor[data-state="${state}"]`).waitFor({ state: 'attached' });
+}
