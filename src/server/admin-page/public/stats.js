@@ -1,7 +1,7 @@
 // Stats: charts over a chosen period (GET stats/series) above today's numbers (GET stats), refreshed
 // every 30 seconds while the tab is shown. A refresh updates each chart and its table in place, so the
 // reader keeps their scroll position and any "Show data" they opened.
-import { $, api, count, crmName, definitions, errorView, h, humanize, objectName, queueName, run, table, when } from './core.js';
+import { $, api, count, crmName, definitions, errorView, h, humanize, queueName, run, table, when } from './core.js';
 
 const STATUS_NAMES = { enriched: 'Enriched', no_match: 'No match', pending: 'Waiting', failed: 'Failed', skipped: 'Skipped' };
 const RANGE_TEXT = { '1h': 'the last hour', '24h': 'the last 24 hours', '7d': 'the last 7 days', '30d': 'the last 30 days' };
@@ -171,7 +171,7 @@ function specs(d) {
     label: `Match rate over ${period}: ${tried ? `${percent(matched / tried)} (${count(matched)} of ${count(tried)} records matched)` : 'no record looked up'}.`,
     chart: {
       type: 'line',
-      data: { labels, datasets: [{ label: 'Matched records (%)', data: series.matchRate.map((r) => (r === null ? null : Math.round(r * 1000) / 10)), borderColor: COLOURS.green, backgroundColor: COLOURS.green, pointRadius: 2, spanGaps: false }] },
+      data: { labels, datasets: [{ label: 'Matched records (%)', data: series.matchRate.map((r) => (r === null ? null : Math.round(r * 1000) / 10)), borderColor: COLOURS.green, backgroundColor: COLOURS.green, pointRadius: 3, spanGaps: false }] },
       options: options({ scales: { y: { beginAtZero: true, max: 100, ticks: { color: INK, callback: (v) => `${v} %` } } } }),
     },
     table: { caption: `Match rate, ${per}`, headers: ['Time', 'Match rate'], rows: steps.map((s, i) => [timeCell(s), percent(series.matchRate[i])]) },
@@ -210,33 +210,50 @@ function specs(d) {
     table: { caption: 'Queue samples (the highest of each step)', headers: ['Time', 'Jobs', 'Oldest waiting'], rows: steps.map((s, i) => [timeCell(s), q.depth[i] === null ? 'no sample' : count(q.depth[i]), q.depth[i] === null ? '' : q.oldestAgeSeconds[i] === null ? 'none waiting' : age(q.oldestAgeSeconds[i])]) },
   });
 
-  const coverage = d.fieldCoverage;
-  const several = new Set(coverage.map((c) => `${c.crm}/${c.object}`)).size > 1;
-  const share = (n, of) => (of ? Math.round((n / of) * 1000) / 10 : 0);
-  const name = (c) => (several ? `${crmName(c.crm)} ${c.object}: ${c.property}` : c.property);
-  out.push({
-    key: 'coverage',
-    title: 'Field coverage before and after enrichment',
-    label: `Field coverage of ${coverage.length} mapped properties: ${coverage.map((c) => `${name(c)} ${share(c.before, c.records)} % before, ${share(c.after, c.records)} % after`).join('; ') || 'no mapped property'}.`,
-    height: `${Math.max(12, coverage.length * 2.2 + 5)}rem`,
-    chart: {
-      type: 'bar',
-      data: {
-        labels: coverage.map(name),
-        datasets: [
-          { label: 'Before (%)', data: coverage.map((c) => share(c.before, c.records)), backgroundColor: COLOURS.grey },
-          { label: 'After (%)', data: coverage.map((c) => share(c.after, c.records)), backgroundColor: COLOURS.blue },
-        ],
+  // One coverage chart per mapped object crm-enrich has worked on: a bar pair per property stays readable.
+  const share = (part, of) => (of ? Math.round((part / of) * 1000) / 10 : 0);
+  const objects = new Map();
+  for (const c of d.fieldCoverage) {
+    const key = `coverage-${c.crm}-${c.object}`;
+    if (!objects.has(key)) objects.set(key, []);
+    objects.get(key).push(c);
+  }
+  const worked = [...objects].filter(([, rows]) => rows.some((c) => c.records > 0));
+  for (const [key, rows] of worked) {
+    const what = `${crmName(rows[0].crm)} ${rows[0].object.toLowerCase()}s`;
+    const records = Math.max(...rows.map((c) => c.records));
+    out.push({
+      key,
+      title: `Field coverage of ${what}, before and after enrichment`,
+      label: `Share of ${count(records)} ${what} with each mapped property filled: ${rows.map((c) => `${c.property} ${share(c.before, c.records)} % before, ${share(c.after, c.records)} % after`).join('; ')}.`,
+      height: `${Math.max(12, rows.length * 1.9 + 5)}rem`,
+      chart: {
+        type: 'bar',
+        data: {
+          labels: rows.map((c) => c.property),
+          datasets: [
+            { label: 'Before (%)', data: rows.map((c) => share(c.before, c.records)), backgroundColor: COLOURS.grey },
+            { label: 'After (%)', data: rows.map((c) => share(c.after, c.records)), backgroundColor: COLOURS.blue },
+          ],
+        },
+        options: options({ indexAxis: 'y', scales: { x: { beginAtZero: true, max: 100, grid: { display: true }, ticks: { color: INK, callback: (v) => `${v} %` } }, y: { ticks: { color: INK, autoSkip: false } } } }),
       },
-      options: options({ indexAxis: 'y', scales: { x: { beginAtZero: true, max: 100, grid: { display: true }, ticks: { color: INK, callback: (v) => `${v} %` } }, y: { ticks: { color: INK, autoSkip: false } } } }),
-    },
-    table: {
-      caption: 'Records with each mapped property filled',
-      headers: ['CRM / object', 'Property', 'Records', 'Before', 'After'],
-      rows: coverage.map((c) => [`${crmName(c.crm)} ${objectName(c.object)}`, h('code', {}, c.property), count(c.records), `${count(c.before)} (${share(c.before, c.records)} %)`, `${count(c.after)} (${share(c.after, c.records)} %)`]),
-      empty: 'No mapping is active.',
-    },
-  });
+      table: {
+        caption: `${what[0].toUpperCase()}${what.slice(1)} with each mapped property filled`,
+        headers: ['Property', 'Records', 'Before', 'After'],
+        rows: rows.map((c) => [h('code', {}, c.property), count(c.records), `${count(c.before)} (${share(c.before, c.records)} %)`, `${count(c.after)} (${share(c.after, c.records)} %)`]),
+      },
+    });
+  }
+  if (worked.length === 0) {
+    out.push({
+      key: 'coverage',
+      title: 'Field coverage before and after enrichment',
+      label: 'Field coverage: no record of a mapped object has been worked on yet.',
+      chart: { type: 'bar', data: { labels: [], datasets: [] }, options: options() },
+      table: { caption: 'Records with each mapped property filled', headers: ['Property', 'Records', 'Before', 'After'], rows: [], empty: 'No record worked on yet.' },
+    });
+  }
   return out;
 }
 
