@@ -158,9 +158,15 @@ describe.skipIf(skip)('admin page stats charts', () => {
     expect(chart('crm-hubspot').datasets[0]!.data).toEqual(hubspot.calls);
     expect((await rows('crm-hubspot')).map((r) => r.slice(1))).toEqual(hubspot.calls.map((c) => [n(c), n(hubspot.limitPerStep!)]));
 
-    // Match rate: every contact matched, so a step with lookups shows 100 %.
-    expect(api.series.matchRate.some((r) => r === 1)).toBe(true);
-    expect((await rows('match-rate')).map((r) => r[1])).toContain('100.0 %');
+    // Match rate: matched (written or unchanged) of the records looked up, in each step; the contacts' step has one.
+    const rates = api.steps.map((_, i) => {
+      const matched = e.written[i]! + e.unchanged[i]!;
+      return matched + e.no_match[i]! ? matched / (matched + e.no_match[i]!) : null;
+    });
+    expect(api.series.matchRate).toEqual(rates);
+    expect(rates.some((r) => r !== null && r > 0)).toBe(true);
+    expect((await rows('match-rate')).map((r) => r[1])).toEqual(rates.map((r) => (r === null ? 'none looked up' : `${(r * 100).toFixed(1)} %`)));
+    expect(chart('match-rate').datasets[0]!.data).toEqual(rates.map((r) => (r === null ? null : Math.round(r * 1000) / 10)));
 
     // Cache: the lookups of the run, each answered by the cache or the partner.
     expect(total(api.series.cache.hits) + total(api.series.cache.misses)).toBeGreaterThanOrEqual(CONTACTS);
