@@ -69,7 +69,7 @@ function options(extra = {}) {
     plugins: { legend: { labels: { color: INK, boxWidth: 12 } } },
     ...extra,
     scales: {
-      x: { ticks: { color: INK, maxRotation: 0, autoSkip: true, maxTicksLimit: 6 }, grid: { display: false }, ...extra.scales?.x },
+      x: { ticks: { color: INK, maxRotation: 0, autoSkip: true, maxTicksLimit: window.innerWidth < 640 ? 4 : 6 }, grid: { display: false }, ...extra.scales?.x },
       y: { beginAtZero: true, ticks: { color: INK, precision: 0 }, ...extra.scales?.y },
       ...(extra.scales?.y2 ? { y2: extra.scales.y2 } : {}),
     },
