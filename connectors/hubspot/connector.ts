@@ -33,6 +33,8 @@ export { HUBSPOT_BATCH_SIZE } from './sdk-objects.js';
 export type HubspotTier = 'starter' | 'pro' | 'oauth';
 /** Requests per 10 s: private apps on Free/Starter 100, Professional/Enterprise 190; public (OAuth) apps 110 per installing portal. */
 export const TIER_REQUESTS_PER_10S: Record<HubspotTier, number> = { starter: 100, pro: 190, oauth: 110 };
+/** Calls per day of a private app: Free/Starter 250,000, Professional 625,000 (Enterprise has more); an OAuth app gets its portal's. */
+const TIER_DAILY: Record<HubspotTier, number | undefined> = { starter: 250_000, pro: 625_000, oauth: undefined };
 
 export interface HubspotConnectorOptions {
   connection?: string;
@@ -67,6 +69,8 @@ export function createHubspotConnector(options: HubspotConnectorOptions): CrmCon
   }
   const connection = options.connection ?? 'default';
   const budget = options.rateLimit ?? { max: TIER_REQUESTS_PER_10S[options.tier ?? 'starter'], windowMs: 10_000 };
+  const daily = options.rateLimit ? undefined : TIER_DAILY[options.tier ?? 'starter'];
+  const callLimits = [{ max: budget.max, windowSeconds: budget.windowMs / 1000 }, ...(daily ? [{ max: daily, windowSeconds: 86_400 }] : [])];
   const ownLimiters: RateLimiter[] = [];
   const limiter = options.limiter ?? own(createRateLimiter({ id: `hubspot:${connection}`, ...budget, redisUrl: options.redisUrl }));
   const searchLimiter =
@@ -215,7 +219,7 @@ export function createHubspotConnector(options: HubspotConnectorOptions): CrmCon
       acceptLegacySignatures: options.acceptLegacySignatures,
     }),
 
-    stats: () => runner.stats(),
+    stats: () => ({ ...runner.stats(), limits: callLimits }),
 
     async close(): Promise<void> {
       runner.close();

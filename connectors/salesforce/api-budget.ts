@@ -62,6 +62,11 @@ export class ApiBudget {
     this.limits = { max, remaining: Math.max(0, max - used) };
   }
 
+  /** The org's 24-hour allocation as last read, once a reading has said it. */
+  known(): ApiLimits | undefined {
+    return this.limits && this.limits.max > 0 ? { ...this.limits } : undefined;
+  }
+
   /** Salesforce refused a call because the allocation is spent. */
   exhausted(): void {
     this.limits = { max: this.limits?.max ?? 0, remaining: 0 };

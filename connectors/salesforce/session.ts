@@ -133,7 +133,10 @@ export function salesforceSession(options: SessionOptions, version: string): Sal
   return {
     connection,
     call,
-    stats: () => ({ calls, byOperation: { ...byOperation } }),
+    stats: () => {
+      const allocation = budget.known();
+      return { calls, byOperation: { ...byOperation }, ...(allocation ? { limits: [{ max: allocation.max, windowSeconds: 86_400 }] } : {}) };
+    },
     close: () => {
       conn = undefined;
     },

@@ -26,6 +26,7 @@ import { storePorts, type StorePorts } from '../service/store-ports.js';
 import { defaultCacheTtls } from '../store/lookup-cache.js';
 import type { QueueSettings } from '../store/queue.js';
 import { openStore, type Store, type StoreOptions } from '../store/store.js';
+import { SERIES, StatsRecorder } from '../service/stats-recorder.js';
 
 const log = logger('service');
 
@@ -39,6 +40,8 @@ export interface ComposeOptions {
   lanes?: { pollMs?: number; maxWriteWaitMs?: number; companyLingerMs?: number; heartbeatMs?: number; maxInFlight?: number };
   /** Built by the caller (tests, embedded default) rather than from the configuration. */
   connectors?: CrmConnector[];
+  /** How often the admin page's chart counts are written (10 s by default). */
+  statsFlushMs?: number;
 }
 
 /** Everything the running service is made of. */
@@ -55,6 +58,8 @@ export interface Parts {
   readonly backfills: Backfills;
   readonly discovery: Discovery;
   readonly metrics: Metrics;
+  /** Counts for the admin page's charts, written to the store every few seconds. */
+  readonly stats: StatsRecorder;
 }
 
 /** Opens everything and checks the mappings against each CRM; throws (naming every problem) on invalid mappings, closing what it opened. */
@@ -98,6 +103,13 @@ export async function compose(options: ComposeOptions): Promise<Parts> {
     closers.push(async () => {
       await Promise.all(connectors.map((c) => c.close()));
     });
+    const stats = new StatsRecorder({
+      write: (points) => store.series.add(points),
+      backlog: () => store.queue.backlog(),
+      crmCalls: () => Object.fromEntries(connectors.map((c) => [c.connection, c.stats().calls])),
+      flushMs: options.statsFlushMs,
+    });
+    partner.on('request', () => stats.count(SERIES.partnerRequests));
     await Promise.all(connectors.map((c) => c.prepare?.()));
     const schemas = await readSchemas(connectors, loaded.mappings);
     const mappings = new MappingRegistry(store.mappings, schemas);
@@ -121,7 +133,10 @@ export async function compose(options: ComposeOptions): Promise<Parts> {
       dailyBudget: config.PARTNER_DAILY_LOOKUP_BUDGET,
       hardCap: Math.max(config.PARTNER_DAILY_LOOKUP_HARD_CAP, config.PARTNER_DAILY_LOOKUP_BUDGET),
     });
-    lookups.on('lookup', (e) => metrics.cacheLookups.inc({ result: e.fromCache ? 'hit' : 'miss' }));
+    lookups.on('lookup', (e) => {
+      metrics.cacheLookups.inc({ result: e.fromCache ? 'hit' : 'miss' });
+      stats.count(e.fromCache ? SERIES.cacheHits : SERIES.cacheMisses);
+    });
     let budgetLogged = 0;
     lookups.on('budget', (e) => {
       // Every paused job meets the budget again; once every ten minutes is enough to say so.
@@ -149,7 +164,10 @@ export async function compose(options: ComposeOptions): Promise<Parts> {
       ...(config.CRM_ENRICH_LANE_MAX_IN_FLIGHT > 0 ? { maxInFlight: config.CRM_ENRICH_LANE_MAX_IN_FLIGHT } : {}),
       ...options.lanes,
     });
-    enricher.on('job', (e) => metrics.jobs.inc({ outcome: e.outcome }, e.count));
+    enricher.on('job', (e) => {
+      metrics.jobs.inc({ outcome: e.outcome }, e.count);
+      stats.count(SERIES.job(e.outcome), e.count);
+    });
     enricher.on('written', (e) => {
       const now = Date.now();
       for (const at of e.receivedAt) metrics.webhookToWrite.observe((now - Date.parse(at)) / 1000);
@@ -178,7 +196,7 @@ export async function compose(options: ComposeOptions): Promise<Parts> {
       holder: `${hostname()}:${process.pid}:${randomUUID()}`,
     });
 
-    return { config, store, ports, limiter, partner, lookups, connectors, mappings, enricher, backfills, discovery, metrics };
+    return { config, store, ports, limiter, partner, lookups, connectors, mappings, enricher, backfills, discovery, metrics, stats };
   } catch (error) {
     for (const close of closers.reverse()) await close().catch(() => undefined);
     throw error;

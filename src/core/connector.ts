@@ -168,6 +168,14 @@ export interface ConnectorStats {
   calls: number;
   /** Calls by endpoint or operation, for metrics. */
   byOperation: Record<string, number>;
+  /** The CRM's call limits as far as the connector knows them (the admin page draws calls against them). */
+  limits?: CallLimit[];
+}
+
+/** At most `max` calls in any `windowSeconds`. */
+export interface CallLimit {
+  max: number;
+  windowSeconds: number;
 }
 
 /**

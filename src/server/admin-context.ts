@@ -25,6 +25,8 @@ export interface AdminContext {
   readonly lookups: PartnerLookups;
   readonly enricher: { wake(connection: string, objectType: string, priority: Priority): void };
   readonly metrics: Metrics;
+  /** The admin page's chart counts: flushed before the charts are read, so this instance's latest are in. */
+  readonly stats: { flush(): Promise<void> };
   readonly backfills: Backfills;
   readonly discovery: Discovery;
   enrichNow(connection: string, objectType: string, recordId: string): Promise<{ queued: boolean }>;

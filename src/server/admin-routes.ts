@@ -14,6 +14,7 @@ import { BackfillError } from '../service/backfills.js';
 import { adminAuth, type AdminTokenCheck } from './admin-auth.js';
 import { HttpError, sendError } from './http-error.js';
 import { adminStats } from './admin-stats.js';
+import { adminSeries, parseRange } from './admin-series.js';
 import { discoveryRoutes } from './discovery-routes.js';
 import { recordRoutes } from './record-routes.js';
 import { DiscoveryError } from '../discovery/target.js';
@@ -51,6 +52,10 @@ export function adminRoutes(service: AdminContext, tokenCheck: AdminTokenCheck):
 
   router.get('/stats', route(async (_req, res) => {
     res.json(await adminStats(service));
+  }));
+
+  router.get('/stats/series', route(async (req, res) => {
+    res.json(await adminSeries(service, parseRange(req.query.range)));
   }));
 
   router.post('/refresh', route(async (_req, res) => {

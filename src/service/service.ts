@@ -29,6 +29,7 @@ import type { Store } from '../store/store.js';
 import type { Backfills } from './backfills.js';
 import type { MappingRegistry } from './mapping-registry.js';
 import type { StorePorts } from './store-ports.js';
+import type { StatsRecorder } from './stats-recorder.js';
 import { AdminTokenCheck } from '../server/admin-auth.js';
 import { mcpApp } from '../mcp/mcp-app.js';
 
@@ -63,13 +64,14 @@ export class Service {
   readonly backfills: Backfills;
   readonly discovery: Discovery;
   readonly metrics: Metrics;
+  readonly stats: StatsRecorder;
 
   private constructor(
     parts: Parts,
     private readonly options: ServiceOptions,
   ) {
     ({ config: this.config, store: this.store, ports: this.ports, limiter: this.limiter, partner: this.partner, lookups: this.lookups } = parts);
-    ({ connectors: this.connectors, mappings: this.mappings, enricher: this.enricher, backfills: this.backfills, discovery: this.discovery, metrics: this.metrics } = parts);
+    ({ connectors: this.connectors, mappings: this.mappings, enricher: this.enricher, backfills: this.backfills, discovery: this.discovery, metrics: this.metrics, stats: this.stats } = parts);
   }
 
   /** Opens everything and checks the mappings against each CRM; throws (naming every problem) on invalid mappings. */
@@ -150,6 +152,8 @@ export class Service {
       mcpAuth: await this.store.mcpAuth.prune(),
     };
     await this.store.counters.prune(400);
+    // The charts show up to 30 days; a few more keep the oldest day whole.
+    await this.store.series.prune(35);
     log.info(pruned, 'housekeeping done');
     return pruned;
   }
@@ -157,6 +161,7 @@ export class Service {
   /** Starts the lanes, the schedule, unfinished backfills and the HTTP server. */
   async listen(port = this.config.PORT, host = this.config.HOST): Promise<string> {
     this.enricher.start();
+    this.stats.start();
     if (this.options.schedule !== false) {
       this.task = cron.schedule(
         this.config.REFRESH_CRON,
@@ -275,6 +280,8 @@ export class Service {
     this.server?.closeAllConnections();
     await serverClosed;
     await Promise.all(this.connectors.map((c) => c.close()));
+    // Last, so the counts of the work finished during shutdown reach the charts too.
+    await this.stats.stop();
     await this.store.close();
   }
 }

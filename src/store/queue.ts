@@ -317,6 +317,11 @@ export class JobQueue {
     return this.table.counts();
   }
 
+  /** Waiting and running jobs of every queue but the dead letter, and the oldest waiting one's age. */
+  backlog(): Promise<{ depth: number; oldestAgeSeconds: number | null }> {
+    return this.table.backlog();
+  }
+
   depth(queue: string): Promise<number> {
     return this.table.depth(queue);
   }

@@ -24,6 +24,8 @@ import { seedFromTemplate } from './pglite-template.js';
 import { defaultQueueSettings, JobQueue, type QueueSettings } from './queue.js';
 import { PostgresRunCoordinator } from './run-coordinator.js';
 import { Settings } from './settings.js';
+import { StatSeries } from './stat-series.js';
+import { FieldCoverage } from './field-coverage.js';
 
 const log = logger('store');
 
@@ -62,6 +64,10 @@ export interface Store {
   readonly discovery: DiscoveryStore;
   /** Clients, consents, codes and tokens of the MCP server's authorization server. */
   readonly mcpAuth: McpOAuthStore;
+  /** Per-minute totals and gauge samples the admin page charts. */
+  readonly series: StatSeries;
+  /** Share of worked-on records with each mapped property filled, before and after (from the audit trail). */
+  readonly coverage: FieldCoverage;
   /** One record's state and newest audit rows, read from one snapshot: never a run's state without its rows. */
   recordView(key: RecordKey, limit: number): Promise<{ state: RecordState | undefined; audit: AuditRow[] }>;
   close(): Promise<void>;
@@ -140,6 +146,8 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     companies: new CompanyClaims(db, schema),
     discovery: new DiscoveryStore(db, schema),
     mcpAuth: new McpOAuthStore(db, schema),
+    series: new StatSeries(db, schema),
+    coverage: new FieldCoverage(db, schema),
     recordView(key, limit) {
       return db.transaction(async (tx) => {
         await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');

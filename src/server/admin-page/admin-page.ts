@@ -3,10 +3,16 @@
  * step) under a Content-Security-Policy that allows only our own script, style and API calls. The
  * page holds no data of its own; it asks for the admin token and talks to /admin/api.
  */
+import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express, { type Response, Router } from 'express';
 
 const PUBLIC_DIR = fileURLToPath(new URL('./public/', import.meta.url));
+/** Chart.js's own build from node_modules (its package exports hide dist/, so resolve the package and look beside it). */
+const CHART_DIR = dirname(createRequire(import.meta.url).resolve('chart.js'));
+/** The only files served from CHART_DIR: the browser build the Stats view loads, and its source map. */
+const VENDOR_FILES = new Set(['chart.umd.min.js', 'chart.umd.min.js.map']);
 
 export const ADMIN_PAGE_CSP = [
   "default-src 'none'",
@@ -40,6 +46,13 @@ export function adminPage(): Router {
     }
     secureHeaders(res);
     res.sendFile('index.html', { root: PUBLIC_DIR });
+  });
+  // Served by the service itself: the page's policy allows scripts from here only, and a closed network has no CDN.
+  router.get('/assets/vendor/:file', (req, res, next) => {
+    const file = String(req.params.file);
+    if (!VENDOR_FILES.has(file)) return next();
+    secureHeaders(res);
+    res.sendFile(file, { root: CHART_DIR });
   });
   router.use(
     '/assets',
