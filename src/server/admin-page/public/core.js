@@ -96,9 +96,15 @@ export const objectName = (object) => object.charAt(0).toUpperCase() + object.sl
 export const count = (n) => (typeof n === 'number' ? n.toLocaleString('en') : String(n ?? ''));
 export const humanize = (name) => String(name).replace(/[._]+/g, ' ').replace(/^./, (c) => c.toUpperCase());
 
+/** An object's name in the plural, as a sentence says it: contacts, companies, leads. */
+export const plural = (object) => {
+  const word = String(object).toLowerCase();
+  return /[^aeiou]y$/.test(word) ? `${word.slice(0, -1)}ies` : `${word}s`;
+};
+
 /** `enrich.hubspot.contact` reads as "HubSpot contacts"; other names lose their dots and underscores. */
 export function queueName(queue) {
   if (queue === 'dead_letter') return 'Dead letters';
   const [, crm, object] = String(queue).split('.');
-  return CRM_NAMES[crm] && object ? `${CRM_NAMES[crm]} ${object.toLowerCase()}s` : humanize(queue);
+  return CRM_NAMES[crm] && object ? `${CRM_NAMES[crm]} ${plural(object)}` : humanize(queue);
 }

@@ -1,7 +1,7 @@
 // Stats: charts over a chosen period (GET stats/series) above today's numbers (GET stats), refreshed
 // every 30 seconds while the tab is shown. A refresh updates each chart and its table in place, so the
 // reader keeps their scroll position and any "Show data" they opened.
-import { $, api, count, crmName, definitions, errorView, h, humanize, queueName, run, table, when } from './core.js';
+import { $, api, count, crmName, definitions, errorView, h, humanize, plural, queueName, run, table, when } from './core.js';
 
 const STATUS_NAMES = { enriched: 'Enriched', no_match: 'No match', pending: 'Waiting', failed: 'Failed', skipped: 'Skipped' };
 const RANGE_TEXT = { '1h': 'the last hour', '24h': 'the last 24 hours', '7d': 'the last 7 days', '30d': 'the last 30 days' };
@@ -220,7 +220,7 @@ function specs(d) {
   }
   const worked = [...objects].filter(([, rows]) => rows.some((c) => c.records > 0));
   for (const [key, rows] of worked) {
-    const what = `${crmName(rows[0].crm)} ${rows[0].object.toLowerCase()}s`;
+    const what = `${crmName(rows[0].crm)} ${plural(rows[0].object)}`;
     const records = Math.max(...rows.map((c) => c.records));
     out.push({
       key,
