@@ -84,6 +84,13 @@ export class SandboxObjectStore {
    */
   private readonly byEmail = new Map<string, string>();
   private readonly inOrder: Record<ObjectType, StoredObject[]> = { contacts: [], companies: [] };
+  /**
+   * Objects holding the version search showed before their last change, oldest change first: once
+   * the change is indexed that copy is dropped, so only objects changed in the last `searchLagMs`
+   * carry two versions (an import's 15,000 contacts would otherwise each keep one for good).
+   */
+  private lagging: StoredObject[] = [];
+  private laggingStart = 0;
 
   constructor(
     private readonly onChange: (event: ChangeEvent) => void,
@@ -155,6 +162,7 @@ export class SandboxObjectStore {
    * indexed last (undefined for an object created too recently to be indexed at all).
    */
   searchView(object: StoredObject, now = Date.now()): StoredObject | undefined {
+    this.dropIndexedCopies(now);
     if (now - object.updatedAt.getTime() >= this.searchLagMs) return object;
     return object.indexed && { ...object, properties: object.indexed.properties, updatedAt: new Date(object.indexed.at) };
   }
@@ -175,14 +183,33 @@ export class SandboxObjectStore {
     }
     if (type === 'contacts' && changed.includes('email')) this.indexEmail(object, previousEmail);
     if (changed.length > 0) {
-      if (before) object.indexed = before;
+      if (before) {
+        object.indexed = before;
+        this.lagging.push(object);
+      }
       object.updatedAt = new Date(now);
       this.stamp(type, object, now, false);
+      // After the new time is set: the copy just made is needed until this change is indexed.
+      this.dropIndexedCopies(now);
       for (const name of changed) {
         this.onChange({ kind: 'propertyChange', objectType: type, id: object.id, at: now, name, value: object.properties.get(name) ?? '', source, ...(appId ? { appId } : {}) });
       }
     }
     return changed;
+  }
+
+  /** Forgets the pre-change copies of objects whose last change search shows by now. */
+  private dropIndexedCopies(now: number): void {
+    while (this.laggingStart < this.lagging.length) {
+      const object = this.lagging[this.laggingStart]!;
+      if (now - object.updatedAt.getTime() < this.searchLagMs) break;
+      delete object.indexed;
+      this.laggingStart++;
+    }
+    if (this.laggingStart > 1024 && this.laggingStart * 2 > this.lagging.length) {
+      this.lagging = this.lagging.slice(this.laggingStart);
+      this.laggingStart = 0;
+    }
   }
 
   /** The wire form of an object: requested properties (null when empty) plus the ones HubSpot always returns. */

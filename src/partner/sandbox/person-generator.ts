@@ -68,7 +68,6 @@ export class PersonRecord {
   readonly mobile?: string;
   private readonly names: { first: string; last: string; middle?: string; gender: 'female' | 'male' };
   private readonly place: { state: string; city: string };
-  private profile?: Person;
 
   constructor(prng: Prng, private readonly seed: number, private readonly index: number, readonly employer: CompanyRecord,
     private readonly others: readonly CompanyRecord[], usedWorkEmails: Set<string>) {
@@ -106,10 +105,13 @@ export class PersonRecord {
     ];
   }
 
-  /** The full profile, as GET /people returns it. */
+  /**
+   * The full profile, as GET /people returns it. Drawn again on each call from the person's own seed
+   * (the same every time), not kept: an import that looks up thousands of people would otherwise hold
+   * every profile for the life of the sandbox, in the service's own process in the embedded default.
+   */
   get person(): Person {
-    this.profile ??= this.draw();
-    return this.profile;
+    return this.draw();
   }
 
   private draw(): Person {
