@@ -19,13 +19,13 @@ export const PROPERTY_TYPES = ['string', 'text', 'number', 'date', 'datetime', '
 
 const propertyName = z
   .string()
-  .min(1)
+  .min(1, { message: 'name a CRM property; it is empty', abort: true })
   .max(100)
   .regex(/^[A-Za-z][A-Za-z0-9_]*$/, 'expected a CRM property name: a letter, then letters, digits or underscores');
 
 const sourcePath = z
   .string()
-  .min(1)
+  .min(1, 'name a partner field; it is empty')
   .meta({
     description:
       'Where the value comes from in the partner record: keys joined by dots. Lists are walked, so `emails.work.value` is every work address.',
