@@ -28,7 +28,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const sandboxes = await startSandboxes({ partnerLatencyMs: Number(args['latency-ms']), people: 2_000, companies: 200 });
 const schema = processSchema();
 const service = await startServiceProcess(
-  serviceEnv(sandboxes, schema, { LOG_LEVEL: 'warn', NODE_OPTIONS: process.env.NODE_OPTIONS ?? '--max-old-space-size=192', PARTNER_DAILY_LOOKUP_BUDGET: String(4 * records), PARTNER_DAILY_LOOKUP_HARD_CAP: String(5 * records) }),
+  serviceEnv(sandboxes, schema, { LOG_LEVEL: 'warn', NODE_OPTIONS: process.env.NODE_OPTIONS ?? '--max-old-space-size=192 --max-semi-space-size=4', PARTNER_DAILY_LOOKUP_BUDGET: String(4 * records), PARTNER_DAILY_LOOKUP_HARD_CAP: String(5 * records) }),
   60_000,
 );
 sandboxes.hubspot.setWebhookUrl(`${service.url}/webhooks/hubspot`);

@@ -27,7 +27,7 @@ import { dropSchema, duplicateWrites } from '../test/e2e/probes.js';
 import { killAll, processSchema, serviceEnv, startServiceProcess } from '../test/e2e/process.js';
 import { startSandboxes } from '../test/e2e/stack.js';
 
-const SERVICE_NODE_OPTIONS = '--max-old-space-size=192';
+const SERVICE_NODE_OPTIONS = '--max-old-space-size=192 --max-semi-space-size=4';
 
 const { values: args } = parseArgs({
   options: {

@@ -94,7 +94,7 @@ async function openDatabase(options: StoreOptions): Promise<Opened> {
   const lock = lockDirectory(`${dir}.lock`);
   try {
     // Postgres' default 128 MB of shared buffers is more than an embedded database of one team's
-    // records uses, and PGlite keeps all of it resident: 32 MB saves about 100 MB of memory.
+    // records uses, and PGlite keeps all of it resident: 16 MB saves about 110 MB of memory.
     const options = { postgresqlconf: [`shared_buffers=${EMBEDDED_SHARED_BUFFERS}`] };
     if (!existsSync(join(dir, 'PG_VERSION')) && !seedFromTemplate(dir)) {
       // No template made at install time (see pglite-template.ts): initdb runs here, in a second
@@ -112,7 +112,7 @@ async function openDatabase(options: StoreOptions): Promise<Opened> {
 }
 
 /** Shared buffers of the embedded database (see openDatabase). */
-const EMBEDDED_SHARED_BUFFERS = '32MB';
+const EMBEDDED_SHARED_BUFFERS = '16MB';
 
 export async function openStore(options: StoreOptions): Promise<Store> {
   const schema = assertSchemaName(options.schema ?? DEFAULT_SCHEMA);

@@ -30,7 +30,7 @@ describe('embedded database lock file', () => {
       await store.queue.enqueue('q', [{ data: { connection: 'c', objectType: 'o', recordId: '1' } }]);
       // Memory: the embedded database keeps its shared buffers resident, so it asks for little.
       const { rows } = await store.db.query<{ shared_buffers: string }>('SHOW shared_buffers');
-      expect(rows[0]?.shared_buffers).toBe('32MB');
+      expect(rows[0]?.shared_buffers).toBe('16MB');
     } finally {
       await store.close();
     }

@@ -63,13 +63,15 @@ export function createDataset(options: DatasetOptions = {}): PartnerDataset {
     add(companyIndex, 'host', c.fqdn && normalizeHost(c.fqdn), record);
     for (const region of record.regions.values()) add(companyIndex, 'abn', region.identifiers.abn, record);
   }
-  const personIndex = new Map<string, PersonRecord>();
+  // One map per key, keyed by the record's own strings: a combined `kind|key` index made 80,000 more
+  // strings, which the embedded default holds in the service's own heap.
+  const personBy = { id: new Map<string, PersonRecord>(), slug: new Map<string, PersonRecord>(), work: new Map<string, PersonRecord>(), personal: new Map<string, PersonRecord>() };
   const byCompany = new Map<string, PersonRecord[]>();
   for (const record of personRecords) {
-    add(personIndex, 'id', record.id, record);
-    add(personIndex, 'slug', record.slug, record);
-    add(personIndex, 'work', record.workEmail, record);
-    add(personIndex, 'personal', record.personalEmail, record);
+    personBy.id.set(record.id, record);
+    personBy.slug.set(record.slug, record);
+    if (record.workEmail) personBy.work.set(record.workEmail, record);
+    if (record.personalEmail) personBy.personal.set(record.personalEmail, record);
     const companyId = record.employer.company.id ?? '';
     const list = byCompany.get(companyId) ?? [];
     list.push(record);
@@ -96,11 +98,11 @@ export function createDataset(options: DatasetOptions = {}): PartnerDataset {
     },
     findPerson(by, value) {
       switch (by) {
-        case 'id': return personIndex.get(`id|${value.trim()}`);
+        case 'id': return personBy.id.get(value.trim());
         case 'ln_slug':
-        case 'ln_url': return personIndex.get(`slug|${normalizeSlug(value)}`);
-        case 'work_email': return personIndex.get(`work|${normalizeEmail(value)}`);
-        case 'personal_email': return personIndex.get(`personal|${normalizeEmail(value)}`);
+        case 'ln_url': return personBy.slug.get(normalizeSlug(value));
+        case 'work_email': return personBy.work.get(normalizeEmail(value));
+        case 'personal_email': return personBy.personal.get(normalizeEmail(value));
       }
     },
     peopleAt(companyId) {
