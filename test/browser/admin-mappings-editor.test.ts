@@ -228,4 +228,33 @@ describe.skipIf(skip)('admin page: mappings editor', () => {
     expect(await page.getByRole('combobox', { name: 'Rule for jobtitle' }).isDisabled()).toBe(false);
     expect(await page.getByRole('button', { name: 'Add field' }).isDisabled()).toBe(false);
   });
+  it('asks before opening another mapping over unsaved edits, and keeps them when told to', async () => {
+    await signIn(page, stack.running.url, ADMIN_TOKEN);
+    await openMapping(page, 'hubspot/contact');
+    await draftChecked(page);
+    const asked: string[] = [];
+    let answer = false;
+    page.on('dialog', (dialog) => {
+      asked.push(dialog.message());
+      void (answer ? dialog.accept() : dialog.dismiss());
+    });
+    // Nothing edited: it opens without asking.
+    await openMapping(page, 'hubspot/company');
+    await openMapping(page, 'hubspot/contact');
+    await draftChecked(page);
+    expect(asked).toEqual([]);
+
+    await page.getByRole('combobox', { name: 'Rule for jobtitle' }).selectOption('overwrite');
+    await draftChecked(page);
+    await page.getByRole('button', { name: 'Open hubspot/company', exact: true }).click();
+    await expect.poll(() => asked.length).toBe(1);
+    expect(asked[0]).toBe('Discard your unsaved changes to hubspot/contact?');
+    expect(await page.locator('#mapping-detail-title').textContent()).toContain('hubspot/contact');
+    expect(await page.getByRole('combobox', { name: 'Rule for jobtitle' }).inputValue()).toBe('overwrite');
+
+    answer = true;
+    await page.getByRole('button', { name: 'Open hubspot/company', exact: true }).click();
+    await page.locator('#mapping-detail-title', { hasText: 'hubspot/company' }).waitFor();
+    expect(asked).toHaveLength(2);
+  });
 });

@@ -27,7 +27,7 @@ describe.skipIf(skip)('refresh', () => {
   /** Creates contacts for partner people and waits until each is enriched and the echoes are settled. */
   async function enrichedContacts(n: number, offset: number) {
     const people = partnerPeople(stack.sandboxes, n, offset);
-    const contacts = people.map((p) => ({ person: p.person, email: p.workEmail!, id: stack.sandboxes.hubspot.createContact({ email: p.workEmail! }).id }));
+    const contacts = people.map((p) => ({ record: p, person: p.person, email: p.workEmail!, id: stack.sandboxes.hubspot.createContact({ email: p.workEmail! }).id }));
     for (const c of contacts) await stateReaches(stack.running, { connection: 'hubspot', objectType: 'contact', recordId: c.id }, 'enriched');
     await settled(stack);
     return contacts;
@@ -47,15 +47,15 @@ describe.skipIf(skip)('refresh', () => {
 
   it('brings the partner\'s new data after REFRESH_AFTER_DAYS but keeps a value a person edited, and the audit says why', async () => {
     const [contact] = await enrichedContacts(1, 20);
-    const { person, id } = contact!;
+    const { person, id, record: partnerRecord } = contact!;
     const ourTitle = person.position!;
     expect(stack.sandboxes.hubspot.getContact(id)?.jobtitle).toBe(ourTitle);
 
     const edited = `${ourTitle} (as the account manager knows it)`;
     stack.sandboxes.hubspot.updateRecord('contacts', id, { jobtitle: edited });
     // The partner's data moves on: a new title (which must not replace the edit) and a new headline (which must be written).
-    person.position = 'Chief Refresh Officer';
-    person.headline = 'Now refreshing records for a living';
+    partnerRecord.change({ position: 'Chief Refresh Officer', headline: 'Now refreshing records for a living' });
+    Object.assign(person, partnerRecord.person);
     await daysPass([contact!]);
 
     expect((await stack.running.service.refreshNow()).refresh).toBe(1);

@@ -36,5 +36,8 @@ describe('sandbox memory per record', () => {
     const again = record.person;
     expect(again).not.toBe(first);
     expect(again).toEqual(first);
+    // The partner's data moving on is kept as the changed fields alone, and read back with the rest.
+    record.change({ headline: 'A new headline' });
+    expect(record.person).toEqual({ ...first, headline: 'A new headline' });
   });
 });

@@ -105,13 +105,22 @@ export class PersonRecord {
     ];
   }
 
+  /** Fields of the profile the partner has changed since it was generated (see `change`). */
+  private changes?: Partial<Person>;
+
   /**
    * The full profile, as GET /people returns it. Drawn again on each call from the person's own seed
    * (the same every time), not kept: an import that looks up thousands of people would otherwise hold
    * every profile for the life of the sandbox, in the service's own process in the embedded default.
    */
   get person(): Person {
-    return this.draw();
+    const drawn = this.draw();
+    return this.changes ? { ...drawn, ...this.changes } : drawn;
+  }
+
+  /** The partner's data moves on: these fields of the profile read differently from now on. */
+  change(fields: Partial<Person>): void {
+    this.changes = { ...this.changes, ...fields };
   }
 
   private draw(): Person {

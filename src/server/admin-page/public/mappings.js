@@ -31,7 +31,7 @@ export async function loadMappings() {
       const name = `${m.crm}/${m.object}`;
       return h('tr', {},
         h('th', { scope: 'row' }, name), h('td', {}, m.version), h('td', {}, authorName(m.author)), h('td', {}, m.comment), h('td', {}, when(m.createdAt)),
-        h('td', {}, h('button', { type: 'button', 'aria-label': `Open ${name}`, onclick: () => openMapping(m.crm, m.object) }, 'Open')));
+        h('td', {}, h('button', { type: 'button', 'aria-label': `Open ${name}`, onclick: () => leaveDraft() && openMapping(m.crm, m.object) }, 'Open')));
     }));
     labelCells($('mapping-list'));
     fillRecordPickers(mappings);
@@ -97,6 +97,19 @@ function showProblems(problems) {
       h('p', {}, h('strong', {}, `${n} problem${n === 1 ? '' : 's'}`), elsewhere.length < n ? ' (each shown under its row)' : ''),
       elsewhere.length ? h('ul', {}, elsewhere.map((p) => h('li', {}, h('code', {}, p.field || '(document)'), ': ', p.message))) : null));
 }
+
+/** Whether the open mapping has edits that are not saved. */
+const unsaved = () => Boolean(current) && !$('save').disabled;
+
+/** Opening another mapping replaces the draft: ask first when it holds edits. */
+function leaveDraft() {
+  return !unsaved() || window.confirm(`Discard your unsaved changes to ${current.crm}/${current.object}?`);
+}
+
+// Closing or reloading the tab would lose the draft too; the browser asks in its own words.
+window.addEventListener('beforeunload', (event) => {
+  if (unsaved()) event.preventDefault();
+});
 
 function updateSave() {
   const changed = Boolean(current) && ($('mapping-document').value !== current.active.document || pending === true);
