@@ -4,17 +4,14 @@
  * messages, preview of the draft on an enriched record, save after a confirmation that shows the
  * diff, Compare, and roll back after a confirmation, each checked against the admin API.
  */
-import { existsSync } from 'node:fs';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { serverUnavailable } from '../support/db.js';
 import { settled, stateReaches } from '../e2e/probes.js';
 import { ADMIN_TOKEN, partnerPeople } from '../e2e/stack.js';
 import { useStack } from '../e2e/use-stack.js';
-import { cellTexts, openMapping, showYaml, signIn, draftChecked } from './page-helpers.js';
+import { browserSkipReason, launchChromium, cellTexts, openMapping, showYaml, signIn, draftChecked } from './page-helpers.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const skip = (await serverUnavailable()) ?? (existsSync(CHROMIUM) ? undefined : `${CHROMIUM} is missing (apt-get install chromium)`);
+const skip = await browserSkipReason();
 if (skip) console.warn(`skipping mappings editor browser tests: ${skip}`);
 
 const JOBTITLE = '  - { target: jobtitle, from: position }';
@@ -38,10 +35,7 @@ describe.skipIf(skip)('admin page: mappings editor', () => {
   let problems: string[];
 
   beforeAll(async () => {
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();

@@ -4,20 +4,18 @@
  * or critical violation on any view, no request fails and nothing is logged as an error (the favicon
  * included). Screenshots of each view at both widths go to test-artifacts/ for a person to look at.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { serverUnavailable } from '../support/db.js';
 import { settled, stateReaches } from '../e2e/probes.js';
 import { ADMIN_TOKEN, partnerPeople } from '../e2e/stack.js';
 import { useStack } from '../e2e/use-stack.js';
-import { draftChecked, openMapping, showYaml, signIn } from './page-helpers.js';
+import { browserSkipReason, launchChromium, draftChecked, openMapping, showYaml, signIn } from './page-helpers.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = new URL('../../test-artifacts/', import.meta.url);
 const AXE_SOURCE: string = (createRequire(import.meta.url)('axe-core') as { source: string }).source;
-const skip = (await serverUnavailable()) ?? (existsSync(CHROMIUM) ? undefined : `${CHROMIUM} is missing (apt-get install chromium)`);
+const skip = await browserSkipReason();
 if (skip) console.warn(`skipping admin page layout tests: ${skip}`);
 
 const VIEWS = ['Mappings', 'Records', 'Dead letters', 'Discovery', 'Stats'] as const;
@@ -33,10 +31,7 @@ describe.skipIf(skip)('admin page layout and accessibility', () => {
 
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
     const [p] = partnerPeople(stack.sandboxes, 1, 900);
     const { id } = stack.sandboxes.hubspot.createContact({ email: p!.workEmail! });
     contactId = id;

@@ -4,17 +4,14 @@
  * state and audit trail, lists and replays dead letters, and shows the same stats as the API. One
  * browser per file; each test gets a fresh context, so the token in sessionStorage does not leak.
  */
-import { existsSync } from 'node:fs';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { serverUnavailable } from '../support/db.js';
 import { settled, stateReaches } from '../e2e/probes.js';
 import { ADMIN_TOKEN, eventually, partnerPeople } from '../e2e/stack.js';
 import { useStack } from '../e2e/use-stack.js';
-import { cellTexts, definitionTexts, openMapping, showYaml, signIn } from './page-helpers.js';
+import { browserSkipReason, launchChromium, cellTexts, definitionTexts, openMapping, showYaml, signIn } from './page-helpers.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const skip = (await serverUnavailable()) ?? (existsSync(CHROMIUM) ? undefined : `${CHROMIUM} is missing (apt-get install chromium)`);
+const skip = await browserSkipReason();
 if (skip) console.warn(`skipping admin page browser tests: ${skip}`);
 
 const HEADLINE_FIELD = '  - target: crm_enrich_headline\n    from: headline\n    custom: { label: Headline, type: string }\n';
@@ -28,10 +25,7 @@ describe.skipIf(skip)('admin page', () => {
   let offset = 400;
 
   beforeAll(async () => {
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();

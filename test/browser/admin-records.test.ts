@@ -3,18 +3,15 @@
  * stack: a record found by e-mail or name, with its CRM link, company link and history grouped by run;
  * the jobs still being retried with their error; and discovery from persona to preview to run.
  */
-import { existsSync } from 'node:fs';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { DiscoveryPreview } from '../../src/discovery/discovery.js';
-import { serverUnavailable } from '../support/db.js';
 import { settled, stateReaches } from '../e2e/probes.js';
 import { ADMIN_TOKEN, eventually, partnerPeople } from '../e2e/stack.js';
 import { useStack } from '../e2e/use-stack.js';
-import { cellTexts, definitionTexts, signIn } from './page-helpers.js';
+import { browserSkipReason, launchChromium, cellTexts, definitionTexts, signIn } from './page-helpers.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const skip = (await serverUnavailable()) ?? (existsSync(CHROMIUM) ? undefined : `${CHROMIUM} is missing (apt-get install chromium)`);
+const skip = await browserSkipReason();
 if (skip) console.warn(`skipping admin records browser tests: ${skip}`);
 
 describe.skipIf(skip)('admin page: records, retries and discovery', () => {
@@ -27,10 +24,7 @@ describe.skipIf(skip)('admin page: records, retries and discovery', () => {
   let offset = 1200;
 
   beforeAll(async () => {
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();

@@ -5,19 +5,16 @@
  * written, partner credits spent, CRM calls made, coverage of a filled property). A refresh keeps the
  * reader's scroll position and open tables; at 390 px with every table open nothing scrolls sideways.
  */
-import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { serverUnavailable } from '../support/db.js';
 import { settled, stateReaches } from '../e2e/probes.js';
 import { ADMIN_TOKEN, partnerPeople } from '../e2e/stack.js';
 import { useStack } from '../e2e/use-stack.js';
-import { cellTexts, signIn } from './page-helpers.js';
+import { browserSkipReason, launchChromium, cellTexts, signIn } from './page-helpers.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const AXE_SOURCE: string = (createRequire(import.meta.url)('axe-core') as { source: string }).source;
-const skip = (await serverUnavailable()) ?? (existsSync(CHROMIUM) ? undefined : `${CHROMIUM} is missing (apt-get install chromium)`);
+const skip = await browserSkipReason();
 if (skip) console.warn(`skipping admin stats browser tests: ${skip}`);
 
 /** The charts drawn whatever happened, then one field coverage chart per mapped object worked on. */
@@ -59,10 +56,7 @@ describe.skipIf(skip)('admin page stats charts', () => {
   let problems: string[];
 
   beforeAll(async () => {
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
     for (const p of partnerPeople(stack.sandboxes, CONTACTS, 700)) {
       const { id } = stack.sandboxes.hubspot.createContact({ email: p.workEmail! });
       await stateReaches(stack.running, { connection: 'hubspot', objectType: 'contact', recordId: id }, 'enriched');

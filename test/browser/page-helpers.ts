@@ -1,5 +1,23 @@
-/** What the admin page tests do and read in the browser: sign in, open a mapping, read tables and definition lists as text. */
-import type { Page } from 'playwright-core';
+/** What the browser tests share: launching Chromium, and what the admin page tests do and read in it (sign in, open a mapping, read tables and definition lists as text). */
+import { existsSync } from 'node:fs';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { serverUnavailable } from '../support/db.js';
+
+/** Debian's Chromium, which `.ci/run` installs. */
+export const CHROMIUM = '/usr/bin/chromium';
+
+/** Why the browser tests cannot run on this machine (no Postgres server, no Chromium), or undefined. */
+export async function browserSkipReason(): Promise<string | undefined> {
+  return (await serverUnavailable()) ?? (existsSync(CHROMIUM) ? undefined : `${CHROMIUM} is missing (apt-get install chromium)`);
+}
+
+/** Chromium headless, with nothing in the background that would reach out of the machine. */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
 
 /** Opens the page, enters the token and waits for the mapping list the page loads after it. */
 export async function signIn(page: Page, serviceUrl: string, token: string): Promise<void> {

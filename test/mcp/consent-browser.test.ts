@@ -5,19 +5,17 @@
  * browser back to the loopback listener with a code (the page's CSP must let that redirect through)
  * and Deny with access_denied. The code then signs the SDK's client in and a tool answers.
  */
-import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { browserSkipReason, launchChromium } from '../browser/page-helpers.js';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { serverUnavailable } from '../support/db.js';
 import { ADMIN_TOKEN, eventually } from '../e2e/stack.js';
 import { useStack } from '../e2e/use-stack.js';
 import { CALLBACK, connect, MemoryOAuthClient } from './oauth-helpers.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const skip = (await serverUnavailable()) ?? (existsSync(CHROMIUM) ? undefined : `${CHROMIUM} is missing (apt-get install chromium)`);
+const skip = await browserSkipReason();
 if (skip) console.warn(`skipping MCP consent browser tests: ${skip}`);
 
 describe.skipIf(skip)('MCP consent page in Chromium', () => {
@@ -31,10 +29,7 @@ describe.skipIf(skip)('MCP consent page in Chromium', () => {
   let received: URL[] = [];
 
   beforeAll(async () => {
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
     // The developer tool's loopback listener, on whatever port the system gives.
     callback = createServer((req, res) => {
       received.push(new URL(req.url ?? '/', callbackUrl));
