@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { settled, stateReaches } from '../e2e/probes.js';
 import { ADMIN_TOKEN, partnerPeople } from '../e2e/stack.js';
 import { useStack } from '../e2e/use-stack.js';
-import { browserSkipReason, launchChromium, cellTexts, openMapping, showYaml, signIn, draftChecked } from './page-helpers.js';
+import { browserSkipReason, launchChromium, cellTexts, openMapping, showYaml, signIn, draftChecked, watchForProblems } from './page-helpers.js';
 
 const skip = await browserSkipReason();
 if (skip) console.warn(`skipping mappings editor browser tests: ${skip}`);
@@ -45,15 +45,8 @@ describe.skipIf(skip)('admin page: mappings editor', () => {
     context.setDefaultTimeout(10_000);
     page = await context.newPage();
     problems = [];
-    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-    page.on('console', (message) => {
-      if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
-    });
-    page.on('requestfailed', (request) => problems.push(`failed: ${request.url()} ${request.failure()?.errorText}`));
     // Editing is the normal state of a draft with problems: no request of the editor may fail for it.
-    page.on('response', (response) => {
-      if (response.status() >= 400) problems.push(`${response.status()}: ${response.url()}`);
-    });
+    watchForProblems(page, problems, { warnings: false });
   });
   afterEach(async () => {
     await context?.close();

@@ -11,7 +11,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { settled, stateReaches } from '../e2e/probes.js';
 import { ADMIN_TOKEN, partnerPeople } from '../e2e/stack.js';
 import { useStack } from '../e2e/use-stack.js';
-import { browserSkipReason, launchChromium, draftChecked, openMapping, showYaml, signIn } from './page-helpers.js';
+import { browserSkipReason, launchChromium, draftChecked, openMapping, showYaml, signIn, watchForProblems } from './page-helpers.js';
 
 const ARTIFACTS = new URL('../../test-artifacts/', import.meta.url);
 const AXE_SOURCE: string = (createRequire(import.meta.url)('axe-core') as { source: string }).source;
@@ -47,14 +47,7 @@ describe.skipIf(skip)('admin page layout and accessibility', () => {
     context = await browser.newContext({ viewport: { width, height: 800 }, bypassCSP: true });
     context.setDefaultTimeout(10_000);
     page = await context.newPage();
-    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-    page.on('console', (message) => {
-      if (message.type() === 'error' || message.type() === 'warning') problems.push(`console ${message.type()}: ${message.text()}`);
-    });
-    page.on('requestfailed', (request) => problems.push(`failed: ${request.url()} ${request.failure()?.errorText}`));
-    page.on('response', (response) => {
-      if (response.status() >= 400) problems.push(`${response.status()}: ${response.url()}`);
-    });
+    watchForProblems(page, problems, { warnings: true });
     await signIn(page, stack.running.url, ADMIN_TOKEN);
   }
   beforeEach(() => {

@@ -11,7 +11,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { settled, stateReaches } from '../e2e/probes.js';
 import { ADMIN_TOKEN, partnerPeople } from '../e2e/stack.js';
 import { useStack } from '../e2e/use-stack.js';
-import { browserSkipReason, launchChromium, cellTexts, signIn } from './page-helpers.js';
+import { browserSkipReason, launchChromium, cellTexts, signIn, watchForProblems } from './page-helpers.js';
 
 const AXE_SOURCE: string = (createRequire(import.meta.url)('axe-core') as { source: string }).source;
 const skip = await browserSkipReason();
@@ -79,14 +79,7 @@ describe.skipIf(skip)('admin page stats charts', () => {
     context.setDefaultTimeout(10_000);
     page = await context.newPage();
     // A CSP refusal shows as a console error: Chart.js must draw under the page's policy as it is.
-    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-    page.on('console', (message) => {
-      if (message.type() === 'error' || message.type() === 'warning') problems.push(`console ${message.type()}: ${message.text()}`);
-    });
-    page.on('requestfailed', (request) => problems.push(`failed: ${request.url()} ${request.failure()?.errorText}`));
-    page.on('response', (response) => {
-      if (response.status() >= 400) problems.push(`${response.status()}: ${response.url()}`);
-    });
+    watchForProblems(page, problems, { warnings: true });
     if (options.clock) await page.clock.install();
     await signIn(page, stack.running.url, ADMIN_TOKEN);
     await page.getByRole('button', { name: 'Stats', exact: true }).click();

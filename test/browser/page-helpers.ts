@@ -19,6 +19,21 @@ export function launchChromium(): Promise<Browser> {
   });
 }
 
+/**
+ * Collects into `problems` what means part of the page silently does not work: a script error, a
+ * console error (and warning, with `warnings`), a request that failed or was answered 400 or above.
+ */
+export function watchForProblems(page: Page, problems: string[], options: { warnings: boolean }): void {
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  page.on('console', (message) => {
+    if (message.type() === 'error' || (options.warnings && message.type() === 'warning')) problems.push(`console ${message.type()}: ${message.text()}`);
+  });
+  page.on('requestfailed', (request) => problems.push(`failed: ${request.url()} ${request.failure()?.errorText}`));
+  page.on('response', (response) => {
+    if (response.status() >= 400) problems.push(`${response.status()}: ${response.url()}`);
+  });
+}
+
 /** Opens the page, enters the token and waits for the mapping list the page loads after it. */
 export async function signIn(page: Page, serviceUrl: string, token: string): Promise<void> {
   await page.goto(`${serviceUrl}/admin`);
