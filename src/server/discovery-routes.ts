@@ -3,11 +3,12 @@
  * preview and run of discovery at one company. Mounted inside the admin router, behind its token.
  */
 import { randomUUID } from 'node:crypto';
-import { type NextFunction, type Request, type Response, Router } from 'express';
+import { Router } from 'express';
 import { z } from 'zod';
 import type { DiscoveryProgress } from '../discovery/discovery.js';
 import { PartnerError } from '../partner/partner-error.js';
 import type { AdminContext } from './admin-context.js';
+import { route } from './admin-request.js';
 import { HttpError } from './http-error.js';
 
 const PersonaName = z
@@ -46,8 +47,6 @@ function parse<T>(schema: z.ZodType<T>, body: unknown): T {
   throw new HttpError(400, 'invalid_request', message, { field, issues: result.error.issues.map((i) => ({ field: i.path.join('.'), message: i.message })) });
 }
 
-type Handler = (req: Request, res: Response) => Promise<void>;
-const route = (fn: Handler) => (req: Request, res: Response, next: NextFunction) => fn(req, res).catch(next);
 
 /** Runs under way in this process, for progress bars; kept a while after they end. */
 const RUN_MEMORY_MS = 10 * 60_000;

@@ -3,15 +3,14 @@
  * record's enrichment state with its audit trail grouped by run and links to it and its company in
  * the CRM, and enrich one now.
  */
-import { type NextFunction, type Request, type Response, Router } from 'express';
+import { Router } from 'express';
 import type { CrmConnector, CrmRecord } from '../core/connector.js';
 import { connectorFor, mappedObject, objectTypeIn } from '../service/connectors.js';
 import type { AuditRow } from '../store/audit-log.js';
 import type { AdminContext } from './admin-context.js';
+import { route } from './admin-request.js';
 import { HttpError } from './http-error.js';
 
-type Handler = (req: Request, res: Response) => Promise<void>;
-const route = (fn: Handler) => (req: Request, res: Response, next: NextFunction) => fn(req, res).catch(next);
 
 /** What a person recognises a record by, per CRM and object: its name and e-mail or website. */
 const LABEL_PROPERTIES: Record<string, Record<string, { name: string[]; detail: string }>> = {

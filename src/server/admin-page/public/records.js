@@ -42,10 +42,8 @@ function search(event) {
   $('record-result').replaceChildren();
   return run($('record-results'), async () => {
     const { results } = await api('GET', `records/${enc(connection)}/${enc(object)}?q=${enc(q)}`);
-    if (results.length === 1) {
-      await open(connection, object, results[0]);
-      return table(`1 ${objectName(object).toLowerCase()} found`, ['Name', 'E-mail or website', 'Id', 'Status'], [[shown(results[0].name), shown(results[0].detail), results[0].id, statusName(results[0].status)]]);
-    }
+    // One match is what the admin looked for: open it at once.
+    if (results.length === 1) await open(connection, object, results[0]);
     return table(
       `${results.length} ${objectName(object).toLowerCase()}${results.length === 1 ? '' : 's'} found in ${crmName(connection)}`,
       ['Name', 'E-mail or website', 'Id', 'Status', 'Open'],
