@@ -2,9 +2,9 @@
  * The durable job queue: pg-boss in the store's schema, plus a table of every event key ever
  * received. pg-boss singleton keys only hold while a job is live, and the CRMs redeliver events
  * hours after the first delivery was processed, so deduplication is a unique index of our own,
- * written in the same transaction as the jobs: an event is either stored with its job or not at all.
+ * written in the same statement as the jobs: an event is either stored with its job or not at all.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { PGlite } from '@electric-sql/pglite';
 import type pg from 'pg';
 import { PgBoss, fromPglite, type Db as BossDb, type JobWithMetadata } from 'pg-boss';
@@ -155,7 +155,7 @@ export class JobQueue {
   }
 
   /**
-   * Stores jobs in one transaction: event keys seen before (in this batch or ever) are dropped,
+   * Stores jobs in one statement: event keys seen before (in this batch or ever) are dropped,
    * the rest become jobs. Safe to call again with the same batch after a failure.
    *
    * Group commit: batches that arrive while the commits of their queue are under way wait for one
@@ -199,56 +199,68 @@ export class JobQueue {
     }
   }
 
-  /** One transaction for several callers' batches; a result per batch, in order. */
-  private commit(queue: string, batches: JobInput[][]): Promise<EnqueueResult[]> {
-    // The first job with a key, across all batches in order, is the one that may be new.
-    const candidates = new Map<string, { batch: number; job: JobInput }>();
-    const entries = batches.flatMap((jobs, batch) =>
-      jobs.map((job) => {
-        if (job.dedupKey === undefined) return { batch, job, hash: undefined };
-        const hash = hashEventKey(job.dedupKey);
-        if (!candidates.has(hash)) candidates.set(hash, { batch, job });
-        return { batch, job, hash };
-      }),
-    );
-    return this.db.transaction(async (tx) => {
-      let fresh = new Set<string>();
-      if (candidates.size > 0) {
-        const events = [...candidates].map(([key_hash, { job }]) => ({
-          key_hash, connection: job.data.connection, object_type: job.data.objectType, record_id: job.data.recordId,
-        }));
-        const { rows } = await tx.query<{ key_hash: string }>(
-          `INSERT INTO "${this.schema}".received_event (key_hash, connection, object_type, record_id, queue)
-           SELECT key_hash, connection, object_type, record_id, $2
-           FROM jsonb_to_recordset($1::jsonb) AS e(key_hash text, connection text, object_type text, record_id text)
-           ON CONFLICT (key_hash) DO NOTHING RETURNING key_hash`,
-          [JSON.stringify(events), queue],
-        );
-        fresh = new Set(rows.map((r) => r.key_hash));
+  /**
+   * One statement for several callers' batches, so one round trip: the event keys go into
+   * received_event in a data-modifying WITH, and pg-boss's own insert takes only the jobs whose key
+   * that insert returned (or that carry none). A statement is atomic, so an event is stored with its
+   * job or not at all, without BEGIN and COMMIT. A result per batch, in order.
+   */
+  private async commit(queue: string, batches: JobInput[][]): Promise<EnqueueResult[]> {
+    const results: EnqueueResult[] = batches.map((jobs) => ({ ids: [], enqueued: 0, duplicates: jobs.length }));
+    // The first job with a key, across all batches in order, is the one that may be new; the jobs
+    // carry their own ids so that the ones inserted can be told from the ones dropped.
+    const seen = new Set<string>();
+    const candidates: { batch: number; id: string; keyHash?: string; job: JobInput }[] = [];
+    batches.forEach((jobs, batch) => {
+      for (const job of jobs) {
+        const keyHash = job.dedupKey === undefined ? undefined : hashEventKey(job.dedupKey);
+        if (keyHash !== undefined) {
+          if (seen.has(keyHash)) continue;
+          seen.add(keyHash);
+        }
+        candidates.push({ batch, id: randomUUID(), keyHash, job });
       }
-      const taken = new Set<string>();
-      const toInsert = entries.filter((e) => {
-        if (e.hash === undefined) return true;
-        if (!fresh.has(e.hash) || taken.has(e.hash)) return false;
-        taken.add(e.hash);
-        return true;
-      });
-      const ids = toInsert.length
-        ? ((await this.boss.insert(
-            queue,
-            toInsert.map(({ job }) => ({ data: job.data, priority: PRIORITY[job.priority ?? 'interactive'], startAfter: job.startAfter })),
-            { db: { executeSql: (text: string, values?: unknown[]) => tx.query(text, values) }, returnId: true },
-          )) ?? [])
-        : [];
-      const results: EnqueueResult[] = batches.map((jobs) => ({ ids: [], enqueued: 0, duplicates: jobs.length }));
-      toInsert.forEach((e, i) => {
-        const result = results[e.batch]!;
-        result.enqueued++;
-        result.duplicates--;
-        if (ids[i] !== undefined) result.ids.push(ids[i]!);
-      });
-      return results;
     });
+    const events = candidates.flatMap(({ keyHash, job }) =>
+      keyHash === undefined ? [] : [{ key_hash: keyHash, connection: job.data.connection, object_type: job.data.objectType, record_id: job.data.recordId }],
+    );
+    const inserted = new Set(
+      (await this.boss.insert(
+        queue,
+        candidates.map(({ id, keyHash, job }) => ({
+          id, keyHash, data: job.data, priority: PRIORITY[job.priority ?? 'interactive'], startAfter: job.startAfter,
+        })),
+        { db: { executeSql: (text: string, values?: unknown[]) => this.db.query(this.withEvents(text), [values?.[0], JSON.stringify(events), queue]) }, returnId: true },
+      )) ?? [],
+    );
+    for (const c of candidates) {
+      if (!inserted.has(c.id)) continue;
+      const result = results[c.batch]!;
+      result.enqueued++;
+      result.duplicates--;
+      result.ids.push(c.id);
+    }
+    return results;
+  }
+
+  /**
+   * pg-boss's job insert, reading its jobs from `$1` (a JSON array), made to store the event keys
+   * in `$2` first and to keep only the jobs whose `keyHash` is new or absent.
+   */
+  private withEvents(insertJobs: string): string {
+    const source = 'json_to_recordset($1::text::json)';
+    if (!/^\s*INSERT\b/.test(insertJobs) || !insertJobs.includes(source)) {
+      throw new StoreError('queue_incompatible', 'The installed pg-boss inserts jobs with a statement this version of crm-enrich was not built for; install the pinned version (npm ci).');
+    }
+    return `WITH fresh AS (
+        INSERT INTO "${this.schema}".received_event (key_hash, connection, object_type, record_id, queue)
+        SELECT key_hash, connection, object_type, record_id, $3
+        FROM jsonb_to_recordset($2::jsonb) AS e(key_hash text, connection text, object_type text, record_id text)
+        ON CONFLICT (key_hash) DO NOTHING RETURNING key_hash
+      )
+      ${insertJobs.replace(source, () => `json_to_recordset((
+        SELECT coalesce(json_agg(job), '[]'::json) FROM json_array_elements($1::text::json) AS job
+        WHERE job->>'keyHash' IS NULL OR job->>'keyHash' IN (SELECT key_hash FROM fresh)))`)}`;
   }
 
   /**

@@ -199,8 +199,22 @@ describeEachBackend('job queue', (t) => {
       expect(r.ids).toHaveLength(r.enqueued);
     }
     expect(await store.queue.depth(Q)).toBe(12 * 4 + 1);
+    // Each id names the job of its own batch's record.
+    const claimed = await store.queue.claim(Q, 100);
+    const recordOf = new Map(claimed.map((j) => [j.id, j.data.recordId]));
+    results.forEach((r, b) => {
+      for (const id of r.ids) expect(recordOf.get(id)).toMatch(new RegExp(`^g${b}-`));
+    });
+    await store.queue.release(Q, claimed, 0);
     // Delivered again, all of it is a duplicate.
     const again = await Promise.all(batches.map((jobs) => store.queue.enqueue(Q, jobs)));
     expect(again.every((r) => r.enqueued === 0 && r.duplicates === 5)).toBe(true);
+
+    // Jobs without a key, grouped with keyed ones, are always stored.
+    const mixed = await Promise.all([
+      store.queue.enqueue(Q, [{ data: ref('manual-1') }, { data: ref('g0-1'), dedupKey: 'key-0-1' }]),
+      store.queue.enqueue(Q, [{ data: ref('manual-2') }, { data: ref('new-1'), dedupKey: 'key-new-1' }]),
+    ]);
+    expect(mixed.map((r) => [r.enqueued, r.duplicates])).toEqual([[1, 1], [2, 0]]);
   });
 });
