@@ -5,7 +5,8 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     environment: 'node',
     // Starts a Postgres for the suites that need one when none answers (or TEST_POSTGRES=embedded).
-    globalSetup: ['test/support/global-postgres.ts'],
+    // Compiles the service (bin/build.js) for the suites that start it as its own process.
+    globalSetup: ['test/support/global-postgres.ts', 'test/support/global-build.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // PGlite instances and sandboxes are memory- and CPU-hungry; two cores run two files at a time.

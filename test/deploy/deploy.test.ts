@@ -14,7 +14,7 @@ import {
   configKeys, copySources, deployDir, dockerInstructions, interpolatedNames, listFiles, readText, readYamlDocuments, repoRoot, runtimeImports,
 } from './deploy-files.js';
 
-const pkg = JSON.parse(readText('package.json')) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
+const pkg = JSON.parse(readText('package.json')) as { dependencies: Record<string, string>; devDependencies: Record<string, string>; scripts: Record<string, string> };
 
 describe('deploy/ files', () => {
   const files = listFiles(deployDir);
@@ -65,16 +65,21 @@ describe('Dockerfile', () => {
     for (const base of bases) expect(base).toBe('node:22-bookworm-slim');
   });
 
-  it('installs production dependencies only, and tsx is one of them', () => {
+  it('installs production dependencies only, and the compiler and tsx are among them', () => {
     expect(of('RUN').some((r) => /npm ci\b.*--omit=dev/.test(r.args))).toBe(true);
+    expect(pkg.dependencies).toHaveProperty('esbuild');
     expect(pkg.dependencies).toHaveProperty('tsx');
   });
 
-  it('runs src/cli.ts serve through tsx, and that file is in the image', () => {
+  it('compiles the copied sources in the image and runs dist/src/cli.js serve, as npm start does', () => {
     const cmd = of('CMD').at(-1);
-    // One process: tsx as a loader, not its CLI, which would add a parent process and its memory.
-    expect(JSON.parse(cmd!.args)).toEqual(['node', '--import', 'tsx', 'src/cli.ts', 'serve']);
-    expect(copied.some((src) => 'src/cli.ts'.startsWith(src.replace(/\/?$/, '/')) || src === 'src/cli.ts')).toBe(true);
+    // One process and no TypeScript loader: node runs the compiled service itself.
+    expect(JSON.parse(cmd!.args)).toEqual(['node', 'dist/src/cli.js', 'serve']);
+    expect(of('RUN').some((r) => r.args.trim() === 'node bin/build.js')).toBe(true);
+    expect(pkg.scripts.start).toMatch(/node dist\/src\/cli\.js serve$/);
+    expect(pkg.scripts.prestart).toBe('node bin/build.js');
+    const inImage = (path: string) => copied.some((src) => path.startsWith(src.replace(/\/?$/, '/')) || src === path);
+    for (const path of ['bin/build.js', 'src/cli.ts', 'connectors/hubspot/webhook.ts', 'src/store/migrations/001_init.sql']) expect(inImage(path)).toBe(true);
   });
 
   it('copies only paths that exist in the repository', () => {

@@ -15,8 +15,8 @@ import { SERVER_URL, uniqueSchema } from '../support/db.js';
 import { ADMIN_TOKEN, adminClient, sandboxEnv, type AdminCall, type Sandboxes } from './stack.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-/** One process, no tsx watcher in between, so a signal reaches the service itself. */
-const CLI = ['--import', 'tsx', 'src/cli.ts'];
+/** The compiled service, as `npm start` and the image run it (test/support/global-build.ts makes it): one process, so a signal reaches the service itself. */
+const CLI = ['dist/src/cli.js'];
 
 const children = new Set<ChildProcess>();
 const dataDirs: string[] = [];
