@@ -110,7 +110,15 @@ export function parseOutboundMessage(xml: string): OutboundNotificationMessage {
   if (valid !== true) {
     throw new OutboundMessageError('malformed_xml', `The body is not well-formed XML: ${valid.err.msg} (line ${valid.err.line}).`);
   }
-  const parsed = EnvelopeSchema.safeParse(parser.parse(xml));
+  let document: unknown;
+  try {
+    document = parser.parse(xml);
+  } catch {
+    // The validator lets a few malformed inputs through (e.g. `<:/`) that the parser then throws on;
+    // its message quotes the body, so it is not passed on.
+    throw new OutboundMessageError('malformed_xml', 'The body is not well-formed XML: a tag could not be read.');
+  }
+  const parsed = EnvelopeSchema.safeParse(document);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new OutboundMessageError(

@@ -102,6 +102,11 @@ describe('Salesforce outbound messages', () => {
     const error = refused(request(envelope().replace('</notifications>', '')));
     expect(error).toMatchObject({ status: 400, code: 'malformed_xml' });
     expect(refused(request('not xml at all'))).toMatchObject({ status: 400 });
+    // Passes the XML validator, then makes the parser throw (found by the fuzz test); the refusal
+    // does not quote the body.
+    const tag = refused(request('<:/'));
+    expect(tag).toMatchObject({ status: 400, code: 'malformed_xml' });
+    expect(tag.message).not.toContain('<:/');
   });
 
   it('refuses an entity-expansion payload before parsing it', () => {
