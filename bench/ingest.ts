@@ -7,9 +7,12 @@
  * server with pools of the same size. Every event is new, so each one is verified, parsed and stored
  * before its delivery is acknowledged; the service's lanes are stopped so only ingest is measured.
  * Events stored are counted in the database, not by the client. Ten connections by default: HubSpot
- * sends at most ten requests at once per installing account.
+ * sends at most ten requests at once per installing account. Each run also says how much CPU a
+ * delivery cost, on the whole machine and in the server's process: on a machine whose cores are all
+ * busy, that is what sets the ratio.
  */
 import { fork } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { rootLogger } from '../src/logger.js';
@@ -41,13 +44,30 @@ async function load(url: string): Promise<LoadResult> {
   });
 }
 
-function report(name: string, result: LoadResult, stored: number): number {
-  console.log(`${name}: ${result.requests} deliveries in ${result.seconds} s (${result.non2xx} not 2xx, ${result.errors} errors); p50 ${result.p50} ms, p99 ${result.p99} ms; ${stored} events stored`);
+/** CPU time used so far, in ms: the whole machine's (every process: server, Postgres, load generator) and this process's. */
+function cpuNow(): { machine: number; process: number } {
+  // /proc/stat's first line: user nice system idle iowait irq softirq ..., in hundredths of a second.
+  const f = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const usage = process.cpuUsage();
+  return { machine: (f[0]! + f[1]! + f[2]! + f[5]! + f[6]!) * 10, process: (usage.user + usage.system) / 1000 };
+}
+
+/** Runs the load against `url` and says how much CPU each delivery cost. */
+async function measured(url: string): Promise<LoadResult & { cpu: string }> {
+  const before = cpuNow();
+  const result = await load(url);
+  const after = cpuNow();
+  const per = (ms: number) => (ms / result.requests).toFixed(2);
+  return { ...result, cpu: `CPU per delivery ${per(after.machine - before.machine)} ms on the machine, ${per(after.process - before.process)} ms in the server's process` };
+}
+
+function report(name: string, result: LoadResult & { cpu: string }, stored: number): number {
+  console.log(`${name}: ${result.requests} deliveries in ${result.seconds} s (${result.non2xx} not 2xx, ${result.errors} errors); p50 ${result.p50} ms, p99 ${result.p99} ms; ${stored} events stored; ${result.cpu}`);
   return Math.round(stored / result.seconds);
 }
 
 const baseline = await startBaseline(SERVER_URL, uniqueSchema('bench_baseline'), HUBSPOT_SECRET, POOL);
-const baselineResult = await load(baseline.url);
+const baselineResult = await measured(baseline.url);
 const baselineRate = report('baseline (one INSERT per event)', baselineResult, await baseline.stored());
 await baseline.close();
 
@@ -58,7 +78,7 @@ await running.service.enricher.stop();
 const count = async () =>
   (await running.service.store.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM "${running.schema}".job WHERE name = 'enrich.hubspot.contact'`)).rows[0]!.n;
 const before = await count();
-const result = await load(`${running.url}/webhooks/hubspot`);
+const result = await measured(`${running.url}/webhooks/hubspot`);
 const rate = report('crm-enrich', result, (await count()) - before);
 await running.stop();
 await sandboxes.close();
