@@ -91,6 +91,16 @@ const existing: string[] = [];
 for (let i = 0; i < records; i++) existing.push(sandboxes.hubspot.createContact({ email: email() }).id);
 sandboxes.hubspot.setWebhookUrl(webhookUrl);
 await sandboxes.hubspot.webhooksIdle();
+// The idle contacts' employers are linked after their writes; the backfill's clock and counts start
+// once that work is done (no HubSpot call and no partner request for a second, at most 20 s), or the
+// first second of the backfill went to queueing behind it.
+const activity = () => `${sandboxes.hubspot.stats().calls} ${sandboxes.partner.stats().keys['sandbox-key']?.served ?? 0}`;
+for (let quietSince = performance.now(), seen = activity(), until = performance.now() + 20_000; performance.now() < until; ) {
+  await sleep(100);
+  const now = activity();
+  if (now !== seen) [seen, quietSince] = [now, performance.now()];
+  else if (performance.now() - quietSince >= 1_000) break;
+}
 
 sandboxes.hubspot.recordWrites();
 const writesBefore = sandboxes.hubspot.writes().length;
