@@ -121,6 +121,14 @@ export class EmployerResolver {
     });
   }
 
+  /**
+   * The lane has no record left whose lookup could add a domain (the end of a backlog, a lull): the
+   * bulk domains waiting to share a search need not wait out the linger.
+   */
+  hurry(): void {
+    if (this.pending.size > 0) this.flushSoon(0);
+  }
+
   /** Resolves what is pending now; returns when every resolution under way is done. */
   async drain(): Promise<void> {
     this.flushSoon(0);

@@ -16,7 +16,11 @@ import type { RecordPlan } from './record-plan.js';
 export interface LinkContext {
   connector: CrmConnector;
   objectType: string;
-  employers?: { resolve(employer: Employer, priority: Priority): Promise<EmployerResolution> };
+  employers?: {
+    resolve(employer: Employer, priority: Priority): Promise<EmployerResolution>;
+    /** No record that could add a domain is still being looked up: search for the waiting ones now. */
+    hurry(): void;
+  };
   freeMail?: { has(domain: string): boolean };
 }
 

@@ -3,8 +3,8 @@ import type { CrmConnector, CrmRecord } from '../core/connector.js';
 import type { Priority } from '../core/limiter.js';
 import type { CompiledMapping } from '../mapping/compile.js';
 import type { CompanyLinkPlan } from './company-link.js';
-import type { Employer, EmployerResolution } from './employers.js';
 import type { EnrichJob } from './jobs.js';
+import type { LinkContext } from './lane-links.js';
 import type { PartnerLookups } from './partner-lookups.js';
 import type { AuditPort, ErasurePort, JobQueuePort, RecordState, StatePort } from './ports.js';
 import type { RecordPlan } from './record-plan.js';
@@ -24,7 +24,7 @@ export interface LaneOptions {
    * For person mappings with a \`company\` entry, on connectors that link records with companies: finds
    * or creates each person's employer (once per domain, across instances) so the record is linked to it.
    */
-  employers?: { resolve(employer: Employer, priority: Priority): Promise<EmployerResolution> };
+  employers?: LinkContext['employers'];
   /** Free-mail domains, which never name an employer. */
   freeMail?: { has(domain: string): boolean };
   /**

@@ -36,6 +36,8 @@ export class Lane extends EventEmitter<LaneEvents> {
   private inFlight = 0;
   private pendingLookups = 0;
   private pendingInteractive = 0;
+  /** Records whose partner lookups are still running (not yet waiting for their employer or a write). */
+  private planning = 0;
   private readonly inFlightRecords = new Set<string>();
   private readonly writing = new Map<string, Record<string, string>>();
   private readonly batches = new Set<Promise<void>>();
@@ -234,7 +236,13 @@ export class Lane extends EventEmitter<LaneEvents> {
     let result: RecordPlan;
     try {
       const marketHint = work.jobs.find((j) => j.data.market)?.data.market;
-      result = await planRecord(work.record, mapping, this.options.lookups, work.state, work.priority, new Date(), marketHint);
+      this.planning++;
+      try {
+        result = await planRecord(work.record, mapping, this.options.lookups, work.state, work.priority, new Date(), marketHint);
+      } finally {
+        // The last lookup in hand has answered: employers waiting to share a search cannot gain another.
+        if (--this.planning === 0) this.links.employers?.hurry();
+      }
       const plan = result;
       if (urgent && !this.options.connector.companyLinkInWrite && plan.kind === 'planned' && Object.keys(plan.plan.writes).length > 0) {
         // The person waits for the enrichment, not for the employer to be found or created: the
