@@ -110,6 +110,10 @@ const started = performance.now();
 const res = await service.admin('POST', '/backfills', { connection: 'hubspot', object: 'contact' });
 if (res.status !== 202) throw new Error(`backfill refused: ${res.status} ${JSON.stringify(res.body)}`);
 
+// The partner's served count every 250 ms: where the backfill's seconds went (start-up, steady, tail).
+const servedSamples: number[] = [];
+const hsSamples: Record<string, number>[] = [];
+const sampler = setInterval(() => { servedSamples.push((sandboxes.partner.stats().keys['sandbox-key']?.served ?? 0) - partnerBefore.served); hsSamples.push({ ...sandboxes.hubspot.stats().byEndpoint }); }, 250);
 const expectedSeconds = records / LIMIT;
 const during: Promise<number>[] = [];
 for (let i = 0; i < NEW_DURING; i++) {
@@ -122,6 +126,7 @@ for (;;) {
   await sleep(50);
 }
 const seconds = (performance.now() - started) / 1000;
+clearInterval(sampler);
 // Links are made right after each write; let the last ones land before counting.
 for (let i = 0; i < 100 && existing.some((id) => !sandboxes.hubspot.getContact(id)?.associatedcompanyid); i++) await sleep(100);
 const partnerAfter = sandboxes.partner.stats().keys['sandbox-key']!;
@@ -154,6 +159,15 @@ const unlinked = existing.filter((id) => !sandboxes.hubspot.getContact(id)?.asso
 
 console.log(`idle: ${idle.length} new contacts, p95 ${p95(idle).toFixed(0)} ms (min ${Math.min(...idle).toFixed(0)}, max ${Math.max(...idle).toFixed(0)})`);
 console.log(`backfill: ${records} contacts + ${NEW_DURING} new in ${seconds.toFixed(1)} s; partner served ${served} (${(served / seconds).toFixed(1)}/s), 429s ${rejected}`);
+{
+  const perSecond = servedSamples.filter((_, i) => i % 4 === 3).map((n, i, all) => n - (i ? all[i - 1]! : 0));
+  const lastServedAt = servedSamples.findIndex((n) => n === servedSamples[servedSamples.length - 1]) / 4;
+  console.log(`partner per second: first ${perSecond.slice(0, 4).join(' ')}, last ${perSecond.slice(-4).join(' ')}; last request at ${lastServedAt.toFixed(2)} s of ${seconds.toFixed(1)} s`);
+}
+for (let i = Math.max(1, hsSamples.length - 10); i < hsSamples.length; i++) {
+  const d = Object.entries(hsSamples[i]!).map(([k, v]) => [k.replace(/^POST \/crm\/v\d\/(objects\/)?/, ''), v - (hsSamples[i - 1]![k] ?? 0)] as const).filter(([, v]) => v > 0);
+  console.log(`tail ${(i / 4).toFixed(2)} s: partner ${servedSamples[i]! - servedSamples[i - 1]!} hubspot ${d.map(([k, v]) => `${k}=${v}`).join(' ')}`);
+}
 console.log(`new during backfill: p95 ${p95(newLatencies).toFixed(0)} ms (max ${Math.max(...newLatencies).toFixed(0)})`);
 console.log(`hubspot calls: ${JSON.stringify(Object.fromEntries(Object.entries(hubspotAfter.byEndpoint).map(([k, v]) => [k, v - (hubspotBefore.byEndpoint[k] ?? 0)]).filter(([, v]) => (v as number) > 0)))}`);
 
