@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Priority, RateLimiter } from '../core/limiter.js';
+import type { DispatchSlot, Priority, RateLimiter } from '../core/limiter.js';
 import type { DispatchWindow } from './dispatch-window.js';
 import { LimiterError } from './limiter-error.js';
 
@@ -47,6 +47,9 @@ const WARM_UP_TASKS = 8;
  * machine, a slow network), and the provider counts arrivals. A task that took longer than the
  * fastest recent one by more than the margin was probably held up on its way out, so its log
  * entry is moved later by the excess: the request `max` places behind it then waits for it.
+ * A task that says when its request leaves (`slot.sending()`) has the time before that counted at
+ * once: a stall between the slot and the send (a slow credit reservation, a long pause of the event
+ * loop) moves the entry before later slots are given, not a round trip after.
  */
 export class SlidingWindowLimiter extends EventEmitter<LimiterEvents> implements RateLimiter {
   private readonly queues: Record<Priority, Waiting[]> = { interactive: [], bulk: [] };
@@ -54,6 +57,8 @@ export class SlidingWindowLimiter extends EventEmitter<LimiterEvents> implements
   private readonly abort = new AbortController();
   private readonly instance = randomUUID();
   private readonly durations: number[] = [];
+  /** Recent times from asking for a slot to the request leaving, for tasks that report it. */
+  private readonly departures: number[] = [];
   private loop?: Promise<void>;
   private stopping?: Promise<void>;
   private tickets = 0;
@@ -70,7 +75,7 @@ export class SlidingWindowLimiter extends EventEmitter<LimiterEvents> implements
     super();
   }
 
-  async schedule<T>(priority: Priority, task: () => Promise<T>): Promise<T> {
+  async schedule<T>(priority: Priority, task: (slot: DispatchSlot) => Promise<T>): Promise<T> {
     if (this.stopping) throw this.stoppedError();
     const queued = this.queuedCount();
     if (queued >= (priority === 'bulk' ? this.maxQueued : 2 * this.maxQueued)) {
@@ -85,12 +90,22 @@ export class SlidingWindowLimiter extends EventEmitter<LimiterEvents> implements
       this.emit('queued', { priority, queued: this.queuedCount() });
       this.loop ??= this.dispatch().finally(() => (this.loop = undefined));
     });
+    // How much of this dispatch's lateness was already counted when it left (see sending()).
+    let counted = 0;
+    let left = false;
+    const slot: DispatchSlot = {
+      sending: () => {
+        if (left) return;
+        left = true;
+        counted = this.depart(ticket, performance.now() - claimedFrom);
+      },
+    };
     try {
-      return await task();
+      return await task(slot);
     } finally {
       this.running--;
       this.placeFreed.shift()?.();
-      this.settle(ticket, performance.now() - claimedFrom);
+      this.settle(ticket, performance.now() - claimedFrom, counted);
     }
   }
 
@@ -154,16 +169,26 @@ export class SlidingWindowLimiter extends EventEmitter<LimiterEvents> implements
     return this.queues.interactive.shift() ?? this.queues.bulk.shift();
   }
 
-  private settle(ticket: string, durationMs: number): void {
-    // Until a few round trips are known there is no baseline, and the first requests of a process
-    // are the slow ones (a new connection, the HTTP client loading): count all of such a task's
-    // time as possible delay on its way out.
-    const fastest = this.durations.length >= WARM_UP_TASKS ? Math.min(...this.durations) : 0;
-    this.durations.push(durationMs);
-    if (this.durations.length > RECENT_TASKS) this.durations.shift();
-    const lateBy = durationMs - fastest - this.marginMs;
+  /**
+   * The request leaves `sinceAskedMs` after its slot was asked for. What exceeds the quickest recent
+   * departure by more than the margin is counted now; returns how much was.
+   */
+  private depart(ticket: string, sinceAskedMs: number): number {
+    const lateBy = sinceAskedMs - baseline(this.departures, sinceAskedMs) - this.marginMs;
+    if (lateBy <= 0 || this.stopping) return 0;
+    this.postpone(ticket, lateBy);
+    return lateBy;
+  }
+
+  /** The task is done `durationMs` after its slot was asked for; `counted` ms were counted as it left. */
+  private settle(ticket: string, durationMs: number, counted: number): void {
+    const lateBy = durationMs - baseline(this.durations, durationMs) - this.marginMs - counted;
     if (lateBy <= 0 || this.stopping) return;
-    this.window.postpone(ticket, lateBy).catch((error: Error) => {
+    this.postpone(ticket, lateBy);
+  }
+
+  private postpone(ticket: string, byMs: number): void {
+    this.window.postpone(ticket, byMs).catch((error: Error) => {
       if (this.listenerCount('error') > 0) this.emit('error', error);
     });
   }
@@ -174,4 +199,16 @@ export class SlidingWindowLimiter extends EventEmitter<LimiterEvents> implements
       `Rate limiter ${this.id} has been stopped; the work was not started. Run it again once the service is up.`,
     );
   }
+}
+
+/**
+ * The quickest of the recent times (then adds `latest` to them). Until a few are known there is no
+ * baseline, and the first requests of a process are the slow ones (a new connection, the HTTP client
+ * loading): all of such a task's time counts as possible delay on its way out.
+ */
+function baseline(recent: number[], latest: number): number {
+  const fastest = recent.length >= WARM_UP_TASKS ? Math.min(...recent) : 0;
+  recent.push(latest);
+  if (recent.length > RECENT_TASKS) recent.shift();
+  return fastest;
 }

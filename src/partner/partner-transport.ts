@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Priority, RateLimiter } from '../core/limiter.js';
+import type { DispatchSlot, Priority, RateLimiter } from '../core/limiter.js';
 import { PartnerError } from './partner-error.js';
 import { backoffDelayMs, isRetryable, parseRetryAfter, partnerErrorFor, type AttemptOutcome } from './retry-policy.js';
 import { GenericErrorBody } from './schemas.js';
@@ -64,7 +64,7 @@ export class PartnerTransport {
     const { maxRetries, baseDelayMs, maxDelayMs, maxRetryAfterMs, limiter, onRequest } = this.#settings;
     const label = `${request.method} /${request.path}`;
     for (let attempt = 1; ; attempt++) {
-      const { outcome, durationMs } = await limiter.schedule(request.priority, () => this.attempt(request));
+      const { outcome, durationMs } = await limiter.schedule(request.priority, (slot) => this.attempt(request, slot));
       const event = { endpoint: request.endpoint, status: outcome.type === 'response' ? outcome.status : 0, attempt, durationMs };
       if (outcome.type === 'response' && outcome.status >= 200 && outcome.status < 300) {
         onRequest({ ...event, kind: 'ok' });
@@ -84,9 +84,12 @@ export class PartnerTransport {
     }
   }
 
-  private async attempt(request: PartnerRequest): Promise<{ outcome: AttemptOutcome; durationMs: number }> {
+  private async attempt(request: PartnerRequest, slot: DispatchSlot): Promise<{ outcome: AttemptOutcome; durationMs: number }> {
     const { apiKey, timeoutMs } = this.#settings;
     await request.beforeSend?.();
+    // The credit reservation is a database round trip: time it took beyond the usual is counted
+    // against the rate limit now, before the limiter hands out later slots.
+    slot.sending();
     const started = performance.now();
     const url = `${this.#base}/${request.path}${request.query?.size ? `?${request.query}` : ''}`;
     const headers: Record<string, string> = { authorization: `Bearer ${apiKey}`, accept: 'application/json' };

@@ -69,6 +69,29 @@ describe.each([
     expect(starts[3]! - starts[1]!).toBeGreaterThanOrEqual(300);
   });
 
+  it('counts the time a task spends before its request leaves as soon as it leaves, not when it returns', async () => {
+    const limiter = createRateLimiter({ id: `test:${randomUUID()}`, redisUrl, max: 1, windowMs: 200, marginMs: 0 });
+    open.push(limiter);
+    const starts: number[] = [];
+    // The first holds its slot 150 ms before sending (a slow credit reservation), then waits 400 ms for its answer.
+    const held = limiter.schedule('bulk', async (slot) => {
+      starts[0] = performance.now();
+      await sleep(150);
+      slot.sending();
+      await sleep(400);
+    });
+    await sleep(5);
+    const next = limiter.schedule('bulk', async (slot) => {
+      starts[1] = performance.now();
+      slot.sending();
+    });
+    await Promise.all([held, next]);
+    // Counted from its slot, the first lets the second start 200 ms after it; counted from when its
+    // request left, 350 ms after it, while the first still waits for its answer.
+    expect(starts[1]! - starts[0]!).toBeGreaterThanOrEqual(340);
+    expect(starts[1]! - starts[0]!).toBeLessThan(550);
+  });
+
   it('runs interactive work ahead of bulk work queued before it', async () => {
     const limiter = make({ max: 5, windowMs: 100 });
     const order: string[] = [];
