@@ -13,7 +13,8 @@
  * properties) and must be looked up within its latency target, and one company search per 100
  * distinct employer domains (each employer is enriched once per domain).
  * With `--instances N`, N service processes share the schema and the partner key's limit through
- * Redis, as a scaled-out deployment does; webhooks go to the first. crm_writes counts batch updates
+ * Redis, as a scaled-out deployment does; webhooks go to the first. The partner sandbox runs as its own
+ * process (`crm-enrich sandbox partner`), the CRM sandboxes in this one. crm_writes counts batch updates
  * against crm_writes_min (one per 100 listed contacts and one per new contact), and duplicates counts a
  * property written twice with one value to one record. link_calls counts the calls that link contacts with
  * their employers (v4 association batches and company creations) against link_calls_min (one association
@@ -22,7 +23,11 @@
  * without a company.
  */
 import { parseArgs } from 'node:util';
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { createDataset } from '../src/partner/sandbox/dataset.js';
+import type { SandboxStats } from '../src/partner/sandbox/server.js';
 import { dropSchema, duplicateWrites } from '../test/e2e/probes.js';
 import { killAll, processSchema, serviceEnv, startServiceProcess } from '../test/e2e/process.js';
 import { startSandboxes } from '../test/e2e/stack.js';
@@ -48,18 +53,42 @@ const LIMIT = 50;
 const p95 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil(xs.length * 0.95) - 1)]!;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-const sandboxes = await startSandboxes({ partnerLatencyMs: latencyMs, people: 20_000, companies: 2_000 });
+// The partner runs in a process of its own, as the real one is remote: it stamps each arrival in its
+// own event loop, not in this one, which the CRM sandboxes and the polling below keep busy (stalls of
+// 100 ms and more here bunched arrivals that had left evenly spaced).
+const PARTNER_DATA = { people: 20_000, companies: 2_000 };
+const partnerProcess = spawn(
+  process.execPath,
+  ['dist/src/cli.js', 'sandbox', 'partner', '--latency-ms', String(latencyMs), '--people', String(PARTNER_DATA.people), '--companies', String(PARTNER_DATA.companies)],
+  { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, LOG_LEVEL: 'warn' } },
+);
+const partnerUrl = await new Promise<string>((resolve, reject) => {
+  let out = '';
+  partnerProcess.stdout!.on('data', (d: Buffer) => {
+    out += d.toString();
+    const url = /listening on (\S+)/.exec(out)?.[1];
+    if (url) resolve(url);
+  });
+  partnerProcess.once('exit', (code) => reject(new Error(`the partner sandbox exited with ${code}: ${out}`)));
+});
+const partnerServed = async () => {
+  const stats = (await (await fetch(`${partnerUrl}/__sandbox/stats`)).json()) as SandboxStats;
+  return stats.keys['sandbox-key'] ?? { served: 0, rejected: 0, maxWindow: 0 };
+};
+// The in-process partner sandbox is not used; a small one keeps startSandboxes' shape.
+const sandboxes = await startSandboxes({ people: 10, companies: 10 });
 const schema = processSchema();
 // The heap cap `npm start` and the container image run the service with (NODE_OPTIONS overrides it).
 const nodeOptions = process.env.NODE_OPTIONS ?? SERVICE_NODE_OPTIONS;
 const shared: Record<string, string> = instances > 1 ? { REDIS_URL: args['redis-url']! } : {};
 const services: Awaited<ReturnType<typeof startServiceProcess>>[] = [];
-for (let i = 0; i < instances; i++) services.push(await startServiceProcess(serviceEnv(sandboxes, schema, { LOG_LEVEL: 'warn', NODE_OPTIONS: nodeOptions, ...shared })));
+for (let i = 0; i < instances; i++) services.push(await startServiceProcess(serviceEnv(sandboxes, schema, { LOG_LEVEL: 'warn', NODE_OPTIONS: nodeOptions, PARTNER_BASE_URL: partnerUrl, ...shared })));
 const service = services[0]!;
 sandboxes.hubspot.setWebhookUrl(`${service.url}/webhooks/hubspot`);
 /** The service's peak resident memory (VmHWM), from Linux's view of its process. */
 const peakRssMb = () => Math.max(...services.map((s) => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${s.pid}/status`, 'utf8'))![1]) / 1024));
-const people = sandboxes.partner.dataset.personRecords.filter((p) => p.workEmail);
+// The partner process's dataset, generated again here from the same seed and sizes.
+const people = createDataset(PARTNER_DATA).personRecords.filter((p) => p.workEmail);
 let next = 0;
 const domains = new Set<string>();
 const email = () => {
@@ -94,17 +123,17 @@ await sandboxes.hubspot.webhooksIdle();
 // The idle contacts' employers are linked after their writes; the backfill's clock and counts start
 // once that work is done (no HubSpot call and no partner request for a second, at most 20 s), or the
 // first second of the backfill went to queueing behind it.
-const activity = () => `${sandboxes.hubspot.stats().calls} ${sandboxes.partner.stats().keys['sandbox-key']?.served ?? 0}`;
-for (let quietSince = performance.now(), seen = activity(), until = performance.now() + 20_000; performance.now() < until; ) {
+const activity = async () => `${sandboxes.hubspot.stats().calls} ${(await partnerServed()).served}`;
+for (let quietSince = performance.now(), seen = await activity(), until = performance.now() + 20_000; performance.now() < until; ) {
   await sleep(100);
-  const now = activity();
+  const now = await activity();
   if (now !== seen) [seen, quietSince] = [now, performance.now()];
   else if (performance.now() - quietSince >= 1_000) break;
 }
 
 sandboxes.hubspot.recordWrites();
 const writesBefore = sandboxes.hubspot.writes().length;
-const partnerBefore = sandboxes.partner.stats().keys['sandbox-key'] ?? { served: 0, rejected: 0 };
+const partnerBefore = await partnerServed();
 const hubspotBefore = sandboxes.hubspot.stats();
 const started = performance.now();
 const res = await service.admin('POST', '/backfills', { connection: 'hubspot', object: 'contact' });
@@ -113,7 +142,15 @@ if (res.status !== 202) throw new Error(`backfill refused: ${res.status} ${JSON.
 // The partner's served count every 250 ms: where the backfill's seconds went (start-up, steady, tail).
 const servedSamples: number[] = [];
 const hsSamples: Record<string, number>[] = [];
-const sampler = setInterval(() => { servedSamples.push((sandboxes.partner.stats().keys['sandbox-key']?.served ?? 0) - partnerBefore.served); hsSamples.push({ ...sandboxes.hubspot.stats().byEndpoint }); }, 250);
+const sampler = setInterval(() => {
+  hsSamples.push({ ...sandboxes.hubspot.stats().byEndpoint });
+  const at = servedSamples.push(servedSamples.at(-1) ?? 0) - 1;
+  void partnerServed().then((p) => (servedSamples[at] = p.served - partnerBefore.served));
+}, 250);
+// The CRM sandboxes run in this process and answer in its event loop: how long it stalled. (A partner here
+// stamped arrivals late and bunched after such a stall, which is why it has a process of its own.)
+const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+loopDelay.enable();
 const expectedSeconds = records / LIMIT;
 const during: Promise<number>[] = [];
 for (let i = 0; i < NEW_DURING; i++) {
@@ -127,9 +164,10 @@ for (;;) {
 }
 const seconds = (performance.now() - started) / 1000;
 clearInterval(sampler);
+loopDelay.disable();
 // Links are made right after each write; let the last ones land before counting.
 for (let i = 0; i < 100 && existing.some((id) => !sandboxes.hubspot.getContact(id)?.associatedcompanyid); i++) await sleep(100);
-const partnerAfter = sandboxes.partner.stats().keys['sandbox-key']!;
+const partnerAfter = await partnerServed();
 const hubspotAfter = sandboxes.hubspot.stats();
 const served = partnerAfter.served - partnerBefore.served;
 const rejected = partnerAfter.rejected - partnerBefore.rejected;
@@ -168,12 +206,14 @@ for (let i = Math.max(1, hsSamples.length - 10); i < hsSamples.length; i++) {
   const d = Object.entries(hsSamples[i]!).map(([k, v]) => [k.replace(/^POST \/crm\/v\d\/(objects\/)?/, ''), v - (hsSamples[i - 1]![k] ?? 0)] as const).filter(([, v]) => v > 0);
   console.log(`tail ${(i / 4).toFixed(2)} s: partner ${servedSamples[i]! - servedSamples[i - 1]!} hubspot ${d.map(([k, v]) => `${k}=${v}`).join(' ')}`);
 }
+console.log(`the CRM sandboxes' event loop (this process) during the backfill: p99 ${(loopDelay.percentile(99) / 1e6).toFixed(0)} ms, max ${(loopDelay.max / 1e6).toFixed(0)} ms`);
 console.log(`new during backfill: p95 ${p95(newLatencies).toFixed(0)} ms (max ${Math.max(...newLatencies).toFixed(0)})`);
 console.log(`hubspot calls: ${JSON.stringify(Object.fromEntries(Object.entries(hubspotAfter.byEndpoint).map(([k, v]) => [k, v - (hubspotBefore.byEndpoint[k] ?? 0)]).filter(([, v]) => (v as number) > 0)))}`);
 
 for (const s of services) s.kill('SIGTERM');
 await Promise.all(services.map((s) => s.exited));
 await killAll();
+partnerProcess.kill('SIGTERM');
 await sandboxes.close();
 await dropSchema(schema);
 console.log(
