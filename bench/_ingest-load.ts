@@ -34,5 +34,6 @@ process.send!({
   p50: result.latency.p50,
   p99: result.latency.p99,
   seconds: result.duration,
+  cpuMs: (process.cpuUsage().user + process.cpuUsage().system) / 1000,
 });
 process.exit(0);

@@ -12,7 +12,7 @@
  * busy, that is what sets the ratio.
  */
 import { fork } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { rootLogger } from '../src/logger.js';
@@ -31,6 +31,8 @@ interface LoadResult {
   p99: number;
   p50: number;
   seconds: number;
+  /** The load generator's own CPU time, in ms. */
+  cpuMs: number;
 }
 
 async function load(url: string): Promise<LoadResult> {
@@ -44,12 +46,29 @@ async function load(url: string): Promise<LoadResult> {
   });
 }
 
-/** CPU time used so far, in ms: the whole machine's (every process: server, Postgres, load generator) and this process's. */
-function cpuNow(): { machine: number; process: number } {
+/** CPU time used so far, in ms: the whole machine's (every process: server, Postgres, load generator), this process's, and Postgres's. */
+function cpuNow(): { machine: number; process: number; postgres: number } {
   // /proc/stat's first line: user nice system idle iowait irq softirq ..., in hundredths of a second.
   const f = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
   const usage = process.cpuUsage();
-  return { machine: (f[0]! + f[1]! + f[2]! + f[5]! + f[6]!) * 10, process: (usage.user + usage.system) / 1000 };
+  return { machine: (f[0]! + f[1]! + f[2]! + f[5]! + f[6]!) * 10, process: (usage.user + usage.system) / 1000, postgres: postgresCpuMs() };
+}
+
+/** The CPU time of every running postgres process (the server's backends and workers), in ms. */
+function postgresCpuMs(): number {
+  let ticks = 0;
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      if (!stat.includes('(postgres)')) continue;
+      // Fields after the command: state is the 3rd field overall; utime and stime are the 14th and 15th.
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // The process ended between the listing and the read.
+    }
+  }
+  return ticks * 10;
 }
 
 /** Runs the load against `url` and says how much CPU each delivery cost. */
@@ -58,7 +77,10 @@ async function measured(url: string): Promise<LoadResult & { cpu: string }> {
   const result = await load(url);
   const after = cpuNow();
   const per = (ms: number) => (ms / result.requests).toFixed(2);
-  return { ...result, cpu: `CPU per delivery ${per(after.machine - before.machine)} ms on the machine, ${per(after.process - before.process)} ms in the server's process` };
+  return {
+    ...result,
+    cpu: `CPU per delivery ${per(after.machine - before.machine)} ms on the machine: ${per(after.process - before.process)} ms in the server's process, ${per(after.postgres - before.postgres)} ms in Postgres, ${per(result.cpuMs)} ms in the load generator`,
+  };
 }
 
 function report(name: string, result: LoadResult & { cpu: string }, stored: number): number {
