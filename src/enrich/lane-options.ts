@@ -33,8 +33,9 @@ export interface LaneOptions {
    */
   lowWater?: number;
   /**
-   * The most records the lane holds at once (default: two batches). A backlog waits in Postgres,
-   * not in memory: the lane claims only what it can start soon.
+   * The most records the lane holds at once (default: two batches), plus one batch of records whose
+   * writes are waiting to go. A backlog waits in Postgres, not in memory: the lane claims only what
+   * it can start soon.
    */
   maxInFlight?: number;
   /**

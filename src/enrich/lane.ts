@@ -39,6 +39,8 @@ export class Lane extends EventEmitter<LaneEvents> {
   /** Records whose partner lookups are still running (not yet waiting for their employer or a write). */
   private planning = 0;
   private readonly inFlightRecords = new Set<string>();
+  /** Records looked up whose writes wait in the buffer or are being sent. */
+  private readonly awaitingWrite = new Set<string>();
   private readonly writing = new Map<string, Record<string, string>>();
   private readonly batches = new Set<Promise<void>>();
   private readonly buffer: WriteBuffer<Work>;
@@ -70,7 +72,7 @@ export class Lane extends EventEmitter<LaneEvents> {
     this.claims = new ClaimLoop({
       claim: (limit) => options.queue.claim(this.queue, limit),
       take: (jobs) => this.take(jobs),
-      inFlight: () => this.inFlight,
+      inFlight: () => this.claimWeight(),
       limits: { lowWater: this.lowWater, maxInFlight, interactiveRoom, batchSize },
       pollMs: options.pollMs ?? 1_000,
       onError: (error) => this.emit('error', error),
@@ -271,6 +273,9 @@ export class Lane extends EventEmitter<LaneEvents> {
       // Where the link is a field of the record (Salesforce AccountId), it goes in the same update.
       if (link?.action === 'write') writes[link.property] = link.companyId;
       if (Object.keys(writes).length > 0 || link?.action === 'associate') {
+        const before = this.claimWeight();
+        this.awaitingWrite.add(work.record.id);
+        if (before > this.lowWater && this.claimWeight() <= this.lowWater) this.claims.wake();
         this.buffer.add(work.record.id, writes, work, work.priority === 'interactive');
         return;
       }
@@ -365,11 +370,23 @@ export class Lane extends EventEmitter<LaneEvents> {
 
   private finish(ids: string[]): void {
     this.held.forgetRecords(new Set(ids));
-    const before = this.inFlight;
+    const before = this.claimWeight();
     for (const id of ids) {
       if (this.inFlightRecords.delete(id)) this.inFlight--;
+      this.awaitingWrite.delete(id);
     }
-    if (before > this.lowWater && this.inFlight <= this.lowWater) this.claims.wake();
+    if (before > this.lowWater && this.claimWeight() <= this.lowWater) this.claims.wake();
+  }
+
+  /**
+   * The records in hand as the claim loop counts them. A record whose lookups are done and whose
+   * write waits for its batch to fill keeps no lookup busy: up to one batch of those does not count,
+   * so the lane claims its next records while the batch fills instead of running dry before every
+   * write. Beyond one batch they count (a CRM that stops taking writes stops the claims too): the
+   * lane never holds more than maxInFlight plus one batch.
+   */
+  private claimWeight(): number {
+    return this.inFlight - Math.min(this.awaitingWrite.size, this.options.connector.batchSize);
   }
 
   /** Values being written right now, by record: a change event carrying them is our own echo. */
