@@ -136,6 +136,7 @@ const writesBefore = sandboxes.hubspot.writes().length;
 const partnerBefore = await partnerServed();
 const hubspotBefore = sandboxes.hubspot.stats();
 const started = performance.now();
+const startedAt = Date.now();
 const res = await service.admin('POST', '/backfills', { connection: 'hubspot', object: 'contact' });
 if (res.status !== 202) throw new Error(`backfill refused: ${res.status} ${JSON.stringify(res.body)}`);
 
@@ -201,6 +202,10 @@ console.log(`backfill: ${records} contacts + ${NEW_DURING} new in ${seconds.toFi
   const perSecond = servedSamples.filter((_, i) => i % 4 === 3).map((n, i, all) => n - (i ? all[i - 1]! : 0));
   const lastServedAt = servedSamples.findIndex((n) => n === servedSamples[servedSamples.length - 1]) / 4;
   console.log(`partner per second: first ${perSecond.slice(0, 4).join(' ')}, last ${perSecond.slice(-4).join(' ')}; last request at ${lastServedAt.toFixed(2)} s of ${seconds.toFixed(1)} s`);
+  console.log(`partner per second, all: ${perSecond.join(' ')}`);
+  // Each contact's enriched_at is stamped when its lookups were planned; what follows is linking and writing.
+  const planned = existing.map((id) => Date.parse(sandboxes.hubspot.getContact(id)?.crm_enrich_enriched_at ?? '') - startedAt).sort((a, b) => a - b);
+  console.log(`last contacts planned at ${planned.slice(-3).map((t) => (t / 1000).toFixed(2)).join(', ')} s; all written by ${seconds.toFixed(2)} s`);
 }
 for (let i = Math.max(1, hsSamples.length - 10); i < hsSamples.length; i++) {
   const d = Object.entries(hsSamples[i]!).map(([k, v]) => [k.replace(/^POST \/crm\/v\d\/(objects\/)?/, ''), v - (hsSamples[i - 1]![k] ?? 0)] as const).filter(([, v]) => v > 0);
