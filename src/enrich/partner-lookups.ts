@@ -7,6 +7,7 @@ import { EventEmitter } from 'node:events';
 import type { Priority } from '../core/limiter.js';
 import { AppError } from '../core/errors.js';
 import type { Company, Market, Person } from '../partner/schemas.js';
+import { logger } from '../logger.js';
 import { SingleFlight } from '../store/single-flight.js';
 import type { CacheKey, CachedLookup, CounterPort, LookupCachePort } from './ports.js';
 
@@ -58,8 +59,16 @@ export interface PartnerLookupsOptions {
 export const LOOKUPS_COUNTER = 'partner_lookups';
 export const CACHE_HITS_COUNTER = 'lookup_cache_hits';
 
+const log = logger('enrich.lookups');
+
+/** How often credits that could not be given back (the store was away) are tried again. */
+const OWED_RETRY_MS = 1_000;
+
 export class PartnerLookups extends EventEmitter<{ lookup: [{ fromCache: boolean; found: boolean }]; budget: [{ priority: Priority; used: number; limit: number }] }> {
   private readonly flights = new SingleFlight();
+  /** Credits to give back that the store could not take when they were due. */
+  private owed = 0;
+  private owedTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: PartnerLookupsOptions) {
     super();
@@ -111,7 +120,7 @@ export class PartnerLookups extends EventEmitter<{ lookup: [{ fromCache: boolean
   private async callPartner(key: CacheKey, market: Market, priority: Priority): Promise<CachedLookup> {
     const beforeSend = this.reservation(priority);
     // A request the partner refused unserved (429, a key it refused) or that never reached it spent nothing.
-    const unserved = async () => void (await this.options.counters.increment(LOOKUPS_COUNTER, -1));
+    const unserved = () => this.giveBack(1);
     const query = { by: key.by as never, value: key.value };
     const data =
       key.kind === 'person'
@@ -121,5 +130,31 @@ export class PartnerLookups extends EventEmitter<{ lookup: [{ fromCache: boolean
     await this.options.cache.put(key, entry);
     this.emit('lookup', { fromCache: false, found: entry.found });
     return entry;
+  }
+
+  /**
+   * Gives credits back. When the store cannot take the write (Postgres restarting), the credits are
+   * kept in memory and given back once it can: the lookup goes on meanwhile, and the day's count
+   * still ends equal to what the partner served.
+   */
+  private async giveBack(credits: number): Promise<void> {
+    try {
+      await this.options.counters.increment(LOOKUPS_COUNTER, -credits);
+    } catch (error) {
+      if (this.owed === 0) log.warn({ err: error }, 'a partner credit could not be given back yet; it is given back once the store answers');
+      this.owed += credits;
+      this.payOwedSoon();
+    }
+  }
+
+  private payOwedSoon(): void {
+    if (this.owedTimer || this.owed === 0) return;
+    this.owedTimer = setTimeout(() => {
+      this.owedTimer = undefined;
+      const credits = this.owed;
+      this.owed = 0;
+      void this.giveBack(credits);
+    }, OWED_RETRY_MS);
+    this.owedTimer.unref();
   }
 }

@@ -95,4 +95,39 @@ describe('partner credits', () => {
       await limiter.stop();
     }
   });
+
+  it('gives the credit of a refused request back once the store answers again, and goes on with the lookup meanwhile', async () => {
+    const { ports, limiter } = await setUp(50, 100);
+    const client = new PartnerClient({ baseUrl: sandbox.url, apiKey: SANDBOX_KEY, limiter, maxRetries: 6, baseDelayMs: 50, maxDelayMs: 200 });
+    // The store refuses the first two refunds, as it does while Postgres restarts.
+    let refused = 0;
+    const counters = {
+      ...ports.counters,
+      get: (name: string) => ports.counters.get(name),
+      reserve: (name: string, limit: number) => ports.counters.reserve(name, limit),
+      increment: async (name: string, by?: number) => {
+        if ((by ?? 1) < 0 && refused < 2) {
+          refused++;
+          throw new Error('connection terminated');
+        }
+        return ports.counters.increment(name, by);
+      },
+    };
+    const lookups = new PartnerLookups({ client, cache: ports.cache, counters, dailyBudget: 100, hardCap: 100 });
+    sandbox.resetStats();
+    sandbox.setFaults({ bursts: { everyMs: 60_000, forMs: 400 } });
+    try {
+      const companies = auCompanyIds().slice(20, 24);
+      const hits = await Promise.all(companies.map((c) => lookups.find('company', [{ by: 'id', value: c }], 'AU', 'bulk')));
+      expect(hits.every((h) => h !== null)).toBe(true);
+      expect(refused).toBe(2);
+      const served = Object.values(sandbox.stats().keys).reduce((n, k) => n + k.served, 0);
+      expect(served).toBe(companies.length);
+      // The refunds the store refused are paid within a second or two.
+      await vi.waitFor(async () => expect(await ports.counters.get(LOOKUPS_COUNTER)).toBe(served), { timeout: 5_000, interval: 100 });
+    } finally {
+      sandbox.setFaults({ bursts: undefined });
+      await limiter.stop();
+    }
+  });
 });
