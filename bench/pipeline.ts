@@ -109,7 +109,11 @@ async function timeNewContact(): Promise<number> {
 
 // 1. Idle service.
 const idle: number[] = [];
+const idleCalls: number[] = [];
+const idleSampler = setInterval(() => idleCalls.push(sandboxes.hubspot.stats().calls), 1000);
 for (let i = 0; i < 20; i++) idle.push(await timeNewContact());
+clearInterval(idleSampler);
+console.log(`HubSpot refusals up to the end of the idle phase: ${JSON.stringify(sandboxes.hubspot.stats().rateLimited)}; calls by second: ${idleCalls.map((n, i) => n - (idleCalls[i - 1] ?? 0)).join(' ')}`);
 
 // 2. Backfill with new contacts arriving during it.
 const webhookUrl = `${service.url}/webhooks/hubspot`;
@@ -196,6 +200,7 @@ for (const c of sandboxes.hubspot.store.objects.companies.values()) {
 const duplicateCompanies = [...byDomain.values()].filter((n) => n > 1).length;
 const unlinked = existing.filter((id) => !sandboxes.hubspot.getContact(id)?.associatedcompanyid).length;
 
+console.log(`HubSpot refusals in all: ${JSON.stringify(sandboxes.hubspot.stats().rateLimited)}`);
 console.log(`idle: ${idle.length} new contacts, p95 ${p95(idle).toFixed(0)} ms (min ${Math.min(...idle).toFixed(0)}, max ${Math.max(...idle).toFixed(0)})`);
 console.log(`backfill: ${records} contacts + ${NEW_DURING} new in ${seconds.toFixed(1)} s; partner served ${served} (${(served / seconds).toFixed(1)}/s), 429s ${rejected}`);
 {
