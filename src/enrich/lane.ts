@@ -273,9 +273,7 @@ export class Lane extends EventEmitter<LaneEvents> {
       // Where the link is a field of the record (Salesforce AccountId), it goes in the same update.
       if (link?.action === 'write') writes[link.property] = link.companyId;
       if (Object.keys(writes).length > 0 || link?.action === 'associate') {
-        const before = this.claimWeight();
-        this.awaitingWrite.add(work.record.id);
-        if (before > this.lowWater && this.claimWeight() <= this.lowWater) this.claims.wake();
+        this.whileCounting(() => this.awaitingWrite.add(work.record.id));
         this.buffer.add(work.record.id, writes, work, work.priority === 'interactive');
         return;
       }
@@ -370,20 +368,25 @@ export class Lane extends EventEmitter<LaneEvents> {
 
   private finish(ids: string[]): void {
     this.held.forgetRecords(new Set(ids));
+    this.whileCounting(() => {
+      for (const id of ids) {
+        if (this.inFlightRecords.delete(id)) this.inFlight--;
+        this.awaitingWrite.delete(id);
+      }
+    });
+  }
+
+  /** Applies a change to the records in hand, and wakes the claim loop when it brings them down to the low-water mark. */
+  private whileCounting(change: () => void): void {
     const before = this.claimWeight();
-    for (const id of ids) {
-      if (this.inFlightRecords.delete(id)) this.inFlight--;
-      this.awaitingWrite.delete(id);
-    }
+    change();
     if (before > this.lowWater && this.claimWeight() <= this.lowWater) this.claims.wake();
   }
 
   /**
-   * The records in hand as the claim loop counts them. A record whose lookups are done and whose
-   * write waits for its batch to fill keeps no lookup busy: up to one batch of those does not count,
-   * so the lane claims its next records while the batch fills instead of running dry before every
-   * write. Beyond one batch they count (a CRM that stops taking writes stops the claims too): the
-   * lane never holds more than maxInFlight plus one batch.
+   * Records in hand as the claim loop counts them: up to one batch of records waiting for their write
+   * keeps no lookup busy and does not count, so the lane claims while a batch fills instead of running
+   * dry before every write. Beyond that they count: it holds at most maxInFlight plus one batch.
    */
   private claimWeight(): number {
     return this.inFlight - Math.min(this.awaitingWrite.size, this.options.connector.batchSize);
