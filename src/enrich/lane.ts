@@ -239,12 +239,10 @@ export class Lane extends EventEmitter<LaneEvents> {
     try {
       const marketHint = work.jobs.find((j) => j.data.market)?.data.market;
       this.planning++;
-      try {
-        result = await planRecord(work.record, mapping, this.options.lookups, work.state, work.priority, new Date(), marketHint);
-      } finally {
+      result = await planRecord(work.record, mapping, this.options.lookups, work.state, work.priority, new Date(), marketHint).finally(() => {
         // The last lookup in hand has answered: employers waiting to share a search cannot gain another.
         if (--this.planning === 0) this.links.employers?.hurry();
-      }
+      });
       const plan = result;
       if (urgent && !this.options.connector.companyLinkInWrite && plan.kind === 'planned' && Object.keys(plan.plan.writes).length > 0) {
         // The person waits for the enrichment, not for the employer to be found or created: the
