@@ -14,7 +14,7 @@
  * - readyz_worst_s: the longest run of failing /readyz answers (polled every 500 ms);
  * - seconds: from the first import call until every contact has settled.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, openSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -34,8 +34,8 @@ const logFile = join(tmpdir(), `crm-enrich-load-${process.pid}.log`);
 const people = createDataset().personRecords.filter((p) => p.workEmail);
 const emailAt = (i: number) => (i < people.length ? people[i]!.workEmail! : `import-${i}@unknown-${i % 997}.example`);
 
-// Exactly what `npm start` runs (package.json: the build, then the compiled service), without npm in between.
-execFileSync(process.execPath, ['bin/build.js'], { stdio: 'inherit' });
+// Exactly what `npm start` runs (package.json: the build, which bench/run.ts has just made, then the
+// compiled service), without npm in between.
 const service = spawn(process.execPath, ['dist/src/cli.js', 'serve', '--no-demo'], {
   // The import needs more lookups than the default daily budget (10,000), as a real import would.
   env: { ...process.env, NODE_OPTIONS: '--max-old-space-size=192 --max-semi-space-size=4', PORT: String(port), CRM_ENRICH_DATA_DIR: dataDir, LOG_LEVEL: 'warn', PARTNER_DAILY_LOOKUP_BUDGET: String(4 * records), PARTNER_DAILY_LOOKUP_HARD_CAP: String(5 * records) },
