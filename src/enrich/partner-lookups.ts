@@ -147,13 +147,19 @@ export class PartnerLookups extends EventEmitter<{ lookup: [{ fromCache: boolean
     }
   }
 
+  /** Tries the owed credits again every OWED_RETRY_MS until the store takes them. */
   private payOwedSoon(): void {
     if (this.owedTimer || this.owed === 0) return;
-    this.owedTimer = setTimeout(() => {
-      this.owedTimer = undefined;
+    this.owedTimer = setTimeout(async () => {
       const credits = this.owed;
-      this.owed = 0;
-      void this.giveBack(credits);
+      try {
+        await this.options.counters.increment(LOOKUPS_COUNTER, -credits);
+        this.owed -= credits;
+      } catch {
+        // Still away: the warning was logged when the first credit fell due.
+      }
+      this.owedTimer = undefined;
+      this.payOwedSoon();
     }, OWED_RETRY_MS);
     this.owedTimer.unref();
   }
