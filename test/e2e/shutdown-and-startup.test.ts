@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serverUnavailable } from '../support/db.js';
 import { exitWithin, jobStates, killAll, maxRetryCount, processSchema, runCli, serviceEnv, startServiceProcess } from './process.js';
+import { partnerServed } from './probes.js';
 import { eventually, partnerPeople, startSandboxes, type Sandboxes } from './stack.js';
 
 const skip = await serverUnavailable();
@@ -31,7 +32,8 @@ describe.skipIf(skip)('the service process', () => {
     for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('on SIGTERM with a backfill in flight exits 0 holding no claim, and a restart finishes with nothing lost', async () => {
+  it('on SIGTERM with a backfill in flight exits 0 holding no claim, and a restart finishes with nothing lost and every credit counted once', async () => {
+    const servedBefore = partnerServed(sandboxes);
     const people = partnerPeople(sandboxes, CONTACTS);
     const contacts = people.map((p) => ({ id: sandboxes.hubspot.createContact({ email: p.workEmail! }).id, profile: p.person }));
     sandboxes.hubspot.recordWrites();
@@ -67,6 +69,10 @@ describe.skipIf(skip)('the service process', () => {
     const keys = sandboxes.hubspot.writes().flatMap((w) => Object.entries(w.properties).map(([p, v]) => `${w.id} ${p}=${String(v)}`));
     expect(keys.length).toBeGreaterThan(0);
     expect(new Set(keys).size).toBe(keys.length);
+    // The deploy spent no credit it did not count, and counted none the partner did not serve.
+    const stats = await second.admin<{ today: { partnerLookups: number } }>('GET', '/stats');
+    expect(stats.body.today.partnerLookups).toBeGreaterThanOrEqual(CONTACTS);
+    expect(stats.body.today.partnerLookups).toBe(partnerServed(sandboxes) - servedBefore);
 
     second.kill('SIGTERM');
     expect(await exitWithin(second, 20_000)).toEqual({ code: 0, signal: null });
