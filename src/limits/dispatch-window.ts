@@ -6,14 +6,22 @@ export interface DispatchWindow {
   /**
    * Claims a dispatch now, recorded under `ticket`, when the rule allows it and returns 0;
    * otherwise the milliseconds to wait before asking again.
+   *
+   * `urgentFor` names the limiter asking for interactive work. While such a claim waits for the
+   * window, every limiter sharing it holds its bulk claims back until that slot is taken (or the
+   * waiting claim is not renewed for URGENT_GRACE_MS past its turn, its process gone): a person's
+   * work on one instance is not queued behind a backfill running on another.
    */
-  tryClaim(ticket: string): Promise<number>;
+  tryClaim(ticket: string, urgentFor?: string): Promise<number>;
   /** Counts the dispatch recorded under `ticket` as `byMs` later than it was claimed. */
   postpone(ticket: string, byMs: number): Promise<void>;
   /** Throws when the store of the window cannot be reached (for readiness reports). */
   check(): Promise<void>;
   close(): Promise<void>;
 }
+
+/** How long past its turn a waiting interactive claim keeps bulk claims back without being renewed. */
+export const URGENT_GRACE_MS = 50;
 
 export interface WindowRule {
   max: number;

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import type { DispatchWindow, WindowRule } from './dispatch-window.js';
+import { URGENT_GRACE_MS, type DispatchWindow, type WindowRule } from './dispatch-window.js';
 import { LimiterError } from './limiter-error.js';
 
 /**
@@ -13,28 +13,40 @@ import { LimiterError } from './limiter-error.js';
  *    spread `spacingMs` apart, so requests do not reach the provider in bursts whose arrival
  *    jitter could crowd a window. A late timer does not push later slots back (the pace advances
  *    from its own schedule, not from the late moment), which is what keeps the rate near the limit.
+ * 3. Priority across the limiters sharing the window: a bulk claim waits while an interactive claim
+ *    of any of them is waiting for its turn (see DispatchWindow.tryClaim).
  */
 export class LocalDispatchWindow implements DispatchWindow {
   private readonly log: { ticket: string; at: number }[] = [];
   private nextAt = 0;
+  /** Limiters whose interactive work waits for a slot, and until when that keeps bulk claims back. */
+  private readonly urgent = new Map<string, number>();
 
   constructor(
     private readonly rule: WindowRule,
     private readonly now: () => number = () => performance.now(),
   ) {}
 
-  tryClaim(ticket: string): Promise<number> {
-    return Promise.resolve(this.claimAt(ticket));
+  tryClaim(ticket: string, urgentFor?: string): Promise<number> {
+    return Promise.resolve(this.claimAt(ticket, urgentFor));
   }
 
   /** The synchronous claim, at the window's clock. */
-  claimAt(ticket: string): number {
+  claimAt(ticket: string, urgentFor?: string): number {
     const { max, horizonMs, spacingMs } = this.rule;
     const now = this.now();
     while (this.log.length > 0 && this.log[0]!.at <= now - horizonMs) this.log.shift();
+    for (const [holder, until] of this.urgent) if (until <= now) this.urgent.delete(holder);
     let wait = this.nextAt - now;
     if (this.log.length >= max) wait = Math.max(wait, this.log[this.log.length - max]!.at + horizonMs - now);
-    if (wait > 0) return wait;
+    // Bulk waits while interactive work is waiting for a slot anywhere, asking again a slot's spacing
+    // later: the interactive claim usually takes its slot well before its mark runs out.
+    if (urgentFor === undefined) for (const until of this.urgent.values()) wait = Math.max(wait, Math.min(until - now, spacingMs));
+    if (wait > 0) {
+      if (urgentFor !== undefined) this.urgent.set(urgentFor, now + wait + URGENT_GRACE_MS);
+      return wait;
+    }
+    if (urgentFor !== undefined) this.urgent.delete(urgentFor);
     this.insert({ ticket, at: now });
     if (this.log.length > max) this.log.shift();
     this.nextAt = Math.max(this.nextAt, now - spacingMs) + spacingMs;
@@ -87,7 +99,7 @@ export function localWindowFor(id: string, rule: WindowRule): DispatchWindow {
   const held = entry;
   let closed = false;
   return {
-    tryClaim: (ticket) => held.window.tryClaim(ticket),
+    tryClaim: (ticket, urgentFor) => held.window.tryClaim(ticket, urgentFor),
     postpone: (ticket, byMs) => held.window.postpone(ticket, byMs),
     check: () => held.window.check(),
     close: async () => {

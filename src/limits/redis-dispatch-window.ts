@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import type { DispatchWindow, WindowRule } from './dispatch-window.js';
+import { URGENT_GRACE_MS, type DispatchWindow, type WindowRule } from './dispatch-window.js';
 import { LimiterError } from './limiter-error.js';
 
 /**
@@ -21,10 +21,23 @@ if n >= max then
   local e = redis.call('ZRANGE', KEYS[1], n - max, n - max, 'WITHSCORES')
   wait = math.max(wait, tonumber(e[2]) + horizon - now)
 end
-if wait > 0 then return string.format('%.3f', wait) end
+local urgentFor = ARGV[5]
+local ttl = math.ceil(horizon * 2)
+redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
+if urgentFor == '' then
+  local u = redis.call('ZRANGE', KEYS[3], -1, -1, 'WITHSCORES')
+  if u[2] then wait = math.max(wait, math.min(tonumber(u[2]) - now, spacing)) end
+end
+if wait > 0 then
+  if urgentFor ~= '' then
+    redis.call('ZADD', KEYS[3], now + wait + tonumber(ARGV[6]), urgentFor)
+    redis.call('PEXPIRE', KEYS[3], ttl)
+  end
+  return string.format('%.3f', wait)
+end
+if urgentFor ~= '' then redis.call('ZREM', KEYS[3], urgentFor) end
 redis.call('ZADD', KEYS[1], now, ARGV[4])
 if n + 1 > max then redis.call('ZREMRANGEBYRANK', KEYS[1], 0, n - max) end
-local ttl = math.ceil(horizon * 2)
 redis.call('SET', KEYS[2], string.format('%.3f', math.max(nextAt, now - spacing) + spacing), 'PX', ttl)
 redis.call('PEXPIRE', KEYS[1], ttl)
 return '0'
@@ -39,7 +52,7 @@ return 0
 
 export class RedisDispatchWindow implements DispatchWindow {
   private readonly redis: Redis;
-  private readonly keys: [string, string];
+  private readonly keys: [string, string, string];
   private readonly where: string;
 
   constructor(
@@ -54,13 +67,13 @@ export class RedisDispatchWindow implements DispatchWindow {
     // visibly rather than hold it for minutes.
     this.redis = new Redis(redisUrl, { maxRetriesPerRequest: 2, connectionName: `crm-enrich-limiter` });
     this.redis.on('error', onError);
-    this.keys = [`crm-enrich:limiter:{${id}}:log`, `crm-enrich:limiter:{${id}}:pace`];
+    this.keys = [`crm-enrich:limiter:{${id}}:log`, `crm-enrich:limiter:{${id}}:pace`, `crm-enrich:limiter:{${id}}:urgent`];
   }
 
-  async tryClaim(ticket: string): Promise<number> {
+  async tryClaim(ticket: string, urgentFor?: string): Promise<number> {
     const { max, horizonMs, spacingMs } = this.rule;
     try {
-      return Number(await this.redis.eval(CLAIM, 2, ...this.keys, max, horizonMs, spacingMs, ticket));
+      return Number(await this.redis.eval(CLAIM, 3, ...this.keys, max, horizonMs, spacingMs, ticket, urgentFor ?? '', URGENT_GRACE_MS));
     } catch (error) {
       throw this.unavailable(error);
     }

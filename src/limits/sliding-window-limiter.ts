@@ -145,7 +145,8 @@ export class SlidingWindowLimiter extends EventEmitter<LimiterEvents> implements
       const askedAt = performance.now();
       let wait: number;
       try {
-        wait = await this.window.tryClaim(ticket);
+        // Interactive work at the head of the queue asks as such: other instances' bulk work waits for it.
+        wait = await this.window.tryClaim(ticket, this.queues.interactive.length > 0 ? this.instance : undefined);
       } catch (error) {
         this.next()?.fail(error as Error);
         continue;

@@ -108,6 +108,29 @@ describe.each([
     expect(Math.max(...positions)).toBeLessThan(5);
   });
 
+  it('runs interactive work ahead of bulk work that another instance sharing the limit has queued', async () => {
+    const id = `test:${randomUUID()}`;
+    const busy = make({ id, max: 5, windowMs: 250 });
+    const other = make({ id, max: 5, windowMs: 250 });
+    const order: string[] = [];
+    const work = (name: string) => async () => {
+      order.push(name);
+    };
+    const bulk = Array.from({ length: 40 }, (_, i) => busy.schedule('bulk', work(`bulk-${i}`)));
+    // Wait until the busy instance has used up the window and its bulk work queues for the next slots.
+    while (order.length < 8) await sleep(5);
+    const interactive = Array.from({ length: 6 }, (_, i) => other.schedule('interactive', work(`interactive-${i}`)));
+    await Promise.all([...bulk, ...interactive]);
+    const first = order.indexOf('interactive-0');
+    const last = order.indexOf('interactive-5');
+    // Between the first and the last interactive task, the other instance's bulk work waited: at most
+    // one bulk task (a slot already being claimed) slips in, where a fair share would give it half.
+    const bulkBetween = order.slice(first, last).filter((n) => n.startsWith('bulk')).length;
+    expect(first).toBeGreaterThanOrEqual(8);
+    expect(first - 8).toBeLessThanOrEqual(2);
+    expect(bulkBetween).toBeLessThanOrEqual(1);
+  });
+
   it('keeps at most `concurrency` tasks running', async () => {
     const limiter = make({ max: 1000, windowMs: 1000, concurrency: 2 });
     let running = 0;
