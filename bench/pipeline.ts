@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- pipeline [--records 3000] [--latency-ms 120] [--instances 1] [--redis-url redis://127.0.0.1:6379]`
+ * `npm run bench -- pipeline [--records 3000] [--latency-ms 120] [--instances 1] [--redis-url redis://127.0.0.1:6379] [--hubspot-by-second]`
  *
  * The whole loop, with the service in a process of its own (`crm-enrich serve`, as deployed) on the
  * Postgres server (the local test server, in a schema of its own), against the sandboxes over HTTP:
@@ -20,7 +20,9 @@
  * their employers (v4 association batches and company creations) against link_calls_min (one association
  * batch per 100 listed contacts, one per new contact, one creation batch per 100 new employer domains);
  * duplicate_companies counts domains held by more than one company, and unlinked the listed contacts left
- * without a company.
+ * without a company. `--hubspot-by-second` prints the backfill's HubSpot calls second by second, by
+ * endpoint; each new contact's time is split into creation to planned (claimed, read, its lookups
+ * begun: the enriched_at stamp) and planned to written.
  */
 import { parseArgs } from 'node:util';
 import { spawn } from 'node:child_process';
@@ -40,6 +42,7 @@ const { values: args } = parseArgs({
     'latency-ms': { type: 'string', default: '120' },
     instances: { type: 'string', default: '1' },
     'redis-url': { type: 'string', default: 'redis://127.0.0.1:6379' },
+    'hubspot-by-second': { type: 'boolean', default: false },
   },
 });
 const instances = Number(args.instances);
@@ -98,11 +101,21 @@ const email = () => {
 };
 
 /** Resolves with the ms from creation to enriched properties being readable in the sandbox. */
+/** Per new contact: from its creation to its lookups planned (the enriched_at stamp), and on to its write. */
+const newSplits: { planned: number; written: number }[] = [];
+
 async function timeNewContact(): Promise<number> {
   const started = performance.now();
+  const createdAt = Date.now();
   const { id } = sandboxes.hubspot.createContact({ email: email() });
   for (;;) {
-    if (sandboxes.hubspot.getContact(id)?.crm_enrich_enriched_at) return performance.now() - started;
+    const stamp = sandboxes.hubspot.getContact(id)?.crm_enrich_enriched_at;
+    if (stamp) {
+      const took = performance.now() - started;
+      const planned = Math.max(0, Date.parse(stamp) - createdAt);
+      newSplits.push({ planned, written: Math.max(0, took - planned) });
+      return took;
+    }
     await sleep(5);
   }
 }
@@ -200,6 +213,14 @@ for (const c of sandboxes.hubspot.store.objects.companies.values()) {
 const duplicateCompanies = [...byDomain.values()].filter((n) => n > 1).length;
 const unlinked = existing.filter((id) => !sandboxes.hubspot.getContact(id)?.associatedcompanyid).length;
 
+if (args['hubspot-by-second']) {
+  const keys = [...new Set(hsSamples.flatMap((x) => Object.keys(x)))];
+  for (let i = 3; i < hsSamples.length; i += 4) {
+    const prev = i >= 4 ? hsSamples[i - 4]! : {};
+    const d = keys.map((k) => [k.replace('POST /crm/v3/objects/', '').replace('POST /crm/v4/associations/', 'assoc/'), (hsSamples[i]![k] ?? 0) - (prev[k] ?? 0)] as const).filter(([, v]) => v > 0);
+    console.log(`hs second ${(i + 1) / 4}: ${d.map(([k, v]) => `${k}=${v}`).join(' ')}`);
+  }
+}
 console.log(`HubSpot refusals in all: ${JSON.stringify(sandboxes.hubspot.stats().rateLimited)}`);
 console.log(`idle: ${idle.length} new contacts, p95 ${p95(idle).toFixed(0)} ms (min ${Math.min(...idle).toFixed(0)}, max ${Math.max(...idle).toFixed(0)})`);
 console.log(`backfill: ${records} contacts + ${NEW_DURING} new in ${seconds.toFixed(1)} s; partner served ${served} (${(served / seconds).toFixed(1)}/s), 429s ${rejected}`);
@@ -208,6 +229,7 @@ console.log(`backfill: ${records} contacts + ${NEW_DURING} new in ${seconds.toFi
   const lastServedAt = servedSamples.findIndex((n) => n === servedSamples[servedSamples.length - 1]) / 4;
   console.log(`partner per second: first ${perSecond.slice(0, 4).join(' ')}, last ${perSecond.slice(-4).join(' ')}; last request at ${lastServedAt.toFixed(2)} s of ${seconds.toFixed(1)} s`);
   console.log(`partner per second, all: ${perSecond.join(' ')}`);
+  console.log(`partner per quarter second, the first two seconds: ${servedSamples.slice(0, 8).map((n, i, all) => n - (i ? all[i - 1]! : 0)).join(' ')}`);
   // Each contact's enriched_at is stamped when its lookups were planned; what follows is linking and writing.
   const planned = existing.map((id) => Date.parse(sandboxes.hubspot.getContact(id)?.crm_enrich_enriched_at ?? '') - startedAt).sort((a, b) => a - b);
   console.log(`last contacts planned at ${planned.slice(-3).map((t) => (t / 1000).toFixed(2)).join(', ')} s; all written by ${seconds.toFixed(2)} s`);
@@ -217,7 +239,13 @@ for (let i = Math.max(1, hsSamples.length - 10); i < hsSamples.length; i++) {
   console.log(`tail ${(i / 4).toFixed(2)} s: partner ${servedSamples[i]! - servedSamples[i - 1]!} hubspot ${d.map(([k, v]) => `${k}=${v}`).join(' ')}`);
 }
 console.log(`the CRM sandboxes' event loop (this process) during the backfill: p99 ${(loopDelay.percentile(99) / 1e6).toFixed(0)} ms, max ${(loopDelay.max / 1e6).toFixed(0)} ms`);
-console.log(`new during backfill: p95 ${p95(newLatencies).toFixed(0)} ms (max ${Math.max(...newLatencies).toFixed(0)})`);
+{
+  const during = newSplits.slice(-newLatencies.length);
+  console.log(
+    `new during backfill: p95 ${p95(newLatencies).toFixed(0)} ms (max ${Math.max(...newLatencies).toFixed(0)}); ` +
+      `creation to planned p95 ${p95(during.map((d) => d.planned)).toFixed(0)} ms, planned to written p95 ${p95(during.map((d) => d.written)).toFixed(0)} ms`,
+  );
+}
 console.log(`hubspot calls: ${JSON.stringify(Object.fromEntries(Object.entries(hubspotAfter.byEndpoint).map(([k, v]) => [k, v - (hubspotBefore.byEndpoint[k] ?? 0)]).filter(([, v]) => (v as number) > 0)))}`);
 
 for (const s of services) s.kill('SIGTERM');
