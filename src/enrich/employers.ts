@@ -69,9 +69,7 @@ export interface EmployerResolverOptions {
   wake: (objectType: string) => void;
   /**
    * How long a bulk domain waits for others to share its CRM search and company creation (default 5 s,
-   * or until a batch waits); interactive ones go at once. Each instance gathers its own domains, so
-   * with three instances a 2 s wait gave searches of about 20 domains and 708 HubSpot calls for a
-   * 3,000-contact backfill where 5 s gives 550, against HubSpot's 100 calls per 10 s.
+   * or until a batch waits; each instance gathers its own, and three searched ~20 a time at 2 s).
    */
   lingerMs?: number;
   /** How long to wait for another instance's creation before giving up for now (the job is retried). */
@@ -92,6 +90,7 @@ export class EmployerResolver {
   /** Domains whose resolution is under way: a colleague arriving meanwhile waits for it rather than searching again. */
   private readonly resolving = new Map<string, Pending>();
   private timer: NodeJS.Timeout | undefined;
+  private urgentTimer: NodeJS.Timeout | undefined;
   private readonly running = new Set<Promise<void>>();
   /** Domains resolved lately, so the colleagues of one employer cost one search, not one each. */
   private readonly recent = new Map<string, { companyId: string; reason: string; at: number }>();
@@ -121,7 +120,10 @@ export class EmployerResolver {
       } else {
         this.pending.set(employer.domain, { employer, priority, waiters: [{ resolve, reject }] });
       }
-      if (priority === 'interactive' || this.pending.size >= this.options.connector.batchSize) this.flushSoon(0);
+      // A person's domain goes at once, alone: the bulk domains waiting beside it keep waiting for
+      // company, at bulk priority, rather than riding along and filling the CRM's interactive turns.
+      if (priority === 'interactive') this.flushUrgentSoon();
+      else if (this.pending.size >= this.options.connector.batchSize) this.flushSoon(0);
       else this.flushSoon(this.options.lingerMs ?? 5_000);
     });
   }
@@ -140,6 +142,21 @@ export class EmployerResolver {
     while (this.running.size) await Promise.allSettled([...this.running]);
   }
 
+  /** Takes the domains a person waits for out of the pending ones, after this turn of the event loop. */
+  private flushUrgentSoon(): void {
+    this.urgentTimer ??= setTimeout(() => {
+      this.urgentTimer = undefined;
+      const urgent = new Map([...this.pending].filter(([, p]) => p.priority === 'interactive'));
+      for (const domain of urgent.keys()) this.pending.delete(domain);
+      if (urgent.size > 0) this.start(urgent);
+    }, 0);
+  }
+
+  private start(batch: Map<string, Pending>): void {
+    const run = this.run(batch).finally(() => this.running.delete(run));
+    this.running.add(run);
+  }
+
   private flushSoon(ms: number): void {
     if (this.timer && ms > 0) return;
     if (this.timer) clearTimeout(this.timer);
@@ -147,9 +164,7 @@ export class EmployerResolver {
       this.timer = undefined;
       const batch = this.pending;
       this.pending = new Map();
-      if (batch.size === 0) return;
-      const run = this.run(batch).finally(() => this.running.delete(run));
-      this.running.add(run);
+      if (batch.size > 0) this.start(batch);
     }, ms);
   }
 

@@ -96,6 +96,21 @@ describeEachBackend('employer resolver', (t) => {
     expect(creates() - createsBefore).toBe(1);
   });
 
+  it("resolves a person's domain at once and alone, leaving the bulk domains beside it to wait for company", async () => {
+    const store = await t.openStore();
+    const resolver = new EmployerResolver({ ...optionsOf(instance(store, [])), lingerMs: 60_000 });
+    const [bulkDomain, personDomain] = [`alone-bulk-${t.backend}-${Date.now()}.example`, `alone-person-${t.backend}-${Date.now()}.example`];
+    for (const domain of [bulkDomain, personDomain]) sandbox.createCompany({ domain, name: domain });
+    let bulkDone = false;
+    const bulk = resolver.resolve({ domain: bulkDomain, fromPartner: true, market: 'AU' }, 'bulk').finally(() => (bulkDone = true));
+    const person = await resolver.resolve({ domain: personDomain, fromPartner: true, market: 'AU' }, 'interactive');
+    expect(person).toMatchObject({ kind: 'found', reason: `matched by domain ${personDomain}` });
+    await new Promise((r) => setTimeout(r, 100));
+    expect(bulkDone).toBe(false);
+    resolver.hurry();
+    expect(await bulk).toMatchObject({ kind: 'found', reason: `matched by domain ${bulkDomain}` });
+  });
+
   it('searches for lingering bulk domains at once when told no lookup could add another', async () => {
     const store = await t.openStore();
     const resolver = new EmployerResolver({ ...optionsOf(instance(store, [])), lingerMs: 60_000 });
