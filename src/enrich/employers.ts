@@ -120,8 +120,8 @@ export class EmployerResolver {
       } else {
         this.pending.set(employer.domain, { employer, priority, waiters: [{ resolve, reject }] });
       }
-      // A person's domain goes at once, alone: the bulk domains waiting beside it keep waiting for
-      // company, at bulk priority, rather than riding along and filling the CRM's interactive turns.
+      // A person's domain goes at once, alone: the bulk domains waiting beside it wait on for others to
+      // share their search, at bulk priority, rather than ride along and fill the CRM's interactive turns.
       if (priority === 'interactive') this.flushUrgentSoon();
       else if (this.pending.size >= this.options.connector.batchSize) this.flushSoon(0);
       else this.flushSoon(this.options.lingerMs ?? 5_000);
