@@ -4,7 +4,7 @@
  */
 import { AssociationSpecAssociationCategoryEnum } from '@hubspot/api-client/lib/codegen/crm/associations/v4/models/all.js';
 import { websiteDomain } from '../../src/core/domain.js';
-import { CrmError, type CallOptions, type CompanyLink, type CompanyLinkResult, type CompanyMatch, type CrmConnector, type FoundCompany, type NewCompany, type WriteResult } from '../../src/core/connector.js';
+import { CrmError, type CallOptions, type CompanyKeys, type CompanyLink, type CompanyLinkResult, type CompanyMatch, type CrmConnector, type FoundCompany, type NewCompany, type WriteResult } from '../../src/core/connector.js';
 import { parseCrmAnswer } from '../../src/core/crm-answer.js';
 import { HubspotObjects } from './wire-schemas.js';
 import { apiType, chunk, HUBSPOT_BATCH_SIZE, SEARCH_PAGE_MAX, type HubspotCalls } from './sdk-objects.js';
@@ -14,55 +14,31 @@ const ASSOCIATION_BATCH_LIMIT = 2_000;
 /** HubSpot-defined contact-to-company association types. */
 const CONTACT_TO_COMPANY = { unlabeled: 279, primary: 1 } as const;
 
-type CompanyMethods = Pick<CrmConnector, 'findCompaniesByDomain' | 'findCompaniesByKeys' | 'createCompanies' | 'linkToCompanies'>;
+type CompanyMethods = Pick<CrmConnector, 'findCompaniesByDomain' | 'findCompaniesByKeys' | 'findCompanies' | 'createCompanies' | 'linkToCompanies'>;
 
 export function hubspotCompanies({ runner, sdk, search, priorityFor }: HubspotCalls): Required<CompanyMethods> {
-  return {
-  async findCompaniesByDomain(domains: string[], callOptions?: CallOptions): Promise<Map<string, CompanyMatch>> {
-    const wanted = [...new Set(domains.map(websiteDomain).filter((d) => d))];
-    const found = new Map<string, CompanyMatch>();
-    // One search per 100 domains (HubSpot's limit on IN values); the oldest company per domain wins.
-    for (let i = 0; i < wanted.length; i += HUBSPOT_BATCH_SIZE) {
-      const values = wanted.slice(i, i + HUBSPOT_BATCH_SIZE);
-      let after: string | undefined;
-      do {
-        const page = await search(
-          'companies',
-          {
-            filterGroups: [{ filters: [{ propertyName: 'domain', operator: 'IN', values }] }],
-            sorts: [{ propertyName: 'hs_object_id', direction: 'ASCENDING' }],
-            properties: ['domain'],
-            limit: SEARCH_PAGE_MAX,
-            ...(after ? { after } : {}),
-          },
-          callOptions?.priority ?? 'bulk',
-        );
-        for (const company of parseCrmAnswer('hubspot', HubspotObjects, page.results, 'search')) {
-          const domain = websiteDomain(company.properties.domain ?? '');
-          if (!domain) continue;
-          const match = found.get(domain);
-          if (match) match.others.push(company.id);
-          else found.set(domain, { id: company.id, others: [] });
-        }
-        after = page.paging?.next?.after;
-      } while (after);
-    }
-    return found;
-  },
-
-  async findCompaniesByKeys(keys: { partnerIdProperty?: string; partnerIds: string[]; names: string[] }, callOptions?: CallOptions): Promise<FoundCompany[]> {
-    // IN takes text values in lower case (it matches stored values case-insensitively).
-    const ids = keys.partnerIdProperty ? [...new Set(keys.partnerIds.map((v) => v.toLowerCase()))] : [];
-    const names = [...new Set(keys.names.map((n) => n.trim().toLowerCase()).filter(Boolean))];
-    const out = new Map<string, FoundCompany>();
-    // Up to 100 values per IN filter; the two keys are two filter groups (OR) of one search.
-    for (let i = 0; i < Math.max(ids.length, names.length); i += HUBSPOT_BATCH_SIZE) {
-      const idPart = ids.slice(i, i + HUBSPOT_BATCH_SIZE);
-      const namePart = names.slice(i, i + HUBSPOT_BATCH_SIZE);
-      const filterGroups = [
-        ...(idPart.length ? [{ filters: [{ propertyName: keys.partnerIdProperty!, operator: 'IN', values: idPart }] }] : []),
-        ...(namePart.length ? [{ filters: [{ propertyName: 'name', operator: 'IN', values: namePart }] }] : []),
+  /**
+   * One search per 100 values of each key (HubSpot's limit on IN values), each key a filter group (OR):
+   * a new employer's domain, partner id and name cost one call, not two. Oldest first; the oldest
+   * company per domain wins. IN matches stored values case aside, so text values go in lower case.
+   */
+  async function findCompanies(query: { domains: string[] } & CompanyKeys, callOptions?: CallOptions): Promise<{ byDomain: Map<string, CompanyMatch>; byKeys: FoundCompany[] }> {
+    const domains = [...new Set(query.domains.map(websiteDomain).filter((d) => d))];
+    const idProperty = query.partnerIdProperty;
+    const ids = idProperty ? [...new Set(query.partnerIds.map((v) => v.toLowerCase()))] : [];
+    const names = [...new Set(query.names.map((n) => n.trim().toLowerCase()).filter(Boolean))];
+    const wantedDomains = new Set(domains);
+    const wantedIds = new Set(ids);
+    const wantedNames = new Set(names);
+    const byDomain = new Map<string, CompanyMatch>();
+    const byKeys = new Map<string, FoundCompany>();
+    for (let i = 0; i < Math.max(domains.length, ids.length, names.length); i += HUBSPOT_BATCH_SIZE) {
+      const groups: [string, string[]][] = [
+        ['domain', domains.slice(i, i + HUBSPOT_BATCH_SIZE)],
+        ...(idProperty ? [[idProperty, ids.slice(i, i + HUBSPOT_BATCH_SIZE)] as [string, string[]]] : []),
+        ['name', names.slice(i, i + HUBSPOT_BATCH_SIZE)],
       ];
+      const filterGroups = groups.filter(([, values]) => values.length).map(([propertyName, values]) => ({ filters: [{ propertyName, operator: 'IN', values }] }));
       let after: string | undefined;
       do {
         const page = await search(
@@ -70,20 +46,42 @@ export function hubspotCompanies({ runner, sdk, search, priorityFor }: HubspotCa
           {
             filterGroups,
             sorts: [{ propertyName: 'hs_object_id', direction: 'ASCENDING' }],
-            properties: ['name', ...(keys.partnerIdProperty ? [keys.partnerIdProperty] : [])],
+            properties: ['domain', 'name', ...(idProperty ? [idProperty] : [])],
             limit: SEARCH_PAGE_MAX,
             ...(after ? { after } : {}),
           },
           callOptions?.priority ?? 'bulk',
         );
-        for (const c of parseCrmAnswer('hubspot', HubspotObjects, page.results, 'search')) {
-          out.set(c.id, { id: c.id, partnerId: (keys.partnerIdProperty ? c.properties[keys.partnerIdProperty] : null) ?? null, name: c.properties.name ?? null });
+        for (const company of parseCrmAnswer('hubspot', HubspotObjects, page.results, 'search')) {
+          // A company found through one group may hold another's key too: each is told by what it holds.
+          const domain = websiteDomain(company.properties.domain ?? '');
+          if (wantedDomains.has(domain)) {
+            const match = byDomain.get(domain);
+            if (match) match.others.push(company.id);
+            else byDomain.set(domain, { id: company.id, others: [] });
+          }
+          const partnerId = idProperty ? (company.properties[idProperty] ?? null) : null;
+          const name = company.properties.name ?? null;
+          if ((partnerId !== null && wantedIds.has(partnerId.toLowerCase())) || (name !== null && wantedNames.has(name.trim().toLowerCase()))) {
+            byKeys.set(company.id, { id: company.id, partnerId, name });
+          }
         }
         after = page.paging?.next?.after;
       } while (after);
     }
-    return [...out.values()];
+    return { byDomain, byKeys: [...byKeys.values()] };
+  }
+
+  return {
+  async findCompaniesByDomain(domains: string[], callOptions?: CallOptions): Promise<Map<string, CompanyMatch>> {
+    return (await findCompanies({ domains, partnerIds: [], names: [] }, callOptions)).byDomain;
   },
+
+  async findCompaniesByKeys(keys: CompanyKeys, callOptions?: CallOptions): Promise<FoundCompany[]> {
+    return (await findCompanies({ domains: [], ...keys }, callOptions)).byKeys;
+  },
+
+  findCompanies,
 
   async createCompanies(companies: NewCompany[], callOptions?: CallOptions): Promise<WriteResult[]> {
     const out: WriteResult[] = [];

@@ -192,6 +192,13 @@ export interface CompanyMatch {
   others: string[];
 }
 
+/** What a company other than by its domain is found by: the partner's company id (in `partnerIdProperty`) or its name. */
+export interface CompanyKeys {
+  partnerIdProperty?: string;
+  partnerIds: string[];
+  names: string[];
+}
+
 /** A company record as `findCompaniesByKeys` found it. */
 export interface FoundCompany {
   id: string;
@@ -260,7 +267,14 @@ export interface CrmConnector {
    * Companies whose partner-id property holds one of `partnerIds`, or whose name is one of `names`
    * (exactly, case aside), in as few calls as the CRM allows; oldest first.
    */
-  findCompaniesByKeys?(keys: { partnerIdProperty?: string; partnerIds: string[]; names: string[] }, options?: CallOptions): Promise<FoundCompany[]>;
+  findCompaniesByKeys?(keys: CompanyKeys, options?: CallOptions): Promise<FoundCompany[]>;
+  /**
+   * Both searches in one, where the CRM can ask for several keys in one call (HubSpot: one filter group
+   * each): the domains' companies as findCompaniesByDomain gives them, and the companies holding one
+   * of the partner ids or names as findCompaniesByKeys does. CRM searches are scarce (HubSpot: about
+   * five a second, besides the ten-second budget), and a new employer needs both.
+   */
+  findCompanies?(query: { domains: string[] } & CompanyKeys, options?: CallOptions): Promise<{ byDomain: Map<string, CompanyMatch>; byKeys: FoundCompany[] }>;
   /** Creates company records in as few calls as the CRM allows; one result per input, in order. */
   createCompanies?(companies: NewCompany[], options?: CallOptions): Promise<WriteResult[]>;
   /**

@@ -12,7 +12,7 @@
  * Found and created companies become one company enrichment job each per refresh period.
  */
 import { randomUUID } from 'node:crypto';
-import type { CompanyMatch, CrmConnector, NewCompany } from '../core/connector.js';
+import type { CompanyKeys, CompanyMatch, CrmConnector, FoundCompany, NewCompany } from '../core/connector.js';
 import { domainOf } from '../core/domain.js';
 import type { Priority } from '../core/limiter.js';
 import { logger } from '../logger.js';
@@ -203,7 +203,14 @@ export class EmployerResolver {
 
     for (const [domain, id] of await claims.created(connection, domains)) out.set(domain, { kind: 'found', companyId: id, reason: `created by crm-enrich for ${domain}` });
     const toSearch = domains.filter((d) => !out.has(d));
-    const found: Map<string, CompanyMatch> = toSearch.length ? await connector.findCompaniesByDomain(toSearch, { priority }) : new Map();
+    let found = new Map<string, CompanyMatch>();
+    // Where the CRM can, the keys a domain might not find go in the same search (one call, not two).
+    let byKeys: FoundCompany[] | undefined;
+    if (toSearch.length && connector.findCompanies) {
+      ({ byDomain: found, byKeys } = await connector.findCompanies({ domains: toSearch, ...this.keysOf(toSearch.map((d) => byDomain.get(d)!)) }, { priority }));
+    } else if (toSearch.length) {
+      found = await connector.findCompaniesByDomain(toSearch, { priority });
+    }
     for (const [domain, match] of found) {
       out.set(domain, { kind: 'found', companyId: match.id, reason: `matched by domain ${domain}` });
       if (match.others.length) {
@@ -212,7 +219,7 @@ export class EmployerResolver {
       }
     }
 
-    await this.findByKeys(domains.filter((d) => !out.has(d)).map((d) => byDomain.get(d)!), out, priority);
+    await this.findByKeys(domains.filter((d) => !out.has(d)).map((d) => byDomain.get(d)!), out, priority, byKeys);
     const missing = domains.filter((d) => !out.has(d));
     if (missing.length && !this.options.create) {
       for (const d of missing) out.set(d, { kind: 'none', reason: `no company with domain ${d}, and company creation is off for this connection` });
@@ -240,13 +247,12 @@ export class EmployerResolver {
    * domain in the CRM may differ), and, before one is created, companies of the same name, which are
    * reported as near matches and never linked by name alone. One CRM search for both.
    */
-  private async findByKeys(employers: Employer[], out: Map<string, EmployerResolution>, priority: Priority): Promise<void> {
-    const { connector, claims, partnerIdProperty } = this.options;
-    if (employers.length === 0 || !connector.findCompaniesByKeys) return;
-    const partnerIds = partnerIdProperty ? employers.flatMap((e) => (e.partnerCompanyId ? [e.partnerCompanyId] : [])) : [];
-    const names = this.options.create ? employers.flatMap((e) => (e.name ? [e.name] : [])) : [];
-    if (partnerIds.length === 0 && names.length === 0) return;
-    const found = await connector.findCompaniesByKeys({ ...(partnerIdProperty ? { partnerIdProperty } : {}), partnerIds, names }, { priority });
+  private async findByKeys(employers: Employer[], out: Map<string, EmployerResolution>, priority: Priority, searched?: FoundCompany[]): Promise<void> {
+    const { connector, claims } = this.options;
+    if (employers.length === 0 || (!searched && !connector.findCompaniesByKeys)) return;
+    const keys = this.keysOf(employers);
+    if (keys.partnerIds.length === 0 && keys.names.length === 0) return;
+    const found = searched ?? (await connector.findCompaniesByKeys!(keys, { priority }));
     for (const e of employers) {
       const byId = e.partnerCompanyId ? found.find((f) => f.partnerId === e.partnerCompanyId) : undefined;
       if (byId) {
@@ -259,6 +265,16 @@ export class EmployerResolver {
         log.info({ connection: connector.connection, domain: e.domain, companies: sameName.length }, 'a company has the employer\'s name but not its domain; not linked by name');
       }
     }
+  }
+
+  /** The partner ids and (when companies may be created) names the employers can be found by. */
+  private keysOf(employers: Employer[]): CompanyKeys {
+    const { partnerIdProperty } = this.options;
+    return {
+      ...(partnerIdProperty ? { partnerIdProperty } : {}),
+      partnerIds: partnerIdProperty ? employers.flatMap((e) => (e.partnerCompanyId ? [e.partnerCompanyId] : [])) : [],
+      names: this.options.create ? employers.flatMap((e) => (e.name ? [e.name] : [])) : [],
+    };
   }
 
   /** The partner's company of a domain only an e-mail named: it must exist there to be created here. */

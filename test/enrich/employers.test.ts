@@ -84,6 +84,18 @@ describeEachBackend('employer resolver', (t) => {
     expect(searches() - before).toBe(1);
   });
 
+  it('asks the CRM for a new employer by domain and by name in one search before creating it', async () => {
+    const store = await t.openStore();
+    const resolver = instance(store, []);
+    const domain = `one-search-${t.backend}-${Date.now()}.example`;
+    const creates = () => sandbox.stats().byEndpoint['POST /crm/v3/objects/companies/batch/create'] ?? 0;
+    const [searchesBefore, createsBefore] = [searches(), creates()];
+    const result = await resolver.resolve({ domain, name: `One Search ${t.backend} Pty Ltd`, fromPartner: true, market: 'AU' }, 'interactive');
+    expect(result).toMatchObject({ kind: 'found', companyId: companiesWith(domain)[0]?.id });
+    expect(searches() - searchesBefore).toBe(1);
+    expect(creates() - createsBefore).toBe(1);
+  });
+
   it("resolves a person's domain at once and alone, leaving the bulk domains beside it to wait for company", async () => {
     const store = await t.openStore();
     const resolver = new EmployerResolver({ ...optionsOf(instance(store, [])), lingerMs: 60_000 });

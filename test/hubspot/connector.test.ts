@@ -120,6 +120,32 @@ describe('HubSpot connector against the sandbox', () => {
     expect(batchCalls('/crm/v4/associations/contacts/companies/batch/create') - before).toBe(1);
   });
 
+  it("finds a new employer's domain, partner id and name in one search, each company told by what it holds", async () => {
+    const hubspot = connect();
+    const tag = `${process.pid}-${Date.now()}`;
+    const domain = `alpha-${tag}.example`;
+    const oldest = sandbox.createCompany({ name: 'Alpha', domain }).id;
+    const newer = sandbox.createCompany({ name: 'Alpha Again', domain }).id;
+    const byId = sandbox.createCompany({ name: 'Beta Holdings', description: `co_${tag}` }).id;
+    const byName = sandbox.createCompany({ name: `Gamma ${tag} Pty Ltd`, domain: `gamma-${tag}.example` }).id;
+    sandbox.createCompany({ name: 'Unwanted', domain: `unwanted-${tag}.example` });
+    const before = batchCalls('/crm/v3/objects/companies/search');
+    const found = await hubspot.findCompanies!({
+      domains: [`https://www.${domain.toUpperCase()}/`, `nobody-${tag}.example`],
+      partnerIdProperty: 'description',
+      partnerIds: [`CO_${tag}`],
+      names: [`gamma ${tag} pty ltd`],
+    });
+    expect(batchCalls('/crm/v3/objects/companies/search') - before).toBe(1);
+    expect(Object.fromEntries(found.byDomain)).toEqual({ [domain]: { id: oldest, others: [newer] } });
+    expect(found.byKeys.sort((a, b) => a.id.localeCompare(b.id))).toEqual(
+      [
+        { id: byId, partnerId: `co_${tag}`, name: 'Beta Holdings' },
+        { id: byName, partnerId: null, name: `Gamma ${tag} Pty Ltd` },
+      ].sort((a, b) => a.id.localeCompare(b.id)),
+    );
+  });
+
   it('reports a link to a company that does not exist as failed, and links the rest', async () => {
     const hubspot = connect();
     const employer = sandbox.createCompany({ name: 'Real', domain: 'real.example' }).id;
