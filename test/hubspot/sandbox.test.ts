@@ -156,6 +156,24 @@ describe('HubSpot sandbox, through the official client', () => {
     expect(stats.byEndpoint['POST /crm/v3/objects/companies/search']).toBeGreaterThanOrEqual(5);
     expect(stats.unauthorized).toBe(1);
   });
+
+  it('refuses the configured shares of calls with 429s and 502s, spread evenly so that a short run sees them too', async () => {
+    const before = sandbox.stats().injected;
+    sandbox.setFaults({ rate429: 0.15, rate5xx: 0.15 });
+    const codes: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      codes.push(await hubspot.crm.contacts.basicApi.getPage(1).then(() => 200, (e: { code: number }) => e.code));
+    }
+    sandbox.setFaults({});
+    const after = sandbox.stats().injected;
+    expect(after['429'] - before['429']).toBe(3);
+    expect(after['5xx'] - before['5xx']).toBe(3);
+    expect(codes.filter((c) => c === 429)).toHaveLength(3);
+    expect(codes.filter((c) => c === 502)).toHaveLength(3);
+    // The first fault comes early: a run of five calls is refused at least once.
+    expect(codes.slice(0, 5).some((c) => c !== 200)).toBe(true);
+    expect(await hubspot.crm.contacts.basicApi.getPage(1).then(() => 200)).toBe(200);
+  });
 });
 
 describe('HubSpot sandbox rate limits', () => {

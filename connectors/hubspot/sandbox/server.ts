@@ -57,9 +57,26 @@ export interface SandboxWrite {
   properties: Record<string, unknown>;
 }
 
+/**
+ * Shares of calls refused on purpose. They are spread evenly, not drawn at random: of n calls,
+ * round(n x rate) are refused, the first about halfway to 1/rate, so a short run sees its faults too.
+ */
 export interface HubspotFaults {
   rate429?: number;
   rate5xx?: number;
+}
+
+/** Error diffusion: true on about `rate` of the calls, evenly spaced. */
+function evenly(rate: () => number | undefined): () => boolean {
+  let due = 0.5;
+  return () => {
+    const r = rate() ?? 0;
+    if (r <= 0) return false;
+    due += r;
+    if (due < 1) return false;
+    due -= 1;
+    return true;
+  };
 }
 
 export interface HubspotSandboxStats {
@@ -144,6 +161,8 @@ export async function startHubspotSandbox(options: HubspotSandboxOptions = {}): 
   const freshStats = () => ({ calls: 0, byEndpoint: {} as Record<string, number>, rateLimited: { TEN_SECONDLY_ROLLING: 0, DAILY: 0, SECONDLY: 0 }, unauthorized: 0, injected: { '429': 0, '5xx': 0 } });
   let stats = freshStats();
   let faults: HubspotFaults = options.faults ?? {};
+  let refuse429 = evenly(() => faults.rate429);
+  let refuse5xx = evenly(() => faults.rate5xx);
 
   const app = express();
   app.disable('x-powered-by');
@@ -176,11 +195,11 @@ export async function startHubspotSandbox(options: HubspotSandboxOptions = {}): 
       return sendError(res, 401, 'INVALID_AUTHENTICATION', UNAUTHENTICATED_MESSAGE);
     }
     res.locals.appId = appId;
-    if (faults.rate429 && Math.random() < faults.rate429) {
+    if (refuse429()) {
       stats.injected['429']++;
       return res.status(429).json({ ...errorBody('RATE_LIMITS', 'You have reached your ten_secondly_rolling limit.'), errorType: 'RATE_LIMIT', policyName: 'TEN_SECONDLY_ROLLING', groupName: `api-calls:${portalId}` });
     }
-    if (faults.rate5xx && Math.random() < faults.rate5xx) {
+    if (refuse5xx()) {
       stats.injected['5xx']++;
       return sendError(res, 502, 'INTERNAL_ERROR', 'Bad gateway; retry the request.');
     }
@@ -245,6 +264,8 @@ export async function startHubspotSandbox(options: HubspotSandboxOptions = {}): 
     },
     setFaults: (next) => {
       faults = { ...next };
+      refuse429 = evenly(() => faults.rate429);
+      refuse5xx = evenly(() => faults.rate5xx);
     },
     exhaustDailyLimit: () => policy.exhaustDaily(),
     createContact: (properties, source) => store.create('contacts', properties, source),
