@@ -64,8 +64,22 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     DATABASE_URL: viaProxy.toString(),
   });
   const services: ServiceProcess[] = [];
+  // An instance that exits when nobody killed it is a failure of its own, reported with what it printed.
+  const killed = new Set<ServiceProcess>();
+  const unexpectedExits: string[] = [];
+  const start = async () => {
+    const service = await startServiceProcess(env(), 60_000);
+    void service.exited.then((exit) => {
+      if (!killed.has(service)) unexpectedExits.push(`an instance exited by itself (${JSON.stringify(exit)}):\n${service.output().slice(-4_000)}`);
+    });
+    return service;
+  };
+  const stop = (service: ServiceProcess, signal: NodeJS.Signals) => {
+    killed.add(service);
+    service.kill(signal);
+  };
   try {
-    for (let i = 0; i < options.instances; i++) services.push(await startServiceProcess(env(), 60_000));
+    for (let i = 0; i < options.instances; i++) services.push(await start());
     log(`${options.instances} instances ready`);
     balancer.setTargets(services.map((s) => s.url));
     sandboxes.hubspot.setWebhookUrl(`${balancer.url}/webhooks/hubspot`);
@@ -90,10 +104,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
         at: (k + 1) / (options.kills + 2),
         run: async () => {
           log(`SIGKILL instance ${victim} at ${enrichedCount()} enriched, ${partnerRequests()} partner requests`);
-          services[victim]!.kill('SIGKILL');
+          stop(services[victim]!, 'SIGKILL');
           await services[victim]!.exited;
           await sleep(1_000);
-          services[victim] = await startServiceProcess(env(), 60_000);
+          services[victim] = await start();
           balancer.setTargets(services.map((s) => s.url));
         },
       });
@@ -147,6 +161,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     const replayDeadline = Date.now() + 60_000;
     while (enrichedCount() < ids.length && Date.now() < replayDeadline) await sleep(500);
 
+    if (unexpectedExits.length) throw new Error(unexpectedExits.join('\n\n'));
     const enriched = enrichedCount();
     const duplicates = duplicateWrites(sandboxes.hubspot.writes(), 'contacts');
     const stats = await services[0]!.admin<{ today: { partnerLookups: number } }>('GET', '/stats');
@@ -163,7 +178,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       creditsServed: partnerServed(sandboxes),
       injected: { partner500: partner.injectedFailures, partnerTimeouts: partner.injectedTimeouts, partner429: partner.injectedBursts, hubspot429: hubspot.injected['429'], hubspot5xx: hubspot.injected['5xx'] },
     };
-    for (const s of services) s.kill('SIGTERM');
+    for (const s of services) stop(s, 'SIGTERM');
     await Promise.all(services.map((s) => s.exited));
     log('stopped');
     return result;
