@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- load [--records 15000] [--singles 20] [--timeout-s 1200]`
+ * `npm run bench -- load [--records 15000] [--singles 20] [--timeout-s 1200] [--node-options=...] [--node-flags=...]`
  *
  * A revenue team's first import, against `npm start`'s embedded default as a new user runs it (its
  * own process, PGlite, the sandboxes inside it, the default heap flag): `records` contacts are
@@ -22,7 +22,7 @@ import { parseArgs } from 'node:util';
 import { createDataset } from '../src/partner/sandbox/dataset.js';
 
 const { values: args } = parseArgs({
-  options: { records: { type: 'string', default: '15000' }, singles: { type: 'string', default: '20' }, 'timeout-s': { type: 'string', default: '1200' }, port: { type: 'string', default: '47300' } },
+  options: { 'node-options': { type: 'string' }, 'node-flags': { type: 'string' }, records: { type: 'string', default: '15000' }, singles: { type: 'string', default: '20' }, 'timeout-s': { type: 'string', default: '1200' }, port: { type: 'string', default: '47300' } },
 });
 const records = Number(args.records);
 const singles = Number(args.singles);
@@ -34,11 +34,17 @@ const logFile = join(tmpdir(), `crm-enrich-load-${process.pid}.log`);
 const people = createDataset().personRecords.filter((p) => p.workEmail);
 const emailAt = (i: number) => (i < people.length ? people[i]!.workEmail! : `import-${i}@unknown-${i % 997}.example`);
 
+// The heap flags `npm start` gives the service when NODE_OPTIONS is not set (--node-options to try others).
+const startScript = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start;
+const nodeOptions = args['node-options'] ?? /NODE_OPTIONS:-([^}]*)\}/.exec(startScript)![1]!;
+// Flags NODE_OPTIONS may not carry go on node's command line, before the script.
+const nodeFlags = (args['node-flags'] ?? /\bnode ((?:--\S+ )*)dist\/src\/cli\.js/.exec(startScript)?.[1] ?? '').split(' ').filter(Boolean);
+
 // Exactly what `npm start` runs (package.json: the build, which bench/run.ts has just made, then the
 // compiled service), without npm in between.
-const service = spawn(process.execPath, ['dist/src/cli.js', 'serve', '--no-demo'], {
+const service = spawn(process.execPath, [...nodeFlags, 'dist/src/cli.js', 'serve', '--no-demo'], {
   // The import needs more lookups than the default daily budget (10,000), as a real import would.
-  env: { ...process.env, NODE_OPTIONS: '--max-old-space-size=192 --max-semi-space-size=4', PORT: String(port), CRM_ENRICH_DATA_DIR: dataDir, LOG_LEVEL: 'warn', PARTNER_DAILY_LOOKUP_BUDGET: String(4 * records), PARTNER_DAILY_LOOKUP_HARD_CAP: String(5 * records) },
+  env: { ...process.env, NODE_OPTIONS: nodeOptions, PORT: String(port), CRM_ENRICH_DATA_DIR: dataDir, LOG_LEVEL: 'warn', PARTNER_DAILY_LOOKUP_BUDGET: String(4 * records), PARTNER_DAILY_LOOKUP_HARD_CAP: String(5 * records) },
   stdio: ['ignore', openSync(logFile, 'w'), 'inherit'],
 });
 console.log(`service log (warnings and errors): ${logFile}`);
@@ -68,6 +74,30 @@ function treeRssKb(root: number): number {
   return total;
 }
 
+/**
+ * Resident memory of the embedded database: PGlite's WebAssembly memory is one anonymous mapping of
+ * at least its initial 128 MB, the largest the process has; only the pages Postgres has touched count.
+ */
+function wasmRssKb(pid: number): number {
+  let best = { size: 0, rss: 0 };
+  let size = 0;
+  let anonymousRw = false;
+  try {
+    for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+      const range = /^([0-9a-f]+)-([0-9a-f]+) (\S+) \S+ \S+ \S+\s*(\S*)$/.exec(line);
+      if (range) {
+        size = (parseInt(range[2]!, 16) - parseInt(range[1]!, 16)) / 1024;
+        anonymousRw = range[3] === 'rw-p' && range[4] === '';
+      } else if (anonymousRw && line.startsWith('Rss:') && size >= 128 * 1024 && size > best.size) {
+        best = { size, rss: Number(line.split(/\s+/)[1]) };
+      }
+    }
+  } catch {
+    // gone
+  }
+  return best.rss;
+}
+
 let peakKb = 0;
 /** The peak once the service is up: how memory behaves with the backlog, apart from start-up. */
 let runningPeakKb = 0;
@@ -79,6 +109,31 @@ const sampler = setInterval(() => {
 }, 250);
 
 const base = `http://127.0.0.1:${port}`;
+
+/**
+ * Where the service's memory goes, from its /metrics every two seconds: the V8 heap (reserved and
+ * used), memory held outside the heap by JavaScript objects, and the rest of its resident memory
+ * (code, the runtime, PGlite's WebAssembly memory), kept for the largest sample.
+ */
+const composition = { rssMb: 0, heapTotalMb: 0, heapUsedMb: 0, externalMb: 0, databaseMb: 0 };
+let heapUsedPeakMb = 0;
+const metricMb = (text: string, name: string) => Number(new RegExp(`^crm_enrich_${name}(?:\\{[^}]*\\})? (\\S+)`, 'm').exec(text)?.[1] ?? 0) / 2 ** 20;
+const memoryProbe = setInterval(() => {
+  fetch(`${base}/metrics`, { signal: AbortSignal.timeout(2_000) })
+    .then((r) => r.text())
+    .then((text) => {
+      const sample = {
+        rssMb: metricMb(text, 'process_resident_memory_bytes'),
+        heapTotalMb: metricMb(text, 'nodejs_heap_size_total_bytes'),
+        heapUsedMb: metricMb(text, 'nodejs_heap_size_used_bytes'),
+        externalMb: metricMb(text, 'nodejs_external_memory_bytes'),
+        databaseMb: wasmRssKb(service.pid!) / 1024,
+      };
+      heapUsedPeakMb = Math.max(heapUsedPeakMb, sample.heapUsedMb);
+      if (sample.rssMb > composition.rssMb) Object.assign(composition, sample);
+    })
+    .catch(() => undefined);
+}, 2_000);
 const hubspot = `http://127.0.0.1:${port + 2}`;
 // The import is another app in the portal (an import or sync tool), with its own token and rate limit.
 const headers = { authorization: 'Bearer sandbox-importer-token', 'content-type': 'application/json' };
@@ -182,6 +237,7 @@ const seconds = (Date.now() - started) / 1000;
 await singlesDone;
 clearInterval(readiness);
 clearInterval(sampler);
+clearInterval(memoryProbe);
 service.kill('SIGTERM');
 await new Promise((r) => service.once('exit', r));
 rmSync(dataDir, { recursive: true, force: true });
@@ -190,5 +246,10 @@ const settled = Object.values(final.records).reduce((a, b) => a + b, 0) - single
 const sorted = [...singleTimes].sort((a, b) => a - b);
 const p95 = sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.95) - 1)] ?? 0;
 console.log(`records by status: ${JSON.stringify(final.records)}; single contacts: p50 ${sorted[Math.floor(sorted.length / 2)]} ms, max ${sorted.at(-1)} ms; /readyz worst failing run ${(readyWorstMs / 1000).toFixed(1)} s`);
+const mb = (n: number) => Math.round(n);
+console.log(
+  `the service's largest resident memory seen on /metrics: ${mb(composition.rssMb)} MB, of which the V8 heap ${mb(composition.heapTotalMb)} MB (${mb(composition.heapUsedMb)} MB in use), ` +
+    `the embedded database ${mb(composition.databaseMb)} MB, and the rest (code, the runtime, buffers) ${mb(composition.rssMb - composition.heapTotalMb - composition.databaseMb)} MB; heap in use at most ${mb(heapUsedPeakMb)} MB`,
+);
 console.log(`BENCH load records=${records} settled=${settled} peak_rss_mb=${Math.round(peakKb / 1024)} running_peak_rss_mb=${Math.round(runningPeakKb / 1024)} single_p95_ms=${p95} readyz_worst_s=${(readyWorstMs / 1000).toFixed(1)} seconds=${seconds.toFixed(0)}`);
 process.exit(0);
