@@ -67,12 +67,11 @@ export interface HubspotFaults {
 }
 
 /** Error diffusion: true on about `rate` of the calls, evenly spaced. */
-function evenly(rate: () => number | undefined): () => boolean {
+function evenly(rate = 0): () => boolean {
   let due = 0.5;
   return () => {
-    const r = rate() ?? 0;
-    if (r <= 0) return false;
-    due += r;
+    if (rate <= 0) return false;
+    due += rate;
     if (due < 1) return false;
     due -= 1;
     return true;
@@ -160,9 +159,8 @@ export async function startHubspotSandbox(options: HubspotSandboxOptions = {}): 
 
   const freshStats = () => ({ calls: 0, byEndpoint: {} as Record<string, number>, rateLimited: { TEN_SECONDLY_ROLLING: 0, DAILY: 0, SECONDLY: 0 }, unauthorized: 0, injected: { '429': 0, '5xx': 0 } });
   let stats = freshStats();
-  let faults: HubspotFaults = options.faults ?? {};
-  let refuse429 = evenly(() => faults.rate429);
-  let refuse5xx = evenly(() => faults.rate5xx);
+  let refuse429 = evenly(options.faults?.rate429);
+  let refuse5xx = evenly(options.faults?.rate5xx);
 
   const app = express();
   app.disable('x-powered-by');
@@ -263,9 +261,8 @@ export async function startHubspotSandbox(options: HubspotSandboxOptions = {}): 
       stats = freshStats();
     },
     setFaults: (next) => {
-      faults = { ...next };
-      refuse429 = evenly(() => faults.rate429);
-      refuse5xx = evenly(() => faults.rate5xx);
+      refuse429 = evenly(next.rate429);
+      refuse5xx = evenly(next.rate5xx);
     },
     exhaustDailyLimit: () => policy.exhaustDaily(),
     createContact: (properties, source) => store.create('contacts', properties, source),
