@@ -111,11 +111,11 @@ const sampler = setInterval(() => {
 const base = `http://127.0.0.1:${port}`;
 
 /**
- * Where the service's memory goes, from its /metrics every two seconds: the V8 heap (reserved and
- * used), memory held outside the heap by JavaScript objects, and the rest of its resident memory
- * (code, the runtime, PGlite's WebAssembly memory), kept for the largest sample.
+ * Where the service's memory goes, every two seconds: the V8 heap (reserved and used) from its
+ * /metrics, the embedded database's resident pages from smaps, and the rest of its resident memory
+ * (code, the runtime, buffers), kept for the largest sample.
  */
-const composition = { rssMb: 0, heapTotalMb: 0, heapUsedMb: 0, externalMb: 0, databaseMb: 0 };
+const composition = { rssMb: 0, heapTotalMb: 0, heapUsedMb: 0, databaseMb: 0 };
 let heapUsedPeakMb = 0;
 const metricMb = (text: string, name: string) => Number(new RegExp(`^crm_enrich_${name}(?:\\{[^}]*\\})? (\\S+)`, 'm').exec(text)?.[1] ?? 0) / 2 ** 20;
 const memoryProbe = setInterval(() => {
@@ -126,7 +126,6 @@ const memoryProbe = setInterval(() => {
         rssMb: metricMb(text, 'process_resident_memory_bytes'),
         heapTotalMb: metricMb(text, 'nodejs_heap_size_total_bytes'),
         heapUsedMb: metricMb(text, 'nodejs_heap_size_used_bytes'),
-        externalMb: metricMb(text, 'nodejs_external_memory_bytes'),
         databaseMb: wasmRssKb(service.pid!) / 1024,
       };
       heapUsedPeakMb = Math.max(heapUsedPeakMb, sample.heapUsedMb);

@@ -100,10 +100,10 @@ const email = () => {
   return person.workEmail!;
 };
 
-/** Resolves with the ms from creation to enriched properties being readable in the sandbox. */
 /** Per new contact: from its creation to its lookups planned (the enriched_at stamp), and on to its write. */
 const newSplits: { planned: number; written: number }[] = [];
 
+/** Resolves with the ms from creation to enriched properties being readable in the sandbox. */
 async function timeNewContact(): Promise<number> {
   const started = performance.now();
   const createdAt = Date.now();
