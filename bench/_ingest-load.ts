@@ -1,14 +1,36 @@
-/** The load generator of the ingest benchmark, run in its own process: unique signed deliveries of 10 events. */
+/**
+ * The load generator of the ingest benchmark, run in its own process: unique signed deliveries of 10
+ * events. The parent sends one `{ round }` message per round (a target's URL and how long to load it)
+ * and gets that round's counts back (a warm-up round's latencies are not kept); `{ report: true }` answers with each target's latency
+ * percentiles over all its rounds, from every response's own time, and ends the process.
+ */
 import { createHmac } from 'node:crypto';
 import autocannon from 'autocannon';
 
-const url = process.env.INGEST_URL!;
-const secret = process.env.INGEST_SECRET!;
-const seconds = Number(process.env.INGEST_SECONDS ?? 10);
-const connections = Number(process.env.INGEST_CONNECTIONS ?? 32);
-let next = 10_000_000;
+export interface Round {
+  target: string;
+  url: string;
+  seconds: number;
+  /** Whether the round's latencies count (not a warm-up). */
+  measured: boolean;
+}
 
-function delivery() {
+export interface RoundResult {
+  requests: number;
+  non2xx: number;
+  errors: number;
+  /** The load generator's own CPU time during the round, in ms. */
+  cpuMs: number;
+}
+
+export type Latencies = Record<string, { p50: number; p99: number }>;
+
+const secret = process.env.INGEST_SECRET!;
+const connections = Number(process.env.INGEST_CONNECTIONS ?? 10);
+let next = 10_000_000;
+const latencies = new Map<string, number[]>();
+
+function delivery(url: string) {
   const now = Date.now();
   const events = Array.from({ length: 10 }, () => {
     const objectId = next++;
@@ -20,20 +42,41 @@ function delivery() {
   return { body, headers: { 'content-type': 'application/json', 'x-hubspot-signature-v3': signature, 'x-hubspot-request-timestamp': timestamp } };
 }
 
-const result = await autocannon({
-  url,
-  method: 'POST',
-  connections,
-  duration: seconds,
-  requests: [{ setupRequest: (req) => ({ ...req, ...delivery() }) }],
+async function run(round: Round): Promise<RoundResult> {
+  const times = latencies.get(round.target) ?? [];
+  if (round.measured) latencies.set(round.target, times);
+  const cpuBefore = process.cpuUsage();
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon(
+      {
+        url: round.url,
+        method: 'POST',
+        connections,
+        duration: round.seconds,
+        requests: [{ setupRequest: (req) => ({ ...req, ...delivery(round.url) }) }],
+      },
+      (error, result) => (error ? reject(error) : resolve(result)),
+    );
+    instance.on('response', (_client, _status, _bytes, responseTime) => times.push(responseTime));
+  });
+  const cpu = process.cpuUsage(cpuBefore);
+  return { requests: result.requests.total, non2xx: result.non2xx, errors: result.errors, cpuMs: (cpu.user + cpu.system) / 1000 };
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  return Math.round(sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!);
+}
+
+process.on('message', (message: { round?: Round; report?: boolean }) => {
+  if (message.round) {
+    void run(message.round).then((result) => process.send!(result));
+    return;
+  }
+  const report: Latencies = {};
+  for (const [target, times] of latencies) {
+    const sorted = times.sort((a, b) => a - b);
+    report[target] = { p50: percentile(sorted, 50), p99: percentile(sorted, 99) };
+  }
+  process.send!(report, () => process.exit(0));
 });
-process.send!({
-  requests: result.requests.total,
-  non2xx: result.non2xx,
-  errors: result.errors,
-  p50: result.latency.p50,
-  p99: result.latency.p99,
-  seconds: result.duration,
-  cpuMs: (process.cpuUsage().user + process.cpuUsage().system) / 1000,
-});
-process.exit(0);
