@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serverUnavailable } from '../support/db.js';
 import { IMPORTER_TOKEN } from '../../connectors/hubspot/sandbox/server.js';
+import { dropSchema } from './probes.js';
 import { eventually, partnerPeople, startSandboxes, startService, type RunningService, type Sandboxes } from './stack.js';
 
 const skip = await serverUnavailable();
@@ -21,6 +22,7 @@ describe.skipIf(skip)('new records', () => {
   afterAll(async () => {
     await running?.stop();
     await sandboxes?.close();
+    await dropSchema(running?.schema);
   });
 
   it("enriches what another app creates through the API, and leaves alone what crm-enrich's own app creates", async () => {
