@@ -77,10 +77,10 @@ interface CommitGroup {
 /** Most jobs one group commit takes (one batch is never split). */
 const MAX_GROUP_JOBS = 1_000;
 /**
- * Commits of one queue under way at once: one would leave the pool idle while it waits for the
- * server; a few keep the server busy, and each still carries every batch that waited for it.
+ * Commits of one queue under way at once: the next group gathers while one is under way, so under load
+ * groups grow rather than commits multiply. Three at once cost a fifth more CPU per delivery (docs/benchmarks.md).
  */
-const MAX_COMMITS_PER_QUEUE = 3;
+const MAX_COMMITS_PER_QUEUE = 1;
 
 export class JobQueue {
   private readonly ready = new Map<string, Promise<void>>();
