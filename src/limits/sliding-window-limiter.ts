@@ -45,8 +45,11 @@ const WARM_UP_TASKS = 8;
  *
  * A request can reach the provider later than it was claimed (a stalled event loop, a busy
  * machine, a slow network), and the provider counts arrivals. A task that took longer than the
- * fastest recent one by more than the margin was probably held up on its way out, so its log
- * entry is moved later by the excess: the request `max` places behind it then waits for it.
+ * fastest recent one by more than half the margin was probably held up on its way out, so its log
+ * entry is moved later by all of that delay: the request `max` places behind it then waits for it,
+ * and the margin is still there for what no one measures (the network, the provider's own queue).
+ * (Moving it by only what exceeds the margin left none: a provider stalled for 60 ms saw four
+ * requests arrive at once, and a second later the 51st, half a millisecond early.)
  * A task that says when its request leaves (`slot.sending()`) has the time before that counted at
  * once: a stall between the slot and the send (a slow credit reservation, a long pause of the event
  * loop) moves the entry before later slots are given, not a round trip after.
@@ -171,21 +174,21 @@ export class SlidingWindowLimiter extends EventEmitter<LimiterEvents> implements
   }
 
   /**
-   * The request leaves `sinceAskedMs` after its slot was asked for. What exceeds the quickest recent
-   * departure by more than the margin is counted now; returns how much was.
+   * The request leaves `sinceAskedMs` after its slot was asked for. A delay past the quickest recent
+   * departure of more than half the margin is counted now, all of it; returns how much was.
    */
   private depart(ticket: string, sinceAskedMs: number): number {
-    const lateBy = sinceAskedMs - baseline(this.departures, sinceAskedMs) - this.marginMs;
-    if (lateBy <= 0 || this.stopping) return 0;
+    const lateBy = sinceAskedMs - baseline(this.departures, sinceAskedMs);
+    if (lateBy <= this.marginMs / 2 || this.stopping) return 0;
     this.postpone(ticket, lateBy);
     return lateBy;
   }
 
   /** The task is done `durationMs` after its slot was asked for; `counted` ms were counted as it left. */
   private settle(ticket: string, durationMs: number, counted: number): void {
-    const lateBy = durationMs - baseline(this.durations, durationMs) - this.marginMs - counted;
-    if (lateBy <= 0 || this.stopping) return;
-    this.postpone(ticket, lateBy);
+    const lateBy = durationMs - baseline(this.durations, durationMs);
+    if (lateBy <= this.marginMs / 2 || lateBy <= counted || this.stopping) return;
+    this.postpone(ticket, lateBy - counted);
   }
 
   private postpone(ticket: string, byMs: number): void {

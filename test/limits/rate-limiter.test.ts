@@ -69,6 +69,22 @@ describe.each([
     expect(starts[3]! - starts[1]!).toBeGreaterThanOrEqual(300);
   });
 
+  it('counts all of a delay longer than half the margin, so the margin is still there for what nobody measures', async () => {
+    const limiter = createRateLimiter({ id: `test:${randomUUID()}`, redisUrl, max: 2, windowMs: 200, marginMs: 50 });
+    open.push(limiter);
+    const starts: number[] = [];
+    const task = (holdMs: number) => async () => {
+      starts.push(performance.now());
+      await sleep(holdMs);
+    };
+    // Each dispatch counts 250 ms (window and margin), paced 125 ms apart; the second is held 120 ms.
+    await Promise.all([limiter.schedule('bulk', task(0)), limiter.schedule('bulk', task(120))]);
+    await Promise.all([limiter.schedule('bulk', task(0)), limiter.schedule('bulk', task(0))]);
+    // Counted as 120 ms late, the second holds the fourth back until 370 ms after it started; had only
+    // the 70 ms past the margin been counted, until 320 ms.
+    expect(starts[3]! - starts[1]!).toBeGreaterThanOrEqual(360);
+  });
+
   it('counts the time a task spends before its request leaves as soon as it leaves, not when it returns', async () => {
     const limiter = createRateLimiter({ id: `test:${randomUUID()}`, redisUrl, max: 1, windowMs: 200, marginMs: 0 });
     open.push(limiter);
