@@ -48,8 +48,8 @@ const WARM_UP_TASKS = 8;
  * fastest recent one by more than half the margin was probably held up on its way out, so its log
  * entry is moved later by all of that delay: the request `max` places behind it then waits for it,
  * and the margin is still there for what no one measures (the network, the provider's own queue).
- * (Moving it by only what exceeds the margin left none: a provider stalled for 60 ms saw four
- * requests arrive at once, and a second later the 51st, half a millisecond early.)
+ * (Moving it by only what exceeds the margin left none: four requests held up some 60 ms reached
+ * the provider at once, and a second later the 51st arrived half a millisecond too early.)
  * A task that says when its request leaves (`slot.sending()`) has the time before that counted at
  * once: a stall between the slot and the send (a slow credit reservation, a long pause of the event
  * loop) moves the entry before later slots are given, not a round trip after.
