@@ -1,8 +1,8 @@
 /**
  * The load generator of the ingest benchmark, run in its own process: unique signed deliveries of 10
  * events. The parent sends one `{ round }` message per round (a target's URL and how long to load it)
- * and gets that round's counts back (a warm-up round's latencies are not kept); `{ report: true }` answers with each target's latency
- * percentiles over all its rounds, from every response's own time, and ends the process.
+ * and gets that round's counts back; `{ report: true }` answers with each target's latency percentiles
+ * over its measured rounds (not the warm-ups), from every response's own time, and ends the process.
  */
 import { createHmac } from 'node:crypto';
 import autocannon from 'autocannon';
