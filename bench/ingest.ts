@@ -17,6 +17,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { rootLogger } from '../src/logger.js';
@@ -102,9 +103,11 @@ const newTotals = (): Totals => ({ requests: 0, non2xx: 0, errors: 0, seconds: 0
 
 function report(name: string, t: Totals, latency: { p50: number; p99: number }, stored: number): number {
   const per = (ms: number) => (ms / t.requests).toFixed(2);
+  // A server whose rounds leave the cores idle is waiting (for its commits, say), not computing.
+  const busy = Math.round((100 * t.machineMs) / (t.seconds * 1000 * availableParallelism()));
   console.log(
     `${name}: ${t.requests} deliveries in ${t.seconds.toFixed(2)} s over ${ROUNDS} rounds (${t.non2xx} not 2xx, ${t.errors} errors); ` +
-      `p50 ${latency.p50} ms, p99 ${latency.p99} ms; ${stored} events stored; CPU per delivery ${per(t.machineMs)} ms on the machine: ` +
+      `p50 ${latency.p50} ms, p99 ${latency.p99} ms; ${stored} events stored; machine ${busy}% busy; CPU per delivery ${per(t.machineMs)} ms on the machine: ` +
       `${per(t.processMs)} ms in the server's process, ${per(t.postgresMs)} ms in Postgres, ${per(t.loaderMs)} ms in the load generator`,
   );
   return Math.round(stored / t.seconds);
