@@ -12,6 +12,7 @@ import { startPartnerSandbox, type PartnerSandbox } from '../../src/partner/sand
 import { provision } from '../../src/service/provision-command.js';
 import { Service } from '../../src/service/service.js';
 import { SERVER_URL, serverUnavailable, uniqueSchema } from '../support/db.js';
+import { dropSchema } from './probes.js';
 import { runCli } from './process.js';
 
 const skip = await serverUnavailable();
@@ -32,7 +33,13 @@ describe.skipIf(skip)('custom properties', () => {
       SALESFORCE_CLIENT_SECRET: 'sandbox',
       DATABASE_URL: SERVER_URL,
     });
-  const start = () => Service.start({ config: config(), schedule: false, store: { schema: uniqueSchema('prov') } });
+  // Each start gets a schema of its own, dropped after the file so the shared server does not fill up.
+  const schemas: string[] = [];
+  const start = () => {
+    const schema = uniqueSchema('prov');
+    schemas.push(schema);
+    return Service.start({ config: config(), schedule: false, store: { schema } });
+  };
 
   beforeAll(async () => {
     partner = await startPartnerSandbox({ port: 0, people: 200, companies: 20 });
@@ -41,6 +48,7 @@ describe.skipIf(skip)('custom properties', () => {
   });
   afterAll(async () => {
     await Promise.allSettled([partner?.close(), hubspot?.close(), salesforce?.close()]);
+    for (const schema of schemas) await dropSchema(schema);
   });
 
   it('mappings check --live reads each CRM\'s schema and names the custom properties it lacks', async () => {
