@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -20,10 +20,14 @@ describe('Salesforce connector from configuration', () => {
       kind: 'client_credentials', loginUrl: 'https://acme.my.salesforce.com',
     });
     const dir = mkdtempSync(join(tmpdir(), 'sf-key-'));
-    writeFileSync(join(dir, 'key.pem'), 'PEM');
-    expect(salesforceAuthFromConfig(config({ SALESFORCE_CLIENT_ID: 'id', SALESFORCE_USERNAME: 'u@x.com', SALESFORCE_PRIVATE_KEY_FILE: join(dir, 'key.pem') }))).toMatchObject({
-      kind: 'jwt', loginUrl: 'https://login.salesforce.com', privateKey: 'PEM',
-    });
+    try {
+      writeFileSync(join(dir, 'key.pem'), 'PEM');
+      expect(salesforceAuthFromConfig(config({ SALESFORCE_CLIENT_ID: 'id', SALESFORCE_USERNAME: 'u@x.com', SALESFORCE_PRIVATE_KEY_FILE: join(dir, 'key.pem') }))).toMatchObject({
+        kind: 'jwt', loginUrl: 'https://login.salesforce.com', privateKey: 'PEM',
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('names what is missing from a partial configuration', () => {
