@@ -43,7 +43,8 @@ function delivery(url: string) {
 }
 
 async function run(round: Round): Promise<RoundResult> {
-  const times = latencies.get(round.target) ?? [];
+  // A warm-up's latencies go to a list of their own, thrown away, whatever rounds came before it.
+  const times = round.measured ? (latencies.get(round.target) ?? []) : [];
   if (round.measured) latencies.set(round.target, times);
   const cpuBefore = process.cpuUsage();
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
