@@ -4,7 +4,6 @@ export type StoreErrorCode =
   | 'store_locked' // another process has the embedded database open
   | 'invalid_schema' // a schema name that is not a plain identifier
   | 'migration_failed'
-  | 'queue_incompatible' // the installed pg-boss writes jobs differently from what the queue expects
   | 'invalid_input' // a caller passed something the store cannot keep
   | 'not_found';
 
@@ -12,7 +11,6 @@ const kinds: Record<StoreErrorCode, ErrorKind> = {
   store_locked: 'config',
   invalid_schema: 'config',
   migration_failed: 'config',
-  queue_incompatible: 'config',
   invalid_input: 'permanent',
   not_found: 'permanent',
 };

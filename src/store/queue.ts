@@ -12,6 +12,7 @@ import type { Priority } from '../core/limiter.js';
 import { logger } from '../logger.js';
 import type { Db } from './db.js';
 import { StoreError } from './errors.js';
+import { insertJobs, type NewJob } from './job-insert.js';
 import { JobTable } from './job-table.js';
 import { DEAD_LETTER_QUEUE, type ClaimedJob, type DeadLetter, type QueueCounts, type RecordRef, type RetryingJob } from './queue-types.js';
 
@@ -149,9 +150,6 @@ export class JobQueue {
         deadLetter: DEAD_LETTER_QUEUE,
       });
     }
-    // pg-boss reads its queue cache on the pool before inserting; warming it here keeps that read
-    // out of enqueue's transaction, where on PGlite (one session) it would wait on itself.
-    await this.boss.insert(name, []);
   }
 
   /**
@@ -200,17 +198,14 @@ export class JobQueue {
   }
 
   /**
-   * One statement for several callers' batches, so one round trip: the event keys go into
-   * received_event in a data-modifying WITH, and pg-boss's own insert takes only the jobs whose key
-   * that insert returned (or that carry none). A statement is atomic, so an event is stored with its
-   * job or not at all, without BEGIN and COMMIT. A result per batch, in order.
+   * One statement for several callers' batches, so one round trip (src/store/job-insert.ts). The first
+   * job with a key, across all batches in order, is the one that may be new; the jobs carry their own
+   * ids so that the ones inserted can be told from the ones dropped. A result per batch, in order.
    */
   private async commit(queue: string, batches: JobInput[][]): Promise<EnqueueResult[]> {
     const results: EnqueueResult[] = batches.map((jobs) => ({ ids: [], enqueued: 0, duplicates: jobs.length }));
-    // The first job with a key, across all batches in order, is the one that may be new; the jobs
-    // carry their own ids so that the ones inserted can be told from the ones dropped.
     const seen = new Set<string>();
-    const candidates: { batch: number; id: string; keyHash?: string; job: JobInput }[] = [];
+    const candidates: (NewJob & { batch: number })[] = [];
     batches.forEach((jobs, batch) => {
       for (const job of jobs) {
         const keyHash = job.dedupKey === undefined ? undefined : hashEventKey(job.dedupKey);
@@ -218,21 +213,10 @@ export class JobQueue {
           if (seen.has(keyHash)) continue;
           seen.add(keyHash);
         }
-        candidates.push({ batch, id: randomUUID(), keyHash, job });
+        candidates.push({ batch, id: randomUUID(), keyHash, data: job.data, priority: PRIORITY[job.priority ?? 'interactive'], startAfter: job.startAfter });
       }
     });
-    const events = candidates.flatMap(({ keyHash, job }) =>
-      keyHash === undefined ? [] : [{ key_hash: keyHash, connection: job.data.connection, object_type: job.data.objectType, record_id: job.data.recordId }],
-    );
-    const inserted = new Set(
-      (await this.boss.insert(
-        queue,
-        candidates.map(({ id, keyHash, job }) => ({
-          id, keyHash, data: job.data, priority: PRIORITY[job.priority ?? 'interactive'], startAfter: job.startAfter,
-        })),
-        { db: { executeSql: (text: string, values?: unknown[]) => this.db.query(this.withEvents(text), [values?.[0], JSON.stringify(events), queue]) }, returnId: true },
-      )) ?? [],
-    );
+    const inserted = await insertJobs(this.db, this.schema, queue, candidates);
     for (const c of candidates) {
       if (!inserted.has(c.id)) continue;
       const result = results[c.batch]!;
@@ -241,26 +225,6 @@ export class JobQueue {
       result.ids.push(c.id);
     }
     return results;
-  }
-
-  /**
-   * pg-boss's job insert, reading its jobs from `$1` (a JSON array), made to store the event keys
-   * in `$2` first and to keep only the jobs whose `keyHash` is new or absent.
-   */
-  private withEvents(insertJobs: string): string {
-    const source = 'json_to_recordset($1::text::json)';
-    if (!/^\s*INSERT\b/.test(insertJobs) || !insertJobs.includes(source)) {
-      throw new StoreError('queue_incompatible', 'The installed pg-boss inserts jobs with a statement this version of crm-enrich was not built for; install the pinned version (npm ci).');
-    }
-    return `WITH fresh AS (
-        INSERT INTO "${this.schema}".received_event (key_hash, connection, object_type, record_id, queue)
-        SELECT key_hash, connection, object_type, record_id, $3
-        FROM jsonb_to_recordset($2::jsonb) AS e(key_hash text, connection text, object_type text, record_id text)
-        ON CONFLICT (key_hash) DO NOTHING RETURNING key_hash
-      )
-      ${insertJobs.replace(source, () => `json_to_recordset((
-        SELECT coalesce(json_agg(job), '[]'::json) FROM json_array_elements($1::text::json) AS job
-        WHERE job->>'keyHash' IS NULL OR job->>'keyHash' IN (SELECT key_hash FROM fresh)))`)}`;
   }
 
   /**
