@@ -30,6 +30,11 @@ export interface NewJob {
  * none. A statement is atomic, so an event is stored with its job or not at all (and neither without
  * the queue's row, which JobQueue.ensureQueue makes first). Returns the ids of the jobs inserted.
  * Keys must be distinct within the call (the caller keeps the first).
+ *
+ * Unlike pg-boss's, the job insert has no ON CONFLICT: its ids are new, and pg-boss's partial unique
+ * indexes apply only to policies other than the standard one crm-enrich's queues use, so a conflict
+ * cannot happen, and would be an error rather than a job silently dropped. Without it Postgres probes
+ * the primary key once per job instead of twice.
  */
 export async function insertJobs(db: Db, schema: string, queue: string, jobs: NewJob[]): Promise<Set<string>> {
   if (jobs.length === 0) return new Set();
@@ -55,7 +60,6 @@ export async function insertJobs(db: Db, schema: string, queue: string, jobs: Ne
        q.retry_limit, q.retry_delay, q.retry_backoff, q.retry_delay_max, q.policy, q.dead_letter, q.heartbeat_seconds
      FROM e, q, LATERAL (SELECT COALESCE(e.start_after, ${s}.job_now()) AS start_after) a
      WHERE e.key_hash IS NULL OR e.key_hash IN (SELECT key_hash FROM fresh)
-     ON CONFLICT DO NOTHING
      RETURNING id`,
     [
       queue,
