@@ -3,7 +3,8 @@
  * store and answer; the work happens in the enrichment lanes.
  */
 import { randomUUID } from 'node:crypto';
-import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import type { RequestListener } from 'node:http';
+import express, { type NextFunction, type Request, type Response } from 'express';
 import helmet from 'helmet';
 import type { CrmConnector, RecordEvent } from '../core/connector.js';
 import { logger } from '../logger.js';
@@ -38,23 +39,27 @@ export interface AppOptions {
   maxBodyBytes?: number;
 }
 
-export function createApp(options: AppOptions): Express {
+/**
+ * The server's request listener: webhook deliveries for a configured CRM go straight to their handler
+ * (webhook-routes.ts), everything else through the Express app.
+ */
+export function createApp(options: AppOptions): RequestListener {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', false);
   // Every answer is data, never a page to render or frame (the admin page sets its own, wider CSP):
   // nosniff, no framing, no referrer, and a CSP that allows nothing.
-  app.use(
-    helmet({
-      contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"], baseUri: ["'none'"], formAction: ["'none'"] } },
-      referrerPolicy: { policy: 'no-referrer' },
-      frameguard: { action: 'deny' },
-      // Behind a proxy that terminates TLS this belongs to the proxy; on plain HTTP browsers ignore it.
-      strictTransportSecurity: false,
-    }),
-  );
+  const securityHeaders = helmet({
+    contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"], baseUri: ["'none'"], formAction: ["'none'"] } },
+    referrerPolicy: { policy: 'no-referrer' },
+    frameguard: { action: 'deny' },
+    // Behind a proxy that terminates TLS this belongs to the proxy; on plain HTTP browsers ignore it.
+    strictTransportSecurity: false,
+  });
+  app.use(securityHeaders);
 
-  app.use(webhookRoutes(options));
+  const webhooks = webhookRoutes({ ...options, securityHeaders });
+  app.use(webhooks.router);
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
@@ -102,5 +107,7 @@ export function createApp(options: AppOptions): Express {
     res.setHeader('X-Request-Id', requestId);
     sendError(res, 500, 'internal', `the service failed to answer; its log has the error under request id ${requestId}`, { requestId });
   });
-  return app;
+  return (req, res) => {
+    if (!webhooks.listener(req, res)) app(req, res);
+  };
 }

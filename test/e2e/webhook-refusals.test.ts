@@ -71,6 +71,29 @@ describe.skipIf(skip)('webhook refusals', () => {
     expect(after.jobs).toBeGreaterThan(before.jobs);
   });
 
+  it('answers alike whether a delivery takes the direct path or goes through Express (an encoded path)', async () => {
+    // `/webhooks/hubspot` is taken by the listener ahead of Express; `/webhooks/%68ubspot` names the
+    // same source but only Express's router decodes it. HubSpot signs the URL exactly as it called it.
+    const send = async (path: string) => {
+      const body = hubspotEvents();
+      const timestamp = String(Date.now());
+      const signature = signV3(HUBSPOT_SECRET, 'POST', `${stack.running.url}${path}`, body, timestamp);
+      const res = await fetch(`${stack.running.url}${path}`, {
+        method: 'POST', body, headers: { 'content-type': 'application/json', 'x-hubspot-request-timestamp': timestamp, 'x-hubspot-signature-v3': signature },
+      });
+      const headers = ['content-type', 'content-security-policy', 'x-content-type-options', 'x-frame-options', 'referrer-policy', 'cross-origin-resource-policy'];
+      return { status: res.status, text: await res.text(), headers: Object.fromEntries(headers.map((h) => [h, res.headers.get(h)])) };
+    };
+    const before = await stored();
+    const direct = await send('/webhooks/hubspot');
+    const viaExpress = await send('/webhooks/%68ubspot');
+    expect(direct.status).toBe(200);
+    expect(viaExpress).toEqual(direct);
+    expect(direct.headers).toMatchObject({ 'content-type': 'application/json; charset=utf-8', 'x-content-type-options': 'nosniff', 'x-frame-options': 'DENY', 'referrer-policy': 'no-referrer' });
+    expect(direct.headers['content-security-policy']).toMatch(/default-src 'none'/);
+    expect((await stored()).events).toBe(before.events + 2);
+  });
+
   it('refuses HubSpot deliveries with a bad, missing or stale signature (401)', async () => {
     const before = await stored();
     const cases = [
