@@ -191,6 +191,9 @@ export class JobQueue {
         } catch (error) {
           for (const b of batches) b.reject(error);
         }
+        // Let the callers answer before the next statement goes out: sending it wakes the Postgres
+        // backend, which on a busy machine runs ahead of the answers (p99 20-24 ms against 24-27).
+        await new Promise((resolve) => setImmediate(resolve));
       }
     } finally {
       group.committing--;
