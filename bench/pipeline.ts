@@ -176,8 +176,11 @@ for (let i = 0; i < NEW_DURING; i++) {
   during.push(timeNewContact());
 }
 const newLatencies = await Promise.all(during);
-for (;;) {
-  if (existing.every((id) => sandboxes.hubspot.getContact(id)?.crm_enrich_enriched_at)) break;
+// Contacts stay enriched once they are, so each poll looks only past the first that was not yet: a
+// scan of all of them every 50 ms (each one copied out of the sandbox) took CPU from the services.
+for (let next = 0; ; ) {
+  while (next < existing.length && sandboxes.hubspot.getContact(existing[next]!)?.crm_enrich_enriched_at) next++;
+  if (next === existing.length) break;
   await sleep(50);
 }
 const seconds = (performance.now() - started) / 1000;
