@@ -118,6 +118,7 @@ export class JobQueue {
     boss.on('error', (error) => log.warn({ err: error }, 'queue maintenance failed; it is retried on the next pass'));
     await boss.start();
     const queue = new JobQueue(db, schema, boss, settings);
+    await queue.table.ensureIndexes();
     await queue.ensureQueue(DEAD_LETTER_QUEUE);
     return queue;
   }

@@ -29,4 +29,16 @@ describeEachBackend('pg-boss tables', (t) => {
     const columns = await columnsOf('queue');
     expect(QUEUE_TABLE_COLUMNS.filter((c) => !columns.has(c))).toEqual([]);
   });
+
+  it('indexes the jobs being worked on, so the look for stopped holders does not read the backlog', async () => {
+    const store = await t.openStore();
+    // A second instance on the same schema finds the index there and starts all the same.
+    const second = await t.openStore({ schema: store.schema });
+    const { rows } = await second.db.query<{ indexdef: string }>(
+      `SELECT indexdef FROM pg_indexes WHERE schemaname = $1 AND tablename = 'job' AND indexname = 'job_active'`,
+      [store.schema],
+    );
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.indexdef).toMatch(/\(name\) WHERE \(state = 'active'/);
+  });
 });
