@@ -98,7 +98,7 @@ export function webhookRoutes(options: WebhookRoutesOptions & { securityHeaders:
       if (!err) {
         handle(req, res, url, connector, secret).catch((error: unknown) => {
           log.error({ source: connector.kind, err: error }, 'a webhook delivery could not be answered');
-          if (!res.headersSent) send(res, connector.webhook.errorReply(new WebhookError(500, 'internal', 'the request could not be handled')));
+          if (!res.headersSent) sendInternalError(res, connector);
           else res.destroy();
         });
         return;
@@ -133,7 +133,7 @@ export function webhookRoutes(options: WebhookRoutesOptions & { securityHeaders:
       options.securityHeaders(req, res, (err?: unknown) => {
         if (err) {
           log.error({ err }, 'could not set the security headers; the delivery is refused');
-          return send(res, connector.webhook.errorReply(new WebhookError(500, 'internal', 'the request could not be handled')));
+          return sendInternalError(res, connector);
         }
         receive(req, res, req.url!, connector, match[2]);
       });
@@ -150,6 +150,11 @@ function send(res: ServerResponse, reply: HttpReply): void {
   const contentType = /;\s*charset=/i.test(reply.contentType) ? reply.contentType : `${reply.contentType}; charset=utf-8`;
   res.writeHead(reply.status, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(reply.body) });
   res.end(reply.body);
+}
+
+/** The connector's own answer for a failure of ours, in its wire format. */
+function sendInternalError(res: ServerResponse, connector: CrmConnector): void {
+  send(res, connector.webhook.errorReply(new WebhookError(500, 'internal', 'the request could not be handled')));
 }
 
 /** What a 503 asks the CRM to wait before delivering again while the database is away. */
