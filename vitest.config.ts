@@ -9,6 +9,10 @@ export default defineConfig({
     globalSetup: ['test/support/global-postgres.ts', 'test/support/global-build.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // expect.poll waits for a page or a service to reach a state; its 1 s default is shorter than one
+    // round trip through the admin page when both forks keep the two cores busy (a rollback's message
+    // missed it once in CI). A state that never comes still fails, after 5 s.
+    expect: { poll: { timeout: 5_000 } },
     // PGlite instances and sandboxes are memory- and CPU-hungry; two cores run two files at a time.
     pool: 'forks',
     maxWorkers: 2,
