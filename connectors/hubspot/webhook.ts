@@ -13,6 +13,7 @@ import {
   type WebhookRequest,
 } from '../../src/core/connector.js';
 import { verifyHubspotSignature } from './signature.js';
+import { actorOf } from './change-source.js';
 
 export const MAX_EVENTS_PER_DELIVERY = 100;
 
@@ -120,9 +121,7 @@ export function createHubspotWebhookHandler(options: HubspotWebhookOptions): Web
       recordId: String(e.objectId),
       dedupKey: hubspotDedupKey(e),
       occurredAt: new Date(e.occurredAt).toISOString(),
-      ...(e.changeSource ? { changeSource: e.changeSource.slice(0, 64) } : {}),
-      // The app receiving the event made the change itself: one of our own writes or creations.
-      ...(e.changeSource === 'INTEGRATION' && e.appId !== undefined && e.sourceId !== undefined && String(e.sourceId) === String(e.appId) ? { byThisApp: true } : {}),
+      ...actorOf(e),
     };
     switch (action) {
       case 'creation':

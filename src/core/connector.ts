@@ -98,6 +98,17 @@ export interface ListOptions {
  */
 export type RecordEventKind = 'created' | 'changed' | 'deleted' | 'privacy_deletion' | 'merged' | 'requested' | 'rejected';
 
+/**
+ * Who made a change, in words every connector translates its CRM's vocabulary into:
+ * - `person`: someone in the CRM's own app (its UI, a mobile app, a form they filled in): they wait for it;
+ * - `app`: another app or script through the API (a website form, a sales tool, a sync): one record at a
+ *   time is a person's tool, many at a high rate are bulk work, so the intake judges it by behaviour;
+ * - `bulk`: work the CRM itself calls bulk (an import, a bulk action in its UI, a migration);
+ * - `this_service`: made with crm-enrich's own credentials: its own writes and creations, or a script that
+ *   reuses its token (the intake tells them apart by what the service recorded doing).
+ */
+export type ChangeActor = 'person' | 'app' | 'bulk' | 'this_service';
+
 /** One thing that happened to one CRM record, parsed from a webhook or produced by a sweep. */
 export interface RecordEvent {
   source: CrmKind;
@@ -116,13 +127,13 @@ export interface RecordEvent {
   mergedIds?: string[];
   /** Field values the trigger carried (Salesforce outbound messages carry the sObject's fields). */
   values?: Record<string, string | null>;
-  /** What made the change, in the CRM's words (HubSpot's changeSource: CRM_UI, IMPORT, API, ...). */
-  changeSource?: string;
+  /** Who made the change, as the CRM tells it (see ChangeActor); absent where it does not say. */
+  actor?: ChangeActor;
   /**
-   * The change was made by crm-enrich itself (HubSpot: changeSource INTEGRATION with this app's id as
-   * sourceId): a record it created (an employer's company, a discovered person) or a value it wrote.
+   * Which app, tool or user made it, as the CRM names it (HubSpot: the app id of an API change): the
+   * intake counts each source's rate on its own, so one app's import never makes another's form bulk.
    */
-  byThisApp?: boolean;
+  actorId?: string;
   /** For `rejected`: what was wrong with the item, naming the field and never quoting its value. */
   rejection?: string;
 }

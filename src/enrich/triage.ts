@@ -1,57 +1,45 @@
 /**
- * Tells work a person waits for from bulk work, per delivery, so an import or a sync never stands
- * in front of the contact someone just typed in. A new or changed record is interactive when the
- * CRM says a person made it (HubSpot's changeSource CRM_UI, the mobile apps, a form), and bulk when
- * it says a machine did (IMPORT, API, INTEGRATION, CRM_UI_BULK_ACTION and the like). When the CRM
- * does not say (Salesforce, other HubSpot sources), it is interactive unless:
+ * Tells work a person waits for from bulk work, by who made each change and how they behave, so an
+ * import never stands in front of the contact someone just typed in or a web form just sent:
  *
- * - it comes in a large delivery (HubSpot batches up to 100 events per call, Salesforce up to 100
- *   notifications per message): a person creates records one or two at a time;
- * - the connection has already sent more such events in the last few seconds than a team types in.
+ * - a change a person made in the CRM's own app is interactive;
+ * - one the CRM calls bulk (an import, a bulk action, a migration) is bulk;
+ * - anything else (another app through the API, a script, a CRM that does not say) is judged by its
+ *   source's behaviour: interactive, unless one delivery carries more than `deliveryLimit` of that
+ *   source's events (a batch API call), or the source sent more than `rateLimit` within `windowMs`
+ *   (a stream of single calls). A web form or a sales tool creating one record at a time stays
+ *   interactive; a script looping over a list turns bulk after its first few.
  *
- * Bulk work still runs at full speed; it only yields to interactive work at the limiter and the queue.
+ * Each source is counted per connection, so one app's import never turns another app's form bulk, nor
+ * one connection's stream another connection's. Bulk work still runs at full speed; it only yields to
+ * interactive work at the limiter and the queue.
  */
 import type { RecordEvent } from '../core/connector.js';
 import type { Priority } from '../core/limiter.js';
 
-/** HubSpot changeSource values of changes no person is waiting for. */
-export const BULK_CHANGE_SOURCES: ReadonlySet<string> = new Set([
-  'IMPORT',
-  'API',
-  'INTEGRATION',
-  'CRM_UI_BULK_ACTION',
-  'BATCH_UPDATE',
-  'BULK',
-  'MIGRATION',
-  'DATA_SYNC',
-  'WORKFLOWS',
-  'AUTOMATION_PLATFORM',
-]);
-
-/** HubSpot changeSource values of changes a person made and may be waiting on. */
-export const PERSON_CHANGE_SOURCES: ReadonlySet<string> = new Set(['CRM_UI', 'MOBILE_IOS', 'MOBILE_ANDROID', 'FORM', 'CONVERSATIONS', 'CHAT']);
-
 export interface TriageOptions {
-  /** A delivery with more interactive candidates than this, for one connection, is bulk (default 10). */
+  /** A delivery with more events than this from one source, for one connection, is bulk (default 10). */
   deliveryLimit?: number;
-  /** More interactive events than this per connection within `windowMs` are bulk (default 60). */
+  /** More events than this from one source within `windowMs` are bulk (default 60 in 10 s). */
   rateLimit?: number;
   windowMs?: number;
   now?: () => number;
 }
+
+export const TRIAGE_DEFAULTS = { deliveryLimit: 10, rateLimit: 60, windowMs: 10_000 } as const;
 
 export class Triage {
   private readonly deliveryLimit: number;
   private readonly rateLimit: number;
   private readonly windowMs: number;
   private readonly now: () => number;
-  /** Times of recent interactive events, per connection (bounded by rateLimit each). */
+  /** Times of recent interactive events, per connection and source (at most rateLimit each). */
   private readonly recent = new Map<string, number[]>();
 
   constructor(options: TriageOptions = {}) {
-    this.deliveryLimit = options.deliveryLimit ?? 10;
-    this.rateLimit = options.rateLimit ?? 60;
-    this.windowMs = options.windowMs ?? 10_000;
+    this.deliveryLimit = options.deliveryLimit ?? TRIAGE_DEFAULTS.deliveryLimit;
+    this.rateLimit = options.rateLimit ?? TRIAGE_DEFAULTS.rateLimit;
+    this.windowMs = options.windowMs ?? TRIAGE_DEFAULTS.windowMs;
     this.now = options.now ?? Date.now;
   }
 
@@ -60,16 +48,15 @@ export class Triage {
    * (`base`): bulk stays bulk; interactive becomes bulk by the rules above.
    */
   classify(events: RecordEvent[], base: (event: RecordEvent) => Priority): Priority[] {
-    const result = events.map((event) => (base(event) === 'bulk' || isMachineChange(event) ? 'bulk' : 'interactive') as Priority);
-    const byConnection = new Map<string, number[]>();
+    const result = events.map((event): Priority => (base(event) === 'bulk' || event.actor === 'bulk' ? 'bulk' : 'interactive'));
+    const bySource = new Map<string, number[]>();
     for (const [i, event] of events.entries()) {
-      // A person's own change stays interactive even in a delivery full of an import's events.
-      if (result[i] !== 'interactive' || isPersonChange(event)) continue;
-      const key = `${event.source}:${event.connection}`;
-      byConnection.set(key, [...(byConnection.get(key) ?? []), i]);
+      if (result[i] !== 'interactive' || event.actor === 'person') continue;
+      const key = sourceKey(event);
+      bySource.set(key, [...(bySource.get(key) ?? []), i]);
     }
     const now = this.now();
-    for (const [key, indexes] of byConnection) {
+    for (const [key, indexes] of bySource) {
       if (indexes.length > this.deliveryLimit) {
         for (const i of indexes) result[i] = 'bulk';
         continue;
@@ -81,14 +68,17 @@ export class Triage {
       }
       this.recent.set(key, times);
     }
+    this.forgetQuiet(now);
     return result;
+  }
+
+  /** Sources silent for a whole window need no entry: the map stays as small as the active sources. */
+  private forgetQuiet(now: number): void {
+    if (this.recent.size < 1_000) return;
+    for (const [key, times] of this.recent) if ((times.at(-1) ?? 0) <= now - this.windowMs) this.recent.delete(key);
   }
 }
 
-function isPersonChange(event: RecordEvent): boolean {
-  return event.changeSource !== undefined && PERSON_CHANGE_SOURCES.has(event.changeSource.toUpperCase());
-}
-
-function isMachineChange(event: RecordEvent): boolean {
-  return event.changeSource !== undefined && BULK_CHANGE_SOURCES.has(event.changeSource.toUpperCase());
+function sourceKey(event: RecordEvent): string {
+  return `${event.source}:${event.connection}:${event.actor ?? 'unknown'}:${event.actorId ?? ''}`;
 }

@@ -119,10 +119,11 @@ describe('HubSpot sandbox webhook delivery to the handler', () => {
     // Wait for these three records' events themselves: a redelivery left over from an earlier test may come too.
     const seen = () => new Set(deliveries.flatMap((d) => d.events).map((e) => e.recordId));
     await until(() => [ui.id, viaUiRoute.id, api.id].every((id) => seen().has(id)));
-    const sources = new Map(deliveries.flatMap((d) => d.events).map((e) => [e.recordId, e.changeSource]));
-    expect(sources.get(ui.id)).toBe('CRM_UI');
-    expect(sources.get(viaUiRoute.id)).toBe('CRM_UI');
-    expect(sources.get(api.id)).toBe('INTEGRATION');
+    const actors = new Map(deliveries.flatMap((d) => d.events).map((e) => [e.recordId, e.actor]));
+    expect(actors.get(ui.id)).toBe('person');
+    expect(actors.get(viaUiRoute.id)).toBe('person');
+    // sandbox-token is the app the deliveries are for: its creations are the service's own.
+    expect(actors.get(api.id)).toBe('this_service');
     const raw = wireEvents.filter((e) => e.subscriptionType === 'contact.creation');
     expect(raw.find((e) => String(e.objectId) === api.id)).toMatchObject({ changeFlag: 'CREATED', changeSource: 'INTEGRATION', sourceId: expect.stringMatching(/^\d+$/) });
     expect(raw.find((e) => String(e.objectId) === ui.id)).not.toHaveProperty('sourceId');

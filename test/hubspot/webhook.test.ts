@@ -64,14 +64,23 @@ describe('HubSpot webhook parsing', () => {
     ]);
   });
 
-  it("marks what this app did itself (INTEGRATION with its own app id as sourceId), and nothing another app or a person did", () => {
+  it('says who made each change: this app (its own app id as sourceId), another app, a person, bulk work', () => {
     const out = events(deliver([
       { ...base, subscriptionType: 'company.creation', objectId: 1, changeSource: 'INTEGRATION', sourceId: '54321' },
       { ...base, eventId: 101, subscriptionType: 'contact.creation', objectId: 2, changeSource: 'INTEGRATION', sourceId: '777' },
       { ...base, eventId: 102, subscriptionType: 'contact.creation', objectId: 3, changeSource: 'CRM_UI' },
       { ...base, eventId: 103, subscriptionType: 'contact.propertyChange', objectId: 4, propertyName: 'email', propertyValue: 'a@b.example', changeSource: 'INTEGRATION', sourceId: 54321 },
+      { ...base, eventId: 104, subscriptionType: 'contact.creation', objectId: 5, changeSource: 'IMPORT' },
+      { ...base, eventId: 105, subscriptionType: 'contact.creation', objectId: 6 },
     ]));
-    expect(out.map((e) => [e.recordId, e.byThisApp ?? false])).toEqual([['1', true], ['2', false], ['3', false], ['4', true]]);
+    expect(out.map((e) => [e.recordId, e.actor ?? 'unknown', e.actorId ?? ''])).toEqual([
+      ['1', 'this_service', ''],
+      ['2', 'app', 'INTEGRATION:777'],
+      ['3', 'person', ''],
+      ['4', 'this_service', ''],
+      ['5', 'bulk', 'IMPORT'],
+      ['6', 'unknown', ''],
+    ]);
   });
 
   it('keeps property changes on watched properties only', () => {
