@@ -11,6 +11,7 @@ import type { CrmConnector, CrmProperty } from '../core/connector.js';
 import { Discovery } from '../discovery/discovery.js';
 import { Enricher } from '../enrich/enricher.js';
 import { FreeMailDomains } from '../enrich/free-mail.js';
+import { FOREIGN_TOKEN_COUNTER, Intake } from '../enrich/intake.js';
 import { PartnerLookups } from '../enrich/partner-lookups.js';
 import { createRateLimiter, type SharedRateLimiter } from '../limits/create-rate-limiter.js';
 import { limiterIdFor } from '../limits/limiter-id.js';
@@ -55,6 +56,8 @@ export interface Parts {
   readonly connectors: CrmConnector[];
   readonly mappings: MappingRegistry;
   readonly enricher: Enricher;
+  /** What incoming events become: the one way into the queue for webhooks. */
+  readonly intake: Intake;
   readonly backfills: Backfills;
   readonly discovery: Discovery;
   readonly metrics: Metrics;
@@ -157,6 +160,8 @@ export async function compose(options: ComposeOptions): Promise<Parts> {
       erasure: ports.erasure,
       lookups,
       claims: store.companies,
+      created: ports.created,
+      writing: ports.writing,
       freeMail,
       createCompanies: createsCompanies,
       refreshAfterDays: config.REFRESH_AFTER_DAYS,
@@ -173,6 +178,20 @@ export async function compose(options: ComposeOptions): Promise<Parts> {
       for (const at of e.receivedAt) metrics.webhookToWrite.observe((now - Date.parse(at)) / 1000);
     });
     enricher.on('error', (error) => log.error({ err: error }, 'an enrichment lane met an error; its jobs are retried'));
+    const intake = new Intake({
+      mapping: (crm, objectType) => mappings.get(crm, objectType),
+      state: ports.state,
+      created: ports.created,
+      writing: ports.writing,
+      enqueue: ports.enqueue,
+      wake: (connection, objectType, priority) => enricher.wake(connection, objectType, priority),
+      onForeignUseOfToken: (events) => {
+        for (const e of events) metrics.foreignTokenChanges.inc({ crm: e.source });
+        void ports.counters.increment(FOREIGN_TOKEN_COUNTER, events.length).catch((error: unknown) => {
+          log.warn({ err: error }, 'could not count changes made with the service token; the changes are enriched all the same');
+        });
+      },
+    });
     const room = async (queue: string) => {
       // Two batches waiting keep the lane busy; listing further ahead would only age the snapshots.
       while ((await store.queue.depth(queue)) >= 200) await new Promise((r) => setTimeout(r, 250));
@@ -188,6 +207,7 @@ export async function compose(options: ComposeOptions): Promise<Parts> {
       counters: ports.counters,
       store: store.discovery,
       state: ports.state,
+      created: ports.created,
       runMax: config.DISCOVERY_RUN_LIMIT,
       defaultLimit: Math.min(10, config.DISCOVERY_RUN_LIMIT),
       dailyMax: config.DISCOVERY_DAILY_LIMIT,
@@ -196,7 +216,7 @@ export async function compose(options: ComposeOptions): Promise<Parts> {
       holder: `${hostname()}:${process.pid}:${randomUUID()}`,
     });
 
-    return { config, store, ports, limiter, partner, lookups, connectors, mappings, enricher, backfills, discovery, metrics, stats };
+    return { config, store, ports, limiter, partner, lookups, connectors, mappings, enricher, intake, backfills, discovery, metrics, stats };
   } catch (error) {
     for (const close of closers.reverse()) await close().catch(() => undefined);
     throw error;

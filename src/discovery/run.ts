@@ -137,6 +137,8 @@ export async function runDiscovery(
       return { l, planned, properties };
     });
     const results = await target.connector.createRecords!(target.person.objectType, inputs.map((i) => i.properties), { priority });
+    const made = results.filter((r) => r.ok && !r.existingId).map((r) => r.id);
+    await options.created.add(connection, target.person.objectType, made);
     for (const [i, input] of inputs.entries()) {
       const result = results[i]!;
       const { candidate } = input.l;

@@ -3,7 +3,7 @@ import type { Priority } from '../core/limiter.js';
 import type { CrmConnector } from '../core/connector.js';
 import type { PersonSearchResult } from '../partner/schemas.js';
 import type { PartnerLookups } from '../enrich/partner-lookups.js';
-import type { CounterPort, LookupCachePort, StatePort } from '../enrich/ports.js';
+import type { CounterPort, CreatedRecordsPort, LookupCachePort, StatePort } from '../enrich/ports.js';
 import type { DiscoveryStore } from '../store/discovery.js';
 import type { PersonaFilters } from './persona-filters.js';
 import type { MappingSource } from './target.js';
@@ -97,6 +97,8 @@ export interface DiscoveryOptions {
   counters: CounterPort;
   store: DiscoveryStore;
   state: StatePort;
+  /** Where the ids of created people are kept, so their creation events are known as the service's own. */
+  created: Pick<CreatedRecordsPort, 'add'>;
   /** Largest `limit` one run may ask for; the default limit. */
   runMax: number;
   defaultLimit: number;

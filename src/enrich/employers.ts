@@ -20,7 +20,8 @@ import { toMarket } from '../mapping/markets.js';
 import type { Market } from '../partner/schemas.js';
 import { queueName } from './jobs.js';
 import type { PartnerLookups } from './partner-lookups.js';
-import type { EnqueuePort } from './ports.js';
+import type { NewCompanyPlanner, PlannedCompany } from './new-companies.js';
+import type { CreatedRecordsPort, EnqueuePort } from './ports.js';
 
 const log = logger('enrich.employers');
 const DAY_MS = 86_400_000;
@@ -40,7 +41,8 @@ export interface Employer {
 }
 
 export type EmployerResolution =
-  | { kind: 'found'; companyId: string; reason: string }
+  /** `createdByUs`: crm-enrich created the company (here or on another instance), enriched as it was made. */
+  | { kind: 'found'; companyId: string; reason: string; createdByUs?: boolean }
   | { kind: 'none'; reason: string };
 
 export interface ClaimsPort {
@@ -65,16 +67,23 @@ export interface EmployerResolverOptions {
   partnerIdProperty?: string;
   /** Whether a missing company is created (per connection; on by default). */
   create: boolean;
+  /** Plans a new company's enriched values, written by its creation (when a company mapping is active). */
+  planner?: NewCompanyPlanner;
+  /** Where the ids of created companies are kept, so their creation events are known as the service's own. */
+  created?: Pick<CreatedRecordsPort, 'add'>;
   /** Called once company jobs are stored, to wake the company lane. */
   wake: (objectType: string) => void;
   /**
    * How long a bulk domain waits for others to share its CRM search and company creation (default 5 s,
-   * or until a batch waits; each instance gathers its own, and three searched ~20 a time at 2 s).
+   * or until a batch waits, or the lane's queue is drained). Records are written meanwhile; only their
+   * company link waits.
    */
   lingerMs?: number;
+  /** How long a person's domain waits to join bulk domains already gathering (default 1 s). */
+  interactiveLingerMs?: number;
   /** How long to wait for another instance's creation before giving up for now (the job is retried). */
   claimWaitMs?: number;
-  /** A claim older than this without a company is taken over (its holder died). */
+  /** A claim older than this without a company is taken over: its holder died (default 20 s). */
   staleClaimMs?: number;
 }
 
@@ -90,7 +99,8 @@ export class EmployerResolver {
   /** Domains whose resolution is under way: a colleague arriving meanwhile waits for it rather than searching again. */
   private readonly resolving = new Map<string, Pending>();
   private timer: NodeJS.Timeout | undefined;
-  private urgentTimer: NodeJS.Timeout | undefined;
+  /** When the gathered domains go (while `timer` is set). */
+  private dueAt = 0;
   private readonly running = new Set<Promise<void>>();
   /** Domains resolved lately, so the colleagues of one employer cost one search, not one each. */
   private readonly recent = new Map<string, { companyId: string; reason: string; at: number }>();
@@ -103,6 +113,13 @@ export class EmployerResolver {
     return this.options.connector.connection;
   }
 
+  /**
+   * The company of an employer's domain. Domains gather so that one CRM search, one creation batch and
+   * one association batch serve up to a batch of them: a bulk domain waits up to `lingerMs` for others.
+   * A person's domain goes at once when nothing is gathering (an idle service); while bulk domains
+   * gather, it joins them and the whole batch goes within `interactiveLingerMs`: the person waits only
+   * for the enrichment, which is written meanwhile, not for the company link.
+   */
   resolve(employer: Employer, priority: Priority): Promise<EmployerResolution> {
     const cached = this.recent.get(employer.domain);
     if (cached && Date.now() - cached.at < RECENT_MS) return Promise.resolve({ kind: 'found', companyId: cached.companyId, reason: cached.reason });
@@ -112,6 +129,7 @@ export class EmployerResolver {
         under.waiters.push({ resolve, reject });
         return;
       }
+      const gathering = this.pending.size > 0;
       const entry = this.pending.get(employer.domain);
       if (entry) {
         entry.waiters.push({ resolve, reject });
@@ -120,52 +138,43 @@ export class EmployerResolver {
       } else {
         this.pending.set(employer.domain, { employer, priority, waiters: [{ resolve, reject }] });
       }
-      // A person's domain goes at once, alone: the bulk domains waiting beside it wait on for others to
-      // share their search, at bulk priority, rather than ride along and fill the CRM's interactive turns.
-      if (priority === 'interactive') this.flushUrgentSoon();
-      else if (this.pending.size >= this.options.connector.batchSize) this.flushSoon(0);
-      else this.flushSoon(this.options.lingerMs ?? 5_000);
+      if (this.pending.size >= this.options.connector.batchSize) this.flushWithin(0);
+      else if (priority === 'interactive') this.flushWithin(gathering ? (this.options.interactiveLingerMs ?? 1_000) : 0);
+      else this.flushWithin(this.options.lingerMs ?? 5_000);
     });
   }
 
   /**
-   * The lane has no record left whose lookup could add a domain (the end of a backlog, a lull): the
-   * bulk domains waiting to share a search need not wait out the linger.
+   * The lane has no record left whose lookup could add a domain (its queue is drained): the domains
+   * waiting to share a search need not wait out the linger.
    */
   hurry(): void {
-    if (this.pending.size > 0) this.flushSoon(0);
+    if (this.pending.size > 0) this.flushWithin(0);
   }
 
   /** Resolves what is pending now; returns when every resolution under way is done. */
   async drain(): Promise<void> {
-    this.flushSoon(0);
+    this.flushWithin(0);
     while (this.running.size) await Promise.allSettled([...this.running]);
   }
 
-  /** Takes the domains a person waits for out of the pending ones, after this turn of the event loop. */
-  private flushUrgentSoon(): void {
-    this.urgentTimer ??= setTimeout(() => {
-      this.urgentTimer = undefined;
-      const urgent = new Map([...this.pending].filter(([, p]) => p.priority === 'interactive'));
-      for (const domain of urgent.keys()) this.pending.delete(domain);
-      if (urgent.size > 0) this.start(urgent);
-    }, 0);
-  }
-
-  private start(batch: Map<string, Pending>): void {
-    const run = this.run(batch).finally(() => this.running.delete(run));
-    this.running.add(run);
-  }
-
-  private flushSoon(ms: number): void {
-    if (this.timer && ms > 0) return;
+  /** Sends the gathered domains within `ms`, or sooner if already due sooner. */
+  private flushWithin(ms: number): void {
+    const dueAt = Date.now() + ms;
+    if (this.timer && this.dueAt <= dueAt) return;
     if (this.timer) clearTimeout(this.timer);
+    this.dueAt = dueAt;
     this.timer = setTimeout(() => {
       this.timer = undefined;
       const batch = this.pending;
       this.pending = new Map();
       if (batch.size > 0) this.start(batch);
     }, ms);
+  }
+
+  private start(batch: Map<string, Pending>): void {
+    const run = this.run(batch).finally(() => this.running.delete(run));
+    this.running.add(run);
   }
 
   private async run(batch: Map<string, Pending>): Promise<void> {
@@ -201,7 +210,9 @@ export class EmployerResolver {
     const byDomain = new Map(employers.map((e) => [e.domain, e]));
     const domains = [...byDomain.keys()];
 
-    for (const [domain, id] of await claims.created(connection, domains)) out.set(domain, { kind: 'found', companyId: id, reason: `created by crm-enrich for ${domain}` });
+    for (const [domain, id] of await claims.created(connection, domains)) {
+      out.set(domain, { kind: 'found', companyId: id, reason: `created by crm-enrich for ${domain}`, createdByUs: true });
+    }
     const toSearch = domains.filter((d) => !out.has(d));
     let found = new Map<string, CompanyMatch>();
     // Where the CRM can, the keys a domain might not find go in the same search (one call, not two).
@@ -224,21 +235,29 @@ export class EmployerResolver {
     if (missing.length && !this.options.create) {
       for (const d of missing) out.set(d, { kind: 'none', reason: `no company with domain ${d}, and company creation is off for this connection` });
     }
-    const creatable: NewCompany[] = [];
+    const creatable: (NewCompany & { market: Market })[] = [];
     if (missing.length && this.options.create) {
       for (const d of missing) {
         const employer = byDomain.get(d)!;
         const known = employer.fromPartner ? employer : await this.partnerKnows(employer, priority);
         if (known) {
           byDomain.set(d, known);
-          creatable.push({ domain: d, name: known.name ?? d });
+          creatable.push({ domain: d, name: known.name ?? d, market: known.market });
         }
         else out.set(d, { kind: 'none', reason: `no company with domain ${d}, and the partner does not know one to create` });
       }
     }
-    if (creatable.length) for (const [d, r] of await this.createOnce(creatable, priority)) out.set(d, r);
+    const enriched = new Set<string>();
+    if (creatable.length) {
+      const created = await this.createOnce(creatable, priority);
+      for (const [d, r] of created.results) out.set(d, r);
+      for (const id of created.enriched) enriched.add(id);
+    }
 
-    await this.queueEnrichment([...out].flatMap(([domain, r]) => (r.kind === 'found' ? [{ companyId: r.companyId, market: byDomain.get(domain)!.market }] : [])));
+    // Companies found in the CRM are enriched by a job of their own; those crm-enrich created were
+    // enriched by their creation (whichever instance created them), unless it had to create them bare.
+    const toEnrich = [...out].flatMap(([domain, r]) => (r.kind === 'found' && !r.createdByUs ? [{ companyId: r.companyId, market: byDomain.get(domain)!.market }] : []));
+    await this.queueEnrichment(toEnrich.filter((c) => !enriched.has(c.companyId)));
     return out;
   }
 
@@ -287,47 +306,73 @@ export class EmployerResolver {
     return { ...employer, market, ...(name ? { name } : {}) };
   }
 
-  /** Claims each domain, creates what this instance won, and waits for what others are creating. */
-  private async createOnce(companies: NewCompany[], priority: Priority): Promise<Map<string, EmployerResolution>> {
+  /**
+   * Plans each new company's values, then claims its domain and creates what this instance won (with
+   * those values), and waits for what others are creating, claiming again as it waits: a claim whose
+   * holder died is taken over once it is `staleClaimMs` old. Planning comes first so that a claim is
+   * held only for the creation call itself. `enriched`: the companies created here with their values.
+   */
+  private async createOnce(
+    companies: (NewCompany & { market: Market })[],
+    priority: Priority,
+  ): Promise<{ results: Map<string, EmployerResolution>; enriched: string[] }> {
     const { connector, claims } = this.options;
     const connection = connector.connection;
-    const staleMs = this.options.staleClaimMs ?? 120_000;
+    const staleMs = this.options.staleClaimMs ?? 20_000;
     const out = new Map<string, EmployerResolution>();
-    const claimed = await claims.claim(connection, companies.map((c) => c.domain), this.holder, staleMs);
-    const mine = companies.filter((c) => claimed.get(c.domain)?.kind === 'mine');
-    let waiting = companies.filter((c) => claimed.get(c.domain)?.kind === 'held').map((c) => c.domain);
-    for (const [d, c] of claimed) if (c.kind === 'created') out.set(d, { kind: 'found', companyId: c.companyId, reason: `created by crm-enrich for ${d}` });
-
-    if (mine.length) {
-      let results;
-      try {
-        results = await connector.createCompanies!(mine, { priority });
-      } catch (error) {
-        await Promise.all(mine.map((c) => claims.release(connection, c.domain, this.holder)));
-        throw error;
-      }
-      for (const [i, c] of mine.entries()) {
-        const r = results[i];
-        if (r?.ok) {
-          await claims.settle(connection, c.domain, this.holder, r.id);
-          out.set(c.domain, { kind: 'found', companyId: r.id, reason: `created for ${c.domain} (${c.name}, known to the partner)` });
-          log.info({ connection, domain: c.domain, companyId: r.id }, 'created a company for a new employer');
-        } else {
-          await claims.release(connection, c.domain, this.holder);
-          out.set(c.domain, { kind: 'none', reason: `the CRM did not create a company for ${c.domain}: ${r?.error?.message ?? 'no result'}` });
-        }
-      }
-    }
-
+    const enriched: string[] = [];
+    const planned = new Map((await this.plan(companies, priority)).map((p) => [p.company.domain, p]));
     const deadline = Date.now() + (this.options.claimWaitMs ?? 30_000);
-    while (waiting.length && Date.now() < deadline) {
+    let todo = companies.map((c) => c.domain);
+    for (;;) {
+      const claimed = await claims.claim(connection, todo, this.holder, staleMs);
+      for (const [d, c] of claimed) {
+        if (c.kind === 'created') out.set(d, { kind: 'found', companyId: c.companyId, reason: `created by crm-enrich for ${d}`, createdByUs: true });
+      }
+      const mine = todo.filter((d) => claimed.get(d)?.kind === 'mine').map((d) => planned.get(d)!);
+      if (mine.length) enriched.push(...(await this.create(mine, priority, out)));
+      todo = todo.filter((d) => claimed.get(d)?.kind === 'held');
+      if (todo.length === 0) return { results: out, enriched };
+      if (Date.now() >= deadline) throw new Error(`another instance is still creating the company for ${todo.join(', ')}; the link is tried again`);
       await new Promise((r) => setTimeout(r, 200));
-      const created = await claims.created(connection, waiting);
-      for (const [d, id] of created) out.set(d, { kind: 'found', companyId: id, reason: `created by crm-enrich for ${d}` });
-      waiting = waiting.filter((d) => !created.has(d));
     }
-    if (waiting.length) throw new Error(`another instance is still creating the company for ${waiting.join(', ')}; the link is tried again`);
-    return out;
+  }
+
+  /** Creates companies whose domains this instance claimed; returns those created with their enrichment. */
+  private async create(mine: PlannedCompany[], priority: Priority, out: Map<string, EmployerResolution>): Promise<string[]> {
+    const { connector, claims } = this.options;
+    const connection = connector.connection;
+    let results;
+    try {
+      results = await connector.createCompanies!(mine.map((p) => p.company), { priority });
+    } catch (error) {
+      await Promise.all(mine.map((p) => claims.release(connection, p.company.domain, this.holder)));
+      throw error;
+    }
+    const made = mine.flatMap((p, i) => (results[i]?.ok ? [{ companyId: results[i].id, planned: p }] : []));
+    await this.options.created?.add(connection, connector.companyObjectType, made.map((m) => m.companyId));
+    for (const [i, { company: c }] of mine.entries()) {
+      const r = results[i];
+      if (r?.ok) {
+        await claims.settle(connection, c.domain, this.holder, r.id);
+        out.set(c.domain, { kind: 'found', companyId: r.id, reason: `created for ${c.domain} (${c.name}, known to the partner)` });
+        log.info({ connection, domain: c.domain, companyId: r.id }, 'created a company for a new employer');
+      } else {
+        await claims.release(connection, c.domain, this.holder);
+        out.set(c.domain, { kind: 'none', reason: `the CRM did not create a company for ${c.domain}: ${r?.error?.message ?? 'no result'}` });
+      }
+    }
+    if (!this.options.planner) return [];
+    await this.options.planner.settle(made);
+    return made.filter((m) => m.planned.plan).map((m) => m.companyId);
+  }
+
+  /** Each new company's enriched values, planned before its creation; bare where no planner is set. */
+  private plan(companies: (NewCompany & { market: Market })[], priority: Priority): Promise<PlannedCompany[]> {
+    const { planner } = this.options;
+    return Promise.all(
+      companies.map(({ market, ...company }) => (planner ? planner.plan(company, market, priority) : Promise.resolve({ company }))),
+    );
   }
 
   private async queueEnrichment(companies: { companyId: string; market: Market }[]): Promise<void> {

@@ -9,7 +9,8 @@ import type { CompiledMapping } from '../mapping/compile.js';
 import { queueName } from './jobs.js';
 import { EmployerResolver, type ClaimsPort, type EmployerConnector } from './employers.js';
 import type { LaneEvents } from './lane-events.js';
-import type { EnqueuePort } from './ports.js';
+import { NewCompanyPlanner } from './new-companies.js';
+import type { CreatedRecordsPort, EnqueuePort } from './ports.js';
 import { Lane, type LaneOptions, type LaneStopOptions } from './lane.js';
 
 export interface EnricherOptions extends Omit<LaneOptions, 'connector' | 'objectType' | 'mapping' | 'employers'> {
@@ -17,6 +18,8 @@ export interface EnricherOptions extends Omit<LaneOptions, 'connector' | 'object
   enqueue: EnqueuePort;
   /** Per-domain creation claims shared by every instance. */
   claims: ClaimsPort;
+  /** Where the ids of records the service creates are kept, for the intake to know their events. */
+  created?: Pick<CreatedRecordsPort, 'add'>;
   /** Whether a missing employer company is created on this connection (default: yes). */
   createCompanies?: (connector: CrmConnector) => boolean;
   /** How long bulk employers' domains gather before one CRM search looks them all up. */
@@ -74,6 +77,19 @@ export class Enricher extends EventEmitter<LaneEvents> {
       refreshAfterDays: options.refreshAfterDays,
       ...(partnerIdProperty ? { partnerIdProperty } : {}),
       create: !!connector.createCompanies && (options.createCompanies?.(connector) ?? true),
+      ...(options.created ? { created: options.created } : {}),
+      ...(enrichCompanies
+        ? {
+            planner: new NewCompanyPlanner({
+              connector,
+              objectType: companyObjectType,
+              mapping: () => options.mapping(connector.kind, companyObjectType),
+              lookups: options.lookups,
+              state: options.state,
+              refreshAfterDays: options.refreshAfterDays,
+            }),
+          }
+        : {}),
       wake: (objectType) => this.wake(connector.connection, objectType, 'bulk'),
       ...(options.companyLingerMs !== undefined ? { lingerMs: options.companyLingerMs } : {}),
     });
@@ -91,10 +107,6 @@ export class Enricher extends EventEmitter<LaneEvents> {
 
   wake(connection: string, objectType: string, priority: Priority): void {
     this.lanes.get(queueName(connection, objectType))?.wake(priority);
-  }
-
-  pendingWrite(connection: string, objectType: string, recordId: string): Record<string, string> | undefined {
-    return this.lanes.get(queueName(connection, objectType))?.pendingWrite(recordId);
   }
 
   /** Wakes every lane: work came back to the queue (another worker's, after it stopped). */

@@ -6,7 +6,7 @@ import type { CompanyLinkPlan } from './company-link.js';
 import type { EnrichJob } from './jobs.js';
 import type { LinkContext } from './lane-links.js';
 import type { PartnerLookups } from './partner-lookups.js';
-import type { AuditPort, ErasurePort, JobQueuePort, RecordState, StatePort } from './ports.js';
+import type { AuditPort, ErasurePort, JobQueuePort, PendingWritesPort, RecordState, StatePort } from './ports.js';
 import type { RecordPlan } from './record-plan.js';
 
 export interface LaneOptions {
@@ -18,6 +18,8 @@ export interface LaneOptions {
   state: StatePort;
   audit: AuditPort;
   erasure: ErasurePort;
+  /** Where the identity values of a write are kept until it is settled (the intake tells their echoes). */
+  writing?: Pick<PendingWritesPort, 'add'>;
   lookups: PartnerLookups;
   refreshAfterDays: number;
   /**

@@ -12,7 +12,6 @@ import type { Priority } from '../core/limiter.js';
 import type { CompiledMapping } from '../mapping/compile.js';
 import { logger } from '../logger.js';
 import { ClaimLoop } from './claim-loop.js';
-import { isEcho } from './echo.js';
 import { HeldJobs } from './held-jobs.js';
 import { housekeep } from './housekeeping.js';
 import { type EnrichJob, queueName } from './jobs.js';
@@ -41,7 +40,6 @@ export class Lane extends EventEmitter<LaneEvents> {
   private readonly inFlightRecords = new Set<string>();
   /** Records looked up whose writes wait in the buffer or are being sent. */
   private readonly awaitingWrite = new Set<string>();
-  private readonly writing = new Map<string, Record<string, string>>();
   private readonly batches = new Set<Promise<void>>();
   private readonly buffer: WriteBuffer<Work>;
   private readonly lowWater: number;
@@ -51,6 +49,8 @@ export class Lane extends EventEmitter<LaneEvents> {
   /** Every job claimed and not yet settled: what the heartbeat vouches for. */
   private readonly held: HeldJobs;
   private stopping = false;
+  /** The last claim found fewer jobs than it asked for. */
+  private drained = false;
 
   constructor(private readonly options: LaneOptions) {
     super();
@@ -70,7 +70,12 @@ export class Lane extends EventEmitter<LaneEvents> {
       onError: (error) => this.emit('error', error),
     });
     this.claims = new ClaimLoop({
-      claim: (limit) => options.queue.claim(this.queue, limit),
+      claim: async (limit) => {
+        const jobs = await options.queue.claim(this.queue, limit);
+        // Fewer than asked for: the queue is drained, so no record still to come can add an employer.
+        this.drained = jobs.length < limit;
+        return jobs;
+      },
       take: (jobs) => this.take(jobs),
       inFlight: () => this.claimWeight(),
       limits: { lowWater: this.lowWater, maxInFlight, interactiveRoom, batchSize },
@@ -172,14 +177,6 @@ export class Lane extends EventEmitter<LaneEvents> {
         this.finish(ids);
         return;
       }
-      const echoes = ids.filter((id) => isEcho(byRecord.get(id)!, states.get(id), mapping));
-      if (echoes.length) {
-        // The CRM tells us about our own write: nothing a person changed, so nothing to read or look up.
-        await this.settler.complete(echoes.flatMap((id) => byRecord.get(id)!));
-        this.emit('job', { outcome: 'echo', count: echoes.length });
-        this.finish(echoes);
-        for (const id of echoes) byRecord.delete(id);
-      }
       const unchanged = await unchangedRefreshes(byRecord, states, mapping, this.options.lookups);
       if (unchanged.length) {
         const items = unchanged.map((id) => ({ recordId: id, jobs: byRecord.get(id)!, jobId: byRecord.get(id)![0]!.id, previous: states.get(id)!, result: 'unchanged' as const }));
@@ -240,13 +237,15 @@ export class Lane extends EventEmitter<LaneEvents> {
       const marketHint = work.jobs.find((j) => j.data.market)?.data.market;
       this.planning++;
       result = await planRecord(work.record, mapping, this.options.lookups, work.state, work.priority, new Date(), marketHint).finally(() => {
-        // The last lookup in hand has answered: employers waiting to share a search cannot gain another.
-        if (--this.planning === 0) this.links.employers?.hurry();
+        // The last lookup in hand has answered and the queue is drained: employers waiting to share a
+        // search cannot gain another.
+        if (--this.planning === 0 && this.drained) this.links.employers?.hurry();
       });
       const plan = result;
-      if (urgent && !this.options.connector.companyLinkInWrite && plan.kind === 'planned' && Object.keys(plan.plan.writes).length > 0) {
-        // The person waits for the enrichment, not for the employer to be found or created: the
-        // write goes out now and the association follows in the same flush once the company is known.
+      if (!this.options.connector.companyLinkInWrite && plan.kind === 'planned' && Object.keys(plan.plan.writes).length > 0) {
+        // The enrichment does not wait for the employer to be found or created (employers gather to
+        // share one search and one creation): the write goes out now, and the association follows in
+        // the same flush once the company is known.
         work.linking = planLink(this.links, work, plan, mapping).then(
           (link) => void (work.link = link),
           (error: unknown) => void (work.linkError = error),
@@ -291,10 +290,10 @@ export class Lane extends EventEmitter<LaneEvents> {
 
   private async flush(writes: BufferedWrite<Work>[]): Promise<void> {
     const priority: Priority = writes.some((w) => w.item.priority === 'interactive') ? 'interactive' : 'bulk';
-    for (const w of writes) this.writing.set(w.recordId, w.properties);
     try {
       // A record that only needs its company link (HubSpot association) has nothing to update.
       const updates = writes.filter((w) => Object.keys(w.properties).length > 0);
+      await this.keepIdentityWrites(updates);
       const written = updates.length
         ? await this.options.connector.writeRecords(
             this.options.objectType,
@@ -341,9 +340,22 @@ export class Lane extends EventEmitter<LaneEvents> {
     } catch (error) {
       await this.settler.fail(writes.flatMap((w) => w.item.jobs), error);
     } finally {
-      for (const w of writes) this.writing.delete(w.recordId);
       this.finish(writes.map((w) => w.recordId));
     }
+  }
+
+  /**
+   * The match-property values about to be written, kept in Postgres first: the CRM announces them as
+   * changes, possibly before this write is settled, and the intake must know them for ours.
+   */
+  private async keepIdentityWrites(updates: BufferedWrite<Work>[]): Promise<void> {
+    if (!this.options.writing) return;
+    const identity = new Set(this.options.mapping().document.match.map((m) => m.property));
+    const values = updates.flatMap((w) => {
+      const kept = Object.entries(w.properties).filter(([property]) => identity.has(property));
+      return kept.length ? [{ recordId: w.recordId, values: Object.fromEntries(kept) }] : [];
+    });
+    await this.options.writing.add(this.options.connector.connection, this.options.objectType, values);
   }
 
   /** Privacy deletions, merges and deletions touch only our own state: no CRM read, no lookup. */
@@ -382,19 +394,22 @@ export class Lane extends EventEmitter<LaneEvents> {
   }
 
   /**
-   * Records in hand as the claim loop counts them: up to one batch of records waiting for their write
-   * keeps no lookup busy and does not count, so the lane claims while a batch fills instead of running
-   * dry before every write. Beyond that they count: it holds at most maxInFlight plus one batch.
+   * Records in hand as the claim loop counts them: records waiting for their write or their company link
+   * keep no lookup busy and do not count, up to WAITING_BATCHES batches, so the lane claims while a batch
+   * fills and while employers gather, instead of running dry. Beyond that they count: the lane holds at
+   * most maxInFlight plus that many batches.
    */
   private claimWeight(): number {
-    return this.inFlight - Math.min(this.awaitingWrite.size, this.options.connector.batchSize);
+    return this.inFlight - Math.min(this.awaitingWrite.size, WAITING_BATCHES * this.options.connector.batchSize);
   }
 
-  /** Values being written right now, by record: a change event carrying them is our own echo. */
-  pendingWrite(recordId: string): Record<string, string> | undefined {
-    return this.writing.get(recordId);
-  }
 }
+
+/**
+ * Batches of written records a lane may hold while their employers gather (up to the resolver's linger)
+ * without holding back its lookups: at 50 lookups a second, five seconds of them.
+ */
+const WAITING_BATCHES = 3;
 
 /** Jobs that touch only our own records, with no CRM read and no lookup. */
 const HOUSEKEEPING: ReadonlySet<string> = new Set(['privacy_deletion', 'merged', 'deleted', 'rejected']);

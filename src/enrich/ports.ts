@@ -101,3 +101,17 @@ export interface KeyValuePort {
   get(key: string): Promise<string | undefined>;
   set(key: string, value: string): Promise<void>;
 }
+
+/** Identity values being written to CRM records, until their outcome is settled (then cleared with it). */
+export interface PendingWritesPort {
+  add(connection: string, objectType: string, writes: { recordId: string; values: Record<string, string> }[]): Promise<void>;
+  get(connection: string, objectType: string, recordIds: string[]): Promise<Map<string, Record<string, string>>>;
+}
+
+/** Records crm-enrich created in a CRM (an employer's company, a discovered person), shared by every instance. */
+export interface CreatedRecordsPort {
+  /** Kept the moment the CRM gives the ids, before their creation events can come back. */
+  add(connection: string, objectType: string, recordIds: string[]): Promise<void>;
+  /** Which of these records crm-enrich created. */
+  has(connection: string, objectType: string, recordIds: string[]): Promise<Set<string>>;
+}

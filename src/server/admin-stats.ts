@@ -1,13 +1,15 @@
 /** What an admin wants at a glance: queues, outcomes, match rate, credits, cache and CRM calls. */
+import { FOREIGN_TOKEN_COUNTER } from '../enrich/intake.js';
 import { CACHE_HITS_COUNTER, LOOKUPS_COUNTER } from '../enrich/partner-lookups.js';
 import type { AdminContext } from './admin-context.js';
 
 export async function adminStats(service: AdminContext) {
-  const [queues, statuses, lookupsToday, cacheHitsToday, companies, duplicates, nearMatches] = await Promise.all([
+  const [queues, statuses, lookupsToday, cacheHitsToday, foreignToday, companies, duplicates, nearMatches] = await Promise.all([
     service.store.queue.counts(),
     service.store.state.countByStatus(),
     service.store.counters.get(LOOKUPS_COUNTER),
     service.store.counters.get(CACHE_HITS_COUNTER),
+    service.store.counters.get(FOREIGN_TOKEN_COUNTER),
     service.store.companies.counts(),
     service.store.companies.duplicates(),
     service.store.companies.nearMatches(),
@@ -32,6 +34,8 @@ export async function adminStats(service: AdminContext) {
       budgetLeft: Math.max(0, budget - lookupsToday),
       hardCap: service.config.PARTNER_DAILY_LOOKUP_HARD_CAP,
       bulkPaused: lookupsToday >= budget,
+      /** Creations and changes made with crm-enrich's token by something else (a script reusing it): enriched. */
+      foreignTokenChanges: foreignToday,
     },
     companies: {
       /** Companies crm-enrich created for employers, by connection. */

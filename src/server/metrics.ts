@@ -21,6 +21,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly foreignTokenChanges = new Counter({
+    name: 'crm_enrich_foreign_token_changes_total',
+    help: "Creations and changes made with crm-enrich's own token that crm-enrich did not make (a script reusing it): enriched like any other",
+    labelNames: ['crm'] as const,
+    registers: [this.registry],
+  });
+
   readonly partnerCalls = new Counter({
     name: 'crm_enrich_partner_calls_total',
     help: 'Requests to the partner API, by HTTP status (or "error" for a failed connection)',

@@ -1,30 +1,27 @@
 /**
- * The running service: the parts the composition root built (src/app/compose.ts), run. Ingests
- * events, runs the lanes, the schedules and the HTTP app, and `stop` shuts them down in the order that
- * loses nothing.
+ * The running service: the parts the composition root built (src/app/compose.ts), run. Runs the
+ * lanes, the schedules and the HTTP app (whose webhooks go to the intake), and `stop` shuts them down
+ * in the order that loses nothing.
  */
 import { createServer, type Server } from 'node:http';
 import cron, { type ScheduledTask } from 'node-cron';
 import { compose, type ComposeOptions, type Parts } from '../app/compose.js';
 import type { Config } from '../config.js';
-import type { CrmConnector, RecordEvent } from '../core/connector.js';
+import type { CrmConnector } from '../core/connector.js';
 import type { Priority } from '../core/limiter.js';
 import type { Discovery } from '../discovery/discovery.js';
 import { runScheduledDiscovery, type ScheduledDiscoveryResult } from '../discovery/schedule.js';
-import { isOwnChange } from '../enrich/echo.js';
 import type { Enricher } from '../enrich/enricher.js';
-import { EVENT_REASONS, jobFromEvent, priorityOf, queueName } from '../enrich/jobs.js';
+import type { Intake } from '../enrich/intake.js';
+import { queueName } from '../enrich/jobs.js';
 import type { PartnerLookups } from '../enrich/partner-lookups.js';
-import type { NewJob } from '../enrich/ports.js';
 import { runRefreshTick } from '../enrich/refresh.js';
-import { Triage } from '../enrich/triage.js';
 import type { SharedRateLimiter } from '../limits/create-rate-limiter.js';
 import { logger } from '../logger.js';
 import type { PartnerClient } from '../partner/client.js';
 import { adminRoutes } from '../server/admin-routes.js';
 import { createApp } from '../server/app.js';
 import type { Metrics } from '../server/metrics.js';
-import type { IngestResult } from '../server/webhook-routes.js';
 import type { Store } from '../store/store.js';
 import type { Backfills } from './backfills.js';
 import type { MappingRegistry } from './mapping-registry.js';
@@ -48,7 +45,6 @@ export class Service {
   private discoveryTask: ScheduledTask | undefined;
   private mappingPoll: NodeJS.Timeout | undefined;
   private reaper: NodeJS.Timeout | undefined;
-  private readonly triage = new Triage();
   private readonly crmCallsSeen = new Map<string, number>();
   readonly startedAt = new Date();
 
@@ -61,6 +57,7 @@ export class Service {
   readonly connectors: CrmConnector[];
   readonly mappings: MappingRegistry;
   readonly enricher: Enricher;
+  readonly intake: Intake;
   readonly backfills: Backfills;
   readonly discovery: Discovery;
   readonly metrics: Metrics;
@@ -71,56 +68,12 @@ export class Service {
     private readonly options: ServiceOptions,
   ) {
     ({ config: this.config, store: this.store, ports: this.ports, limiter: this.limiter, partner: this.partner, lookups: this.lookups } = parts);
-    ({ connectors: this.connectors, mappings: this.mappings, enricher: this.enricher, backfills: this.backfills, discovery: this.discovery, metrics: this.metrics, stats: this.stats } = parts);
+    ({ connectors: this.connectors, mappings: this.mappings, enricher: this.enricher, intake: this.intake, backfills: this.backfills, discovery: this.discovery, metrics: this.metrics, stats: this.stats } = parts);
   }
 
   /** Opens everything and checks the mappings against each CRM; throws (naming every problem) on invalid mappings. */
   static async start(options: ServiceOptions): Promise<Service> {
     return new Service(await compose(options), options);
-  }
-
-  /**
-   * Stores events as jobs in one round trip per queue, then wakes the lanes. Events about objects
-   * with no mapping, creations and changes made by crm-enrich itself, and change events that only
-   * echo our own writes, are acknowledged and dropped.
-   */
-  async ingest(events: RecordEvent[]): Promise<IngestResult> {
-    const now = new Date();
-    // Creations and changes crm-enrich made itself need nothing: whoever made them has arranged the
-    // record's enrichment (an employer's company has its own job; a discovered person is created enriched).
-    const mapped = events.filter((e) => (e.kind === 'privacy_deletion' || this.mappings.get(e.source, e.objectType)) && !((e.kind === 'created' || e.kind === 'changed') && e.byThisApp));
-    const echoes = await this.echoes(mapped.filter((e) => e.kind === 'changed'));
-    const wanted = mapped.filter((e) => !echoes.has(e));
-    const priorities = this.triage.classify(wanted, (e) => priorityOf(EVENT_REASONS[e.kind]));
-    const jobs: NewJob[] = wanted.map((event, i) => {
-      const job = jobFromEvent(event, now, priorities[i]);
-      return { ...job, queue: queueName(event.connection, event.objectType) };
-    });
-    const result = jobs.length ? await this.ports.enqueue.enqueue(jobs) : { inserted: 0, duplicates: 0 };
-    for (const job of jobs) this.enricher.wake(job.data.connection, job.data.objectType, job.priority);
-    return { stored: result.inserted, duplicates: result.duplicates, ignored: events.length - wanted.length };
-  }
-
-  private async echoes(changes: RecordEvent[]): Promise<Set<RecordEvent>> {
-    const echoes = new Set<RecordEvent>();
-    const groups = new Map<string, RecordEvent[]>();
-    for (const e of changes) {
-      const key = `${e.connection}\u0000${e.objectType}`;
-      groups.set(key, [...(groups.get(key) ?? []), e]);
-    }
-    for (const group of groups.values()) {
-      const { connection, objectType, source } = group[0]!;
-      const mapping = this.mappings.get(source, objectType)!;
-      const states = await this.ports.state.getMany(connection, objectType, [...new Set(group.map((e) => e.recordId))]);
-      for (const event of group) {
-        const state = states.get(event.recordId);
-        const pending = this.enricher.pendingWrite(connection, objectType, event.recordId);
-        const known = state?.status === 'enriched' || pending ? { matchKey: state?.matchKey, lastWritten: { ...state?.lastWritten, ...pending } } : undefined;
-        const changes = event.changedProperties ?? event.values;
-        if (changes && isOwnChange(changes, mapping, known)) echoes.add(event);
-      }
-    }
-    return echoes;
   }
 
   /** Enqueues one record as work a person is waiting for (admin "enrich now"). */
@@ -148,6 +101,8 @@ export class Service {
       cache: await this.store.cache.prune(),
       // Events are redelivered for a day (HubSpot) or hours (Salesforce); keys are kept well past that.
       eventKeys: await this.store.queue.pruneReceived(30),
+      createdRecords: await this.store.created.prune(30),
+      pendingWrites: await this.store.pendingWrites.prune(1),
       cronClaims: await this.store.cron.prune(),
       mcpAuth: await this.store.mcpAuth.prune(),
     };
@@ -215,7 +170,7 @@ export class Service {
     const tokenCheck = this.options.adminToken ? new AdminTokenCheck(this.options.adminToken) : undefined;
     const app = createApp({
       connectors: this.connectors,
-      ingest: (events) => this.ingest(events),
+      ingest: (events) => this.intake.receive(events),
       publicUrl,
       metrics: this.metrics,
       readiness: [

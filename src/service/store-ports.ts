@@ -5,6 +5,8 @@ import type {
   AuditPort,
   CacheKey,
   CounterPort,
+  CreatedRecordsPort,
+  PendingWritesPort,
   EnqueuePort,
   ErasurePort,
   JobQueuePort,
@@ -26,6 +28,8 @@ export interface StorePorts {
   erasure: ErasurePort;
   stale: StalePort;
   kv: KeyValuePort;
+  created: CreatedRecordsPort;
+  writing: PendingWritesPort;
 }
 
 const INTERACTIVE_FLOOR = 5;
@@ -79,6 +83,15 @@ export function storePorts(store: Store): StorePorts {
         await store.db.transaction(async (tx) => {
           if (rows.length) await store.state.upsertMany(rows.map(stateRow), tx);
           if (audit.length) await store.audit.record(audit, tx);
+          // The writes these outcomes settle are in the states now: their pending rows are done.
+          const settled = new Map<string, { connection: string; objectType: string; ids: string[] }>();
+          for (const r of rows) {
+            const key = `${r.connection}\u0000${r.objectType}`;
+            const group = settled.get(key) ?? { connection: r.connection, objectType: r.objectType, ids: [] };
+            group.ids.push(r.recordId);
+            settled.set(key, group);
+          }
+          for (const g of settled.values()) await store.pendingWrites.clear(g.connection, g.objectType, g.ids, tx);
         });
       },
     },
@@ -119,6 +132,8 @@ export function storePorts(store: Store): StorePorts {
       },
     },
     kv: store.settings,
+    created: store.created,
+    writing: store.pendingWrites,
   };
 }
 

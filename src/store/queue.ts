@@ -20,7 +20,8 @@ export { DEAD_LETTER_QUEUE, type ClaimedJob, type DeadLetter, type QueueCounts, 
 
 const log = logger('store.queue');
 
-const PRIORITY: Record<Priority, number> = { interactive: 10, bulk: 0 };
+/** How a priority is stored in the job table (pg-boss claims the highest first). */
+export const PRIORITY: Record<Priority, number> = { interactive: 10, bulk: 0 };
 
 export interface QueueSettings {
   /** Attempts before a job is parked in the dead letter, the first one included. */

@@ -3,6 +3,8 @@
  * embedded PGlite in `<dataDir>/pglite`. Migrations run before anything else is used.
  */
 import { CompanyClaims } from './company-claims.js';
+import { CreatedRecords } from './created-records.js';
+import { PendingWrites } from './pending-writes.js';
 import { DiscoveryStore } from './discovery.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -61,6 +63,10 @@ export interface Store {
   readonly erasure: Erasure;
   readonly settings: Settings;
   readonly companies: CompanyClaims;
+  /** Records crm-enrich created in a CRM: their creation events are its own. */
+  readonly created: CreatedRecords;
+  /** Identity values being written, until settled: their change events are the service's own. */
+  readonly pendingWrites: PendingWrites;
   readonly discovery: DiscoveryStore;
   /** Clients, consents, codes and tokens of the MCP server's authorization server. */
   readonly mcpAuth: McpOAuthStore;
@@ -144,6 +150,8 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     erasure: new Erasure(db, schema),
     settings: new Settings(db, schema),
     companies: new CompanyClaims(db, schema),
+    created: new CreatedRecords(db, schema),
+    pendingWrites: new PendingWrites(db, schema),
     discovery: new DiscoveryStore(db, schema),
     mcpAuth: new McpOAuthStore(db, schema),
     series: new StatSeries(db, schema),

@@ -96,19 +96,30 @@ describeEachBackend('employer resolver', (t) => {
     expect(creates() - createsBefore).toBe(1);
   });
 
-  it("resolves a person's domain at once and alone, leaving the bulk domains beside it to wait for company", async () => {
+  it("resolves a person's domain at once when no other domain is gathering", async () => {
     const store = await t.openStore();
-    const resolver = new EmployerResolver({ ...optionsOf(instance(store, [])), lingerMs: 60_000 });
-    const [bulkDomain, personDomain] = [`alone-bulk-${t.backend}-${Date.now()}.example`, `alone-person-${t.backend}-${Date.now()}.example`];
+    const resolver = new EmployerResolver({ ...optionsOf(instance(store, [])), lingerMs: 60_000, interactiveLingerMs: 60_000 });
+    const domain = `alone-person-${t.backend}-${Date.now()}.example`;
+    sandbox.createCompany({ domain, name: domain });
+    const outcome = await Promise.race([
+      resolver.resolve({ domain, fromPartner: true, market: 'AU' }, 'interactive'),
+      new Promise<'still waiting'>((r) => setTimeout(r, 3_000, 'still waiting')),
+    ]);
+    expect(outcome).toMatchObject({ kind: 'found', reason: `matched by domain ${domain}` });
+  });
+
+  it("lets a person's domain join the bulk domains gathering: one search serves both, within the person's linger", async () => {
+    const store = await t.openStore();
+    const resolver = new EmployerResolver({ ...optionsOf(instance(store, [])), lingerMs: 60_000, interactiveLingerMs: 300 });
+    const [bulkDomain, personDomain] = [`join-bulk-${t.backend}-${Date.now()}.example`, `join-person-${t.backend}-${Date.now()}.example`];
     for (const domain of [bulkDomain, personDomain]) sandbox.createCompany({ domain, name: domain });
-    let bulkDone = false;
-    const bulk = resolver.resolve({ domain: bulkDomain, fromPartner: true, market: 'AU' }, 'bulk').finally(() => (bulkDone = true));
-    const person = await resolver.resolve({ domain: personDomain, fromPartner: true, market: 'AU' }, 'interactive');
-    expect(person).toMatchObject({ kind: 'found', reason: `matched by domain ${personDomain}` });
-    await new Promise((r) => setTimeout(r, 100));
-    expect(bulkDone).toBe(false);
-    resolver.hurry();
-    expect(await bulk).toMatchObject({ kind: 'found', reason: `matched by domain ${bulkDomain}` });
+    const before = searches();
+    const bulk = resolver.resolve({ domain: bulkDomain, fromPartner: true, market: 'AU' }, 'bulk');
+    const person = resolver.resolve({ domain: personDomain, fromPartner: true, market: 'AU' }, 'interactive');
+    const outcome = await Promise.race([Promise.all([bulk, person]), new Promise<'still waiting'>((r) => setTimeout(r, 3_000, 'still waiting'))]);
+    expect(outcome).not.toBe('still waiting');
+    expect((outcome as EmployerResolution[]).map((r) => r.kind)).toEqual(['found', 'found']);
+    expect(searches() - before).toBe(1);
   });
 
   it('searches for lingering bulk domains at once when told no lookup could add another', async () => {

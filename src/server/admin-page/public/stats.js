@@ -300,6 +300,7 @@ function numbers(s) {
       ['Budget left today', `${count(s.today.budgetLeft)} of ${count(s.today.budget)}`],
       ['Hard cap', count(s.today.hardCap)],
       ['Bulk work', s.today.bulkPaused ? 'paused: the budget is spent' : 'running'],
+      ["Changes made with crm-enrich's token by something else today", count(s.today.foreignTokenChanges)],
     ]),
     table('Jobs by outcome since the service started', ['Outcome', 'Jobs'], entries(s.jobsByOutcome).map(([k, v]) => [humanize(k), count(v)])),
     table('Records by status', ['Status', 'Records'], entries(s.records).map(([k, v]) => [STATUS_NAMES[k] ?? humanize(k), count(v)])),
