@@ -7,6 +7,7 @@ import {
   CrmError,
   type CrmConnector,
   type CrmProperty,
+  type CallOptions,
   type CrmRecord,
   type ListOptions,
   type PropertySpec,
@@ -129,11 +130,11 @@ export function createHubspotConnector(options: HubspotConnectorOptions): CrmCon
     objectTypes: ['contact', 'company'],
     ...finder,
 
-    async readRecords(objectType: string, ids: string[], properties: string[]): Promise<CrmRecord[]> {
+    async readRecords(objectType: string, ids: string[], properties: string[], callOptions?: CallOptions): Promise<CrmRecord[]> {
       const type = apiType(objectType);
       const out: CrmRecord[] = [];
       for (const part of chunk([...new Set(ids)], HUBSPOT_BATCH_SIZE)) {
-        const res = await runner.run('batch_read', priorityFor(part.length), async () =>
+        const res = await runner.run('batch_read', callOptions?.priority ?? priorityFor(part.length), async () =>
           (await sdk()).crm.objects.batchApi.read(type, { inputs: part.map((id) => ({ id })), properties, propertiesWithHistory: [] }, false),
         );
         out.push(...parseCrmAnswer('hubspot', HubspotObjects, res.results, 'batch_read').map(toRecord));
@@ -141,30 +142,31 @@ export function createHubspotConnector(options: HubspotConnectorOptions): CrmCon
       return out;
     },
 
-    async writeRecords(objectType: string, updates: RecordUpdate[]): Promise<WriteResult[]> {
+    async writeRecords(objectType: string, updates: RecordUpdate[], callOptions?: CallOptions): Promise<WriteResult[]> {
       const type = apiType(objectType);
       return writeInBatches(updates, HUBSPOT_BATCH_SIZE, async (inputs) =>
-        runner.run('batch_update', priorityFor(inputs.length), async () => {
+        runner.run('batch_update', callOptions?.priority ?? priorityFor(inputs.length), async () => {
           const res = await (await sdk()).crm.objects.batchApi.update(type, { inputs });
           return { results: res.results as { id: string }[], errors: 'errors' in res ? ((res.errors ?? []) as unknown[]) : [] };
         }),
       );
     },
 
-    async listRecords(objectType: string, list: ListOptions): Promise<RecordPage> {
+    async listRecords(objectType: string, list: ListOptions, callOptions?: CallOptions): Promise<RecordPage> {
+      const priority = callOptions?.priority ?? 'bulk';
       const type = apiType(objectType);
       if (list.changedSince) {
         // Paging by id rather than `after` keeps going past search's 10,000-result ceiling.
         const limit = Math.min(list.limit ?? HUBSPOT_BATCH_SIZE, SEARCH_PAGE_MAX);
         const filters: Record<string, unknown>[] = [{ propertyName: LAST_MODIFIED[type], operator: 'GTE', value: String(list.changedSince.getTime()) }];
         if (list.cursor) filters.push({ propertyName: 'hs_object_id', operator: 'GT', value: list.cursor });
-        const res = await search(type, { filterGroups: [{ filters }], sorts: [{ propertyName: 'hs_object_id', direction: 'ASCENDING' }], properties: list.properties, limit }, 'bulk');
+        const res = await search(type, { filterGroups: [{ filters }], sorts: [{ propertyName: 'hs_object_id', direction: 'ASCENDING' }], properties: list.properties, limit }, priority);
         const records = parseCrmAnswer('hubspot', HubspotObjects, res.results, 'search').map(toRecord);
         const last = records[records.length - 1];
         return { records, ...(res.paging?.next && last ? { next: last.id } : {}) };
       }
       const limit = Math.min(list.limit ?? HUBSPOT_BATCH_SIZE, HUBSPOT_BATCH_SIZE);
-      const res = await runner.run('list', 'bulk', async () => (await sdk()).crm.objects.basicApi.getPage(type, limit, list.cursor, list.properties));
+      const res = await runner.run('list', priority, async () => (await sdk()).crm.objects.basicApi.getPage(type, limit, list.cursor, list.properties));
       const next = res.paging?.next?.after;
       return { records: parseCrmAnswer('hubspot', HubspotObjects, res.results, 'list').map(toRecord), ...(next ? { next } : {}) };
     },
