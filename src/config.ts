@@ -48,7 +48,7 @@ export const ConfigSchema = z.object({
   /** Last resort: a job whose holder gave no heartbeat for this long is failed (an attempt spent) and handed out again. */
   CRM_ENRICH_JOB_EXPIRE_SECONDS: int(300, 2, 86_400),
   /** How often a worker vouches for the jobs it holds; a job unvouched for three times this long goes to another worker, unspent. */
-  CRM_ENRICH_HEARTBEAT_SECONDS: int(5, 1, 60),
+  CRM_ENRICH_HEARTBEAT_SECONDS: int(1, 1, 60),
   /** How long SIGTERM gives work under way before the rest is put back for the next instance. */
   CRM_ENRICH_SHUTDOWN_SECONDS: int(10, 1, 600),
   /** Records one lane holds at once (0: two CRM batches). The backlog waits in Postgres, not in memory. */
