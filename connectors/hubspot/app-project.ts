@@ -14,7 +14,11 @@ export const TEMPLATE_DIR = fileURLToPath(new URL('../../deploy/hubspot-app/', i
 export const TEMPLATE_URL = 'https://crm-enrich.invalid';
 
 export class HubspotAppProjectError extends AppError {
-  constructor(code: 'invalid_public_url' | 'out_dir_not_empty' | 'template_missing', message: string, details?: Record<string, unknown>) {
+  constructor(
+    code: 'invalid_public_url' | 'out_dir_not_empty' | 'template_missing',
+    message: string,
+    details?: Record<string, unknown>,
+  ) {
     super(code, message, 'config', details);
   }
 }
@@ -27,14 +31,24 @@ export class HubspotAppProjectError extends AppError {
  * and the path it received, so a path prefix would break every signature.
  */
 export function checkPublicUrl(raw: string): string {
-  const fail = (why: string) => new HubspotAppProjectError('invalid_public_url', `--public-url ${why}; give the https origin HubSpot calls, e.g. https://enrich.example.com.`, { field: 'publicUrl' });
+  const fail = (why: string) =>
+    new HubspotAppProjectError(
+      'invalid_public_url',
+      `--public-url ${why}; give the https origin HubSpot calls, e.g. https://enrich.example.com.`,
+      { field: 'publicUrl' },
+    );
   if (!URL.canParse(raw)) throw fail('is not an absolute URL');
   const url = new URL(raw);
   if (url.protocol !== 'https:') {
-    throw fail('must use https: HubSpot calls webhooks, workflow actions and card fetches over https only, and an uploaded app cannot reach http://127.0.0.1 or another local address');
+    throw fail(
+      'must use https: HubSpot calls webhooks, workflow actions and card fetches over https only, '
+        + 'and an uploaded app cannot reach http://127.0.0.1 or another local address',
+    );
   }
   if (url.username || url.password) throw fail('must not carry credentials');
-  if (url.pathname !== '/' || url.search || url.hash) throw fail('must be an origin without a path, query or fragment (the service must be served at the root of its host)');
+  if (url.pathname !== '/' || url.search || url.hash) {
+    throw fail('must be an origin without a path, query or fragment (serve the service at the root of its host)');
+  }
   if (url.origin === TEMPLATE_URL) throw fail("is the template's placeholder");
   return url.origin;
 }
@@ -67,11 +81,19 @@ export async function renderHubspotAppProject(options: RenderOptions): Promise<s
   const origin = checkPublicUrl(options.publicUrl);
   const templateDir = options.templateDir ?? TEMPLATE_DIR;
   if (!(await isEmptyOrMissing(options.outDir))) {
-    throw new HubspotAppProjectError('out_dir_not_empty', `--out ${options.outDir} is not empty; give a new or empty directory so no edited project is overwritten.`, { field: 'outDir' });
+    throw new HubspotAppProjectError(
+      'out_dir_not_empty',
+      `--out ${options.outDir} is not empty; give a new or empty directory so no edited project is overwritten.`,
+      { field: 'outDir' },
+    );
   }
   const files = await listFiles(templateDir).catch((e: NodeJS.ErrnoException) => {
     if (e.code !== 'ENOENT') throw e;
-    throw new HubspotAppProjectError('template_missing', `The HubSpot app template ${templateDir} is missing; run crm-enrich from a full checkout or the npm package, which carry deploy/hubspot-app/.`);
+    throw new HubspotAppProjectError(
+      'template_missing',
+      `The HubSpot app template ${templateDir} is missing; run crm-enrich from a checkout or the npm package, `
+        + 'which carry deploy/hubspot-app/.',
+    );
   });
   for (const file of files) {
     const text = await readFile(join(templateDir, file), 'utf8');

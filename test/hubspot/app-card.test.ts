@@ -48,7 +48,12 @@ const enriched: CardDataInput = {
   lastRunTrigger: 'workflow',
   lastRunId: 'job-42',
   fields: [
-    { property: 'jobtitle', label: 'Job title', value: 'Head of Sales', reason: 'empty in the CRM; partner value written' },
+    {
+      property: 'jobtitle',
+      label: 'Job title',
+      value: 'Head of Sales',
+      reason: 'empty in the CRM; partner value written',
+    },
     { property: 'phone', value: null, reason: 'cleared: the partner no longer lists it' },
   ],
   company: { id: '9001', name: 'Acme GmbH', reason: 'matched by the email domain acme.example' },
@@ -78,16 +83,19 @@ function stubProxy(answer: (call: FetchCall) => Response): FetchCall[] {
   return calls;
 }
 
-const json = (body: unknown, status = 200) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+const json = (body: unknown, status = 200) =>
+  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
 
 describe('the crm-enrich record card', () => {
   it('bundles from its folder with the packages its package.json names', async () => {
-    const result = await build({ entryPoints: [cardFile], bundle: true, write: false, format: 'esm', logLevel: 'silent' });
+    const result = await build({
+      entryPoints: [cardFile], bundle: true, write: false, format: 'esm', logLevel: 'silent',
+    });
     expect(result.errors).toEqual([]);
     expect(result.outputFiles[0]!.text).toContain(PUBLIC_URL);
   });
 
-  it("shows the state, the run, the fields with their reasons, the company and the job change of the service's answer", async () => {
+  it('shows the state, the run, the fields with their reasons, the company and the job change', async () => {
     const calls = stubProxy(() => json(CardData.parse(enriched)));
     const { render, find, findAll, waitFor, mocks } = createRenderer('crm.record.sidebar');
     mocks.context.crm.objectId = 123;
@@ -113,7 +121,10 @@ describe('the crm-enrich record card', () => {
   });
 
   it('asks for a company by its own type and says when it was never enriched', async () => {
-    const never: CardDataInput = { ...enriched, objectType: 'company', objectId: '77', state: 'never', lastRunAt: null, lastRunTrigger: null, lastRunId: null, fields: [], company: null, jobChange: null };
+    const never: CardDataInput = {
+      objectType: 'company', objectId: '77', state: 'never', lastRunAt: null, lastRunTrigger: null,
+      fields: [], company: null, jobChange: null,
+    };
     const calls = stubProxy(() => json(CardData.parse(never)));
     const { render, find, findAll, waitFor, mocks } = createRenderer('crm.record.sidebar');
     mocks.context.crm.objectId = 77;

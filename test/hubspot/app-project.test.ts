@@ -40,7 +40,8 @@ async function render(publicUrl = PUBLIC_URL): Promise<string> {
 /** What `hs project upload` does first: read hsproject.json, then translate and validate srcDir. */
 async function parse(projectDir: string) {
   const config = parseProjectConfig(projectDir);
-  return translate({ projectSourceDir: join(projectDir, config.srcDir), platformVersion: config.platformVersion, accountId: ACCOUNT_ID });
+  const projectSourceDir = join(projectDir, config.srcDir);
+  return translate({ projectSourceDir, platformVersion: config.platformVersion, accountId: ACCOUNT_ID });
 }
 
 /** The parser's complaint about a project, as text; fails the test if the project parses. */
@@ -54,7 +55,19 @@ async function complaint(projectDir: string): Promise<string> {
   throw new Error('the parser accepted the project');
 }
 
-const readJson = async (dir: string, file: string) => JSON.parse(await readFile(join(dir, file), 'utf8')) as Record<string, any>;
+const readJson = async (dir: string, file: string) =>
+  JSON.parse(await readFile(join(dir, file), 'utf8')) as Record<string, any>;
+
+interface Node {
+  componentType: string;
+  config: any;
+  componentDeps: Record<string, unknown>;
+  metaFilePath: string;
+}
+interface Named {
+  subscriptionType: string;
+  propertyName?: string;
+}
 
 afterAll(async () => {
   await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
@@ -62,7 +75,7 @@ afterAll(async () => {
 
 describe('the rendered HubSpot app project', () => {
   let dir: string;
-  let nodes: Record<string, { componentType: string; config: any; componentDeps: Record<string, unknown>; metaFilePath: string }>;
+  let nodes: Record<string, Node>;
 
   beforeAll(async () => {
     dir = await render();
@@ -70,21 +83,24 @@ describe('the rendered HubSpot app project', () => {
   });
 
   it("passes HubSpot's parser, which validated it against the schemas of its platform version", () => {
-    expect(Object.values(nodes).map((n) => n.componentType).sort()).toEqual(['APPLICATION', 'CARD', 'WEBHOOKS', 'WORKFLOW_ACTION']);
-    expect(schemaRequests.at(-1)).toEqual({ accountId: ACCOUNT_ID, url: 'project-components-external/project-schemas/v3/2025.2' });
+    const types = Object.values(nodes).map((n) => n.componentType).sort();
+    expect(types).toEqual(['APPLICATION', 'CARD', 'WEBHOOKS', 'WORKFLOW_ACTION']);
+    const url = 'project-components-external/project-schemas/v3/2025.2';
+    expect(schemaRequests.at(-1)).toEqual({ accountId: ACCOUNT_ID, url });
     for (const node of Object.values(nodes).filter((n) => n.componentType !== 'APPLICATION')) {
       expect(node.componentDeps.app, node.metaFilePath).toBe('crm_enrich_app');
     }
   });
 
   it('uses a platform version the parser knows, with static auth and private distribution', async () => {
-    expect(['2025.2', LATEST_SUPPORTED_PLATFORM_VERSION]).toContain((await readJson(dir, 'hsproject.json')).platformVersion);
+    const { platformVersion } = await readJson(dir, 'hsproject.json');
+    expect(['2025.2', LATEST_SUPPORTED_PLATFORM_VERSION]).toContain(platformVersion);
     const app = nodes.crm_enrich_app!.config;
     expect(app.distribution).toBe('private');
     expect(app.auth.type).toBe('static');
   });
 
-  it('asks for the scopes the connector uses: contacts, companies and their schemas, and automation for workflow callbacks', () => {
+  it('asks for the scopes the connector uses, and automation for workflow callbacks', () => {
     expect([...nodes.crm_enrich_app!.config.auth.requiredScopes].sort()).toEqual([
       'automation',
       'crm.objects.companies.read', 'crm.objects.companies.write',
@@ -100,8 +116,10 @@ describe('the rendered HubSpot app project', () => {
     expect(nodes.crm_enrich_app!.config.permittedUrls.fetch).toEqual([PUBLIC_URL]);
     const card = await readFile(join(dir, 'src/app/cards/EnrichmentCard.jsx'), 'utf8');
     expect(card).toContain(`export const SERVICE_URL = '${PUBLIC_URL}';`);
-    for (const file of ['hsproject.json', 'src/app/app-hsmeta.json', 'src/app/webhooks/webhooks-hsmeta.json',
-      'src/app/workflow-actions/enrich-record-hsmeta.json', 'src/app/cards/enrichment-card-hsmeta.json', 'src/app/cards/EnrichmentCard.jsx']) {
+    const files = ['hsproject.json', 'src/app/app-hsmeta.json', 'src/app/webhooks/webhooks-hsmeta.json',
+      'src/app/workflow-actions/enrich-record-hsmeta.json', 'src/app/cards/enrichment-card-hsmeta.json',
+      'src/app/cards/EnrichmentCard.jsx'];
+    for (const file of files) {
       expect(await readFile(join(dir, file), 'utf8'), file).not.toContain(TEMPLATE_URL);
     }
   });
@@ -109,25 +127,29 @@ describe('the rendered HubSpot app project', () => {
   it('subscribes to the classic events the webhook handler reads, and the properties it enriches again on', () => {
     const { legacyCrmObjects, hubEvents, crmObjects } = nodes.crm_enrich_webhooks!.config.subscriptions;
     expect(crmObjects ?? []).toEqual([]);
-    expect(hubEvents.map((s: { subscriptionType: string }) => s.subscriptionType)).toEqual(['contact.privacyDeletion']);
+    expect((hubEvents as Named[]).map((s) => s.subscriptionType)).toEqual(['contact.privacyDeletion']);
+    const classic = legacyCrmObjects as Named[];
     for (const object of ['contact', 'company'] as const) {
-      const types = legacyCrmObjects.map((s: { subscriptionType: string }) => s.subscriptionType);
+      const types = classic.map((s) => s.subscriptionType);
       expect(types).toContain(`${object}.creation`);
       expect(types).toContain(`${object}.merge`);
-      const watched = legacyCrmObjects.filter((s: { subscriptionType: string }) => s.subscriptionType === `${object}.propertyChange`);
-      expect(watched.map((s: { propertyName: string }) => s.propertyName).sort()).toEqual([...DEFAULT_WATCHED_PROPERTIES[object]].sort());
+      const changes = classic.filter((s) => s.subscriptionType === `${object}.propertyChange`);
+      const watched = changes.map((s) => s.propertyName);
+      expect(watched.sort()).toEqual([...DEFAULT_WATCHED_PROPERTIES[object]].sort());
     }
   });
 
-  it('offers "Enrich with crm-enrich" on contacts and companies, with outcome, fields_written and matched for later steps', () => {
+  it('offers "Enrich with crm-enrich" on contacts and companies, with outputs for later steps', () => {
     const action = nodes.crm_enrich_enrich_record!.config;
     expect(action.labels.en.actionName).toBe('Enrich with crm-enrich');
     expect(action.objectTypes).toEqual(['CONTACT', 'COMPANY']);
-    const outputs = Object.fromEntries(action.outputFields.map((f: { typeDefinition: { name: string } }) => [f.typeDefinition.name, f.typeDefinition]));
-    expect(outputs.outcome.type).toBe('enumeration');
-    expect(outputs.outcome.options.map((o: { value: string }) => o.value)).toEqual(['enriched', 'no_match', 'skipped', 'failed']);
-    expect(outputs.fields_written.type).toBe('number');
-    expect(outputs.matched.type).toBe('bool');
+    type Output = { typeDefinition: { name: string; type: string; options?: { value: string }[] } };
+    const fields = action.outputFields as Output[];
+    const outputs = Object.fromEntries(fields.map((f) => [f.typeDefinition.name, f.typeDefinition]));
+    expect(outputs.outcome!.type).toBe('enumeration');
+    expect(outputs.outcome!.options!.map((o) => o.value)).toEqual(['enriched', 'no_match', 'skipped', 'failed']);
+    expect(outputs.fields_written!.type).toBe('number');
+    expect(outputs.matched!.type).toBe('bool');
   });
 
   it('shows the card on contact and company records, from an entry point the project carries', async () => {
@@ -141,7 +163,9 @@ describe('the rendered HubSpot app project', () => {
 
 describe("HubSpot's parser refuses a malformed project", () => {
   const cases: [string, (dir: string) => Promise<void>, RegExp][] = [
-    ['a file that is not JSON', (dir) => writeFile(join(dir, 'src/app/webhooks/webhooks-hsmeta.json'), '{ "uid": "crm_enrich_webhooks", '), /webhooks-hsmeta\.json:\s+- Invalid JSON/],
+    ['a file that is not JSON', async (dir) => {
+      await writeFile(join(dir, 'src/app/webhooks/webhooks-hsmeta.json'), '{ "uid": "crm_enrich_webhooks", ');
+    }, /webhooks-hsmeta\.json:\s+- Invalid JSON/],
     ['a workflow action without its URL', async (dir) => {
       const file = join(dir, 'src/app/workflow-actions/enrich-record-hsmeta.json');
       const meta = JSON.parse(await readFile(file, 'utf8'));
@@ -150,7 +174,8 @@ describe("HubSpot's parser refuses a malformed project", () => {
     }, /Missing required field: 'config\.actionUrl'/],
     ['a webhook target over plain http', async (dir) => {
       const file = join(dir, 'src/app/webhooks/webhooks-hsmeta.json');
-      await writeFile(file, (await readFile(file, 'utf8')).replace(`${PUBLIC_URL}/webhooks`, 'http://127.0.0.1:3000/webhooks'));
+      const text = await readFile(file, 'utf8');
+      await writeFile(file, text.replace(`${PUBLIC_URL}/webhooks`, 'http://127.0.0.1:3000/webhooks'));
     }, /config\.settings\.targetUrl: must match pattern/],
     ['a card in the wrong folder', async (dir) => {
       await mkdir(join(dir, 'src/app/settings'), { recursive: true });
@@ -182,14 +207,17 @@ describe('crm-enrich hubspot-app', () => {
 
   it('does not write over a directory that has files', async () => {
     const dir = await render();
-    await expect(renderHubspotAppProject({ publicUrl: PUBLIC_URL, outDir: dir })).rejects.toMatchObject({ code: 'out_dir_not_empty' });
+    const again = renderHubspotAppProject({ publicUrl: PUBLIC_URL, outDir: dir });
+    await expect(again).rejects.toMatchObject({ code: 'out_dir_not_empty' });
   });
 
   it('writes the project from the command line, and refuses http with a message naming the option', async () => {
     const parent = await mkdtemp(join(tmpdir(), 'crm-enrich-hubspot-cli-'));
     dirs.push(parent);
     const run = async (...args: string[]) => {
-      const child = spawn('node_modules/.bin/tsx', ['src/cli.ts', 'hubspot-app', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn('node_modules/.bin/tsx', ['src/cli.ts', 'hubspot-app', ...args], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let out = '';
       child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
       child.stderr.setEncoding('utf8').on('data', (c: string) => (out += c));
@@ -204,6 +232,7 @@ describe('crm-enrich hubspot-app', () => {
     const written = await run('--public-url', PUBLIC_URL, '--out', out);
     expect(written.code).toBe(0);
     expect(written.out).toContain('hs project upload');
-    expect((await readJson(out, 'src/app/workflow-actions/enrich-record-hsmeta.json')).config.actionUrl).toBe(`${PUBLIC_URL}/hubspot/actions/enrich`);
+    const action = await readJson(out, 'src/app/workflow-actions/enrich-record-hsmeta.json');
+    expect(action.config.actionUrl).toBe(`${PUBLIC_URL}/hubspot/actions/enrich`);
   });
 });

@@ -35,7 +35,11 @@ const application = {
     permittedUrls: {
       type: 'object',
       additionalProperties: false,
-      properties: { fetch: { type: 'array', items: httpsUrl }, iframe: { type: 'array', items: httpsUrl }, img: { type: 'array', items: httpsUrl } },
+      properties: {
+        fetch: { type: 'array', items: httpsUrl },
+        iframe: { type: 'array', items: httpsUrl },
+        img: { type: 'array', items: httpsUrl },
+      },
     },
     support: { type: 'object' },
   },
@@ -84,12 +88,18 @@ const fieldType = {
   required: ['name', 'type'],
   properties: {
     name: { type: 'string', pattern: '^[a-z][a-z0-9_]*$' },
-    type: { enum: ['string', 'number', 'bool', 'enumeration', 'date', 'datetime', 'phonenumber', 'object_coordinates'] },
+    type: {
+      enum: ['string', 'number', 'bool', 'enumeration', 'date', 'datetime', 'phonenumber', 'object_coordinates'],
+    },
     fieldType: { type: 'string' },
     options: {
       type: 'array',
       minItems: 1,
-      items: { type: 'object', required: ['value', 'label'], properties: { value: { type: 'string' }, label: { type: 'string' } } },
+      items: {
+        type: 'object',
+        required: ['value', 'label'],
+        properties: { value: { type: 'string' }, label: { type: 'string' } },
+      },
     },
   },
   if: { properties: { type: { const: 'enumeration' } } },
@@ -154,7 +164,11 @@ const card = {
   properties: {
     name: { type: 'string', minLength: 1 },
     description: { type: 'string' },
-    previewImage: { type: 'object', required: ['file'], properties: { file: { type: 'string' }, altText: { type: 'string' } } },
+    previewImage: {
+      type: 'object',
+      required: ['file'],
+      properties: { file: { type: 'string' }, altText: { type: 'string' } },
+    },
     location: { enum: ['crm.record.tab', 'crm.record.sidebar', 'crm.preview', 'helpdesk.sidebar'] },
     entrypoint: { type: 'string', pattern: '^/app/cards/[^/]+\\.(jsx|tsx)$' },
     objectTypes: {

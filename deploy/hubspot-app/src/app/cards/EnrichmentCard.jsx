@@ -43,7 +43,7 @@ const TRIGGERS = {
   mcp: 'an assistant',
 };
 
-export function cardUrl(context) {
+function cardUrl(context) {
   const objectType = OBJECT_TYPES[context.crm.objectTypeId];
   if (!objectType) return null;
   return `${SERVICE_URL}/hubspot/card/${objectType}/${encodeURIComponent(String(context.crm.objectId))}`;
@@ -51,6 +51,17 @@ export function cardUrl(context) {
 
 function formatTime(iso) {
   return iso ? new Date(iso).toISOString().replace('T', ' ').slice(0, 16) + ' UTC' : 'never';
+}
+
+function lastRun(data) {
+  if (!data.lastRunAt) return 'No run yet';
+  const trigger = TRIGGERS[data.lastRunTrigger] ?? data.lastRunTrigger ?? 'unknown';
+  const run = data.lastRunId ? ` (run ${data.lastRunId})` : '';
+  return `Last run ${formatTime(data.lastRunAt)}, started by ${trigger}${run}`;
+}
+
+function role(title, company) {
+  return `${title ?? 'unknown role'} at ${company ?? 'unknown company'}`;
 }
 
 async function readJson(response) {
@@ -100,10 +111,7 @@ export function EnrichmentCard() {
       <Flex direction="row" gap="sm" align="center">
         <StatusTag variant={state.variant}>{state.label}</StatusTag>
         <Text variant="microcopy">
-          {data.lastRunAt
-            ? `Last run ${formatTime(data.lastRunAt)}, started by ${TRIGGERS[data.lastRunTrigger] ?? data.lastRunTrigger ?? 'unknown'}`
-            : 'No run yet'}
-          {data.lastRunId ? ` (run ${data.lastRunId})` : ''}
+          {lastRun(data)}
         </Text>
       </Flex>
       {data.message ? <Alert title="What went wrong" variant="warning">{data.message}</Alert> : null}
@@ -132,8 +140,8 @@ export function EnrichmentCard() {
           <Divider />
           <Text format={{ fontWeight: 'bold' }}>Job change noticed {formatTime(data.jobChange.detectedAt)}</Text>
           <Text>
-            From {data.jobChange.previousTitle ?? 'unknown role'} at {data.jobChange.previousCompany ?? 'unknown company'} to{' '}
-            {data.jobChange.newTitle ?? 'unknown role'} at {data.jobChange.newCompany ?? 'unknown company'}
+            {`From ${role(data.jobChange.previousTitle, data.jobChange.previousCompany)} `
+              + `to ${role(data.jobChange.newTitle, data.jobChange.newCompany)}`}
           </Text>
         </>
       ) : null}
