@@ -7,12 +7,11 @@
 import { z } from 'zod';
 
 /**
- * The object types in the card's URLs, named as the HubSpot connector names them. HubSpot tells the card
- * a record's type as an object type id; CARD_OBJECT_TYPE_IDS maps those to these names.
+ * The object types in the card's URLs, named as the HubSpot connector names them (the card maps HubSpot's
+ * object type ids 0-1 and 0-2 to these).
  */
 export const CARD_OBJECT_TYPES = ['contact', 'company'] as const;
 export type CardObjectType = (typeof CARD_OBJECT_TYPES)[number];
-export const CARD_OBJECT_TYPE_IDS: Record<string, CardObjectType> = { '0-1': 'contact', '0-2': 'company' };
 
 export const CARD_STATES = ['enriched', 'no_match', 'pending', 'failed', 'never'] as const;
 
