@@ -17,5 +17,8 @@ export default defineConfig({
     pool: 'forks',
     maxWorkers: 2,
     env: { LOG_LEVEL: 'silent' },
+    // HubSpot's project parser fetches component schemas from HubSpot's API; inlining it lets the test
+    // of the rendered app project answer that one call (test/hubspot/app-project.test.ts).
+    server: { deps: { inline: ['@hubspot/project-parsing-lib'] } },
   },
 });

@@ -1,5 +1,5 @@
 /**
- * The CRM-side setup against the connectors that receive it: the HubSpot subscriptions are the events
+ * The CRM-side setup against the connectors that receive it: the HubSpot app's subscriptions are the events
  * and watched properties the webhook handler acts on, and the Flow callout body in the Salesforce guide
  * is one the Salesforce handler accepts.
  */
@@ -14,7 +14,7 @@ interface Subscription {
   active: boolean;
 }
 
-const hubspotJson = JSON.parse(readText('deploy/crm-setup/hubspot-webhook-subscriptions.json')) as {
+const hubspotJson = JSON.parse(readText('deploy/hubspot-app/src/app/webhooks/webhooks-hsmeta.json')) as {
   type: string;
   config: { settings: { targetUrl: string }; subscriptions: { legacyCrmObjects: Subscription[]; hubEvents: Subscription[]; crmObjects?: Subscription[] } };
 };
