@@ -36,6 +36,8 @@ export interface SalesforceConnectorOptions {
   webhookSecret?: string;
   /** Daily API calls left to other integrations: bulk work stops here. */
   apiReserve?: number;
+  /** The integration user's permission set, granted the fields `ensureProperties` creates. */
+  permissionSet?: string;
   /** Interactive work stops here (default: a fifth of apiReserve). */
   interactiveReserve?: number;
   limitsRecheckMs?: number;
