@@ -99,17 +99,3 @@ export function integrationPermissionSet(access: ObjectFieldAccess[], name = INT
     })),
   };
 }
-
-/** `existing` with `grants` added: a field already granted keeps the wider of the two accesses. */
-export function mergeFieldPermissions(existing: FieldPermissionMetadata[], grants: FieldPermissionMetadata[]): FieldPermissionMetadata[] {
-  const byField = new Map(existing.map((p) => [p.field.toLowerCase(), p]));
-  for (const grant of grants) {
-    const known = byField.get(grant.field.toLowerCase());
-    byField.set(grant.field.toLowerCase(), {
-      editable: grant.editable || (known?.editable ?? false),
-      field: known?.field ?? grant.field,
-      readable: grant.readable || (known?.readable ?? false),
-    });
-  }
-  return [...byField.values()].sort((a, b) => a.field.localeCompare(b.field));
-}
