@@ -12,6 +12,7 @@ import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { salesforceMetadataFiles } from '../../connectors/salesforce/metadata-files.js';
 import { customPropertiesOf, fieldAccessOf, loadMappingDir } from '../../src/mapping/index.js';
+import { runCli } from '../e2e/process.js';
 import { listFiles, readText, repoRoot } from './deploy-files.js';
 
 const projectDir = join(repoRoot, 'deploy/salesforce');
@@ -148,6 +149,27 @@ describe('deploy/salesforce resolved by source-deploy-retrieve', () => {
     for (const [path, content] of expected) {
       expect(readText(`${sourceDir}/${path}`), `${path} is stale: run crm-enrich mappings provision --salesforce-metadata ${sourceDir}`).toBe(content);
     }
+  });
+});
+
+describe('crm-enrich mappings provision --salesforce-metadata', () => {
+  it('writes the fields and the permission set the project holds, needing no org', async () => {
+    const out = await tempDir();
+    const result = await runCli(['mappings', 'provision', '--salesforce-metadata', out], { PATH: process.env.PATH ?? '' });
+    expect(result.code, result.output).toBe(0);
+    const written = listFiles(out).map((f) => relative(relative(repoRoot, out), f)).sort();
+    expect(written).toEqual([...(await expectedFiles()).keys()].sort());
+    for (const file of written) expect(await readFile(join(out, file), 'utf8'), file).toBe(readText(`${sourceDir}/${file}`));
+  });
+
+  it('writes nothing from invalid mappings, and says what is wrong', async () => {
+    const out = await tempDir();
+    const mappings = await tempDir();
+    await writeFile(join(mappings, 'lead.yaml'), 'crm: salesforce\nobject: Lead\nsource: person\n');
+    const result = await runCli(['mappings', 'provision', '--mappings', mappings, '--salesforce-metadata', out], { PATH: process.env.PATH ?? '' });
+    expect(result.code).not.toBe(0);
+    expect(result.output).toMatch(/lead\.yaml/);
+    expect(listFiles(out)).toEqual([]);
   });
 });
 
