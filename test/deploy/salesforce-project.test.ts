@@ -24,6 +24,7 @@ const ADMIN_VALUES = {
   PUBLIC_URL: 'https://enrich.example.com',
   SALESFORCE_WEBHOOK_SECRET: 'f'.repeat(64),
   SALESFORCE_INTEGRATION_USERNAME: 'crm-enrich@example.com',
+  SALESFORCE_CONTACT_EMAIL: 'salesforce-admin@example.com',
 };
 
 function setAdminValues(values: Partial<typeof ADMIN_VALUES>): void {
@@ -200,6 +201,8 @@ describe('deploy/salesforce converted to the Metadata API format', () => {
     expect(await readFile(join(out, 'namedCredentials/CrmEnrich.namedCredential'), 'utf8')).toContain(`<parameterValue>${ADMIN_VALUES.PUBLIC_URL}</parameterValue>`);
     const policies = await readFile(join(out, 'extlClntAppOauthPolicies/CrmEnrich_oauthPlcy.ecaOauthPlcy'), 'utf8');
     expect(policies).toContain(ADMIN_VALUES.SALESFORCE_INTEGRATION_USERNAME);
+    const app = await readFile(join(out, 'externalClientApps/CrmEnrich.eca'), 'utf8');
+    expect(app).toContain(`<contactEmail>${ADMIN_VALUES.SALESFORCE_CONTACT_EMAIL}</contactEmail>`);
     for (const file of listFiles(out)) expect(await readFile(join(repoRoot, file), 'utf8'), file).not.toMatch(/__[A-Z_]+__/);
   });
 });
@@ -226,7 +229,8 @@ describe('deploy/salesforce refused', () => {
   });
 
   it('when a value only an admin can give is not set', async () => {
-    setAdminValues({ PUBLIC_URL: ADMIN_VALUES.PUBLIC_URL, SALESFORCE_INTEGRATION_USERNAME: ADMIN_VALUES.SALESFORCE_INTEGRATION_USERNAME });
+    const { SALESFORCE_WEBHOOK_SECRET: _left, ...others } = ADMIN_VALUES;
+    setAdminValues(others);
     await expect(convert(projectDir, await tempDir())).rejects.toThrow(/SALESFORCE_WEBHOOK_SECRET/);
   });
 });
