@@ -6,7 +6,9 @@
 import { Connection } from 'jsforce';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSalesforceConnector } from '../../connectors/salesforce/connector.js';
+import { salesforceConnectorFromConfig } from '../../connectors/salesforce/from-config.js';
 import { startSalesforceSandbox, type SalesforceSandbox, type SalesforceSandboxOptions } from '../../connectors/salesforce/sandbox/server.js';
+import { loadConfig } from '../../src/config.js';
 import type { CrmConnector, PropertySpec } from '../../src/core/connector.js';
 
 const WANTED: PropertySpec[] = [
@@ -118,6 +120,27 @@ describe('Salesforce fields created through the Metadata API', () => {
     expect(result.created).toEqual(['CE_Fine__c']);
     expect(result.missing[0]?.instruction).toMatch(/^FIELD_INTEGRITY_EXCEPTION: Field label: data value too large/);
     expect(result.missing[0]?.instruction).toContain('Object Manager > Lead');
+  });
+});
+
+describe('SALESFORCE_PERMISSION_SET', () => {
+  it('names the permission set the fields are granted in', async () => {
+    const { sandbox, jsforce } = await start({ assignedPermissionSets: ['Enrichment_Api'] });
+    const connector = salesforceConnectorFromConfig(loadConfig({
+      SALESFORCE_LOGIN_URL: sandbox.url, SALESFORCE_CLIENT_ID: 'sandbox', SALESFORCE_CLIENT_SECRET: 'sandbox', SALESFORCE_PERMISSION_SET: 'Enrichment_Api',
+    }));
+    try {
+      const result = await connector!.ensureProperties('Lead', WANTED.slice(0, 1));
+      expect(result.created).toEqual(['CE_Seniority__c']);
+      const set = (await jsforce.metadata.read('PermissionSet', 'Enrichment_Api')) as unknown as { fieldPermissions: { field: string }[] };
+      expect(set.fieldPermissions.map((p) => p.field)).toEqual(['Lead.CE_Seniority__c']);
+    } finally {
+      await connector?.close();
+    }
+  });
+
+  it('must be a permission set API name', () => {
+    expect(() => loadConfig({ SALESFORCE_PERMISSION_SET: 'crm-enrich set' })).toThrow(/SALESFORCE_PERMISSION_SET: expected a permission set API name/);
   });
 });
 
