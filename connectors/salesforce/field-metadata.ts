@@ -34,7 +34,10 @@ const LONG_TEXT_DEFAULT = 32_768;
 /** Salesforce caps help text at 510 characters and descriptions at 1,000. */
 const HELP_MAX = 510;
 
-function typeMembers(type: PropertyType, spec: PropertySpec): Pick<CustomFieldMetadata, 'type' | 'length' | 'precision' | 'scale' | 'defaultValue' | 'visibleLines' | 'valueSet'> {
+function typeMembers(
+  type: PropertyType,
+  spec: PropertySpec,
+): Pick<CustomFieldMetadata, 'type' | 'length' | 'precision' | 'scale' | 'defaultValue' | 'visibleLines' | 'valueSet'> {
   switch (type) {
     case 'string':
       return { type: 'Text', length: Math.min(spec.maxLength ?? TEXT_MAX, TEXT_MAX) };
@@ -61,7 +64,10 @@ function typeMembers(type: PropertyType, spec: PropertySpec): Pick<CustomFieldMe
         valueSet: {
           // Restricted, as the mapping's value map only ever writes the declared options.
           restricted: true,
-          valueSetDefinition: { sorted: false, value: (spec.options ?? []).map((o) => ({ fullName: o, default: false, label: o })) },
+          valueSetDefinition: {
+            sorted: false,
+            value: (spec.options ?? []).map((o) => ({ fullName: o, default: false, label: o })),
+          },
         },
       };
   }

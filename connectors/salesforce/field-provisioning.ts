@@ -37,7 +37,11 @@ function chunks<T>(items: T[]): T[][] {
   return out;
 }
 
-export async function provisionFields(options: FieldProvisioningOptions, objectType: string, wanted: PropertySpec[]): Promise<ProvisionResult> {
+export async function provisionFields(
+  options: FieldProvisioningOptions,
+  objectType: string,
+  wanted: PropertySpec[],
+): Promise<ProvisionResult> {
   const plan = planProvisioning(objectType, await options.describe(objectType), wanted);
   if (plan.missing.length === 0) return plan;
 
@@ -48,7 +52,12 @@ export async function provisionFields(options: FieldProvisioningOptions, objectT
     let results: z.output<typeof MetadataResults>;
     try {
       const metadata = chunk.map((spec) => customFieldMetadata(objectType, spec));
-      results = parseCrmAnswer('salesforce', MetadataResults, await options.call('metadata.create', 'interactive', (c) => c.metadata.create('CustomField', metadata)), 'metadata.create');
+      results = parseCrmAnswer(
+        'salesforce',
+        MetadataResults,
+        await options.call('metadata.create', 'interactive', (c) => c.metadata.create('CustomField', metadata)),
+        'metadata.create',
+      );
     } catch (error) {
       if (!(error instanceof CrmError)) throw error;
       for (const spec of chunk) refused.set(spec.name, error.message);
@@ -58,7 +67,11 @@ export async function provisionFields(options: FieldProvisioningOptions, objectT
       const result = results[i];
       const code = result?.errors?.[0]?.statusCode;
       if (result?.success || code === 'DUPLICATE_DEVELOPER_NAME') toGrant.push(spec);
-      else refused.set(spec.name, `${code ?? 'UNKNOWN'}: ${result?.errors?.[0]?.message ?? 'Salesforce did not create the field'}`);
+      else
+        refused.set(
+          spec.name,
+          `${code ?? 'UNKNOWN'}: ${result?.errors?.[0]?.message ?? 'Salesforce did not create the field'}`,
+        );
     });
   }
 
@@ -74,25 +87,55 @@ export async function provisionFields(options: FieldProvisioningOptions, objectT
       result.created.push(name);
       continue;
     }
-    const reason = refused.get(spec.name)
-      ?? grantProblem
-      ?? `${objectType}.${name} exists, but the integration user cannot see it: assign the permission set ${options.permissionSet} to that user`;
+    const reason =
+      refused.get(spec.name) ??
+      grantProblem ??
+      `${objectType}.${name} exists, but the integration user cannot see it: ` +
+        `assign the permission set ${options.permissionSet} to that user`;
     result.missing.push({ spec, instruction: `${reason}. ${instruction}` });
   }
   return result;
 }
 
 /** Read and edit access for `fields` in the permission set; other permissions in it are left as they are. */
-async function grant(options: FieldProvisioningOptions, objectType: string, fields: PropertySpec[]): Promise<string | undefined> {
+async function grant(
+  options: FieldProvisioningOptions,
+  objectType: string,
+  fields: PropertySpec[],
+): Promise<string | undefined> {
   try {
-    const existing = parseCrmAnswer('salesforce', PermissionSetRecord, await options.call('metadata.read', 'interactive', (c) => c.metadata.read('PermissionSet', options.permissionSet)), 'metadata.read');
-    const fieldPermissions = fields.map((spec) => ({ field: `${objectType}.${customFieldName(spec.name)}`, readable: true, editable: true }));
+    const existing = parseCrmAnswer(
+      'salesforce',
+      PermissionSetRecord,
+      await options.call('metadata.read', 'interactive', (c) =>
+        c.metadata.read('PermissionSet', options.permissionSet),
+      ),
+      'metadata.read',
+    );
+    const fieldPermissions = fields.map((spec) => ({
+      field: `${objectType}.${customFieldName(spec.name)}`,
+      readable: true,
+      editable: true,
+    }));
     for (const chunk of chunks(fieldPermissions)) {
-      const [result] = parseCrmAnswer('salesforce', MetadataResults, await options.call('metadata.upsert', 'interactive', (c) =>
-        c.metadata.upsert('PermissionSet', [{ fullName: options.permissionSet, label: existing.label || 'crm-enrich integration', fieldPermissions: chunk }])), 'metadata.upsert');
+      const [result] = parseCrmAnswer(
+        'salesforce',
+        MetadataResults,
+        await options.call('metadata.upsert', 'interactive', (c) =>
+          c.metadata.upsert('PermissionSet', [
+            {
+              fullName: options.permissionSet,
+              label: existing.label || 'crm-enrich integration',
+              fieldPermissions: chunk,
+            },
+          ]),
+        ),
+        'metadata.upsert',
+      );
       if (!result?.success) {
         const error = result?.errors?.[0];
-        return `Salesforce refused to grant the fields in permission set ${options.permissionSet} (${error?.statusCode ?? 'UNKNOWN'}: ${error?.message ?? 'no reason given'})`;
+        const why = `${error?.statusCode ?? 'UNKNOWN'}: ${error?.message ?? 'no reason given'}`;
+        return `Salesforce refused to grant the fields in permission set ${options.permissionSet} (${why})`;
       }
     }
     return undefined;

@@ -16,7 +16,12 @@ export interface ObjectMetadataInput extends ObjectFieldAccess {
   custom: PropertySpec[];
 }
 
-const builder = new XMLBuilder({ format: true, indentBy: '    ', ignoreAttributes: false, suppressBooleanAttributes: false });
+const builder = new XMLBuilder({
+  format: true,
+  indentBy: '    ',
+  ignoreAttributes: false,
+  suppressBooleanAttributes: false,
+});
 
 /** Salesforce writes members in alphabetical order with fullName first; so do we, so a retrieve diffs cleanly. */
 function ordered(value: unknown): unknown {
@@ -42,11 +47,17 @@ export function salesforceMetadataFiles(objects: ObjectMetadataInput[], permissi
     for (const spec of custom) {
       const { fullName, ...field } = customFieldMetadata(object, spec);
       const name = fullName.slice(object.length + 1);
-      files.set(`objects/${object}/fields/${name}.field-meta.xml`, metadataXml('CustomField', { fullName: name, ...field }));
+      files.set(
+        `objects/${object}/fields/${name}.field-meta.xml`,
+        metadataXml('CustomField', { fullName: name, ...field }),
+      );
     }
   }
   const { fullName, ...set } = integrationPermissionSet(objects, permissionSet);
-  files.set(`permissionsets/${fullName}.permissionset-meta.xml`, metadataXml('PermissionSet', set as unknown as Record<string, unknown>));
+  files.set(
+    `permissionsets/${fullName}.permissionset-meta.xml`,
+    metadataXml('PermissionSet', set as unknown as Record<string, unknown>),
+  );
   return files;
 }
 

@@ -42,12 +42,34 @@ export interface ObjectFieldAccess {
  * Fields that field-level security does not govern (always visible, or required and so always
  * editable); Salesforce refuses a permission set that names them.
  */
-const NOT_PERMISSIONABLE = new Set(['id', 'name', 'firstname', 'lastname', 'salutation', 'createddate', 'lastmodifieddate', 'ownerid', 'systemmodstamp', 'isdeleted']);
+const NOT_PERMISSIONABLE = new Set([
+  'id',
+  'name',
+  'firstname',
+  'lastname',
+  'salutation',
+  'createddate',
+  'lastmodifieddate',
+  'ownerid',
+  'systemmodstamp',
+  'isdeleted',
+]);
 const REQUIRED: Record<string, string[]> = { Lead: ['company'] };
 
 /** Address parts are secured through their compound field (BillingCity -> BillingAddress). */
 const ADDRESS_PREFIXES = ['Billing', 'Shipping', 'Mailing', 'Other', ''];
-const ADDRESS_PARTS = ['Street', 'City', 'State', 'PostalCode', 'Country', 'StateCode', 'CountryCode', 'Latitude', 'Longitude', 'GeocodeAccuracy'];
+const ADDRESS_PARTS = [
+  'Street',
+  'City',
+  'State',
+  'PostalCode',
+  'Country',
+  'StateCode',
+  'CountryCode',
+  'Latitude',
+  'Longitude',
+  'GeocodeAccuracy',
+];
 
 function permissionField(objectType: string, field: string): string | undefined {
   const lower = field.toLowerCase();
@@ -55,7 +77,8 @@ function permissionField(objectType: string, field: string): string | undefined 
   if (!field.endsWith('__c')) {
     for (const prefix of ADDRESS_PREFIXES) {
       const part = ADDRESS_PARTS.find((p) => field === `${prefix}${p}`);
-      // Lead's address is `Address`; Contact's `MailingAddress`/`OtherAddress`; Account's `BillingAddress`/`ShippingAddress`.
+      // Lead's address is `Address`; Contact's `MailingAddress`/`OtherAddress`;
+      // Account's `BillingAddress`/`ShippingAddress`.
       if (part) return `${objectType}.${prefix}Address`;
     }
   }
@@ -66,7 +89,10 @@ function permissionField(objectType: string, field: string): string | undefined 
 export function fieldPermissionsFor(access: ObjectFieldAccess[]): FieldPermissionMetadata[] {
   const byField = new Map<string, FieldPermissionMetadata>();
   for (const { object, written, read } of access) {
-    for (const [names, editable] of [[written, true], [read, false]] as const) {
+    for (const [names, editable] of [
+      [written, true],
+      [read, false],
+    ] as const) {
       for (const name of names) {
         const field = permissionField(object, name);
         if (!field) continue;
@@ -78,7 +104,10 @@ export function fieldPermissionsFor(access: ObjectFieldAccess[]): FieldPermissio
   return [...byField.values()].sort((a, b) => a.field.localeCompare(b.field));
 }
 
-export function integrationPermissionSet(access: ObjectFieldAccess[], name = INTEGRATION_PERMISSION_SET): PermissionSetMetadata {
+export function integrationPermissionSet(
+  access: ObjectFieldAccess[],
+  name = INTEGRATION_PERMISSION_SET,
+): PermissionSetMetadata {
   return {
     fullName: name,
     description:

@@ -9,7 +9,12 @@ export interface FieldAccess {
 
 export function fieldAccessOf(mapping: MappingDocument): FieldAccess {
   const written = new Set<string>();
-  for (const item of [...mapping.fields, ...(mapping.static ?? []), ...(mapping.enriched_at ? [mapping.enriched_at] : [])]) written.add(item.target);
+  for (const item of [
+    ...mapping.fields,
+    ...(mapping.static ?? []),
+    ...(mapping.enriched_at ? [mapping.enriched_at] : []),
+  ])
+    written.add(item.target);
   if (mapping.discovery?.source) written.add(mapping.discovery.source.target);
   const read = new Set(mapping.match.map((m) => m.property));
   if (mapping.market?.property) read.add(mapping.market.property);

@@ -18,7 +18,10 @@ import { listFiles, readText, repoRoot } from './deploy-files.js';
 const projectDir = join(repoRoot, 'deploy/salesforce');
 const packageDir = join(projectDir, 'force-app');
 const sourceDir = 'deploy/salesforce/force-app/main/default';
-const parser = new XMLParser({ ignoreAttributes: true, isArray: (name) => ['types', 'members', 'fields', 'outboundMessages'].includes(name) });
+const parser = new XMLParser({
+  ignoreAttributes: true,
+  isArray: (name) => ['types', 'members', 'fields', 'outboundMessages'].includes(name),
+});
 
 const ADMIN_VALUES = {
   PUBLIC_URL: 'https://enrich.example.com',
@@ -51,7 +54,8 @@ async function xmlProblems(components: SourceComponent[]): Promise<string[]> {
     const text = await readFile(c.xml, 'utf8');
     const valid = XMLValidator.validate(text);
     if (valid !== true) problems.push(`${relative(repoRoot, c.xml)}: ${valid.err.msg}`);
-    else if (!new RegExp(`^(<\\?xml[^>]*>\\s*)?<${c.type.name}[\\s>]`).test(text)) problems.push(`${relative(repoRoot, c.xml)}: root is not <${c.type.name}>`);
+    else if (!new RegExp(`^(<\\?xml[^>]*>\\s*)?<${c.type.name}[\\s>]`).test(text))
+      problems.push(`${relative(repoRoot, c.xml)}: root is not <${c.type.name}>`);
   }
   return problems;
 }
@@ -60,7 +64,13 @@ async function expectedFiles(): Promise<Map<string, string>> {
   const { mappings, problems } = await loadMappingDir(join(repoRoot, 'mappings'));
   expect(problems).toEqual([]);
   return salesforceMetadataFiles(
-    mappings.filter(({ document }) => document.crm === 'salesforce').map(({ document }) => ({ object: document.object, custom: customPropertiesOf(document), ...fieldAccessOf(document) })),
+    mappings
+      .filter(({ document }) => document.crm === 'salesforce')
+      .map(({ document }) => ({
+        object: document.object,
+        custom: customPropertiesOf(document),
+        ...fieldAccessOf(document),
+      })),
   );
 }
 
@@ -85,10 +95,19 @@ afterAll(async () => {
 describe('deploy/salesforce resolved by source-deploy-retrieve', () => {
   const set = ComponentSet.fromSource(packageDir);
   const components = set.getSourceComponents().toArray();
-  const byType = (type: string) => components.filter((c) => c.type.name === type).map((c) => c.fullName).sort();
+  const byType = (type: string) =>
+    components
+      .filter((c) => c.type.name === type)
+      .map((c) => c.fullName)
+      .sort();
 
   it('resolves every file in the package to a component, none of them forceignored', () => {
-    const resolved = new Set(components.flatMap((c) => [c.xml, c.content]).filter((p): p is string => !!p).map((p) => relative(repoRoot, p)));
+    const resolved = new Set(
+      components
+        .flatMap((c) => [c.xml, c.content])
+        .filter((p): p is string => !!p)
+        .map((p) => relative(repoRoot, p)),
+    );
     expect(listFiles(packageDir).filter((f) => !resolved.has(f))).toEqual([]);
     expect([...(set.forceIgnoredPaths ?? [])]).toEqual([]);
   });
@@ -103,17 +122,25 @@ describe('deploy/salesforce resolved by source-deploy-retrieve', () => {
     expect(byType('ExtlClntAppGlobalOauthSettings')).toEqual(['CrmEnrich_glbloauth']);
     expect(byType('ExtlClntAppConfigurablePolicies')).toEqual(['CrmEnrich_plcy']);
     expect(byType('ExtlClntAppOauthConfigurablePolicies')).toEqual(['CrmEnrich_oauthPlcy']);
-    const global = parser.parse(readText(`${sourceDir}/extlClntAppGlobalOauthSets/CrmEnrich_glbloauth.ecaGlblOauth-meta.xml`));
+    const global = parser.parse(
+      readText(`${sourceDir}/extlClntAppGlobalOauthSets/CrmEnrich_glbloauth.ecaGlblOauth-meta.xml`),
+    );
     expect(global.ExtlClntAppGlobalOauthSettings.isClientCredentialsFlowEnabled).toBe(true);
     // Salesforce generates the consumer key and secret; they never belong in source control.
     expect(global.ExtlClntAppGlobalOauthSettings.consumerSecret).toBeUndefined();
-    const policies = parser.parse(readText(`${sourceDir}/extlClntAppOauthPolicies/CrmEnrich_oauthPlcy.ecaOauthPlcy-meta.xml`));
+    const policies = parser.parse(
+      readText(`${sourceDir}/extlClntAppOauthPolicies/CrmEnrich_oauthPlcy.ecaOauthPlcy-meta.xml`),
+    );
     expect(policies.ExtlClntAppOauthConfigurablePolicies.isClientCredentialsFlowEnabled).toBe(true);
   });
 
   it('holds the outbound messages and the record-triggered flows that send them, for Lead, Contact and Account', () => {
     expect(byType('Workflow')).toEqual(['Account', 'Contact', 'Lead']);
-    expect(byType('Flow')).toEqual(['Crm_Enrich_Account_Changed', 'Crm_Enrich_Contact_Changed', 'Crm_Enrich_Lead_Changed']);
+    expect(byType('Flow')).toEqual([
+      'Crm_Enrich_Account_Changed',
+      'Crm_Enrich_Contact_Changed',
+      'Crm_Enrich_Lead_Changed',
+    ]);
     for (const object of ['Lead', 'Contact', 'Account']) {
       const flow = parser.parse(readText(`${sourceDir}/flows/Crm_Enrich_${object}_Changed.flow-meta.xml`)).Flow;
       const workflow = parser.parse(readText(`${sourceDir}/workflows/${object}.workflow-meta.xml`)).Workflow;
@@ -122,7 +149,9 @@ describe('deploy/salesforce resolved by source-deploy-retrieve', () => {
       expect(flow.start.triggerType).toBe('RecordAfterSave');
       expect(flow.actionCalls.actionType).toBe('outboundMessage');
       expect(flow.actionCalls.actionName).toBe(`${object}.${message.fullName}`);
-      expect(message.fields).toEqual(expect.arrayContaining(['Id', 'CreatedDate', 'LastModifiedDate', object === 'Account' ? 'Website' : 'Email']));
+      expect(message.fields).toEqual(
+        expect.arrayContaining(['Id', 'CreatedDate', 'LastModifiedDate', object === 'Account' ? 'Website' : 'Email']),
+      );
       expect(message.includeSessionId).toBe(false);
     }
   });
@@ -135,20 +164,29 @@ describe('deploy/salesforce resolved by source-deploy-retrieve', () => {
     expect(apex).toMatch(/@InvocableMethod\(\s*label='Enrich with crm-enrich'/);
     expect(apex).toContain("'callout:CrmEnrich/salesforce/actions/enrich'");
     expect(readText(`${sourceDir}/classes/CrmEnrichActionTest.cls`)).toContain('implements HttpCalloutMock');
-    const credential = parser.parse(readText(`${sourceDir}/externalCredentials/CrmEnrich.externalCredential-meta.xml`)).ExternalCredential;
-    const header = credential.externalCredentialParameters.find((p: { parameterType: string }) => p.parameterType === 'AuthHeader');
+    const credential = parser.parse(
+      readText(`${sourceDir}/externalCredentials/CrmEnrich.externalCredential-meta.xml`),
+    ).ExternalCredential;
+    const header = credential.externalCredentialParameters.find(
+      (p: { parameterType: string }) => p.parameterType === 'AuthHeader',
+    );
     expect(header.parameterName).toBe('X-Crm-Enrich-Secret');
   });
 
   it('holds exactly the custom fields the Salesforce mappings declare, as generated from them', async () => {
     const expected = await expectedFiles();
-    const fields = [...expected.keys()].filter((p) => p.startsWith('objects/')).map((p) => p.replace(/^objects\/(\w+)\/fields\/(\w+)\.field-meta\.xml$/, '$1.$2'));
+    const fields = [...expected.keys()]
+      .filter((p) => p.startsWith('objects/'))
+      .map((p) => p.replace(/^objects\/(\w+)\/fields\/(\w+)\.field-meta\.xml$/, '$1.$2'));
     expect(fields.length).toBeGreaterThan(20);
     expect(byType('CustomField')).toEqual(fields.sort());
     expect(byType('PermissionSet')).toEqual(['Crm_Enrich_Flow_Action', 'Crm_Enrich_Integration']);
     // Stale files mean someone changed a mapping without running the generator.
     for (const [path, content] of expected) {
-      expect(readText(`${sourceDir}/${path}`), `${path} is stale: run crm-enrich mappings provision --salesforce-metadata ${sourceDir}`).toBe(content);
+      expect(
+        readText(`${sourceDir}/${path}`),
+        `${path} is stale: run crm-enrich mappings provision --salesforce-metadata ${sourceDir}`,
+      ).toBe(content);
     }
   });
 });
@@ -156,18 +194,25 @@ describe('deploy/salesforce resolved by source-deploy-retrieve', () => {
 describe('crm-enrich mappings provision --salesforce-metadata', () => {
   it('writes the fields and the permission set the project holds, needing no org', async () => {
     const out = await tempDir();
-    const result = await runCli(['mappings', 'provision', '--salesforce-metadata', out], { PATH: process.env.PATH ?? '' });
+    const result = await runCli(['mappings', 'provision', '--salesforce-metadata', out], {
+      PATH: process.env.PATH ?? '',
+    });
     expect(result.code, result.output).toBe(0);
-    const written = listFiles(out).map((f) => relative(relative(repoRoot, out), f)).sort();
+    const written = listFiles(out)
+      .map((f) => relative(relative(repoRoot, out), f))
+      .sort();
     expect(written).toEqual([...(await expectedFiles()).keys()].sort());
-    for (const file of written) expect(await readFile(join(out, file), 'utf8'), file).toBe(readText(`${sourceDir}/${file}`));
+    for (const file of written)
+      expect(await readFile(join(out, file), 'utf8'), file).toBe(readText(`${sourceDir}/${file}`));
   });
 
   it('writes nothing from invalid mappings, and says what is wrong', async () => {
     const out = await tempDir();
     const mappings = await tempDir();
     await writeFile(join(mappings, 'lead.yaml'), 'crm: salesforce\nobject: Lead\nsource: person\n');
-    const result = await runCli(['mappings', 'provision', '--mappings', mappings, '--salesforce-metadata', out], { PATH: process.env.PATH ?? '' });
+    const result = await runCli(['mappings', 'provision', '--mappings', mappings, '--salesforce-metadata', out], {
+      PATH: process.env.PATH ?? '',
+    });
     expect(result.code).not.toBe(0);
     expect(result.output).toMatch(/lead\.yaml/);
     expect(listFiles(out)).toEqual([]);
@@ -184,9 +229,24 @@ describe('deploy/salesforce converted to the Metadata API format', () => {
 
   it('writes a package.xml naming every type, and the generated fields inside their objects', async () => {
     const manifest = parser.parse(await readFile(join(out, 'package.xml'), 'utf8')).Package;
-    const types = Object.fromEntries(manifest.types.map((t: { name: string; members: string[] }) => [t.name, t.members]));
-    for (const type of ['ExternalClientApplication', 'ExtlClntAppOauthSettings', 'ExtlClntAppGlobalOauthSettings', 'ExtlClntAppOauthConfigurablePolicies',
-      'ExtlClntAppConfigurablePolicies', 'PermissionSet', 'CustomField', 'Workflow', 'WorkflowOutboundMessage', 'Flow', 'ApexClass', 'NamedCredential', 'ExternalCredential']) {
+    const types = Object.fromEntries(
+      manifest.types.map((t: { name: string; members: string[] }) => [t.name, t.members]),
+    );
+    for (const type of [
+      'ExternalClientApplication',
+      'ExtlClntAppOauthSettings',
+      'ExtlClntAppGlobalOauthSettings',
+      'ExtlClntAppOauthConfigurablePolicies',
+      'ExtlClntAppConfigurablePolicies',
+      'PermissionSet',
+      'CustomField',
+      'Workflow',
+      'WorkflowOutboundMessage',
+      'Flow',
+      'ApexClass',
+      'NamedCredential',
+      'ExternalCredential',
+    ]) {
       expect(types[type], type).toBeDefined();
     }
     expect(types.CustomField).toContain('Lead.CE_Seniority__c');
@@ -196,14 +256,20 @@ describe('deploy/salesforce converted to the Metadata API format', () => {
 
   it('puts in the values only an admin can give, leaving no placeholder behind', async () => {
     const workflow = await readFile(join(out, 'workflows/Lead.workflow'), 'utf8');
-    expect(workflow).toContain(`<endpointUrl>${ADMIN_VALUES.PUBLIC_URL}/webhooks/salesforce/${ADMIN_VALUES.SALESFORCE_WEBHOOK_SECRET}</endpointUrl>`);
+    expect(workflow).toContain(
+      `<endpointUrl>${ADMIN_VALUES.PUBLIC_URL}/webhooks/salesforce/${ADMIN_VALUES.SALESFORCE_WEBHOOK_SECRET}` +
+        '</endpointUrl>',
+    );
     expect(workflow).toContain(`<integrationUser>${ADMIN_VALUES.SALESFORCE_INTEGRATION_USERNAME}</integrationUser>`);
-    expect(await readFile(join(out, 'namedCredentials/CrmEnrich.namedCredential'), 'utf8')).toContain(`<parameterValue>${ADMIN_VALUES.PUBLIC_URL}</parameterValue>`);
+    expect(await readFile(join(out, 'namedCredentials/CrmEnrich.namedCredential'), 'utf8')).toContain(
+      `<parameterValue>${ADMIN_VALUES.PUBLIC_URL}</parameterValue>`,
+    );
     const policies = await readFile(join(out, 'extlClntAppOauthPolicies/CrmEnrich_oauthPlcy.ecaOauthPlcy'), 'utf8');
     expect(policies).toContain(ADMIN_VALUES.SALESFORCE_INTEGRATION_USERNAME);
     const app = await readFile(join(out, 'externalClientApps/CrmEnrich.eca'), 'utf8');
     expect(app).toContain(`<contactEmail>${ADMIN_VALUES.SALESFORCE_CONTACT_EMAIL}</contactEmail>`);
-    for (const file of listFiles(out)) expect(await readFile(join(repoRoot, file), 'utf8'), file).not.toMatch(/__[A-Z_]+__/);
+    for (const file of listFiles(out))
+      expect(await readFile(join(repoRoot, file), 'utf8'), file).not.toMatch(/__[A-Z_]+__/);
   });
 });
 
@@ -216,7 +282,10 @@ describe('deploy/salesforce refused', () => {
 
   it('when a file is of no metadata type Salesforce knows', async () => {
     const dir = await copy();
-    await writeFile(join(dir, 'force-app/main/default/objects/Lead/fields/CE_Extra__c.fieldx-meta.xml'), '<CustomField/>');
+    await writeFile(
+      join(dir, 'force-app/main/default/objects/Lead/fields/CE_Extra__c.fieldx-meta.xml'),
+      '<CustomField/>',
+    );
     expect(() => ComponentSet.fromSource(join(dir, 'force-app'))).toThrow(/CE_Extra__c\.fieldx-meta\.xml/);
   });
 

@@ -7,13 +7,23 @@ import { Connection } from 'jsforce';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSalesforceConnector } from '../../connectors/salesforce/connector.js';
 import { salesforceConnectorFromConfig } from '../../connectors/salesforce/from-config.js';
-import { startSalesforceSandbox, type SalesforceSandbox, type SalesforceSandboxOptions } from '../../connectors/salesforce/sandbox/server.js';
+import {
+  startSalesforceSandbox,
+  type SalesforceSandbox,
+  type SalesforceSandboxOptions,
+} from '../../connectors/salesforce/sandbox/server.js';
 import { loadConfig } from '../../src/config.js';
 import type { CrmConnector, PropertySpec } from '../../src/core/connector.js';
 
 const WANTED: PropertySpec[] = [
   { name: 'CE_Seniority__c', label: 'Seniority', type: 'enumeration', options: ['Manager', 'Other'] },
-  { name: 'CE_Partner_Id__c', label: 'Partner Id', type: 'string', maxLength: 64, description: 'Identifies the person at the data partner.' },
+  {
+    name: 'CE_Partner_Id__c',
+    label: 'Partner Id',
+    type: 'string',
+    maxLength: 64,
+    description: 'Identifies the person at the data partner.',
+  },
   { name: 'CE Enriched At', label: 'Enriched At', type: 'datetime' },
   { name: 'CE_Review_Count__c', label: 'Reviews', type: 'number' },
   { name: 'CE_Notes__c', label: 'Notes', type: 'text' },
@@ -50,12 +60,24 @@ describe('Salesforce fields created through the Metadata API', () => {
 
     expect(result.missing).toEqual([]);
     expect(result.existing).toEqual(['Title']);
-    expect(result.created).toEqual(['CE_Seniority__c', 'CE_Partner_Id__c', 'CE_Enriched_At__c', 'CE_Review_Count__c', 'CE_Notes__c', 'CE_Opted_In__c']);
+    expect(result.created).toEqual([
+      'CE_Seniority__c',
+      'CE_Partner_Id__c',
+      'CE_Enriched_At__c',
+      'CE_Review_Count__c',
+      'CE_Notes__c',
+      'CE_Opted_In__c',
+    ]);
     expect(calls('metadata.createMetadata')).toBe(1);
     expect(calls('metadata.upsertMetadata')).toBe(1);
 
     const fields = new Map((await jsforce.describe('Lead')).fields.map((f) => [f.name, f]));
-    expect(fields.get('CE_Seniority__c')).toMatchObject({ type: 'picklist', custom: true, updateable: true, restrictedPicklist: true });
+    expect(fields.get('CE_Seniority__c')).toMatchObject({
+      type: 'picklist',
+      custom: true,
+      updateable: true,
+      restrictedPicklist: true,
+    });
     expect(fields.get('CE_Seniority__c')?.picklistValues?.map((v) => v.value)).toEqual(['Manager', 'Other']);
     expect(fields.get('CE_Partner_Id__c')).toMatchObject({ type: 'string', length: 64 });
     expect(fields.get('CE_Enriched_At__c')).toMatchObject({ type: 'datetime' });
@@ -65,7 +87,9 @@ describe('Salesforce fields created through the Metadata API', () => {
 
     // The new field takes writes through the REST API like any other.
     const id = sandbox.createRecord('Lead', { LastName: 'Provisioned', Company: 'Example' });
-    const [write] = await connector.writeRecords('Lead', [{ id, properties: { CE_Partner_Id__c: 'p-1', CE_Seniority__c: 'Manager' } }]);
+    const [write] = await connector.writeRecords('Lead', [
+      { id, properties: { CE_Partner_Id__c: 'p-1', CE_Seniority__c: 'Manager' } },
+    ]);
     expect(write).toMatchObject({ ok: true });
     expect(sandbox.getRecord('Lead', id)).toMatchObject({ CE_Partner_Id__c: 'p-1', CE_Seniority__c: 'Manager' });
   });
@@ -84,28 +108,41 @@ describe('Salesforce fields created through the Metadata API', () => {
   it('grants the fields in the integration permission set, which readMetadata then lists', async () => {
     const { connector, jsforce } = await start();
     await connector.ensureProperties('Account', WANTED.slice(0, 2));
-    const set = (await jsforce.metadata.read('PermissionSet', 'Crm_Enrich_Integration')) as unknown as { fieldPermissions: { field: string; readable: boolean; editable: boolean }[] };
-    expect(set.fieldPermissions).toEqual(expect.arrayContaining([
-      { field: 'Account.CE_Seniority__c', readable: true, editable: true },
-      { field: 'Account.CE_Partner_Id__c', readable: true, editable: true },
-    ]));
-    const field = (await jsforce.metadata.read('CustomField', 'Account.CE_Partner_Id__c')) as unknown as { label: string; type: string; length: number };
+    const set = (await jsforce.metadata.read('PermissionSet', 'Crm_Enrich_Integration')) as unknown as {
+      fieldPermissions: { field: string; readable: boolean; editable: boolean }[];
+    };
+    expect(set.fieldPermissions).toEqual(
+      expect.arrayContaining([
+        { field: 'Account.CE_Seniority__c', readable: true, editable: true },
+        { field: 'Account.CE_Partner_Id__c', readable: true, editable: true },
+      ]),
+    );
+    const field = (await jsforce.metadata.read('CustomField', 'Account.CE_Partner_Id__c')) as unknown as {
+      label: string;
+      type: string;
+      length: number;
+    };
     expect(field).toMatchObject({ label: 'Partner Id', type: 'Text', length: 64 });
   });
 
   it('sends at most ten fields per create call, as Salesforce allows', async () => {
     const { connector, calls } = await start();
-    const many = Array.from({ length: 12 }, (_, i): PropertySpec => ({ name: `CE_Extra_${i}__c`, label: `Extra ${i}`, type: 'string' }));
+    const many = Array.from(
+      { length: 12 },
+      (_, i): PropertySpec => ({ name: `CE_Extra_${i}__c`, label: `Extra ${i}`, type: 'string' }),
+    );
     const result = await connector.ensureProperties('Lead', many);
     expect(result.created).toHaveLength(12);
     expect(calls('metadata.createMetadata')).toBe(2);
   });
 
-  it('tells an admin what to do when the permission set is not the integration user\'s, and does not fail a second run', async () => {
+  it("tells an admin what to do when the permission set is not the user's, and a second run does not fail", async () => {
     const { connector } = await start({ assignedPermissionSets: [] });
     const first = await connector.ensureProperties('Lead', WANTED.slice(0, 1));
     expect(first.created).toEqual([]);
-    expect(first.missing[0]?.instruction).toMatch(/Lead\.CE_Seniority__c exists, but the integration user cannot see it: assign the permission set Crm_Enrich_Integration/);
+    expect(first.missing[0]?.instruction).toMatch(
+      /Lead\.CE_Seniority__c exists, but the integration user cannot see it: assign the permission set Crm_Enrich_Int/,
+    );
     // The field exists now, invisible: the second run meets DUPLICATE_DEVELOPER_NAME and grants again.
     const second = await connector.ensureProperties('Lead', WANTED.slice(0, 1));
     expect(second.missing.map((m) => m.spec.name)).toEqual(['CE_Seniority__c']);
@@ -114,7 +151,11 @@ describe('Salesforce fields created through the Metadata API', () => {
   it('reports a field Salesforce refuses with its reason, and creates the others', async () => {
     const { connector } = await start();
     const result = await connector.ensureProperties('Lead', [
-      { name: 'CE_Long_Label__c', label: 'A label far longer than the forty characters Salesforce allows', type: 'string' },
+      {
+        name: 'CE_Long_Label__c',
+        label: 'A label far longer than the forty characters Salesforce allows',
+        type: 'string',
+      },
       { name: 'CE_Fine__c', label: 'Fine', type: 'string' },
     ]);
     expect(result.created).toEqual(['CE_Fine__c']);
@@ -126,13 +167,20 @@ describe('Salesforce fields created through the Metadata API', () => {
 describe('SALESFORCE_PERMISSION_SET', () => {
   it('names the permission set the fields are granted in', async () => {
     const { sandbox, jsforce } = await start({ assignedPermissionSets: ['Enrichment_Api'] });
-    const connector = salesforceConnectorFromConfig(loadConfig({
-      SALESFORCE_LOGIN_URL: sandbox.url, SALESFORCE_CLIENT_ID: 'sandbox', SALESFORCE_CLIENT_SECRET: 'sandbox', SALESFORCE_PERMISSION_SET: 'Enrichment_Api',
-    }));
+    const connector = salesforceConnectorFromConfig(
+      loadConfig({
+        SALESFORCE_LOGIN_URL: sandbox.url,
+        SALESFORCE_CLIENT_ID: 'sandbox',
+        SALESFORCE_CLIENT_SECRET: 'sandbox',
+        SALESFORCE_PERMISSION_SET: 'Enrichment_Api',
+      }),
+    );
     try {
       const result = await connector!.ensureProperties('Lead', WANTED.slice(0, 1));
       expect(result.created).toEqual(['CE_Seniority__c']);
-      const set = (await jsforce.metadata.read('PermissionSet', 'Enrichment_Api')) as unknown as { fieldPermissions: { field: string }[] };
+      const set = (await jsforce.metadata.read('PermissionSet', 'Enrichment_Api')) as unknown as {
+        fieldPermissions: { field: string }[];
+      };
       expect(set.fieldPermissions.map((p) => p.field)).toEqual(['Lead.CE_Seniority__c']);
     } finally {
       await connector?.close();
@@ -140,7 +188,9 @@ describe('SALESFORCE_PERMISSION_SET', () => {
   });
 
   it('must be a permission set API name', () => {
-    expect(() => loadConfig({ SALESFORCE_PERMISSION_SET: 'crm-enrich set' })).toThrow(/SALESFORCE_PERMISSION_SET: expected a permission set API name/);
+    expect(() => loadConfig({ SALESFORCE_PERMISSION_SET: 'crm-enrich set' })).toThrow(
+      /SALESFORCE_PERMISSION_SET: expected a permission set API name/,
+    );
   });
 });
 
@@ -148,8 +198,14 @@ describe('Salesforce sandbox Metadata API', () => {
   it('refuses a call without a valid session as Salesforce does, with a SOAP fault', async () => {
     const { sandbox } = await start();
     const stranger = new Connection({ instanceUrl: sandbox.url, accessToken: 'not-a-session', version: '62.0' });
-    await expect(stranger.metadata.create('CustomField', { fullName: 'Lead.CE_X__c', label: 'X', type: 'Text', length: 10 } as never))
-      .rejects.toMatchObject({ errorCode: 'sf:INVALID_SESSION_ID' });
+    await expect(
+      stranger.metadata.create('CustomField', {
+        fullName: 'Lead.CE_X__c',
+        label: 'X',
+        type: 'Text',
+        length: 10,
+      } as never),
+    ).rejects.toMatchObject({ errorCode: 'sf:INVALID_SESSION_ID' });
   });
 
   it('refuses a duplicate field and a field of an unknown object, field by field', async () => {
@@ -164,7 +220,9 @@ describe('Salesforce sandbox Metadata API', () => {
       [false, 'INVALID_CROSS_REFERENCE_KEY'],
       [true, undefined],
     ]);
-    const again = await jsforce.metadata.create('CustomField', [{ fullName: 'Lead.CE_Ok__c', label: 'Ok', type: 'Text', length: 10 }] as never[]);
+    const again = await jsforce.metadata.create('CustomField', [
+      { fullName: 'Lead.CE_Ok__c', label: 'Ok', type: 'Text', length: 10 },
+    ] as never[]);
     expect(again[0]?.errors?.[0]?.statusCode).toBe('DUPLICATE_DEVELOPER_NAME');
   });
 });

@@ -21,8 +21,17 @@ export interface MetadataContext {
 }
 
 type Members = Record<string, unknown>;
-interface MetadataError { statusCode: string; message: string; fields?: string }
-interface SaveOutcome { fullName: string; success: boolean; created?: boolean; errors?: MetadataError[] }
+interface MetadataError {
+  statusCode: string;
+  message: string;
+  fields?: string;
+}
+interface SaveOutcome {
+  fullName: string;
+  success: boolean;
+  created?: boolean;
+  errors?: MetadataError[];
+}
 
 /** Salesforce's limit for create, update and upsert: ten components per call. */
 const MAX_PER_CALL = 10;
@@ -39,17 +48,27 @@ const parser = new XMLParser({
 const builder = new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: '@_', suppressEmptyNode: true });
 
 function envelope(body: string): string {
-  return `<?xml version="1.0" encoding="UTF-8"?><soapenv:Envelope xmlns:soapenv="${ENVELOPE_NS}" xmlns="${METADATA_NS}" `
-    + `xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"><soapenv:Body>${body}</soapenv:Body></soapenv:Envelope>`;
+  return (
+    `<?xml version="1.0" encoding="UTF-8"?><soapenv:Envelope xmlns:soapenv="${ENVELOPE_NS}" xmlns="${METADATA_NS}" ` +
+    `xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"><soapenv:Body>${body}</soapenv:Body></soapenv:Envelope>`
+  );
 }
 
 function fault(res: Response, code: string, message: string): void {
-  res.status(500).type('text/xml; charset=utf-8').send(envelope(builder.build({ 'soapenv:Fault': { faultcode: `sf:${code}`, faultstring: `${code}: ${message}` } }) as string));
+  res
+    .status(500)
+    .type('text/xml; charset=utf-8')
+    .send(
+      envelope(
+        builder.build({ 'soapenv:Fault': { faultcode: `sf:${code}`, faultstring: `${code}: ${message}` } }) as string,
+      ),
+    );
 }
 
 const text = (v: unknown): string | undefined => (typeof v === 'string' ? v.trim() : undefined);
 const flag = (v: unknown): boolean => text(v) === 'true';
-const whole = (v: unknown): number | undefined => (text(v) !== undefined && /^\d+$/.test(text(v)!) ? Number(text(v)) : undefined);
+const whole = (v: unknown): number | undefined =>
+  text(v) !== undefined && /^\d+$/.test(text(v)!) ? Number(text(v)) : undefined;
 
 /** Field API names: a letter, then letters, digits and single underscores, at most 40 characters, then `__c`. */
 const FIELD_NAME = /^[A-Za-z](?:[A-Za-z0-9]|_(?!_)){0,39}__c$/;
@@ -79,11 +98,13 @@ function describeOf(name: string, field: Members): DescribeField | string {
     case 'Number': {
       const precision = whole(field.precision);
       const scale = whole(field.scale) ?? 0;
-      if (!precision || precision > 18 || scale > precision) return 'Length: the sum of length and decimal places must be an integer less than or equal to 18';
+      if (!precision || precision > 18 || scale > precision)
+        return 'Length: the sum of length and decimal places must be an integer less than or equal to 18';
       return describeField({ ...base, type: 'double', precision, scale, digits: 0 });
     }
     case 'Checkbox':
-      if (text(field.defaultValue) !== 'true' && text(field.defaultValue) !== 'false') return 'Default Value: You must set a default value for a checkbox';
+      if (text(field.defaultValue) !== 'true' && text(field.defaultValue) !== 'false')
+        return 'Default Value: You must set a default value for a checkbox';
       return describeField({ ...base, type: 'boolean', nillable: false });
     case 'Date':
       return describeField({ ...base, type: 'date' });
@@ -99,8 +120,18 @@ function describeOf(name: string, field: Members): DescribeField | string {
       const valueSet = field.valueSet as Members | undefined;
       const values = ((valueSet?.valueSetDefinition as Members | undefined)?.value ?? []) as Members[];
       if (values.length === 0) return 'Values: You must enter at least one picklist value';
-      const picklistValues = values.map((v) => ({ active: true, label: text(v.label) ?? text(v.fullName) ?? '', value: text(v.fullName) ?? '', defaultValue: flag(v.default) }));
-      return describeField({ ...base, type: 'picklist', picklistValues, restrictedPicklist: flag(valueSet?.restricted) });
+      const picklistValues = values.map((v) => ({
+        active: true,
+        label: text(v.label) ?? text(v.fullName) ?? '',
+        value: text(v.fullName) ?? '',
+        defaultValue: flag(v.default),
+      }));
+      return describeField({
+        ...base,
+        type: 'picklist',
+        picklistValues,
+        restrictedPicklist: flag(valueSet?.restricted),
+      });
     }
     default:
       return `Data Type: '${text(field.type) ?? ''}' is not a valid value for the enum 'FieldType'`;
@@ -124,7 +155,10 @@ export function metadataRoutes(ctx: MetadataContext): Router {
       for (const grant of permissionSets.get(name.toLowerCase())?.fieldPermissions ?? []) {
         const target = splitFieldName(text(grant.field) ?? '');
         if (!target || !isSandboxObjectType(target.object)) continue;
-        ctx.org.grantField(target.object, target.name, { readable: flag(grant.readable), editable: flag(grant.editable) });
+        ctx.org.grantField(target.object, target.name, {
+          readable: flag(grant.readable),
+          editable: flag(grant.editable),
+        });
       }
     }
   }
@@ -132,15 +166,26 @@ export function metadataRoutes(ctx: MetadataContext): Router {
   function createField(field: Members, upsert: boolean): SaveOutcome {
     const fullName = text(field.fullName) ?? '';
     const target = splitFieldName(fullName);
-    if (!target) return fieldError(fullName, `Must specify a name in the correct format: Object.Field__c, got '${fullName}'`);
-    if (!isSandboxObjectType(target.object)) return fieldError(fullName, `Cannot find an object named ${target.object}`, 'INVALID_CROSS_REFERENCE_KEY');
+    if (!target)
+      return fieldError(fullName, `Must specify a name in the correct format: Object.Field__c, got '${fullName}'`);
+    if (!isSandboxObjectType(target.object))
+      return fieldError(fullName, `Cannot find an object named ${target.object}`, 'INVALID_CROSS_REFERENCE_KEY');
     if (!FIELD_NAME.test(target.name)) {
-      return fieldError(fullName, 'The Field Name can only contain underscores and alphanumeric characters, begin with a letter, not include spaces or two consecutive underscores, and be at most 40 characters before __c.');
+      return fieldError(
+        fullName,
+        'The Field Name can only contain underscores and alphanumeric characters, begin with a letter, ' +
+          'not include spaces or two consecutive underscores, and be at most 40 characters before __c.',
+      );
     }
     if (ctx.org.hasField(target.object, target.name)) {
-      // Upsert of an existing field changes its definition; crm-enrich never asks for that, so the sandbox keeps it as is.
+      // Upsert of an existing field changes its definition; crm-enrich never asks for that,
+      // so the sandbox keeps the field as it is.
       if (upsert) return { fullName, success: true, created: false };
-      return fieldError(fullName, `There is already a field named ${target.name} on ${target.object}.`, 'DUPLICATE_DEVELOPER_NAME');
+      return fieldError(
+        fullName,
+        `There is already a field named ${target.name} on ${target.object}.`,
+        'DUPLICATE_DEVELOPER_NAME',
+      );
     }
     const described = describeOf(target.name, field);
     if (typeof described === 'string') return fieldError(fullName, described);
@@ -152,17 +197,25 @@ export function metadataRoutes(ctx: MetadataContext): Router {
 
   function savePermissionSet(set: Members, upsert: boolean): SaveOutcome {
     const fullName = text(set.fullName) ?? '';
-    if (!/^[A-Za-z][A-Za-z0-9_]{0,79}$/.test(fullName)) return fieldError(fullName, `Invalid permission set name '${fullName}'`);
+    if (!/^[A-Za-z][A-Za-z0-9_]{0,79}$/.test(fullName))
+      return fieldError(fullName, `Invalid permission set name '${fullName}'`);
     const known = permissionSets.get(fullName.toLowerCase());
-    if (known && !upsert) return fieldError(fullName, `There is already a permission set named ${fullName}.`, 'DUPLICATE_DEVELOPER_NAME');
-    if (!known && !text(set.label)) return fieldError(fullName, 'Label: You must enter a value', 'REQUIRED_FIELD_MISSING');
+    if (known && !upsert)
+      return fieldError(fullName, `There is already a permission set named ${fullName}.`, 'DUPLICATE_DEVELOPER_NAME');
+    if (!known && !text(set.label))
+      return fieldError(fullName, 'Label: You must enter a value', 'REQUIRED_FIELD_MISSING');
     const grants = (set.fieldPermissions ?? []) as Members[];
     for (const grant of grants) {
       const target = splitFieldName(text(grant.field) ?? '');
       if (!target || !isSandboxObjectType(target.object) || !ctx.org.hasField(target.object, target.name)) {
-        return fieldError(fullName, `In field: field - no CustomField named ${text(grant.field) ?? ''} found`, 'INVALID_CROSS_REFERENCE_KEY');
+        return fieldError(
+          fullName,
+          `In field: field - no CustomField named ${text(grant.field) ?? ''} found`,
+          'INVALID_CROSS_REFERENCE_KEY',
+        );
       }
-      if (flag(grant.editable) && !flag(grant.readable)) return fieldError(fullName, `${text(grant.field)}: an editable field must also be readable`);
+      if (flag(grant.editable) && !flag(grant.readable))
+        return fieldError(fullName, `${text(grant.field)}: an editable field must also be readable`);
     }
     // Salesforce changes only the permissions a permission set deploy names; the others stay as they were.
     const byField = new Map((known?.fieldPermissions ?? []).map((g) => [(text(g.field) ?? '').toLowerCase(), g]));
@@ -177,13 +230,22 @@ export function metadataRoutes(ctx: MetadataContext): Router {
       const type = text(item['@_type'])?.replace(/^\w+:/, '');
       if (type === 'CustomField') return createField(item, upsert);
       if (type === 'PermissionSet') return savePermissionSet(item, upsert);
-      return fieldError(text(item.fullName) ?? '', `The sandbox does not implement metadata type '${type ?? ''}'`, 'UNKNOWN_EXCEPTION');
+      return fieldError(
+        text(item.fullName) ?? '',
+        `The sandbox does not implement metadata type '${type ?? ''}'`,
+        'UNKNOWN_EXCEPTION',
+      );
     });
   }
 
   function read(type: string, fullNames: string[]): Members[] {
     return fullNames.map((name) => {
-      const found = type === 'CustomField' ? customFields.get(name.toLowerCase()) : type === 'PermissionSet' ? permissionSets.get(name.toLowerCase()) : undefined;
+      const found =
+        type === 'CustomField'
+          ? customFields.get(name.toLowerCase())
+          : type === 'PermissionSet'
+            ? permissionSets.get(name.toLowerCase())
+            : undefined;
       // Salesforce answers a name it does not know with an empty record rather than an error.
       if (!found) return { '@_xsi:type': type };
       const { '@_type': _type, ...members } = found;
@@ -193,7 +255,12 @@ export function metadataRoutes(ctx: MetadataContext): Router {
 
   router.post('/', express.text({ type: () => true, limit: '10mb' }), (req: Request, res: Response) => {
     const version = Number(req.params.version);
-    if (!Number.isFinite(version) || version < 31 || version > ctx.maxVersion) return fault(res, 'UNSUPPORTED_API_VERSION', `Invalid Api version specified on URL: ${String(req.params.version)}`);
+    if (!Number.isFinite(version) || version < 31 || version > ctx.maxVersion)
+      return fault(
+        res,
+        'UNSUPPORTED_API_VERSION',
+        `Invalid Api version specified on URL: ${String(req.params.version)}`,
+      );
     let doc: Members;
     try {
       doc = parser.parse(typeof req.body === 'string' ? req.body : '') as Members;
@@ -202,21 +269,33 @@ export function metadataRoutes(ctx: MetadataContext): Router {
     }
     const envelopeMembers = doc.Envelope as Members | undefined;
     const session = ((envelopeMembers?.Header as Members | undefined)?.SessionHeader as Members | undefined)?.sessionId;
-    if (!ctx.isValidToken(text(session))) return fault(res, 'INVALID_SESSION_ID', 'Invalid Session ID found in SessionHeader: Illegal Session');
+    if (!ctx.isValidToken(text(session)))
+      return fault(res, 'INVALID_SESSION_ID', 'Invalid Session ID found in SessionHeader: Illegal Session');
     const body = (envelopeMembers?.Body ?? {}) as Members;
     const method = Object.keys(body).find((k) => !k.startsWith('@_'));
     const args = (method ? body[method] : undefined) as Members | undefined;
     ctx.usage.used++;
-    ctx.usage.byOperation[`metadata.${method ?? 'unknown'}`] = (ctx.usage.byOperation[`metadata.${method ?? 'unknown'}`] ?? 0) + 1;
+    ctx.usage.byOperation[`metadata.${method ?? 'unknown'}`] =
+      (ctx.usage.byOperation[`metadata.${method ?? 'unknown'}`] ?? 0) + 1;
 
     let result: unknown;
     if (method === 'createMetadata' || method === 'upsertMetadata') {
       const items = (args?.metadata ?? []) as Members[];
-      if (items.length > MAX_PER_CALL) return fault(res, 'EXCEEDED_ID_LIMIT', `record limit reached. cannot submit more than ${MAX_PER_CALL} records in this operation`);
+      if (items.length > MAX_PER_CALL)
+        return fault(
+          res,
+          'EXCEEDED_ID_LIMIT',
+          `record limit reached. cannot submit more than ${MAX_PER_CALL} records in this operation`,
+        );
       result = save(items, method === 'upsertMetadata');
     } else if (method === 'readMetadata') {
       const fullNames = ((args?.fullNames ?? []) as unknown[]).map((n) => text(n) ?? '');
-      if (fullNames.length > MAX_PER_CALL) return fault(res, 'EXCEEDED_ID_LIMIT', `record limit reached. cannot submit more than ${MAX_PER_CALL} records in this operation`);
+      if (fullNames.length > MAX_PER_CALL)
+        return fault(
+          res,
+          'EXCEEDED_ID_LIMIT',
+          `record limit reached. cannot submit more than ${MAX_PER_CALL} records in this operation`,
+        );
       result = { records: read(text(args?.type) ?? '', fullNames) };
     } else {
       return fault(res, 'INVALID_OPERATION', `The sandbox does not implement ${method ?? 'this operation'}`);
