@@ -48,6 +48,8 @@ export async function provisionFields(
   // Fields to grant: the ones created now, and ones the org has but the integration user cannot see.
   const toGrant: PropertySpec[] = [];
   const refused = new Map<string, string>();
+  /** Fields the org already had, out of the integration user's sight. */
+  const hidden = new Set<string>();
   for (const chunk of chunks(plan.missing.map((m) => m.spec))) {
     let results: z.output<typeof MetadataResults>;
     try {
@@ -65,13 +67,10 @@ export async function provisionFields(
     }
     chunk.forEach((spec, i) => {
       const result = results[i];
-      const code = result?.errors?.[0]?.statusCode;
-      if (result?.success || code === 'DUPLICATE_DEVELOPER_NAME') toGrant.push(spec);
-      else
-        refused.set(
-          spec.name,
-          `${code ?? 'UNKNOWN'}: ${result?.errors?.[0]?.message ?? 'Salesforce did not create the field'}`,
-        );
+      const error = result?.errors?.[0];
+      if (error?.statusCode === 'DUPLICATE_DEVELOPER_NAME') hidden.add(spec.name);
+      if (result?.success || hidden.has(spec.name)) toGrant.push(spec);
+      else refused.set(spec.name, `${error?.statusCode ?? 'UNKNOWN'}: ${error?.message ?? 'Salesforce did not create it'}`);
     });
   }
 
@@ -80,11 +79,11 @@ export async function provisionFields(
 
   const after = planProvisioning(objectType, await options.describe(objectType), wanted);
   const visible = new Set([...after.existing].map((n) => n.toLowerCase()));
-  const result: ProvisionResult = { created: [], existing: plan.existing, missing: [] };
+  const result: ProvisionResult = { created: [], existing: [...plan.existing], missing: [] };
   for (const { spec, instruction } of plan.missing) {
     const name = customFieldName(spec.name);
     if (visible.has(name.toLowerCase())) {
-      result.created.push(name);
+      (hidden.has(spec.name) ? result.existing : result.created).push(name);
       continue;
     }
     const reason =

@@ -136,6 +136,16 @@ describe('Salesforce fields created through the Metadata API', () => {
     expect(calls('metadata.createMetadata')).toBe(2);
   });
 
+  it('grants a field the org has but the integration user cannot see, and counts it as already there', async () => {
+    const { connector, calls } = await start({
+      customFields: { Lead: [{ name: 'CE_Partner_Id__c', type: 'string', label: 'Partner Id', length: 64 }] },
+      hiddenFields: { Lead: ['CE_Partner_Id__c'] },
+    });
+    const result = await connector.ensureProperties('Lead', WANTED.slice(1, 2));
+    expect(result).toMatchObject({ created: [], existing: ['CE_Partner_Id__c'], missing: [] });
+    expect(calls('metadata.upsertMetadata')).toBe(1);
+  });
+
   it("tells an admin what to do when the permission set is not the user's, and a second run does not fail", async () => {
     const { connector } = await start({ assignedPermissionSets: [] });
     const first = await connector.ensureProperties('Lead', WANTED.slice(0, 1));
