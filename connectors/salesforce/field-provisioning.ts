@@ -70,7 +70,7 @@ export async function provisionFields(
       const error = result?.errors?.[0];
       if (error?.statusCode === 'DUPLICATE_DEVELOPER_NAME') hidden.add(spec.name);
       if (result?.success || hidden.has(spec.name)) toGrant.push(spec);
-      else refused.set(spec.name, `${error?.statusCode ?? 'UNKNOWN'}: ${error?.message ?? 'Salesforce did not create it'}`);
+      else refused.set(spec.name, `${error?.statusCode ?? 'UNKNOWN'}: ${error?.message ?? 'not created'}`);
     });
   }
 

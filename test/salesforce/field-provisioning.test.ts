@@ -146,7 +146,7 @@ describe('Salesforce fields created through the Metadata API', () => {
     expect(calls('metadata.upsertMetadata')).toBe(1);
   });
 
-  it("tells an admin what to do when the permission set is not the user's, and a second run does not fail", async () => {
+  it("says what to do when the permission set is not the user's, and a second run does not fail", async () => {
     const { connector } = await start({ assignedPermissionSets: [] });
     const first = await connector.ensureProperties('Lead', WANTED.slice(0, 1));
     expect(first.created).toEqual([]);
