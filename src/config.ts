@@ -93,6 +93,11 @@ export const ConfigSchema = z.object({
   SALESFORCE_API_RESERVE: int(5_000, 0),
   /** Create an Account for a Contact's employer when none has its website (it must be known to the partner). */
   SALESFORCE_CREATE_ACCOUNTS: bool(true),
+  /** The integration user's permission set, which `mappings provision` grants the fields it creates. */
+  SALESFORCE_PERMISSION_SET: z
+    .string()
+    .regex(/^[A-Za-z][A-Za-z0-9_]{0,79}$/, 'expected a permission set API name such as Crm_Enrich_Integration')
+    .default('Crm_Enrich_Integration'),
 
   PUBLIC_URL: url('the public base URL the CRMs call, e.g. https://enrich.example.com'),
   ADMIN_TOKEN: optionalString,

@@ -11,7 +11,8 @@ import type { Priority, RateLimiter } from '../../src/core/limiter.js';
 import type { SalesforceAuth } from './auth.js';
 import { isRetryableRecordError, toCrmError } from './errors.js';
 import { toId18 } from './ids.js';
-import { planProvisioning } from './provisioning.js';
+import { provisionFields } from './field-provisioning.js';
+import { INTEGRATION_PERMISSION_SET } from './permission-set.js';
 import { salesforceDescribeToCrm } from './schema.js';
 import { checkFieldNames, chunkIdQueries, likeContaining, selectChanged, soqlString } from './soql.js';
 import { createSalesforceWebhookHandler } from './webhook.js';
@@ -36,6 +37,8 @@ export interface SalesforceConnectorOptions {
   webhookSecret?: string;
   /** Daily API calls left to other integrations: bulk work stops here. */
   apiReserve?: number;
+  /** The integration user's permission set, granted the fields `ensureProperties` creates. */
+  permissionSet?: string;
   /** Interactive work stops here (default: a fifth of apiReserve). */
   interactiveReserve?: number;
   limitsRecheckMs?: number;
@@ -220,8 +223,20 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
     readSchema: (objectType) => readSchema(objectType),
 
     async ensureProperties(objectType: string, wanted: PropertySpec[]): Promise<ProvisionResult> {
-      schemaCache.delete(objectType);
-      return planProvisioning(objectType, await readSchema(objectType, 'interactive'), wanted);
+      checkObjectType(objectType);
+      return provisionFields(
+        {
+          call,
+          describe: (type) => {
+            // Fields appear in describe only once created and granted: read it fresh before and after.
+            schemaCache.delete(type);
+            return readSchema(type, 'interactive');
+          },
+          permissionSet: options.permissionSet ?? INTEGRATION_PERMISSION_SET,
+        },
+        objectType,
+        wanted,
+      );
     },
 
     webhook: createSalesforceWebhookHandler({ orgId: options.orgId, secret: options.webhookSecret, connection: connectionName }),

@@ -34,7 +34,8 @@ export function isConcurrentLimit(message: string): boolean {
 export function salesforceErrorCode(err: unknown): string | undefined {
   if (!err || typeof err !== 'object') return undefined;
   const e = err as { errorCode?: unknown; name?: unknown };
-  if (typeof e.errorCode === 'string') return e.errorCode;
+  // SOAP faults (the Metadata API) name the code with its namespace: `sf:INVALID_SESSION_ID`.
+  if (typeof e.errorCode === 'string') return e.errorCode.replace(/^[a-z]+:/i, '');
   return undefined;
 }
 

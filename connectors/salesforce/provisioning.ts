@@ -1,6 +1,7 @@
 /**
- * Salesforce has no REST call that creates a custom field (that takes the Metadata API and a deploy),
- * so the connector reports each missing field with exactly what an admin enters in Setup.
+ * Which of a mapping's custom fields the org lacks, and for each, exactly what an admin enters in Setup:
+ * the instruction `mappings provision` prints when the Metadata API could not create or grant a field
+ * (field-provisioning.ts).
  */
 import type { CrmProperty, PropertySpec, PropertyType, ProvisionResult } from '../../src/core/connector.js';
 

@@ -5,6 +5,7 @@
  */
 export { compileMapping, type CompiledMapping } from './compile.js';
 export { customPropertiesOf, missingCustomProperties, missingDiscoveryProperties } from './custom-properties.js';
+export { fieldAccessOf, type FieldAccess } from './field-access.js';
 export { MappingDocument } from './format.js';
 export { loadMappingDir, schemaKey, type LoadedMapping } from './loader.js';
 export { parseMappingDocument } from './parse.js';

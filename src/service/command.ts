@@ -47,7 +47,13 @@ export function registerServiceCommands(program: Command): void {
     .option('--mappings <dir>', 'mapping files', 'mappings')
     .option('--crm <crm>', 'only this CRM (hubspot or salesforce)')
     .option('--object <type>', 'only this object')
-    .action(async (opts: { mappings: string; crm?: string; object?: string }) => {
+    .option('--salesforce-metadata <dir>', 'write the Salesforce fields and permission set as SFDX source under <dir> instead (no org needed)')
+    .action(async (opts: { mappings: string; crm?: string; object?: string; salesforceMetadata?: string }) => {
+      if (opts.salesforceMetadata) {
+        const { writeSalesforceProjectMetadata } = await import('./salesforce-metadata-command.js');
+        await writeSalesforceProjectMetadata({ mappings: opts.mappings, dir: opts.salesforceMetadata }).catch(fail);
+        return;
+      }
       const { provision } = await import('./provision-command.js');
       const outstanding = await provision(opts).catch(fail);
       if (outstanding > 0) process.exitCode = 1;

@@ -1,7 +1,8 @@
 /**
  * `crm-enrich mappings provision`: the custom properties the mappings declare, created in each
- * configured CRM where its API allows (HubSpot, in a property group of ours), and otherwise printed
- * as the exact fields an admin adds (Salesforce). Runs only when a person asks for it.
+ * configured CRM (HubSpot, in a property group of ours; Salesforce through the Metadata API, granted in
+ * the integration user's permission set); what a CRM refuses is printed as the exact field an admin
+ * adds. Runs only when a person asks for it.
  */
 import { loadConfig } from '../config.js';
 import { customPropertiesOf, loadMappingDir, MappingError } from '../mapping/index.js';

@@ -1,7 +1,7 @@
 /**
  * Custom properties a mapping declares are never created silently: a mapping whose properties the CRM
- * lacks does not start, `mappings provision` creates them where the CRM allows (HubSpot) and prints
- * what an admin must add where it does not (Salesforce), and then the mapping starts.
+ * lacks does not start, `mappings provision` creates them (HubSpot over its properties API, Salesforce
+ * through the Metadata API, granted in the integration user's permission set), and then the mapping starts.
  */
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -83,18 +83,27 @@ describe.skipIf(skip)('custom properties', () => {
     let printed = '';
     out.on('data', (chunk) => (printed += String(chunk)));
     const outstanding = await provision({ mappings: 'mappings' }, config(), out);
-    // HubSpot creates what it can over its API; Salesforce fields are left to an admin, with instructions.
     expect(printed).toMatch(/hubspot contact\): \d+ created/);
     expect(printed).toMatch(/created crm_enrich_department/);
-    expect(printed).toMatch(/In Salesforce Setup > Object Manager > Lead > Fields & Relationships > New/);
-    expect(outstanding).toBeGreaterThan(0);
+    expect(printed).toMatch(/salesforce Lead\): [1-9]\d* created, \d+ already there, 0 to add by hand/);
+    expect(printed).toMatch(/created CE_Seniority__c/);
+    expect(outstanding).toBe(0);
 
     const after = await start();
     try {
       expect(after.mappings.get('hubspot', 'contact')).toBeDefined();
-      expect(after.mappings.get('salesforce', 'Lead')).toBeUndefined();
+      expect(after.mappings.get('salesforce', 'Lead')).toBeDefined();
+      expect(after.mappings.get('salesforce', 'Account')).toBeDefined();
     } finally {
       await after.stop();
     }
+
+    // Everything is there now: a second run creates nothing.
+    let second = '';
+    const again = new PassThrough();
+    again.on('data', (chunk) => (second += String(chunk)));
+    expect(await provision({ mappings: 'mappings', crm: 'salesforce' }, config(), again)).toBe(0);
+    expect(second).not.toMatch(/ created [A-Za-z]/);
+    expect(second).toMatch(/salesforce Lead\): 0 created/);
   });
 });

@@ -179,24 +179,6 @@ describe('Salesforce connector: schema', () => {
     expect(calls('describe') - before).toBe(1);
     expect(first.find((p) => p.name === 'Department')).toMatchObject({ type: 'string', writable: true, maxLength: 80 });
   });
-
-  it('reports custom fields it cannot create with what an admin must enter', async () => {
-    const result = await connector.ensureProperties('Lead', [
-      { name: 'Seniority__c', label: 'Seniority', type: 'enumeration', options: ['Junior', 'Senior'] },
-      { name: 'Title', label: 'Title', type: 'string' },
-      { name: 'Partner_Company_Id__c', label: 'Partner company id', type: 'string', maxLength: 64 },
-      { name: 'Tech Stack', label: 'Tech stack', type: 'text' },
-    ]);
-    expect(result.created).toEqual([]);
-    expect(result.existing).toEqual(['Seniority__c', 'Title']);
-    expect(result.missing.map((m) => m.spec.name)).toEqual(['Partner_Company_Id__c', 'Tech Stack']);
-    expect(result.missing[0]?.instruction).toContain('Object Manager > Lead');
-    expect(result.missing[0]?.instruction).toContain('Text field');
-    expect(result.missing[0]?.instruction).toContain('API name Partner_Company_Id__c');
-    expect(result.missing[0]?.instruction).toContain('Length 64');
-    expect(result.missing[1]?.instruction).toContain('API name Tech_Stack__c');
-    expect(result.missing[1]?.instruction).toContain('Text Area (Long)');
-  });
 });
 
 describe('Salesforce connector: finding a record for a person', () => {

@@ -85,6 +85,31 @@ export class OrgData {
     this.hidden.set(type, new Set([...(this.hidden.get(type) ?? []), ...names.map((n) => n.toLowerCase())]));
   }
 
+  /** Whether the org has the field at all, whether or not the integration user may see it. */
+  hasField(type: SandboxObjectType, name: string): boolean {
+    const lower = name.toLowerCase();
+    return (this.fields.get(type) ?? []).some((f) => f.name.toLowerCase() === lower);
+  }
+
+  /**
+   * A field created through the Metadata API. As in Salesforce, nobody has field-level access to it
+   * yet: it stays out of describe until a permission set of the integration user grants it (grantField).
+   */
+  addField(type: SandboxObjectType, field: DescribeField): void {
+    this.fields.get(type)?.push(field);
+    this.hideFields(type, [field.name]);
+  }
+
+  /** Field-level security from the integration user's permission set: read shows the field, edit lets it be written. */
+  grantField(type: SandboxObjectType, name: string, access: { readable: boolean; editable: boolean }): void {
+    const lower = name.toLowerCase();
+    const field = (this.fields.get(type) ?? []).find((f) => f.name.toLowerCase() === lower);
+    if (!field || !access.readable) return;
+    this.hidden.get(type)?.delete(lower);
+    field.updateable = access.editable;
+    field.createable = access.editable;
+  }
+
   describeFields(type: SandboxObjectType): DescribeField[] {
     const hidden = this.hidden.get(type);
     const all = this.fields.get(type) ?? [];

@@ -1,12 +1,15 @@
 /**
  * A Salesforce org on one port that jsforce talks to unmodified: OAuth token endpoint, the REST data
- * API (rest-routes.ts), outbound message delivery (outbound.ts) and `GET /__sandbox/stats`.
+ * API (rest-routes.ts), the Metadata API's field and permission set calls (metadata-api.ts), outbound
+ * message delivery (outbound.ts) and `GET /__sandbox/stats`.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { KeyObject } from 'node:crypto';
 import express, { type Request, type Response } from 'express';
 import { idSuffix } from '../ids.js';
+import { INTEGRATION_PERMISSION_SET } from '../permission-set.js';
+import { metadataRoutes } from './metadata-api.js';
 import { OrgData, type Fields, type RecordChange, type SaveResult } from './org-data.js';
 import { SandboxOAuth } from './oauth.js';
 import { OutboundDelivery, type OutboundStats } from './outbound.js';
@@ -41,6 +44,8 @@ export interface SalesforceSandboxOptions {
   outboundBatchWindowMs?: number;
   /** Records per query batch; Salesforce's default is 2000. */
   queryPageSize?: number;
+  /** Permission sets assigned to the integration user; Crm_Enrich_Integration, as deploy/salesforce sets up. */
+  assignedPermissionSets?: string[];
 }
 
 export interface SalesforceSandboxStats {
@@ -139,6 +144,17 @@ export async function startSalesforceSandbox(options: SalesforceSandboxOptions =
     },
     express.json({ limit: '50mb' }),
     restRoutes({ org, usage, isValidToken: (b) => oauth.isValid(b), queryPageSize: options.queryPageSize ?? 2000, viewSetup: options.viewSetup ?? true }),
+  );
+
+  app.use(
+    '/services/Soap/m/:version',
+    metadataRoutes({
+      org,
+      usage,
+      isValidToken: (token) => oauth.isValid(token),
+      assignedPermissionSets: options.assignedPermissionSets ?? [INTEGRATION_PERMISSION_SET],
+      maxVersion: Number(VERSIONS.at(-1)),
+    }),
   );
 
   function stats(): SalesforceSandboxStats {
