@@ -186,6 +186,7 @@ export async function compose(options: ComposeOptions): Promise<Parts> {
       lookups,
       cache: ports.cache,
       counters: ports.counters,
+      reservations: store.reservations,
       store: store.discovery,
       state: ports.state,
       runMax: config.DISCOVERY_RUN_LIMIT,
