@@ -45,7 +45,9 @@ export async function runDiscovery(
     return await act(options, preview, target, onProgress, priority, records, credits);
   } finally {
     for (const held of [records, credits]) {
-      await held?.close().catch((error: unknown) => log.warn({ err: error, counter: held.name }, 'a discovery run could not give back what it reserved; it stays counted until the day ends'));
+      await held?.close().catch((error: unknown) => {
+        log.warn({ err: error, counter: held.name }, 'a discovery run could not give back what it reserved; it stays counted until the day ends');
+      });
     }
   }
 }

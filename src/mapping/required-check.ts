@@ -29,7 +29,10 @@ export function filledBy(document: MappingDocument): Set<string> {
 }
 
 /** `required`: property names by `<crm>/<object>`. One warning per required property a mapping leaves empty. */
-export function unfilledRequired(mappings: readonly { file: string; document: MappingDocument }[], required: ReadonlyMap<string, readonly string[]>): RequiredWarning[] {
+export function unfilledRequired(
+  mappings: readonly { file: string; document: MappingDocument }[],
+  required: ReadonlyMap<string, readonly string[]>,
+): RequiredWarning[] {
   const warnings: RequiredWarning[] = [];
   for (const { file, document } of mappings) {
     const filled = filledBy(document);
@@ -40,7 +43,9 @@ export function unfilledRequired(mappings: readonly { file: string; document: Ma
         crm: document.crm,
         object: document.object,
         property,
-        message: `the portal requires ${property} on ${document.object} records, but this mapping does not fill it: ${document.crm} refuses the records the service creates (and updates of records without it) until it is added to fields`,
+        message:
+          `the portal requires ${property} on ${document.object} records, but this mapping does not fill it: ` +
+          `${document.crm} refuses the records the service creates (and updates of records without it) until it is added to fields`,
       });
     }
   }

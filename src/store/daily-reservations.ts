@@ -26,7 +26,9 @@ export class DailyReservations {
    * the upsert's row lock leaves it, and returned by the same statement (see migration 009).
    */
   async reserve(name: string, wanted: number, limit: number, day: string = utcDay()): Promise<Reservation> {
-    if (!Number.isInteger(wanted) || wanted < 0) throw new RangeError(`wanted: must be a whole number of at least 0, got ${wanted}`);
+    if (!Number.isInteger(wanted) || wanted < 0) {
+      throw new RangeError(`wanted: must be a whole number of at least 0, got ${wanted}`);
+    }
     if (wanted === 0) return new Reservation(this, name, day, 0);
     const { rows } = await this.db.query<{ last_grant: string }>(
       `INSERT INTO ${this.table} AS c (day, name, value, last_grant)
@@ -43,7 +45,11 @@ export class DailyReservations {
   /** Gives `count` back to the counter of the day it was reserved on. */
   async release(name: string, count: number, day: string): Promise<void> {
     if (count <= 0) return;
-    await this.db.query(`UPDATE ${this.table} SET value = GREATEST(value - $3::bigint, 0) WHERE day = $1::date AND name = $2`, [day, name, count]);
+    await this.db.query(`UPDATE ${this.table} SET value = GREATEST(value - $3::bigint, 0) WHERE day = $1::date AND name = $2`, [
+      day,
+      name,
+      count,
+    ]);
   }
 }
 

@@ -22,11 +22,16 @@ export function parseRequired(value: string): Partial<Record<'contacts' | 'compa
   for (const item of value.split(',').map((s) => s.trim()).filter(Boolean)) {
     const [object, property, extra] = item.split(':');
     if ((object !== 'contacts' && object !== 'companies') || !property || !/^[a-z0-9_]+$/.test(property) || extra !== undefined) {
-      throw new InvalidArgumentError(`--require expects <object>:<property>[,...] with object contacts or companies and a property's internal name, e.g. companies:founded_year; got '${item}'`);
+      throw new InvalidArgumentError(
+        `--require expects <object>:<property>[,...] with object contacts or companies and a property's internal name, ` +
+          `e.g. companies:founded_year; got '${item}'`,
+      );
     }
     out[object] = [...new Set([...(out[object] ?? []), property])];
   }
-  if (Object.keys(out).length === 0) throw new InvalidArgumentError(`--require expects <object>:<property>[,...], e.g. companies:founded_year; got '${value}'`);
+  if (Object.keys(out).length === 0) {
+    throw new InvalidArgumentError(`--require expects <object>:<property>[,...], e.g. companies:founded_year; got '${value}'`);
+  }
   return out;
 }
 

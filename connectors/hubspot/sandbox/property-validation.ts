@@ -83,7 +83,11 @@ export function problemsMessage(problems: PropertyProblem[]): string {
  * version 2026-09): on a create, those it does not fill; on an update, those the record would be
  * left without (`current` is the record's values before it).
  */
-export function requiredProblems(required: readonly string[], values: Record<string, unknown>, current?: ReadonlyMap<string, string>): PropertyProblem[] {
+export function requiredProblems(
+  required: readonly string[],
+  values: Record<string, unknown>,
+  current?: ReadonlyMap<string, string>,
+): PropertyProblem[] {
   const empty = (name: string) => {
     const value = name in values ? values[name] : current?.get(name);
     return value === null || value === undefined || String(value).trim() === '';
