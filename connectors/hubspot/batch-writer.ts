@@ -4,7 +4,7 @@
  * refused as a whole for a bad property is sent again without the records that carry it.
  */
 import { CrmError, type RecordUpdate, type WriteResult } from '../../src/core/connector.js';
-import { batchOutcome, propertyNamesIn } from './batch-outcome.js';
+import { batchOutcome, propertyNamesIn, requiredPropertiesIn } from './batch-outcome.js';
 
 type Input = { id: string; properties: Record<string, string> };
 type Send = (inputs: Input[]) => Promise<{ results: { id: string }[]; errors: unknown[] }>;
@@ -22,6 +22,9 @@ async function sendChunk(inputs: Input[], send: Send, resendAllowed: boolean): P
     const status = error instanceof CrmError ? error.details?.status : undefined;
     if (!(error instanceof CrmError) || error.code !== 'validation' || status !== 400) throw error;
     const body = (error.details?.body ?? {}) as Parameters<typeof propertyNamesIn>[0];
+    // Every record lacks a required property the same way: sending the others again would only be refused again.
+    const required = requiredPropertiesIn(body);
+    if (required.length > 0) return new Map(inputs.map((i) => [i.id, failed(i.id, 'validation', error.message, false, required)]));
     const bad = new Set(propertyNamesIn(body));
     const carrying = inputs.filter((i) => Object.keys(i.properties).some((k) => bad.has(k)));
     const outcome = new Map<string, WriteResult>();

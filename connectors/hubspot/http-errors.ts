@@ -4,9 +4,11 @@
  *   429 DAILY                -> daily_limit: stop until the daily reset
  *   401 / 403                -> auth: a person must fix the token or its scopes
  *   404                      -> not_found;  400 / 409 / 422 -> validation: do not resend as it is
+ *   400 naming required properties left empty -> validation, the message naming them
  *   5xx, timeouts, no answer -> unavailable: back off and retry
  */
 import { CrmError } from '../../src/core/connector.js';
+import { requiredPropertiesIn, requiredPropertiesMessage } from './batch-outcome.js';
 
 export interface HubspotFailure {
   status: number;
@@ -85,5 +87,7 @@ export function toCrmError(failure: HubspotFailure, operation: string, now: numb
   }
   if (failure.status === 404) return new CrmError('hubspot', 'not_found', `HubSpot found nothing for ${operation}: ${message}`, undefined, undefined, details);
   if (failure.status >= 500) return new CrmError('hubspot', 'unavailable', `HubSpot answered ${failure.status} to ${operation}: ${message}`, undefined, undefined, details);
+  const required = failure.status === 400 ? requiredPropertiesIn(failure.body) : [];
+  if (required.length > 0) return new CrmError('hubspot', 'validation', requiredPropertiesMessage(required, operation), undefined, undefined, { ...details, fields: required });
   return new CrmError('hubspot', 'validation', `HubSpot refused ${operation} (${failure.status}): ${message}`, undefined, undefined, details);
 }

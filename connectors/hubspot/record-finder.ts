@@ -81,7 +81,15 @@ export function hubspotRecordFinder(deps: RecordFinderDeps) {
       for (const part of chunk(records, IN_VALUES_MAX)) {
         const missing = part.findIndex((r) => !r.email);
         if (missing >= 0) throw new CrmError('hubspot', 'validation', 'a contact to create needs an e-mail address (it is how HubSpot tells contacts apart)');
-        const answer = await deps.batchCreate(type, part.map((properties) => ({ properties, associations: [] })), priority);
+        let answer: Awaited<ReturnType<typeof deps.batchCreate>>;
+        try {
+          answer = await deps.batchCreate(type, part.map((properties) => ({ properties, associations: [] })), priority);
+        } catch (error) {
+          // A batch refused as a whole (a required property left empty): each contact fails with the reason.
+          if (!(error instanceof CrmError) || error.code !== 'validation') throw error;
+          for (const _ of part) out.push({ id: '', ok: false, error: { code: 'validation', message: error.message, retryable: false } });
+          continue;
+        }
         const byEmail = new Map(answer.results.map((r) => [(r.properties.email ?? '').toLowerCase(), r.id]));
         const refused = new Map<number, { code: string; message: string }>();
         for (const raw of answer.errors as { code?: string; message?: string; context?: { ids?: string[] } }[]) {

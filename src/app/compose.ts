@@ -205,6 +205,7 @@ export async function compose(options: ComposeOptions): Promise<Parts> {
       lookups,
       cache: ports.cache,
       counters: ports.counters,
+      reservations: store.reservations,
       store: store.discovery,
       state: ports.state,
       created: ports.created,

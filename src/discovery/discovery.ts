@@ -10,7 +10,7 @@
 import type { Priority } from '../core/limiter.js';
 import { catalogueOf, planCandidates, searchCandidates } from './candidates.js';
 import { checkCodes, describeFilters, PersonaFilters, type CatalogueCodes } from './persona-filters.js';
-import { runDiscovery } from './run.js';
+import { DISCOVERY_CREATED_COUNTER, runDiscovery } from './run.js';
 import { DiscoveryError, missingProperties, resolveTarget, type DiscoveryTarget } from './target.js';
 import type { DiscoveryOptions, DiscoveryPreview, DiscoveryProgress, DiscoveryRequest, DiscoveryRunResult } from './types.js';
 
@@ -52,7 +52,8 @@ export class Discovery {
   private async previewWith(request: DiscoveryRequest, priority: Priority): Promise<{ preview: DiscoveryPreview; target: DiscoveryTarget }> {
     const { target, filters, persona, limit } = await this.prepare(request, priority);
     const found = await searchCandidates(this.options, target, filters, limit, priority);
-    const dailyRemaining = Math.max(0, this.options.dailyMax - (await this.options.store.createdToday()));
+    // Records created today and those that runs under way hold, on every instance.
+    const dailyRemaining = Math.max(0, this.options.dailyMax - (await this.options.counters.get(DISCOVERY_CREATED_COUNTER)));
     const candidates = await planCandidates(this.options, target, found, { limit, dailyRemaining, skipDoNotDisturb: request.skipDoNotDisturb === true }, priority);
     const counts = { create: 0, link: 0, skip: 0 };
     for (const c of candidates) counts[c.action]++;

@@ -11,6 +11,7 @@ import { BudgetExhaustedError, LOOKUPS_COUNTER } from '../enrich/partner-lookups
 import type { AuditEntry, RecordState } from '../enrich/ports.js';
 import { appliedHash } from '../enrich/record-plan.js';
 import { logger } from '../logger.js';
+import type { Reservation } from '../store/daily-reservations.js';
 import { emailProperty, identityValues } from './identity.js';
 import type { DiscoveryTarget } from './target.js';
 import type { Candidate, DiscoveryOptions, DiscoveryOutcome, DiscoveryPreview, DiscoveryProgress, DiscoveryRunResult } from './types.js';
@@ -20,6 +21,15 @@ const log = logger('discovery');
 /** An unsettled claim older than this belongs to a run that died; another run may take the person. */
 const STALE_CLAIM_MS = 10 * 60_000;
 
+/** Records discovery created today plus those that runs under way hold: what DISCOVERY_DAILY_LIMIT counts. */
+export const DISCOVERY_CREATED_COUNTER = 'discovery_created';
+
+/**
+ * Reserve, then spend: the run takes its share of today's records (within DISCOVERY_DAILY_LIMIT) and one
+ * credit for each (within PARTNER_DAILY_LOOKUP_BUDGET) in Postgres before it spends anything, so runs
+ * started at once, on any instance, cannot all pass a limit each saw room under; what it did not use
+ * goes back when it ends, however it ends.
+ */
 export async function runDiscovery(
   options: DiscoveryOptions,
   preview: DiscoveryPreview,
@@ -27,13 +37,42 @@ export async function runDiscovery(
   onProgress: ((p: DiscoveryProgress) => void) | undefined,
   priority: Priority,
 ): Promise<DiscoveryRunResult> {
-  const acting = preview.candidates.filter((c) => c.action !== 'skip');
+  const wanted = preview.candidates.filter((c) => c.action === 'create').length;
+  const records = await options.reservations.reserve(DISCOVERY_CREATED_COUNTER, wanted, options.dailyMax);
+  let credits: Reservation | undefined;
+  try {
+    credits = await options.reservations.reserve(LOOKUPS_COUNTER, records.granted, options.dailyBudget);
+    return await act(options, preview, target, onProgress, priority, records, credits);
+  } finally {
+    for (const held of [records, credits]) {
+      await held?.close().catch((error: unknown) => {
+        log.warn({ err: error, counter: held.name }, 'a discovery run could not give back what it reserved; it stays counted until the day ends');
+      });
+    }
+  }
+}
+
+async function act(
+  options: DiscoveryOptions,
+  preview: DiscoveryPreview,
+  target: DiscoveryTarget,
+  onProgress: ((p: DiscoveryProgress) => void) | undefined,
+  priority: Priority,
+  records: Reservation,
+  credits: Reservation,
+): Promise<DiscoveryRunResult> {
+  // The people past the records this run got were taken by runs that reserved first.
+  const creating = preview.candidates.filter((c) => c.action === 'create');
+  const refused = new Set(creating.slice(records.granted).map((c) => c.personId));
+  const reason = `over today's discovery limit (DISCOVERY_DAILY_LIMIT ${options.dailyMax}); other runs took the rest`;
+  const candidates = preview.candidates.map((c): Candidate => (refused.has(c.personId) ? { ...c, action: 'skip', code: 'over_daily_limit', reason, credit: false } : c));
+  const acting = candidates.filter((c) => c.action !== 'skip');
   const progress: DiscoveryProgress = { total: acting.length, done: 0, created: 0, linked: 0, skipped: 0 };
-  const people: DiscoveryOutcome[] = preview.candidates
+  const people: DiscoveryOutcome[] = candidates
     .filter((c) => c.action === 'skip' && c.code !== 'over_limit' && c.code !== 'over_daily_limit')
     .map((c) => ({ personId: c.personId, action: 'skipped', code: c.code, reason: c.reason, recordId: c.recordId }));
   let stopped: DiscoveryRunResult['stopped'] = null;
-  const overLimit = preview.candidates.filter((c) => c.code === 'over_limit' || c.code === 'over_daily_limit');
+  const overLimit = candidates.filter((c) => c.code === 'over_limit' || c.code === 'over_daily_limit');
   if (overLimit.length) {
     const daily = overLimit.some((c) => c.code === 'over_daily_limit');
     stopped = daily
@@ -64,13 +103,8 @@ export async function runDiscovery(
     }
     claimed.push(candidate);
     const release = () => options.store.release(connection, candidate.personId, options.holder);
-    if (!(await bulkBudgetLeft(options))) {
-      await release();
-      stopped = { reason: 'budget', message: `stopped at today's partner lookup budget (PARTNER_DAILY_LOOKUP_BUDGET ${options.dailyBudget}); the rest can run tomorrow (UTC)` };
-      break;
-    }
     try {
-      const hit = await options.lookups.find('person', [{ by: 'id', value: candidate.personId }], target.company.market, priority);
+      const hit = await options.lookups.find('person', [{ by: 'id', value: candidate.personId }], target.company.market, priority, credits);
       if (!hit) {
         await options.store.settle(connection, candidate.personId, options.holder, 'not_found', null, preview.persona);
         skip(candidate, 'not_found', 'the partner found no profile for this person id');
@@ -172,6 +206,7 @@ export async function runDiscovery(
         lastEnrichedAt: now,
         nextRefreshAt: new Date(now.getTime() + options.refreshAfterDays * 86_400_000),
       });
+      records.take();
       people.push({ personId: candidate.personId, action: 'created', code: 'created', reason: `created by ${why}`, recordId: result.id });
       progress.created++;
       step();
@@ -207,7 +242,6 @@ export async function runDiscovery(
   }
   if (states.length || audit.length) await options.state.settle(states, audit);
 
-  const credits = looked.length;
   log.info({ crm: target.connector.kind, company: target.company.id, created: progress.created, linked: progress.linked, skipped: people.filter((p) => p.action === 'skipped').length, stopped: stopped?.reason }, 'discovery run done');
   return {
     crm: target.connector.kind,
@@ -215,7 +249,8 @@ export async function runDiscovery(
     created: progress.created,
     linked: progress.linked,
     skipped: people.filter((p) => p.action === 'skipped').length + overLimit.length,
-    credits,
+    // Lookups the partner served for this run (cached profiles and lookups another caller made cost none).
+    credits: credits.spent,
     stopped,
     people,
   };
@@ -235,8 +270,4 @@ async function linkWithCompany(target: DiscoveryTarget, links: { recordId: strin
   if (!connector.linkToCompanies) return out;
   for (const r of await connector.linkToCompanies(target.person.objectType, links, { priority })) out.set(r.recordId, r);
   return out;
-}
-
-async function bulkBudgetLeft(options: DiscoveryOptions): Promise<boolean> {
-  return (await options.counters.get(LOOKUPS_COUNTER)) < options.dailyBudget;
 }

@@ -4,6 +4,7 @@ import type { CrmConnector } from '../core/connector.js';
 import type { PersonSearchResult } from '../partner/schemas.js';
 import type { PartnerLookups } from '../enrich/partner-lookups.js';
 import type { CounterPort, CreatedRecordsPort, LookupCachePort, StatePort } from '../enrich/ports.js';
+import type { DailyReservations } from '../store/daily-reservations.js';
 import type { DiscoveryStore } from '../store/discovery.js';
 import type { PersonaFilters } from './persona-filters.js';
 import type { MappingSource } from './target.js';
@@ -95,6 +96,8 @@ export interface DiscoveryOptions {
   lookups: PartnerLookups;
   cache: LookupCachePort;
   counters: CounterPort;
+  /** A run's records (against `dailyMax`) and credits (against `dailyBudget`) are reserved here before it acts. */
+  reservations: Pick<DailyReservations, 'reserve'>;
   store: DiscoveryStore;
   state: StatePort;
   /** Where the ids of created people are kept, so their creation events are known as the service's own. */

@@ -56,6 +56,15 @@ export interface PartnerLookupsOptions {
   hardCap: number;
 }
 
+/**
+ * Credits a caller reserved before it started (discovery reserves a run's credits at once): a lookup
+ * spends one of them instead of reserving its own, and puts it back when the partner did not serve it.
+ */
+export interface ReservedCredits {
+  take(): boolean;
+  putBack(): void;
+}
+
 export const LOOKUPS_COUNTER = 'partner_lookups';
 export const CACHE_HITS_COUNTER = 'lookup_cache_hits';
 
@@ -74,29 +83,27 @@ export class PartnerLookups extends EventEmitter<{ lookup: [{ fromCache: boolean
     super();
   }
 
-  /** The first key that matches, or null when none does. Throws partner errors and BudgetExhaustedError. */
-  async find(kind: 'person' | 'company', keys: LookupKey[], market: Market, priority: Priority): Promise<LookupHit | null> {
+  /**
+   * The first key that matches, or null when none does. Throws partner errors and BudgetExhaustedError.
+   * With `credits`, a call to the partner spends one of them, and the budget is met when none is left.
+   */
+  async find(kind: 'person' | 'company', keys: LookupKey[], market: Market, priority: Priority, credits?: ReservedCredits): Promise<LookupHit | null> {
     for (const key of keys) {
       const cacheKey: CacheKey = { kind, by: key.by, value: key.value, market: kind === 'company' ? market : '*' };
-      const { entry, fromCache } = await this.resolve(cacheKey, market, priority);
+      const { entry, fromCache } = await this.resolve(cacheKey, market, priority, credits);
       if (entry.found) return { data: entry.data, key, fromCache };
     }
     return null;
   }
 
-  /** Whether bulk work may spend credits now; the worker pauses bulk claims when it may not. */
-  async bulkAllowed(): Promise<boolean> {
-    return (await this.options.counters.get(LOOKUPS_COUNTER)) < this.options.dailyBudget;
-  }
-
-  private async resolve(key: CacheKey, market: Market, priority: Priority): Promise<{ entry: CachedLookup; fromCache: boolean }> {
+  private async resolve(key: CacheKey, market: Market, priority: Priority, credits: ReservedCredits | undefined): Promise<{ entry: CachedLookup; fromCache: boolean }> {
     const cached = await this.options.cache.get(key);
     if (cached) {
       this.emit('lookup', { fromCache: true, found: cached.found });
       void this.options.counters.increment(CACHE_HITS_COUNTER).catch(() => undefined);
       return { entry: cached, fromCache: true };
     }
-    const entry = await this.flights.run(`${key.kind}|${key.by}|${key.value}|${key.market}`, () => this.callPartner(key, market, priority));
+    const entry = await this.flights.run(`${key.kind}|${key.by}|${key.value}|${key.market}`, () => this.callPartner(key, market, priority, credits));
     return { entry, fromCache: false };
   }
 
@@ -117,10 +124,20 @@ export class PartnerLookups extends EventEmitter<{ lookup: [{ fromCache: boolean
     };
   }
 
-  private async callPartner(key: CacheKey, market: Market, priority: Priority): Promise<CachedLookup> {
-    const beforeSend = this.reservation(priority);
+  /** Spends one of the caller's reserved credits; none left is the bulk budget met. */
+  private fromReserved(credits: ReservedCredits): () => Promise<void> {
+    return async () => {
+      if (credits.take()) return;
+      const used = await this.options.counters.get(LOOKUPS_COUNTER);
+      this.emit('budget', { priority: 'bulk', used, limit: this.options.dailyBudget });
+      throw new BudgetExhaustedError('bulk', used, this.options.dailyBudget);
+    };
+  }
+
+  private async callPartner(key: CacheKey, market: Market, priority: Priority, credits: ReservedCredits | undefined): Promise<CachedLookup> {
+    const beforeSend = credits ? this.fromReserved(credits) : this.reservation(priority);
     // A request the partner refused unserved (429, a key it refused) or that never reached it spent nothing.
-    const unserved = () => this.giveBack(1);
+    const unserved = credits ? async () => credits.putBack() : () => this.giveBack(1);
     const query = { by: key.by as never, value: key.value };
     const data =
       key.kind === 'person'

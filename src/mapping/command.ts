@@ -32,6 +32,7 @@ async function sandboxSchemas(): Promise<Map<string, CrmProperty[]>> {
 interface CheckOptions {
   schemas?: string;
   schema: string[];
+  required: string[];
   sandbox?: boolean;
   live?: boolean;
 }
@@ -85,7 +86,21 @@ async function check(dir: string, options: CheckOptions): Promise<number> {
     console.error((error as Error).message);
     return 2;
   }
+  const required = new Map<string, string[]>();
+  for (const spec of options.required) {
+    const match = /^([a-z]+)\/([A-Za-z_]+)=([A-Za-z0-9_]+(?:,[A-Za-z0-9_]+)*)$/.exec(spec);
+    if (!match) {
+      console.error(`--required ${spec}: expected <crm>/<object>=<property>[,...], e.g. hubspot/company=founded_year`);
+      return 2;
+    }
+    const key = `${match[1]!}/${match[2]!}`;
+    required.set(key, [...(required.get(key) ?? []), ...match[3]!.split(',')]);
+  }
   const { mappings, problems } = await loadMappingDir(dir);
+  if (required.size > 0) {
+    const { unfilledRequired } = await import('./required-check.js');
+    for (const w of unfilledRequired(mappings, required)) console.error(`warning: ${w.file}: ${w.message}`);
+  }
   if (options.live) {
     try {
       problems.push(...(await liveSchemas(mappings, schemas)));
@@ -144,6 +159,7 @@ export function registerMappingCommands(parent: Command): void {
     .option('--schema <crm/object=file>', 'one CRM schema file for one object; repeatable', collect, [])
     .option('--sandbox', "also check against the CRM sandboxes' standard properties")
     .option('--live', "also check against the configured CRMs' own schemas, read over their APIs")
+    .option('--required <crm/object=property,...>', "properties the CRM portal requires (HubSpot's API does not list them); warns for each a mapping does not fill; repeatable", collect, [])
     .action(async (dir: string, options: CheckOptions) => {
       process.exitCode = await check(dir, options);
     });

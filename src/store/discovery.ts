@@ -95,16 +95,6 @@ export class DiscoveryStore {
   async release(connection: string, personId: string, holder: string): Promise<void> {
     await this.db.query(`DELETE FROM "${this.schema}".discovered_person WHERE connection = $1 AND person_id = $2 AND claimed_by = $3 AND settled_at IS NULL`, [connection, personId, holder]);
   }
-
-  /** Records discovery created since the start of today (UTC), across every instance. */
-  async createdToday(now = new Date()): Promise<number> {
-    const day = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
-    const { rows } = await this.db.query<{ n: string | number }>(
-      `SELECT count(*) AS n FROM "${this.schema}".discovered_person WHERE action = 'created' AND settled_at >= $1`,
-      [day],
-    );
-    return Number(rows[0]?.n ?? 0);
-  }
 }
 
 function toPersona(r: Record<string, unknown>): PersonaRow {

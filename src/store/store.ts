@@ -13,6 +13,7 @@ import pg from 'pg';
 import { logger } from '../logger.js';
 import { AuditLog, type AuditRow } from './audit-log.js';
 import { DailyCounters } from './daily-counters.js';
+import { DailyReservations } from './daily-reservations.js';
 import { pgliteDb, poolDb, type Db } from './db.js';
 import { RecordStateStore, type RecordState, type RecordKey } from './enrichment-state.js';
 import { Erasure } from './erasure.js';
@@ -60,6 +61,8 @@ export interface Store {
   /** Pass to node-cron (`setRunCoordinator` or the task's `runCoordinator`) so one instance runs each tick. */
   readonly cron: PostgresRunCoordinator;
   readonly counters: DailyCounters;
+  /** Shares of daily limits taken before they are spent (discovery's records, partner credits). */
+  readonly reservations: DailyReservations;
   readonly erasure: Erasure;
   readonly settings: Settings;
   readonly companies: CompanyClaims;
@@ -147,6 +150,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     mappings: new MappingVersions(db, schema),
     cron: new PostgresRunCoordinator(db, schema),
     counters: new DailyCounters(db, schema),
+    reservations: new DailyReservations(db, schema),
     erasure: new Erasure(db, schema),
     settings: new Settings(db, schema),
     companies: new CompanyClaims(db, schema),

@@ -3,7 +3,7 @@
  * the service on the Postgres server (a schema of its own) or on PGlite, wired as the embedded
  * default wires them, with short retry and expiry times so failures show within a test.
  */
-import { startHubspotSandbox, type HubspotSandbox } from '../../connectors/hubspot/sandbox/server.js';
+import { startHubspotSandbox, type HubspotSandbox, type HubspotSandboxOptions } from '../../connectors/hubspot/sandbox/server.js';
 import { startSalesforceSandbox, type SalesforceSandbox, type SalesforceSandboxOptions } from '../../connectors/salesforce/sandbox/server.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { loadMappingDir } from '../../src/mapping/index.js';
@@ -34,6 +34,8 @@ export interface StackOptions {
   searchLagMs?: number;
   /** Salesforce fields the integration user has no field-level access to. */
   salesforceHiddenFields?: SalesforceSandboxOptions['hiddenFields'];
+  /** Properties the HubSpot portal requires on an app's creates and updates (the sandbox's `require`). */
+  hubspotRequire?: HubspotSandboxOptions['require'];
   queue?: Partial<QueueSettings>;
   env?: Record<string, string>;
   schema?: string;
@@ -45,7 +47,7 @@ export async function startSandboxes(options: StackOptions = {}): Promise<Sandbo
   const { mappings } = await loadMappingDir('mappings');
   const partner = await startPartnerSandbox({ port: 0, latencyMs: options.partnerLatencyMs ?? 0, failRate: options.partnerFailRate ?? 0, people: options.people ?? 5_000, companies: options.companies ?? 500 });
   // Search sees changes at once here unless a test asks for HubSpot's indexing lag (the sandbox's own default is 2 s).
-  const hubspot = await startHubspotSandbox({ port: 0, clientSecret: HUBSPOT_SECRET, webhookDelaysMs: [200, 400, 800, 1_600], searchLagMs: options.searchLagMs ?? 0 });
+  const hubspot = await startHubspotSandbox({ port: 0, clientSecret: HUBSPOT_SECRET, webhookDelaysMs: [200, 400, 800, 1_600], searchLagMs: options.searchLagMs ?? 0, ...(options.hubspotRequire ? { require: options.hubspotRequire } : {}) });
   const salesforce = await startSalesforceSandbox({ port: 0, customFields: salesforceSandboxFields(mappings), outboundDelaysMs: [200, 400, 800, 1_600], ...(options.salesforceHiddenFields ? { hiddenFields: options.salesforceHiddenFields } : {}) });
   await provisionHubspotSandbox(loadConfig({ HUBSPOT_ACCESS_TOKEN: 'sandbox-token', HUBSPOT_BASE_URL: hubspot.url }), mappings);
   return {

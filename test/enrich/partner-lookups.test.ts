@@ -32,7 +32,7 @@ describe('partner credits', () => {
     const limiter = createRateLimiter({ id: `credits-${Math.random()}`, max, windowMs: 1000, marginMs: 0 });
     const client = new PartnerClient({ baseUrl: sandbox.url, apiKey: SANDBOX_KEY, limiter, maxRetries: 0 });
     const lookups = new PartnerLookups({ client, cache: ports.cache, counters: ports.counters, dailyBudget: budget, hardCap: budget });
-    return { ports, limiter, lookups };
+    return { store, ports, limiter, lookups };
   }
 
   it('reserves a credit when the request is sent, not while it waits for the limiter', async () => {
@@ -127,6 +127,28 @@ describe('partner credits', () => {
       await vi.waitFor(async () => expect(await ports.counters.get(LOOKUPS_COUNTER)).toBe(served), { timeout: 5_000, interval: 100 });
     } finally {
       sandbox.setFaults({ bursts: undefined });
+      await limiter.stop();
+    }
+  });
+
+  it('spends credits a caller reserved instead of reserving its own, and refuses a call when none is left', async () => {
+    const { store, ports, limiter, lookups } = await setUp(50, 100);
+    sandbox.resetStats();
+    try {
+      await ports.counters.increment(LOOKUPS_COUNTER, 10);
+      const held = await store.reservations.reserve(LOOKUPS_COUNTER, 2, 100);
+      const [a, b, c] = auCompanyIds().slice(12, 15);
+      await lookups.find('company', [{ by: 'id', value: a! }], 'AU', 'interactive', held);
+      // A cached answer spends nothing; the lookup itself counted nothing past the reservation.
+      await lookups.find('company', [{ by: 'id', value: a! }], 'AU', 'interactive', held);
+      await lookups.find('company', [{ by: 'id', value: b! }], 'AU', 'interactive', held);
+      expect(held.spent).toBe(2);
+      await expect(lookups.find('company', [{ by: 'id', value: c! }], 'AU', 'interactive', held)).rejects.toBeInstanceOf(BudgetExhaustedError);
+      const served = Object.values(sandbox.stats().keys).reduce((n, k) => n + k.served, 0);
+      expect(served).toBe(2);
+      await held.close();
+      expect(await ports.counters.get(LOOKUPS_COUNTER)).toBe(12);
+    } finally {
       await limiter.stop();
     }
   });

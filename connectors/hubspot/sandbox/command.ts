@@ -16,6 +16,25 @@ const absoluteUrl = (value: string) => {
   return value;
 };
 
+/** `--require companies:founded_year,contacts:jobtitle`: the portal's required properties, by object. */
+export function parseRequired(value: string): Partial<Record<'contacts' | 'companies', string[]>> {
+  const out: Partial<Record<'contacts' | 'companies', string[]>> = {};
+  for (const item of value.split(',').map((s) => s.trim()).filter(Boolean)) {
+    const [object, property, extra] = item.split(':');
+    if ((object !== 'contacts' && object !== 'companies') || !property || !/^[a-z0-9_]+$/.test(property) || extra !== undefined) {
+      throw new InvalidArgumentError(
+        `--require expects <object>:<property>[,...] with object contacts or companies and a property's internal name, ` +
+          `e.g. companies:founded_year; got '${item}'`,
+      );
+    }
+    out[object] = [...new Set([...(out[object] ?? []), property])];
+  }
+  if (Object.keys(out).length === 0) {
+    throw new InvalidArgumentError(`--require expects <object>:<property>[,...], e.g. companies:founded_year; got '${value}'`);
+  }
+  return out;
+}
+
 /** `crm-enrich sandbox hubspot`: a local HubSpot portal for trying the service without one. */
 export function registerHubspotSandboxCommand(parent: Command): void {
   parent
@@ -26,11 +45,13 @@ export function registerHubspotSandboxCommand(parent: Command): void {
     .option('--client-secret <s>', 'the app client secret webhooks are signed with', 'sandbox-client-secret')
     .option('--access-token <t>', 'the private-app token the portal accepts', 'sandbox-token')
     .option('--tier <tier>', 'API limits: starter (100 per 10 s) or pro (190 per 10 s)', tier, 'starter')
-    .action(async (opts: { port: number; webhookUrl?: string; clientSecret: string; accessToken: string; tier: 'starter' | 'pro' }) => {
+    .option('--require <object:property,...>', "properties the portal requires, e.g. companies:founded_year: an app's create or update that leaves one empty is refused, as HubSpot does from API version 2026-09", parseRequired)
+    .action(async (opts: { port: number; webhookUrl?: string; clientSecret: string; accessToken: string; tier: 'starter' | 'pro'; require?: ReturnType<typeof parseRequired> }) => {
       const { startHubspotSandbox } = await import('./server.js');
       const sandbox = await startHubspotSandbox(opts);
       console.log(`hubspot sandbox listening on ${sandbox.url}`);
       console.log(`portal ${sandbox.portalId}; access token and client secret as configured; stats at ${sandbox.url}/__sandbox/stats`);
+      if (opts.require) console.log(`required properties: ${Object.entries(opts.require).flatMap(([o, ps]) => ps.map((p) => `${o}:${p}`)).join(', ')}`);
       const stop = () => void sandbox.close().then(() => process.exit(0));
       process.once('SIGTERM', stop);
       process.once('SIGINT', stop);

@@ -6,7 +6,7 @@ import type { HubspotProperty } from '../property-wire.js';
 
 export interface PropertyProblem {
   name: string;
-  code: 'PROPERTY_DOESNT_EXIST' | 'READ_ONLY_VALUE' | 'INVALID_OPTION' | 'INVALID_INTEGER' | 'INVALID_DATE' | 'INVALID_BOOLEAN' | 'INVALID_STRING_LENGTH';
+  code: 'PROPERTY_DOESNT_EXIST' | 'READ_ONLY_VALUE' | 'INVALID_OPTION' | 'INVALID_INTEGER' | 'INVALID_DATE' | 'INVALID_BOOLEAN' | 'INVALID_STRING_LENGTH' | 'REQUIRED_PROPERTY';
   message: string;
 }
 
@@ -76,4 +76,21 @@ export function validateProperties(
 export function problemsMessage(problems: PropertyProblem[]): string {
   const detail = problems.map((p) => ({ isValid: false, message: p.message, error: p.code, name: p.name, localizedErrorMessage: p.message }));
   return `Property values were not valid: ${JSON.stringify(detail)}`;
+}
+
+/**
+ * The portal's required properties a write leaves empty (HubSpot enforces them on API writes from API
+ * version 2026-09): on a create, those it does not fill; on an update, those the record would be
+ * left without (`current` is the record's values before it).
+ */
+export function requiredProblems(
+  required: readonly string[],
+  values: Record<string, unknown>,
+  current?: ReadonlyMap<string, string>,
+): PropertyProblem[] {
+  const empty = (name: string) => {
+    const value = name in values ? values[name] : current?.get(name);
+    return value === null || value === undefined || String(value).trim() === '';
+  };
+  return required.filter(empty).map((name) => ({ name, code: 'REQUIRED_PROPERTY', message: `${name} is required` }));
 }

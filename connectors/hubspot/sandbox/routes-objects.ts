@@ -5,7 +5,7 @@ import { Router, type Request, type Response } from 'express';
 import { objectTypeOf, ValidationFailure, type ObjectType, type SandboxObjectStore, type StoredObject } from './object-store.js';
 import { REQUEST_PROBLEMS, problemsMessage, validateProperties } from './property-validation.js';
 import { MAX_SEARCH_RESULTS, searchObjects, SearchRequestSchema } from './search.js';
-import { errorBody, sendError, sendNotFound, sendValidation, type ErrorDetail } from './wire-errors.js';
+import { errorBody, sendError, sendNotFound, sendRequired, sendValidation, type ErrorDetail } from './wire-errors.js';
 
 export const MAX_BATCH_INPUTS = 100;
 const LABEL: Record<ObjectType, string> = { contacts: 'CONTACT', companies: 'COMPANY' };
@@ -71,6 +71,13 @@ export function objectRoutes(store: SandboxObjectStore): Router {
       const all = (inputs as unknown[]).map((i) => propertiesOf(i) ?? {});
       const requestProblems = all.flatMap((p) => validateProperties(store.definitions[type], p)).filter((p) => REQUEST_PROBLEMS.has(p.code));
       if (requestProblems.length > 0) return sendValidation(res, [...new Map(requestProblems.map((p) => [p.name + p.code, p])).values()]);
+      // A write that leaves one of the portal's required properties empty refuses the whole batch, naming each input.
+      const missing = (inputs as { id?: unknown }[]).map((input, i) => {
+        if (action === 'create') return store.missingRequired(type, all[i] ?? {});
+        const object = find(type, String(input?.id));
+        return object ? store.missingRequired(type, all[i] ?? {}, object) : [];
+      });
+      if (missing.some((m) => m.length > 0)) return sendRequired(res, missing, action === 'update' ? (inputs as { id?: unknown }[]).map((input) => String(input?.id)) : undefined);
       (inputs as { id?: unknown }[]).forEach((input, i) => {
         const values = all[i] ?? {};
         const id = String(input?.id);

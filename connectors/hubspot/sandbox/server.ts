@@ -48,6 +48,11 @@ export interface HubspotSandboxOptions {
   searchesPerSecond?: number;
   /** Faults for load and chaos tests: shares (0..1) of API calls refused with a 429 or a 502 before they do anything. */
   faults?: HubspotFaults;
+  /**
+   * Properties the portal requires, by object: an app's create or update that leaves one empty is
+   * refused with a 400 VALIDATION_ERROR naming it, as HubSpot does from API version 2026-09.
+   */
+  require?: Partial<Record<ObjectType, string[]>>;
 }
 
 /** One record's properties as one update request sent them. */
@@ -156,6 +161,7 @@ export async function startHubspotSandbox(options: HubspotSandboxOptions = {}): 
   });
   const store = new SandboxObjectStore((change) => sender.enqueue(change), options.customProperties);
   store.searchLagMs = options.searchLagMs ?? 2_000;
+  store.required = { contacts: [...(options.require?.contacts ?? [])], companies: [...(options.require?.companies ?? [])] };
 
   const freshStats = () => ({ calls: 0, byEndpoint: {} as Record<string, number>, rateLimited: { TEN_SECONDLY_ROLLING: 0, DAILY: 0, SECONDLY: 0 }, unauthorized: 0, injected: { '429': 0, '5xx': 0 } });
   let stats = freshStats();

@@ -28,6 +28,18 @@ export function sendValidation(res: Response, problems: PropertyProblem[]): void
   sendError(res, 400, 'VALIDATION_ERROR', problemsMessage(problems), { errors: problemDetails(problems) });
 }
 
+/**
+ * A batch that leaves required properties empty: one 400 for the whole batch, naming each input (its
+ * id on an update, its index on a create) and the properties it lacks.
+ */
+export function sendRequired(res: Response, missing: PropertyProblem[][], ids?: string[]): void {
+  const all = [...new Map(missing.flat().map((p) => [p.name, p])).values()];
+  const errors = missing.flatMap((problems, i) =>
+    problems.map((p) => ({ message: p.message, code: p.code, context: { propertyName: [p.name], ids: [ids?.[i] ?? String(i)] } })),
+  );
+  sendError(res, 400, 'VALIDATION_ERROR', problemsMessage(all), { errors });
+}
+
 export function sendNotFound(res: Response, what: string): void {
   sendError(res, 404, 'OBJECT_NOT_FOUND', `${what} not found`);
 }
