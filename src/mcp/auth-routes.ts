@@ -58,7 +58,8 @@ export function authRoutes(provider: McpOAuthProvider, urls: McpUrls): Router {
     AUTH_PATHS.register,
     express.json({ limit: MAX_REGISTRATION_BYTES }),
     unreadableRegistration,
-    clientRegistrationHandler({ clientsStore: provider.clientsStore, clientSecretExpirySeconds: 0 }),
+    // The hourly limit is on clients stored: a refused registration stores nothing and is not counted.
+    clientRegistrationHandler({ clientsStore: provider.clientsStore, clientSecretExpirySeconds: 0, rateLimit: { skipFailedRequests: true } }),
   );
   router.use(AUTH_PATHS.revoke, revocationHandler({ provider }));
   return router;
