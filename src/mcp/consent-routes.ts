@@ -80,6 +80,7 @@ async function answer({ store, clients, provider, tokenCheck }: ConsentRoutesOpt
       scopes: pending.scope.split(' '),
       requestId,
       redirectUri: pending.redirectUri,
+      firstTime: !(await provider.redirectTrusted(pending.clientId, pending.redirectUri)),
       status: 401,
       error: token ? 'That is not the admin token; nothing was allowed. Enter the admin token of this crm-enrich service.' : 'Enter the admin token to allow, or choose Deny.',
     });

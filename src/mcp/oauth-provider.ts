@@ -73,7 +73,8 @@ export class McpOAuthProvider implements OAuthServerProvider {
       resource: this.urls.resource,
       expiresAt: new Date(Date.now() + CONSENT_TTL_MS),
     });
-    renderConsent(res, { client, scopes: scope.split(' '), requestId, redirectUri: params.redirectUri });
+    const firstTime = !(await this.redirectTrusted(client.client_id, params.redirectUri));
+    renderConsent(res, { client, scopes: scope.split(' '), requestId, redirectUri: params.redirectUri, firstTime });
   }
 
   /**

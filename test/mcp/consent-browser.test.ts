@@ -80,6 +80,7 @@ describe.skipIf(skip)('MCP consent page in Chromium', () => {
     expect(scopes.map((s) => s.split(':')[0])).toEqual(['read', 'write']);
     expect(scopes[1]).toContain('enrich CRM records');
     await expect(page.getByText(callbackUrl)).toBeTruthy();
+    await expect(page.locator('#first-time').textContent()).resolves.toContain('No admin has allowed this client to use this address before');
 
     await page.getByLabel('Admin token').fill('not-the-admin-token');
     await page.getByRole('button', { name: 'Allow' }).click();
@@ -116,6 +117,7 @@ describe.skipIf(skip)('MCP consent page in Chromium', () => {
     confirmed.saveTokens(undefined as never);
     expect(await auth(confirmed, { serverUrl: `${stack.running.url}/mcp` })).toBe('REDIRECT');
     await page.goto(confirmed.authorizationUrl!.href);
+    expect(await page.locator('#first-time').count()).toBe(0);
     await page.getByRole('button', { name: 'Deny' }).click();
     await page.waitForURL((u) => u.href.startsWith(callbackUrl));
     const back = await eventually(() => received[0], 5_000, 'the loopback listener to be called');
