@@ -62,7 +62,6 @@ export class McpOAuthProvider implements OAuthServerProvider {
     if (params.resource && !sameResource(params.resource.href, this.urls.resource)) {
       throw new InvalidTargetError(`resource: this server is ${this.urls.resource}`);
     }
-    await this.store.touchClient(client.client_id);
     const requestId = randomBytes(32).toString('base64url');
     await this.store.saveRequest(hashSecret(requestId), {
       clientId: client.client_id,
@@ -153,6 +152,7 @@ export class McpOAuthProvider implements OAuthServerProvider {
   }
 
   private async issueTokens(clientId: string, grantId: string, scope: string, resource: string): Promise<OAuthTokens> {
+    // Only a token counts as use: one needs the admin's consent, so junk registrations cannot keep themselves alive.
     await this.store.touchClient(clientId);
     const accessToken = newSecret('cea');
     const refreshToken = newSecret('cer');

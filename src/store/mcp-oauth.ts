@@ -28,7 +28,7 @@ export interface OAuthCodeRow {
 
 export type TokenKind = 'access' | 'refresh';
 
-/** A registered client nobody has signed in with is dropped after a day; one that was used, after a month idle. */
+/** A registered client never given a token is dropped after a day; one that was, after a month without a new one. */
 const NEVER_USED_CLIENT = '1 day';
 const UNUSED_CLIENT = '30 days';
 
@@ -64,7 +64,7 @@ export class McpOAuthStore {
     return typeof metadata === 'string' ? (JSON.parse(metadata) as Record<string, unknown>) : metadata;
   }
 
-  /** Notes that a registered client was used (a sign-in asked, a token issued), at most once an hour. */
+  /** Notes that a registered client was used (a token issued to it), at most once an hour. */
   async touchClient(clientId: string): Promise<void> {
     await this.db.query(
       `UPDATE ${this.t('mcp_oauth_client')} SET last_used_at = now()

@@ -52,6 +52,7 @@ describe.skipIf(skip)('MCP OAuth', () => {
     expect('client_secret' in info && info.client_secret).toBeFalsy();
     const stored = await stack.running.service.store.mcpAuth.client(info.client_id);
     expect(stored).toMatchObject({ client_name: 'Test assistant', token_endpoint_auth_method: 'none' });
+    expect(await lastUsed(info.client_id)).not.toBeNull();
 
     const authUrl = client.authorizationUrl!;
     expect(authUrl.searchParams.get('code_challenge_method')).toBe('S256');
@@ -195,6 +196,8 @@ describe.skipIf(skip)('MCP OAuth', () => {
     expect(denied.status).toBe(200);
     expect(denied.location).toBeUndefined();
     expect(denied.html).toContain('Denied: nothing was allowed');
+    // Asking for consent is not use: only a token keeps a registration from expiring.
+    expect(await lastUsed(client.clientInformation()!.client_id)).toBeNull();
 
     const confirmed = await signIn(url());
     confirmed.saveTokens(undefined as never);
@@ -291,6 +294,14 @@ describe.skipIf(skip)('MCP OAuth', () => {
 
   function register(body: Record<string, unknown>): Promise<Response> {
     return fetch(`${url()}/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  }
+
+  async function lastUsed(clientId: string): Promise<Date | null> {
+    const { rows } = await stack.running.service.store.db.query<{ last_used_at: Date | null }>(
+      `SELECT last_used_at FROM "${stack.running.schema}".mcp_oauth_client WHERE client_id = $1`,
+      [clientId],
+    );
+    return rows[0]!.last_used_at;
   }
 
   async function clientRows(): Promise<number> {

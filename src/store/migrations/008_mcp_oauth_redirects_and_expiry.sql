@@ -10,5 +10,5 @@ CREATE TABLE mcp_oauth_redirect (
   PRIMARY KEY (client_id, redirect_key)
 );
 
--- When a registered client last asked for a sign-in or a token: clients unused for long are dropped.
+-- When a registered client was last given a token: clients unused for long are dropped.
 ALTER TABLE mcp_oauth_client ADD COLUMN last_used_at timestamptz;
