@@ -38,6 +38,8 @@ const globalUnicast = new BlockList();
 globalUnicast.addSubnet('2000::', 3, 'ipv6');
 
 export function isPublicAddress(address: string): boolean {
+  // A zone id (fe80::1%eth0) marks a link-local address, never a public one.
+  if (address.includes('%')) return false;
   const family = isIP(address);
   if (family === 4) return !refused.check(address, 'ipv4');
   if (family === 6) return globalUnicast.check(address, 'ipv6') && !refused.check(address, 'ipv6');
