@@ -59,7 +59,11 @@ export function authRoutes(provider: McpOAuthProvider, urls: McpUrls): Router {
     express.json({ limit: MAX_REGISTRATION_BYTES }),
     unreadableRegistration,
     // The hourly limit is on clients stored: a refused registration stores nothing and is not counted.
-    clientRegistrationHandler({ clientsStore: provider.clientsStore, clientSecretExpirySeconds: 0, rateLimit: { skipFailedRequests: true } }),
+    clientRegistrationHandler({
+      clientsStore: provider.clientsStore,
+      clientSecretExpirySeconds: 0,
+      rateLimit: { skipFailedRequests: true },
+    }),
   );
   router.use(AUTH_PATHS.revoke, revocationHandler({ provider }));
   return router;

@@ -102,7 +102,8 @@ async function authorize(provider: McpOAuthProvider, req: Request, res: Response
   } catch (error) {
     const oauth = asOAuthError(error);
     if (trusted) {
-      const back = { error: oauth.errorCode, error_description: oauth.message, state: state && state.length <= MAX_STATE_LENGTH ? state : undefined };
+      const echoed = state && state.length <= MAX_STATE_LENGTH ? state : undefined;
+      const back = { error: oauth.errorCode, error_description: oauth.message, state: echoed };
       res.redirect(302, authorizationResponseUrl(redirectUri, provider.issuer, back));
       return;
     }

@@ -45,7 +45,9 @@ export class ClientDocuments {
   async client(url: string): Promise<OAuthClientInformationFull> {
     let entry = this.cache.get(url);
     if (!entry || entry.until <= this.now()) entry = await this.load(url);
-    if ('refusal' in entry) throw new InvalidClientError(`client_id: the client's metadata document at ${url.slice(0, 200)} cannot be used: ${entry.refusal}`);
+    if ('refusal' in entry) {
+      throw new InvalidClientError(`client_id: the client's metadata document at ${url.slice(0, 200)} cannot be used: ${entry.refusal}`);
+    }
     return entry.client;
   }
 
@@ -105,7 +107,9 @@ function documentClient(url: string, body: string): OAuthClientInformationFull {
   if (!json || typeof json !== 'object' || Array.isArray(json)) throw new DocumentError('the document is not a JSON object');
   const doc = json as Record<string, unknown>;
   if (doc.client_id !== url) throw new DocumentError('its client_id must be exactly the URL it is served from');
-  if ('client_secret' in doc || 'client_secret_expires_at' in doc) throw new DocumentError('a metadata document must not carry a client secret');
+  if ('client_secret' in doc || 'client_secret_expires_at' in doc) {
+    throw new DocumentError('a metadata document must not carry a client secret');
+  }
   const method = doc.token_endpoint_auth_method;
   if (method !== undefined && method !== 'none') {
     throw new DocumentError('token_endpoint_auth_method: this server takes public clients only ("none", with PKCE)');

@@ -73,7 +73,8 @@ function checkedClientUri(uri: string): string {
 function checkedGrantTypes(types: string[] | undefined): string[] {
   const unsupported = (types ?? []).filter((t) => !GRANT_TYPES.includes(t));
   if (unsupported.length) {
-    throw new InvalidClientMetadataError(`grant_types: ${unsupported.join(', ').slice(0, 200)} not supported; use ${GRANT_TYPES.join(' and ')}`);
+    const asked = unsupported.join(', ').slice(0, 200);
+    throw new InvalidClientMetadataError(`grant_types: ${asked} not supported; use ${GRANT_TYPES.join(' and ')}`);
   }
   return GRANT_TYPES;
 }
@@ -83,7 +84,8 @@ function checkedScope(scope: string | undefined): string {
   const asked = scope.trim().split(/\s+/);
   const unknown = asked.filter((s) => !isScope(s));
   if (unknown.length) {
-    throw new InvalidClientMetadataError(`scope: unknown scope ${unknown.join(', ').slice(0, 200)}; this server has ${ALL_SCOPES.join(', ')}`);
+    const named = unknown.join(', ').slice(0, 200);
+    throw new InvalidClientMetadataError(`scope: unknown scope ${named}; this server has ${ALL_SCOPES.join(', ')}`);
   }
   return [...new Set(asked)].join(' ');
 }
