@@ -1,19 +1,17 @@
 /**
  * The clients the authorization server knows: one pre-registered public client (MCP_CLIENT_ID) for
- * tools that cannot register, and those registered through RFC 7591, kept in Postgres. Every client is
- * public: assistants and developer tools run on people's machines and cannot keep a secret, so none
- * is issued and PKCE is what binds a code to the client that asked for it.
+ * tools that cannot register, clients whose id is the HTTPS URL of their Client ID Metadata Document
+ * (fetched and cached by ClientDocuments), and those registered through RFC 7591, kept in Postgres.
+ * Every client is public: assistants and developer tools run on people's machines and cannot keep a
+ * secret, so none is issued and PKCE is what binds a code to the client that asked for it.
  */
 import type { OAuthRegisteredClientsStore } from '@modelcontextprotocol/sdk/server/auth/clients.js';
 import { InvalidClientMetadataError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import type { OAuthClientInformationFull } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { redirectUriProblem } from '../core/oauth-urls.js';
 import type { McpOAuthStore } from '../store/mcp-oauth.js';
-import { ALL_SCOPES, isScope } from './scopes.js';
-
-const GRANT_TYPES = ['authorization_code', 'refresh_token'];
-const MAX_REDIRECT_URIS = 10;
-const MAX_NAME_LENGTH = 100;
+import { checkedClientMetadata, GRANT_TYPES } from './client-metadata.js';
+import { isClientDocumentUrl, type ClientDocuments } from './client-documents.js';
+import { ALL_SCOPES } from './scopes.js';
 
 export interface PreRegisteredClient {
   clientId: string;
@@ -26,6 +24,7 @@ export class McpClients implements OAuthRegisteredClientsStore {
   constructor(
     private readonly store: McpOAuthStore,
     preRegistered: PreRegisteredClient,
+    private readonly documents: ClientDocuments,
   ) {
     this.preRegistered = {
       client_id: preRegistered.clientId,
@@ -38,8 +37,15 @@ export class McpClients implements OAuthRegisteredClientsStore {
     };
   }
 
+  /** The pre-registered client's redirect URIs come from the operator's configuration, so they are trusted. */
+  isPreRegistered(clientId: string): boolean {
+    return clientId === this.preRegistered.client_id;
+  }
+
+  /** The client, or undefined; a metadata document that cannot be used throws InvalidClientError saying why. */
   async getClient(clientId: string): Promise<OAuthClientInformationFull | undefined> {
-    if (clientId === this.preRegistered.client_id) return this.preRegistered;
+    if (this.isPreRegistered(clientId)) return this.preRegistered;
+    if (isClientDocumentUrl(clientId)) return this.documents.client(clientId);
     if (clientId.length > 200) return undefined;
     const metadata = await this.store.client(clientId);
     return metadata ? ({ ...metadata, client_id: clientId } as OAuthClientInformationFull) : undefined;
@@ -48,49 +54,8 @@ export class McpClients implements OAuthRegisteredClientsStore {
   async registerClient(client: Omit<OAuthClientInformationFull, 'client_id' | 'client_id_issued_at'>): Promise<OAuthClientInformationFull> {
     const clientId = (client as Partial<OAuthClientInformationFull>).client_id;
     if (!clientId) throw new InvalidClientMetadataError('the server could not issue a client id');
-    const registered: OAuthClientInformationFull = {
-      client_id: clientId,
-      client_id_issued_at: Math.floor(Date.now() / 1000),
-      redirect_uris: checkedRedirectUris(client.redirect_uris),
-      // Public clients only (see above): whatever was asked, the answer says no secret is used.
-      token_endpoint_auth_method: 'none',
-      grant_types: checkedGrantTypes(client.grant_types),
-      response_types: ['code'],
-      scope: checkedScope(client.scope),
-      ...(client.client_name ? { client_name: client.client_name.trim().slice(0, MAX_NAME_LENGTH) } : {}),
-      ...(client.client_uri ? { client_uri: client.client_uri } : {}),
-      ...(client.software_id ? { software_id: client.software_id.slice(0, MAX_NAME_LENGTH) } : {}),
-      ...(client.software_version ? { software_version: client.software_version.slice(0, 50) } : {}),
-    };
-    if (client.response_types && client.response_types.some((t) => t !== 'code')) {
-      throw new InvalidClientMetadataError('response_types: only "code" is supported (authorization code flow with PKCE)');
-    }
-    const { client_id: _id, ...metadata } = registered;
+    const metadata = { ...checkedClientMetadata(client), client_id_issued_at: Math.floor(Date.now() / 1000) };
     await this.store.saveClient(clientId, metadata);
-    return registered;
+    return { client_id: clientId, ...metadata };
   }
-}
-
-function checkedRedirectUris(uris: string[]): string[] {
-  if (!uris.length) throw new InvalidClientMetadataError('redirect_uris: give at least one redirect URI');
-  if (uris.length > MAX_REDIRECT_URIS) throw new InvalidClientMetadataError(`redirect_uris: at most ${MAX_REDIRECT_URIS}`);
-  for (const uri of uris) {
-    const problem = redirectUriProblem(uri);
-    if (problem) throw new InvalidClientMetadataError(`redirect_uris: ${uri}: ${problem}`);
-  }
-  return uris;
-}
-
-function checkedGrantTypes(types: string[] | undefined): string[] {
-  const unsupported = (types ?? []).filter((t) => !GRANT_TYPES.includes(t));
-  if (unsupported.length) throw new InvalidClientMetadataError(`grant_types: ${unsupported.join(', ')} not supported; use ${GRANT_TYPES.join(' and ')}`);
-  return GRANT_TYPES;
-}
-
-function checkedScope(scope: string | undefined): string {
-  if (!scope?.trim()) return ALL_SCOPES.join(' ');
-  const asked = scope.trim().split(/\s+/);
-  const unknown = asked.filter((s) => !isScope(s));
-  if (unknown.length) throw new InvalidClientMetadataError(`scope: unknown scope ${unknown.join(', ')}; this server has ${ALL_SCOPES.join(', ')}`);
-  return [...new Set(asked)].join(' ');
 }

@@ -33,6 +33,8 @@ export interface ConsentView {
   scopes: string[];
   requestId: string;
   redirectUri: string;
+  /** No admin has allowed this client to this redirect URI before: the page says so. */
+  firstTime?: boolean;
   /** Shown above the form: why the last answer was refused. */
   error?: string;
   status?: number;
@@ -77,6 +79,7 @@ export function consentHtml(view: ConsentView): string {
 <dt>Client id</dt><dd>${esc(view.client.client_id)}</dd>
 <dt>Sends you back to</dt><dd>${esc(view.redirectUri)}</dd>
 </dl>
+${view.firstTime ? `<p id="first-time" class="alert">No admin has allowed this client to use this address before. Allow only if you started this sign-in yourself, from the client named above.</p>` : ''}
 <p>It asks to:</p>
 <ul id="scopes">
 ${scopes.map((s) => `<li><strong>${s}</strong>: ${esc(SCOPES[s])}</li>`).join('\n')}

@@ -1,14 +1,17 @@
 /**
  * The admin's answer to a consent page. Allow with the right admin token issues a one-use code and
- * sends the browser back to the client; Deny sends it back with error=access_denied; a wrong token
- * issues nothing, counts against the address like a wrong token on the admin API, and shows the page
- * again. Past the throttle every answer waits, the right token too.
+ * sends the browser back to the client (which confirms its redirect URI); Deny sends it back with
+ * error=access_denied when that redirect URI is trusted, and otherwise says so on a page: Deny needs no
+ * token, so it must not turn this origin into a redirector to an address nobody vouched for (RFC 9700
+ * 4.11.2). A wrong token issues nothing, counts against the address like a wrong token on the admin
+ * API, and shows the page again. Past the throttle every answer waits, the right token too.
  */
 import express, { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
 import type { AdminTokenCheck } from '../server/admin-auth.js';
 import type { McpOAuthStore } from '../store/mcp-oauth.js';
 import type { McpClients } from './clients-store.js';
+import { authorizationResponseUrl } from './authorization-response.js';
 import { CONSENT_PATH, renderConsent, renderMessage } from './consent-page.js';
 import { hashSecret, type McpOAuthProvider } from './oauth-provider.js';
 
@@ -58,7 +61,17 @@ async function answer({ store, clients, provider, tokenCheck }: ConsentRoutesOpt
 
   if (decision === 'deny') {
     if (!(await store.takeRequest(requestHash))) return expired(res);
-    res.redirect(302, redirectWith(pending.redirectUri, { error: 'access_denied', error_description: 'the admin denied the request', state: pending.state }));
+    if (!(await provider.redirectTrusted(pending.clientId, pending.redirectUri))) {
+      renderMessage(
+        res,
+        200,
+        'Denied: nothing was allowed',
+        `The client was not sent the answer, because no admin has allowed a sign-in to ${pending.redirectUri.slice(0, 200)} yet. You can close this page.`,
+      );
+      return;
+    }
+    const back = { error: 'access_denied', error_description: 'the admin denied the request', state: pending.state };
+    res.redirect(302, authorizationResponseUrl(pending.redirectUri, provider.issuer, back));
     return;
   }
   if (!token || !tokenCheck.matches(address, token, 'mcp consent')) {
@@ -67,6 +80,7 @@ async function answer({ store, clients, provider, tokenCheck }: ConsentRoutesOpt
       scopes: pending.scope.split(' '),
       requestId,
       redirectUri: pending.redirectUri,
+      firstTime: !(await provider.redirectTrusted(pending.clientId, pending.redirectUri)),
       status: 401,
       error: token ? 'That is not the admin token; nothing was allowed. Enter the admin token of this crm-enrich service.' : 'Enter the admin token to allow, or choose Deny.',
     });
@@ -75,15 +89,9 @@ async function answer({ store, clients, provider, tokenCheck }: ConsentRoutesOpt
   const taken = await store.takeRequest(requestHash);
   if (!taken) return expired(res);
   const code = await provider.issueCode(taken);
-  res.redirect(302, redirectWith(taken.redirectUri, { code, state: taken.state }));
+  res.redirect(302, authorizationResponseUrl(taken.redirectUri, provider.issuer, { code, state: taken.state }));
 }
 
 function expired(res: Response): void {
   renderMessage(res, 400, 'This sign-in request has expired', 'It was answered already. Start the sign-in again from your assistant.');
-}
-
-function redirectWith(redirectUri: string, params: Record<string, string | null>): string {
-  const url = new URL(redirectUri);
-  for (const [k, v] of Object.entries(params)) if (v !== null) url.searchParams.set(k, v);
-  return url.href;
 }

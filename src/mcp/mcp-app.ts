@@ -8,6 +8,7 @@ import type { Config } from '../config.js';
 import type { AdminTokenCheck } from '../server/admin-auth.js';
 import type { AdminContext } from '../server/admin-context.js';
 import { authRoutes } from './auth-routes.js';
+import { ClientDocuments, type ClientDocumentsOptions } from './client-documents.js';
 import { McpClients } from './clients-store.js';
 import { consentRoutes } from './consent-routes.js';
 import { mcpRoutes } from './mcp-routes.js';
@@ -19,12 +20,15 @@ export interface McpAppOptions {
   config: Config;
   publicUrl: string;
   tokenCheck: AdminTokenCheck;
+  /** How Client ID Metadata Documents are fetched; only tests set it (a resolver and CA for a local server). */
+  clientDocuments?: ClientDocumentsOptions;
 }
 
-export function mcpApp({ service, config, publicUrl, tokenCheck }: McpAppOptions): Router {
+export function mcpApp({ service, config, publicUrl, tokenCheck, clientDocuments }: McpAppOptions): Router {
   const urls = mcpUrls(publicUrl);
   const store = service.store.mcpAuth;
-  const clients = new McpClients(store, { clientId: config.MCP_CLIENT_ID, redirectUris: config.MCP_CLIENT_REDIRECT_URIS });
+  const documents = new ClientDocuments(clientDocuments);
+  const clients = new McpClients(store, { clientId: config.MCP_CLIENT_ID, redirectUris: config.MCP_CLIENT_REDIRECT_URIS }, documents);
   const provider = new McpOAuthProvider(store, clients, urls, { accessSeconds: config.MCP_ACCESS_TOKEN_SECONDS, refreshDays: config.MCP_REFRESH_TOKEN_DAYS });
   const router = Router();
   router.use(authRoutes(provider, urls));

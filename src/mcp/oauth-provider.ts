@@ -11,6 +11,7 @@ import type { AuthorizationParams, OAuthServerProvider } from '@modelcontextprot
 import { InvalidGrantError, InvalidScopeError, InvalidTargetError, InvalidTokenError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { OAuthClientInformationFull, OAuthTokenRevocationRequest, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { redirectUriKey } from '../core/oauth-urls.js';
 import { logger } from '../logger.js';
 import type { McpOAuthStore } from '../store/mcp-oauth.js';
 import type { McpClients } from './clients-store.js';
@@ -42,6 +43,19 @@ export class McpOAuthProvider implements OAuthServerProvider {
     private readonly lifetimes: TokenLifetimes,
   ) {}
 
+  get issuer(): string {
+    return this.urls.issuer;
+  }
+
+  /**
+   * Whether errors and denials may go back to this redirect URI by an automatic redirect (RFC 9700
+   * 4.11.2): the operator configured it for the pre-registered client, or the admin allowed a sign-in
+   * to it before. Anything else was only claimed by whoever registered the client or wrote its document.
+   */
+  async redirectTrusted(clientId: string, redirectUri: string): Promise<boolean> {
+    return this.clientsStore.isPreRegistered(clientId) || this.store.redirectConfirmed(clientId, redirectUriKey(redirectUri));
+  }
+
   /** Stores the request and shows the consent page; the admin's answer goes to the consent route. */
   async authorize(client: OAuthClientInformationFull, params: AuthorizationParams, res: Response): Promise<void> {
     const scope = this.grantableScope(client, params.scopes);
@@ -58,11 +72,16 @@ export class McpOAuthProvider implements OAuthServerProvider {
       resource: this.urls.resource,
       expiresAt: new Date(Date.now() + CONSENT_TTL_MS),
     });
-    renderConsent(res, { client, scopes: scope.split(' '), requestId, redirectUri: params.redirectUri });
+    const firstTime = !(await this.redirectTrusted(client.client_id, params.redirectUri));
+    renderConsent(res, { client, scopes: scope.split(' '), requestId, redirectUri: params.redirectUri, firstTime });
   }
 
-  /** Issues the code once the admin has allowed the request (called by the consent route). */
+  /**
+   * Issues the code once the admin has allowed the request (called by the consent route); the admin
+   * has now vouched for its redirect URI.
+   */
   async issueCode(request: { clientId: string; redirectUri: string; scope: string; codeChallenge: string; resource: string }): Promise<string> {
+    await this.store.confirmRedirect(request.clientId, redirectUriKey(request.redirectUri));
     const code = newSecret('cec');
     await this.store.saveCode(hashSecret(code), { ...request, grantId: randomUUID(), expiresAt: new Date(Date.now() + CODE_TTL_MS) });
     return code;
@@ -100,7 +119,8 @@ export class McpOAuthProvider implements OAuthServerProvider {
   async verifyAccessToken(token: string): Promise<AuthInfo> {
     const row = await this.store.token(hashSecret(token), 'access');
     if (!row) throw new InvalidTokenError('the access token is unknown, expired or revoked');
-    const client = await this.clientsStore.getClient(row.clientId);
+    // The name is for the audit log only: a metadata document that cannot be fetched now must not fail the call.
+    const client = await this.clientsStore.getClient(row.clientId).catch(() => undefined);
     return {
       token,
       clientId: row.clientId,
@@ -132,6 +152,8 @@ export class McpOAuthProvider implements OAuthServerProvider {
   }
 
   private async issueTokens(clientId: string, grantId: string, scope: string, resource: string): Promise<OAuthTokens> {
+    // Only a token counts as use: one needs the admin's consent, so junk registrations cannot keep themselves alive.
+    await this.store.touchClient(clientId);
     const accessToken = newSecret('cea');
     const refreshToken = newSecret('cer');
     const now = Date.now();

@@ -28,6 +28,10 @@ export interface OAuthCodeRow {
 
 export type TokenKind = 'access' | 'refresh';
 
+/** A registered client never given a token is dropped after a day; one that was, after a month without a new one. */
+const NEVER_USED_CLIENT = '1 day';
+const UNUSED_CLIENT = '30 days';
+
 export interface OAuthTokenRow {
   kind: TokenKind;
   grantId: string;
@@ -58,6 +62,29 @@ export class McpOAuthStore {
     const { rows } = await this.db.query<{ metadata: Record<string, unknown> | string }>(`SELECT metadata FROM ${this.t('mcp_oauth_client')} WHERE client_id = $1`, [clientId]);
     const metadata = rows[0]?.metadata;
     return typeof metadata === 'string' ? (JSON.parse(metadata) as Record<string, unknown>) : metadata;
+  }
+
+  /** Notes that a registered client was used (a token issued to it), at most once an hour. */
+  async touchClient(clientId: string): Promise<void> {
+    await this.db.query(
+      `UPDATE ${this.t('mcp_oauth_client')} SET last_used_at = now()
+       WHERE client_id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 hour')`,
+      [clientId],
+    );
+  }
+
+  /** Remembers that the admin allowed a sign-in going back to this redirect URI (its key, see redirectUriKey). */
+  async confirmRedirect(clientId: string, redirectKey: string): Promise<void> {
+    await this.db.query(
+      `INSERT INTO ${this.t('mcp_oauth_redirect')} (client_id, redirect_key) VALUES ($1, $2)
+       ON CONFLICT (client_id, redirect_key) DO UPDATE SET confirmed_at = now()`,
+      [clientId, redirectKey],
+    );
+  }
+
+  async redirectConfirmed(clientId: string, redirectKey: string): Promise<boolean> {
+    const { rows } = await this.db.query(`SELECT 1 FROM ${this.t('mcp_oauth_redirect')} WHERE client_id = $1 AND redirect_key = $2`, [clientId, redirectKey]);
+    return rows.length > 0;
   }
 
   async saveRequest(idHash: string, row: OAuthRequestRow): Promise<void> {
@@ -164,9 +191,28 @@ export class McpOAuthStore {
     return rows[0]?.n ?? 0;
   }
 
-  /** Drops what can no longer be used: expired requests, codes and tokens (a day after expiry, so a replay is still recognised). */
+  /**
+   * Drops what can no longer be used: expired requests, codes and tokens (a day after expiry, so a
+   * replay is still recognised), and registered clients left unused (never signed in with for a day,
+   * or idle for a month) that hold no live token, with the redirect confirmations nobody uses any more.
+   */
   async prune(): Promise<number> {
-    let n = 0;
+    const liveToken = (alias: string) =>
+      `EXISTS (SELECT 1 FROM ${this.t('mcp_oauth_token')} k WHERE k.client_id = ${alias}.client_id AND k.expires_at > now())`;
+    const { rows: clients } = await this.db.query<{ n: number }>(
+      `WITH d AS (
+         DELETE FROM ${this.t('mcp_oauth_client')} c
+         WHERE ((c.last_used_at IS NULL AND c.created_at < now() - interval '${NEVER_USED_CLIENT}')
+                OR c.last_used_at < now() - interval '${UNUSED_CLIENT}')
+           AND NOT ${liveToken('c')}
+         RETURNING client_id
+       ), r AS (DELETE FROM ${this.t('mcp_oauth_redirect')} WHERE client_id IN (SELECT client_id FROM d))
+       SELECT count(*)::int AS n FROM d`,
+    );
+    await this.db.query(
+      `DELETE FROM ${this.t('mcp_oauth_redirect')} r WHERE r.confirmed_at < now() - interval '${UNUSED_CLIENT}' AND NOT ${liveToken('r')}`,
+    );
+    let n = clients[0]?.n ?? 0;
     for (const [table, grace] of [['mcp_oauth_request', '0'], ['mcp_oauth_code', '1 day'], ['mcp_oauth_token', '1 day']] as const) {
       const { rows } = await this.db.query<{ n: number }>(
         `WITH d AS (DELETE FROM ${this.t(table)} WHERE expires_at < now() - $1::interval RETURNING 1) SELECT count(*)::int AS n FROM d`,

@@ -3,7 +3,8 @@
  * for the developer-tool callback port 53612 and listens on another loopback port (any port must be
  * accepted), the admin reads who asks for what, a wrong token is refused on the page, Allow sends the
  * browser back to the loopback listener with a code (the page's CSP must let that redirect through)
- * and Deny with access_denied. The code then signs the SDK's client in and a tool answers.
+ * and Deny with access_denied once a sign-in to that address was allowed (before that, a page says the
+ * request was denied). The code then signs the SDK's client in and a tool answers.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,7 +14,7 @@ import { browserSkipReason, launchChromium } from '../browser/page-helpers.js';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, eventually } from '../e2e/stack.js';
 import { useStack } from '../e2e/use-stack.js';
-import { CALLBACK, connect, MemoryOAuthClient } from './oauth-helpers.js';
+import { CALLBACK, connect, MemoryOAuthClient, signIn } from './oauth-helpers.js';
 
 const skip = await browserSkipReason();
 if (skip) console.warn(`skipping MCP consent browser tests: ${skip}`);
@@ -79,6 +80,7 @@ describe.skipIf(skip)('MCP consent page in Chromium', () => {
     expect(scopes.map((s) => s.split(':')[0])).toEqual(['read', 'write']);
     expect(scopes[1]).toContain('enrich CRM records');
     await expect(page.getByText(callbackUrl)).toBeTruthy();
+    await expect(page.locator('#first-time').textContent()).resolves.toContain('No admin has allowed this client to use this address before');
 
     await page.getByLabel('Admin token').fill('not-the-admin-token');
     await page.getByRole('button', { name: 'Allow' }).click();
@@ -101,14 +103,27 @@ describe.skipIf(skip)('MCP consent page in Chromium', () => {
     await mcp.close();
   });
 
-  it('Deny sends the browser back with access_denied and no code, without asking for the token', async () => {
+  it('Deny shows a page to a client nobody allowed before, and sends a confirmed client back with access_denied and iss', async () => {
     const client = await startSignIn('Denied assistant');
     await page.goto(client.authorizationUrl!.href);
+    await page.getByRole('button', { name: 'Deny' }).click();
+    await page.getByRole('heading', { name: 'Denied: nothing was allowed' }).waitFor();
+    expect(page.url().startsWith(stack.running.url)).toBe(true);
+    expect(received).toEqual([]);
+
+    // Once the admin has allowed a sign-in to this redirect URI, a later Deny goes back to it.
+    const confirmed = new MemoryOAuthClient({ name: 'Confirmed assistant', redirectUrl: callbackUrl, registeredRedirects: [CALLBACK] });
+    await signIn(stack.running.url, { client: confirmed });
+    confirmed.saveTokens(undefined as never);
+    expect(await auth(confirmed, { serverUrl: `${stack.running.url}/mcp` })).toBe('REDIRECT');
+    await page.goto(confirmed.authorizationUrl!.href);
+    expect(await page.locator('#first-time').count()).toBe(0);
     await page.getByRole('button', { name: 'Deny' }).click();
     await page.waitForURL((u) => u.href.startsWith(callbackUrl));
     const back = await eventually(() => received[0], 5_000, 'the loopback listener to be called');
     expect(back.searchParams.get('error')).toBe('access_denied');
-    expect(back.searchParams.get('state')).toBe(client.expectedState);
+    expect(back.searchParams.get('state')).toBe(confirmed.expectedState);
+    expect(back.searchParams.get('iss')).toBe(stack.running.url);
     expect(back.searchParams.has('code')).toBe(false);
   });
 

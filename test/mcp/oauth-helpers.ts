@@ -22,9 +22,14 @@ export class MemoryOAuthClient implements OAuthClientProvider {
 
   readonly redirectUrl: string;
   readonly name: string;
+  /** Set, the SDK uses it as the client id when the server supports Client ID Metadata Documents. */
+  readonly clientMetadataUrl: string | undefined;
   private readonly registeredRedirects: string[];
 
-  constructor(options: { redirectUrl?: string; name?: string; preRegistered?: OAuthClientInformationMixed; registeredRedirects?: string[] } = {}) {
+  constructor(
+    options: { redirectUrl?: string; name?: string; preRegistered?: OAuthClientInformationMixed; registeredRedirects?: string[]; clientMetadataUrl?: string } = {},
+  ) {
+    this.clientMetadataUrl = options.clientMetadataUrl;
     this.redirectUrl = options.redirectUrl ?? CALLBACK;
     this.name = options.name ?? 'Test assistant';
     this.info = options.preRegistered;

@@ -2,7 +2,9 @@
  * The MCP authorization server from outside, with the SDK's own client against the whole stack:
  * discovery (401 challenge, RFC 9728 and RFC 8414 metadata), dynamic registration, PKCE, consent,
  * token, rotating refresh tokens with replay detection, revocation, and each refusal: no PKCE, a
- * wrong code verifier, a wrong admin token (throttled), Deny, a bad or foreign bearer token.
+ * wrong code verifier, a wrong admin token (throttled), Deny, a bad or foreign bearer token; the
+ * redirect URI allow-list and registration caps; error pages instead of redirects where the redirect
+ * URI is not trusted (RFC 9700 4.11.2), and `iss` on every answer that is redirected (RFC 9207).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { auth, discoverAuthorizationServerMetadata, exchangeAuthorization, refreshAuthorization } from '@modelcontextprotocol/sdk/client/auth.js';
@@ -38,6 +40,8 @@ describe.skipIf(skip)('MCP OAuth', () => {
       code_challenge_methods_supported: ['S256'],
       token_endpoint_auth_methods_supported: ['none'],
       grant_types_supported: ['authorization_code', 'refresh_token'],
+      authorization_response_iss_parameter_supported: true,
+      client_id_metadata_document_supported: true,
     });
   });
 
@@ -48,6 +52,7 @@ describe.skipIf(skip)('MCP OAuth', () => {
     expect('client_secret' in info && info.client_secret).toBeFalsy();
     const stored = await stack.running.service.store.mcpAuth.client(info.client_id);
     expect(stored).toMatchObject({ client_name: 'Test assistant', token_endpoint_auth_method: 'none' });
+    expect(await lastUsed(info.client_id)).not.toBeNull();
 
     const authUrl = client.authorizationUrl!;
     expect(authUrl.searchParams.get('code_challenge_method')).toBe('S256');
@@ -100,18 +105,60 @@ describe.skipIf(skip)('MCP OAuth', () => {
     expect(call.status).toBe(401);
   });
 
-  it('refuses an authorization request without PKCE S256, before any consent', async () => {
-    const client = new MemoryOAuthClient();
+  const badRequests: [string, (u: URL) => void, string][] = [
+    ['no PKCE challenge', (u) => u.searchParams.delete('code_challenge'), 'invalid_request'],
+    ['the plain method', (u) => u.searchParams.set('code_challenge_method', 'plain'), 'invalid_request'],
+    ['an unknown scope', (u) => u.searchParams.set('scope', 'read admin'), 'invalid_scope'],
+    ['another resource', (u) => u.searchParams.set('resource', 'https://other.example/mcp'), 'invalid_target'],
+  ];
+
+  it('shows the errors of a client whose redirect URI no admin has confirmed on a page, and never redirects there', async () => {
+    const client = new MemoryOAuthClient({ redirectUrl: 'https://evil.example/landing', name: 'Phisher' });
     await auth(client, { serverUrl: `${url()}/mcp` });
-    for (const change of [(u: URL) => u.searchParams.delete('code_challenge'), (u: URL) => u.searchParams.set('code_challenge_method', 'plain')]) {
+    for (const [, change, code] of badRequests) {
+      const bad = new URL(client.authorizationUrl!);
+      change(bad);
+      const res = await fetch(bad, { redirect: 'manual' });
+      expect(res.status).toBe(400);
+      expect(res.headers.get('location')).toBeNull();
+      expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+      const page = await res.text();
+      expect(page).toContain(code);
+      expect(page).toContain('no admin has allowed a sign-in to that address');
+    }
+  });
+
+  it('redirects the errors of a client whose redirect URI the admin confirmed, with iss and state', async () => {
+    const client = await signIn(url());
+    client.saveTokens(undefined as never);
+    expect(await auth(client, { serverUrl: `${url()}/mcp` })).toBe('REDIRECT');
+    for (const [, change, code] of badRequests) {
       const bad = new URL(client.authorizationUrl!);
       change(bad);
       const res = await fetch(bad, { redirect: 'manual' });
       expect(res.status).toBe(302);
       const back = new URL(res.headers.get('location')!);
       expect(`${back.origin}${back.pathname}`).toBe(CALLBACK);
-      expect(back.searchParams.get('error')).toBe('invalid_request');
+      expect(back.searchParams.get('error')).toBe(code);
+      expect(back.searchParams.get('iss')).toBe(url());
+      expect(back.searchParams.get('state')).toBe(client.expectedState);
       expect(back.searchParams.get('code')).toBeNull();
+    }
+  });
+
+  it('answers an unknown client or an unregistered redirect URI with an error page, never a redirect', async () => {
+    const client = new MemoryOAuthClient();
+    await auth(client, { serverUrl: `${url()}/mcp` });
+    const unknown = new URL(client.authorizationUrl!);
+    unknown.searchParams.set('client_id', '00000000-0000-4000-8000-000000000000');
+    const foreign = new URL(client.authorizationUrl!);
+    foreign.searchParams.set('redirect_uri', 'https://evil.example/landing');
+    for (const [request, text] of [[unknown, 'no client has this id'], [foreign, 'not one this client registered']] as const) {
+      const res = await fetch(request, { redirect: 'manual' });
+      expect(res.status).toBe(400);
+      expect(res.headers.get('location')).toBeNull();
+      expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(await res.text()).toContain(text);
     }
   });
 
@@ -121,6 +168,7 @@ describe.skipIf(skip)('MCP OAuth', () => {
     const answer = await answerConsent(client.authorizationUrl!, 'allow');
     const code = answer.location!.searchParams.get('code')!;
     expect(answer.location!.searchParams.get('state')).toBe(client.expectedState);
+    expect(answer.location!.searchParams.get('iss')).toBe(url());
     const metadata = await discoverAuthorizationServerMetadata(url());
     const exchange = (codeVerifier: string) =>
       exchangeAuthorization(url(), { metadata, clientInformation: client.clientInformation()!, authorizationCode: code, codeVerifier, redirectUri: CALLBACK, resource: new URL(`${url()}/mcp`) });
@@ -143,11 +191,23 @@ describe.skipIf(skip)('MCP OAuth', () => {
     expect(wrong.html).toContain('That is not the admin token');
     expect(await codeRows()).toBe(codesBefore);
 
+    // Deny needs no token, so it goes back only to a redirect URI an admin confirmed before.
     const denied = await answerConsent(client.authorizationUrl!, 'deny', undefined);
-    expect(denied.status).toBe(302);
-    expect(denied.location!.searchParams.get('error')).toBe('access_denied');
-    expect(denied.location!.searchParams.get('state')).toBe(client.expectedState);
-    expect(denied.location!.searchParams.get('code')).toBeNull();
+    expect(denied.status).toBe(200);
+    expect(denied.location).toBeUndefined();
+    expect(denied.html).toContain('Denied: nothing was allowed');
+    // Asking for consent is not use: only a token keeps a registration from expiring.
+    expect(await lastUsed(client.clientInformation()!.client_id)).toBeNull();
+
+    const confirmed = await signIn(url());
+    confirmed.saveTokens(undefined as never);
+    expect(await auth(confirmed, { serverUrl: `${url()}/mcp` })).toBe('REDIRECT');
+    const back = await answerConsent(confirmed.authorizationUrl!, 'deny', undefined);
+    expect(back.status).toBe(302);
+    expect(back.location!.searchParams.get('error')).toBe('access_denied');
+    expect(back.location!.searchParams.get('state')).toBe(confirmed.expectedState);
+    expect(back.location!.searchParams.get('iss')).toBe(url());
+    expect(back.location!.searchParams.get('code')).toBeNull();
   });
 
   it('accepts the pre-registered client on any loopback port, and refuses redirects it was not given', async () => {
@@ -161,29 +221,48 @@ describe.skipIf(skip)('MCP OAuth', () => {
     foreign.searchParams.set('redirect_uri', 'https://attacker.example/callback');
     const res = await fetch(foreign, { redirect: 'manual' });
     expect(res.status).toBe(400);
-    expect(await res.json()).toMatchObject({ error: 'invalid_request', error_description: 'Unregistered redirect_uri' });
+    expect(await res.text()).toContain('redirect_uri: not one this client registered');
+  });
+
+  it('refuses every redirect URI off the allow-list with invalid_redirect_uri, and stores none', async () => {
+    const before = await clientRows();
+    for (const uri of ['ms-msdt:/id PCWDiagnostic', 'search-ms:query=x', 'chrome://settings', 'view-source:https://a.example/',
+      'x-javascript:alert(1)', 'https://evil.example/cb#', 'http://attacker.example/cb']) {
+      const res = await register({ client_name: 'bad', redirect_uris: [uri], token_endpoint_auth_method: 'none' });
+      expect(res.status).toBe(400);
+      const body = (await res.json()) as { error: string; error_description: string };
+      expect(body.error).toBe('invalid_redirect_uri');
+      expect(body.error_description).toContain('redirect_uris');
+    }
+    const many = Array.from({ length: 11 }, (_, i) => `https://app.example.com/cb${i}`);
+    expect(((await (await register({ redirect_uris: many })).json()) as { error: string }).error).toBe('invalid_redirect_uri');
+    expect(await clientRows()).toBe(before);
+    const ok = await register({ client_name: 'Native', redirect_uris: ['https://evil.example/landing', 'com.example.app:/cb'] });
+    expect(ok.status).toBe(201);
+  });
+
+  it('refuses a 95 KB registration and an overlong name with a clear error, storing and echoing nothing', async () => {
+    const before = await clientRows();
+    const huge = await register({ client_name: 'x', redirect_uris: [CALLBACK], junk: 'j'.repeat(95 * 1024) });
+    expect(huge.status).toBe(413);
+    const hugeBody = await huge.text();
+    expect(hugeBody.length).toBeLessThan(500);
+    expect(JSON.parse(hugeBody)).toMatchObject({ error: 'invalid_client_metadata', error_description: expect.stringContaining('16 KB') });
+    const named = await register({ client_name: 'n'.repeat(101), redirect_uris: [CALLBACK] });
+    expect(named.status).toBe(400);
+    expect(await named.json()).toMatchObject({ error: 'invalid_client_metadata', error_description: 'client_name: at most 100 characters' });
+    expect(await clientRows()).toBe(before);
   });
 
   it('refuses to register a plain-http redirect off loopback, naming it', async () => {
-    const res = await fetch(`${url()}/register`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ client_name: 'bad', redirect_uris: ['http://attacker.example/cb'], token_endpoint_auth_method: 'none' }),
-    });
+    const res = await register({ client_name: 'bad', redirect_uris: ['http://attacker.example/cb'], token_endpoint_auth_method: 'none' });
     expect(res.status).toBe(400);
     const body = (await res.json()) as { error: string; error_description: string };
-    expect(body.error).toBe('invalid_client_metadata');
+    expect(body.error).toBe('invalid_redirect_uri');
     expect(body.error_description).toContain('http://attacker.example/cb');
   });
 
-  it('binds everything to <PUBLIC_URL>/mcp: another resource is refused at /authorize, and a token bound elsewhere at /mcp', async () => {
-    const client = new MemoryOAuthClient();
-    await auth(client, { serverUrl: `${url()}/mcp` });
-    const elsewhere = new URL(client.authorizationUrl!);
-    elsewhere.searchParams.set('resource', 'https://other.example/mcp');
-    const res = await fetch(elsewhere, { redirect: 'manual' });
-    expect(new URL(res.headers.get('location')!).searchParams.get('error')).toBe('invalid_target');
-
+  it('binds everything to <PUBLIC_URL>/mcp: a token bound elsewhere is refused at /mcp', async () => {
     const token = `cea_${randomBytes(32).toString('base64url')}`;
     await stack.running.service.store.mcpAuth.saveTokens([
       { tokenHash: createHash('sha256').update(token).digest('hex'), kind: 'access', grantId: 'g-elsewhere', clientId: 'crm-enrich-mcp', scope: 'read', resource: 'https://other.example/mcp', expiresAt: new Date(Date.now() + 60_000) },
@@ -212,6 +291,23 @@ describe.skipIf(skip)('MCP OAuth', () => {
     expect((await postConsent(url(), { request, decision: 'allow', admin_token: 'e2e-admin-token' })).status).toBe(429);
     expect((await stack.running.admin('GET', '/stats')).status).toBe(429);
   });
+
+  function register(body: Record<string, unknown>): Promise<Response> {
+    return fetch(`${url()}/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  }
+
+  async function lastUsed(clientId: string): Promise<Date | null> {
+    const { rows } = await stack.running.service.store.db.query<{ last_used_at: Date | null }>(
+      `SELECT last_used_at FROM "${stack.running.schema}".mcp_oauth_client WHERE client_id = $1`,
+      [clientId],
+    );
+    return rows[0]!.last_used_at;
+  }
+
+  async function clientRows(): Promise<number> {
+    const { rows } = await stack.running.service.store.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM "${stack.running.schema}".mcp_oauth_client`);
+    return rows[0]!.n;
+  }
 
   async function codeRows(): Promise<number> {
     const { rows } = await stack.running.service.store.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM "${stack.running.schema}".mcp_oauth_code`);
