@@ -2,20 +2,19 @@
  * The claiming half of a lane: how many jobs to take and when. Bulk work is claimed in full batches
  * once the records in hand run low, never past maxInFlight; work a person waits for is claimed at once
  * (highest priority first), into a little room above that, so a backlog cannot fill the heap however
- * many webhooks wake the lane. Claimed jobs go to `take`, which runs them on its own.
+ * many webhooks wake the lane. The lane reads the claimed batches from `batches()`.
  */
 import type { Priority } from '../core/limiter.js';
 import type { EnrichJob } from './jobs.js';
+import type { Ledger } from './ledger.js';
 
 /** A burst of new records arrives as several webhook deliveries within moments: one read serves them all. */
 const INTERACTIVE_LINGER_MS = 40;
 
 export interface ClaimLoopOptions {
   claim(limit: number): Promise<EnrichJob[]>;
-  /** Hands claimed jobs over; they are in flight from now on. */
-  take(jobs: EnrichJob[]): void;
-  /** Records in flight right now. */
-  inFlight(): number;
+  /** The lane's records in hand: its claim weight says how many more to take, its `room` when. */
+  ledger: Pick<Ledger, 'claimWeight' | 'on' | 'off'> & { queueDrained: boolean };
   limits: { lowWater: number; maxInFlight: number; interactiveRoom: number; batchSize: number };
   pollMs: number;
   onError(error: Error): void;
@@ -33,23 +32,16 @@ export function claimLimit(l: { inFlight: number; lowWater: number; maxInFlight:
 
 export class ClaimLoop {
   private running = false;
-  private loop: Promise<void> | undefined;
   private wakeUp: (() => void) | undefined;
   private interactiveWaiting = false;
+  private readonly onRoom = () => this.wake();
 
   constructor(private readonly options: ClaimLoopOptions) {}
 
-  start(): void {
-    if (this.running) return;
-    this.running = true;
-    this.loop = this.run();
-  }
-
-  /** Stops claiming; resolves once the loop has stopped (work already taken goes on). */
-  async stop(): Promise<void> {
+  /** Stops claiming; the batches' reader ends once the loop has stopped (work already taken goes on). */
+  stop(): void {
     this.running = false;
     this.wakeUp?.();
-    await this.loop;
   }
 
   /** New work was stored (or room was made); interactive work is claimed even when bulk work fills the lane. */
@@ -58,32 +50,47 @@ export class ClaimLoop {
     this.wakeUp?.();
   }
 
-  private async run(): Promise<void> {
-    const { pollMs, limits } = this.options;
-    while (this.running) {
-      try {
-        const limit = claimLimit({ ...limits, inFlight: this.options.inFlight(), interactiveWaiting: this.interactiveWaiting });
-        if (limit <= 0) {
-          this.interactiveWaiting = false;
-          await this.sleep(pollMs);
-          continue;
-        }
-        if (this.interactiveWaiting) await new Promise((r) => setTimeout(r, INTERACTIVE_LINGER_MS));
-        this.interactiveWaiting = false;
-        const jobs = await this.options.claim(limit);
-        if (jobs.length === 0) {
-          await this.sleep(pollMs);
-          continue;
-        }
-        this.options.take(jobs);
-      } catch (error) {
-        this.options.onError(error as Error);
-        await this.sleep(pollMs);
+  /** Claimed batches, as they are claimed, until `stop`. */
+  async *batches(): AsyncGenerator<EnrichJob[]> {
+    const { pollMs, limits, ledger } = this.options;
+    this.running = true;
+    ledger.on('room', this.onRoom);
+    try {
+      while (this.running) {
+        const jobs = await this.next(limits, pollMs);
+        if (jobs) yield jobs;
       }
+    } finally {
+      ledger.off('room', this.onRoom);
     }
   }
 
+  /** One turn: the jobs claimed, or undefined after sleeping (nothing to claim, no room, or an error). */
+  private async next(limits: ClaimLoopOptions['limits'], pollMs: number): Promise<EnrichJob[] | undefined> {
+    const { ledger } = this.options;
+    try {
+      const limit = claimLimit({ ...limits, inFlight: ledger.claimWeight(), interactiveWaiting: this.interactiveWaiting });
+      if (limit <= 0) {
+        this.interactiveWaiting = false;
+        await this.sleep(pollMs);
+        return undefined;
+      }
+      if (this.interactiveWaiting) await new Promise((r) => setTimeout(r, INTERACTIVE_LINGER_MS));
+      this.interactiveWaiting = false;
+      const jobs = await this.options.claim(limit);
+      // Fewer than asked for: the queue is drained, so no record still to come can add an employer.
+      ledger.queueDrained = jobs.length < limit;
+      if (jobs.length > 0) return jobs;
+      await this.sleep(pollMs);
+    } catch (error) {
+      this.options.onError(error as Error);
+      await this.sleep(pollMs);
+    }
+    return undefined;
+  }
+
   private sleep(ms: number): Promise<void> {
+    if (!this.running) return Promise.resolve();
     return new Promise((resolve) => {
       const timer = setTimeout(done, ms);
       function done() {

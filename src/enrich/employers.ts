@@ -321,7 +321,7 @@ export class EmployerResolver {
     const staleMs = this.options.staleClaimMs ?? 20_000;
     const out = new Map<string, EmployerResolution>();
     const enriched: string[] = [];
-    const planned = new Map((await this.plan(companies, priority)).map((p) => [p.company.domain, p]));
+    const planned = new Map((await this.plan(companies)).map((p) => [p.company.domain, p]));
     const deadline = Date.now() + (this.options.claimWaitMs ?? 30_000);
     let todo = companies.map((c) => c.domain);
     for (;;) {
@@ -368,11 +368,9 @@ export class EmployerResolver {
   }
 
   /** Each new company's enriched values, planned before its creation; bare where no planner is set. */
-  private plan(companies: (NewCompany & { market: Market })[], priority: Priority): Promise<PlannedCompany[]> {
+  private plan(companies: (NewCompany & { market: Market })[]): Promise<PlannedCompany[]> {
     const { planner } = this.options;
-    return Promise.all(
-      companies.map(({ market, ...company }) => (planner ? planner.plan(company, market, priority) : Promise.resolve({ company }))),
-    );
+    return Promise.all(companies.map(({ market, ...company }) => (planner ? planner.plan(company, market) : Promise.resolve({ company }))));
   }
 
   private async queueEnrichment(companies: { companyId: string; market: Market }[]): Promise<void> {

@@ -6,7 +6,6 @@
  * updates it a second time. Where the lookup fails, the company is created bare and enriched by a job.
  */
 import type { CrmConnector, NewCompany } from '../core/connector.js';
-import type { Priority } from '../core/limiter.js';
 import { logger } from '../logger.js';
 import type { CompiledMapping } from '../mapping/compile.js';
 import type { Market } from '../partner/schemas.js';
@@ -37,13 +36,17 @@ export interface NewCompanyPlannerOptions {
 export class NewCompanyPlanner {
   constructor(private readonly options: NewCompanyPlannerOptions) {}
 
-  async plan(company: NewCompany, market: Market, priority: Priority): Promise<PlannedCompany> {
+  /**
+   * The company's lookup is bulk work whoever's employer it is: a person waits for their own record, and
+   * a spent budget leaves the company to be created bare and enriched by a job once the budget allows.
+   */
+  async plan(company: NewCompany, market: Market): Promise<PlannedCompany> {
     const mapping = this.options.mapping();
     if (!mapping) return { company };
     const record = { id: '', properties: { domain: company.domain, name: company.name } };
     let plan: RecordPlan;
     try {
-      plan = await planRecord(record, mapping, this.options.lookups, undefined, priority, new Date(), market);
+      plan = await planRecord(record, mapping, this.options.lookups, undefined, 'bulk', new Date(), market);
     } catch (error) {
       log.warn({ connection: this.options.connector.connection, err: error }, 'a new company is created without its enrichment, which a job adds later');
       return { company };
