@@ -224,6 +224,8 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
       return planProvisioning(objectType, await readSchema(objectType, 'interactive'), wanted);
     },
 
+    accountId: () => options.orgId,
+
     webhook: createSalesforceWebhookHandler({ orgId: options.orgId, secret: options.webhookSecret, connection: connectionName }),
 
     stats: () => session.stats(),
