@@ -15,6 +15,7 @@ import { objectRoutes } from './routes-objects.js';
 import { schemaRoutes } from './routes-schema.js';
 import { errorBody, sendError, UNAUTHENTICATED_MESSAGE } from './wire-errors.js';
 import { WebhookSender, type WebhookStats } from './webhook-sender.js';
+import { workflowActions, type ActionExecution } from './workflow-actions.js';
 
 export interface HubspotSandboxOptions {
   port?: number;
@@ -23,6 +24,8 @@ export interface HubspotSandboxOptions {
   /** The app's client secret; webhooks are signed with it. */
   clientSecret?: string;
   webhookUrl?: string;
+  /** The app's public URL (the service): where workflow actions and card fetches go (workflow-actions.ts). */
+  appUrl?: string;
   tier?: SandboxTier;
   /** Length of the rolling rate window (HubSpot: 10 s); tests shorten it. */
   rateWindowMs?: number;
@@ -94,6 +97,10 @@ export interface HubspotSandbox {
   portalId: number;
   store: SandboxObjectStore;
   setWebhookUrl(url: string | undefined): void;
+  /** Where workflow actions and card fetches go: the service's public URL. */
+  setAppUrl(url: string | undefined): void;
+  /** Workflow action steps run so far, with how each completed. */
+  actionExecutions(): ActionExecution[];
   stats(): HubspotSandboxStats;
   resetStats(): void;
   /** Spends the day's allocation: the next call gets the DAILY 429. */
@@ -162,8 +169,11 @@ export async function startHubspotSandbox(options: HubspotSandboxOptions = {}): 
   let refuse429 = evenly(options.faults?.rate429);
   let refuse5xx = evenly(options.faults?.rate5xx);
 
+  const actions = workflowActions({ portalId, appId: SANDBOX_APP_ID, clientSecret: options.clientSecret ?? 'sandbox-client-secret', appUrl: options.appUrl });
+
   const app = express();
   app.disable('x-powered-by');
+  app.use(actions.controls);
   app.get('/__sandbox/stats', (_req, res) => {
     res.json({ ...stats, webhooks: sender.stats });
   });
@@ -233,6 +243,7 @@ export async function startHubspotSandbox(options: HubspotSandboxOptions = {}): 
     logWrite(req.params.objectType, req.params.id, (req.body as { properties?: unknown } | undefined)?.properties);
     next();
   });
+  app.use(actions.api);
   app.use(accountRoutes({ portalId, timeZone, usage: () => policy.usage() }));
   app.use(objectRoutes(store));
   app.use(schemaRoutes(store));
@@ -256,6 +267,8 @@ export async function startHubspotSandbox(options: HubspotSandboxOptions = {}): 
     portalId,
     store,
     setWebhookUrl: (url) => sender.setUrl(url),
+    setAppUrl: (url) => actions.setAppUrl(url),
+    actionExecutions: () => actions.executions(),
     stats: () => structuredClone({ ...stats, webhooks: sender.stats }),
     resetStats: () => {
       stats = freshStats();
