@@ -205,4 +205,29 @@ describe.skipIf(skip)('a workflow step that does not settle within the wait', ()
     }, 5_000, 'the callback row to be marked done');
     expect(row.lastError).toBeNull();
   });
+
+  it('sends a callback HubSpot refused again later, and completes the step', async () => {
+    quiet(stack);
+    const hubspot = stack.sandboxes.hubspot;
+    const id = knownContact(stack, 21);
+    // The connector tries a 5xx three times in a row (request-runner.ts); all three are refused.
+    hubspot.refuseCallbacks(3);
+    const before = hubspot.callbackAttempts();
+    const enrolled = await sandboxCall<Execution>(stack, 'POST', '/__sandbox/workflows/enroll', { objectType: 'contact', objectId: id });
+    expect(enrolled.body.state).toBe('blocked');
+    // The refusal is kept with the step, which stays to be sent again.
+    const refused = await eventually(async () => {
+      const r = await stack.running.service.store.workflowCallbacks.get(enrolled.body.callbackId);
+      return r && r.attempts > 0 ? r : undefined;
+    }, 20_000, 'the first callback to be refused');
+    expect(refused.completedAt).toBeNull();
+    expect(refused.lastError).toBeTruthy();
+    const done = await eventually(async () => {
+      const e = await sandboxCall<Execution>(stack, 'GET', `/__sandbox/workflows/executions/${enrolled.body.callbackId}`);
+      return e.body.state === 'completed' ? e.body : undefined;
+    }, 30_000, 'the step to be completed by the callback sent again');
+    expect(done.completedBy).toBe('callback');
+    expect(done.outputFields).toMatchObject({ outcome: 'enriched', matched: true });
+    expect(hubspot.callbackAttempts() - before).toBe(4);
+  });
 });

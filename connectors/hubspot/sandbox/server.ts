@@ -101,6 +101,10 @@ export interface HubspotSandbox {
   setAppUrl(url: string | undefined): void;
   /** Workflow action steps run so far, with how each completed. */
   actionExecutions(): ActionExecution[];
+  /** The next `n` workflow callbacks are refused with a 502 (a HubSpot outage). */
+  refuseCallbacks(n: number): void;
+  /** Workflow callbacks received, refused ones included. */
+  callbackAttempts(): number;
   stats(): HubspotSandboxStats;
   resetStats(): void;
   /** Spends the day's allocation: the next call gets the DAILY 429. */
@@ -269,6 +273,8 @@ export async function startHubspotSandbox(options: HubspotSandboxOptions = {}): 
     setWebhookUrl: (url) => sender.setUrl(url),
     setAppUrl: (url) => actions.setAppUrl(url),
     actionExecutions: () => actions.executions(),
+    refuseCallbacks: (n) => actions.refuseCallbacks(n),
+    callbackAttempts: () => actions.callbackAttempts(),
     stats: () => structuredClone({ ...stats, webhooks: sender.stats }),
     resetStats: () => {
       stats = freshStats();

@@ -40,6 +40,10 @@ export interface WorkflowActions {
   api: Router;
   setAppUrl(url: string | undefined): void;
   executions(): ActionExecution[];
+  /** The next `n` callback completions are refused with a 502, as during a HubSpot outage. */
+  refuseCallbacks(n: number): void;
+  /** Callback completions received, refused ones included. */
+  callbackAttempts(): number;
 }
 
 const OBJECT_TYPES: Record<string, 'CONTACT' | 'COMPANY' | undefined> = {
@@ -52,6 +56,8 @@ export function workflowActions(options: WorkflowActionOptions): WorkflowActions
   let secret = options.clientSecret;
   const executions = new Map<string, ActionExecution>();
   let next = 1;
+  let refuse = 0;
+  let attempts = 0;
 
   const actionTarget = () => actionUrl ?? (appUrl ? `${appUrl}/hubspot/actions/enrich` : undefined);
 
@@ -155,6 +161,11 @@ export function workflowActions(options: WorkflowActionOptions): WorkflowActions
 
   const api = Router();
   api.post('/automation/v4/actions/callbacks/:callbackId/complete', (req: Request, res: Response) => {
+    attempts++;
+    if (refuse > 0) {
+      refuse--;
+      return sendError(res, 502, 'INTERNAL_ERROR', 'Bad gateway; retry the request.');
+    }
     const execution = executions.get(String(req.params.callbackId));
     if (!execution) return sendError(res, 404, 'OBJECT_NOT_FOUND', `No blocked action execution with callback id ${String(req.params.callbackId)}.`);
     if (execution.state !== 'blocked') return sendError(res, 400, 'VALIDATION_ERROR', 'This action execution is not waiting for a callback.');
@@ -173,5 +184,9 @@ export function workflowActions(options: WorkflowActionOptions): WorkflowActions
       appUrl = url?.replace(/\/+$/, '');
     },
     executions: () => structuredClone([...executions.values()]),
+    refuseCallbacks: (n) => {
+      refuse = n;
+    },
+    callbackAttempts: () => attempts,
   };
 }
