@@ -55,9 +55,9 @@ export function hubspotActionRoutes(ctx: EntryPointContext, publicBase: string):
       res.json({ outputFields: actionOutputs({ outcome: 'skipped', fieldsWritten: 0, matched: false }) });
       return;
     }
-    const ticket = await requestEnrichment(deps, {
-      connection: connector.connection, objectType: mapped.objectType, recordId: object.objectId, trigger: 'workflow', dedupKey: `hubspot:workflow:${callbackId}`,
-    });
+    // No dedup key on purpose: a step HubSpot sends again (our answer was late) gets a job of its own to
+    // wait on; one keyed to the first would have nothing new to wait for if the first had settled already.
+    const ticket = await requestEnrichment(deps, { connection: connector.connection, objectType: mapped.objectType, recordId: object.objectId, trigger: 'workflow' });
     const result = await waitForOutcome(deps, ticket, ctx.config.HUBSPOT_ACTION_WAIT_MS);
     if (result !== 'pending') {
       res.json({ outputFields: actionOutputs(result) });

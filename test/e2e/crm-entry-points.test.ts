@@ -113,6 +113,15 @@ describe.skipIf(skip)('CRM entry points, answered within the wait', () => {
     expect(enrolled.body.outputFields).toEqual({ outcome: 'no_match', fields_written: 0, matched: false });
   });
 
+  it('answers skipped for a record HubSpot does not have, and for an object with no mapping', async () => {
+    quiet(stack);
+    const gone = await sandboxCall<Execution>(stack, 'POST', '/__sandbox/workflows/enroll', { objectType: 'contact', objectId: '88888888' });
+    expect(gone.body.outputFields).toEqual({ outcome: 'skipped', fields_written: 0, matched: false });
+    const deal = await signedAction(stack, { callbackId: 'cb-deal', origin: { portalId: stack.sandboxes.hubspot.portalId }, object: { objectId: 5, objectType: 'DEAL' } });
+    expect(deal.status).toBe(200);
+    expect(deal.body.outputFields).toEqual({ outcome: 'skipped', fields_written: 0, matched: false });
+  });
+
   it('serves the record card to signed fetches of the connected portal only', async () => {
     quiet(stack);
     const id = knownContact(stack, 3);
