@@ -7,8 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { signV3 } from '../../connectors/hubspot/signature.js';
 import { CardData } from '../../src/server/crm-card-model.js';
 import { serverUnavailable } from '../support/db.js';
-import { schemaQuery } from './probes.js';
-import { eventually, partnerPeople, SALESFORCE_SECRET, HUBSPOT_SECRET } from './stack.js';
+import { dropSchema, schemaQuery } from './probes.js';
+import { eventually, partnerPeople, SALESFORCE_SECRET, HUBSPOT_SECRET, startSandboxes, startService } from './stack.js';
 import { useStack, type Stack } from './use-stack.js';
 
 const skip = await serverUnavailable();
@@ -238,5 +238,40 @@ describe.skipIf(skip)('a workflow step that does not settle within the wait', ()
     expect(done.completedBy).toBe('callback');
     expect(done.outputFields).toMatchObject({ outcome: 'enriched', matched: true });
     expect(hubspot.callbackAttempts() - before).toBe(4);
+  });
+});
+
+describe.skipIf(skip)('a blocked workflow step across a restart', () => {
+  it('is completed by the next instance when the one that answered BLOCK stops first', async () => {
+    const sandboxes = await startSandboxes();
+    const env = { HUBSPOT_ACTION_WAIT_MS: '0', HUBSPOT_CREATE_COMPANIES: 'false' };
+    let first = await startService(sandboxes, { env });
+    const schema = first.schema;
+    try {
+      sandboxes.hubspot.setWebhookUrl(undefined);
+      sandboxes.hubspot.setAppUrl(first.url);
+      const person = partnerPeople(sandboxes, 1, 30)[0]!;
+      const id = sandboxes.hubspot.createContact({ email: person.workEmail! }).id;
+      const enroll = await fetch(`${sandboxes.hubspot.url}/__sandbox/workflows/enroll`, {
+        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ objectType: 'contact', objectId: id }),
+      });
+      const step = (await enroll.json()) as Execution;
+      expect(step.state).toBe('blocked');
+      // Stopped at once: its callback sender stops before its lanes finish the run, so it sends nothing.
+      await first.stop();
+      expect(sandboxes.hubspot.callbackAttempts()).toBe(0);
+
+      first = await startService(sandboxes, { env, schema });
+      const done = await eventually(async () => {
+        const e = sandboxes.hubspot.actionExecutions().find((x) => x.callbackId === step.callbackId);
+        return e?.state === 'completed' ? e : undefined;
+      }, 30_000, 'the next instance to complete the step');
+      expect(done.completedBy).toBe('callback');
+      expect(done.outputFields).toMatchObject({ outcome: 'enriched', matched: true });
+    } finally {
+      await first.stop().catch(() => undefined);
+      await sandboxes.close();
+      await dropSchema(schema);
+    }
   });
 });
