@@ -4,6 +4,7 @@
  * audit); the outcome is read back from the store, never from the lanes' memory: the audit rows of the
  * run that settled after the request, or the job's own state when it failed without a run.
  */
+import { randomUUID } from 'node:crypto';
 import type { Priority } from '../core/limiter.js';
 import { queueName, type JobReason } from './jobs.js';
 import type { AuditEntry, EnqueuePort } from './ports.js';
@@ -57,8 +58,6 @@ export interface OnDemandOutcome {
 
 export interface OnDemandRequest extends RecordKey {
   trigger: OnDemandTrigger;
-  /** Same key, same job: a CRM resending the same request (HubSpot's callback id) queues nothing more. */
-  dedupKey?: string;
 }
 
 /** Notes who asked in the audit trail and queues the record as interactive work. */
@@ -69,9 +68,13 @@ export async function requestEnrichment(deps: OnDemandDeps, request: OnDemandReq
   const actor = TRIGGER_ACTORS[trigger];
   await deps.note([{ ...key, outcome: 'requested', reason: `enrichment asked for by ${actor}`, actor }]);
   const priority: Priority = 'interactive';
-  const dedupKey = request.dedupKey ?? `${trigger}:${connection}:${objectType}:${recordId}:${Date.now()}:${Math.random().toString(36).slice(2)}`;
+  // Every request is a job of its own to wait on, never a duplicate of an earlier one.
+  const dedupKey = `${trigger}:${connection}:${objectType}:${recordId}:${randomUUID()}`;
   const result = await deps.enqueue.enqueue([
-    { queue: queueName(connection, objectType), dedupKey, priority, data: { connection, objectType, recordId, reason: trigger, receivedAt: new Date().toISOString() } },
+    {
+      queue: queueName(connection, objectType), dedupKey, priority,
+      data: { connection, objectType, recordId, reason: trigger, receivedAt: new Date().toISOString() },
+    },
   ]);
   deps.wake(connection, objectType, priority);
   return { ...key, sinceAuditId, jobId: result.ids?.[0] ?? null };
@@ -106,7 +109,10 @@ export async function waitForOutcome(deps: OnDemandDeps, ticket: Ticket, timeout
 }
 
 /** Queues the record and waits up to `timeoutMs` for its outcome; the ticket lets the caller look again later. */
-export async function enrichAndWait(deps: OnDemandDeps, request: OnDemandRequest & { timeoutMs: number }): Promise<{ ticket: Ticket; result: OnDemandOutcome | 'pending' }> {
+export async function enrichAndWait(
+  deps: OnDemandDeps,
+  request: OnDemandRequest & { timeoutMs: number },
+): Promise<{ ticket: Ticket; result: OnDemandOutcome | 'pending' }> {
   const ticket = await requestEnrichment(deps, request);
   return { ticket, result: await waitForOutcome(deps, ticket, request.timeoutMs) };
 }

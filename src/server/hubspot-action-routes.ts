@@ -7,7 +7,7 @@
  */
 import { Router } from 'express';
 import { z } from 'zod';
-import { requestEnrichment, waitForOutcome, type OnDemandOutcome } from '../enrich/on-demand.js';
+import { enrichAndWait, type OnDemandOutcome } from '../enrich/on-demand.js';
 import { mappedObject } from '../service/connectors.js';
 import { checkHubspotSignature, hubspotOf, jsonOf, onDemandDeps, rawBody, type EntryPointContext } from './entry-point-context.js';
 import { route } from './admin-request.js';
@@ -46,7 +46,8 @@ export function hubspotActionRoutes(ctx: EntryPointContext, publicBase: string):
     const connector = hubspotOf(ctx);
     const portal = connector.accountId?.();
     if (portal !== undefined && portal !== origin.portalId) {
-      throw new HttpError(403, 'wrong_portal', `origin.portalId: the request comes from another HubSpot portal than the connected one (${portal}); nothing was done.`, { field: 'origin.portalId' });
+      const message = `origin.portalId: the request comes from another HubSpot portal than the connected one (${portal}); nothing was done.`;
+      throw new HttpError(403, 'wrong_portal', message, { field: 'origin.portalId' });
     }
     const objectType = OBJECT_TYPES[object.objectType.toUpperCase()];
     const mapped = objectType ? mappedObject(ctx.connectors, ctx.mappings, { connection: connector.connection }, objectType) : undefined;
@@ -57,8 +58,10 @@ export function hubspotActionRoutes(ctx: EntryPointContext, publicBase: string):
     }
     // No dedup key on purpose: a step HubSpot sends again (our answer was late) gets a job of its own to
     // wait on; one keyed to the first would have nothing new to wait for if the first had settled already.
-    const ticket = await requestEnrichment(deps, { connection: connector.connection, objectType: mapped.objectType, recordId: object.objectId, trigger: 'workflow' });
-    const result = await waitForOutcome(deps, ticket, ctx.config.HUBSPOT_ACTION_WAIT_MS);
+    const { ticket, result } = await enrichAndWait(deps, {
+      connection: connector.connection, objectType: mapped.objectType, recordId: object.objectId, trigger: 'workflow',
+      timeoutMs: ctx.config.HUBSPOT_ACTION_WAIT_MS,
+    });
     if (result !== 'pending') {
       res.json({ outputFields: actionOutputs(result) });
       return;

@@ -37,13 +37,18 @@ export function hubspotCardRoutes(ctx: EntryPointContext, publicBase: string): R
     if (!portalId) throw new HttpError(400, 'invalid_request', 'portalId: required in the query (hubspot.fetch adds it)', { field: 'portalId' });
     if (connector.accountId?.() === undefined) await connector.prepare?.();
     const portal = connector.accountId?.();
-    if (portal === undefined) throw new HttpError(503, 'portal_unknown', 'The connected HubSpot portal is not known yet (its account details could not be read); try again shortly.');
+    if (portal === undefined) {
+      throw new HttpError(503, 'portal_unknown', 'The connected HubSpot portal is not known yet (its account details could not be read); try again shortly.');
+    }
     if (portal !== portalId) {
       throw new HttpError(403, 'wrong_portal', `portalId: the card is shown in another HubSpot portal than the connected one (${portal}).`, { field: 'portalId' });
     }
     const name = OBJECT_TYPES[String(req.params.objectType).toLowerCase()];
     const objectType = name && objectTypeIn(connector, name);
-    if (!objectType) throw new HttpError(404, 'not_found', `objectType: expected contact or company (or 0-1, 0-2), not "${String(req.params.objectType)}"`, { field: 'objectType' });
+    if (!objectType) {
+      const message = `objectType: expected contact or company (or 0-1, 0-2), not "${String(req.params.objectType)}"`;
+      throw new HttpError(404, 'not_found', message, { field: 'objectType' });
+    }
     const recordId = String(req.params.objectId);
     if (!/^\d{1,20}$/.test(recordId)) throw new HttpError(400, 'invalid_request', 'objectId: expected a HubSpot record id (digits)', { field: 'objectId' });
     return { connector, objectType, recordId };

@@ -8,7 +8,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { Router } from 'express';
 import { z } from 'zod';
 import { toId18 } from '../../connectors/salesforce/ids.js';
-import { requestEnrichment, waitForOutcome, type OnDemandOutcome } from '../enrich/on-demand.js';
+import { enrichAndWait, type OnDemandOutcome } from '../enrich/on-demand.js';
 import { mappedObject } from '../service/connectors.js';
 import { route } from './admin-request.js';
 import { jsonOf, onDemandDeps, rawBody, type EntryPointContext } from './entry-point-context.js';
@@ -17,7 +17,9 @@ import { HttpError } from './http-error.js';
 export const FLOW_ACTION_MAX_RECORDS = 200;
 
 const ActionRequest = z.object({
-  organizationId: z.string({ error: 'required: the org id ({!$Organization.Id})' }).regex(/^00D[a-zA-Z0-9]{12}(?:[a-zA-Z0-9]{3})?$/, 'expected a 15- or 18-character org id starting 00D'),
+  organizationId: z
+    .string({ error: 'required: the org id ({!$Organization.Id})' })
+    .regex(/^00D[a-zA-Z0-9]{12}(?:[a-zA-Z0-9]{3})?$/, 'expected a 15- or 18-character org id starting 00D'),
   records: z
     .array(z.object({
       type: z.enum(['Lead', 'Contact', 'Account'], { error: 'expected Lead, Contact or Account' }),
@@ -39,7 +41,8 @@ export function salesforceActionRoutes(ctx: EntryPointContext): Router {
     const given = req.get('x-crm-enrich-secret');
     // Compared as digests, so the time taken says nothing about the secret, whatever the lengths.
     if (given === undefined || !timingSafeEqual(digest(given), digest(secret))) {
-      throw new HttpError(401, 'invalid_secret', 'X-Crm-Enrich-Secret is missing or wrong; it must be the value of SALESFORCE_WEBHOOK_SECRET.', { field: 'X-Crm-Enrich-Secret' });
+      const message = 'X-Crm-Enrich-Secret is missing or wrong; it must be the value of SALESFORCE_WEBHOOK_SECRET.';
+      throw new HttpError(401, 'invalid_secret', message, { field: 'X-Crm-Enrich-Secret' });
     }
     const parsed = ActionRequest.safeParse(jsonOf(req));
     if (!parsed.success) {
@@ -58,8 +61,9 @@ export function salesforceActionRoutes(ctx: EntryPointContext): Router {
       const recordId = toId18(r.id)!;
       const mapped = mappedObject(ctx.connectors, ctx.mappings, { connection: connector.connection }, r.type);
       if (!mapped) return view(r.id, { outcome: 'skipped', fieldsWritten: 0, matched: false });
-      const ticket = await requestEnrichment(deps, { connection: connector.connection, objectType: mapped.objectType, recordId, trigger: 'flow' });
-      const result = await waitForOutcome(deps, ticket, Math.max(0, deadline - Date.now()));
+      const { result } = await enrichAndWait(deps, {
+        connection: connector.connection, objectType: mapped.objectType, recordId, trigger: 'flow', timeoutMs: Math.max(0, deadline - Date.now()),
+      });
       return result === 'pending' ? { id: r.id, outcome: 'pending', fieldsWritten: 0 } : view(r.id, result);
     }));
     res.json({ results });

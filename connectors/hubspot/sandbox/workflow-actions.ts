@@ -91,7 +91,9 @@ export function workflowActions(options: WorkflowActionOptions): WorkflowActions
     if (body.actionUrl !== undefined && (typeof body.actionUrl !== 'string' || !/^https?:\/\//.test(body.actionUrl))) {
       return sendError(res, 400, 'VALIDATION_ERROR', 'actionUrl: expected an http(s) URL');
     }
-    if (body.secret !== undefined && (typeof body.secret !== 'string' || body.secret.length === 0)) return sendError(res, 400, 'VALIDATION_ERROR', 'secret: expected a non-empty string');
+    if (body.secret !== undefined && (typeof body.secret !== 'string' || body.secret.length === 0)) {
+      return sendError(res, 400, 'VALIDATION_ERROR', 'secret: expected a non-empty string');
+    }
     if (typeof body.actionUrl === 'string') actionUrl = body.actionUrl;
     if (typeof body.secret === 'string') secret = body.secret;
     res.json({ actionUrl: actionTarget() ?? null });
@@ -142,9 +144,13 @@ export function workflowActions(options: WorkflowActionOptions): WorkflowActions
   // A card's hubspot.fetch: {"path": "/hubspot/card/contact/123", "method": "GET"|"POST", "body"?, "portalId"?, "userId"?}.
   controls.post('/__sandbox/cards/fetch', async (req: Request, res: Response) => {
     const body = (req.body ?? {}) as { path?: unknown; method?: unknown; body?: unknown; portalId?: unknown; userId?: unknown };
-    if (typeof body.path !== 'string' || !body.path.startsWith('/')) return sendError(res, 400, 'VALIDATION_ERROR', 'path: expected a path on the app, e.g. /hubspot/card/contact/123');
+    if (typeof body.path !== 'string' || !body.path.startsWith('/')) {
+      return sendError(res, 400, 'VALIDATION_ERROR', 'path: expected a path on the app, e.g. /hubspot/card/contact/123');
+    }
     const method = body.method === undefined ? 'GET' : String(body.method).toUpperCase();
-    if (!['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].includes(method)) return sendError(res, 400, 'VALIDATION_ERROR', 'method: expected GET, POST, PUT, PATCH or DELETE');
+    if (!['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].includes(method)) {
+      return sendError(res, 400, 'VALIDATION_ERROR', 'method: expected GET, POST, PUT, PATCH or DELETE');
+    }
     if (!appUrl) return sendError(res, 409, 'NOT_CONFIGURED', 'The sandbox does not know the app URL.');
     const url = new URL(appUrl + body.path);
     url.searchParams.set('userId', String(body.userId ?? 1));
@@ -170,7 +176,9 @@ export function workflowActions(options: WorkflowActionOptions): WorkflowActions
     if (!execution) return sendError(res, 404, 'OBJECT_NOT_FOUND', `No blocked action execution with callback id ${String(req.params.callbackId)}.`);
     if (execution.state !== 'blocked') return sendError(res, 400, 'VALIDATION_ERROR', 'This action execution is not waiting for a callback.');
     const outputFields = (req.body as { outputFields?: unknown } | undefined)?.outputFields;
-    if (!outputFields || typeof outputFields !== 'object' || Array.isArray(outputFields)) return sendError(res, 400, 'VALIDATION_ERROR', 'outputFields: required, an object');
+    if (!outputFields || typeof outputFields !== 'object' || Array.isArray(outputFields)) {
+      return sendError(res, 400, 'VALIDATION_ERROR', 'outputFields: required, an object');
+    }
     execution.outputFields = outputFields as Record<string, unknown>;
     execution.state = 'completed';
     execution.completedBy = 'callback';
