@@ -33,7 +33,7 @@ const digest = (s: string) => createHash('sha256').update(s).digest();
 
 export function salesforceActionRoutes(ctx: EntryPointContext): Router {
   const router = Router();
-  const deps = { ...onDemandDeps(ctx), pollMs: 300 };
+  const base = onDemandDeps(ctx);
 
   router.post('/salesforce/actions/enrich', rawBody, route(async (req, res) => {
     const secret = ctx.config.SALESFORCE_WEBHOOK_SECRET;
@@ -57,6 +57,8 @@ export function salesforceActionRoutes(ctx: EntryPointContext): Router {
       throw new HttpError(403, 'wrong_org', 'organizationId: not the connected Salesforce org (SALESFORCE_ORG_ID); nothing was done.', { field: 'organizationId' });
     }
     const deadline = Date.now() + ctx.config.SALESFORCE_ACTION_WAIT_MS;
+    // Each record is looked up on its own: with many records, looked at less often (200 records: every second).
+    const deps = { ...base, pollMs: Math.max(150, parsed.data.records.length * 5) };
     const results = await Promise.all(parsed.data.records.map(async (r) => {
       const recordId = toId18(r.id)!;
       const mapped = mappedObject(ctx.connectors, ctx.mappings, { connection: connector.connection }, r.type);
