@@ -77,6 +77,8 @@ export function entryPointErrors(error: unknown, req: Request, res: Response, _n
   if (error instanceof HttpError) return sendError(res, error.status, error.code, error.message, error.details);
   const status = (error as { status?: number }).status;
   if (status === 413) return sendError(res, 413, 'body_too_large', 'body: larger than 1 MB', { field: 'body' });
+  // The body parser's other refusals (an aborted or malformed upload) are the caller's to fix.
+  if (status !== undefined && status >= 400 && status < 500) return sendError(res, status, 'unreadable_body', 'body: could not be read', { field: 'body' });
   log.error({ err: error, path: req.path }, 'a CRM entry point failed');
   sendError(res, 500, 'internal', 'the request could not be handled; the service log has the error');
 }
