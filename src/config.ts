@@ -79,6 +79,11 @@ export const ConfigSchema = z.object({
   HUBSPOT_TIER: z.enum(['starter', 'pro', 'oauth']).default('starter'),
   /** Create a company for a person's employer when none has its domain (it must be known to the partner). */
   HUBSPOT_CREATE_COMPANIES: bool(true),
+  /**
+   * How long the workflow action waits for a record's run before answering BLOCK and completing the
+   * step later through HubSpot's callback; under HubSpot's time for a synchronous answer.
+   */
+  HUBSPOT_ACTION_WAIT_MS: int(4_000, 0, 20_000),
 
   SALESFORCE_LOGIN_URL: url('the Salesforce login URL, e.g. https://login.salesforce.com'),
   SALESFORCE_INSTANCE_URL: url('the Salesforce instance URL'),
@@ -98,6 +103,8 @@ export const ConfigSchema = z.object({
     .string()
     .regex(/^[A-Za-z][A-Za-z0-9_]{0,79}$/, 'expected a permission set API name such as Crm_Enrich_Integration')
     .default('Crm_Enrich_Integration'),
+  /** How long the flow action waits for its records' runs; those not settled by then answer `pending`. Under the Apex callout timeout. */
+  SALESFORCE_ACTION_WAIT_MS: int(8_000, 0, 110_000),
 
   PUBLIC_URL: url('the public base URL the CRMs call, e.g. https://enrich.example.com'),
   ADMIN_TOKEN: optionalString,

@@ -186,6 +186,17 @@ export function createHubspotConnector(options: HubspotConnectorOptions): CrmCon
       return `https://${account.uiDomain() ?? 'app.hubspot.com'}/contacts/${portal}/record/${typeId}/${recordId}`;
     },
 
+    accountId: () => {
+      const portal = account.portalId();
+      return portal === undefined ? undefined : String(portal);
+    },
+
+    async completeWorkflowAction(callbackId: string, outputFields: Record<string, string | number | boolean>): Promise<void> {
+      // POST /automation/v4/actions/callbacks/{callbackId}/complete; the SDK types the values as strings but sends them as given.
+      await runner.run('action_callback', 'interactive', async () =>
+        (await sdk()).automation.actions.callbacksApi.complete(callbackId, { outputFields: outputFields as Record<string, string> }),
+      );
+    },
 
     async readSchema(objectType: string): Promise<CrmProperty[]> {
       return hubspotPropertiesToCrm(await rawProperties(apiType(objectType)));

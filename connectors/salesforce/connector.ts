@@ -239,6 +239,8 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
       );
     },
 
+    accountId: () => options.orgId,
+
     webhook: createSalesforceWebhookHandler({ orgId: options.orgId, secret: options.webhookSecret, connection: connectionName }),
 
     stats: () => session.stats(),

@@ -323,6 +323,17 @@ export interface CrmConnector {
   /** Where a person opens the record in the CRM's own app; undefined while the account is not known yet. */
   recordUrl?(objectType: string, recordId: string): Promise<string | undefined>;
 
+  /**
+   * The connected account as the CRM names it in what it sends (HubSpot's portal id, Salesforce's org
+   * id); undefined while it is not known yet. Requests from any other account are refused.
+   */
+  accountId?(): string | undefined;
+  /**
+   * Completes a workflow step that answered "blocked" (HubSpot's custom workflow actions), with the
+   * values later steps branch on. Throws a CrmError when the CRM refuses or cannot be reached.
+   */
+  completeWorkflowAction?(callbackId: string, outputFields: Record<string, string | number | boolean>): Promise<void>;
+
   readonly webhook: WebhookHandler;
   stats(): ConnectorStats;
   close(): Promise<void>;

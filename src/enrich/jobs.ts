@@ -7,7 +7,11 @@ import type { RecordEvent } from '../core/connector.js';
 import type { Priority } from '../core/limiter.js';
 import { MARKETS } from '../partner/schemas.js';
 
-export const JOB_REASONS = ['created', 'changed', 'refresh', 'backfill', 'catchup', 'manual', 'company', 'privacy_deletion', 'merged', 'deleted', 'rejected'] as const;
+/** `workflow`, `card` and `flow`: asked for from inside the CRM (a HubSpot workflow step, the record card, a Salesforce flow). */
+export const JOB_REASONS = [
+  'created', 'changed', 'refresh', 'backfill', 'catchup', 'manual', 'company', 'privacy_deletion', 'merged', 'deleted', 'rejected',
+  'workflow', 'card', 'flow',
+] as const;
 export type JobReason = (typeof JOB_REASONS)[number];
 
 export const EnrichJobData = z.object({
@@ -51,9 +55,11 @@ export function queueName(connection: string, objectType: string): string {
   return `enrich.${connection}.${objectType}`.toLowerCase().replace(/[^a-z0-9_.-]/g, '_');
 }
 
-/** A record just created or re-identified is work a person is waiting for; everything else is bulk. */
+const INTERACTIVE_REASONS: ReadonlySet<JobReason> = new Set(['created', 'changed', 'manual', 'workflow', 'card', 'flow']);
+
+/** A record just created or re-identified, or asked for by a person or a workflow, is work someone waits for; everything else is bulk. */
 export function priorityOf(reason: JobReason): Priority {
-  return reason === 'created' || reason === 'changed' || reason === 'manual' ? 'interactive' : 'bulk';
+  return INTERACTIVE_REASONS.has(reason) ? 'interactive' : 'bulk';
 }
 
 export const EVENT_REASONS: Record<RecordEvent['kind'], JobReason> = {

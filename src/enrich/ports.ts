@@ -82,7 +82,7 @@ export interface NewJob {
 
 export interface EnqueuePort {
   /** Stores jobs in one round trip; a dedup key seen before adds nothing. */
-  enqueue(jobs: NewJob[]): Promise<{ inserted: number; duplicates: number }>;
+  enqueue(jobs: NewJob[]): Promise<{ inserted: number; duplicates: number; ids?: string[] }>;
 }
 
 export interface StaleCursor {

@@ -34,6 +34,8 @@ export interface AppOptions {
   /** Refreshes gauges (queue depth) just before /metrics answers. */
   beforeMetrics?: () => Promise<void>;
   admin?: express.Router;
+  /** What the CRMs call from inside themselves: workflow and flow actions, the record card (crm-entry-points.ts). */
+  entryPoints?: express.Router;
   /** The MCP server and its OAuth authorization server, mounted at the root (their paths are fixed by the specifications). */
   mcp?: express.Router;
   maxBodyBytes?: number;
@@ -89,6 +91,7 @@ export function createApp(options: AppOptions): RequestListener {
     res.type(options.metrics.registry.contentType).send(await options.metrics.registry.metrics());
   });
 
+  if (options.entryPoints) app.use(options.entryPoints);
   if (options.admin) {
     app.use('/admin/api', options.admin);
     app.use('/admin', adminPage());

@@ -5,6 +5,7 @@
  */
 import { Router } from 'express';
 import type { CrmConnector, CrmRecord } from '../core/connector.js';
+import { queueName } from '../enrich/jobs.js';
 import { connectorFor, mappedObject, objectTypeIn } from '../service/connectors.js';
 import type { AuditRow } from '../store/audit-log.js';
 import type { AdminContext } from './admin-context.js';
@@ -44,6 +45,11 @@ export interface AuditRun {
   actor: string | null;
   at: Date;
   rows: AuditRow[];
+  /**
+   * What started the job (created, changed, refresh, backfill, workflow, card, flow, ...), while the
+   * queue keeps it; null for a person's action and for jobs it no longer keeps.
+   */
+  trigger?: string | null;
 }
 
 /** Rows come newest first; a run is the rows of one job, or of one actor within the same second when there is no job. */
@@ -60,6 +66,13 @@ export function groupRuns(audit: AuditRow[]): AuditRun[] {
     } else runs.push({ jobId: row.jobId, actor: row.actor, at: row.at, rows: [row] });
   }
   return runs;
+}
+
+/** Each run with what started its job, read from the queue in one query. */
+async function withTriggers(service: AdminContext, key: { connection: string; objectType: string }, runs: AuditRun[]): Promise<AuditRun[]> {
+  const ids = [...new Set(runs.map((r) => r.jobId).filter((j): j is string => j !== null))];
+  const jobs = await service.store.queue.lookup(queueName(key.connection, key.objectType), ids);
+  return runs.map((r) => ({ ...r, trigger: (r.jobId && jobs.get(r.jobId)?.reason) || null }));
 }
 
 export function recordRoutes(service: AdminContext): Router {
@@ -111,7 +124,7 @@ export function recordRoutes(service: AdminContext): Router {
       company: companyId
         ? { id: companyId, reason: state?.companyReason ?? null, url: (companyType && (await connector?.recordUrl?.(companyType, companyId))) || null, objectType: companyType ?? null }
         : null,
-      runs: groupRuns(audit),
+      runs: await withTriggers(service, key, groupRuns(audit)),
       audit,
     });
   }));

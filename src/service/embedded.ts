@@ -102,7 +102,7 @@ export async function embeddedEnvironment(config: Config, options: { mappingsDir
       // the service checks, and nobody else knows it.
       const clientSecret = config.HUBSPOT_CLIENT_SECRET ?? keptSecret(config, 'hubspot-client-secret');
       env.hubspot = await onPort(offset(2), (p) =>
-        startHubspotSandbox({ port: p, accessToken: HUBSPOT_SANDBOX_TOKEN, clientSecret, webhookUrl: `${publicUrl}/webhooks/hubspot` }),
+        startHubspotSandbox({ port: p, accessToken: HUBSPOT_SANDBOX_TOKEN, clientSecret, webhookUrl: `${publicUrl}/webhooks/hubspot`, appUrl: publicUrl }),
       );
       closers.push(() => env.hubspot!.close());
       next.HUBSPOT_ACCESS_TOKEN = HUBSPOT_SANDBOX_TOKEN;

@@ -29,6 +29,9 @@ import type { StorePorts } from './store-ports.js';
 import type { StatsRecorder } from './stats-recorder.js';
 import { AdminTokenCheck } from '../server/admin-auth.js';
 import { mcpApp } from '../mcp/mcp-app.js';
+import { crmEntryPoints } from '../server/crm-entry-points.js';
+import { onDemandDeps } from '../server/entry-point-context.js';
+import { WorkflowCallbackSender } from './workflow-callback-sender.js';
 
 const log = logger('service');
 
@@ -45,6 +48,7 @@ export class Service {
   private discoveryTask: ScheduledTask | undefined;
   private mappingPoll: NodeJS.Timeout | undefined;
   private reaper: NodeJS.Timeout | undefined;
+  private callbackSender: WorkflowCallbackSender | undefined;
   private readonly crmCallsSeen = new Map<string, number>();
   readonly startedAt = new Date();
 
@@ -105,6 +109,7 @@ export class Service {
       pendingWrites: await this.store.pendingWrites.prune(1),
       cronClaims: await this.store.cron.prune(),
       mcpAuth: await this.store.mcpAuth.prune(),
+      workflowCallbacks: await this.store.workflowCallbacks.prune(30),
     };
     await this.store.counters.prune(400);
     // The charts show up to 30 days; a few more keep the oldest day whole.
@@ -155,6 +160,8 @@ export class Service {
     }, beat * 1000);
     this.reaper.unref();
     this.backfills.resumeAll();
+    this.callbackSender = new WorkflowCallbackSender({ callbacks: this.store.workflowCallbacks, deps: onDemandDeps(this), connectors: this.connectors });
+    this.callbackSender.start();
 
     // Bind first: HubSpot signs the URL it calls, so the app must know the port it is reached on.
     const server = createServer();
@@ -187,6 +194,7 @@ export class Service {
         },
       ],
       beforeMetrics: () => this.refreshGauges(),
+      entryPoints: crmEntryPoints(this, publicUrl),
       ...(tokenCheck ? { admin: adminRoutes(this, tokenCheck) } : {}),
       // Consent is given with the admin token: without one there is nobody to ask.
       ...(tokenCheck && this.config.MCP_ENABLED ? { mcp: mcpApp({ service: this, config: this.config, publicUrl, tokenCheck }) } : {}),
@@ -227,6 +235,7 @@ export class Service {
     const serverClosed = this.server ? new Promise<void>((resolve) => this.server!.close(() => resolve())) : Promise.resolve();
     this.server?.closeIdleConnections();
     await this.backfills.stop();
+    await this.callbackSender?.stop();
     const lanes = this.enricher.stop({ deadlineMs });
     // The lanes no longer claim; stopping the limiter now refuses every lookup still waiting for a
     // slot, and the lanes put those jobs back for the next instance.

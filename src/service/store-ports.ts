@@ -58,12 +58,14 @@ export function storePorts(store: Store): StorePorts {
         for (const job of jobs) byQueue.set(job.queue, [...(byQueue.get(job.queue) ?? []), job]);
         let inserted = 0;
         let duplicates = 0;
+        const ids: string[] = [];
         for (const [queue, list] of byQueue) {
           const result = await store.queue.enqueue(queue, list.map((j) => ({ data: j.data, dedupKey: j.dedupKey, priority: j.priority })));
           inserted += result.enqueued;
           duplicates += result.duplicates;
+          ids.push(...result.ids);
         }
-        return { inserted, duplicates };
+        return { inserted, duplicates, ids };
       },
     },
     state: {

@@ -194,4 +194,26 @@ export class JobTable {
       firstQueuedAt: r.created_on,
     }));
   }
+
+  /**
+   * Where some jobs of one queue stand and what started each (the job's `reason`), for the jobs pg-boss
+   * still keeps (a completed job for its retention time); a job it no longer has is left out.
+   */
+  async lookup(queue: string, ids: string[]): Promise<Map<string, JobStanding>> {
+    const uuids = ids.filter((id) => UUID.test(id));
+    if (uuids.length === 0) return new Map();
+    const { rows } = await this.db.query<{ id: string; state: string; reason: string | null }>(
+      `SELECT id::text AS id, state::text AS state, data->>'reason' AS reason FROM "${this.schema}".job WHERE name = $1 AND id = ANY($2::uuid[])`,
+      [queue, uuids],
+    );
+    return new Map(rows.map((r) => [r.id, { state: r.state as JobStanding['state'], reason: r.reason }]));
+  }
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A job's state as pg-boss names it, and the reason it was queued for. */
+export interface JobStanding {
+  state: 'created' | 'retry' | 'active' | 'completed' | 'cancelled' | 'failed';
+  reason: string | null;
 }

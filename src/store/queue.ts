@@ -13,7 +13,7 @@ import { logger } from '../logger.js';
 import type { Db } from './db.js';
 import { StoreError } from './errors.js';
 import { insertJobs, type NewJob } from './job-insert.js';
-import { JobTable } from './job-table.js';
+import { JobTable, type JobStanding } from './job-table.js';
 import { DEAD_LETTER_QUEUE, type ClaimedJob, type DeadLetter, type QueueCounts, type RecordRef, type RetryingJob } from './queue-types.js';
 
 export { DEAD_LETTER_QUEUE, type ClaimedJob, type DeadLetter, type QueueCounts, type RecordRef } from './queue-types.js';
@@ -315,6 +315,11 @@ export class JobQueue {
   /** Jobs that failed and wait for another attempt (see JobTable.retrying). */
   retrying<T extends RecordRef = RecordRef>(options: { limit?: number } = {}): Promise<RetryingJob<T>[]> {
     return this.table.retrying<T>(options);
+  }
+
+  /** Where these jobs of one queue stand and why they were queued (see JobTable.lookup). */
+  lookup(queue: string, ids: string[]): Promise<Map<string, JobStanding>> {
+    return this.table.lookup(queue, ids);
   }
 
   /** Puts dead-lettered jobs back on their queues with fresh attempts: the given ones, or all. */

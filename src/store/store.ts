@@ -29,6 +29,7 @@ import { PostgresRunCoordinator } from './run-coordinator.js';
 import { Settings } from './settings.js';
 import { StatSeries } from './stat-series.js';
 import { FieldCoverage } from './field-coverage.js';
+import { WorkflowCallbacks } from './workflow-callbacks.js';
 
 const log = logger('store');
 
@@ -77,6 +78,8 @@ export interface Store {
   readonly series: StatSeries;
   /** Share of worked-on records with each mapped property filled, before and after (from the audit trail). */
   readonly coverage: FieldCoverage;
+  /** Workflow steps (HubSpot custom actions) to complete through the CRM's callback once their run settles. */
+  readonly workflowCallbacks: WorkflowCallbacks;
   /** One record's state and newest audit rows, read from one snapshot: never a run's state without its rows. */
   recordView(key: RecordKey, limit: number): Promise<{ state: RecordState | undefined; audit: AuditRow[] }>;
   close(): Promise<void>;
@@ -160,6 +163,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     mcpAuth: new McpOAuthStore(db, schema),
     series: new StatSeries(db, schema),
     coverage: new FieldCoverage(db, schema),
+    workflowCallbacks: new WorkflowCallbacks(db, schema),
     recordView(key, limit) {
       return db.transaction(async (tx) => {
         await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');

@@ -81,6 +81,9 @@ describe.skipIf(skip)('admin page: records, retries and discovery', () => {
     await expect.poll(() => page.locator('#record-result h4').textContent()).toBe('History: 2 runs, newest first');
     const latest = (await page.locator('#record-result details.run summary').first().textContent())!;
     expect(latest).toMatch(/^Run 1: .* — 0 properties written; \S/);
+    // Each run says what started it: this one the page's button, the first the contact's creation.
+    expect(latest).toContain('started by "Enrich now" on this page');
+    expect(await page.locator('#record-result details.run summary').nth(1).textContent()).toContain('started by a new record (webhook)');
 
     // By name: every contact whose name holds the text, this one among them.
     await page.getByLabel('Id, e-mail or name').fill(String(contact.lastname));

@@ -40,7 +40,9 @@ describe('the embedded default', () => {
     const lines = banner.split('\n');
     const create = curl(lines[lines.findIndex((l) => l.startsWith('Create a contact')) + 1]!);
     const show = curl(lines[lines.findIndex((l) => l.includes('see its enriched properties')) + 1]!);
-    expect((await fetch(create.url, { method: 'POST', headers: create.headers, body: create.body })).status).toBe(201);
+    const created = await fetch(create.url, { method: 'POST', headers: create.headers, body: create.body });
+    expect(created.status).toBe(201);
+    const contactId = ((await created.json()) as { id: string }).id;
     // Search is what a user runs, so it answers as HubSpot's does: a change shows after a couple of
     // seconds, and more than 5 searches a second get a 429. Poll the way a person would, not 20 times a second.
     const enriched = await eventually(async () => {
@@ -53,6 +55,22 @@ describe('the embedded default', () => {
       return properties?.jobtitle && properties.crm_enrich_enriched_at ? properties : undefined;
     }, 15_000, 'the contact to show its enriched properties');
     expect(enriched.firstname).toBeTruthy();
+
+    // The HubSpot sandbox runs the app's workflow action and card against the service, signed with the
+    // secret the service checks: enrolling the contact completes its step (at once, or by callback).
+    const hubspotSandbox = /HubSpot sandbox: +(http:\/\/127\.0\.0\.1:\d+)/.exec(banner)![1]!;
+    const sandboxPost = async (path: string, body: unknown) =>
+      (await fetch(`${hubspotSandbox}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).json() as Promise<Record<string, unknown>>;
+    const step = await sandboxPost('/__sandbox/workflows/enroll', { objectType: 'contact', objectId: contactId });
+    expect(['completed', 'blocked']).toContain(step.state);
+    const done = await eventually(async () => {
+      const e = (await (await fetch(`${hubspotSandbox}/__sandbox/workflows/executions/${String(step.callbackId)}`)).json()) as Record<string, unknown>;
+      return e.state === 'completed' ? e : undefined;
+    }, 20_000, 'the workflow step to complete');
+    expect(done.outputFields).toMatchObject({ outcome: 'enriched', matched: true });
+    const card = await sandboxPost('/__sandbox/cards/fetch', { path: `/hubspot/card/contact/${contactId}` });
+    expect(card.status).toBe(200);
+    expect(card.body).toMatchObject({ state: 'enriched', lastRunTrigger: 'workflow' });
 
     // Nothing listens beyond loopback unless HOST says so: the demo's secrets stay on this machine.
     const outside = Object.values(networkInterfaces()).flat().find((i) => i && !i.internal && i.family === 'IPv4');

@@ -11,8 +11,8 @@ const tier = (value: string) => {
   return value;
 };
 
-const absoluteUrl = (value: string) => {
-  if (!URL.canParse(value)) throw new InvalidArgumentError(`--webhook-url expects an absolute URL, got '${value}'`);
+const absoluteUrl = (option: string) => (value: string) => {
+  if (!URL.canParse(value)) throw new InvalidArgumentError(`${option} expects an absolute URL, got '${value}'`);
   return value;
 };
 
@@ -41,12 +41,13 @@ export function registerHubspotSandboxCommand(parent: Command): void {
     .command('hubspot')
     .description('run a local HubSpot portal (CRM objects, properties, search, associations, signed webhooks) that @hubspot/api-client can talk to')
     .option('--port <n>', 'port to listen on (0 picks a free one)', whole('--port', 0), 0)
-    .option('--webhook-url <url>', 'where app webhooks are POSTed, e.g. http://127.0.0.1:3000/webhooks/hubspot', absoluteUrl)
+    .option('--webhook-url <url>', 'where app webhooks are POSTed, e.g. http://127.0.0.1:3000/webhooks/hubspot', absoluteUrl('--webhook-url'))
+    .option('--app-url <url>', "the app's public URL, where workflow actions and card fetches go, e.g. http://127.0.0.1:3000", absoluteUrl('--app-url'))
     .option('--client-secret <s>', 'the app client secret webhooks are signed with', 'sandbox-client-secret')
     .option('--access-token <t>', 'the private-app token the portal accepts', 'sandbox-token')
     .option('--tier <tier>', 'API limits: starter (100 per 10 s) or pro (190 per 10 s)', tier, 'starter')
     .option('--require <object:property,...>', "properties the portal requires, e.g. companies:founded_year: an app's create or update that leaves one empty is refused, as HubSpot does from API version 2026-09", parseRequired)
-    .action(async (opts: { port: number; webhookUrl?: string; clientSecret: string; accessToken: string; tier: 'starter' | 'pro'; require?: ReturnType<typeof parseRequired> }) => {
+    .action(async (opts: { port: number; webhookUrl?: string; appUrl?: string; clientSecret: string; accessToken: string; tier: 'starter' | 'pro'; require?: ReturnType<typeof parseRequired> }) => {
       const { startHubspotSandbox } = await import('./server.js');
       const sandbox = await startHubspotSandbox(opts);
       console.log(`hubspot sandbox listening on ${sandbox.url}`);

@@ -15,6 +15,7 @@ import { objectRoutes } from './routes-objects.js';
 import { schemaRoutes } from './routes-schema.js';
 import { errorBody, sendError, UNAUTHENTICATED_MESSAGE } from './wire-errors.js';
 import { WebhookSender, type WebhookStats } from './webhook-sender.js';
+import { workflowActions, type ActionExecution } from './workflow-actions.js';
 
 export interface HubspotSandboxOptions {
   port?: number;
@@ -23,6 +24,8 @@ export interface HubspotSandboxOptions {
   /** The app's client secret; webhooks are signed with it. */
   clientSecret?: string;
   webhookUrl?: string;
+  /** The app's public URL (the service): where workflow actions and card fetches go (workflow-actions.ts). */
+  appUrl?: string;
   tier?: SandboxTier;
   /** Length of the rolling rate window (HubSpot: 10 s); tests shorten it. */
   rateWindowMs?: number;
@@ -99,6 +102,14 @@ export interface HubspotSandbox {
   portalId: number;
   store: SandboxObjectStore;
   setWebhookUrl(url: string | undefined): void;
+  /** Where workflow actions and card fetches go: the service's public URL. */
+  setAppUrl(url: string | undefined): void;
+  /** Workflow action steps run so far, with how each completed. */
+  actionExecutions(): ActionExecution[];
+  /** The next `n` workflow callbacks are refused with a 502 (a HubSpot outage). */
+  refuseCallbacks(n: number): void;
+  /** Workflow callbacks received, refused ones included. */
+  callbackAttempts(): number;
   stats(): HubspotSandboxStats;
   resetStats(): void;
   /** Spends the day's allocation: the next call gets the DAILY 429. */
@@ -168,8 +179,11 @@ export async function startHubspotSandbox(options: HubspotSandboxOptions = {}): 
   let refuse429 = evenly(options.faults?.rate429);
   let refuse5xx = evenly(options.faults?.rate5xx);
 
+  const actions = workflowActions({ portalId, appId: SANDBOX_APP_ID, clientSecret: options.clientSecret ?? 'sandbox-client-secret', appUrl: options.appUrl });
+
   const app = express();
   app.disable('x-powered-by');
+  app.use(actions.controls);
   app.get('/__sandbox/stats', (_req, res) => {
     res.json({ ...stats, webhooks: sender.stats });
   });
@@ -239,6 +253,7 @@ export async function startHubspotSandbox(options: HubspotSandboxOptions = {}): 
     logWrite(req.params.objectType, req.params.id, (req.body as { properties?: unknown } | undefined)?.properties);
     next();
   });
+  app.use(actions.api);
   app.use(accountRoutes({ portalId, timeZone, usage: () => policy.usage() }));
   app.use(objectRoutes(store));
   app.use(schemaRoutes(store));
@@ -262,6 +277,10 @@ export async function startHubspotSandbox(options: HubspotSandboxOptions = {}): 
     portalId,
     store,
     setWebhookUrl: (url) => sender.setUrl(url),
+    setAppUrl: (url) => actions.setAppUrl(url),
+    actionExecutions: () => actions.executions(),
+    refuseCallbacks: (n) => actions.refuseCallbacks(n),
+    callbackAttempts: () => actions.callbackAttempts(),
     stats: () => structuredClone({ ...stats, webhooks: sender.stats }),
     resetStats: () => {
       stats = freshStats();

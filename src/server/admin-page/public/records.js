@@ -21,6 +21,14 @@ const OUTCOME_NAMES = {
   not_linked: 'Not linked',
   link_failed: 'Link failed',
 };
+/** What started a run's job, as the record view's `trigger` names it. */
+const TRIGGER_NAMES = {
+  created: 'a new record (webhook)', changed: 'a change (webhook)', refresh: 'the scheduled refresh', catchup: 'the catch-up sweep',
+  backfill: 'a backfill', manual: '"Enrich now" on this page', company: "a person's employer", merged: 'a merge', deleted: 'a deletion',
+  privacy_deletion: 'a privacy deletion', rejected: 'an unreadable delivery', workflow: 'a HubSpot workflow', card: 'the HubSpot record card',
+  flow: 'a Salesforce flow',
+};
+const triggerName = (trigger) => TRIGGER_NAMES[trigger] ?? trigger;
 const outcomeName = (outcome) => (outcome ? h('span', { class: `outcome ${outcome}`, title: outcome }, OUTCOME_NAMES[outcome] ?? outcome) : '');
 
 let selected;
@@ -63,6 +71,7 @@ function runView(run, index) {
   const summary = [
     `Run ${index + 1}: ${when(run.at)}`,
     run.actor ? `, by ${run.actor}` : '',
+    run.trigger ? `, started by ${triggerName(run.trigger)}` : '',
     ` — ${written} propert${written === 1 ? 'y' : 'ies'} written`,
     noted.length ? `; ${noted.map((r) => r.reason).filter(Boolean).join('; ')}` : '',
   ].join('');
