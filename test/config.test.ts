@@ -6,7 +6,7 @@ describe('loadConfig', () => {
     const config = loadConfig({});
     expect(config.PORT).toBe(3000);
     expect(config.HOST).toBe('127.0.0.1');
-    expect(config.CRM_ENRICH_HEARTBEAT_SECONDS).toBe(5);
+    expect(config.CRM_ENRICH_HEARTBEAT_SECONDS).toBe(1);
     expect(config.CRM_ENRICH_SHUTDOWN_SECONDS).toBe(10);
     expect(config.CRM_ENRICH_DATA_DIR).toBe('./.data');
     expect(config.DATABASE_URL).toBeUndefined();

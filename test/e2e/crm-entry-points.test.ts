@@ -150,9 +150,9 @@ describe.skipIf(skip)('CRM entry points, answered within the wait', () => {
     const unsigned = await fetch(`${stack.running.url}/hubspot/card/contact/${id}/enrich?portalId=${stack.sandboxes.hubspot.portalId}`, { method: 'POST' });
     expect(unsigned.status).toBe(401);
     expect(await auditRows(stack, id)).toBe(0);
-    const posted = await sandboxCall<{ status: number; body: { queued: boolean } }>(stack, 'POST', '/__sandbox/cards/fetch', { path: `/hubspot/card/contact/${id}/enrich`, method: 'POST' });
+    const posted = await sandboxCall<{ status: number; body: { state: string; runId: string | null } }>(stack, 'POST', '/__sandbox/cards/fetch', { path: `/hubspot/card/contact/${id}/enrich`, method: 'POST' });
     expect(posted.body.status).toBe(202);
-    expect(posted.body.body.queued).toBe(true);
+    expect(posted.body.body).toEqual({ state: 'pending', runId: expect.any(String) });
     const trigger = await eventually(async () => {
       const view = await stack.running.admin<RecordView>('GET', `/records/hubspot/contact/${id}`);
       return view.status === 200 ? (view.body.runs.find((r) => r.jobId)?.trigger ?? undefined) : undefined;
