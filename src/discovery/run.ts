@@ -170,7 +170,7 @@ export async function runDiscovery(
         lastEnrichedAt: now,
         nextRefreshAt: new Date(now.getTime() + options.refreshAfterDays * 86_400_000),
       });
-      people.push({ personId: candidate.personId, action: 'created', code: 'created', reason: `created by ${why}`, recordId: result.id });
+      people.push({ personId: candidate.personId, name: personName(input.l.person), action: 'created', code: 'created', reason: `created by ${why}`, recordId: result.id });
       progress.created++;
       step();
     }
@@ -237,4 +237,10 @@ async function linkWithCompany(target: DiscoveryTarget, links: { recordId: strin
 
 async function bulkBudgetLeft(options: DiscoveryOptions): Promise<boolean> {
   return (await options.counters.get(LOOKUPS_COUNTER)) < options.dailyBudget;
+}
+
+/** A person's name as the partner's profile gives it, for whoever reads what a run did. */
+function personName(person: Record<string, unknown>): string | null {
+  const name = [person.first_name, person.last_name].filter((part) => typeof part === 'string' && part).join(' ');
+  return name || null;
 }
