@@ -14,10 +14,14 @@ if (Number(process.versions.node.split('.')[0]) < MIN_MAJOR) {
   try {
     node = createRequire(import.meta.url).resolve('node/bin/node');
   } catch {
-    console.error(`crm-enrich needs Node ${MIN_MAJOR} or later, and this is Node ${process.versions.node}. Install Node ${MIN_MAJOR}, or in the repository run it through npm (npm run cli -- <command>), which brings it.`);
+    console.error(
+      `crm-enrich needs Node ${MIN_MAJOR} or later, and this is Node ${process.versions.node}. Install Node ${MIN_MAJOR}, ` +
+        'or in the repository run it through npm (npm run cli -- <command>), which brings it.',
+    );
     process.exit(1);
   }
-  const child = spawn(node, [...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit' });
+  const args = [...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)];
+  const child = spawn(node, args, { stdio: 'inherit' });
   // The service stops cleanly on a signal: pass SIGTERM and SIGHUP on; Ctrl-C's SIGINT already reaches
   // the whole process group, so it is only kept from ending this process before the service has stopped.
   process.on('SIGINT', () => {});

@@ -11,11 +11,16 @@ const NETWORK_CODES = new Set([
   'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED',
 ]);
 
-/** The system code of a network failure anywhere in the error's cause chain (`fetch failed` hides it there), with its host. */
+/**
+ * The system code of a network failure anywhere in the error's cause chain (`fetch failed` hides it
+ * there), with its host when the error names one.
+ */
 export function networkCause(error: unknown): string | undefined {
-  for (let e: unknown = error, depth = 0; e && typeof e === 'object' && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
-    const { code, hostname } = e as { code?: unknown; hostname?: unknown };
+  let e: unknown = error;
+  for (let depth = 0; e && typeof e === 'object' && depth < 5; depth++) {
+    const { code, hostname, cause } = e as { code?: unknown; hostname?: unknown; cause?: unknown };
     if (typeof code === 'string' && NETWORK_CODES.has(code)) return typeof hostname === 'string' ? `${code} ${hostname}` : code;
+    e = cause;
   }
   return undefined;
 }

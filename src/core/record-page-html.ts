@@ -17,8 +17,8 @@ export function recordPageHtml(crm: string, title: string, fields: Record<string
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escape(title)} - ${escape(crm)} sandbox</title>
-<style>body{font:15px/1.4 system-ui,sans-serif;margin:1rem;max-width:60rem}th{text-align:left;padding-right:1rem;font-weight:600}
-td{overflow-wrap:anywhere}</style></head>
+<style>body{font:15px/1.4 system-ui,sans-serif;margin:1rem;max-width:60rem}
+th{text-align:left;padding-right:1rem;font-weight:600}td{overflow-wrap:anywhere}</style></head>
 <body><p>${escape(crm)} sandbox: a stand-in for the record page of the real ${escape(crm)}.</p>
 <h1>${escape(title)}</h1>
 <table><caption>Fields with a value</caption>

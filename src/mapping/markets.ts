@@ -2,6 +2,7 @@
  * Country names and codes as people type them into a CRM, normalised to the partner's 13 markets; and
  * the market a record's own keys point to when its country is empty (a `.co.nz` address, an ABN).
  */
+import { websiteDomain } from '../core/domain.js';
 import { MARKETS, type Market } from '../partner/schemas.js';
 
 const NAMES: Record<string, Market> = {
@@ -56,7 +57,8 @@ export function toMarket(country: string | null | undefined): Market | undefined
 
 /** Country-code top-level domains of the markets (`.id` is Indonesia's, `.us` rarely used but the United States'). */
 const CC_TLDS: Record<string, Market> = {
-  au: 'AU', nz: 'NZ', sg: 'SG', my: 'MY', id: 'ID', ph: 'PH', hk: 'HK', jp: 'JP', vn: 'VN', kr: 'KR', th: 'TH', us: 'US', ca: 'CA',
+  au: 'AU', nz: 'NZ', sg: 'SG', my: 'MY', id: 'ID', ph: 'PH', hk: 'HK',
+  jp: 'JP', vn: 'VN', kr: 'KR', th: 'TH', us: 'US', ca: 'CA',
 };
 
 /**
@@ -77,8 +79,8 @@ export function marketOfDomain(domain: string): Market | undefined {
 export function marketOfKeys(keys: readonly { by: string; value: string }[]): Market | undefined {
   for (const key of keys) {
     if (key.by === 'abn') return 'AU';
-    const domain = key.by === 'work_email' ? key.value.split('@')[1] : key.by === 'fqdn' || key.by === 'website' ? key.value : undefined;
-    const market = domain ? marketOfDomain(domain.replace(/^[a-z]+:\/\//i, '').split('/')[0]!) : undefined;
+    const host = key.by === 'work_email' ? key.value.split('@')[1] : key.by === 'fqdn' || key.by === 'website' ? key.value : undefined;
+    const market = host ? marketOfDomain(websiteDomain(host)) : undefined;
     if (market) return market;
   }
   return undefined;

@@ -192,10 +192,12 @@ export async function startHubspotSandbox(options: HubspotSandboxOptions = {}): 
     const type = RECORD_PAGE_TYPES[req.params.typeId];
     const object = type && Number(req.params.portalId) === portalId ? store.get(type, req.params.id) : undefined;
     res.type('html');
-    if (!type || !object) return res.status(404).send(missingRecordHtml('HubSpot', `record ${req.params.typeId}/${req.params.id} in portal ${req.params.portalId}`));
-    const properties = Object.fromEntries(object.properties);
-    const title = type === 'companies' ? (properties.name ?? properties.domain) : [properties.firstname, properties.lastname].filter(Boolean).join(' ') || properties.email;
-    res.send(recordPageHtml('HubSpot', `${type === 'companies' ? 'Company' : 'Contact'} ${object.id}${title ? `: ${title}` : ''}`, properties));
+    const { portalId: portal, typeId, id } = req.params;
+    if (!type || !object) return res.status(404).send(missingRecordHtml('HubSpot', `record ${typeId}/${id} in portal ${portal}`));
+    const p = Object.fromEntries(object.properties);
+    const title = type === 'companies' ? (p.name ?? p.domain) : [p.firstname, p.lastname].filter(Boolean).join(' ') || p.email;
+    const kind = type === 'companies' ? 'Company' : 'Contact';
+    res.send(recordPageHtml('HubSpot', `${kind} ${object.id}${title ? `: ${title}` : ''}`, p));
   });
   app.use((req: Request, res: Response, next: NextFunction) => {
     const key = endpointKey(req);

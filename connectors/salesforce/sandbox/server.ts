@@ -126,10 +126,11 @@ export async function startSalesforceSandbox(options: SalesforceSandboxOptions =
   });
   // Lightning's record page, at the same path (a browser's page, so no access token).
   app.get('/lightning/r/:type/:id/view', (req, res) => {
-    const type = (SANDBOX_OBJECT_TYPES as readonly string[]).includes(req.params.type) ? (req.params.type as SandboxObjectType) : undefined;
+    const asked = req.params.type;
+    const type = (SANDBOX_OBJECT_TYPES as readonly string[]).includes(asked) ? (asked as SandboxObjectType) : undefined;
     const record = type ? org.get(type, req.params.id) : undefined;
     res.type('html');
-    if (!type || !record) return res.status(404).send(missingRecordHtml('Salesforce', `${req.params.type} with id ${req.params.id}`));
+    if (!type || !record) return res.status(404).send(missingRecordHtml('Salesforce', `${asked} with id ${req.params.id}`));
     const name = record.fields.Name ?? [record.fields.FirstName, record.fields.LastName].filter(Boolean).join(' ');
     res.send(recordPageHtml('Salesforce', `${type} ${record.fields.Id}${name ? `: ${name}` : ''}`, record.fields));
   });
