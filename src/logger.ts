@@ -1,4 +1,5 @@
 import { pino, type Logger } from 'pino';
+import { isExpectedFailure, networkMessage } from './core/network-failure.js';
 import { scrubValues } from './core/scrub.js';
 
 /**
@@ -18,18 +19,27 @@ function defaultLevel(): string {
   return process.env.VITEST ? 'silent' : 'info';
 }
 
+/**
+ * An error as a log line holds it. Its message and stack may quote what a CRM or the partner refused:
+ * values out, words kept. An expected failure (a service unreachable, an error that is retried) is
+ * what failed and the system's code, without a stack trace that would say nothing more.
+ */
+export function serializeError(error: unknown): Record<string, unknown> {
+  const serialized = pino.stdSerializers.err(error as Error) as unknown as Record<string, unknown>;
+  if (isExpectedFailure(error)) {
+    delete serialized.stack;
+    delete serialized.cause;
+    serialized.message = networkMessage(error);
+  }
+  for (const key of ['message', 'stack']) if (typeof serialized[key] === 'string') serialized[key] = scrubValues(serialized[key] as string);
+  return serialized;
+}
+
 export const rootLogger: Logger = pino({
   level: defaultLevel(),
   base: { service: 'crm-enrich' },
   redact: { paths: REDACT_PATHS, censor: '[Redacted]' },
-  // An error's message and stack may quote what a CRM or the partner refused: values out, words kept.
-  serializers: {
-    err: (error: unknown) => {
-      const serialized = pino.stdSerializers.err(error as Error) as unknown as Record<string, unknown>;
-      for (const key of ['message', 'stack']) if (typeof serialized[key] === 'string') serialized[key] = scrubValues(serialized[key] as string);
-      return serialized;
-    },
-  },
+  serializers: { err: serializeError },
   hooks: {
     // Free-text log messages (a warning carrying an error's message) get the same treatment.
     logMethod(args, method) {

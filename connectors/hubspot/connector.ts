@@ -113,6 +113,16 @@ export function createHubspotConnector(options: HubspotConnectorOptions): CrmCon
   }
 
   const calls: HubspotCalls = { runner, sdk, search, priorityFor };
+  /**
+   * The web app records are shown in: the portal's own (`uiDomain`) for HubSpot's API, and the base URL
+   * itself for anything else (a sandbox serves the record pages at the app's paths), so no link from a
+   * sandbox record leads to the real app.
+   */
+  const appUrl = (): string => {
+    const base = options.basePath?.replace(/\/+$/, '');
+    if (base && !/^https:\/\/api(-[a-z0-9]+)?\.hubapi\.com$/i.test(base)) return base;
+    return `https://${account.uiDomain() ?? 'app.hubspot.com'}`;
+  };
   const finder = hubspotRecordFinder({
     apiType,
     search: (type, body, priority) => search(type, body, priority) as never,
@@ -174,8 +184,14 @@ export function createHubspotConnector(options: HubspotConnectorOptions): CrmCon
     prepare: () => account.read(runner, sdk),
 
     async searchRecords(objectType: string, text: string, properties: string[], limit: number): Promise<CrmRecord[]> {
-      const res = await search(apiType(objectType), { query: text, properties, limit: Math.min(limit, SEARCH_PAGE_MAX) }, 'interactive');
-      return parseCrmAnswer('hubspot', HubspotObjects, res.results, 'search').map(toRecord);
+      const type = apiType(objectType);
+      const res = await search(type, { query: text, properties, limit: Math.min(limit, SEARCH_PAGE_MAX) }, 'interactive');
+      const found = parseCrmAnswer('hubspot', HubspotObjects, res.results, 'search').map(toRecord);
+      const groups = type === 'contacts' && found.length === 0 ? fullNameFilterGroups(text) : [];
+      if (groups.length === 0) return found;
+      // A full name ("Lucas Ryan") is no one property's value: look for it as first and last name, at each place it may split.
+      const byName = await search(type, { filterGroups: groups, properties, limit: Math.min(limit, SEARCH_PAGE_MAX) }, 'interactive');
+      return parseCrmAnswer('hubspot', HubspotObjects, byName.results, 'search').map(toRecord);
     },
 
     async recordUrl(objectType: string, recordId: string): Promise<string | undefined> {
@@ -183,7 +199,7 @@ export function createHubspotConnector(options: HubspotConnectorOptions): CrmCon
       if (portal === undefined || !/^\d+$/.test(recordId)) return undefined;
       // HubSpot's record pages: /contacts/{portal}/record/{objectTypeId}/{id}; 0-1 is contacts, 0-2 companies.
       const typeId = apiType(objectType) === 'companies' ? '0-2' : '0-1';
-      return `https://${account.uiDomain() ?? 'app.hubspot.com'}/contacts/${portal}/record/${typeId}/${recordId}`;
+      return `${appUrl()}/contacts/${portal}/record/${typeId}/${recordId}`;
     },
 
     accountId: () => {
@@ -239,4 +255,20 @@ export function createHubspotConnector(options: HubspotConnectorOptions): CrmCon
       await Promise.all(ownLimiters.map((l) => l.stop()));
     },
   };
+}
+
+/**
+ * Filter groups that find a contact by a full name: one group per place the words may split into
+ * `firstname` and `lastname` ("Jia Le Ong": "Jia" + "Le Ong", "Jia Le" + "Ong"), at most HubSpot's five
+ * groups. None for a single word or an e-mail address, which the text query finds by itself.
+ */
+export function fullNameFilterGroups(text: string): { filters: { propertyName: string; operator: 'EQ'; value: string }[] }[] {
+  const words = text.trim().split(/\s+/);
+  if (words.length < 2 || text.includes('@')) return [];
+  return words.slice(1, 6).map((_, i) => ({
+    filters: [
+      { propertyName: 'firstname', operator: 'EQ' as const, value: words.slice(0, i + 1).join(' ') },
+      { propertyName: 'lastname', operator: 'EQ' as const, value: words.slice(i + 1).join(' ') },
+    ],
+  }));
 }

@@ -4,6 +4,7 @@
  * and cannot tell a ten-secondly 429 (wait and go on) from a DAILY one (stop until the reset).
  */
 import { AppError } from '../../src/core/errors.js';
+import { networkMessage } from '../../src/core/network-failure.js';
 import { CrmError, type ConnectorStats } from '../../src/core/connector.js';
 import type { Priority, RateLimiter } from '../../src/core/limiter.js';
 import { logger } from '../../src/logger.js';
@@ -61,7 +62,7 @@ export class HubspotRequestRunner {
             await sleep(250 * 2 ** serverRetries);
             continue;
           }
-          throw new CrmError('hubspot', 'unavailable', `HubSpot could not be reached for ${operation}: ${(error as Error).message}. Check HUBSPOT_BASE_URL and the network.`, undefined, undefined, { operation });
+          throw new CrmError('hubspot', 'unavailable', `HubSpot could not be reached for ${operation}: ${networkMessage(error)}. Check HUBSPOT_BASE_URL and the network.`, undefined, undefined, { operation });
         }
         if (failure.status === 429 && isDailyLimit(failure)) {
           this.dailyBlockedUntil = Date.parse(nextDailyReset(this.now(), this.options.timeZone?.()));

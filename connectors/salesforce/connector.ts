@@ -197,11 +197,15 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
       checkObjectType(objectType);
       checkFieldNames(properties);
       // Without SOSL's index a LIKE on the name fields finds the same people; an exact e-mail or website is cheaper.
-      const term = text.trim();
+      const term = text.trim().replace(/\s+/g, ' ');
+      // A full name ("Lucas Ryan") also as first and last name, at each place it may split: a person's
+      // Name is compound, and a middle name or a salutation kept in it would hide the whole from LIKE.
+      const words = term.split(' ');
+      const splits = term.includes('@') ? [] : words.slice(1, 6).map((_, i) => `(FirstName = ${soqlString(words.slice(0, i + 1).join(' '))} AND LastName = ${soqlString(words.slice(i + 1).join(' '))})`);
       const where =
         objectType === 'Account'
           ? `Name LIKE ${likeContaining(term)} OR Website LIKE ${likeContaining(term)}`
-          : `Email = ${soqlString(term)} OR Name LIKE ${likeContaining(term)}`;
+          : [`Email = ${soqlString(term)}`, `Name LIKE ${likeContaining(term)}`, ...splits].join(' OR ');
       const soql = `SELECT ${selectFields(properties).join(', ')} FROM ${objectType} WHERE ${where} ORDER BY LastModifiedDate DESC LIMIT ${Math.max(1, Math.min(limit, MAX_PAGE))}`;
       return (await queryAll(soql, 'interactive')).map((r) => toRecord(r, properties));
     },

@@ -207,7 +207,7 @@ async function act(
         nextRefreshAt: new Date(now.getTime() + options.refreshAfterDays * 86_400_000),
       });
       records.take();
-      people.push({ personId: candidate.personId, action: 'created', code: 'created', reason: `created by ${why}`, recordId: result.id });
+      people.push({ personId: candidate.personId, name: personName(input.l.person), action: 'created', code: 'created', reason: `created by ${why}`, recordId: result.id });
       progress.created++;
       step();
     }
@@ -270,4 +270,10 @@ async function linkWithCompany(target: DiscoveryTarget, links: { recordId: strin
   if (!connector.linkToCompanies) return out;
   for (const r of await connector.linkToCompanies(target.person.objectType, links, { priority })) out.set(r.recordId, r);
   return out;
+}
+
+/** A person's name as the partner's profile gives it, for whoever reads what a run did. */
+function personName(person: Record<string, unknown>): string | null {
+  const name = [person.first_name, person.last_name].filter((part) => typeof part === 'string' && part).join(' ');
+  return name || null;
 }

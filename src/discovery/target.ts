@@ -3,6 +3,7 @@
  * enrichment filled in), the person object and mapping new people are written through, and which
  * candidates the CRM already holds, found by partner id and profile handle before any credit is spent.
  */
+import { domainOf } from '../core/domain.js';
 import { AppError } from '../core/errors.js';
 import type { CallOptions, CrmConnector, CrmRecord } from '../core/connector.js';
 import type { CompiledMapping } from '../mapping/index.js';
@@ -57,7 +58,8 @@ export async function resolveTarget(connectors: readonly CrmConnector[], mapping
   const nameProperty = NAME_PROPERTY[connector.kind] ?? 'name';
   const marketProperty = companyMapping.document.market.property;
   const properties = [...new Set([partnerIdProperty, nameProperty, ...(marketProperty ? [marketProperty] : [])])];
-  const [record] = await connector.readRecords(companyObject, [companyId], properties, options);
+  const recordId = await companyIdOf(connector, companyObject, companyId, options);
+  const [record] = await connector.readRecords(companyObject, [recordId], properties, options);
   if (!record) throw new DiscoveryError(404, 'company_not_found', `companyId: ${crm} has no ${companyObject} with id ${companyId}`, 'companyId');
   const partnerId = record.properties[partnerIdProperty];
   if (!partnerId) {
@@ -69,6 +71,19 @@ export async function resolveTarget(connectors: readonly CrmConnector[], mapping
     companyObject,
     person,
   };
+}
+
+/**
+ * The record id of the company asked for: the id itself, or, for a domain (`acme.example`, which no
+ * CRM id looks like), the oldest company with that domain, so a person can name a company as they know it.
+ */
+async function companyIdOf(connector: CrmConnector, companyObject: string, companyId: string, options: CallOptions): Promise<string> {
+  const domain = companyId.includes('.') ? domainOf(companyId) : undefined;
+  if (!domain) return companyId;
+  if (!connector.findCompaniesByDomain) throw new DiscoveryError(400, 'not_supported', `companyId: ${connector.kind} companies cannot be found by domain here; give the record id`, 'companyId');
+  const match = (await connector.findCompaniesByDomain([domain], options)).get(domain);
+  if (!match) throw new DiscoveryError(404, 'company_not_found', `companyId: ${connector.kind} has no ${companyObject} with the domain ${domain}`, 'companyId');
+  return match.id;
 }
 
 /** The properties discovery needs that the CRM lacks (the source tag); checked once they exist. */

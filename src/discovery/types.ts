@@ -58,6 +58,8 @@ export interface DiscoveryPreview {
 
 export interface DiscoveryOutcome {
   personId: string;
+  /** The person's name, once their profile was looked up (people created); absent otherwise. */
+  name?: string | null;
   action: 'created' | 'linked' | 'skipped';
   code: string;
   reason: string;

@@ -8,7 +8,7 @@ import { checkAgainstCrm } from './crm-check.js';
 import { DEFAULT_RULE, type LookupKind, type MappingDocument, type Rule } from './format.js';
 import { formatValue } from './format-value.js';
 import { resolveMatchValue } from './match-keys.js';
-import { toMarket } from './markets.js';
+import { marketOfKeys, toMarket } from './markets.js';
 import { MappingError, ProblemList } from './problems.js';
 import { compilePath } from './resolve-path.js';
 import { lookupSourcePath, type SourceKind } from './source-paths.js';
@@ -33,8 +33,10 @@ export interface CompiledMapping {
   readonly document: MappingDocument;
   /** Lookup identifiers in the order the mapping gives, normalised, empty ones left out. */
   matchKeys(record: CrmValues): MatchKey[];
-  /** The partner market for this CRM record. */
-  /** The record's market; `fallback` (e.g. the market of the person who led to a company) before the default. */
+  /**
+   * The record's market: its country property; else the country its match keys name (a `.co.nz` e-mail
+   * or website, an ABN); else `fallback` (e.g. the market of the person who led to a company); else the default.
+   */
   market(record: CrmValues, fallback?: Market): Market;
   /** Person mappings: how to find the person's company at the partner, when the record says. */
   companyKey(partner: Record<string, unknown>): { by: LookupKind; value: string } | undefined;
@@ -98,6 +100,16 @@ export function compileMapping(doc: MappingDocument, crmSchema?: readonly CrmPro
     ]),
   ];
 
+  function matchKeys(record: CrmValues): MatchKey[] {
+    const keys: MatchKey[] = [];
+    for (const rule of doc.match) {
+      const raw = Object.hasOwn(record, rule.property) ? record[rule.property] : undefined;
+      const value = resolveMatchValue(rule.by, raw);
+      if (value !== undefined && !keys.some((k) => k.by === rule.by && k.value === value)) keys.push({ by: rule.by, value, property: rule.property });
+    }
+    return keys;
+  }
+
   return {
     crm: doc.crm,
     ...(MAX_VALUE_LENGTH[doc.crm] ? { maxValueLength: MAX_VALUE_LENGTH[doc.crm] } : {}),
@@ -107,18 +119,12 @@ export function compileMapping(doc: MappingDocument, crmSchema?: readonly CrmPro
     rules,
     ...(stampProperty ? { stampProperty } : {}),
     propertiesToRead,
-    matchKeys(record) {
-      const keys: MatchKey[] = [];
-      for (const rule of doc.match) {
-        const raw = Object.hasOwn(record, rule.property) ? record[rule.property] : undefined;
-        const value = resolveMatchValue(rule.by, raw);
-        if (value !== undefined && !keys.some((k) => k.by === rule.by && k.value === value)) keys.push({ by: rule.by, value, property: rule.property });
-      }
-      return keys;
-    },
+    matchKeys,
     market(record, fallback) {
       const raw = doc.market.property && Object.hasOwn(record, doc.market.property) ? record[doc.market.property] : undefined;
-      return toMarket(raw) ?? fallback ?? doc.market.default;
+      // The CRM's country first; with none, what the record's own keys say (a .co.nz address) before the
+      // hint and the default, so a New Zealander is not asked for, and filed, as an Australian.
+      return toMarket(raw) ?? marketOfKeys(matchKeys(record)) ?? fallback ?? doc.market.default;
     },
     companyKey(partner) {
       if (!doc.company || !companyRead) return undefined;

@@ -30,7 +30,7 @@ export const PARTNER_RETRY_TABLE: Record<Situation, Rule> = {
   422: { code: 'invalid_filter_value', kind: 'permanent', retry: false, advice: (r) => `The partner API could not process the request: ${r}. Use codes from the filter options; it is not retried.` },
   429: { code: 'rate_limited', kind: 'transient', retry: true, advice: () => 'The partner API is limiting this key (429) and retries ran out. Lower the load or check that every instance shares REDIS_URL so the limiter holds the key\'s limit.' },
   '4xx': { code: 'request_refused', kind: 'permanent', retry: false, advice: (r) => `The partner API refused the request: ${r}.` },
-  '5xx': { code: 'server_error', kind: 'transient', retry: true, advice: (r) => `The partner API failed (${r}) and retries ran out. It will be tried again later.` },
+  '5xx': { code: 'server_error', kind: 'transient', retry: true, advice: (r) => `The partner API failed (${r}) and retries ran out. The job is tried again while it has attempts left; once parked in the dead letters, replay it from the admin page when the partner answers again.` },
   timeout: { code: 'timeout', kind: 'transient', retry: true, advice: (r) => `The partner API did not answer within ${r} and retries ran out. Raise PARTNER_TIMEOUT_MS if this keeps happening.` },
   connection: { code: 'connection_failed', kind: 'transient', retry: true, advice: (r) => `The partner API could not be reached (${r}). Check PARTNER_BASE_URL and the network.` },
 };

@@ -113,7 +113,8 @@ export function recordRoutes(service: AdminContext): Router {
 
   router.get('/records/:connection/:object/:id', route(async (req, res) => {
     const key = { connection: String(req.params.connection), objectType: String(req.params.object), recordId: String(req.params.id) };
-    const { state, audit } = await service.store.recordView(key, Math.min(Number(req.query.limit ?? 100) || 100, 1000));
+    const limit = Math.min(Number(req.query.limit ?? 100) || 100, 1000);
+    const { state, audit } = await service.store.recordView(key, limit);
     if (!state && audit.length === 0) throw new HttpError(404, 'not_found', `nothing is known about ${key.connection} ${key.objectType} ${key.recordId}`, { field: 'id' });
     const connector = connectorFor(service.connectors, { connection: key.connection });
     const companyType = connector?.companyObjectType;
@@ -125,6 +126,8 @@ export function recordRoutes(service: AdminContext): Router {
         ? { id: companyId, reason: state?.companyReason ?? null, url: (companyType && (await connector?.recordUrl?.(companyType, companyId))) || null, objectType: companyType ?? null }
         : null,
       runs: await withTriggers(service, key, groupRuns(audit)),
+      // At the limit, older runs may be left out: the page then cannot number runs from the first.
+      complete: audit.length < limit,
       audit,
     });
   }));

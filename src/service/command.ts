@@ -63,7 +63,7 @@ export function registerServiceCommands(program: Command): void {
     .command('discover')
     .description('find people at one company who fit a persona, and add them to the CRM (asks the running service)')
     .requiredOption('--crm <crm>', 'hubspot or salesforce')
-    .requiredOption('--company <id>', 'the CRM id of an enriched company (HubSpot company, Salesforce Account)')
+    .requiredOption('--company <id>', 'an enriched company (HubSpot company, Salesforce Account): its CRM id, or its domain')
     .option('--persona <name>', 'a saved persona')
     .option('--seniority <codes>', 'seniority codes (see GET /admin/api/filter-options); repeat or separate with commas', collectValues)
     .option('--department <codes>', 'department codes; repeat or separate with commas', collectValues)

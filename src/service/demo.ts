@@ -50,7 +50,8 @@ export function banner(env: EmbeddedEnvironment, serviceUrl: string, plan: DemoP
   if (env.partner) lines.push(`  partner sandbox:    ${env.partner.url}   (key sandbox-key)`);
   else lines.push(`  partner API:        ${env.config.PARTNER_BASE_URL}`);
   if (env.hubspot) lines.push(`  HubSpot sandbox:    ${env.hubspot.url}   (token sandbox-token: crm-enrich's app; sandbox-importer-token: another app, such as an import tool)`);
-  if (env.salesforce) lines.push(`  Salesforce sandbox: ${env.salesforce.url}   (client_id sandbox, client_secret sandbox)`);
+  // The OAuth values a client needs (the sandbox's login URL is its own), so the README's Salesforce example can be followed.
+  if (env.salesforce) lines.push(`  Salesforce sandbox: ${env.salesforce.url}   (OAuth client credentials: login URL ${env.salesforce.url}, client_id sandbox, client_secret sandbox)`);
   const email = plan.emails[0];
   if (env.hubspot && email) {
     const auth = `-H 'Authorization: Bearer sandbox-token' -H 'Content-Type: application/json'`;

@@ -74,6 +74,6 @@ export async function discover(options: DiscoverOptions, out: NodeJS.WritableStr
   }
   if (tty) out.write(`\r${bar(1, 1)}\n`);
   out.write(`discovery at ${result.company.name ?? result.company.id}: ${result.created} created, ${result.linked} linked, ${result.skipped} skipped, ${result.credits} credit(s) spent\n`);
-  for (const p of result.people.filter((p) => p.action !== 'skipped')) out.write(`  ${p.action} ${p.recordId}: ${p.reason}\n`);
+  for (const p of result.people.filter((p) => p.action !== 'skipped')) out.write(`  ${p.action} ${p.recordId}${p.name ? ` (${p.name})` : ''}: ${p.reason}\n`);
   if (result.stopped) out.write(`${result.stopped.message}\n`);
 }

@@ -107,6 +107,11 @@ describe.skipIf(skip)('admin page', () => {
 
   it('shows the 401 message for a wrong token and keeps asking for it', async () => {
     await page.goto(`${stack.running.url}/admin`);
+    // Says where the token is: nothing prints it at start-up.
+    const where = (await page.locator('#sign-in p').first().textContent())!;
+    expect(where).toContain('ADMIN_TOKEN');
+    expect(where).toContain('.data/admin-token');
+    expect(where).not.toContain('prints it');
     await page.getByLabel('Admin token').fill('not-the-token');
     await page.getByRole('button', { name: 'Sign in' }).click();
     const message = page.locator('#sign-in-message [role="alert"]');

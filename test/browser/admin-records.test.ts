@@ -64,10 +64,18 @@ describe.skipIf(skip)('admin page: records, retries and discovery', () => {
     expect(shown['Matched by']).toBeTruthy();
     const { body: view } = await stack.running.admin<{ state: { companyId: string | null } }>('GET', `/records/hubspot/contact/${id}`);
     const portal = stack.sandboxes.hubspot.portalId;
-    expect(await page.getByRole('link', { name: 'Open in HubSpot' }).getAttribute('href')).toBe(`https://app.hubspot.com/contacts/${portal}/record/0-1/${id}`);
+    // The sandbox's own record page at the app's path: nothing the page links to is the real app or a 404.
+    const link = page.getByRole('link', { name: 'Open in HubSpot' });
+    expect(await link.getAttribute('href')).toBe(`${stack.sandboxes.hubspot.url}/contacts/${portal}/record/0-1/${id}`);
+    const [opened] = await Promise.all([context.waitForEvent('page'), link.click()]);
+    await opened.waitForLoadState();
+    expect(await opened.locator('h1').textContent()).toBe(`Contact ${id}: ${contact.firstname} ${contact.lastname}`);
+    await opened.close();
     if (view.state.companyId) {
       expect(shown.Company).toContain(view.state.companyId);
-      expect(await page.locator('#record-result dd a').first().getAttribute('href')).toBe(`https://app.hubspot.com/contacts/${portal}/record/0-2/${view.state.companyId}`);
+      const companyUrl = `${stack.sandboxes.hubspot.url}/contacts/${portal}/record/0-2/${view.state.companyId}`;
+      expect(await page.locator('#record-result dd a').first().getAttribute('href')).toBe(companyUrl);
+      expect((await fetch(companyUrl)).status).toBe(200);
     }
     await expect.poll(() => page.locator('#record-result h4').textContent()).toBe('History: 1 run, newest first');
     const firstRun = await cellTexts(page, '#record-result details.run');
@@ -79,11 +87,13 @@ describe.skipIf(skip)('admin page: records, retries and discovery', () => {
     await settled(stack);
     await page.getByRole('button', { name: 'Search' }).click();
     await expect.poll(() => page.locator('#record-result h4').textContent()).toBe('History: 2 runs, newest first');
-    const latest = (await page.locator('#record-result details.run summary').first().textContent())!;
-    expect(latest).toMatch(/^Run 1: .* — 0 properties written; \S/);
+    // Runs are numbered from the oldest: the newest, shown first, has the highest number.
+    const summaries = await page.locator('#record-result details.run summary').allTextContents();
+    expect(summaries[0]).toMatch(/^Run 2 \(newest\): .* — 0 properties written; \S/);
+    expect(summaries[1]).toMatch(/^Run 1: .* — \d+ properties written/);
     // Each run says what started it: this one the page's button, the first the contact's creation.
-    expect(latest).toContain('started by "Enrich now" on this page');
-    expect(await page.locator('#record-result details.run summary').nth(1).textContent()).toContain('started by a new record (webhook)');
+    expect(summaries[0]).toContain('started by "Enrich now" on this page');
+    expect(summaries[1]).toContain('started by a new record (webhook)');
 
     // By name: every contact whose name holds the text, this one among them.
     await page.getByLabel('Id, e-mail or name').fill(String(contact.lastname));
@@ -91,6 +101,11 @@ describe.skipIf(skip)('admin page: records, retries and discovery', () => {
     await expect.poll(async () => (await cellTexts(page, '#record-results')).some((r) => r[2] === id)).toBe(true);
     const row = (await cellTexts(page, '#record-results')).find((r) => r[2] === id)!;
     expect(row.slice(0, 4)).toEqual([`${contact.firstname} ${contact.lastname}`, p!.workEmail!, id, 'Enriched']);
+
+    // By full name, as a person types it: first and last name together.
+    await page.getByLabel('Id, e-mail or name').fill(`${contact.firstname} ${contact.lastname}`);
+    await page.getByRole('button', { name: 'Search' }).click();
+    await expect.poll(async () => (await definitionTexts(page, '#record-result'))['Record id']).toBe(id);
 
     // Nothing found says so.
     await page.getByLabel('Id, e-mail or name').fill('nobody-by-this-name-xyz');
@@ -132,7 +147,11 @@ describe.skipIf(skip)('admin page: records, retries and discovery', () => {
     await page.locator('#discovery-preview table').waitFor();
     const { body: preview } = await running.admin<DiscoveryPreview>('POST', '/discovery/preview', { crm: 'hubspot', companyId: company.id, persona: 'Browser persona', limit: 3 });
     const rows = await cellTexts(page, '#discovery-preview');
-    expect(rows.map((r) => r[4])).toEqual(preview.candidates.map((c) => ({ create: 'Create', link: 'Link', skip: 'Skip' })[c.action]));
+    expect(rows.map((r) => r[5])).toEqual(preview.candidates.map((c) => ({ create: 'Create', link: 'Link', skip: 'Skip' })[c.action]));
+    // Who each is (the search gives a profile handle, no name) and the department the persona searched.
+    expect(rows.map((r) => r[0])).toEqual(preview.candidates.map((c) => c.profile ?? '(empty)'));
+    expect(rows.map((r) => r[3])).toEqual(preview.candidates.map(() => label));
+    expect(rows.map((r) => r[2])).toEqual(preview.candidates.map(() => 'Any (not in the persona)'));
     expect(preview.counts.create).toBeGreaterThan(0);
 
     const asked: string[] = [];
@@ -149,7 +168,13 @@ describe.skipIf(skip)('admin page: records, retries and discovery', () => {
     const outcomes = await cellTexts(page, '#discovery-run-result');
     const made = outcomes.filter((r) => r[1] === 'created');
     expect(made).toHaveLength(created);
-    for (const r of made) expect(sandboxes.hubspot.getContact(r[3]!)).toBeTruthy();
+    // The people created by name, as the CRM now has them, not the partner's ids.
+    for (const r of made) {
+      const created = sandboxes.hubspot.getContact(r[3]!);
+      expect(created).toBeTruthy();
+      expect(r[0]).toBe(`${created!.firstname} ${created!.lastname}`);
+      expect(r[0]).not.toMatch(/^pe_/);
+    }
     await settled(stack);
   });
   it('shows the jobs still being retried, with their attempts and error', async () => {

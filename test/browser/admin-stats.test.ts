@@ -106,7 +106,10 @@ describe.skipIf(skip)('admin page stats charts', () => {
 
   it('draws every chart with the numbers of the series API, which agree with what happened', async () => {
     await open();
-    const { body: api } = await stack.running.admin<Series>('GET', '/stats/series?range=24h');
+    // A service up for minutes opens on the last hour, where its data is more than a sliver at the edge.
+    await expect.poll(() => page.locator('#stats-charts').getAttribute('data-range')).toBe('1h');
+    expect(await page.getByLabel('Period').inputValue()).toBe('1h');
+    const { body: api } = await stack.running.admin<Series>('GET', '/stats/series?range=1h');
     const { body: now } = await stack.running.admin<{ jobsByOutcome: Record<string, number>; today: { partnerLookups: number }; crmCalls: Record<string, { calls: number }> }>('GET', '/stats');
     const figures = await drawn();
     expect(figures.map((f) => f.key).slice(0, CHARTS.length)).toEqual(CHARTS);
@@ -128,6 +131,7 @@ describe.skipIf(skip)('admin page stats charts', () => {
     expect(enrichRows).toHaveLength(api.steps.length);
     expect(enrichRows.map((r) => r.slice(1))).toEqual(api.steps.map((_, i) => [n(e.written[i]!), n(e.unchanged[i]!), n(e.no_match[i]!), n(e.failed[i]!)]));
     expect(chart('enrichments').label).toContain(`${n(total(e.written))} written`);
+    expect(chart('enrichments').caption).toBe('Enrichments by outcome, per minute');
 
     // Credits: today's bar is what the budget counted.
     const today = api.series.creditsPerDay.at(-1)!;
@@ -135,6 +139,11 @@ describe.skipIf(skip)('admin page stats charts', () => {
     expect(today.used).toBeGreaterThan(0);
     expect(chart('credits').datasets[0]!.data.at(-1)).toBe(today.used);
     expect((await rows('credits')).at(-1)).toEqual([today.day, n(today.used), n(today.budget), n(Math.max(0, today.budget - today.used))]);
+    // A few credits against a budget of thousands: the axis fits what was used and the budget is said in words.
+    expect(today.used * 4).toBeLessThan(today.budget);
+    expect(chart('credits').datasets.map((d) => d.label)).toEqual(['Credits used']);
+    expect(chart('credits').caption).toBe(`Partner credits per day (the budget, ${n(today.budget)} a day, is far above)`);
+    expect(chart('credits').label).toContain(`${n(today.used)} of a budget of ${n(today.budget)} used today`);
 
     // CRM calls: counted calls reach the chart, under a known limit.
     const hubspot = api.series.crmCalls.hubspot!;
@@ -163,6 +172,9 @@ describe.skipIf(skip)('admin page stats charts', () => {
     const samples = api.series.queue.depth.filter((d) => d !== null);
     expect(samples.length).toBeGreaterThan(0);
     expect(chart('queue').datasets[0]!.data).toEqual(api.series.queue.depth);
+    const waited = api.series.queue.oldestAgeSeconds.some((a) => a !== null);
+    expect(chart('queue').label).toMatch(waited ? /the oldest waiting job waited up to \d/ : /no job was waiting at any sample\.$/);
+    expect(chart('queue').label).not.toContain('no sample.');
 
     // Coverage: a property the partner filled is filled on at least as many records after as before.
     const filled = api.fieldCoverage.filter((c) => c.crm === 'hubspot' && c.object === 'contact' && c.after > c.before);
@@ -221,6 +233,15 @@ describe.skipIf(skip)('admin page stats charts', () => {
     expect(script.headers.get('content-security-policy')).toContain("script-src 'self'");
     expect(await script.text()).toContain('Chart.js v4.');
     expect((await fetch(`${stack.running.url}/admin/assets/vendor/package.json`)).status).toBe(404);
+    // jsdiff's ES modules, which the mapping diff imports: its modules only, under the same policy.
+    const diff = await fetch(`${stack.running.url}/admin/assets/vendor/diff/index.js`);
+    expect(diff.status).toBe(200);
+    expect(diff.headers.get('content-type')).toMatch(/javascript/);
+    expect(diff.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(await diff.text()).toContain("from './diff/line.js'");
+    for (const path of ['index.d.ts', 'package.json', 'index.js.map', '../package.json', 'nothing.js']) {
+      expect((await fetch(`${stack.running.url}/admin/assets/vendor/diff/${path}`)).status, path).toBe(404);
+    }
     const wrong = await stack.running.admin<{ error: { code: string; details: { field: string } } }>('GET', '/stats/series?range=2y');
     expect(wrong.status).toBe(400);
     expect(wrong.body.error).toMatchObject({ code: 'invalid_request', details: { field: 'range' } });

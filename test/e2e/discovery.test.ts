@@ -149,9 +149,20 @@ describe.skipIf(skip)('discovery of people at a target company', () => {
     expect(dry.output).toMatch(/2 to create, 0 to link, \d+ skipped; 2 credit\(s\) would be spent/);
     expect(await credits()).toBe(spent);
 
-    const run = await discover('--department', '2', '--limit', '2');
+    // A company named by its domain, as a person knows it; the people created are named.
+    const byDomain = (...args: string[]) => runCli(['discover', '--url', running.url, '--crm', 'hubspot', ...args], env);
+    const unknown = await byDomain('--company', 'no-such-company.example', '--department', '2', '--dry-run');
+    expect(unknown.code).toBe(1);
+    expect(unknown.output).toContain('hubspot has no company with the domain no-such-company.example');
+    const run = await byDomain('--company', `https://www.${domain}/`, '--department', '2', '--limit', '2');
     expect(run.code, run.output).toBe(0);
     expect(run.output).toMatch(/: 2 created, 0 linked, \d+ skipped, 2 credit\(s\) spent/);
+    const named = [...run.output.matchAll(/^ {2}created (\d+) \(([^)]+)\): created by discovery/gm)];
+    expect(named).toHaveLength(2);
+    for (const [, id, name] of named) {
+      const contact = sandboxes.hubspot.getContact(id!)!;
+      expect(name).toBe(`${contact.firstname} ${contact.lastname}`);
+    }
     expect(run.output).toContain("stopped at this run's limit of 2");
     expect(await credits()).toBe(spent + 2);
   });

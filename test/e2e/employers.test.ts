@@ -194,4 +194,25 @@ describe.skipIf(skip)('the market of a new employer', () => {
     const [state] = await schemaQuery<{ market: string }>(running, `SELECT market FROM $schema.enrichment_state WHERE object_type = 'company' AND record_id = $1`, [companyId]);
     expect(state?.market).toBe('NZ');
   });
+
+  it('files a New Zealander with no country in the CRM under NZ, by their address, and their employer too', async () => {
+    const { sandboxes, running } = stack;
+    const people = sandboxes.partner.dataset.personRecords.filter((p) => p.workEmail && p.market === 'NZ' && p.employer.home === 'NZ');
+    const person = people[1] ?? people[0]!;
+    // Only an e-mail address, as an import creates a contact: the mapping's default market is AU.
+    const contact = sandboxes.hubspot.createContact({ email: person.workEmail! });
+    const companyId = await eventually(() => sandboxes.hubspot.getContact(contact.id)?.associatedcompanyid || undefined, 10_000, 'the contact to be linked');
+    await eventually(() => sandboxes.hubspot.getCompany(companyId)?.crm_enrich_partner_id, 10_000, 'the company to be enriched');
+    await settled(stack);
+    const markets = await schemaQuery<{ object_type: string; market: string }>(
+      running,
+      `SELECT object_type, market FROM $schema.enrichment_state WHERE (object_type = 'contact' AND record_id = $1) OR (object_type = 'company' AND record_id = $2) ORDER BY object_type`,
+      [contact.id, companyId],
+    );
+    expect(markets).toEqual([{ object_type: 'company', market: 'NZ' }, { object_type: 'contact', market: 'NZ' }]);
+    // Asked for in its own market, the company gets New Zealand's registry number.
+    const company = sandboxes.hubspot.getCompany(companyId)!;
+    expect(company.country).toBe('New Zealand');
+    expect(company.crm_enrich_nzbn).toMatch(/^\d{13}$/);
+  });
 });

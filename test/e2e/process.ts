@@ -79,10 +79,10 @@ function run(args: string[], env: Record<string, string>): { child: ChildProcess
 }
 
 /** Starts `crm-enrich serve --no-demo` and resolves once it answers /readyz; rejects with its output if it exits first. */
-/** Starts `serve` on env.PORT, or on a free port when env has none. */
-export async function startServiceProcess(env: Record<string, string>, timeoutMs = 30_000): Promise<ServiceProcess> {
+/** Starts `serve` (`args`, by default without demo records) on env.PORT, or on a free port when env has none. */
+export async function startServiceProcess(env: Record<string, string>, timeoutMs = 30_000, args: string[] = ['serve', '--no-demo']): Promise<ServiceProcess> {
   const port = env.PORT ? Number(env.PORT) : await freePort();
-  const { child, output, exited } = run(['serve', '--no-demo'], { ...env, PORT: String(port) });
+  const { child, output, exited } = run(args, { ...env, PORT: String(port) });
   const url = `http://127.0.0.1:${port}`;
   let exit: Exit | undefined;
   void exited.then((e) => (exit = e));

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CrmError, type CrmConnector } from '../../src/core/connector.js';
-import { createHubspotConnector, type HubspotConnectorOptions } from '../../connectors/hubspot/connector.js';
+import { createHubspotConnector, fullNameFilterGroups, type HubspotConnectorOptions } from '../../connectors/hubspot/connector.js';
 import { signV3 } from '../../connectors/hubspot/signature.js';
 import { nextDailyReset } from '../../connectors/hubspot/http-errors.js';
 import { startHubspotSandbox, type HubspotSandbox } from '../../connectors/hubspot/sandbox/server.js';
@@ -310,7 +310,7 @@ describe('HubSpot sandbox account details', () => {
 });
 
 describe('HubSpot connector: finding a record for a person', () => {
-  it("searches by e-mail or name with HubSpot's search query, and links to the record in the portal's app once the account is read", async () => {
+  it("searches by e-mail, name or full name, and links to the sandbox's record page once the account is read", async () => {
     const hubspot = connect();
     const wanted = sandbox.createContact({ email: 'ada.quill@finder.example', firstname: 'Ada', lastname: 'Quillfeather' }).id;
     sandbox.createContact({ email: 'someone.else@finder.example', firstname: 'Bo', lastname: 'Other' });
@@ -321,12 +321,36 @@ describe('HubSpot connector: finding a record for a person', () => {
     const byName = await hubspot.searchRecords!('contact', 'quillfeather', ['email'], 20);
     expect(byName.map((r) => r.id)).toEqual([wanted]);
     expect((sandbox.stats().byEndpoint['POST /crm/v3/objects/contacts/search'] ?? 0) - searches).toBe(2);
+    // A full name is no one property's value: found as first and last name, whatever the case.
+    const byFullName = await hubspot.searchRecords!('contact', '  ada   QUILLFEATHER ', ['email'], 20);
+    expect(byFullName.map((r) => r.id)).toEqual([wanted]);
+    expect(await hubspot.searchRecords!('contact', 'Ada Other', ['email'], 20)).toEqual([]);
 
     // The portal id comes from the account details: no link until they are read.
     expect(await hubspot.recordUrl!('contact', wanted)).toBeUndefined();
     await hubspot.prepare!();
-    expect(await hubspot.recordUrl!('contact', wanted)).toBe(`https://app.hubspot.com/contacts/${sandbox.portalId}/record/0-1/${wanted}`);
-    expect(await hubspot.recordUrl!('company', '77')).toBe(`https://app.hubspot.com/contacts/${sandbox.portalId}/record/0-2/77`);
+    // A connection to a sandbox links to the sandbox's own record page, at the app's path: never to the real app.
+    const url = await hubspot.recordUrl!('contact', wanted);
+    expect(url).toBe(`${sandbox.url}/contacts/${sandbox.portalId}/record/0-1/${wanted}`);
+    expect(await hubspot.recordUrl!('company', '77')).toBe(`${sandbox.url}/contacts/${sandbox.portalId}/record/0-2/77`);
     expect(await hubspot.recordUrl!('contact', '../admin')).toBeUndefined();
+    const page = await fetch(url!);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    const html = await page.text();
+    expect(html).toContain(`Contact ${wanted}: Ada Quillfeather`);
+    expect(html).toContain('ada.quill@finder.example');
+    expect((await fetch(`${sandbox.url}/contacts/${sandbox.portalId}/record/0-2/${wanted}`)).status).toBe(404);
+    expect((await fetch(`${sandbox.url}/contacts/1/record/0-1/${wanted}`)).status).toBe(404);
+  });
+
+  it('splits a full name into first and last name at each place, within HubSpot\'s five filter groups', () => {
+    expect(fullNameFilterGroups('Jia Le Ong')).toEqual([
+      { filters: [{ propertyName: 'firstname', operator: 'EQ', value: 'Jia' }, { propertyName: 'lastname', operator: 'EQ', value: 'Le Ong' }] },
+      { filters: [{ propertyName: 'firstname', operator: 'EQ', value: 'Jia Le' }, { propertyName: 'lastname', operator: 'EQ', value: 'Ong' }] },
+    ]);
+    expect(fullNameFilterGroups('ada@x.example other')).toEqual([]);
+    expect(fullNameFilterGroups('Ada')).toEqual([]);
+    expect(fullNameFilterGroups('a b c d e f g h')).toHaveLength(5);
   });
 });

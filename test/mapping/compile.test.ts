@@ -72,6 +72,32 @@ describe('the compiled HubSpot contact mapping', () => {
     expect(contact.market({})).toBe('AU');
   });
 
+  it("takes the market from the CRM's country, then from the record's own keys, before the hint and the default", () => {
+    // A New Zealander with no country in the CRM: the work address's domain says NZ, not the default AU.
+    expect(contact.market({ email: 'jack.taylor@brightwater-farms.co.nz' })).toBe('NZ');
+    expect(contact.market({ email: 'jack.taylor@brightwater-farms.nz.example' })).toBe('NZ');
+    expect(contact.market({ email: 'jack.taylor@brightwater-farms.nz.example' }, 'SG')).toBe('NZ');
+    // The CRM's own country wins over what the address says.
+    expect(contact.market({ email: 'jack.taylor@brightwater-farms.co.nz', country: 'Singapore' })).toBe('SG');
+    // A generic domain says nothing: the hint, then the default.
+    expect(contact.market({ email: 'jack@acme.com' }, 'SG')).toBe('SG');
+    expect(contact.market({ email: 'jack@acme.com' })).toBe('AU');
+    expect(contact.market({ email: 'jack@mail.example' })).toBe('AU');
+
+    const parsed = parseMappingDocument(
+      'crm: hubspot\nobject: company\nsource: company\nmatch: [{ property: domain, by: fqdn }, { property: crm_enrich_abn, by: abn }]\nmarket: { property: country, default: SG }\nfields: []\n',
+      'company.yaml',
+    );
+    expect(parsed.problems).toEqual([]);
+    const company = compileMapping(parsed.document!);
+    expect(company.market({ domain: 'horizon-software.nz.example' }, 'AU')).toBe('NZ');
+    expect(company.market({ domain: 'www.horizon.co.nz' })).toBe('NZ');
+    expect(company.market({ domain: 'horizon.com', crm_enrich_abn: '51 824 753 556' })).toBe('AU');
+    expect(company.market({ domain: 'horizon.com' }, 'JP')).toBe('JP');
+    expect(company.market({ domain: 'horizon.co.nz', country: 'New Zealand' })).toBe('NZ');
+    expect(company.market({ domain: 'horizon.co.nz', country: 'Japan' })).toBe('JP');
+  });
+
   it('says how to find the person\'s company', () => {
     expect(contact.companyKey(person)).toEqual({ by: 'fqdn', value: 'acme.com.au' });
     expect(contact.companyKey({})).toBeUndefined();

@@ -195,11 +195,23 @@ describe('Salesforce connector: finding a record for a person', () => {
     expect(await connector.searchRecords!('Contact', '%', ['Name'], 20)).toEqual([]);
     expect((await connector.searchRecords!('Account', 'finder-works.example', ['Name'], 20)).map((r) => r.id)).toEqual([account]);
     expect(calls('query') - before).toBe(4);
+    // A full name, with any spacing: found as first and last name in the same one query.
+    const byFullName = await connector.searchRecords!('Contact', " Ada  O'Quillfeather ", ['Name'], 20);
+    expect(byFullName.map((r) => r.id)).toEqual([ada]);
+    expect(calls('query') - before).toBe(5);
   });
 
   it('links to the Lightning record page of the org, with the 18-character id', async () => {
     const id = leads[0]!;
-    expect(await connector.recordUrl!('Lead', id.slice(0, 15))).toBe(`${sandbox.url}/lightning/r/Lead/${id}/view`);
+    const url = await connector.recordUrl!('Lead', id.slice(0, 15));
+    expect(url).toBe(`${sandbox.url}/lightning/r/Lead/${id}/view`);
     expect(await connector.recordUrl!('Lead', 'not-an-id')).toBeUndefined();
+    // The sandbox serves a stand-in for the record page, so the link the admin page gives is no 404.
+    const page = await fetch(url!);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(await page.text()).toContain(`Lead ${id}`);
+    expect((await fetch(`${sandbox.url}/lightning/r/Account/${id}/view`)).status).toBe(404);
+    expect((await fetch(`${sandbox.url}/lightning/r/Opportunity/${id}/view`)).status).toBe(404);
   });
 });

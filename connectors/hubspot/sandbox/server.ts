@@ -9,6 +9,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import type { HubspotProperty } from '../property-wire.js';
 import { objectTypeOf, SandboxObjectStore, type ChangeSource, type ObjectType, type StoredObject } from './object-store.js';
 import { RatePolicy, TIER_LIMITS, type SandboxTier } from './rate-policy.js';
+import { missingRecordHtml, recordPageHtml } from '../../../src/core/record-page-html.js';
 import { accountRoutes } from './routes-account.js';
 import { associationRoutes } from './routes-associations.js';
 import { objectRoutes } from './routes-objects.js';
@@ -16,6 +17,9 @@ import { schemaRoutes } from './routes-schema.js';
 import { errorBody, sendError, UNAUTHENTICATED_MESSAGE } from './wire-errors.js';
 import { WebhookSender, type WebhookStats } from './webhook-sender.js';
 import { workflowActions, type ActionExecution } from './workflow-actions.js';
+
+/** HubSpot's object type ids in record page paths. */
+const RECORD_PAGE_TYPES: Record<string, ObjectType> = { '0-1': 'contacts', '0-2': 'companies' };
 
 export interface HubspotSandboxOptions {
   port?: number;
@@ -202,6 +206,18 @@ export async function startHubspotSandbox(options: HubspotSandboxOptions = {}): 
     } catch (error) {
       res.status(400).json({ message: (error as Error).message });
     }
+  });
+  // The record page of HubSpot's web app, at the same path (a browser's page, so no API token).
+  app.get('/contacts/:portalId/record/:typeId/:id', (req, res) => {
+    const type = RECORD_PAGE_TYPES[req.params.typeId];
+    const object = type && Number(req.params.portalId) === portalId ? store.get(type, req.params.id) : undefined;
+    res.type('html');
+    const { portalId: portal, typeId, id } = req.params;
+    if (!type || !object) return res.status(404).send(missingRecordHtml('HubSpot', `record ${typeId}/${id} in portal ${portal}`));
+    const p = Object.fromEntries(object.properties);
+    const title = type === 'companies' ? (p.name ?? p.domain) : [p.firstname, p.lastname].filter(Boolean).join(' ') || p.email;
+    const kind = type === 'companies' ? 'Company' : 'Contact';
+    res.send(recordPageHtml('HubSpot', `${kind} ${object.id}${title ? `: ${title}` : ''}`, p));
   });
   app.use((req: Request, res: Response, next: NextFunction) => {
     const key = endpointKey(req);

@@ -14,7 +14,8 @@ import { OrgData, type Fields, type RecordChange, type SaveResult } from './org-
 import { SandboxOAuth } from './oauth.js';
 import { OutboundDelivery, type OutboundStats } from './outbound.js';
 import { restRoutes, type ApiUsage } from './rest-routes.js';
-import type { DescribeField, SandboxObjectType } from './standard-fields.js';
+import { missingRecordHtml, recordPageHtml } from '../../../src/core/record-page-html.js';
+import { SANDBOX_OBJECT_TYPES, type DescribeField, type SandboxObjectType } from './standard-fields.js';
 
 const withSuffix = (id15: string) => id15 + idSuffix(id15);
 export const SANDBOX_ORG_ID = withSuffix('00D8d0000000001');
@@ -127,6 +128,16 @@ export async function startSalesforceSandbox(options: SalesforceSandboxOptions =
   });
   app.get('/__sandbox/stats', (_req, res) => {
     res.json(stats());
+  });
+  // Lightning's record page, at the same path (a browser's page, so no access token).
+  app.get('/lightning/r/:type/:id/view', (req, res) => {
+    const asked = req.params.type;
+    const type = (SANDBOX_OBJECT_TYPES as readonly string[]).includes(asked) ? (asked as SandboxObjectType) : undefined;
+    const record = type ? org.get(type, req.params.id) : undefined;
+    res.type('html');
+    if (!type || !record) return res.status(404).send(missingRecordHtml('Salesforce', `${asked} with id ${req.params.id}`));
+    const name = record.fields.Name ?? [record.fields.FirstName, record.fields.LastName].filter(Boolean).join(' ');
+    res.send(recordPageHtml('Salesforce', `${type} ${record.fields.Id}${name ? `: ${name}` : ''}`, record.fields));
   });
   app.get('/id/:orgId/:userId', (req, res) => {
     const bearer = /^Bearer (.+)$/i.exec(req.headers.authorization ?? '')?.[1];

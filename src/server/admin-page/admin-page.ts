@@ -4,7 +4,7 @@
  * page holds no data of its own; it asks for the admin token and talks to /admin/api.
  */
 import { createRequire } from 'node:module';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express, { type Response, Router } from 'express';
 
@@ -13,6 +13,9 @@ const PUBLIC_DIR = fileURLToPath(new URL('./public/', import.meta.url));
 const CHART_DIR = dirname(createRequire(import.meta.url).resolve('chart.js'));
 /** The only files served from CHART_DIR: the browser build the Stats view loads, and its source map. */
 const VENDOR_FILES = new Set(['chart.umd.min.js', 'chart.umd.min.js.map']);
+/** jsdiff's ES modules (the package's `import` build), which the mapping diff imports as they are. */
+const DIFF_DIR = dirname(createRequire(import.meta.url).resolve('diff/package.json'));
+const DIFF_MODULES = join(DIFF_DIR, 'libesm');
 
 export const ADMIN_PAGE_CSP = [
   "default-src 'none'",
@@ -54,6 +57,12 @@ export function adminPage(): Router {
     secureHeaders(res);
     res.sendFile(file, { root: CHART_DIR });
   });
+  // Only its modules: no type declarations, maps or package files.
+  router.use(
+    '/assets/vendor/diff',
+    (req, _res, next) => (/^\/[\w/-]+\.js$/.test(req.path) ? next() : next('router')),
+    express.static(DIFF_MODULES, { index: false, fallthrough: false, setHeaders: (res) => secureHeaders(res) }),
+  );
   router.use(
     '/assets',
     express.static(PUBLIC_DIR, {

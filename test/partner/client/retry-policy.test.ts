@@ -41,5 +41,8 @@ describe('partner retry policy', () => {
     expect(failed.code).toBe('server_error');
     expect(failed.message).toContain('Bad gateway');
     expect(failed.attempts).toBe(5);
+    // The message ends up as a dead letter's reason: it promises no retry that a parked job will not get.
+    expect(failed.message).not.toContain('tried again later');
+    expect(failed.message).toMatch(/once parked in the dead letters, replay it from the admin page/);
   });
 });

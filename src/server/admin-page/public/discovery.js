@@ -21,6 +21,11 @@ async function loadCatalogue() {
 }
 
 const labelsOf = (id, codes) => (codes ?? []).map((c) => catalogue.get(id)?.get(c) ?? c).join(', ');
+// The search results carry no seniority or department: the value is the one the search asked for, and
+// a persona that leaves it open found the person whatever it is.
+const searched = (id, value) => (value ? labelsOf(id, [value]) : 'Any (not in the persona)');
+/** Who a person is before their profile is looked up (the search gives no name): their profile handle. */
+const personLabel = (o, candidates) => o.name ?? candidates.find((c) => c.personId === o.personId)?.profile ?? o.personId;
 const describe = (filters) =>
   [
     filters.seniority?.length ? `Seniority: ${labelsOf('seniority', filters.seniority)}` : '',
@@ -108,8 +113,8 @@ function preview(event) {
       h('p', {}, `${p.company.name ?? `Company ${p.company.id}`} (${crmName(p.crm)}), market ${p.company.market}: ${p.description}. `,
         `${count(p.candidates.length)} people found: ${count(p.counts.create)} to create, ${count(p.counts.link)} to link, ${count(p.counts.skip)} to skip; `,
         `${count(p.credits)} credit${p.credits === 1 ? '' : 's'} to spend. Discovery may create ${count(p.dailyRemaining)} more records today.`),
-      table(`People the persona finds at ${p.company.name ?? p.company.id}`, ['Position', 'Seniority', 'Department', 'E-mail known', 'Action', 'Why', 'Credit'],
-        p.candidates.map((c) => [shown(c.position), labelsOf('seniority', c.seniority ? [c.seniority] : []), labelsOf('department', c.department ? [c.department] : []),
+      table(`People the persona finds at ${p.company.name ?? p.company.id}`, ['Profile', 'Position', 'Seniority', 'Department', 'E-mail known', 'Action', 'Why', 'Credit'],
+        p.candidates.map((c) => [shown(c.profile), shown(c.position), searched('seniority', c.seniority), searched('department', c.department),
           c.hasEmail ? 'Yes' : 'No', h('span', { class: `action ${c.action}` }, ACTION_NAMES[c.action] ?? c.action), c.reason, c.credit ? 'Yes' : 'No']),
         'Nobody at this company fits the persona.'),
       h('div', { class: 'actions' },
@@ -131,7 +136,7 @@ function runDiscovery() {
       ok(`Done: ${count(result.created)} created, ${count(result.linked)} linked, ${count(result.skipped)} skipped, ${count(result.credits)} credit${result.credits === 1 ? '' : 's'} spent.`),
       result.stopped ? h('p', {}, `Stopped early: ${result.stopped.message}`) : null,
       table('What happened to each person', ['Person', 'Outcome', 'Why', 'CRM record'],
-        result.people.map((o) => [o.personId, o.action, o.reason, shown(o.recordId)])),
+        result.people.map((o) => [personLabel(o, p.candidates), o.action, o.reason, shown(o.recordId)])),
     ];
   });
 }

@@ -1,39 +1,20 @@
-// A line diff of two mapping documents (a changed line reads as its old text, then its new one), computed in the browser (the page has no build step and no
-// libraries): longest common subsequence over the lines, after trimming what both share at either end.
-// Mapping documents are a few hundred lines, so the quadratic table stays small.
+// A line diff of two mapping documents (a changed line reads as its old text, then its new one), by
+// jsdiff's diffLines (Myers' algorithm), whose ES modules the service serves from node_modules under the
+// page's own origin: no build step, and nothing but 'self' in script-src.
+import { diffLines as changes } from './vendor/diff/index.js';
 import { h } from './core.js';
 
 /** The lines of `before` and `after` as `{ kind: 'same' | 'removed' | 'added', text }`, in reading order. */
 export function diffLines(before, after) {
-  const a = before.split('\n');
-  const b = after.split('\n');
-  let start = 0;
-  while (start < a.length && start < b.length && a[start] === b[start]) start++;
-  let endA = a.length;
-  let endB = b.length;
-  while (endA > start && endB > start && a[endA - 1] === b[endB - 1]) {
-    endA--;
-    endB--;
+  const out = [];
+  // A last line with or without its newline is the same line to whoever reads the document.
+  for (const part of changes(before, after, { ignoreNewlineAtEof: true })) {
+    const kind = part.added ? 'added' : part.removed ? 'removed' : 'same';
+    const lines = part.value.split('\n');
+    if (lines.length > 1 && lines.at(-1) === '') lines.pop();
+    for (const text of lines) out.push({ kind, text });
   }
-  const x = a.slice(start, endA);
-  const y = b.slice(start, endB);
-  // lcs[i][j]: length of the longest common subsequence of x[i..] and y[j..].
-  const lcs = Array.from({ length: x.length + 1 }, () => new Uint32Array(y.length + 1));
-  for (let i = x.length - 1; i >= 0; i--) {
-    for (let j = y.length - 1; j >= 0; j--) lcs[i][j] = x[i] === y[j] ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1]);
-  }
-  const out = a.slice(0, start).map((text) => ({ kind: 'same', text }));
-  let i = 0;
-  let j = 0;
-  while (i < x.length || j < y.length) {
-    if (i < x.length && j < y.length && x[i] === y[j]) {
-      out.push({ kind: 'same', text: x[i] });
-      i++;
-      j++;
-    } else if (i < x.length && (j === y.length || lcs[i + 1][j] >= lcs[i][j + 1])) out.push({ kind: 'removed', text: x[i++] });
-    else out.push({ kind: 'added', text: y[j++] });
-  }
-  return out.concat(a.slice(endA).map((text) => ({ kind: 'same', text })));
+  return out;
 }
 
 const CONTEXT = 3;

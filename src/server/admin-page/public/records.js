@@ -64,12 +64,17 @@ function search(event) {
   });
 }
 
-/** One run's rows as a table: what each property was, what it became, the rule and why. */
-function runView(run, index) {
+/**
+ * One run's rows as a table: what each property was, what it became, the rule and why. Runs come newest
+ * first and are numbered from the oldest, so a new run gets the next number; when the history was cut
+ * short, older runs are missing and the runs are told apart by their time alone.
+ */
+function runView(run, index, runs, complete) {
   const written = run.rows.filter((r) => r.outcome === 'write').length;
   const noted = run.rows.filter((r) => !r.property);
+  const name = complete ? `Run ${runs.length - index}` : index === 0 ? 'Newest run' : 'Run';
   const summary = [
-    `Run ${index + 1}: ${when(run.at)}`,
+    `${name}${index === 0 && complete && runs.length > 1 ? ' (newest)' : ''}: ${when(run.at)}`,
     run.actor ? `, by ${run.actor}` : '',
     run.trigger ? `, started by ${triggerName(run.trigger)}` : '',
     ` — ${written} propert${written === 1 ? 'y' : 'ies'} written`,
@@ -79,7 +84,7 @@ function runView(run, index) {
   return h('details', { class: 'run', open: index === 0 ? true : undefined },
     h('summary', {}, summary),
     rows.length
-      ? table(`Run ${index + 1}, property by property`, ['Property', 'Old value', 'New value', 'Rule', 'Outcome', 'Reason'],
+      ? table(`${name === 'Run' ? `Run of ${when(run.at)}` : name}, property by property`, ['Property', 'Old value', 'New value', 'Rule', 'Outcome', 'Reason'],
           rows.map((a) => [h('code', {}, a.property), shown(a.oldValue), shown(a.newValue), a.rule ?? '', outcomeName(a.outcome), a.reason ?? '']))
       : null);
 }
@@ -94,7 +99,7 @@ function open(connection, object, found) {
       if (error.status !== 404) throw error;
       view = { state: null, runs: [], crmUrl: found.url ?? null, company: null };
     }
-    const { state, runs, crmUrl, company } = view;
+    const { state, runs, crmUrl, company, complete = true } = view;
     const title = found.name ?? found.detail ?? `${objectName(object)} ${found.id}`;
     return [
       h('h3', {}, title),
@@ -109,8 +114,8 @@ function open(connection, object, found) {
             ['Last error', shown(state.lastError)], ['Updated', when(state.updatedAt)],
           ])
         : h('p', {}, 'crm-enrich has not enriched this record yet. "Enrich now" queues it ahead of bulk work.'),
-      h('h4', {}, `History: ${runs.length} run${runs.length === 1 ? '' : 's'}, newest first`),
-      runs.length ? runs.map(runView) : h('p', {}, 'No audit rows for this record.'),
+      h('h4', {}, `History: ${complete ? '' : 'the last '}${runs.length} run${runs.length === 1 ? '' : 's'}, newest first`),
+      runs.length ? runs.map((r, i) => runView(r, i, runs, complete)) : h('p', {}, 'No audit rows for this record.'),
     ];
   });
 }

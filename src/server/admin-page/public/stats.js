@@ -37,7 +37,8 @@ const age = (seconds) => {
   if (seconds < 7200) return `${count(Math.round(seconds / 60))} min`;
   return `${(seconds / 3600).toFixed(1)} h`;
 };
-const stepText = (seconds) => (seconds < 3600 ? `${seconds / 60} minutes` : seconds === 3600 ? 'hour' : `${seconds / 3600} hours`);
+const unit = (n, one) => (n === 1 ? one : `${count(n)} ${one}s`);
+const stepText = (seconds) => (seconds < 3600 ? unit(seconds / 60, 'minute') : unit(seconds / 3600, 'hour'));
 const timeCell = (iso) => h('time', { datetime: iso }, new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' }));
 function axisLabel(iso, range) {
   const at = new Date(iso);
@@ -123,17 +124,25 @@ function specs(d) {
 
   const credits = series.creditsPerDay;
   const today = credits.at(-1);
+  const budget = today?.budget ?? 0;
+  // Against a budget far above what is spent, the bars would lie flat under the budget's line: the axis
+  // then fits the credits used and the budget is said in words; the line is drawn once it is within reach.
+  const mostUsed = peak(credits.map((c) => c.used)) ?? 0;
+  const budgetDrawn = budget > 0 && mostUsed * 4 >= budget;
+  const usedShare = budget ? ` (${percent((today?.used ?? 0) / budget)})` : '';
   out.push({
     key: 'credits',
-    title: 'Partner credits per day against the budget',
-    label: `Partner credits per day over ${period}: ${count(today?.used ?? 0)} of a budget of ${count(today?.budget ?? 0)} used today (UTC).`,
+    title: budgetDrawn ? 'Partner credits per day against the budget' : `Partner credits per day (the budget, ${count(budget)} a day, is far above)`,
+    label: `Partner credits per day over ${period}: ${count(today?.used ?? 0)} of a budget of ${count(budget)} used today (UTC)${usedShare}.`,
     chart: {
       type: 'bar',
       data: {
         labels: credits.map((c) => c.day),
         datasets: [
           { label: 'Credits used', data: credits.map((c) => c.used), backgroundColor: COLOURS.blue, order: 2 },
-          { label: 'Daily budget', type: 'line', data: credits.map((c) => c.budget), borderColor: COLOURS.red, backgroundColor: COLOURS.red, borderDash: [6, 4], pointRadius: 3, order: 1 },
+          ...(budgetDrawn
+            ? [{ label: 'Daily budget', type: 'line', data: credits.map((c) => c.budget), borderColor: COLOURS.red, backgroundColor: COLOURS.red, borderDash: [6, 4], pointRadius: 3, order: 1 }]
+            : []),
         ],
       },
       options: options(),
@@ -195,7 +204,7 @@ function specs(d) {
   out.push({
     key: 'queue',
     title: 'Queue depth and the oldest waiting job',
-    label: `Queue over ${period}: ${lastOf(q.depth) === null ? 'no sample yet' : `${count(lastOf(q.depth))} jobs waiting or running at the last sample, at most ${count(peak(q.depth))}`}; the oldest waiting job waited up to ${age(peak(q.oldestAgeSeconds))}.`,
+    label: `Queue over ${period}: ${lastOf(q.depth) === null ? 'no sample yet' : `${count(lastOf(q.depth))} jobs waiting or running at the last sample, at most ${count(peak(q.depth))}`}; ${peak(q.oldestAgeSeconds) === null ? 'no job was waiting at any sample' : `the oldest waiting job waited up to ${age(peak(q.oldestAgeSeconds))}`}.`,
     chart: {
       type: 'line',
       data: {
@@ -257,14 +266,32 @@ function specs(d) {
   return out;
 }
 
+/** The time of the first step of a series answer that holds anything, or null. */
+function firstData(d) {
+  const { series } = d;
+  const lists = [...Object.values(series.enrichments), series.cache.hits, series.cache.misses, series.partnerRequests ?? [], series.queue.depth,
+    ...Object.values(series.crmCalls).map((c) => c.calls)];
+  const first = d.steps.findIndex((_, i) => lists.some((l) => l[i] !== null && l[i] !== undefined && l[i] !== 0));
+  return first < 0 ? null : new Date(d.steps[first]).getTime();
+}
+
 let chartLoads = 0;
+/** Whether the period is the reader's choice; until then the page picks one that fits the data. */
+let rangeChosen = false;
 async function loadCharts() {
   const ticket = ++chartLoads;
   const range = $('stats-range').value;
   try {
-    const [Chart, d] = await Promise.all([chartLibrary(), api('GET', `stats/series?range=${encodeURIComponent(range)}`)]);
+    let [Chart, d] = await Promise.all([chartLibrary(), api('GET', `stats/series?range=${encodeURIComponent(range)}`)]);
     // A period changed while this answer was on its way: the newer load draws.
     if (ticket !== chartLoads) return;
+    // A service up for less than an hour would be a sliver at the right edge of a day: show the hour.
+    const since = firstData(d);
+    if (!rangeChosen && range !== '1h' && (since === null || new Date(d.to).getTime() - since <= 3_600_000)) {
+      $('stats-range').value = '1h';
+      d = await api('GET', 'stats/series?range=1h');
+      if (ticket !== chartLoads) return;
+    }
     Chart.defaults.color = INK;
     Chart.defaults.font.family = getComputedStyle(document.body).fontFamily;
     const drawn = specs(d).map((spec) => draw(Chart, spec));
@@ -338,5 +365,8 @@ setInterval(() => {
 
 export function wireStats() {
   $('stats-reload').addEventListener('click', () => loadStats());
-  $('stats-range').addEventListener('change', () => loadCharts());
+  $('stats-range').addEventListener('change', () => {
+    rangeChosen = true;
+    return loadCharts();
+  });
 }
