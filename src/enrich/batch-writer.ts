@@ -46,7 +46,8 @@ export class BatchWriter {
       // The enrichment is written; the job is retried for the link, and its second run writes nothing new.
       for (const w of written.filter((x) => x.item.linkError !== undefined)) await settler.fail(w.item.jobs, w.item.linkError);
       if (linked.length === 0) return;
-      const links = await associate(this.options.links, linked.map((w) => w.item), priority);
+      // Links are bulk work: the next person's read and write go ahead of them at the CRM's rate limit.
+      const links = await associate(this.options.links, linked.map((w) => w.item), 'bulk');
       if (links.error) log.warn({ queue: this.options.queue, records: links.failed, err: links.error }, 'could not link records with their companies');
       await settler.settle(
         linked.map((w) => runOutcome({ recordId: w.recordId, jobs: w.item.jobs, state: w.item.state }, w.item.planned!, { written: w.properties, link: w.item.link })),

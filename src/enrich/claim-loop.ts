@@ -14,7 +14,7 @@ const INTERACTIVE_LINGER_MS = 40;
 export interface ClaimLoopOptions {
   claim(limit: number): Promise<EnrichJob[]>;
   /** The lane's records in hand: its claim weight says how many more to take, its `room` when. */
-  ledger: Pick<Ledger, 'claimWeight' | 'on' | 'off'> & { queueDrained: boolean };
+  ledger: Pick<Ledger, 'claimWeight' | 'on' | 'off'>;
   limits: { lowWater: number; maxInFlight: number; interactiveRoom: number; batchSize: number };
   pollMs: number;
   onError(error: Error): void;
@@ -78,8 +78,6 @@ export class ClaimLoop {
       if (this.interactiveWaiting) await new Promise((r) => setTimeout(r, INTERACTIVE_LINGER_MS));
       this.interactiveWaiting = false;
       const jobs = await this.options.claim(limit);
-      // Fewer than asked for: the queue is drained, so no record still to come can add an employer.
-      ledger.queueDrained = jobs.length < limit;
       if (jobs.length > 0) return jobs;
       await this.sleep(pollMs);
     } catch (error) {

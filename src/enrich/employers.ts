@@ -75,8 +75,7 @@ export interface EmployerResolverOptions {
   wake: (objectType: string) => void;
   /**
    * How long a bulk domain waits for others to share its CRM search and company creation (default 5 s,
-   * or until a batch waits, or the lane's queue is drained). Records are written meanwhile; only their
-   * company link waits.
+   * or until a batch waits). Records are written meanwhile; only their company link waits.
    */
   lingerMs?: number;
   /** How long a person's domain waits to join bulk domains already gathering (default 1 s). */
@@ -144,14 +143,6 @@ export class EmployerResolver {
     });
   }
 
-  /**
-   * The lane has no record left whose lookup could add a domain (its queue is drained): the domains
-   * waiting to share a search need not wait out the linger.
-   */
-  hurry(): void {
-    if (this.pending.size > 0) this.flushWithin(0);
-  }
-
   /** Resolves what is pending now; returns when every resolution under way is done. */
   async drain(): Promise<void> {
     this.flushWithin(0);
@@ -177,8 +168,13 @@ export class EmployerResolver {
     this.running.add(run);
   }
 
+  /**
+   * Resolves a batch of domains. Its CRM calls and lookups are bulk work whoever waits for them: a person
+   * waits for their record's enrichment, written meanwhile, and their next record's read and write must
+   * not queue behind company searches and creations at the CRM's rate limit.
+   */
   private async run(batch: Map<string, Pending>): Promise<void> {
-    const priority: Priority = [...batch.values()].some((p) => p.priority === 'interactive') ? 'interactive' : 'bulk';
+    const priority: Priority = 'bulk';
     for (const [domain, p] of batch) this.resolving.set(domain, p);
     let results: Map<string, EmployerResolution>;
     try {

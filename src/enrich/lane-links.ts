@@ -18,8 +18,6 @@ export interface LinkContext {
   objectType: string;
   employers?: {
     resolve(employer: Employer, priority: Priority): Promise<EmployerResolution>;
-    /** No record that could add a domain is still being looked up: search for the waiting ones now. */
-    hurry(): void;
   };
   freeMail?: { has(domain: string): boolean };
 }

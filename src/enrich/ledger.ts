@@ -30,8 +30,6 @@ export class Ledger extends EventEmitter<{ room: []; released: [string[]] }> {
   private readonly records = new Map<string, Entry>();
   private readonly counts: Record<Phase, number> = { reading: 0, planning: 0, linking: 0, waiting: 0 };
   private interactivePlanning = 0;
-  /** The lane's last claim found fewer jobs than it asked for: no record still to come is known. */
-  queueDrained = false;
 
   constructor(private readonly limits: LedgerLimits) {
     super();

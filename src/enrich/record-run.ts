@@ -53,19 +53,9 @@ export class RecordRunner {
     } catch (error) {
       await settler.fail(work.jobs, error);
       ledger.release([id]);
-      this.hurryIfLast();
     } finally {
       buffer.consider();
     }
-  }
-
-  /**
-   * The last lookup in hand has answered and the queue is drained: employers waiting to share a search
-   * cannot gain another, so they need not wait out their linger.
-   */
-  private hurryIfLast(): void {
-    const { ledger, links } = this.options;
-    if (ledger.planning === 0 && ledger.queueDrained) links.employers?.hurry();
   }
 
   /**
@@ -80,7 +70,6 @@ export class RecordRunner {
     const marketHint = work.jobs.find((j) => j.data.market)?.data.market;
     const result = await planRecord(work.record, mapping, this.options.lookups, work.state, work.priority, new Date(), marketHint);
     ledger.move(id, 'linking');
-    this.hurryIfLast();
     const writesFirst = !links.connector.companyLinkInWrite && result.kind === 'planned' && Object.keys(result.plan.writes).length > 0;
     if (writesFirst) {
       work.linking = planLink(links, work, result, mapping).then(

@@ -122,23 +122,6 @@ describeEachBackend('employer resolver', (t) => {
     expect(searches() - before).toBe(1);
   });
 
-  it('searches for lingering bulk domains at once when told no lookup could add another', async () => {
-    const store = await t.openStore();
-    const resolver = new EmployerResolver({ ...optionsOf(instance(store, [])), lingerMs: 60_000 });
-    const domains = [`hurry-a-${t.backend}-${Date.now()}.example`, `hurry-b-${t.backend}-${Date.now()}.example`];
-    for (const domain of domains) sandbox.createCompany({ domain, name: domain });
-    const before = searches();
-    const all = Promise.all(domains.map((domain) => resolver.resolve({ domain, fromPartner: true, market: 'AU' }, 'bulk')));
-    await new Promise((r) => setTimeout(r, 100));
-    // Still lingering: the bulk domains wait to share a search with more.
-    expect(searches() - before).toBe(0);
-    resolver.hurry();
-    const outcome = await Promise.race([all, new Promise<'still waiting'>((r) => setTimeout(r, 3_000, 'still waiting'))]);
-    expect(outcome).not.toBe('still waiting');
-    expect((outcome as EmployerResolution[]).map((r) => r.kind)).toEqual(['found', 'found']);
-    expect(searches() - before).toBe(1);
-  });
-
   it('creates nothing where creation is off or the partner cannot vouch for the employer', async () => {
     const store = await t.openStore();
     const domain = `unknown-${t.backend}-${Date.now()}.example`;
