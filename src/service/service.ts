@@ -3,7 +3,7 @@
  * events, runs the lanes, the schedules and the HTTP app, and `stop` shuts them down in the order that
  * loses nothing.
  */
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import cron, { type ScheduledTask } from 'node-cron';
 import { compose, type ComposeOptions, type Parts } from '../app/compose.js';
 import type { Config } from '../config.js';
@@ -23,6 +23,7 @@ import { logger } from '../logger.js';
 import type { PartnerClient } from '../partner/client.js';
 import { adminRoutes } from '../server/admin-routes.js';
 import { createApp } from '../server/app.js';
+import { createHttpServer, webhookBodyLimits } from '../server/http-server.js';
 import type { Metrics } from '../server/metrics.js';
 import type { IngestResult } from '../server/webhook-routes.js';
 import type { Store } from '../store/store.js';
@@ -202,7 +203,7 @@ export class Service {
     this.backfills.resumeAll();
 
     // Bind first: HubSpot signs the URL it calls, so the app must know the port it is reached on.
-    const server = createServer();
+    const server = createHttpServer();
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(port, host, () => resolve());
@@ -218,6 +219,7 @@ export class Service {
       ingest: (events) => this.ingest(events),
       publicUrl,
       metrics: this.metrics,
+      ...webhookBodyLimits(this.config),
       readiness: [
         { name: 'database', check: async () => void (await this.store.db.query('SELECT 1')) },
         { name: 'queue', check: async () => void (await this.store.queue.counts()) },
@@ -237,8 +239,6 @@ export class Service {
       ...(tokenCheck && this.config.MCP_ENABLED ? { mcp: mcpApp({ service: this, config: this.config, publicUrl, tokenCheck }) } : {}),
     });
     server.on('request', app);
-    // Webhook senders keep connections open; let them idle out rather than hold shutdown.
-    server.keepAliveTimeout = 5_000;
     this.server = server;
     return url;
   }
