@@ -55,6 +55,8 @@ export const ConfigSchema = z.object({
   CRM_ENRICH_LANE_MAX_IN_FLIGHT: int(0, 0, 10_000),
   /** First retry delay of a failed or expired job; later ones double, up to an hour. */
   CRM_ENRICH_JOB_RETRY_DELAY_SECONDS: int(10, 1, 3600),
+  /** Attempts a job gets before it is parked in the dead letter, the first one included. */
+  CRM_ENRICH_JOB_ATTEMPTS: int(5, 1, 20),
   REDIS_URL: url('a redis:// URL'),
   /** Extra free-mail domains (comma separated) beside the maintained list: their addresses never name an employer. */
   CRM_ENRICH_FREE_EMAIL_DOMAINS: z
