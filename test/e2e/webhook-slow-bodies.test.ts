@@ -100,8 +100,11 @@ describe.skipIf(skip)('slow webhook bodies', () => {
     const busy = answers.filter((a) => a.status === 503);
     expect(busy.length).toBeGreaterThan(0);
     expect(busy.every((a) => a.headers['retry-after'] === '10' && JSON.parse(a.body).code === 'busy')).toBe(true);
-    expect(statuses.filter((s) => s === 408).length).toBeGreaterThan(0);
-    expect(statuses.every((s) => s === 503 || s === 408)).toBe(true);
+    // Cut off at the deadline: answered 408, or reset before the answer could be read (the sender was
+    // still writing when the connection closed). Never read to the end, never answered as a delivery.
+    const tally = JSON.stringify(Object.fromEntries([...new Set(statuses)].map((s) => [String(s), statuses.filter((t) => t === s).length])));
+    expect(statuses.filter((s) => s === 408).length, tally).toBeGreaterThan(0);
+    expect(statuses.every((s) => s === 503 || s === 408 || s === undefined), tally).toBe(true);
 
     expect(valid.length).toBeGreaterThan(3);
     expect(valid.every((s) => s === 200)).toBe(true);
