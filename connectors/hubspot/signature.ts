@@ -59,7 +59,10 @@ export interface SignatureOptions {
  * The part of the check the headers alone decide, so a request that cannot pass is refused before its
  * body is read: a signature header of an accepted version and, for v3, a timestamp within 5 minutes.
  */
-export function checkSignatureHeaders(header: (name: string) => string | undefined, options: SignatureOptions): SignatureCheck | undefined {
+export function checkSignatureHeaders(
+  header: (name: string) => string | undefined,
+  options: SignatureOptions,
+): SignatureCheck | undefined {
   if (header('x-hubspot-signature-v3') !== undefined) {
     const timestamp = header('x-hubspot-request-timestamp');
     if (timestamp === undefined || !/^\d+$/.test(timestamp)) {
@@ -70,7 +73,9 @@ export function checkSignatureHeaders(header: (name: string) => string | undefin
     if (age < -MAX_SIGNATURE_AGE_MS) return { ok: false, reason: 'the request timestamp is more than 5 minutes in the future' };
     return undefined;
   }
-  if (header('x-hubspot-signature') === undefined) return { ok: false, reason: 'the request carries no X-HubSpot-Signature-v3 header' };
+  if (header('x-hubspot-signature') === undefined) {
+    return { ok: false, reason: 'the request carries no X-HubSpot-Signature-v3 header' };
+  }
   if (!options.acceptLegacy) {
     return { ok: false, reason: 'v1/v2 signatures are not accepted here; subscribe the app webhook (v3) or enable legacy signatures' };
   }
@@ -84,7 +89,8 @@ export function verifyHubspotSignature(req: SignedRequest, options: SignatureOpt
   if (refused) return refused;
   const v3 = req.header('x-hubspot-signature-v3');
   if (v3 !== undefined) {
-    const expected = signV3(options.clientSecret, req.method, req.url, req.rawBody, req.header('x-hubspot-request-timestamp')!);
+    const timestamp = req.header('x-hubspot-request-timestamp')!;
+    const expected = signV3(options.clientSecret, req.method, req.url, req.rawBody, timestamp);
     return sameText(expected, v3) ? { ok: true, version: 'v3' } : { ok: false, reason: 'the v3 signature does not match' };
   }
   const legacy = req.header('x-hubspot-signature')!;

@@ -148,11 +148,14 @@ export function createHubspotWebhookHandler(options: HubspotWebhookOptions): Web
     }
   }
 
-  const notConfigured = () =>
-    new WebhookError(401, 'webhook_not_configured', 'HubSpot webhooks cannot be verified: set HUBSPOT_CLIENT_SECRET to the app\'s client secret.');
-  const badSignature = (reason: string) =>
-    new WebhookError(401, 'invalid_signature', `HubSpot signature rejected: ${reason}. Check HUBSPOT_CLIENT_SECRET and PUBLIC_URL.`);
-  const signatureOptions = (clientSecret: string) => ({ clientSecret, acceptLegacy: options.acceptLegacySignatures, now: options.now });
+  const notConfigured = () => new WebhookError(
+    401, 'webhook_not_configured', 'HubSpot webhooks cannot be verified: set HUBSPOT_CLIENT_SECRET to the app\'s client secret.',
+  );
+  const badSignature = (reason: string) => new WebhookError(
+    401, 'invalid_signature', `HubSpot signature rejected: ${reason}. Check HUBSPOT_CLIENT_SECRET and PUBLIC_URL.`,
+  );
+  const signatureOptions = (clientSecret: string) =>
+    ({ clientSecret, acceptLegacy: options.acceptLegacySignatures, now: options.now });
   const lowerCase = (headers: WebhookHead['headers']) =>
     Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
 

@@ -29,5 +29,8 @@ export function createHttpServer(): Server {
 
 /** The webhook body limits the configuration sets (WEBHOOK_BODY_TIMEOUT_SECONDS, WEBHOOK_BODY_BUDGET_MB). */
 export function webhookBodyLimits(config: Pick<Config, 'WEBHOOK_BODY_TIMEOUT_SECONDS' | 'WEBHOOK_BODY_BUDGET_MB'>) {
-  return { bodyTimeoutMs: config.WEBHOOK_BODY_TIMEOUT_SECONDS * 1000, bodyBudgetBytes: config.WEBHOOK_BODY_BUDGET_MB * 1024 * 1024 };
+  return {
+    bodyTimeoutMs: config.WEBHOOK_BODY_TIMEOUT_SECONDS * 1000,
+    bodyBudgetBytes: config.WEBHOOK_BODY_BUDGET_MB * 1024 * 1024,
+  };
 }

@@ -5,7 +5,9 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type Request, type Response, Router } from 'express';
-import { type CrmConnector, type HttpReply, type RecordEvent, type WebhookHead, WebhookError } from '../core/connector.js';
+import {
+  type CrmConnector, type HttpReply, type RecordEvent, type WebhookHead, WebhookError,
+} from '../core/connector.js';
 import { logger } from '../logger.js';
 import { BodyBudget } from './body-budget.js';
 import { BodyReadError, readBody } from './webhook-body.js';
@@ -58,9 +60,15 @@ export function webhookRoutes(options: WebhookRoutesOptions & { securityHeaders:
   const publicBase = options.publicUrl.replace(/\/+$/, '');
 
   const bodyTimeoutMs = options.bodyTimeoutMs ?? 10_000;
-  const budget = new BodyBudget({ totalBytes: options.bodyBudgetBytes ?? 32 * 1024 * 1024, smallBytes: SMALL_BODY_BYTES, largeShare: 0.75 });
+  const tooLarge = () => new WebhookError(413, 'body_too_large', `the body is larger than ${maxBodyBytes} bytes`);
+  const budget = new BodyBudget({
+    totalBytes: options.bodyBudgetBytes ?? 32 * 1024 * 1024,
+    smallBytes: SMALL_BODY_BYTES,
+    largeShare: 0.75,
+  });
 
-  const refuse = (res: ServerResponse, connector: CrmConnector, error: WebhookError, outcome: 'rejected' | 'busy' = 'rejected') => {
+  type RefusalOutcome = 'rejected' | 'busy';
+  const refuse = (res: ServerResponse, connector: CrmConnector, error: WebhookError, outcome: RefusalOutcome = 'rejected') => {
     options.metrics.eventsReceived.inc({ source: connector.kind, outcome });
     log.warn({ source: connector.kind, status: error.status, code: error.code }, 'webhook refused');
     // Whatever of the body has not been read is never read: the connection closes after the answer.
@@ -104,9 +112,17 @@ export function webhookRoutes(options: WebhookRoutesOptions & { securityHeaders:
    * (signature headers, path secret), the declared length, the encoding and room in the body budget.
    * Only then is the body read, within its deadline, and handed to the connector's parser.
    */
-  const receive = (req: IncomingMessage, res: ServerResponse, url: string, connector: CrmConnector, secret: string | undefined) => {
-    const head: WebhookHead = { method: req.method ?? 'POST', url: publicBase + url, headers: flattenHeaders(req.headers), params: secret ? { secret } : {} };
-    const declared = req.headers['content-length'] === undefined ? undefined : Number(req.headers['content-length']);
+  const receive = (
+    req: IncomingMessage, res: ServerResponse, url: string, connector: CrmConnector, secret: string | undefined,
+  ) => {
+    const head: WebhookHead = {
+      method: req.method ?? 'POST',
+      url: publicBase + url,
+      headers: flattenHeaders(req.headers),
+      params: secret ? { secret } : {},
+    };
+    const length = req.headers['content-length'];
+    const declared = length === undefined ? undefined : Number(length);
     let refusal: WebhookError | undefined;
     try {
       refusal = connector.webhook.verifyHead(head);
@@ -114,14 +130,17 @@ export function webhookRoutes(options: WebhookRoutesOptions & { securityHeaders:
       log.error({ source: connector.kind, err: error }, 'a webhook head check threw; the delivery is refused');
       refusal = new WebhookError(400, 'unparseable', 'the request could not be parsed');
     }
-    refusal ??= declared !== undefined && declared > maxBodyBytes ? new WebhookError(413, 'body_too_large', `the body is larger than ${maxBodyBytes} bytes`) : undefined;
-    refusal ??= !/^(identity)?$/i.test(req.headers['content-encoding'] ?? '') ? new WebhookError(415, 'unsupported_encoding', 'send the body uncompressed (no Content-Encoding)') : undefined;
+    if (!refusal && declared !== undefined && declared > maxBodyBytes) refusal = tooLarge();
+    if (!refusal && !/^(identity)?$/i.test(req.headers['content-encoding'] ?? '')) {
+      refusal = new WebhookError(415, 'unsupported_encoding', 'send the body uncompressed (no Content-Encoding)');
+    }
     if (refusal) return refuse(res, connector, refusal);
     // A body that declares no length may grow to the limit: it is counted at the limit.
     const reservation = budget.reserve(declared ?? maxBodyBytes);
     if (!reservation) {
       res.setHeader('Retry-After', String(BUSY_RETRY_AFTER_SECONDS));
-      return refuse(res, connector, new WebhookError(503, 'busy', 'too many webhook bodies are being received at once; deliver again later'), 'busy');
+      const busy = new WebhookError(503, 'busy', 'too many webhook bodies are being received at once; deliver again later');
+      return refuse(res, connector, busy, 'busy');
     }
     readBody(req, { maxBytes: maxBodyBytes, timeoutMs: bodyTimeoutMs })
       .then(
@@ -129,9 +148,10 @@ export function webhookRoutes(options: WebhookRoutesOptions & { securityHeaders:
         (error: unknown) => {
           const failure = error instanceof BodyReadError ? error.failure : 'aborted';
           if (failure === 'aborted') return void res.destroy();
+          const seconds = Math.round(bodyTimeoutMs / 1000);
           refuse(res, connector, failure === 'too_large'
-            ? new WebhookError(413, 'body_too_large', `the body is larger than ${maxBodyBytes} bytes`)
-            : new WebhookError(408, 'body_too_slow', `the body did not arrive within ${Math.round(bodyTimeoutMs / 1000)} s`));
+            ? tooLarge()
+            : new WebhookError(408, 'body_too_slow', `the body did not arrive within ${seconds} s`));
         },
       )
       .catch((error: unknown) => {
@@ -176,7 +196,7 @@ export function webhookRoutes(options: WebhookRoutesOptions & { securityHeaders:
 /** The paths the listener takes: plain segments only; anything percent-encoded goes through Express. */
 const WEBHOOK_PATH = /^\/webhooks\/([A-Za-z0-9_-]+)(?:\/([A-Za-z0-9_-]+))?\/?(?:\?.*)?$/;
 
-/** A connector's reply as Express's `res.type(t).send(body)` gave it: text in UTF-8; `close` ends the connection after it. */
+/** A connector's reply as Express's `res.type(t).send(body)` gave it, in UTF-8; `close` ends the connection after it. */
 function send(res: ServerResponse, reply: HttpReply, close = false): void {
   const contentType = /;\s*charset=/i.test(reply.contentType) ? reply.contentType : `${reply.contentType}; charset=utf-8`;
   res.writeHead(reply.status, {

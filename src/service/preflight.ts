@@ -32,7 +32,10 @@ export async function preflight(config: Config, options: { mappingsDir: string }
 function settingProblems(config: Config): Problem[] {
   const problems: Problem[] = [];
   if (config.PARTNER_API_KEY && !config.PARTNER_BASE_URL) {
-    problems.push({ variable: 'PARTNER_BASE_URL', message: 'must be set with PARTNER_API_KEY: the partner API base URL, e.g. https://api.example.com/v1' });
+    problems.push({
+      variable: 'PARTNER_BASE_URL',
+      message: 'must be set with PARTNER_API_KEY: the partner API base URL, e.g. https://api.example.com/v1',
+    });
   }
   try {
     parseLookupParams(config.PARTNER_LOOKUP_PARAMS);
@@ -58,7 +61,8 @@ function dataDirProblems(config: Config): Problem[] {
     return [];
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'error';
-    return [{ variable: 'CRM_ENRICH_DATA_DIR', message: `${dir} cannot be created or written to (${code}); point it at a directory this user may write` }];
+    const message = `${dir} cannot be created or written to (${code}); point it at a directory this user may write`;
+    return [{ variable: 'CRM_ENRICH_DATA_DIR', message }];
   }
 }
 
@@ -99,7 +103,9 @@ function describeConnectError(error: unknown, where: string): string {
     case '3D000':
       return 'the database named in the URL does not exist';
     default:
-      if (/timeout/i.test((error as Error).message ?? '')) return `no answer within ${DATABASE_CONNECT_TIMEOUT_MS / 1000} s from ${where}`;
+      if (/timeout/i.test((error as Error).message ?? '')) {
+        return `no answer within ${DATABASE_CONNECT_TIMEOUT_MS / 1000} s from ${where}`;
+      }
       return `the connection failed (${code ?? 'error'})`;
   }
 }

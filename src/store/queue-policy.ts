@@ -7,7 +7,9 @@
 import type { QueueOptions } from 'pg-boss';
 
 /** The policy values the settings decide, in pg-boss's names. */
-export type PolicyOptions = Pick<QueueOptions, 'retryLimit' | 'retryDelay' | 'retryDelayMax' | 'expireInSeconds' | 'retentionSeconds'>;
+export type PolicyOptions = Pick<
+  QueueOptions, 'retryLimit' | 'retryDelay' | 'retryDelayMax' | 'expireInSeconds' | 'retentionSeconds'
+>;
 
 export interface PolicyChange {
   /** The setting that decides it, as an operator knows it (an environment variable where there is one). */
@@ -28,7 +30,10 @@ const SHOWN: Record<Option, { setting: string; shown: (v: number) => number }> =
 };
 
 /** The options whose stored value differs from the wanted one, and how each change reads. */
-export function policyChanges(stored: Partial<Record<Option, number | null>>, wanted: PolicyOptions): { update: PolicyOptions; changes: PolicyChange[] } {
+export function policyChanges(
+  stored: Partial<Record<Option, number | null>>,
+  wanted: PolicyOptions,
+): { update: PolicyOptions; changes: PolicyChange[] } {
   const update: PolicyOptions = {};
   const changes: PolicyChange[] = [];
   for (const option of Object.keys(wanted) as Option[]) {

@@ -142,15 +142,22 @@ export class JobQueue {
     const s = this.settings;
     const wanted: PolicyOptions = name === DEAD_LETTER_QUEUE
       ? { retentionSeconds: s.deadLetterRetentionDays * 86_400 }
-      : { retryLimit: s.maxAttempts - 1, retryDelay: s.retryDelaySeconds, retryDelayMax: s.retryDelayMaxSeconds, expireInSeconds: s.expireInSeconds };
+      : {
+          retryLimit: s.maxAttempts - 1,
+          retryDelay: s.retryDelaySeconds,
+          retryDelayMax: s.retryDelayMaxSeconds,
+          expireInSeconds: s.expireInSeconds,
+        };
+    const created = name === DEAD_LETTER_QUEUE ? wanted : { ...wanted, retryBackoff: true, deadLetter: DEAD_LETTER_QUEUE };
     // Does nothing when the queue exists: its policy is then whatever an earlier start stored.
-    await this.boss.createQueue(name, name === DEAD_LETTER_QUEUE ? wanted : { ...wanted, retryBackoff: true, deadLetter: DEAD_LETTER_QUEUE });
+    await this.boss.createQueue(name, created);
     const stored = await this.boss.getQueue(name);
     const { update, changes } = policyChanges(stored ?? {}, wanted);
     if (changes.length === 0) return;
     // New jobs take the queue's policy when they are inserted; jobs already stored keep theirs.
     await this.boss.updateQueue(name, update);
-    log.info({ queue: name, changes }, `the stored policy of queue ${name} was updated to the settings: ${describeChanges(changes)}`);
+    const message = `the stored policy of queue ${name} was updated to the settings: ${describeChanges(changes)}`;
+    log.info({ queue: name, changes }, message);
   }
 
   /**
