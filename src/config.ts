@@ -99,7 +99,7 @@ export const ConfigSchema = z.object({
   /** How long a webhook body may take to arrive after its headers; a slower sender is cut off. */
   WEBHOOK_BODY_TIMEOUT_SECONDS: int(10, 1, 120),
   /** Webhook body megabytes held in memory at once, across requests; beyond it senders get 503 and Retry-After. */
-  WEBHOOK_BODY_BUDGET_MB: int(32, 2, 1024),
+  WEBHOOK_BODY_BUDGET_MB: int(16, 2, 1024),
 
   PUBLIC_URL: url('the public base URL the CRMs call, e.g. https://enrich.example.com'),
   ADMIN_TOKEN: optionalString,

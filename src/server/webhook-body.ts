@@ -15,6 +15,8 @@ export class BodyReadError extends Error {
 
 export interface BodyLimits {
   maxBytes: number;
+  /** The declared Content-Length, when there is one: the body is read into one buffer of that size. */
+  declaredBytes?: number;
   /** The whole body must have arrived this long after its head. */
   timeoutMs: number;
 }
@@ -22,6 +24,10 @@ export interface BodyLimits {
 /** Resolves with the body, or rejects with BodyReadError; reading stops at the first failure. */
 export function readBody(req: IncomingMessage, limits: BodyLimits): Promise<Buffer> {
   return new Promise((resolve, reject) => {
+    // With a declared length the chunks go straight into one buffer, so a body is never held twice
+    // (chunks and their concatenation); its pages become resident only as the bytes arrive.
+    const declared = limits.declaredBytes;
+    const whole = declared !== undefined && declared <= limits.maxBytes ? Buffer.allocUnsafe(declared) : undefined;
     const chunks: Buffer[] = [];
     let received = 0;
     let settled = false;
@@ -36,13 +42,14 @@ export function readBody(req: IncomingMessage, limits: BodyLimits): Promise<Buff
         req.pause();
         reject(new BodyReadError(failure));
       } else {
-        resolve(Buffer.concat(chunks, received));
+        resolve(whole ? whole.subarray(0, received) : Buffer.concat(chunks, received));
       }
     };
     const onData = (chunk: Buffer) => {
+      if (received + chunk.length > (whole?.length ?? limits.maxBytes)) return finish('too_large');
+      if (whole) chunk.copy(whole, received);
+      else chunks.push(chunk);
       received += chunk.length;
-      if (received > limits.maxBytes) return finish('too_large');
-      chunks.push(chunk);
     };
     const onEnd = () => finish();
     const onAborted = () => finish('aborted');

@@ -33,7 +33,7 @@ export interface WebhookRoutesOptions {
   maxBodyBytes?: number;
   /** How long a body may take to arrive after its head (default 10 s); then the connection is closed. */
   bodyTimeoutMs?: number;
-  /** Webhook body bytes held at once across requests (default 32 MiB); beyond it, 503 with Retry-After. */
+  /** Webhook body bytes held at once across requests (default 16 MiB); beyond it, 503 with Retry-After. */
   bodyBudgetBytes?: number;
 }
 
@@ -62,7 +62,7 @@ export function webhookRoutes(options: WebhookRoutesOptions & { securityHeaders:
   const bodyTimeoutMs = options.bodyTimeoutMs ?? 10_000;
   const tooLarge = () => new WebhookError(413, 'body_too_large', `the body is larger than ${maxBodyBytes} bytes`);
   const budget = new BodyBudget({
-    totalBytes: options.bodyBudgetBytes ?? 32 * 1024 * 1024,
+    totalBytes: options.bodyBudgetBytes ?? 16 * 1024 * 1024,
     smallBytes: SMALL_BODY_BYTES,
     largeShare: 0.75,
   });
@@ -142,7 +142,7 @@ export function webhookRoutes(options: WebhookRoutesOptions & { securityHeaders:
       const busy = new WebhookError(503, 'busy', 'too many webhook bodies are being received at once; deliver again later');
       return refuse(res, connector, busy, 'busy');
     }
-    readBody(req, { maxBytes: maxBodyBytes, timeoutMs: bodyTimeoutMs })
+    readBody(req, { maxBytes: maxBodyBytes, declaredBytes: declared, timeoutMs: bodyTimeoutMs })
       .then(
         (rawBody) => handle(head, rawBody, res, connector),
         (error: unknown) => {
