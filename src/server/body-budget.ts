@@ -40,9 +40,4 @@ export class BodyBudget {
       },
     };
   }
-
-  /** Bytes reserved now, for tests and metrics. */
-  get reservedBytes(): number {
-    return this.held;
-  }
 }
