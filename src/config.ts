@@ -55,6 +55,8 @@ export const ConfigSchema = z.object({
   CRM_ENRICH_LANE_MAX_IN_FLIGHT: int(0, 0, 10_000),
   /** First retry delay of a failed or expired job; later ones double, up to an hour. */
   CRM_ENRICH_JOB_RETRY_DELAY_SECONDS: int(10, 1, 3600),
+  /** Attempts a job gets before it is parked in the dead letter, the first one included. */
+  CRM_ENRICH_JOB_ATTEMPTS: int(5, 1, 20),
   REDIS_URL: url('a redis:// URL'),
   /** Extra free-mail domains (comma separated) beside the maintained list: their addresses never name an employer. */
   CRM_ENRICH_FREE_EMAIL_DOMAINS: z
@@ -105,6 +107,11 @@ export const ConfigSchema = z.object({
     .default('Crm_Enrich_Integration'),
   /** How long the flow action waits for its records' runs; those not settled by then answer `pending`. Under the Apex callout timeout. */
   SALESFORCE_ACTION_WAIT_MS: int(8_000, 0, 110_000),
+
+  /** How long a webhook body may take to arrive after its headers; a slower sender is cut off. */
+  WEBHOOK_BODY_TIMEOUT_SECONDS: int(10, 1, 120),
+  /** Webhook body megabytes held in memory at once, across requests; beyond it senders get 503 and Retry-After. */
+  WEBHOOK_BODY_BUDGET_MB: int(16, 2, 1024),
 
   PUBLIC_URL: url('the public base URL the CRMs call, e.g. https://enrich.example.com'),
   ADMIN_TOKEN: optionalString,

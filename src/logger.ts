@@ -12,6 +12,7 @@ export const REDACT_PATHS = [
   'headers.authorization', '*.headers.authorization', 'req.headers.authorization', 'req.headers.cookie',
   'email', '*.email', 'emails', '*.emails', 'phone', '*.phone', 'phones', '*.phones',
   'properties', '*.properties', 'body', '*.body', 'rawBody', '*.rawBody',
+  'author', '*.author', 'comment', '*.comment',
 ];
 
 function defaultLevel(): string {

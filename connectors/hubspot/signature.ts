@@ -55,32 +55,49 @@ export interface SignatureOptions {
   now?: () => number;
 }
 
-export function verifyHubspotSignature(req: SignedRequest, options: SignatureOptions): SignatureCheck {
-  const v3 = req.header('x-hubspot-signature-v3');
-  if (v3 !== undefined) {
-    const timestamp = req.header('x-hubspot-request-timestamp');
+/**
+ * The part of the check the headers alone decide, so a request that cannot pass is refused before its
+ * body is read: a signature header of an accepted version and, for v3, a timestamp within 5 minutes.
+ */
+export function checkSignatureHeaders(
+  header: (name: string) => string | undefined,
+  options: SignatureOptions,
+): SignatureCheck | undefined {
+  if (header('x-hubspot-signature-v3') !== undefined) {
+    const timestamp = header('x-hubspot-request-timestamp');
     if (timestamp === undefined || !/^\d+$/.test(timestamp)) {
       return { ok: false, reason: 'X-HubSpot-Request-Timestamp is missing or not epoch milliseconds' };
     }
     const age = (options.now ?? Date.now)() - Number(timestamp);
     if (age > MAX_SIGNATURE_AGE_MS) return { ok: false, reason: 'the request timestamp is older than 5 minutes' };
     if (age < -MAX_SIGNATURE_AGE_MS) return { ok: false, reason: 'the request timestamp is more than 5 minutes in the future' };
-    const expected = signV3(options.clientSecret, req.method, req.url, req.rawBody, timestamp);
-    return sameText(expected, v3) ? { ok: true, version: 'v3' } : { ok: false, reason: 'the v3 signature does not match' };
+    return undefined;
   }
-  const legacy = req.header('x-hubspot-signature');
-  if (legacy === undefined) return { ok: false, reason: 'the request carries no X-HubSpot-Signature-v3 header' };
+  if (header('x-hubspot-signature') === undefined) {
+    return { ok: false, reason: 'the request carries no X-HubSpot-Signature-v3 header' };
+  }
   if (!options.acceptLegacy) {
     return { ok: false, reason: 'v1/v2 signatures are not accepted here; subscribe the app webhook (v3) or enable legacy signatures' };
   }
-  const version = (req.header('x-hubspot-signature-version') ?? 'v1').toLowerCase();
-  if (version === 'v2') {
+  const version = (header('x-hubspot-signature-version') ?? 'v1').toLowerCase();
+  if (version !== 'v1' && version !== 'v2') return { ok: false, reason: `unknown signature version ${version}` };
+  return undefined;
+}
+
+export function verifyHubspotSignature(req: SignedRequest, options: SignatureOptions): SignatureCheck {
+  const refused = checkSignatureHeaders((name) => req.header(name), options);
+  if (refused) return refused;
+  const v3 = req.header('x-hubspot-signature-v3');
+  if (v3 !== undefined) {
+    const timestamp = req.header('x-hubspot-request-timestamp')!;
+    const expected = signV3(options.clientSecret, req.method, req.url, req.rawBody, timestamp);
+    return sameText(expected, v3) ? { ok: true, version: 'v3' } : { ok: false, reason: 'the v3 signature does not match' };
+  }
+  const legacy = req.header('x-hubspot-signature')!;
+  if ((req.header('x-hubspot-signature-version') ?? 'v1').toLowerCase() === 'v2') {
     const expected = signV2(options.clientSecret, req.method, req.url, req.rawBody);
     return sameText(expected, legacy.toLowerCase()) ? { ok: true, version: 'v2' } : { ok: false, reason: 'the v2 signature does not match' };
   }
-  if (version === 'v1') {
-    const expected = signV1(options.clientSecret, req.rawBody);
-    return sameText(expected, legacy.toLowerCase()) ? { ok: true, version: 'v1' } : { ok: false, reason: 'the v1 signature does not match' };
-  }
-  return { ok: false, reason: `unknown signature version ${version}` };
+  const expected = signV1(options.clientSecret, req.rawBody);
+  return sameText(expected, legacy.toLowerCase()) ? { ok: true, version: 'v1' } : { ok: false, reason: 'the v1 signature does not match' };
 }

@@ -9,10 +9,11 @@ import {
   type HttpReply,
   type RecordEvent,
   type WebhookHandler,
+  type WebhookHead,
   type WebhookParseResult,
   type WebhookRequest,
 } from '../../src/core/connector.js';
-import { verifyHubspotSignature } from './signature.js';
+import { checkSignatureHeaders, verifyHubspotSignature } from './signature.js';
 import { actorOf } from './change-source.js';
 
 export const MAX_EVENTS_PER_DELIVERY = 100;
@@ -146,12 +147,28 @@ export function createHubspotWebhookHandler(options: HubspotWebhookOptions): Web
     }
   }
 
+  const notConfigured = () => new WebhookError(
+    401, 'webhook_not_configured', 'HubSpot webhooks cannot be verified: set HUBSPOT_CLIENT_SECRET to the app\'s client secret.',
+  );
+  const badSignature = (reason: string) => new WebhookError(
+    401, 'invalid_signature', `HubSpot signature rejected: ${reason}. Check HUBSPOT_CLIENT_SECRET and PUBLIC_URL.`,
+  );
+  const signatureOptions = (clientSecret: string) =>
+    ({ clientSecret, acceptLegacy: options.acceptLegacySignatures, now: options.now });
+  const lowerCase = (headers: WebhookHead['headers']) =>
+    Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
+
   return {
+    verifyHead(head: WebhookHead): WebhookError | undefined {
+      if (!options.clientSecret) return notConfigured();
+      const lower = lowerCase(head.headers);
+      const check = checkSignatureHeaders((name) => lower[name], signatureOptions(options.clientSecret));
+      return check && !check.ok ? badSignature(check.reason) : undefined;
+    },
+
     parse(request: WebhookRequest): WebhookParseResult {
-      if (!options.clientSecret) {
-        return { ok: false, error: new WebhookError(401, 'webhook_not_configured', 'HubSpot webhooks cannot be verified: set HUBSPOT_CLIENT_SECRET to the app\'s client secret.') };
-      }
-      const lower = Object.fromEntries(Object.entries(request.headers).map(([k, v]) => [k.toLowerCase(), v]));
+      if (!options.clientSecret) return { ok: false, error: notConfigured() };
+      const lower = lowerCase(request.headers);
       const check = verifyHubspotSignature(
         {
           method: request.method,
@@ -159,11 +176,9 @@ export function createHubspotWebhookHandler(options: HubspotWebhookOptions): Web
           rawBody: request.rawBody,
           header: (name) => lower[name],
         },
-        { clientSecret: options.clientSecret, acceptLegacy: options.acceptLegacySignatures, now: options.now },
+        signatureOptions(options.clientSecret),
       );
-      if (!check.ok) {
-        return { ok: false, error: new WebhookError(401, 'invalid_signature', `HubSpot signature rejected: ${check.reason}. Check HUBSPOT_CLIENT_SECRET and PUBLIC_URL.`) };
-      }
+      if (!check.ok) return { ok: false, error: badSignature(check.reason) };
       let json: unknown;
       try {
         json = JSON.parse(request.rawBody.toString('utf8'));

@@ -6,7 +6,8 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import {
-  WebhookError, type HttpReply, type RecordEvent, type WebhookHandler, type WebhookParseResult, type WebhookRequest,
+  WebhookError, type HttpReply, type RecordEvent, type WebhookHandler, type WebhookHead, type WebhookParseResult,
+  type WebhookRequest,
 } from '../../src/core/connector.js';
 import { parseFlowCallout } from './flow-callout.js';
 import { toId18 } from './ids.js';
@@ -114,14 +115,29 @@ export function createSalesforceWebhookHandler(options: SalesforceWebhookOptions
     };
   }
 
+  const isJson = (head: WebhookHead) => /^application\/json\b/i.test(head.headers['content-type'] ?? '');
+
+  /** What the head decides (configuration, method, secret) and the size, declared or read. */
+  function refuseHead(head: WebhookHead, bytes: number): WebhookParseResult | undefined {
+    const json = isJson(head);
+    if (!options.secret) return refuse(503, 'not_configured', 'SALESFORCE_WEBHOOK_SECRET is not set; set it and use it as the last path segment.', json);
+    if (!org15) return refuse(503, 'not_configured', 'SALESFORCE_ORG_ID is not set; set it to the connected org\'s id so messages can be checked.', json);
+    if (head.method.toUpperCase() !== 'POST') return refuse(405, 'method_not_allowed', 'Use POST.', json);
+    if (!sameSecret(head.params?.secret ?? '', options.secret)) return refuse(403, 'wrong_secret', 'The secret in the path is wrong.', json);
+    if (bytes > maxBytes) return refuse(413, 'too_large', `The body is larger than ${maxBytes} bytes.`, json);
+    return undefined;
+  }
+
   return {
+    verifyHead(head: WebhookHead): WebhookError | undefined {
+      const refused = refuseHead(head, Number(head.headers['content-length'] ?? 0));
+      return refused && !refused.ok ? refused.error : undefined;
+    },
+
     parse(request: WebhookRequest): WebhookParseResult {
-      const json = /^application\/json\b/i.test(request.headers['content-type'] ?? '');
-      if (!options.secret) return refuse(503, 'not_configured', 'SALESFORCE_WEBHOOK_SECRET is not set; set it and use it as the last path segment.', json);
-      if (!org15) return refuse(503, 'not_configured', 'SALESFORCE_ORG_ID is not set; set it to the connected org\'s id so messages can be checked.', json);
-      if (request.method.toUpperCase() !== 'POST') return refuse(405, 'method_not_allowed', 'Use POST.', json);
-      if (!sameSecret(request.params?.secret ?? '', options.secret)) return refuse(403, 'wrong_secret', 'The secret in the path is wrong.', json);
-      if (request.rawBody.length > maxBytes) return refuse(413, 'too_large', `The body is larger than ${maxBytes} bytes.`, json);
+      const refused = refuseHead(request, request.rawBody.length);
+      if (refused) return refused;
+      const json = isJson(request);
       const body = request.rawBody.toString('utf8');
       return json ? parseJson(body) : parseSoap(body);
     },

@@ -231,6 +231,7 @@ function queueSettingsFrom(config: Config): Partial<QueueSettings> {
     expireInSeconds: expire,
     superviseIntervalSeconds: Math.min(30, Math.max(1, Math.floor(expire / 4))),
     retryDelaySeconds: config.CRM_ENRICH_JOB_RETRY_DELAY_SECONDS,
+    maxAttempts: config.CRM_ENRICH_JOB_ATTEMPTS,
   };
 }
 

@@ -138,14 +138,19 @@ export interface RecordEvent {
   rejection?: string;
 }
 
-export interface WebhookRequest {
+/** What arrives before the body: the request line, the headers and the path parameters. */
+export interface WebhookHead {
   method: string;
   /** The full public URL the CRM called (scheme, host, path, query). */
   url: string;
+  /** Header names in lower case, as Node gives them. */
   headers: Record<string, string | undefined>;
-  rawBody: Buffer;
   /** Path parameters, e.g. the shared secret of a Salesforce endpoint. */
   params?: Record<string, string>;
+}
+
+export interface WebhookRequest extends WebhookHead {
+  rawBody: Buffer;
 }
 
 export interface HttpReply {
@@ -168,6 +173,14 @@ export type WebhookParseResult = { ok: true; events: RecordEvent[] } | { ok: fal
 
 /** Verifies and parses one inbound request; replies are built by the same handler so each CRM gets its own wire format. */
 export interface WebhookHandler {
+  /**
+   * Checks what the head alone can tell, before any byte of the body is read: the endpoint is
+   * configured, the signature headers are present and fresh, the path secret is right, the declared
+   * Content-Length is within the handler's limit. A refusal here is final: the sender is answered
+   * with it and the body is never read. Passing says nothing about the body; `parse` still checks
+   * everything (the signature over the bytes included). Cheap, synchronous, never throws.
+   */
+  verifyHead(head: WebhookHead): WebhookError | undefined;
   parse(request: WebhookRequest): WebhookParseResult;
   /** The answer once the events are durably stored. */
   ackReply(events: RecordEvent[]): HttpReply;

@@ -39,6 +39,9 @@ export interface AppOptions {
   /** The MCP server and its OAuth authorization server, mounted at the root (their paths are fixed by the specifications). */
   mcp?: express.Router;
   maxBodyBytes?: number;
+  /** See WebhookRoutesOptions. */
+  bodyTimeoutMs?: number;
+  bodyBudgetBytes?: number;
 }
 
 /**

@@ -4,9 +4,13 @@
  * with the connector's 5xx reply so the CRM delivers it again.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import express, { type Request, type Response, Router } from 'express';
-import { type CrmConnector, type HttpReply, type RecordEvent, WebhookError } from '../core/connector.js';
+import { type Request, type Response, Router } from 'express';
+import {
+  type CrmConnector, type HttpReply, type RecordEvent, type WebhookHead, WebhookError,
+} from '../core/connector.js';
 import { logger } from '../logger.js';
+import { BodyBudget } from './body-budget.js';
+import { BodyReadError, readBody } from './webhook-body.js';
 import type { Metrics } from './metrics.js';
 
 const log = logger('server.webhooks');
@@ -27,6 +31,10 @@ export interface WebhookRoutesOptions {
   metrics: Metrics;
   /** Largest body accepted, in bytes. */
   maxBodyBytes?: number;
+  /** How long a body may take to arrive after its head (default 10 s); then the connection is closed. */
+  bodyTimeoutMs?: number;
+  /** Webhook body bytes held at once across requests (default 16 MiB); beyond it, 503 with Retry-After. */
+  bodyBudgetBytes?: number;
 }
 
 /**
@@ -51,19 +59,28 @@ export function webhookRoutes(options: WebhookRoutesOptions & { securityHeaders:
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
   const publicBase = options.publicUrl.replace(/\/+$/, '');
 
-  const handle = async (req: IncomingMessage & { body?: unknown }, res: ServerResponse, url: string, connector: CrmConnector, secret: string | undefined) => {
+  const bodyTimeoutMs = options.bodyTimeoutMs ?? 10_000;
+  const tooLarge = () => new WebhookError(413, 'body_too_large', `the body is larger than ${maxBodyBytes} bytes`);
+  const budget = new BodyBudget({
+    totalBytes: options.bodyBudgetBytes ?? 16 * 1024 * 1024,
+    smallBytes: SMALL_BODY_BYTES,
+    largeShare: 0.75,
+  });
+
+  type RefusalOutcome = 'rejected' | 'busy';
+  const refuse = (res: ServerResponse, connector: CrmConnector, error: WebhookError, outcome: RefusalOutcome = 'rejected') => {
+    options.metrics.eventsReceived.inc({ source: connector.kind, outcome });
+    log.warn({ source: connector.kind, status: error.status, code: error.code }, 'webhook refused');
+    // Whatever of the body has not been read is never read: the connection closes after the answer.
+    send(res, connector.webhook.errorReply(error), true);
+  };
+
+  const handle = async (head: WebhookHead, rawBody: Buffer, res: ServerResponse, connector: CrmConnector) => {
     const source = connector.kind;
     const handler = connector.webhook;
-    const rawBody = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
     let parsed: ReturnType<typeof handler.parse>;
     try {
-      parsed = handler.parse({
-        method: req.method ?? 'POST',
-        url: publicBase + url,
-        headers: flattenHeaders(req.headers),
-        rawBody,
-        params: secret ? { secret } : {},
-      });
+      parsed = handler.parse({ ...head, rawBody });
     } catch (error) {
       // A parser that throws on some input is a bug to fix, but the sender still gets its own format.
       log.error({ source, err: error }, 'a webhook parser threw; the delivery is refused');
@@ -90,26 +107,60 @@ export function webhookRoutes(options: WebhookRoutesOptions & { securityHeaders:
     }
   };
 
-  const rawParser = express.raw({ type: () => true, limit: maxBodyBytes }) as unknown as NodeMiddleware;
-  // Reads the body, then handles the delivery; an oversize or unreadable body is refused in the
-  // connector's own wire format, with nothing stored.
-  const receive = (req: IncomingMessage, res: ServerResponse, url: string, connector: CrmConnector, secret: string | undefined) =>
-    rawParser(req, res, (err?: unknown) => {
-      if (!err) {
-        handle(req, res, url, connector, secret).catch((error: unknown) => {
-          log.error({ source: connector.kind, err: error }, 'a webhook delivery could not be answered');
-          if (!res.headersSent) sendInternalError(res, connector);
-          else res.destroy();
-        });
-        return;
-      }
-      const tooLarge = (err as { type?: string }).type === 'entity.too.large';
-      const error = tooLarge
-        ? new WebhookError(413, 'body_too_large', `the body is larger than ${maxBodyBytes} bytes`)
-        : new WebhookError(400, 'unreadable_body', 'the request body could not be read');
-      options.metrics.eventsReceived.inc({ source: connector.kind, outcome: 'rejected' });
-      send(res, connector.webhook.errorReply(error));
-    });
+  /**
+   * Everything the head decides is decided before a byte of the body is read: the connector's checks
+   * (signature headers, path secret), the declared length, the encoding and room in the body budget.
+   * Only then is the body read, within its deadline, and handed to the connector's parser.
+   */
+  const receive = (
+    req: IncomingMessage, res: ServerResponse, url: string, connector: CrmConnector, secret: string | undefined,
+  ) => {
+    const head: WebhookHead = {
+      method: req.method ?? 'POST',
+      url: publicBase + url,
+      headers: flattenHeaders(req.headers),
+      params: secret ? { secret } : {},
+    };
+    const length = req.headers['content-length'];
+    const declared = length === undefined ? undefined : Number(length);
+    let refusal: WebhookError | undefined;
+    try {
+      refusal = connector.webhook.verifyHead(head);
+    } catch (error) {
+      log.error({ source: connector.kind, err: error }, 'a webhook head check threw; the delivery is refused');
+      refusal = new WebhookError(400, 'unparseable', 'the request could not be parsed');
+    }
+    if (!refusal && declared !== undefined && declared > maxBodyBytes) refusal = tooLarge();
+    if (!refusal && !/^(identity)?$/i.test(req.headers['content-encoding'] ?? '')) {
+      refusal = new WebhookError(415, 'unsupported_encoding', 'send the body uncompressed (no Content-Encoding)');
+    }
+    if (refusal) return refuse(res, connector, refusal);
+    // A body that declares no length may grow to the limit: it is counted at the limit.
+    const reservation = budget.reserve(declared ?? maxBodyBytes);
+    if (!reservation) {
+      res.setHeader('Retry-After', String(BUSY_RETRY_AFTER_SECONDS));
+      const busy = new WebhookError(503, 'busy', 'too many webhook bodies are being received at once; deliver again later');
+      return refuse(res, connector, busy, 'busy');
+    }
+    readBody(req, { maxBytes: maxBodyBytes, declaredBytes: declared, timeoutMs: bodyTimeoutMs })
+      .then(
+        (rawBody) => handle(head, rawBody, res, connector),
+        (error: unknown) => {
+          const failure = error instanceof BodyReadError ? error.failure : 'aborted';
+          if (failure === 'aborted') return void res.destroy();
+          const seconds = Math.round(bodyTimeoutMs / 1000);
+          refuse(res, connector, failure === 'too_large'
+            ? tooLarge()
+            : new WebhookError(408, 'body_too_slow', `the body did not arrive within ${seconds} s`));
+        },
+      )
+      .catch((error: unknown) => {
+        log.error({ source: connector.kind, err: error }, 'a webhook delivery could not be answered');
+        if (!res.headersSent) sendInternalError(res, connector);
+        else res.destroy();
+      })
+      .finally(() => reservation.release());
+  };
 
   const router = Router();
   const route = (req: Request, res: Response) => {
@@ -145,10 +196,14 @@ export function webhookRoutes(options: WebhookRoutesOptions & { securityHeaders:
 /** The paths the listener takes: plain segments only; anything percent-encoded goes through Express. */
 const WEBHOOK_PATH = /^\/webhooks\/([A-Za-z0-9_-]+)(?:\/([A-Za-z0-9_-]+))?\/?(?:\?.*)?$/;
 
-/** A connector's reply as Express's `res.type(t).send(body)` gave it: text in UTF-8. */
-function send(res: ServerResponse, reply: HttpReply): void {
+/** A connector's reply as Express's `res.type(t).send(body)` gave it, in UTF-8; `close` ends the connection after it. */
+function send(res: ServerResponse, reply: HttpReply, close = false): void {
   const contentType = /;\s*charset=/i.test(reply.contentType) ? reply.contentType : `${reply.contentType}; charset=utf-8`;
-  res.writeHead(reply.status, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(reply.body) });
+  res.writeHead(reply.status, {
+    'Content-Type': contentType,
+    'Content-Length': Buffer.byteLength(reply.body),
+    ...(close ? { Connection: 'close' } : {}),
+  });
   res.end(reply.body);
 }
 
@@ -156,6 +211,12 @@ function send(res: ServerResponse, reply: HttpReply): void {
 function sendInternalError(res: ServerResponse, connector: CrmConnector): void {
   send(res, connector.webhook.errorReply(new WebhookError(500, 'internal', 'the request could not be handled')));
 }
+
+/** Bodies up to this size are what the CRMs send (HubSpot: at most 100 events); they may use the whole budget. */
+const SMALL_BODY_BYTES = 64 * 1024;
+
+/** What a 503 asks the sender to wait while the body budget is full: slow bodies are gone within seconds. */
+const BUSY_RETRY_AFTER_SECONDS = 10;
 
 /** What a 503 asks the CRM to wait before delivering again while the database is away. */
 const STORE_RETRY_AFTER_SECONDS = 30;

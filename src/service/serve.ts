@@ -3,12 +3,15 @@ import { loadConfig } from '../config.js';
 import { logger } from '../logger.js';
 import { banner, startDemo } from './demo.js';
 import { embeddedEnvironment } from './embedded.js';
+import { preflight } from './preflight.js';
 import { Service } from './service.js';
 
 const log = logger('service.serve');
 
 export async function serve(options: { mappings: string; demo: boolean }): Promise<void> {
   const config = loadConfig();
+  // Every setting is checked before the sandboxes start, so a mistake is reported at once.
+  await preflight(config, { mappingsDir: options.mappings });
   const env = await embeddedEnvironment(config, { mappingsDir: options.mappings });
   let service: Service;
   try {

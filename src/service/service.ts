@@ -3,7 +3,7 @@
  * lanes, the schedules and the HTTP app (whose webhooks go to the intake), and `stop` shuts them down
  * in the order that loses nothing.
  */
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import cron, { type ScheduledTask } from 'node-cron';
 import { compose, type ComposeOptions, type Parts } from '../app/compose.js';
 import type { Config } from '../config.js';
@@ -21,6 +21,7 @@ import { logger } from '../logger.js';
 import type { PartnerClient } from '../partner/client.js';
 import { adminRoutes } from '../server/admin-routes.js';
 import { createApp } from '../server/app.js';
+import { createHttpServer, webhookBodyLimits } from '../server/http-server.js';
 import type { Metrics } from '../server/metrics.js';
 import type { Store } from '../store/store.js';
 import type { Backfills } from './backfills.js';
@@ -164,7 +165,7 @@ export class Service {
     this.callbackSender.start();
 
     // Bind first: HubSpot signs the URL it calls, so the app must know the port it is reached on.
-    const server = createServer();
+    const server = createHttpServer();
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(port, host, () => resolve());
@@ -180,6 +181,7 @@ export class Service {
       ingest: (events) => this.intake.receive(events),
       publicUrl,
       metrics: this.metrics,
+      ...webhookBodyLimits(this.config),
       readiness: [
         { name: 'database', check: async () => void (await this.store.db.query('SELECT 1')) },
         { name: 'queue', check: async () => void (await this.store.queue.counts()) },
@@ -200,8 +202,6 @@ export class Service {
       ...(tokenCheck && this.config.MCP_ENABLED ? { mcp: mcpApp({ service: this, config: this.config, publicUrl, tokenCheck }) } : {}),
     });
     server.on('request', app);
-    // Webhook senders keep connections open; let them idle out rather than hold shutdown.
-    server.keepAliveTimeout = 5_000;
     this.server = server;
     return url;
   }

@@ -14,6 +14,7 @@ import type { Db } from './db.js';
 import { StoreError } from './errors.js';
 import { insertJobs, type NewJob } from './job-insert.js';
 import { JobTable, type JobStanding } from './job-table.js';
+import { describeChanges, policyChanges, type PolicyOptions } from './queue-policy.js';
 import { DEAD_LETTER_QUEUE, type ClaimedJob, type DeadLetter, type QueueCounts, type RecordRef, type RetryingJob } from './queue-types.js';
 
 export { DEAD_LETTER_QUEUE, type ClaimedJob, type DeadLetter, type QueueCounts, type RecordRef } from './queue-types.js';
@@ -140,18 +141,24 @@ export class JobQueue {
       throw new StoreError('invalid_input', `Queue name "${name}" may hold only letters, digits, _ . - and /.`, { queue: name });
     }
     const s = this.settings;
-    if (name === DEAD_LETTER_QUEUE) {
-      await this.boss.createQueue(name, { retentionSeconds: s.deadLetterRetentionDays * 86_400 });
-    } else {
-      await this.boss.createQueue(name, {
-        retryLimit: s.maxAttempts - 1,
-        retryDelay: s.retryDelaySeconds,
-        retryBackoff: true,
-        retryDelayMax: s.retryDelayMaxSeconds,
-        expireInSeconds: s.expireInSeconds,
-        deadLetter: DEAD_LETTER_QUEUE,
-      });
-    }
+    const wanted: PolicyOptions = name === DEAD_LETTER_QUEUE
+      ? { retentionSeconds: s.deadLetterRetentionDays * 86_400 }
+      : {
+          retryLimit: s.maxAttempts - 1,
+          retryDelay: s.retryDelaySeconds,
+          retryDelayMax: s.retryDelayMaxSeconds,
+          expireInSeconds: s.expireInSeconds,
+        };
+    const created = name === DEAD_LETTER_QUEUE ? wanted : { ...wanted, retryBackoff: true, deadLetter: DEAD_LETTER_QUEUE };
+    // Does nothing when the queue exists: its policy is then whatever an earlier start stored.
+    await this.boss.createQueue(name, created);
+    const stored = await this.boss.getQueue(name);
+    const { update, changes } = policyChanges(stored ?? {}, wanted);
+    if (changes.length === 0) return;
+    // New jobs take the queue's policy when they are inserted; jobs already stored keep theirs.
+    await this.boss.updateQueue(name, update);
+    const message = `the stored policy of queue ${name} was updated to the settings: ${describeChanges(changes)}`;
+    log.info({ queue: name, changes }, message);
   }
 
   /**

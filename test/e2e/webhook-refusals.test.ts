@@ -8,6 +8,7 @@ import { signV3 } from '../../connectors/hubspot/signature.js';
 import { outboundEnvelope } from '../../connectors/salesforce/sandbox/outbound.js';
 import { serverUnavailable } from '../support/db.js';
 import { schemaQuery, stateReaches } from './probes.js';
+import { slowSend } from './slow-sender.js';
 import { HUBSPOT_SECRET, SALESFORCE_SECRET, eventually } from './stack.js';
 import { useStack } from './use-stack.js';
 
@@ -17,7 +18,8 @@ if (skip) console.warn(`skipping end-to-end tests: ${skip}`);
 const ONE_MB = 1024 * 1024;
 
 describe.skipIf(skip)('webhook refusals', () => {
-  const stack = useStack();
+  // A short body deadline, so the test of a body that never arrives does not wait the default 10 s.
+  const stack = useStack({ service: { env: { WEBHOOK_BODY_TIMEOUT_SECONDS: '2' } } });
   let eventId = 1;
 
   /** Received event keys and jobs on every queue: what a stored delivery leaves behind. */
@@ -130,6 +132,53 @@ describe.skipIf(skip)('webhook refusals', () => {
     const res = await hubspotPost(huge);
     expect(res.status).toBe(413);
     expect(JSON.parse(res.text).code).toBe('body_too_large');
+    expect(await stored()).toEqual(before);
+  });
+
+  it('answers what the head decides before any of the body is sent, and closes the connection', async () => {
+    const before = await stored();
+    const url = stack.running.url;
+    const large = { 'content-type': 'application/json', 'content-length': '1048000' };
+    const fresh = { 'x-hubspot-request-timestamp': String(Date.now()), 'x-hubspot-signature-v3': 'bm90IGEgc2lnbmF0dXJl' };
+    const unsigned = await slowSend(url, '/webhooks/hubspot', { headers: large, bodyBytes: 0 });
+    const stale = await slowSend(url, '/webhooks/hubspot', {
+      headers: { ...large, ...fresh, 'x-hubspot-request-timestamp': String(Date.now() - 6 * 60_000) }, bodyBytes: 0,
+    });
+    const tooLarge = await slowSend(url, '/webhooks/hubspot', { headers: { ...large, ...fresh, 'content-length': String(2 * ONE_MB) }, bodyBytes: 0 });
+    const compressed = await slowSend(url, '/webhooks/hubspot', { headers: { ...large, ...fresh, 'content-encoding': 'gzip' }, bodyBytes: 0 });
+    const soap = { 'content-type': 'text/xml; charset=utf-8', 'content-length': '1048000' };
+    const wrongSecret = await slowSend(url, '/webhooks/salesforce/not-the-secret', { headers: soap, bodyBytes: 0 });
+    const sfTooLarge = await slowSend(url, `/webhooks/salesforce/${SALESFORCE_SECRET}`, { headers: { ...soap, 'content-length': String(2 * ONE_MB) }, bodyBytes: 0 });
+    for (const res of [unsigned, stale, tooLarge, compressed, wrongSecret, sfTooLarge]) {
+      expect(res.sentBeforeAnswer).toBe(0);
+      expect(res.headers.connection).toBe('close');
+    }
+    expect([unsigned.status, stale.status, tooLarge.status, compressed.status]).toEqual([401, 401, 413, 415]);
+    expect(JSON.parse(unsigned.body)).toMatchObject({ code: 'invalid_signature', message: expect.stringMatching(/no X-HubSpot-Signature-v3/) });
+    expect(JSON.parse(stale.body).message).toMatch(/older than 5 minutes/);
+    expect(JSON.parse(tooLarge.body).code).toBe('body_too_large');
+    expect(JSON.parse(compressed.body).code).toBe('unsupported_encoding');
+    expect(wrongSecret.status).toBe(403);
+    expect(wrongSecret.body).toMatch(/secret in the path is wrong/);
+    expect(sfTooLarge.status).toBe(413);
+    expect(sfTooLarge.body).toMatch(/<soapenv:Fault>/);
+    expect(await stored()).toEqual(before);
+  });
+
+  it('cuts off a body that does not arrive within its deadline (408), refuses a chunked body past 1 MB, and stores neither', async () => {
+    const before = await stored();
+    const headers = { 'content-type': 'application/json', 'x-hubspot-request-timestamp': String(Date.now()), 'x-hubspot-signature-v3': 'bm90IGEgc2lnbmF0dXJl' };
+    // 100 bytes of a declared 10,000, then nothing: the socket would otherwise be held for minutes.
+    const stalled = await slowSend(stack.running.url, '/webhooks/hubspot', { headers: { ...headers, 'content-length': '10000' }, bodyBytes: 100, chunkBytes: 100 });
+    expect(stalled.status).toBe(408);
+    expect(JSON.parse(stalled.body).code).toBe('body_too_slow');
+    expect(stalled.headers.connection).toBe('close');
+    // No length declared: the limit is found while reading, and the rest is never read.
+    const chunked = await slowSend(stack.running.url, '/webhooks/hubspot', {
+      headers: { ...headers, 'transfer-encoding': 'chunked' }, bodyBytes: ONE_MB + 256 * 1024, chunkBytes: 64 * 1024, intervalMs: 1, chunked: true,
+    });
+    expect(chunked.status).toBe(413);
+    expect(JSON.parse(chunked.body).code).toBe('body_too_large');
     expect(await stored()).toEqual(before);
   });
 

@@ -1,5 +1,6 @@
 import { expect, it } from 'vitest';
 import { queueName } from '../../src/enrich/jobs.js';
+import { describeChanges, policyChanges } from '../../src/store/queue-policy.js';
 import { describeEachBackend } from '../support/db.js';
 
 const Q = queueName('hubspot', 'contact');
@@ -216,5 +217,43 @@ describeEachBackend('job queue', (t) => {
       store.queue.enqueue(Q, [{ data: ref('manual-2') }, { data: ref('new-1'), dedupKey: 'key-new-1' }]),
     ]);
     expect(mixed.map((r) => [r.enqueued, r.duplicates])).toEqual([[1, 1], [2, 0]]);
+  });
+
+  it('applies changed retry, expiry and attempt settings at the next start, to the jobs stored from then on', async () => {
+    const first = await t.openStore({ queue: { retryDelaySeconds: 10, expireInSeconds: 300, maxAttempts: 5 } });
+    const schema = first.schema;
+    await first.queue.enqueue(Q, [{ data: ref('before') }]);
+    await first.close();
+
+    const policyOf = async (store: typeof first) =>
+      (await store.db.query<{ record: string; retry_delay: number; expire_seconds: number; retry_limit: number }>(
+        `SELECT data->>'recordId' AS record, retry_delay, expire_seconds, retry_limit FROM "${schema}".job WHERE name = $1 ORDER BY created_on`, [Q],
+      )).rows;
+    const queueRow = async (store: typeof first) =>
+      (await store.db.query(`SELECT retry_delay, expire_seconds, retry_limit FROM "${schema}".queue WHERE name = $1`, [Q])).rows[0];
+
+    const second = await t.openStore({ schema, queue: { retryDelaySeconds: 30, expireInSeconds: 120, maxAttempts: 3 } });
+    await second.queue.enqueue(Q, [{ data: ref('after') }]);
+    expect(await queueRow(second)).toEqual({ retry_delay: 30, expire_seconds: 120, retry_limit: 2 });
+    // The job stored before keeps the policy it was stored with; the new one has the new settings.
+    expect(await policyOf(second)).toEqual([
+      { record: 'before', retry_delay: 10, expire_seconds: 300, retry_limit: 4 },
+      { record: 'after', retry_delay: 30, expire_seconds: 120, retry_limit: 2 },
+    ]);
+    await second.close();
+
+    // Started again with the same settings, nothing is rewritten.
+    const third = await t.openStore({ schema, queue: { retryDelaySeconds: 30, expireInSeconds: 120, maxAttempts: 3 } });
+    await third.queue.enqueue(Q, [{ data: ref('again') }]);
+    expect((await policyOf(third)).at(-1)).toEqual({ record: 'again', retry_delay: 30, expire_seconds: 120, retry_limit: 2 });
+  });
+
+  it('describes each policy change by its setting, from what to what', () => {
+    const { update, changes } = policyChanges(
+      { retryLimit: 4, retryDelay: 10, retryDelayMax: 3600, expireInSeconds: 300 },
+      { retryLimit: 2, retryDelay: 30, retryDelayMax: 3600, expireInSeconds: 300 },
+    );
+    expect(update).toEqual({ retryLimit: 2, retryDelay: 30 });
+    expect(describeChanges(changes)).toBe('CRM_ENRICH_JOB_ATTEMPTS 5 -> 3; CRM_ENRICH_JOB_RETRY_DELAY_SECONDS 10 -> 30');
   });
 });

@@ -1,0 +1,111 @@
+/**
+ * What `serve` checks before it starts anything: every setting that can be checked without the
+ * service running, the database server included, reported together and each naming its variable.
+ * Without it a bad setting surfaced only after the sandboxes had started (seconds later), and an
+ * unreachable DATABASE_URL as a bare `connect ECONNREFUSED`.
+ */
+import { accessSync, constants, mkdirSync } from 'node:fs';
+import pg from 'pg';
+import { salesforceAuthFromConfig, SalesforceConfigError } from '../../connectors/salesforce/from-config.js';
+import { ConfigError, type Config } from '../config.js';
+import { loadMappingDir, MappingError } from '../mapping/index.js';
+import { parseLookupParams } from '../partner/lookup-params.js';
+
+type Problem = ConfigError['problems'][number];
+
+/** How long the database server has to accept a connection before start-up gives up on it. */
+const DATABASE_CONNECT_TIMEOUT_MS = 5_000;
+
+/** Throws ConfigError naming every bad variable, or MappingError for invalid mapping files. */
+export async function preflight(config: Config, options: { mappingsDir: string }): Promise<void> {
+  const problems: Problem[] = [...settingProblems(config), ...dataDirProblems(config)];
+  if (config.DATABASE_URL) {
+    const problem = await databaseProblem(config.DATABASE_URL);
+    if (problem) problems.push({ variable: 'DATABASE_URL', message: problem });
+  }
+  if (problems.length) throw new ConfigError(problems);
+  const loaded = await loadMappingDir(options.mappingsDir);
+  if (loaded.problems.length) throw new MappingError(loaded.problems);
+}
+
+/** Settings that are each valid alone but not together, or hold a value only a later step parses. */
+function settingProblems(config: Config): Problem[] {
+  const problems: Problem[] = [];
+  if (config.PARTNER_API_KEY && !config.PARTNER_BASE_URL) {
+    problems.push({
+      variable: 'PARTNER_BASE_URL',
+      message: 'must be set with PARTNER_API_KEY: the partner API base URL, e.g. https://api.example.com/v1',
+    });
+  }
+  try {
+    parseLookupParams(config.PARTNER_LOOKUP_PARAMS);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    problems.push(...error.problems);
+  }
+  try {
+    salesforceAuthFromConfig(config);
+  } catch (error) {
+    if (!(error instanceof SalesforceConfigError)) throw error;
+    problems.push({ variable: error.variable, message: error.message });
+  }
+  return problems;
+}
+
+/** The data directory keeps the embedded database and the generated secrets: it must be writable. */
+function dataDirProblems(config: Config): Problem[] {
+  const dir = config.CRM_ENRICH_DATA_DIR;
+  try {
+    mkdirSync(dir, { recursive: true });
+    accessSync(dir, constants.W_OK);
+    return [];
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    const message = `${dir} cannot be created or written to (${code}); point it at a directory this user may write`;
+    return [{ variable: 'CRM_ENRICH_DATA_DIR', message }];
+  }
+}
+
+/** Connects once; what went wrong, in words that name the server but never the credentials. */
+async function databaseProblem(url: string): Promise<string | undefined> {
+  let where: string;
+  try {
+    const parsed = new URL(url);
+    where = `${parsed.hostname || 'localhost'}:${parsed.port || '5432'}`;
+  } catch {
+    return 'expected a postgres:// URL';
+  }
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: DATABASE_CONNECT_TIMEOUT_MS });
+  // A failed connection also emits 'error'; the rejected connect() below carries the same error.
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+    return undefined;
+  } catch (error) {
+    return `cannot use the Postgres server at ${where}: ${describeConnectError(error, where)}`;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+function describeConnectError(error: unknown, where: string): string {
+  const code = (error as { code?: string }).code;
+  switch (code) {
+    case 'ECONNREFUSED':
+      return `nothing accepts connections there (connection refused); start the server or correct the host and port`;
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return `the host name is not known (${code})`;
+    case '28P01':
+    case '28000':
+      return 'the server refused the user name or password';
+    case '3D000':
+      return 'the database named in the URL does not exist';
+    default:
+      if (/timeout/i.test((error as Error).message ?? '')) {
+        return `no answer within ${DATABASE_CONNECT_TIMEOUT_MS / 1000} s from ${where}`;
+      }
+      return `the connection failed (${code ?? 'error'})`;
+  }
+}
