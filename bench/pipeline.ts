@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- pipeline [--records 3000] [--latency-ms 120] [--instances 1] [--redis-url redis://127.0.0.1:6379] [--hubspot-by-second]`
+ * `npm run bench -- pipeline [--records 3000] [--latency-ms 120] [--instances 1] [--kill-at 0.33] [--redis-url redis://127.0.0.1:6379] [--hubspot-by-second]`
  *
  * The whole loop, with the service in a process of its own (`crm-enrich serve`, as deployed) on the
  * Postgres server (the local test server, in a schema of its own), against the sandboxes over HTTP:
@@ -21,7 +21,9 @@
  * process (`crm-enrich sandbox partner`), the CRM sandboxes in this one. crm_writes counts batch updates
  * against crm_writes_min (one per 100 listed contacts and one per new contact), and duplicates counts a
  * property written twice with one value to one record. link_calls counts the calls that link contacts with
- * their employers (v4 association batches and company creations) against link_calls_min (one association
+ * their employers (v4 association batches and company creations). `--kill-at x` (with two or more instances)
+ * SIGKILLs the second instance once that share of the listed contacts is enriched, and says how long
+ * until the partner key was busy again and how many contacts the dead instance left unsettled against link_calls_min (one association
  * batch per 100 listed contacts, one per new contact, one creation batch per 100 new employer domains);
  * duplicate_companies counts domains held by more than one company, and unlinked the listed contacts left
  * without a company. `--hubspot-by-second` prints the backfill's HubSpot calls second by second, by
@@ -48,11 +50,14 @@ const { values: args } = parseArgs({
     instances: { type: 'string', default: '1' },
     'redis-url': { type: 'string', default: 'redis://127.0.0.1:6379' },
     'hubspot-by-second': { type: 'boolean', default: false },
+    'kill-at': { type: 'string' },
   },
 });
 const instances = Number(args.instances);
 if (!Number.isInteger(instances) || instances < 1) throw new Error('--instances expects a whole number of at least 1');
 const records = Number(args.records);
+const killAt = args['kill-at'] === undefined ? undefined : Number(args['kill-at']);
+if (killAt !== undefined && (!(killAt > 0 && killAt < 1) || instances < 2)) throw new Error('--kill-at expects a share between 0 and 1, with --instances 2 or more');
 const latencyMs = Number(args['latency-ms']);
 if (!Number.isInteger(records) || records < 100) throw new Error('--records expects a whole number of at least 100');
 const NEW_DURING = 50;
@@ -178,12 +183,30 @@ const sampler = setInterval(() => {
 const loopDelay = monitorEventLoopDelay({ resolution: 10 });
 loopDelay.enable();
 const expectedSeconds = records / LIMIT;
+/** With --kill-at: the second instance SIGKILLed once that share of the listed contacts is enriched. */
+const killed = (async () => {
+  if (killAt === undefined) return;
+  const enrichedCount = () => existing.filter((id) => sandboxes.hubspot.getContact(id)?.crm_enrich_enriched_at).length;
+  while (enrichedCount() < killAt * records) await sleep(100);
+  const servedAtKill = servedSamples.at(-1) ?? 0;
+  services[1]!.kill('SIGKILL');
+  const killedAt = performance.now();
+  console.log(`killed instance 2 at ${((killedAt - started) / 1000).toFixed(1)} s, ${enrichedCount()} contacts enriched`);
+  // The partner key is busy again when a quarter second serves at 90 % of the limit.
+  for (let seen = servedSamples.length; ; seen = servedSamples.length) {
+    await sleep(250);
+    const quarter = (servedSamples.at(-1) ?? 0) - (servedSamples[seen - 1] ?? servedAtKill);
+    if (quarter >= 0.9 * LIMIT * 0.25 || performance.now() - killedAt > 30_000) break;
+  }
+  console.log(`after the kill, the partner key ran at 90 % again within ${((performance.now() - killedAt) / 1000).toFixed(2)} s`);
+})();
 const during: Promise<number>[] = [];
 for (let i = 0; i < NEW_DURING; i++) {
   await sleep(((expectedSeconds * 0.9) / NEW_DURING) * 1000);
   during.push(timeNewContact());
 }
 const newLatencies = await Promise.all(during);
+await killed;
 // Contacts stay enriched once they are, so each poll looks only past the first that was not yet: a
 // scan of all of them every 50 ms (each one copied out of the sandbox) took CPU from the services.
 for (let next = 0; ; ) {
@@ -265,7 +288,7 @@ console.log(`the CRM sandboxes' event loop (this process) during the backfill: p
 }
 console.log(`hubspot calls: ${JSON.stringify(Object.fromEntries(Object.entries(hubspotAfter.byEndpoint).map(([k, v]) => [k, v - (hubspotBefore.byEndpoint[k] ?? 0)]).filter(([, v]) => (v as number) > 0)))}`);
 
-for (const s of services) s.kill('SIGTERM');
+for (const s of services) s.kill(killAt !== undefined && s === services[1] ? 'SIGKILL' : 'SIGTERM');
 await Promise.all(services.map((s) => s.exited));
 await killAll();
 partnerProcess.kill('SIGTERM');

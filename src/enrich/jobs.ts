@@ -39,6 +39,11 @@ export const EnrichJobData = z.object({
   market: z.enum(MARKETS).optional(),
   /** For a delivery item that could not be read: why, to park it with. */
   rejection: z.string().optional(),
+  /**
+   * How often the job was handed back from a holder that stopped giving heartbeats (the store counts it):
+   * that holder may have written after the job's snapshot was taken.
+   */
+  reclaims: z.number().int().nonnegative().optional(),
 });
 export type EnrichJobData = z.infer<typeof EnrichJobData>;
 

@@ -7,11 +7,11 @@ const SNAPSHOT_MAX_AGE_MS = 60_000;
 
 /**
  * The listed values of a record when every job about it carries a snapshot young enough to trust.
- * Not after an earlier attempt (a worker that died may have written after the listing), nor when we
- * settled the record since the listing: planning on values older than our own write writes it again.
+ * Not after an earlier attempt or a holder that died (either may have written after the listing), nor
+ * when we settled the record since the listing: planning on values older than our own write writes it again.
  */
 export function freshSnapshot(jobs: EnrichJob[], state: RecordState | undefined, read: readonly string[]): CrmRecord | undefined {
-  if (jobs.some((j) => j.retryCount > 0)) return undefined;
+  if (jobs.some((j) => j.retryCount > 0 || (j.data.reclaims ?? 0) > 0)) return undefined;
   const snapshots = jobs.map((j) => j.data.snapshot);
   if (snapshots.some((s) => !s || Date.now() - Date.parse(s.at) > SNAPSHOT_MAX_AGE_MS)) return undefined;
   const newest = snapshots.reduce((a, b) => (Date.parse(a!.at) >= Date.parse(b!.at) ? a : b))!;
