@@ -11,6 +11,7 @@ import type { CrmConnector, CrmProperty } from '../core/connector.js';
 import { Discovery } from '../discovery/discovery.js';
 import { Enricher } from '../enrich/enricher.js';
 import { FreeMailDomains } from '../enrich/free-mail.js';
+import { JobChangeObserver } from '../enrich/job-changes/observer.js';
 import { PartnerLookups } from '../enrich/partner-lookups.js';
 import { createRateLimiter, type SharedRateLimiter } from '../limits/create-rate-limiter.js';
 import { limiterIdFor } from '../limits/limiter-id.js';
@@ -147,6 +148,8 @@ export async function compose(options: ComposeOptions): Promise<Parts> {
 
     const freeMail = new FreeMailDomains(config.CRM_ENRICH_FREE_EMAIL_DOMAINS);
     const createsCompanies = (c: CrmConnector) => (c.kind === 'hubspot' ? config.HUBSPOT_CREATE_COMPANIES : config.SALESFORCE_CREATE_ACCOUNTS);
+    const jobChanges = new JobChangeObserver({ store: store.jobChanges });
+    jobChanges.on('detected', (change) => metrics.jobChanges.inc({ connection: change.connection, kind: change.kind }));
     const enricher = new Enricher({
       connectors,
       mapping: (crm, objectType) => mappings.get(crm, objectType),
@@ -158,6 +161,7 @@ export async function compose(options: ComposeOptions): Promise<Parts> {
       lookups,
       claims: store.companies,
       freeMail,
+      jobChanges,
       createCompanies: createsCompanies,
       refreshAfterDays: config.REFRESH_AFTER_DAYS,
       heartbeatMs: config.CRM_ENRICH_HEARTBEAT_SECONDS * 1000,

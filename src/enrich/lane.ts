@@ -243,6 +243,9 @@ export class Lane extends EventEmitter<LaneEvents> {
         // The last lookup in hand has answered: employers waiting to share a search cannot gain another.
         if (--this.planning === 0) this.links.employers?.hurry();
       });
+      // JOB CHANGES: the record path's one call into src/enrich/job-changes, riding on the lookup just made.
+      await this.options.jobChanges?.observe({ connection: this.options.connector.connection, objectType: this.options.objectType,
+        record: work.record, plan: result, mapping, jobId: work.jobs[0]!.id });
       const plan = result;
       if (urgent && !this.options.connector.companyLinkInWrite && plan.kind === 'planned' && Object.keys(plan.plan.writes).length > 0) {
         // The person waits for the enrichment, not for the employer to be found or created: the

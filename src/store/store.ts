@@ -14,6 +14,7 @@ import { DailyCounters } from './daily-counters.js';
 import { pgliteDb, poolDb, type Db } from './db.js';
 import { RecordStateStore, type RecordState, type RecordKey } from './enrichment-state.js';
 import { Erasure } from './erasure.js';
+import { JobChangeStore } from './job-changes.js';
 import { StoreError } from './errors.js';
 import { defaultCacheTtls, LookupCache, type CacheTtls } from './lookup-cache.js';
 import { MappingVersions } from './mapping-versions.js';
@@ -68,6 +69,8 @@ export interface Store {
   readonly series: StatSeries;
   /** Share of worked-on records with each mapped property filled, before and after (from the audit trail). */
   readonly coverage: FieldCoverage;
+  /** Each person record's known role, and the job changes detected (issue 33). */
+  readonly jobChanges: JobChangeStore;
   /** One record's state and newest audit rows, read from one snapshot: never a run's state without its rows. */
   recordView(key: RecordKey, limit: number): Promise<{ state: RecordState | undefined; audit: AuditRow[] }>;
   close(): Promise<void>;
@@ -148,6 +151,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     mcpAuth: new McpOAuthStore(db, schema),
     series: new StatSeries(db, schema),
     coverage: new FieldCoverage(db, schema),
+    jobChanges: new JobChangeStore(db, schema, audit),
     recordView(key, limit) {
       return db.transaction(async (tx) => {
         await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
