@@ -86,6 +86,8 @@ async function check(dir: string, options: CheckOptions): Promise<number> {
     return 2;
   }
   const { mappings, problems } = await loadMappingDir(dir);
+  const { loadJobChangeActions } = await import('./job-change-actions.js');
+  problems.push(...(await loadJobChangeActions(dir)).problems);
   if (options.live) {
     try {
       problems.push(...(await liveSchemas(mappings, schemas)));
