@@ -25,6 +25,7 @@ import { hubspotRecordFinder } from './record-finder.js';
 import { ensureHubspotProperties } from './provision.js';
 import { hubspotAccount } from './account.js';
 import { hubspotCompanies } from './companies.js';
+import { hubspotJobChangeActions } from './job-change-actions.js';
 import { apiType, chunk, HUBSPOT_BATCH_SIZE, SEARCH_PAGE_MAX, toRecord, type HubspotCalls } from './sdk-objects.js';
 import { HubspotObjects } from './wire-schemas.js';
 import { parseCrmAnswer } from '../../src/core/crm-answer.js';
@@ -209,6 +210,8 @@ export function createHubspotConnector(options: HubspotConnectorOptions): CrmCon
     companyLinkProperties: { contact: 'associatedcompanyid' },
 
     ...hubspotCompanies(calls),
+
+    ...hubspotJobChangeActions(calls),
 
     webhook: createHubspotWebhookHandler({
       clientSecret: options.clientSecret,

@@ -58,6 +58,8 @@ export async function provisionHubspotSandbox(config: Config, mappings: LoadedMa
       const result = await provisioner.ensureProperties(document.object, customPropertiesOf(document));
       if (result.created.length) log.info({ object: document.object, created: result.created }, 'provisioned custom properties in the HubSpot sandbox');
     }
+    // The job-change actions' properties too (mappings/job-changes.yaml), so a sandbox move can set them.
+    for (const [object, specs] of Object.entries(provisioner.jobChangeProperties ?? {})) await provisioner.ensureProperties(object, [...specs]);
   } finally {
     await provisioner.close();
   }

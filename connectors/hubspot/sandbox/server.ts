@@ -13,6 +13,7 @@ import { accountRoutes } from './routes-account.js';
 import { associationRoutes } from './routes-associations.js';
 import { objectRoutes } from './routes-objects.js';
 import { schemaRoutes } from './routes-schema.js';
+import { SandboxTasks, type SandboxTask } from './routes-tasks.js';
 import { errorBody, sendError, UNAUTHENTICATED_MESSAGE } from './wire-errors.js';
 import { WebhookSender, type WebhookStats } from './webhook-sender.js';
 
@@ -109,6 +110,8 @@ export interface HubspotSandbox {
   recordWrites(): void;
   /** Update inputs received since `recordWrites`, in order (batch and single). */
   writes(): SandboxWrite[];
+  /** Tasks created over the API (job-change actions), oldest first. */
+  tasks(): SandboxTask[];
   /** Resolves when queued webhooks have been attempted once. */
   webhooksIdle(): Promise<void>;
   close(): Promise<void>;
@@ -155,6 +158,7 @@ export async function startHubspotSandbox(options: HubspotSandboxOptions = {}): 
     timeoutMs: options.webhookTimeoutMs,
   });
   const store = new SandboxObjectStore((change) => sender.enqueue(change), options.customProperties);
+  const tasks = new SandboxTasks();
   store.searchLagMs = options.searchLagMs ?? 2_000;
 
   const freshStats = () => ({ calls: 0, byEndpoint: {} as Record<string, number>, rateLimited: { TEN_SECONDLY_ROLLING: 0, DAILY: 0, SECONDLY: 0 }, unauthorized: 0, injected: { '429': 0, '5xx': 0 } });
@@ -234,6 +238,8 @@ export async function startHubspotSandbox(options: HubspotSandboxOptions = {}): 
     next();
   });
   app.use(accountRoutes({ portalId, timeZone, usage: () => policy.usage() }));
+  // Before the generic object routes, which serve contacts and companies only.
+  app.use(tasks.routes(store));
   app.use(objectRoutes(store));
   app.use(schemaRoutes(store));
   app.use(associationRoutes(store));
@@ -278,6 +284,7 @@ export async function startHubspotSandbox(options: HubspotSandboxOptions = {}): 
       writeLog ??= [];
     },
     writes: () => structuredClone(writeLog ?? []),
+    tasks: () => tasks.all(),
     webhooksIdle: () => sender.idle(),
     close: async () => {
       sender.close();
