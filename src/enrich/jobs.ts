@@ -7,7 +7,8 @@ import type { RecordEvent } from '../core/connector.js';
 import type { Priority } from '../core/limiter.js';
 import { MARKETS } from '../partner/schemas.js';
 
-export const JOB_REASONS = ['created', 'changed', 'refresh', 'backfill', 'catchup', 'manual', 'company', 'privacy_deletion', 'merged', 'deleted', 'rejected'] as const;
+export const JOB_REASONS = ['created', 'changed', 'refresh', 'backfill', 'catchup', 'manual', 'company', 'privacy_deletion', 'merged', 'deleted', 'rejected',
+  'job_change_sweep'] as const;
 export type JobReason = (typeof JOB_REASONS)[number];
 
 export const EnrichJobData = z.object({
