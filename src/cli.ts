@@ -10,6 +10,7 @@ import { registerSalesforceSandboxCommand } from '../connectors/salesforce/sandb
 import { registerStoreCommands } from './store/command.js';
 import { registerMappingCommands } from './mapping/command.js';
 import { registerServiceCommands } from './service/command.js';
+import { registerJobChangeCommands } from './service/job-changes-command.js';
 
 const program = new Command('crm-enrich')
   .description('Keeps HubSpot and Salesforce records filled in with data from the sales-intelligence partner API.')
@@ -22,5 +23,6 @@ registerSalesforceSandboxCommand(sandbox);
 registerStoreCommands(program);
 registerMappingCommands(program);
 registerServiceCommands(program);
+registerJobChangeCommands(program);
 
 await program.parseAsync(process.argv);

@@ -5,10 +5,12 @@
  * lookup per swept person, creates one task per move, leaves no duplicate contact or company, and
  * keeps every old e-mail. The moves are listed by the admin API and counted by the metric.
  */
+import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { sweep } from '../../src/service/job-changes-command.js';
 import { serverUnavailable } from '../support/db.js';
 import { partnerServed, settled, stateReaches } from './probes.js';
-import { eventually, partnerPeople } from './stack.js';
+import { ADMIN_TOKEN, eventually, partnerPeople } from './stack.js';
 import { useStack } from './use-stack.js';
 
 const skip = await serverUnavailable();
@@ -101,6 +103,20 @@ describe.skipIf(skip)('job changes', () => {
     expect(after.jobChanges).toHaveLength(40);
     expect(hubspot.tasks().slice(tasksBefore)).toHaveLength(40);
   }, 600_000);
+
+  it('sweeps from the command line through the running service', async () => {
+    process.env.ADMIN_TOKEN = ADMIN_TOKEN;
+    let out = '';
+    const sink = new Writable({ write: (chunk: Buffer, _e, done) => void ((out += chunk.toString()), done()) });
+    await sweep({ connection: 'hubspot', object: 'contact', property: 'lifecyclestage', operator: 'EQ', value: ['lead'], olderThanDays: 0, url: stack.running.url }, sink);
+    expect(out).toMatch(/^10 records in the segment, 10 with partner data old enough; 10 refreshes enqueued\. /);
+    // The ten leads moved too (first test): this sweep finds them.
+    await eventually(async () => {
+      const { body } = await stack.running.admin<Listed>('GET', '/job-changes?limit=1000');
+      return body.jobChanges.length === 50 ? true : undefined;
+    }, 120_000, 'the leads\' moves');
+    await settled(stack, 60_000);
+  }, 300_000);
 
   it('refuses a sweep it cannot run, naming the field', async () => {
     const bad = async (body: unknown) => stack.running.admin<{ error: { code: string; message: string; details: { field: string } } }>('POST', '/job-changes/sweep', body);
