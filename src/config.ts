@@ -108,14 +108,6 @@ export const ConfigSchema = z.object({
     .string()
     .default('30 4 * * *')
     .refine((v) => v === 'off' || cron.validate(v), { message: 'expected a cron expression (five fields, or six with seconds) or off' }),
-  /**
-   * When the job-change sweep runs over JOB_CHANGE_SEGMENT (a JSON sweep body without olderThanDays,
-   * e.g. {"connection":"hubspot","object":"contact","segment":{"property":"lifecyclestage","value":"customer"}}); `off` to never.
-   */
-  JOB_CHANGE_CRON: z
-    .string()
-    .default('off')
-    .refine((v) => v === 'off' || cron.validate(v), { message: 'expected a cron expression (five fields, or six with seconds) or off' }),
   /** A job-change sweep looks up only people whose partner data is at least this many days old (0: everyone in the segment). */
   JOB_CHANGE_MIN_AGE_DAYS: int(30, 0, 3650),
   /** People scheduled discovery may add per company per visit. */

@@ -17,15 +17,14 @@ export const ConnectionActions = z
   .strictObject({
     properties: z.boolean().default(true).describe(
       'Write when the person moved, the previous employer and the previous title on the record (HubSpot '
-      + 'crm_enrich_job_change_at, crm_enrich_previous_company, crm_enrich_previous_title; Salesforce CE_Job_Change_At__c, '
-      + 'CE_Previous_Company__c, CE_Previous_Title__c).',
+      + 'crm_enrich_job_change_at, crm_enrich_previous_company, crm_enrich_previous_title).',
     ),
     task: z.boolean().default(true).describe(
       'A task for the record\'s owner, "<name> moved from <old> to <new> as <title>", linked with the record '
-      + '(HubSpot task associated with the contact; Salesforce Task with WhoId).',
+      + '(HubSpot: a task associated with the contact).',
     ),
   })
-  .describe('The actions of one connection (its name in CRM_CONNECTIONS, or hubspot / salesforce), each on or off.');
+  .describe('The actions of one connection (hubspot or salesforce), each on or off; a connector without job-change actions only records its moves.');
 export type ConnectionActions = z.infer<typeof ConnectionActions>;
 
 export const JobChangeActionsDocument = z
