@@ -7,6 +7,7 @@ import { AssociationSpecAssociationCategoryEnum } from '@hubspot/api-client/lib/
 import type { CallOptions, CrmConnector, JobChangeAct, JobChangeActionSwitches, PropertySpec } from '../../src/core/connector.js';
 import { parseCrmAnswer } from '../../src/core/crm-answer.js';
 import { AppError } from '../../src/core/errors.js';
+import { jobChangeSubject } from '../../src/core/job-change-subject.js';
 import { apiType, toRecord, type HubspotCalls } from './sdk-objects.js';
 import { HubspotObjects } from './wire-schemas.js';
 
@@ -18,14 +19,6 @@ export const HUBSPOT_JOB_CHANGE_PROPERTIES: readonly PropertySpec[] = [
   { name: 'crm_enrich_previous_company', label: 'Previous company', type: 'string', description: 'The employer before the last job change crm-enrich saw' },
   { name: 'crm_enrich_previous_title', label: 'Previous title', type: 'string', description: 'The job title before the last job change crm-enrich saw' },
 ];
-
-/** "<name> moved from <old> to <new> as <title>", with what is unknown left out rather than printed empty. */
-export function jobChangeSubject(name: string, change: JobChangeAct): string {
-  const place = (side: JobChangeAct['from']) => side.name ?? side.domain ?? 'an unknown employer';
-  const as = change.newTitle ? ` as ${change.newTitle}` : '';
-  if (change.from.domain === change.to.domain && change.from.name === change.to.name) return `${name} has a new role at ${place(change.to)}${as}`;
-  return `${name} moved from ${place(change.from)} to ${place(change.to)}${as}`;
-}
 
 /** The error's stable code only: a CRM's message may quote the record's values. */
 const failure = (error: unknown) => `failed: ${error instanceof AppError ? error.code : 'error'}`;

@@ -16,6 +16,7 @@ import { salesforceDescribeToCrm } from './schema.js';
 import { checkFieldNames, chunkIdQueries, likeContaining, selectChanged, soqlString } from './soql.js';
 import { createSalesforceWebhookHandler } from './webhook.js';
 import { salesforceRecordFinder } from './record-finder.js';
+import { salesforceJobChangeActions } from './job-change-actions.js';
 import { salesforceCompanies } from './companies.js';
 import { COLLECTION_LIMIT, decodeCursor, encodeCursor, encodeValue, toIso, toRecord } from './record-wire.js';
 import { salesforceSession } from './session.js';
@@ -216,6 +217,12 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
     companyLinkInWrite: true,
 
     ...salesforceCompanies({ session, version, maxUriLength: options.maxUriLength, queryAll }),
+
+    ...salesforceJobChangeActions({
+      session,
+      readRecords: (objectType, ids, properties, callOptions) => connector.readRecords(objectType, ids, properties, callOptions),
+      writeRecords: (objectType, updates, callOptions) => connector.writeRecords(objectType, updates, callOptions),
+    }),
 
     readSchema: (objectType) => readSchema(objectType),
 

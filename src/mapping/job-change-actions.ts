@@ -17,11 +17,12 @@ export const ConnectionActions = z
   .strictObject({
     properties: z.boolean().default(true).describe(
       'Write when the person moved, the previous employer and the previous title on the record (HubSpot '
-      + 'crm_enrich_job_change_at, crm_enrich_previous_company, crm_enrich_previous_title).',
+      + 'crm_enrich_job_change_at, crm_enrich_previous_company, crm_enrich_previous_title; Salesforce CE_Job_Change_At__c, '
+      + 'CE_Previous_Company__c, CE_Previous_Title__c).',
     ),
     task: z.boolean().default(true).describe(
       'A task for the record\'s owner, "<name> moved from <old> to <new> as <title>", linked with the record '
-      + '(HubSpot: a task associated with the contact).',
+      + '(HubSpot: a task associated with the contact; Salesforce: a Task with WhoId the Contact or Lead).',
     ),
   })
   .describe('The actions of one connection (hubspot or salesforce), each on or off; a connector without job-change actions only records its moves.');

@@ -25,7 +25,7 @@ describe('job-change actions file', () => {
   it('ships valid, each action on, and is not read as a mapping', async () => {
     const loaded = await loadJobChangeActions('mappings');
     expect(loaded.problems).toEqual([]);
-    expect(loaded.document?.connections).toEqual({ hubspot: { properties: true, task: true } });
+    expect(loaded.document?.connections).toEqual({ hubspot: { properties: true, task: true }, salesforce: { properties: true, task: true } });
     const mappings = await loadMappingDir('mappings');
     expect(mappings.problems).toEqual([]);
     expect(mappings.mappings.map((m) => m.file)).not.toContain('mappings/job-changes.yaml');
