@@ -87,6 +87,10 @@ describe.skipIf(skip)('custom properties', () => {
     expect(printed).toMatch(/hubspot contact\): \d+ created/);
     expect(printed).toMatch(/created crm_enrich_department/);
     expect(printed).toMatch(/In Salesforce Setup > Object Manager > Lead > Fields & Relationships > New/);
+    // The job-change actions' properties too (mappings/job-changes.yaml turns them on for both CRMs).
+    expect(printed).toMatch(/job-change actions \(hubspot contact\): 3 created/);
+    expect(printed).toMatch(/created crm_enrich_previous_title/);
+    expect(printed).toMatch(/job-change actions \(salesforce Contact\): 0 created, 0 already there, 3 to add by hand/);
     expect(outstanding).toBeGreaterThan(0);
 
     const after = await start();
