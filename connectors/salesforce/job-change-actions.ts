@@ -3,7 +3,13 @@
  * record's owner with WhoId the Contact or Lead. The record's Email is never written here. The fields
  * are custom fields an admin adds (`crm-enrich mappings provision` prints them).
  */
-import type { CallOptions, CrmConnector, JobChangeAct, JobChangeActionSwitches, PropertySpec } from '../../src/core/connector.js';
+import type {
+  CallOptions,
+  CrmConnector,
+  JobChangeAct,
+  JobChangeActionSwitches,
+  PropertySpec,
+} from '../../src/core/connector.js';
 import { parseCrmAnswer } from '../../src/core/crm-answer.js';
 import { AppError } from '../../src/core/errors.js';
 import { jobChangeSubject } from '../../src/core/job-change-subject.js';
@@ -12,9 +18,26 @@ import { SaveResults } from './wire-schemas.js';
 
 /** The custom fields the `properties` action writes, on Contact and Lead. */
 export const SALESFORCE_JOB_CHANGE_FIELDS: readonly PropertySpec[] = [
-  { name: 'CE_Job_Change_At__c', label: 'Job Change At', type: 'datetime', description: 'When crm-enrich saw this person move to a new employer or role' },
-  { name: 'CE_Previous_Company__c', label: 'Previous Company', type: 'string', maxLength: 255, description: 'The employer before the last job change crm-enrich saw' },
-  { name: 'CE_Previous_Title__c', label: 'Previous Title', type: 'string', maxLength: 255, description: 'The job title before the last job change crm-enrich saw' },
+  {
+    name: 'CE_Job_Change_At__c',
+    label: 'Job Change At',
+    type: 'datetime',
+    description: 'When crm-enrich saw this person move to a new employer or role',
+  },
+  {
+    name: 'CE_Previous_Company__c',
+    label: 'Previous Company',
+    type: 'string',
+    maxLength: 255,
+    description: 'The employer before the last job change crm-enrich saw',
+  },
+  {
+    name: 'CE_Previous_Title__c',
+    label: 'Previous Title',
+    type: 'string',
+    maxLength: 255,
+    description: 'The job title before the last job change crm-enrich saw',
+  },
 ];
 
 /** The error's stable code only: a CRM's message may quote the record's values. */
@@ -26,11 +49,20 @@ interface Deps {
   writeRecords: CrmConnector['writeRecords'];
 }
 
-export function salesforceJobChangeActions({ session, readRecords, writeRecords }: Deps): Required<Pick<CrmConnector, 'applyJobChange' | 'jobChangeProperties'>> {
+export function salesforceJobChangeActions({
+  session,
+  readRecords,
+  writeRecords,
+}: Deps): Required<Pick<CrmConnector, 'applyJobChange' | 'jobChangeProperties'>> {
   return {
     jobChangeProperties: { Contact: SALESFORCE_JOB_CHANGE_FIELDS, Lead: SALESFORCE_JOB_CHANGE_FIELDS },
 
-    async applyJobChange(objectType: string, change: JobChangeAct, actions: JobChangeActionSwitches, options?: CallOptions) {
+    async applyJobChange(
+      objectType: string,
+      change: JobChangeAct,
+      actions: JobChangeActionSwitches,
+      options?: CallOptions,
+    ) {
       if (objectType !== 'Contact' && objectType !== 'Lead') return {};
       const priority = options?.priority ?? 'bulk';
       const done: Record<string, string> = {};
@@ -49,10 +81,15 @@ export function salesforceJobChangeActions({ session, readRecords, writeRecords 
       }
       if (actions.task) {
         try {
-          const [record] = await readRecords(objectType, [change.recordId], ['FirstName', 'LastName', 'OwnerId'], { priority });
+          const [record] = await readRecords(objectType, [change.recordId], ['FirstName', 'LastName', 'OwnerId'], {
+            priority,
+          });
           if (!record) throw new AppError('not_found', 'the record is gone', 'permanent');
           const p = record.properties;
-          const subject = jobChangeSubject([p.FirstName, p.LastName].filter(Boolean).join(' ') || `${objectType} ${change.recordId}`, change);
+          const subject = jobChangeSubject(
+            [p.FirstName, p.LastName].filter(Boolean).join(' ') || `${objectType} ${change.recordId}`,
+            change,
+          );
           const task = {
             Subject: subject.slice(0, 255),
             Description: `${subject}. Detected by crm-enrich on ${change.detectedAt.toISOString().slice(0, 10)}.`,
@@ -62,8 +99,12 @@ export function salesforceJobChangeActions({ session, readRecords, writeRecords 
             ActivityDate: change.detectedAt.toISOString().slice(0, 10),
             ...(p.OwnerId ? { OwnerId: p.OwnerId } : {}),
           };
-          const [saved] = parseCrmAnswer('salesforce', SaveResults,
-            await session.call('task.create', priority, async (c) => [await c.sobject('Task').create(task)] as unknown), 'task.create');
+          const [saved] = parseCrmAnswer(
+            'salesforce',
+            SaveResults,
+            await session.call('task.create', priority, async (c) => [await c.sobject('Task').create(task)] as unknown),
+            'task.create',
+          );
           done.task = saved?.success ? 'done' : `failed: ${saved?.errors?.[0]?.errorCode ?? 'not_created'}`;
         } catch (error) {
           done.task = failure(error);

@@ -5,6 +5,7 @@ import type { JobChangeAct } from './connector.js';
 export function jobChangeSubject(name: string, change: JobChangeAct): string {
   const place = (side: JobChangeAct['from']) => side.name ?? side.domain ?? 'an unknown employer';
   const as = change.newTitle ? ` as ${change.newTitle}` : '';
-  if (change.from.domain === change.to.domain && change.from.name === change.to.name) return `${name} has a new role at ${place(change.to)}${as}`;
+  if (change.from.domain === change.to.domain && change.from.name === change.to.name)
+    return `${name} has a new role at ${place(change.to)}${as}`;
   return `${name} moved from ${place(change.from)} to ${place(change.to)}${as}`;
 }

@@ -15,24 +15,32 @@ export const JOB_CHANGE_ACTIONS_FILE = 'job-changes.yaml';
 
 export const ConnectionActions = z
   .strictObject({
-    properties: z.boolean().default(true).describe(
-      'Write when the person moved, the previous employer and the previous title on the record (HubSpot '
-      + 'crm_enrich_job_change_at, crm_enrich_previous_company, crm_enrich_previous_title; Salesforce CE_Job_Change_At__c, '
-      + 'CE_Previous_Company__c, CE_Previous_Title__c).',
-    ),
-    task: z.boolean().default(true).describe(
-      'A task for the record\'s owner, "<name> moved from <old> to <new> as <title>", linked with the record '
-      + '(HubSpot: a task associated with the contact; Salesforce: a Task with WhoId the Contact or Lead).',
-    ),
+    properties: z
+      .boolean()
+      .default(true)
+      .describe(
+        'Write when the person moved, the previous employer and the previous title on the record (HubSpot ' +
+          'crm_enrich_job_change_at, crm_enrich_previous_company, crm_enrich_previous_title; Salesforce CE_Job_Change_At__c, ' +
+          'CE_Previous_Company__c, CE_Previous_Title__c).',
+      ),
+    task: z
+      .boolean()
+      .default(true)
+      .describe(
+        'A task for the record\'s owner, "<name> moved from <old> to <new> as <title>", linked with the record ' +
+          '(HubSpot: a task associated with the contact; Salesforce: a Task with WhoId the Contact or Lead).',
+      ),
   })
-  .describe('The actions of one connection (hubspot or salesforce), each on or off; a connector without job-change actions only records its moves.');
+  .describe(
+    'The actions of one connection (hubspot or salesforce), each on or off; a connector without job-change actions only records its moves.',
+  );
 export type ConnectionActions = z.infer<typeof ConnectionActions>;
 
 export const JobChangeActionsDocument = z
   .strictObject({
     connections: z.record(z.string().min(1), ConnectionActions).describe('By connection name.'),
   })
-  .describe('What a detected job change sets off. The contact\'s e-mail is never overwritten by a job change.');
+  .describe("What a detected job change sets off. The contact's e-mail is never overwritten by a job change.");
 export type JobChangeActionsDocument = z.infer<typeof JobChangeActionsDocument>;
 
 export interface LoadedJobChangeActions {
@@ -55,7 +63,11 @@ export function parseJobChangeActions(text: string, file: string): LoadedJobChan
       const allowed = path.length === 0 ? ['connections'] : Object.keys(ConnectionActions.shape);
       for (const key of issue.keys) {
         const hint = closest(key, allowed);
-        problems.add([...path, key], 'unknown_key', `unknown key "${key}"${hint ? `; did you mean "${hint}"?` : `; allowed: ${allowed.join(', ')}`}`);
+        problems.add(
+          [...path, key],
+          'unknown_key',
+          `unknown key "${key}"${hint ? `; did you mean "${hint}"?` : `; allowed: ${allowed.join(', ')}`}`,
+        );
       }
     } else {
       problems.add(path, 'invalid_value', issue.message);

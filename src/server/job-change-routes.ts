@@ -11,8 +11,15 @@ import { parse, route } from './admin-request.js';
 import { HttpError } from './http-error.js';
 
 const ListQuery = z.object({
-  since: z.iso.datetime({ offset: true, error: 'since must be an ISO 8601 time, e.g. 2026-11-01T00:00:00Z' }).optional(),
-  limit: z.coerce.number({ error: 'limit must be a number' }).int('limit must be a whole number').min(1, 'limit is at least 1').max(1000, 'limit is at most 1000').default(100),
+  since: z.iso
+    .datetime({ offset: true, error: 'since must be an ISO 8601 time, e.g. 2026-11-01T00:00:00Z' })
+    .optional(),
+  limit: z.coerce
+    .number({ error: 'limit must be a number' })
+    .int('limit must be a whole number')
+    .min(1, 'limit is at least 1')
+    .max(1000, 'limit is at most 1000')
+    .default(100),
   connection: z.string().min(1).optional(),
 });
 
@@ -24,7 +31,17 @@ export function jobChangeSweepFor(service: AdminContext): JobChangeSweep {
     connectors: service.connectors,
     mapping: (crm, objectType) => service.mappings.get(crm, objectType),
     state: service.ports.state,
-    cache: { expire: (keys) => service.store.cache.expire(keys.map((k) => ({ kind: k.kind, idType: k.by, value: k.value, ...(k.market === '*' ? {} : { market: k.market }) }))) },
+    cache: {
+      expire: (keys) =>
+        service.store.cache.expire(
+          keys.map((k) => ({
+            kind: k.kind,
+            idType: k.by,
+            value: k.value,
+            ...(k.market === '*' ? {} : { market: k.market }),
+          })),
+        ),
+    },
     counters: { get: (name) => service.store.counters.get(name) },
     enqueue: service.ports.enqueue,
     dailyBudget: service.config.PARTNER_DAILY_LOOKUP_BUDGET,
@@ -37,21 +54,31 @@ export function jobChangeRoutes(service: AdminContext): Router {
   const router = Router();
   const sweep = jobChangeSweepFor(service);
 
-  router.get('/job-changes', route(async (req, res) => {
-    const query = parse(ListQuery, req.query);
-    const since = query.since ? new Date(query.since) : new Date(Date.now() - DEFAULT_DAYS * 86_400_000);
-    const jobChanges = await service.store.jobChanges.list({ since, limit: query.limit, ...(query.connection ? { connection: query.connection } : {}) });
-    res.json({ since: since.toISOString(), jobChanges, weekly: await service.store.jobChanges.weekly(since) });
-  }));
+  router.get(
+    '/job-changes',
+    route(async (req, res) => {
+      const query = parse(ListQuery, req.query);
+      const since = query.since ? new Date(query.since) : new Date(Date.now() - DEFAULT_DAYS * 86_400_000);
+      const jobChanges = await service.store.jobChanges.list({
+        since,
+        limit: query.limit,
+        ...(query.connection ? { connection: query.connection } : {}),
+      });
+      res.json({ since: since.toISOString(), jobChanges, weekly: await service.store.jobChanges.weekly(since) });
+    }),
+  );
 
-  router.post('/job-changes/sweep', route(async (req, res) => {
-    try {
-      res.json(await sweep.run(req.body));
-    } catch (error) {
-      if (error instanceof SweepError) throw new HttpError(400, error.code, error.message, { field: error.field });
-      throw error;
-    }
-  }));
+  router.post(
+    '/job-changes/sweep',
+    route(async (req, res) => {
+      try {
+        res.json(await sweep.run(req.body));
+      } catch (error) {
+        if (error instanceof SweepError) throw new HttpError(400, error.code, error.message, { field: error.field });
+        throw error;
+      }
+    }),
+  );
 
   return router;
 }

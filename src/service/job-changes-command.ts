@@ -16,7 +16,8 @@ interface SweepOptions {
 
 const days = (value: string) => {
   const n = Number(value);
-  if (value.trim() === '' || !Number.isInteger(n) || n < 0 || n > 3650) throw new InvalidArgumentError(`--older-than-days expects a whole number from 0 to 3650, got '${value}'`);
+  if (value.trim() === '' || !Number.isInteger(n) || n < 0 || n > 3650)
+    throw new InvalidArgumentError(`--older-than-days expects a whole number from 0 to 3650, got '${value}'`);
   return n;
 };
 
@@ -24,14 +25,24 @@ export async function sweep(options: SweepOptions, out: NodeJS.WritableStream = 
   const body = {
     connection: options.connection,
     object: options.object,
-    segment: { property: options.property, operator: options.operator, value: options.operator === 'IN' ? options.value : options.value[0] },
+    segment: {
+      property: options.property,
+      operator: options.operator,
+      value: options.operator === 'IN' ? options.value : options.value[0],
+    },
     ...(options.olderThanDays !== undefined ? { olderThanDays: options.olderThanDays } : {}),
   };
   const { client } = await import('./backfill-command.js');
-  const result = await client(options.url)<{ segment: number; eligible: number; enqueued: number; deferred: number }>('POST', '/job-changes/sweep', body);
-  out.write(`${result.segment} records in the segment, ${result.eligible} with partner data old enough; ${result.enqueued} refreshes enqueued`
-    + `${result.deferred ? `, ${result.deferred} left for a later sweep (today's bulk budget is spent)` : ''}. `
-    + 'Moves found show in GET /admin/api/job-changes.\n');
+  const result = await client(options.url)<{ segment: number; eligible: number; enqueued: number; deferred: number }>(
+    'POST',
+    '/job-changes/sweep',
+    body,
+  );
+  out.write(
+    `${result.segment} records in the segment, ${result.eligible} with partner data old enough; ${result.enqueued} refreshes enqueued` +
+      `${result.deferred ? `, ${result.deferred} left for a later sweep (today's bulk budget is spent)` : ''}. ` +
+      'Moves found show in GET /admin/api/job-changes.\n',
+  );
 }
 
 export function registerJobChangeCommands(program: Command): void {
@@ -43,9 +54,17 @@ export function registerJobChangeCommands(program: Command): void {
     .requiredOption('--connection <name>', 'hubspot or salesforce')
     .requiredOption('--object <type>', 'contact (HubSpot); Contact or Lead (Salesforce)')
     .requiredOption('--property <name>', 'the property or field that selects the segment, e.g. lifecyclestage')
-    .requiredOption('--value <value>', 'the value it holds; repeat with --operator IN for several', (v: string, p: string[] = []) => [...p, v])
+    .requiredOption(
+      '--value <value>',
+      'the value it holds; repeat with --operator IN for several',
+      (v: string, p: string[] = []) => [...p, v],
+    )
     .option('--operator <op>', 'EQ or IN', 'EQ')
-    .option('--older-than-days <n>', 'only people whose partner data is this old (default JOB_CHANGE_MIN_AGE_DAYS; 0: everyone)', days)
+    .option(
+      '--older-than-days <n>',
+      'only people whose partner data is this old (default JOB_CHANGE_MIN_AGE_DAYS; 0: everyone)',
+      days,
+    )
     .option('--url <url>', 'the service (default http://127.0.0.1:$PORT)')
     .action(async (opts: SweepOptions) => {
       await sweep(opts).catch((error: unknown) => {

@@ -79,10 +79,20 @@ const ChangeRow = z.object({
 function changeOf(raw: unknown): JobChange {
   const r = ChangeRow.parse(raw);
   return {
-    id: r.id, connection: r.connection, objectType: r.object_type, recordId: r.record_id, personId: r.person_id, kind: r.kind,
+    id: r.id,
+    connection: r.connection,
+    objectType: r.object_type,
+    recordId: r.record_id,
+    personId: r.person_id,
+    kind: r.kind,
     from: { companyId: r.from_company_id, domain: r.from_domain, name: r.from_company_name },
     to: { companyId: r.to_company_id, domain: r.to_domain, name: r.to_company_name },
-    oldTitle: r.old_title, newTitle: r.new_title, started: r.started, reason: r.reason, detectedAt: r.detected_at, actions: r.actions,
+    oldTitle: r.old_title,
+    newTitle: r.new_title,
+    started: r.started,
+    reason: r.reason,
+    detectedAt: r.detected_at,
+    actions: r.actions,
   };
 }
 
@@ -101,10 +111,22 @@ export class JobChangeStore {
        WHERE connection = $1 AND object_type = $2 AND record_id = ANY($3::text[])`,
       [connection, objectType, recordIds],
     );
-    return new Map(rows.map((raw) => {
-      const r = RoleRow.parse(raw);
-      return [r.record_id, { personId: r.person_id, companyId: r.company_id, domain: r.domain, companyName: r.company_name, title: r.title, started: r.started }];
-    }));
+    return new Map(
+      rows.map((raw) => {
+        const r = RoleRow.parse(raw);
+        return [
+          r.record_id,
+          {
+            personId: r.person_id,
+            companyId: r.company_id,
+            domain: r.domain,
+            companyName: r.company_name,
+            title: r.title,
+            started: r.started,
+          },
+        ];
+      }),
+    );
   }
 
   /** Stores the record's role, and the move with its audit row when there is one, in one transaction; the move's id. */
@@ -112,19 +134,47 @@ export class JobChangeStore {
     const { key, role, change, audit } = observation;
     return this.db.transaction(async (tx) => {
       await tx.query(
-        `INSERT INTO "${this.schema}".record_roles (connection, object_type, record_id, person_id, company_id, domain, company_name, title, started, seen_at)
+        `INSERT INTO "${this.schema}".record_roles
+           (connection, object_type, record_id, person_id, company_id, domain, company_name, title, started, seen_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, now())
-         ON CONFLICT (connection, object_type, record_id) DO UPDATE SET person_id = EXCLUDED.person_id, company_id = EXCLUDED.company_id,
-           domain = EXCLUDED.domain, company_name = EXCLUDED.company_name, title = EXCLUDED.title, started = EXCLUDED.started, seen_at = now()`,
-        [key.connection, key.objectType, key.recordId, role.personId, role.companyId, role.domain, role.companyName, role.title, role.started],
+         ON CONFLICT (connection, object_type, record_id) DO UPDATE SET
+           person_id = EXCLUDED.person_id, company_id = EXCLUDED.company_id, domain = EXCLUDED.domain,
+           company_name = EXCLUDED.company_name, title = EXCLUDED.title, started = EXCLUDED.started, seen_at = now()`,
+        [
+          key.connection,
+          key.objectType,
+          key.recordId,
+          role.personId,
+          role.companyId,
+          role.domain,
+          role.companyName,
+          role.title,
+          role.started,
+        ],
       );
       if (!change) return undefined;
       const { rows } = await tx.query<{ id: string }>(
-        `INSERT INTO "${this.schema}".job_changes (connection, object_type, record_id, person_id, kind, from_company_id, from_domain,
-           from_company_name, to_company_id, to_domain, to_company_name, old_title, new_title, started, reason)
+        `INSERT INTO "${this.schema}".job_changes (connection, object_type, record_id, person_id, kind,
+           from_company_id, from_domain, from_company_name, to_company_id, to_domain, to_company_name,
+           old_title, new_title, started, reason)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) RETURNING id::text AS id`,
-        [change.connection, change.objectType, change.recordId, change.personId, change.kind, change.from.companyId, change.from.domain,
-          change.from.name, change.to.companyId, change.to.domain, change.to.name, change.oldTitle, change.newTitle, change.started, change.reason],
+        [
+          change.connection,
+          change.objectType,
+          change.recordId,
+          change.personId,
+          change.kind,
+          change.from.companyId,
+          change.from.domain,
+          change.from.name,
+          change.to.companyId,
+          change.to.domain,
+          change.to.name,
+          change.oldTitle,
+          change.newTitle,
+          change.started,
+          change.reason,
+        ],
       );
       if (audit) await this.audit.record([audit], tx);
       return rows[0]!.id;
@@ -133,7 +183,10 @@ export class JobChangeStore {
 
   /** Records what became of one action of a move (added to those already recorded). */
   async recordActions(id: string, actions: Record<string, string>): Promise<void> {
-    await this.db.query(`UPDATE "${this.schema}".job_changes SET actions = actions || $2::jsonb WHERE id = $1::bigint`, [id, JSON.stringify(actions)]);
+    await this.db.query(
+      `UPDATE "${this.schema}".job_changes SET actions = actions || $2::jsonb WHERE id = $1::bigint`,
+      [id, JSON.stringify(actions)],
+    );
   }
 
   /** Moves detected at or after `since`, newest first. */

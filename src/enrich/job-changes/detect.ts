@@ -38,7 +38,7 @@ export function roleOf(data: Record<string, unknown>): Role | undefined {
   if (!parsed.success) return undefined;
   const person = parsed.data;
   const company = person.current_company;
-  const domain = company?.website ? domainOf(company.website) ?? null : null;
+  const domain = company?.website ? (domainOf(company.website) ?? null) : null;
   const companyId = company?.id?.trim() || null;
   if (!domain && !companyId) return undefined;
   const { month_joined: month, year_joined: year } = person;
@@ -63,16 +63,32 @@ export function detectJobChange(known: Role | undefined, data: Record<string, un
   if (!now) return { kind: 'unknown', reason: 'the partner names no current employer' };
   if (!known) return { kind: 'first_seen', now, reason: 'no earlier lookup of this record to compare with' };
   if (known.personId && now.personId && known.personId !== now.personId) {
-    return { kind: 'other_person', now, reason: `the record now matches partner person ${now.personId}, not ${known.personId}` };
+    return {
+      kind: 'other_person',
+      now,
+      reason: `the record now matches partner person ${now.personId}, not ${known.personId}`,
+    };
   }
   if (!sameEmployer(known.employer, now.employer)) {
     const was = known.employer.domain ?? known.employer.companyId;
     const is = now.employer.domain ?? now.employer.companyId;
-    return { kind: 'moved', from: known, now, how: 'employer', reason: `the current employer changed from ${was} to ${is}` };
+    return {
+      kind: 'moved',
+      from: known,
+      now,
+      how: 'employer',
+      reason: `the current employer changed from ${was} to ${is}`,
+    };
   }
   // `YYYY-MM` strings compare in time order.
   if (known.started && now.started && now.started > known.started) {
-    return { kind: 'moved', from: known, now, how: 'new_role', reason: `a new role at the same employer since ${now.started} (was since ${known.started})` };
+    return {
+      kind: 'moved',
+      from: known,
+      now,
+      how: 'new_role',
+      reason: `a new role at the same employer since ${now.started} (was since ${known.started})`,
+    };
   }
   return { kind: 'same', now, reason: 'the same employer and role start as the last lookup showed' };
 }

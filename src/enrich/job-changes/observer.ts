@@ -40,13 +40,19 @@ export interface JobChangeObserverOptions {
 }
 
 const storedRole = (role: Role): StoredRole => ({
-  personId: role.personId, companyId: role.employer.companyId, domain: role.employer.domain, companyName: role.employer.name,
-  title: role.title, started: role.started,
+  personId: role.personId,
+  companyId: role.employer.companyId,
+  domain: role.employer.domain,
+  companyName: role.employer.name,
+  title: role.title,
+  started: role.started,
 });
 
 const knownRole = (stored: StoredRole): Role => ({
-  personId: stored.personId, employer: { companyId: stored.companyId, domain: stored.domain, name: stored.companyName },
-  title: stored.title, started: stored.started,
+  personId: stored.personId,
+  employer: { companyId: stored.companyId, domain: stored.domain, name: stored.companyName },
+  title: stored.title,
+  started: stored.started,
 });
 
 /** The record property the mapping fills from the partner's `position`: where the CRM keeps the title. */
@@ -86,8 +92,13 @@ export class JobChangeObserver extends EventEmitter<{ detected: [JobChange] }> {
       reason: detection.reason,
     };
     const audit: AuditEntry = {
-      ...key, property: null, rule: 'job_change', outcome: 'job_change', jobId: input.jobId,
-      oldValue: from.employer.domain ?? from.employer.companyId, newValue: now.employer.domain ?? now.employer.companyId,
+      ...key,
+      property: null,
+      rule: 'job_change',
+      outcome: 'job_change',
+      jobId: input.jobId,
+      oldValue: from.employer.domain ?? from.employer.companyId,
+      newValue: now.employer.domain ?? now.employer.companyId,
       reason: detection.reason,
     };
     const id = await this.options.store.observe({ key, role: storedRole(now), change, audit });

@@ -40,7 +40,11 @@ export interface SweepSummary {
 
 /** A sweep that cannot run as asked; `field` names what to fix. */
 export class SweepError extends AppError {
-  constructor(code: string, message: string, readonly field: string) {
+  constructor(
+    code: string,
+    message: string,
+    readonly field: string,
+  ) {
     super(code, message, 'permanent', { field });
   }
 }
@@ -66,14 +70,22 @@ export function parseSweepRequest(body: unknown): z.output<typeof SweepRequest> 
   const raw = body as { segment?: Record<string, unknown> } | undefined;
   for (const kind of ['listId', 'where'] as const) {
     if (raw?.segment && kind in raw.segment) {
-      throw new SweepError('segment_not_supported', `segment.${kind} is not supported yet; give {"property", "operator", "value"}`, `segment.${kind}`);
+      throw new SweepError(
+        'segment_not_supported',
+        `segment.${kind} is not supported yet; give {"property", "operator", "value"}`,
+        `segment.${kind}`,
+      );
     }
   }
   const parsed = SweepRequest.safeParse(body);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0]!;
   const field = issue.path.join('.') || 'body';
-  throw new SweepError('invalid_sweep', parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '), field);
+  throw new SweepError(
+    'invalid_sweep',
+    parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '),
+    field,
+  );
 }
 
 export class JobChangeSweep {
@@ -83,17 +95,30 @@ export class JobChangeSweep {
     const request = parseSweepRequest(body);
     const { connection, object, segment } = request;
     const connector = this.options.connectors.find((c) => c.connection === connection);
-    if (!connector) throw new SweepError('unknown_connection', `no connection "${connection}"; use one of ${this.options.connectors.map((c) => c.connection).join(', ')}`, 'connection');
+    if (!connector)
+      throw new SweepError(
+        'unknown_connection',
+        `no connection "${connection}"; use one of ${this.options.connectors.map((c) => c.connection).join(', ')}`,
+        'connection',
+      );
     const objectType = connector.objectTypes.find((t) => t.toLowerCase() === object.toLowerCase());
     const mapping = objectType ? this.options.mapping(connector.kind, objectType) : undefined;
     if (!objectType || !mapping || mapping.source !== 'person') {
-      throw new SweepError('not_a_person_object', `${connection} ${object} is not an enriched person object; sweep contacts or leads`, 'object');
+      throw new SweepError(
+        'not_a_person_object',
+        `${connection} ${object} is not an enriched person object; sweep contacts or leads`,
+        'object',
+      );
     }
-    if (!connector.findRecords) throw new SweepError('segment_not_supported', `${connection} cannot list a segment`, 'segment');
+    if (!connector.findRecords)
+      throw new SweepError('segment_not_supported', `${connection} cannot list a segment`, 'segment');
 
     const values = Array.isArray(segment.value) ? segment.value : [segment.value];
-    if (segment.operator === 'EQ' && values.length > 1) throw new SweepError('invalid_sweep', 'segment.value: EQ takes one value; use IN for several', 'segment.value');
-    const records = await connector.findRecords(objectType, [{ property: segment.property, values }], [], { priority: 'bulk' });
+    if (segment.operator === 'EQ' && values.length > 1)
+      throw new SweepError('invalid_sweep', 'segment.value: EQ takes one value; use IN for several', 'segment.value');
+    const records = await connector.findRecords(objectType, [{ property: segment.property, values }], [], {
+      priority: 'bulk',
+    });
     const days = request.olderThanDays ?? this.options.minAgeDays;
     const cutoff = now.getTime() - days * 86_400_000;
     const eligible: RecordState[] = [];
@@ -102,7 +127,8 @@ export class JobChangeSweep {
       const states = await this.options.state.getMany(connection, objectType, ids.slice(i, i + 500));
       for (const state of states.values()) {
         const seen = state.lastEnrichedAt?.getTime();
-        if (state.status === 'enriched' && state.partnerId && seen !== undefined && (days === 0 || seen <= cutoff)) eligible.push(state);
+        if (state.status === 'enriched' && state.partnerId && seen !== undefined && (days === 0 || seen <= cutoff))
+          eligible.push(state);
       }
     }
     const used = await this.options.counters.get(LOOKUPS_COUNTER);
@@ -118,7 +144,12 @@ export class JobChangeSweep {
     }));
     const { inserted } = jobs.length ? await this.options.enqueue.enqueue(jobs) : { inserted: 0 };
     if (inserted) this.options.wake?.(connection, objectType);
-    return { segment: records.length, eligible: eligible.length, enqueued: inserted, deferred: eligible.length - taken.length };
+    return {
+      segment: records.length,
+      eligible: eligible.length,
+      enqueued: inserted,
+      deferred: eligible.length - taken.length,
+    };
   }
 }
 
@@ -126,6 +157,12 @@ export class JobChangeSweep {
 function cacheKeysOf(state: RecordState): CacheKey[] {
   const keys: CacheKey[] = [{ kind: 'person', by: 'id', value: state.partnerId!, market: '*' }];
   const split = state.matchKey?.indexOf(':') ?? -1;
-  if (state.matchKey && split > 0) keys.push({ kind: 'person', by: state.matchKey.slice(0, split), value: state.matchKey.slice(split + 1), market: '*' });
+  if (state.matchKey && split > 0)
+    keys.push({
+      kind: 'person',
+      by: state.matchKey.slice(0, split),
+      value: state.matchKey.slice(split + 1),
+      market: '*',
+    });
   return keys;
 }

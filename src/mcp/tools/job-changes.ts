@@ -6,7 +6,11 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { runTool, ToolRefusal, type ToolContext } from '../tool-call.js';
 
-const Employer = z.object({ companyId: z.string().nullable(), domain: z.string().nullable(), name: z.string().nullable() });
+const Employer = z.object({
+  companyId: z.string().nullable(),
+  domain: z.string().nullable(),
+  name: z.string().nullable(),
+});
 const JobChange = z.object({
   connection: z.string(),
   object: z.string(),
@@ -26,7 +30,8 @@ export function registerJobChangeTools(server: McpServer, ctx: ToolContext): voi
     'list_job_changes',
     {
       title: 'List job changes',
-      description: 'Contacts crm-enrich saw move to a new employer (or a new role), newest first, since a time: from where to where, old and new title, and what the job-change actions did. Changes nothing and spends no credit.',
+      description:
+        'Contacts crm-enrich saw move to a new employer (or a new role), newest first, since a time: from where to where, old and new title, and what the job-change actions did. Changes nothing and spends no credit.',
       inputSchema: {
         since: z.string().describe('ISO 8601 time, e.g. 2026-11-01T00:00:00Z'),
         connection: z.string().min(1).optional().describe('only this connection (hubspot or salesforce)'),
@@ -38,9 +43,20 @@ export function registerJobChangeTools(server: McpServer, ctx: ToolContext): voi
     (input) =>
       runTool(ctx, 'list_job_changes', async () => {
         const since = new Date(input.since);
-        if (Number.isNaN(since.getTime())) throw new ToolRefusal('since: expected an ISO 8601 time, e.g. 2026-11-01T00:00:00Z');
-        const found = await ctx.service.store.jobChanges.list({ since, limit: input.limit, ...(input.connection ? { connection: input.connection } : {}) });
-        const jobChanges = found.map(({ id: _id, objectType, detectedAt, started: _started, reason: _reason, ...rest }) => ({ ...rest, object: objectType, detectedAt: detectedAt.toISOString() }));
+        if (Number.isNaN(since.getTime()))
+          throw new ToolRefusal('since: expected an ISO 8601 time, e.g. 2026-11-01T00:00:00Z');
+        const found = await ctx.service.store.jobChanges.list({
+          since,
+          limit: input.limit,
+          ...(input.connection ? { connection: input.connection } : {}),
+        });
+        const jobChanges = found.map(
+          ({ id: _id, objectType, detectedAt, started: _started, reason: _reason, ...rest }) => ({
+            ...rest,
+            object: objectType,
+            detectedAt: detectedAt.toISOString(),
+          }),
+        );
         return { result: { jobChanges }, summary: `${jobChanges.length} job changes since ${since.toISOString()}` };
       }),
   );
