@@ -128,6 +128,13 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
     objectTypes: SALESFORCE_OBJECT_TYPES,
     ...finder,
 
+    async findRecordsWhere(objectType, condition, properties, callOptions?: CallOptions) {
+      checkObjectType(objectType);
+      checkFieldNames(properties);
+      const soql = `SELECT ${selectFields(properties)} FROM ${objectType} WHERE (${condition}) ORDER BY Id`;
+      return (await queryAll(soql, callOptions?.priority ?? 'bulk')).map((raw) => toRecord(raw, properties));
+    },
+
     async readRecords(objectType, ids, properties, callOptions?: CallOptions) {
       checkObjectType(objectType);
       checkFieldNames(properties);

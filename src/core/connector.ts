@@ -329,6 +329,12 @@ export interface CrmConnector {
    * page of candidates in one or two calls before it spends a credit on any).
    */
   findRecords?(objectType: string, where: RecordCondition[], properties: string[], options?: CallOptions): Promise<CrmRecord[]>;
+  /**
+   * Records that meet a condition written in the CRM's own query language (Salesforce: a SOQL WHERE
+   * condition an admin wrote for a job-change sweep), every page of them, with `properties`. Only
+   * admin input reaches it: the condition is the CRM's to check, and a bad one is its `validation` error.
+   */
+  findRecordsWhere?(objectType: string, condition: string, properties: string[], options?: CallOptions): Promise<CrmRecord[]>;
   /** Creates records in as few calls as the CRM allows; one result per input, in order. */
   createRecords?(objectType: string, records: Record<string, string>[], options?: CallOptions): Promise<CreateResult[]>;
 

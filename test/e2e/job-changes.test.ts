@@ -122,6 +122,7 @@ describe.skipIf(skip)('job changes', () => {
     const bad = async (body: unknown) => stack.running.admin<{ error: { code: string; message: string; details: { field: string } } }>('POST', '/job-changes/sweep', body);
     const cases: [unknown, string, string][] = [
       [{ connection: 'hubspot', object: 'contact', segment: { listId: '12' } }, 'segment_not_supported', 'segment.listId'],
+      [{ connection: 'hubspot', object: 'contact', segment: { where: "lifecyclestage = 'customer'" } }, 'segment_not_supported', 'segment.where'],
       [{ connection: 'nope', object: 'contact', segment: { property: 'lifecyclestage', value: 'customer' } }, 'unknown_connection', 'connection'],
       [{ connection: 'hubspot', object: 'company', segment: { property: 'lifecyclestage', value: 'customer' } }, 'not_a_person_object', 'object'],
       [{ connection: 'hubspot', object: 'contact', segment: { property: 'lifecyclestage', value: 'customer' }, olderThanDays: -1 }, 'invalid_sweep', 'olderThanDays'],

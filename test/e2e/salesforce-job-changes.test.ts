@@ -61,6 +61,21 @@ describe.skipIf(skip)('Salesforce job changes', () => {
       expect(Boolean(now.CE_Job_Change_At__c)).toBe(movedInSegment.has(c.id));
     }
     expect(salesforce.records('Account').length).toBe(accountsBefore);
+
+    // A SOQL condition selects a segment too: the Web Contacts, all of whom moved.
+    const byWhere = await stack.running.admin<{ segment: number; enqueued: number }>('POST', '/job-changes/sweep', {
+      connection: 'salesforce', object: 'Contact', segment: { where: "LeadSource = 'Web'" }, olderThanDays: 0,
+    });
+    expect(byWhere.body).toMatchObject({ segment: 5, enqueued: 5 });
+    await eventually(async () => ((await jobsInFlight(stack.running)) === 0 ? true : undefined), 60_000, 'the second sweep');
+    await settled(stack, 30_000);
+    const { body: after } = await stack.running.admin<{ jobChanges: { recordId: string }[] }>('GET', '/job-changes?connection=salesforce&limit=100');
+    expect(new Set(after.jobChanges.map((j) => j.recordId))).toEqual(new Set(moving.map((c) => c.id)));
+    const bad = await stack.running.admin<{ error: { code: string; details: { field: string } } }>('POST', '/job-changes/sweep', {
+      connection: 'salesforce', object: 'Contact', segment: { where: 'LeadSource ==' },
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toMatchObject({ code: 'invalid_sweep', details: { field: 'segment.where' } });
     const websites = salesforce.records('Account').map((a) => String(a.Website ?? '').toLowerCase()).filter(Boolean);
     expect(new Set(websites).size).toBe(websites.length);
   }, 300_000);

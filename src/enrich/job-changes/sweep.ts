@@ -6,7 +6,7 @@
  * exactly one lookup and the refresh sees the partner's data of today; detection rides on that refresh.
  */
 import { z } from 'zod';
-import type { CrmConnector } from '../../core/connector.js';
+import { CrmError, type CrmConnector, type CrmRecord } from '../../core/connector.js';
 import { AppError } from '../../core/errors.js';
 import type { CompiledMapping } from '../../mapping/compile.js';
 import { queueName } from '../jobs.js';
@@ -19,10 +19,14 @@ const PropertySegment = z.strictObject({
   value: z.union([z.string().min(1), z.array(z.string().min(1)).min(1).max(100)]),
 });
 
+const WhereSegment = z.strictObject({
+  where: z.string().trim().min(1).max(4000).describe('a SOQL condition (Salesforce), e.g. LeadSource = \'Web\''),
+});
+
 export const SweepRequest = z.strictObject({
   connection: z.string().min(1),
   object: z.string().min(1),
-  segment: PropertySegment,
+  segment: z.union([PropertySegment, WhereSegment]),
   olderThanDays: z.number().int().min(0).max(3650).optional(),
 });
 export type SweepRequest = z.input<typeof SweepRequest>;
@@ -68,7 +72,7 @@ export interface JobChangeSweepOptions {
 /** Parses a sweep request, naming every field that is wrong. */
 export function parseSweepRequest(body: unknown): z.output<typeof SweepRequest> {
   const raw = body as { segment?: Record<string, unknown> } | undefined;
-  for (const kind of ['listId', 'where'] as const) {
+  for (const kind of ['listId'] as const) {
     if (raw?.segment && kind in raw.segment) {
       throw new SweepError(
         'segment_not_supported',
@@ -91,6 +95,28 @@ export function parseSweepRequest(body: unknown): z.output<typeof SweepRequest> 
 export class JobChangeSweep {
   constructor(private readonly options: JobChangeSweepOptions) {}
 
+  private async members(connector: CrmConnector, objectType: string, segment: Segment): Promise<CrmRecord[]> {
+    if ('where' in segment) {
+      if (!connector.findRecordsWhere) {
+        throw new SweepError('segment_not_supported', `${connector.connection} takes no query condition; give {"property", "value"}`, 'segment.where');
+      }
+      try {
+        return await connector.findRecordsWhere(objectType, segment.where, [], { priority: 'bulk' });
+      } catch (error) {
+        if (error instanceof CrmError && error.code === 'validation') {
+          throw new SweepError('invalid_sweep', `segment.where: the CRM refused the condition (${error.message})`, 'segment.where');
+        }
+        throw error;
+      }
+    }
+    if (!connector.findRecords) throw new SweepError('segment_not_supported', `${connector.connection} cannot list a segment`, 'segment');
+    const values = Array.isArray(segment.value) ? segment.value : [segment.value];
+    if (segment.operator === 'EQ' && values.length > 1) {
+      throw new SweepError('invalid_sweep', 'segment.value: EQ takes one value; use IN for several', 'segment.value');
+    }
+    return connector.findRecords(objectType, [{ property: segment.property, values }], [], { priority: 'bulk' });
+  }
+
   async run(body: unknown, now = new Date()): Promise<SweepSummary> {
     const request = parseSweepRequest(body);
     const { connection, object, segment } = request;
@@ -110,15 +136,7 @@ export class JobChangeSweep {
         'object',
       );
     }
-    if (!connector.findRecords)
-      throw new SweepError('segment_not_supported', `${connection} cannot list a segment`, 'segment');
-
-    const values = Array.isArray(segment.value) ? segment.value : [segment.value];
-    if (segment.operator === 'EQ' && values.length > 1)
-      throw new SweepError('invalid_sweep', 'segment.value: EQ takes one value; use IN for several', 'segment.value');
-    const records = await connector.findRecords(objectType, [{ property: segment.property, values }], [], {
-      priority: 'bulk',
-    });
+    const records = await this.members(connector, objectType, segment);
     const days = request.olderThanDays ?? this.options.minAgeDays;
     const cutoff = now.getTime() - days * 86_400_000;
     const eligible: RecordState[] = [];
@@ -152,6 +170,9 @@ export class JobChangeSweep {
     };
   }
 }
+
+/** The records of a segment: a property filter (every CRM that can find records), or a CRM query condition. */
+type Segment = z.output<typeof SweepRequest>['segment'];
 
 /** The cached answers a refresh of this record would read: by its partner id, and by the key that matched last. */
 function cacheKeysOf(state: RecordState): CacheKey[] {
