@@ -5,6 +5,7 @@
 import { Client } from '@hubspot/api-client';
 import {
   CrmError,
+  type CallOptions,
   type CrmConnector,
   type CrmProperty,
   type CrmRecord,
@@ -171,6 +172,19 @@ export function createHubspotConnector(options: HubspotConnectorOptions): CrmCon
     },
 
     prepare: () => account.read(runner, sdk),
+
+    async listMembers(listId: string, callOptions?: CallOptions): Promise<string[]> {
+      const ids: string[] = [];
+      let after: string | undefined;
+      do {
+        const page = await runner.run('list_memberships', callOptions?.priority ?? 'bulk', async () =>
+          (await sdk()).crm.lists.membershipsApi.getPage(listId, after, undefined, 250),
+        );
+        ids.push(...page.results.map((m) => String(m.recordId)));
+        after = page.paging?.next?.after;
+      } while (after);
+      return ids;
+    },
 
     async searchRecords(objectType: string, text: string, properties: string[], limit: number): Promise<CrmRecord[]> {
       const res = await search(apiType(objectType), { query: text, properties, limit: Math.min(limit, SEARCH_PAGE_MAX) }, 'interactive');

@@ -335,6 +335,8 @@ export interface CrmConnector {
    * admin input reaches it: the condition is the CRM's to check, and a bad one is its `validation` error.
    */
   findRecordsWhere?(objectType: string, condition: string, properties: string[], options?: CallOptions): Promise<CrmRecord[]>;
+  /** The ids of the records in one of the CRM's lists (HubSpot list id), every page; `not_found` for an unknown list. */
+  listMembers?(listId: string, options?: CallOptions): Promise<string[]>;
   /** Creates records in as few calls as the CRM allows; one result per input, in order. */
   createRecords?(objectType: string, records: Record<string, string>[], options?: CallOptions): Promise<CreateResult[]>;
 

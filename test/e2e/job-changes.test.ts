@@ -118,10 +118,30 @@ describe.skipIf(skip)('job changes', () => {
     await settled(stack, 60_000);
   }, 300_000);
 
+  it('sweeps the members of a HubSpot list', async () => {
+    const { hubspot } = stack.sandboxes;
+    const members = [...hubspot.store.objects.contacts.keys()];
+    expect(members).toHaveLength(210);
+    const listId = hubspot.createList(members);
+    const before = hubspot.stats().byEndpoint['GET /crm/v3/lists/{id}/memberships'] ?? 0;
+    const swept = await stack.running.admin<{ segment: number; eligible: number; enqueued: number }>('POST', '/job-changes/sweep', {
+      connection: 'hubspot', object: 'contact', segment: { listId }, olderThanDays: 0,
+    });
+    expect(swept.status).toBe(200);
+    expect(swept.body).toMatchObject({ segment: members.length, eligible: members.length, enqueued: members.length });
+    expect((hubspot.stats().byEndpoint['GET /crm/v3/lists/{id}/memberships'] ?? 0) - before).toBe(1);
+    await eventually(async () => ((await stack.running.service.store.queue.counts()).every((q) => q.queue === 'dead_letter' || q.depth + q.active === 0) ? true : undefined), 120_000, 'the list sweep');
+    await settled(stack, 60_000);
+    // Everyone who moved was found before; nobody new is flagged.
+    const { body } = await stack.running.admin<Listed>('GET', '/job-changes?limit=1000');
+    expect(body.jobChanges).toHaveLength(50);
+  }, 300_000);
+
   it('refuses a sweep it cannot run, naming the field', async () => {
     const bad = async (body: unknown) => stack.running.admin<{ error: { code: string; message: string; details: { field: string } } }>('POST', '/job-changes/sweep', body);
     const cases: [unknown, string, string][] = [
-      [{ connection: 'hubspot', object: 'contact', segment: { listId: '12' } }, 'segment_not_supported', 'segment.listId'],
+      [{ connection: 'hubspot', object: 'contact', segment: { listId: '999' } }, 'invalid_sweep', 'segment.listId'],
+      [{ connection: 'hubspot', object: 'contact', segment: { listId: 'customers' } }, 'invalid_sweep', 'segment.listId'],
       [{ connection: 'hubspot', object: 'contact', segment: { where: "lifecyclestage = 'customer'" } }, 'segment_not_supported', 'segment.where'],
       [{ connection: 'nope', object: 'contact', segment: { property: 'lifecyclestage', value: 'customer' } }, 'unknown_connection', 'connection'],
       [{ connection: 'hubspot', object: 'company', segment: { property: 'lifecyclestage', value: 'customer' } }, 'not_a_person_object', 'object'],

@@ -61,6 +61,15 @@ describe('HubSpot job-change actions', () => {
     expect(sandbox.tasks().filter((t) => t.contacts.includes(id))).toHaveLength(1);
   });
 
+  it('reads a list\'s members a page of 250 at a time, and says not_found for an unknown list', async () => {
+    const ids = Array.from({ length: 260 }, (_, i) => sandbox.createContact({ email: `member${i}@list.example` }).id);
+    const listId = sandbox.createList(ids);
+    const before = sandbox.stats().byEndpoint['GET /crm/v3/lists/{id}/memberships'] ?? 0;
+    expect(await hubspot.listMembers!(listId)).toEqual(ids);
+    expect((sandbox.stats().byEndpoint['GET /crm/v3/lists/{id}/memberships'] ?? 0) - before).toBe(2);
+    await expect(hubspot.listMembers!('999')).rejects.toMatchObject({ code: 'not_found' });
+  });
+
   it('reports a task for a contact that is gone as failed, by code only', async () => {
     const result = await hubspot.applyJobChange!('contact', act('99999999'), { properties: false, task: true });
     expect(result.task).toMatch(/^failed: [a-z_]+$/);

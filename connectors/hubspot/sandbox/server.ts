@@ -13,6 +13,7 @@ import { accountRoutes } from './routes-account.js';
 import { associationRoutes } from './routes-associations.js';
 import { objectRoutes } from './routes-objects.js';
 import { schemaRoutes } from './routes-schema.js';
+import { SandboxLists } from './routes-lists.js';
 import { SandboxTasks, type SandboxTask } from './routes-tasks.js';
 import { errorBody, sendError, UNAUTHENTICATED_MESSAGE } from './wire-errors.js';
 import { WebhookSender, type WebhookStats } from './webhook-sender.js';
@@ -110,6 +111,8 @@ export interface HubspotSandbox {
   recordWrites(): void;
   /** Update inputs received since `recordWrites`, in order (batch and single). */
   writes(): SandboxWrite[];
+  /** A static list of these contacts (a job-change sweep's segment); its id. */
+  createList(recordIds: string[]): string;
   /** Tasks created over the API (job-change actions), oldest first. */
   tasks(): SandboxTask[];
   /** Resolves when queued webhooks have been attempted once. */
@@ -159,6 +162,7 @@ export async function startHubspotSandbox(options: HubspotSandboxOptions = {}): 
   });
   const store = new SandboxObjectStore((change) => sender.enqueue(change), options.customProperties);
   const tasks = new SandboxTasks();
+  const lists = new SandboxLists();
   store.searchLagMs = options.searchLagMs ?? 2_000;
 
   const freshStats = () => ({ calls: 0, byEndpoint: {} as Record<string, number>, rateLimited: { TEN_SECONDLY_ROLLING: 0, DAILY: 0, SECONDLY: 0 }, unauthorized: 0, injected: { '429': 0, '5xx': 0 } });
@@ -240,6 +244,7 @@ export async function startHubspotSandbox(options: HubspotSandboxOptions = {}): 
   app.use(accountRoutes({ portalId, timeZone, usage: () => policy.usage() }));
   // Before the generic object routes, which serve contacts and companies only.
   app.use(tasks.routes(store));
+  app.use(lists.routes());
   app.use(objectRoutes(store));
   app.use(schemaRoutes(store));
   app.use(associationRoutes(store));
@@ -285,6 +290,7 @@ export async function startHubspotSandbox(options: HubspotSandboxOptions = {}): 
     },
     writes: () => structuredClone(writeLog ?? []),
     tasks: () => tasks.all(),
+    createList: (recordIds) => lists.create(recordIds),
     webhooksIdle: () => sender.idle(),
     close: async () => {
       sender.close();

@@ -6,7 +6,7 @@
  * exactly one lookup and the refresh sees the partner's data of today; detection rides on that refresh.
  */
 import { z } from 'zod';
-import { CrmError, type CrmConnector, type CrmRecord } from '../../core/connector.js';
+import { CrmError, type CrmConnector } from '../../core/connector.js';
 import { AppError } from '../../core/errors.js';
 import type { CompiledMapping } from '../../mapping/compile.js';
 import { queueName } from '../jobs.js';
@@ -23,10 +23,14 @@ const WhereSegment = z.strictObject({
   where: z.string().trim().min(1).max(4000).describe('a SOQL condition (Salesforce), e.g. LeadSource = \'Web\''),
 });
 
+const ListSegment = z.strictObject({
+  listId: z.string().trim().regex(/^\d{1,20}$/, 'expected a HubSpot list id (digits)'),
+});
+
 export const SweepRequest = z.strictObject({
   connection: z.string().min(1),
   object: z.string().min(1),
-  segment: z.union([PropertySegment, WhereSegment]),
+  segment: z.union([PropertySegment, WhereSegment, ListSegment]),
   olderThanDays: z.number().int().min(0).max(3650).optional(),
 });
 export type SweepRequest = z.input<typeof SweepRequest>;
@@ -71,16 +75,6 @@ export interface JobChangeSweepOptions {
 
 /** Parses a sweep request, naming every field that is wrong. */
 export function parseSweepRequest(body: unknown): z.output<typeof SweepRequest> {
-  const raw = body as { segment?: Record<string, unknown> } | undefined;
-  for (const kind of ['listId'] as const) {
-    if (raw?.segment && kind in raw.segment) {
-      throw new SweepError(
-        'segment_not_supported',
-        `segment.${kind} is not supported yet; give {"property", "operator", "value"}`,
-        `segment.${kind}`,
-      );
-    }
-  }
   const parsed = SweepRequest.safeParse(body);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0]!;
@@ -95,7 +89,20 @@ export function parseSweepRequest(body: unknown): z.output<typeof SweepRequest> 
 export class JobChangeSweep {
   constructor(private readonly options: JobChangeSweepOptions) {}
 
-  private async members(connector: CrmConnector, objectType: string, segment: Segment): Promise<CrmRecord[]> {
+  private async members(connector: CrmConnector, objectType: string, segment: Segment): Promise<{ id: string }[]> {
+    if ('listId' in segment) {
+      if (!connector.listMembers) {
+        throw new SweepError('segment_not_supported', `${connector.connection} has no lists; give {"property", "value"} or {"where"}`, 'segment.listId');
+      }
+      try {
+        return (await connector.listMembers(segment.listId, { priority: 'bulk' })).map((id) => ({ id }));
+      } catch (error) {
+        if (error instanceof CrmError && error.code === 'not_found') {
+          throw new SweepError('invalid_sweep', `segment.listId: the CRM has no list ${segment.listId}`, 'segment.listId');
+        }
+        throw error;
+      }
+    }
     if ('where' in segment) {
       if (!connector.findRecordsWhere) {
         throw new SweepError('segment_not_supported', `${connector.connection} takes no query condition; give {"property", "value"}`, 'segment.where');
