@@ -11,6 +11,7 @@ import { registerStoreCommands } from './store/command.js';
 import { registerMappingCommands } from './mapping/command.js';
 import { registerServiceCommands } from './service/command.js';
 import { registerHubspotAppCommand } from '../connectors/hubspot/app-project-command.js';
+import { registerJobChangeCommands } from './service/job-changes-command.js';
 
 const program = new Command('crm-enrich')
   .description('Keeps HubSpot and Salesforce records filled in with data from the sales-intelligence partner API.')
@@ -24,5 +25,6 @@ registerStoreCommands(program);
 registerMappingCommands(program);
 registerServiceCommands(program);
 registerHubspotAppCommand(program);
+registerJobChangeCommands(program);
 
 await program.parseAsync(process.argv);

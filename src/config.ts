@@ -127,6 +127,8 @@ export const ConfigSchema = z.object({
     .string()
     .default('30 4 * * *')
     .refine((v) => v === 'off' || cron.validate(v), { message: 'expected a cron expression (five fields, or six with seconds) or off' }),
+  /** A job-change sweep looks up only people whose partner data is at least this many days old (0: everyone in the segment). */
+  JOB_CHANGE_MIN_AGE_DAYS: int(30, 0, 3650),
   /** People scheduled discovery may add per company per visit. */
   DISCOVERY_SCHEDULED_LIMIT: int(10, 1, 1000),
   /** The MCP server at /mcp and its OAuth authorization server (consent by the admin token). */

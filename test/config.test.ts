@@ -40,6 +40,12 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ CRM_ENRICH_JOB_RETRY_DELAY_SECONDS: 'soon' })).toThrow(/CRM_ENRICH_JOB_RETRY_DELAY_SECONDS: expected a whole number/);
   });
 
+  it('takes the job-change sweep\'s minimum age in whole days, 30 by default, 0 for everyone', () => {
+    expect(loadConfig({}).JOB_CHANGE_MIN_AGE_DAYS).toBe(30);
+    expect(loadConfig({ JOB_CHANGE_MIN_AGE_DAYS: '0' }).JOB_CHANGE_MIN_AGE_DAYS).toBe(0);
+    expect(() => loadConfig({ JOB_CHANGE_MIN_AGE_DAYS: '-1' })).toThrow(/JOB_CHANGE_MIN_AGE_DAYS: expected a whole number from 0 to 3650/);
+  });
+
   it('treats an empty variable as unset', () => {
     expect(loadConfig({ DATABASE_URL: '' }).DATABASE_URL).toBeUndefined();
   });

@@ -5,9 +5,9 @@
 import { Client } from '@hubspot/api-client';
 import {
   CrmError,
+  type CallOptions,
   type CrmConnector,
   type CrmProperty,
-  type CallOptions,
   type CrmRecord,
   type ListOptions,
   type PropertySpec,
@@ -26,6 +26,7 @@ import { hubspotRecordFinder } from './record-finder.js';
 import { ensureHubspotProperties } from './provision.js';
 import { hubspotAccount } from './account.js';
 import { hubspotCompanies } from './companies.js';
+import { hubspotJobChangeActions } from './job-change-actions.js';
 import { apiType, chunk, HUBSPOT_BATCH_SIZE, SEARCH_PAGE_MAX, toRecord, type HubspotCalls } from './sdk-objects.js';
 import { HubspotObjects } from './wire-schemas.js';
 import { parseCrmAnswer } from '../../src/core/crm-answer.js';
@@ -183,6 +184,19 @@ export function createHubspotConnector(options: HubspotConnectorOptions): CrmCon
 
     prepare: () => account.read(runner, sdk),
 
+    async listMembers(listId: string, callOptions?: CallOptions): Promise<string[]> {
+      const ids: string[] = [];
+      let after: string | undefined;
+      do {
+        const page = await runner.run('list_memberships', callOptions?.priority ?? 'bulk', async () =>
+          (await sdk()).crm.lists.membershipsApi.getPage(listId, after, undefined, 250),
+        );
+        ids.push(...page.results.map((m) => String(m.recordId)));
+        after = page.paging?.next?.after;
+      } while (after);
+      return ids;
+    },
+
     async searchRecords(objectType: string, text: string, properties: string[], limit: number): Promise<CrmRecord[]> {
       const type = apiType(objectType);
       const res = await search(type, { query: text, properties, limit: Math.min(limit, SEARCH_PAGE_MAX) }, 'interactive');
@@ -238,6 +252,8 @@ export function createHubspotConnector(options: HubspotConnectorOptions): CrmCon
     companyLinkProperties: { contact: 'associatedcompanyid' },
 
     ...hubspotCompanies(calls),
+
+    ...hubspotJobChangeActions(calls),
 
     webhook: createHubspotWebhookHandler({
       clientSecret: options.clientSecret,

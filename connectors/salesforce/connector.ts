@@ -17,6 +17,7 @@ import { salesforceDescribeToCrm } from './schema.js';
 import { checkFieldNames, chunkIdQueries, likeContaining, selectChanged, soqlString } from './soql.js';
 import { createSalesforceWebhookHandler } from './webhook.js';
 import { salesforceRecordFinder } from './record-finder.js';
+import { salesforceJobChangeActions } from './job-change-actions.js';
 import { salesforceCompanies } from './companies.js';
 import { COLLECTION_LIMIT, decodeCursor, encodeCursor, encodeValue, toIso, toRecord } from './record-wire.js';
 import { salesforceSession } from './session.js';
@@ -130,6 +131,13 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
     objectTypes: SALESFORCE_OBJECT_TYPES,
     ...finder,
 
+    async findRecordsWhere(objectType, condition, properties, callOptions?: CallOptions) {
+      checkObjectType(objectType);
+      checkFieldNames(properties);
+      const soql = `SELECT ${selectFields(properties)} FROM ${objectType} WHERE (${condition}) ORDER BY Id`;
+      return (await queryAll(soql, callOptions?.priority ?? 'bulk')).map((raw) => toRecord(raw, properties));
+    },
+
     async readRecords(objectType, ids, properties, callOptions?: CallOptions) {
       checkObjectType(objectType);
       checkFieldNames(properties);
@@ -223,6 +231,12 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
     companyLinkInWrite: true,
 
     ...salesforceCompanies({ session, version, maxUriLength: options.maxUriLength, queryAll }),
+
+    ...salesforceJobChangeActions({
+      session,
+      readRecords: (objectType, ids, properties, callOptions) => connector.readRecords(objectType, ids, properties, callOptions),
+      writeRecords: (objectType, updates, callOptions) => connector.writeRecords(objectType, updates, callOptions),
+    }),
 
     readSchema: (objectType) => readSchema(objectType),
 

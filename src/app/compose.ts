@@ -12,6 +12,9 @@ import { Discovery } from '../discovery/discovery.js';
 import { Enricher } from '../enrich/enricher.js';
 import { FreeMailDomains } from '../enrich/free-mail.js';
 import { FOREIGN_TOKEN_COUNTER, Intake } from '../enrich/intake.js';
+import { jobChangeActionsFor } from '../enrich/job-changes/actions.js';
+import { JobChangeObserver } from '../enrich/job-changes/observer.js';
+import { loadJobChangeActions } from '../mapping/job-change-actions.js';
 import { PartnerLookups } from '../enrich/partner-lookups.js';
 import { createRateLimiter, type SharedRateLimiter } from '../limits/create-rate-limiter.js';
 import { limiterIdFor } from '../limits/limiter-id.js';
@@ -73,6 +76,8 @@ export async function compose(options: ComposeOptions): Promise<Parts> {
   }
   const loaded = await loadMappingDir(options.mappingsDir ?? 'mappings');
   if (loaded.problems.length) throw new MappingError(loaded.problems);
+  const jobChangeActions = await loadJobChangeActions(options.mappingsDir ?? 'mappings');
+  if (jobChangeActions.problems.length) throw new MappingError(jobChangeActions.problems);
 
   const store = await openStore({
     databaseUrl: config.DATABASE_URL,
@@ -150,6 +155,8 @@ export async function compose(options: ComposeOptions): Promise<Parts> {
 
     const freeMail = new FreeMailDomains(config.CRM_ENRICH_FREE_EMAIL_DOMAINS);
     const createsCompanies = (c: CrmConnector) => (c.kind === 'hubspot' ? config.HUBSPOT_CREATE_COMPANIES : config.SALESFORCE_CREATE_ACCOUNTS);
+    const jobChanges = new JobChangeObserver({ store: store.jobChanges, actions: jobChangeActionsFor(connectors, jobChangeActions.document) });
+    jobChanges.on('detected', (change) => metrics.jobChanges.inc({ connection: change.connection, kind: change.kind }));
     const enricher = new Enricher({
       connectors,
       mapping: (crm, objectType) => mappings.get(crm, objectType),
@@ -163,6 +170,7 @@ export async function compose(options: ComposeOptions): Promise<Parts> {
       created: ports.created,
       writing: ports.writing,
       freeMail,
+      jobChanges,
       createCompanies: createsCompanies,
       refreshAfterDays: config.REFRESH_AFTER_DAYS,
       heartbeatMs: config.CRM_ENRICH_HEARTBEAT_SECONDS * 1000,

@@ -256,6 +256,22 @@ export interface CompanyLinkResult {
   error?: string;
 }
 
+/** A person record's job change, as the connector's job-change actions need it. */
+export interface JobChangeAct {
+  recordId: string;
+  from: { name: string | null; domain: string | null };
+  to: { name: string | null; domain: string | null };
+  oldTitle: string | null;
+  newTitle: string | null;
+  detectedAt: Date;
+}
+
+/** Which job-change actions to carry out (the actions file's entry for the connection). */
+export interface JobChangeActionSwitches {
+  properties: boolean;
+  task: boolean;
+}
+
 export interface CrmConnector {
   readonly kind: CrmKind;
   readonly connection: string;
@@ -320,11 +336,31 @@ export interface CrmConnector {
   linkToCompanies?(objectType: string, links: CompanyLink[], options?: CallOptions): Promise<CompanyLinkResult[]>;
 
   /**
+   * Carries out the actions a person record's job change sets off, each only when switched on:
+   * `properties` writes when the person moved, the previous employer and the previous title on the
+   * record (the properties `jobChangeProperties` names; never the record's e-mail); `task` creates one
+   * task for the record's owner, "<name> moved from <old> to <new> as <title>", linked with the record.
+   * Answers what became of each action asked for, by name: `done`, or `failed: <why>` (one failing
+   * does not stop the other). Where the CRM has no such action the connector leaves this out.
+   */
+  applyJobChange?(objectType: string, change: JobChangeAct, actions: JobChangeActionSwitches, options?: CallOptions): Promise<Record<string, string>>;
+  /** By person object type, the properties `applyJobChange` writes, provisioned like mapped custom properties. */
+  readonly jobChangeProperties?: Readonly<Record<string, readonly PropertySpec[]>>;
+
+  /**
    * Records holding one of `values` in a property (compared without case), or any value when `values`
    * is absent; the conditions are alternatives. In as few calls as the CRM allows (discovery checks a
    * page of candidates in one or two calls before it spends a credit on any).
    */
   findRecords?(objectType: string, where: RecordCondition[], properties: string[], options?: CallOptions): Promise<CrmRecord[]>;
+  /**
+   * Records that meet a condition written in the CRM's own query language (Salesforce: a SOQL WHERE
+   * condition an admin wrote for a job-change sweep), every page of them, with `properties`. Only
+   * admin input reaches it: the condition is the CRM's to check, and a bad one is its `validation` error.
+   */
+  findRecordsWhere?(objectType: string, condition: string, properties: string[], options?: CallOptions): Promise<CrmRecord[]>;
+  /** The ids of the records in one of the CRM's lists (HubSpot list id), every page; `not_found` for an unknown list. */
+  listMembers?(listId: string, options?: CallOptions): Promise<string[]>;
   /** Creates records in as few calls as the CRM allows; one result per input, in order. */
   createRecords?(objectType: string, records: Record<string, string>[], options?: CallOptions): Promise<CreateResult[]>;
 

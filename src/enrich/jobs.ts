@@ -7,10 +7,13 @@ import type { RecordEvent } from '../core/connector.js';
 import type { Priority } from '../core/limiter.js';
 import { MARKETS } from '../partner/schemas.js';
 
-/** `workflow`, `card` and `flow`: asked for from inside the CRM (a HubSpot workflow step, the record card, a Salesforce flow). */
+/**
+ * `workflow`, `card` and `flow`: asked for from inside the CRM (a HubSpot workflow step, the record card, a
+ * Salesforce flow); `job_change_sweep`: a person of a swept segment looked up again for a move.
+ */
 export const JOB_REASONS = [
   'created', 'changed', 'refresh', 'backfill', 'catchup', 'manual', 'company', 'privacy_deletion', 'merged', 'deleted', 'rejected',
-  'workflow', 'card', 'flow',
+  'workflow', 'card', 'flow', 'job_change_sweep',
 ] as const;
 export type JobReason = (typeof JOB_REASONS)[number];
 

@@ -4,6 +4,7 @@ import type { Priority } from '../core/limiter.js';
 import type { CompiledMapping } from '../mapping/compile.js';
 import type { CompanyLinkPlan } from './company-link.js';
 import type { EnrichJob } from './jobs.js';
+import type { ObservedLookup } from './job-changes/observer.js';
 import type { LinkContext } from './lane-links.js';
 import type { PartnerLookups } from './partner-lookups.js';
 import type { AuditPort, ErasurePort, JobQueuePort, PendingWritesPort, RecordState, StatePort } from './ports.js';
@@ -29,6 +30,11 @@ export interface LaneOptions {
   employers?: LinkContext['employers'];
   /** Free-mail domains, which never name an employer. */
   freeMail?: { has(domain: string): boolean };
+  /**
+   * Job changes (src/enrich/job-changes): told of every record's partner lookup, it compares what the
+   * lookup shows with the record's known role and records a move. Its one call in the record path.
+   */
+  jobChanges?: { observe(lookup: ObservedLookup): Promise<unknown> };
   /**
    * The lane claims the next batch once no more than this many records are in flight, so every read
    * is a full batch while the queue has work, and lookups never run dry (default: half a batch).

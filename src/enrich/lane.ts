@@ -108,7 +108,17 @@ export class Lane extends EventEmitter<LaneEvents> {
       urgentPending: () => this.ledger.urgentPlanning,
       flush: (writes) => writer.write(writes),
     });
-    this.runner = new RecordRunner({ queue: this.queue, lookups: options.lookups, links, ledger: this.ledger, settler: this.settler, buffer: this.buffer });
+    this.runner = new RecordRunner({
+      connection,
+      objectType: options.objectType,
+      queue: this.queue,
+      lookups: options.lookups,
+      links,
+      ledger: this.ledger,
+      settler: this.settler,
+      buffer: this.buffer,
+      ...(options.jobChanges ? { jobChanges: options.jobChanges } : {}),
+    });
   }
 
   start(): void {

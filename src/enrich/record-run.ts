@@ -10,6 +10,7 @@ import { planLink, type LinkContext } from './lane-links.js';
 import type { Work } from './lane-options.js';
 import type { LaneSettler } from './lane-settler.js';
 import type { Ledger } from './ledger.js';
+import type { ObservedLookup } from './job-changes/observer.js';
 import type { PartnerLookups } from './partner-lookups.js';
 import { planRecord, type RecordPlan } from './record-plan.js';
 import { reportedOutcome, runOutcome } from './run-outcome.js';
@@ -18,12 +19,16 @@ import type { WriteBuffer } from './write-buffer.js';
 const log = logger('enrich.lane');
 
 export interface RecordRunnerOptions {
+  connection: string;
+  objectType: string;
   queue: string;
   lookups: PartnerLookups;
   links: LinkContext;
   ledger: Ledger;
   settler: LaneSettler;
   buffer: WriteBuffer<Work>;
+  /** Told of every record's partner lookup: a move of the person is a job change (src/enrich/job-changes). */
+  jobChanges?: { observe(lookup: ObservedLookup): Promise<unknown> };
 }
 
 export class RecordRunner {
@@ -70,6 +75,9 @@ export class RecordRunner {
     const marketHint = work.jobs.find((j) => j.data.market)?.data.market;
     const result = await planRecord(work.record, mapping, this.options.lookups, work.state, work.priority, new Date(), marketHint);
     ledger.move(id, 'linking');
+    const { connection, objectType, jobChanges } = this.options;
+    // Job changes ride on the lookup just made: no credit of their own.
+    await jobChanges?.observe({ connection, objectType, record: work.record, plan: result, mapping, jobId: work.jobs[0]!.id });
     const writesFirst = !links.connector.companyLinkInWrite && result.kind === 'planned' && Object.keys(result.plan.writes).length > 0;
     if (writesFirst) {
       work.linking = planLink(links, work, result, mapping).then(

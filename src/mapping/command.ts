@@ -101,6 +101,8 @@ async function check(dir: string, options: CheckOptions): Promise<number> {
     const { unfilledRequired } = await import('./required-check.js');
     for (const w of unfilledRequired(mappings, required)) console.error(`warning: ${w.file}: ${w.message}`);
   }
+  const { loadJobChangeActions } = await import('./job-change-actions.js');
+  problems.push(...(await loadJobChangeActions(dir)).problems);
   if (options.live) {
     try {
       problems.push(...(await liveSchemas(mappings, schemas)));

@@ -8,6 +8,7 @@ import type { CrmProperty } from '../core/connector.js';
 import { checkAgainstCrm } from './crm-check.js';
 import { readCrmSchemaFile } from './crm-schema-file.js';
 import type { MappingDocument } from './format.js';
+import { JOB_CHANGE_ACTIONS_FILE } from './job-change-actions.js';
 import { parseMappingDocument } from './parse.js';
 import { MappingError, type MappingProblem } from './problems.js';
 
@@ -30,8 +31,10 @@ export function schemaKey(crm: string, object: string): string {
 
 async function yamlFiles(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true, recursive: true });
+  // The job-change actions file lives beside the mappings but is read by its own module.
+  const actionsFile = join(dir, JOB_CHANGE_ACTIONS_FILE);
   return entries
-    .filter((e) => e.isFile() && /\.ya?ml$/i.test(e.name))
+    .filter((e) => e.isFile() && /\.ya?ml$/i.test(e.name) && join(e.parentPath, e.name) !== actionsFile)
     .map((e) => join(e.parentPath, e.name))
     .sort();
 }

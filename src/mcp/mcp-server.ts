@@ -8,6 +8,7 @@ import { registerLookupTools } from './tools/lookups.js';
 import { registerRecordTools } from './tools/records.js';
 import { registerSearchTools } from './tools/search.js';
 import { registerDiscoveryTools } from './tools/discovery.js';
+import { registerJobChangeTools } from './tools/job-changes.js';
 
 export const SERVER_INFO = { name: 'crm-enrich', version: '0.1.0' };
 
@@ -23,5 +24,6 @@ export function createMcpServer(ctx: ToolContext): McpServer {
   registerSearchTools(server, ctx);
   registerRecordTools(server, ctx);
   registerDiscoveryTools(server, ctx);
+  registerJobChangeTools(server, ctx);
   return server;
 }

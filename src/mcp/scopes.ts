@@ -3,7 +3,7 @@
  * and the scope each tool needs.
  */
 export const SCOPES = {
-  read: 'look up companies and people, search people, list filter options, explain records and preview discovery (lookups spend partner credits)',
+  read: 'look up companies and people, search people, list filter options, explain records, preview discovery and list job changes (lookups spend partner credits)',
   write: 'enrich CRM records and add the people discovery finds: write partner data into HubSpot or Salesforce through the mappings',
 } as const;
 
@@ -17,6 +17,7 @@ export const TOOL_SCOPES = {
   filter_options: 'read',
   explain_record: 'read',
   preview_discovery: 'read',
+  list_job_changes: 'read',
   enrich_record: 'write',
   run_discovery: 'write',
 } as const satisfies Record<string, Scope>;

@@ -8,7 +8,7 @@ import type { Priority } from '../core/limiter.js';
 import type { Discovery } from '../discovery/discovery.js';
 import type { ScheduledDiscoveryResult } from '../discovery/schedule.js';
 import type { PartnerLookups } from '../enrich/partner-lookups.js';
-import type { StatePort } from '../enrich/ports.js';
+import type { EnqueuePort, StatePort } from '../enrich/ports.js';
 import type { PartnerClient } from '../partner/client.js';
 import type { Backfills } from '../service/backfills.js';
 import type { MappingRegistry } from '../service/mapping-registry.js';
@@ -16,9 +16,9 @@ import type { Store } from '../store/store.js';
 import type { Metrics } from './metrics.js';
 
 export interface AdminContext {
-  readonly config: Pick<Config, 'PARTNER_DAILY_LOOKUP_BUDGET' | 'PARTNER_DAILY_LOOKUP_HARD_CAP'>;
+  readonly config: Pick<Config, 'PARTNER_DAILY_LOOKUP_BUDGET' | 'PARTNER_DAILY_LOOKUP_HARD_CAP' | 'JOB_CHANGE_MIN_AGE_DAYS'>;
   readonly store: Store;
-  readonly ports: { readonly state: StatePort };
+  readonly ports: { readonly state: StatePort; readonly enqueue: EnqueuePort };
   readonly connectors: readonly CrmConnector[];
   readonly mappings: MappingRegistry;
   readonly partner: Pick<PartnerClient, 'filterOptions' | 'searchPeople'>;

@@ -17,6 +17,7 @@ import { adminStats } from './admin-stats.js';
 import { adminSeries, parseRange } from './admin-series.js';
 import { discoveryRoutes } from './discovery-routes.js';
 import { recordRoutes } from './record-routes.js';
+import { jobChangeRoutes } from './job-change-routes.js';
 import { DiscoveryError } from '../discovery/target.js';
 import { logger } from '../logger.js';
 
@@ -37,6 +38,8 @@ export function adminRoutes(service: AdminContext, tokenCheck: AdminTokenCheck):
   router.use(mappingRoutes(service));
 
   router.use(recordRoutes(service));
+
+  router.use(jobChangeRoutes(service));
 
   router.get('/dead-letters', route(async (req, res) => {
     const limit = Math.min(Number(req.query.limit ?? 100) || 100, 1000);

@@ -49,6 +49,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly jobChanges = new Counter({
+    name: 'crm_enrich_job_changes_total',
+    help: 'Job changes detected, by connection and kind (employer: a new employer; new_role: a newer start at the same one)',
+    labelNames: ['connection', 'kind'] as const,
+    registers: [this.registry],
+  });
+
   readonly queueDepth = new Gauge({
     name: 'crm_enrich_queue_depth',
     help: 'Jobs waiting or running, by queue',

@@ -9,6 +9,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { hubspotConnectorFromConfig } from '../../connectors/hubspot/from-config.js';
 import { startHubspotSandbox, type HubspotSandbox } from '../../connectors/hubspot/sandbox/server.js';
+import { SALESFORCE_JOB_CHANGE_FIELDS } from '../../connectors/salesforce/job-change-actions.js';
 import { describeFieldsFor } from '../../connectors/salesforce/sandbox/fields-from-specs.js';
 import { startSalesforceSandbox, type SalesforceSandbox, type SalesforceSandboxOptions } from '../../connectors/salesforce/sandbox/server.js';
 import type { Config } from '../config.js';
@@ -58,6 +59,8 @@ export async function provisionHubspotSandbox(config: Config, mappings: LoadedMa
       const result = await provisioner.ensureProperties(document.object, customPropertiesOf(document));
       if (result.created.length) log.info({ object: document.object, created: result.created }, 'provisioned custom properties in the HubSpot sandbox');
     }
+    // The job-change actions' properties too (mappings/job-changes.yaml), so a sandbox move can set them.
+    for (const [object, specs] of Object.entries(provisioner.jobChangeProperties ?? {})) await provisioner.ensureProperties(object, [...specs]);
   } finally {
     await provisioner.close();
   }
@@ -65,7 +68,12 @@ export async function provisionHubspotSandbox(config: Config, mappings: LoadedMa
 
 /** The custom fields a Salesforce sandbox org starts with: those the mappings need, as an admin would add them. */
 export function salesforceSandboxFields(mappings: LoadedMapping[]): SalesforceSandboxOptions['customFields'] {
-  return Object.fromEntries(mappings.filter((m) => m.document.crm === 'salesforce').map((m) => [m.document.object, describeFieldsFor(customPropertiesOf(m.document))]));
+  const fields: NonNullable<SalesforceSandboxOptions['customFields']> = Object.fromEntries(
+    mappings.filter((m) => m.document.crm === 'salesforce').map((m) => [m.document.object, describeFieldsFor(customPropertiesOf(m.document))]),
+  );
+  // The job-change actions' fields too (mappings/job-changes.yaml), as an admin adds them.
+  for (const object of ['Contact', 'Lead'] as const) fields[object] = [...(fields[object] ?? []), ...describeFieldsFor([...SALESFORCE_JOB_CHANGE_FIELDS])];
+  return fields;
 }
 
 /** Listens on the preferred port, or on any free one when it is taken. */

@@ -5,8 +5,30 @@
  * adds. Runs only when a person asks for it.
  */
 import { loadConfig } from '../config.js';
+import type { CrmConnector } from '../core/connector.js';
+import { loadJobChangeActions } from '../mapping/job-change-actions.js';
 import { customPropertiesOf, loadMappingDir, MappingError } from '../mapping/index.js';
 import { connectorFor, connectorsFromConfig } from './connectors.js';
+
+/** The properties the job-change actions write, for each connection whose actions file entry has `properties` on. */
+async function provisionJobChangeProperties(connectors: CrmConnector[], options: { mappings: string; crm?: string; object?: string }, out: NodeJS.WritableStream): Promise<number> {
+  const actions = await loadJobChangeActions(options.mappings);
+  if (actions.problems.length) throw new MappingError(actions.problems);
+  let outstanding = 0;
+  for (const connector of connectors) {
+    if (options.crm && connector.kind !== options.crm) continue;
+    if (!actions.document?.connections[connector.connection]?.properties) continue;
+    for (const [object, specs] of Object.entries(connector.jobChangeProperties ?? {})) {
+      if (options.object && object.toLowerCase() !== options.object.toLowerCase()) continue;
+      const result = await connector.ensureProperties(object, [...specs]);
+      out.write(`job-change actions (${connector.kind} ${object}): ${result.created.length} created, ${result.existing.length} already there, ${result.missing.length} to add by hand\n`);
+      for (const name of result.created) out.write(`  created ${name}\n`);
+      for (const { instruction } of result.missing) out.write(`  ${instruction}\n`);
+      outstanding += result.missing.length;
+    }
+  }
+  return outstanding;
+}
 
 export async function provision(options: { mappings: string; crm?: string; object?: string }, config = loadConfig(), out: NodeJS.WritableStream = process.stdout): Promise<number> {
   const loaded = await loadMappingDir(options.mappings);
@@ -28,6 +50,7 @@ export async function provision(options: { mappings: string; crm?: string; objec
       for (const { instruction } of result.missing) out.write(`  ${instruction}\n`);
       outstanding += result.missing.length;
     }
+    outstanding += await provisionJobChangeProperties(connectors, options, out);
   } finally {
     await Promise.all(connectors.map((c) => c.close()));
   }

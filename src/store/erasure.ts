@@ -11,6 +11,8 @@ export interface ErasureReport {
   lookupCache: number;
   jobs: number;
   receivedEvents: number;
+  /** The record's known role and the job changes detected for it. */
+  jobChanges: number;
 }
 
 export class Erasure {
@@ -37,7 +39,9 @@ export class Erasure {
         ? await count(tx, `DELETE FROM "${s}".lookup_cache WHERE hit AND strpos(response::text, $1) > 0`, [JSON.stringify(partnerIds[0])])
         : 0;
       const queued = await this.eraseJobs(tx, { record: key });
-      return { enrichmentState: state.rows.length, auditLog: audit, lookupCache: cache, jobs: queued.jobs, receivedEvents: queued.receivedEvents };
+      const jobChanges = await count(tx, `DELETE FROM "${s}".record_roles WHERE connection = $1 AND object_type = $2 AND record_id = $3`, args)
+        + await count(tx, `DELETE FROM "${s}".job_changes WHERE connection = $1 AND object_type = $2 AND record_id = $3`, args);
+      return { enrichmentState: state.rows.length, auditLog: audit, lookupCache: cache, jobs: queued.jobs, receivedEvents: queued.receivedEvents, jobChanges };
     });
     for (const email of options.emails ?? []) add(report, await this.eraseEmail(email));
     return report;
@@ -47,7 +51,7 @@ export class Erasure {
   async eraseEmail(email: string): Promise<ErasureReport> {
     const s = this.schema;
     const needle = email.trim().toLowerCase();
-    if (!needle) return { enrichmentState: 0, auditLog: 0, lookupCache: 0, jobs: 0, receivedEvents: 0 };
+    if (!needle) return { enrichmentState: 0, auditLog: 0, lookupCache: 0, jobs: 0, receivedEvents: 0, jobChanges: 0 };
     return this.db.transaction(async (tx) => {
       const cache = await count(
         tx,
@@ -65,7 +69,7 @@ export class Erasure {
         [needle],
       );
       const queued = await this.eraseJobs(tx, { text: needle });
-      return { enrichmentState: state, auditLog: audit, lookupCache: cache, jobs: queued.jobs, receivedEvents: queued.receivedEvents };
+      return { enrichmentState: state, auditLog: audit, lookupCache: cache, jobs: queued.jobs, receivedEvents: queued.receivedEvents, jobChanges: 0 };
     });
   }
 

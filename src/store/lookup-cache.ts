@@ -103,6 +103,24 @@ export class LookupCache {
     );
   }
 
+  /**
+   * Makes these entries stale now, so the next lookup asks the partner (a job-change sweep wants the
+   * partner's answer of today, not one cached before the person moved). Returns how many there were.
+   */
+  async expire(keys: LookupKey[], now = new Date()): Promise<number> {
+    if (keys.length === 0) return 0;
+    const { rows } = await this.db.query<{ n: number }>(
+      `WITH gone AS (
+         UPDATE ${this.table} c SET expires_at = $2::timestamptz
+         FROM jsonb_to_recordset($1::jsonb) AS k(kind text, "idType" text, value text, market text)
+         WHERE c.kind = k.kind AND c.id_type = k."idType" AND c.value = k.value AND c.market = k.market AND c.expires_at > $2::timestamptz
+         RETURNING 1)
+       SELECT count(*)::int AS n FROM gone`,
+      [JSON.stringify(keys.map(normaliseLookupKey)), now.toISOString()],
+    );
+    return rows[0]?.n ?? 0;
+  }
+
   /** Runs `fn` once for concurrent callers of the same key (in this process). */
   singleFlight<T>(key: LookupKey | string, fn: () => Promise<T>): Promise<T> {
     return this.flights.run(typeof key === 'string' ? key : lookupKeyString(key), fn);

@@ -17,6 +17,7 @@ import { DailyReservations } from './daily-reservations.js';
 import { pgliteDb, poolDb, type Db } from './db.js';
 import { RecordStateStore, type RecordState, type RecordKey } from './enrichment-state.js';
 import { Erasure } from './erasure.js';
+import { JobChangeStore } from './job-changes.js';
 import { StoreError } from './errors.js';
 import { defaultCacheTtls, LookupCache, type CacheTtls } from './lookup-cache.js';
 import { MappingVersions } from './mapping-versions.js';
@@ -80,6 +81,8 @@ export interface Store {
   readonly coverage: FieldCoverage;
   /** Workflow steps (HubSpot custom actions) to complete through the CRM's callback once their run settles. */
   readonly workflowCallbacks: WorkflowCallbacks;
+  /** Each person record's known role, and the job changes detected (issue 33). */
+  readonly jobChanges: JobChangeStore;
   /** One record's state and newest audit rows, read from one snapshot: never a run's state without its rows. */
   recordView(key: RecordKey, limit: number): Promise<{ state: RecordState | undefined; audit: AuditRow[] }>;
   close(): Promise<void>;
@@ -164,6 +167,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     series: new StatSeries(db, schema),
     coverage: new FieldCoverage(db, schema),
     workflowCallbacks: new WorkflowCallbacks(db, schema),
+    jobChanges: new JobChangeStore(db, schema, audit),
     recordView(key, limit) {
       return db.transaction(async (tx) => {
         await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');

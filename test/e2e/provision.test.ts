@@ -87,6 +87,10 @@ describe.skipIf(skip)('custom properties', () => {
     expect(printed).toMatch(/created crm_enrich_department/);
     expect(printed).toMatch(/salesforce Lead\): [1-9]\d* created, \d+ already there, 0 to add by hand/);
     expect(printed).toMatch(/created CE_Seniority__c/);
+    // The job-change actions' properties too (mappings/job-changes.yaml turns them on for both CRMs).
+    expect(printed).toMatch(/job-change actions \(hubspot contact\): 3 created/);
+    expect(printed).toMatch(/created crm_enrich_previous_title/);
+    expect(printed).toMatch(/job-change actions \(salesforce Contact\): 3 created, 0 already there, 0 to add by hand/);
     expect(outstanding).toBe(0);
 
     const after = await start();

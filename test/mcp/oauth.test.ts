@@ -71,7 +71,7 @@ describe.skipIf(skip)('MCP OAuth', () => {
 
     const mcp = await connect(url(), client);
     const { tools } = await mcp.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['enrich_record', 'explain_record', 'filter_options', 'lookup_company', 'lookup_person', 'preview_discovery', 'run_discovery', 'search_people']);
+    expect(tools.map((t) => t.name).sort()).toEqual(['enrich_record', 'explain_record', 'filter_options', 'list_job_changes', 'lookup_company', 'lookup_person', 'preview_discovery', 'run_discovery', 'search_people']);
     await mcp.close();
   });
 
@@ -214,7 +214,7 @@ describe.skipIf(skip)('MCP OAuth', () => {
     const pre = new MemoryOAuthClient({ redirectUrl: 'http://127.0.0.1:49152/callback', preRegistered: { client_id: 'crm-enrich-mcp' } });
     await signIn(url(), { client: pre });
     const mcp = await connect(url(), pre);
-    expect((await mcp.listTools()).tools.length).toBe(8);
+    expect((await mcp.listTools()).tools.length).toBe(9);
     await mcp.close();
 
     const foreign = new URL(pre.authorizationUrl!);

@@ -206,6 +206,32 @@ describe.skipIf(skip)('MCP tools', () => {
     expect(bad.text).toContain('filters.department: "99"');
   });
 
+  it('lists the job changes since a time, newest first, with what the actions did', async () => {
+    const jobChanges = stack.running.service.store.jobChanges;
+    const move = (recordId: string, to: string) => jobChanges.observe({
+      key: { connection: 'hubspot', objectType: 'contact', recordId },
+      role: { personId: `pe_${recordId}`, companyId: 'co_2', domain: to, companyName: 'Globex', title: 'VP Sales', started: '2025-06' },
+      change: { connection: 'hubspot', objectType: 'contact', recordId, personId: `pe_${recordId}`, kind: 'employer',
+        from: { companyId: 'co_1', domain: 'acme.example', name: 'Acme' }, to: { companyId: 'co_2', domain: to, name: 'Globex' },
+        oldTitle: 'Sales Manager', newTitle: 'VP Sales', started: '2025-06', reason: 'the current employer changed' },
+    });
+    const since = new Date(Date.now() - 1000).toISOString();
+    const first = await move('jc-1', 'globex.example');
+    await jobChanges.recordActions(first!, { task: 'done' });
+    await move('jc-2', 'initech.example');
+    const listed = await call('list_job_changes', { since });
+    expect(listed.isError).toBe(false);
+    const rows = listed.structured.jobChanges as Structured[];
+    expect(rows.map((r) => r.recordId)).toEqual(['jc-2', 'jc-1']);
+    expect(rows[1]).toMatchObject({ connection: 'hubspot', object: 'contact', personId: 'pe_jc-1', kind: 'employer', from: { domain: 'acme.example' },
+      to: { domain: 'globex.example' }, oldTitle: 'Sales Manager', newTitle: 'VP Sales', actions: { task: 'done' } });
+    expect((await call('list_job_changes', { since: new Date(Date.now() + 60_000).toISOString() })).structured.jobChanges).toEqual([]);
+    const bad = await call('list_job_changes', { since: 'last week' });
+    expect(bad.isError).toBe(true);
+    expect(bad.text).toMatch(/^since: /);
+    expect((await toolAudit('list_job_changes'))[0]).toMatchObject({ outcome: 'refused', actor: `mcp:Research assistant (${clientId})` });
+  });
+
   it('asks for the write scope before enrich_record runs with a read-only token', async () => {
     const reader = await signIn(stack.running.url, { client: new MemoryOAuthClient({ name: 'Reader' }), scope: 'read' });
     expect(reader.tokens()!.scope).toBe('read');
@@ -221,6 +247,7 @@ describe.skipIf(skip)('MCP tools', () => {
     expect(challenge).toContain('resource_metadata=');
     const readerMcp = await connect(stack.running.url, reader);
     expect((await readerMcp.callTool({ name: 'filter_options', arguments: { identifiers: ['revenue'] } })).isError).toBeFalsy();
+    expect((await readerMcp.callTool({ name: 'list_job_changes', arguments: { since: new Date(0).toISOString() } })).isError).toBeFalsy();
     // The SDK client takes the 403 as a request to step up; holding a refresh token it refreshes (which
     // cannot widen a grant), meets the same 403 and stops: nothing ran.
     const before = (await stack.running.service.store.recordView({ connection: 'mcp', objectType: 'tool', recordId: 'enrich_record' }, 100)).audit.length;

@@ -14,6 +14,8 @@ import { accountRoutes } from './routes-account.js';
 import { associationRoutes } from './routes-associations.js';
 import { objectRoutes } from './routes-objects.js';
 import { schemaRoutes } from './routes-schema.js';
+import { SandboxLists } from './routes-lists.js';
+import { SandboxTasks, type SandboxTask } from './routes-tasks.js';
 import { errorBody, sendError, UNAUTHENTICATED_MESSAGE } from './wire-errors.js';
 import { WebhookSender, type WebhookStats } from './webhook-sender.js';
 import { workflowActions, type ActionExecution } from './workflow-actions.js';
@@ -129,6 +131,10 @@ export interface HubspotSandbox {
   recordWrites(): void;
   /** Update inputs received since `recordWrites`, in order (batch and single). */
   writes(): SandboxWrite[];
+  /** A static list of these contacts (a job-change sweep's segment); its id. */
+  createList(recordIds: string[]): string;
+  /** Tasks created over the API (job-change actions), oldest first. */
+  tasks(): SandboxTask[];
   /** Resolves when queued webhooks have been attempted once. */
   webhooksIdle(): Promise<void>;
   close(): Promise<void>;
@@ -175,6 +181,8 @@ export async function startHubspotSandbox(options: HubspotSandboxOptions = {}): 
     timeoutMs: options.webhookTimeoutMs,
   });
   const store = new SandboxObjectStore((change) => sender.enqueue(change), options.customProperties);
+  const tasks = new SandboxTasks();
+  const lists = new SandboxLists();
   store.searchLagMs = options.searchLagMs ?? 2_000;
   store.required = { contacts: [...(options.require?.contacts ?? [])], companies: [...(options.require?.companies ?? [])] };
 
@@ -271,6 +279,9 @@ export async function startHubspotSandbox(options: HubspotSandboxOptions = {}): 
   });
   app.use(actions.api);
   app.use(accountRoutes({ portalId, timeZone, usage: () => policy.usage() }));
+  // Before the generic object routes, which serve contacts and companies only.
+  app.use(tasks.routes(store));
+  app.use(lists.routes());
   app.use(objectRoutes(store));
   app.use(schemaRoutes(store));
   app.use(associationRoutes(store));
@@ -319,6 +330,8 @@ export async function startHubspotSandbox(options: HubspotSandboxOptions = {}): 
       writeLog ??= [];
     },
     writes: () => structuredClone(writeLog ?? []),
+    tasks: () => tasks.all(),
+    createList: (recordIds) => lists.create(recordIds),
     webhooksIdle: () => sender.idle(),
     close: async () => {
       sender.close();

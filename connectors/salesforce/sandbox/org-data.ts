@@ -44,7 +44,7 @@ export interface StoredRecord {
 
 export type RecordChange = { type: SandboxObjectType; id: string; created: boolean; changed: string[] };
 
-const REQUIRED: Record<SandboxObjectType, string[]> = { Lead: ['LastName', 'Company'], Contact: ['LastName'], Account: ['Name'] };
+const REQUIRED: Record<SandboxObjectType, string[]> = { Lead: ['LastName', 'Company'], Contact: ['LastName'], Account: ['Name'], Task: [] };
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 /** Salesforce's datetime wire format: `2024-05-01T12:00:00.000+0000`. */
@@ -159,7 +159,8 @@ export class OrgData {
     const now = sfDatetime(this.stamp());
     const fields: Fields = { ...checked.fields, Id: id, IsDeleted: false, OwnerId: '005' + '8d0000000001AAA', CreatedDate: now, LastModifiedDate: now, SystemModstamp: now };
     if (type === 'Lead') fields.Status ??= 'Open - Not Contacted';
-    if (type !== 'Account') fields.Name = [fields.FirstName, fields.LastName].filter(Boolean).join(' ');
+    if (type === 'Task') Object.assign(fields, { Status: fields.Status ?? 'Not Started', Priority: fields.Priority ?? 'Normal', OwnerId: checked.fields.OwnerId ?? fields.OwnerId });
+    if (type === 'Lead' || type === 'Contact') fields.Name = [fields.FirstName, fields.LastName].filter(Boolean).join(' ');
     this.records.set(id, { type, id, fields });
     this.onChange({ type, id, created: true, changed: Object.keys(checked.fields) });
     return { id, success: true, errors: [] };

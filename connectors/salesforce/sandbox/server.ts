@@ -105,7 +105,8 @@ export async function startSalesforceSandbox(options: SalesforceSandboxOptions =
   });
   let quiet = false;
   const onChange = (change: RecordChange) => {
-    if (quiet) return;
+    // Outbound messages are set up for the enriched objects only; a Task sends none.
+    if (quiet || change.type === 'Task') return;
     if (!change.created && !change.changed.some((f) => watched.has(f))) return;
     const record = org.get(change.type, change.id);
     if (!record) return;

@@ -33,8 +33,8 @@ export interface DescribeField {
   referenceTo: string[];
 }
 
-export type SandboxObjectType = 'Lead' | 'Contact' | 'Account';
-export const SANDBOX_OBJECT_TYPES: readonly SandboxObjectType[] = ['Lead', 'Contact', 'Account'];
+export type SandboxObjectType = 'Lead' | 'Contact' | 'Account' | 'Task';
+export const SANDBOX_OBJECT_TYPES: readonly SandboxObjectType[] = ['Lead', 'Contact', 'Account', 'Task'];
 
 type FieldInit = Partial<DescribeField> & Pick<DescribeField, 'name' | 'type' | 'label'>;
 
@@ -182,11 +182,29 @@ function trimLabel(field: DescribeField): DescribeField {
 export function standardFields(objectType: SandboxObjectType): DescribeField[] {
   if (objectType === 'Lead') return leadFields();
   if (objectType === 'Contact') return contactFields();
+  if (objectType === 'Task') return taskFields();
   return accountFields();
+}
+
+const TASK_STATUS_VALUES = ['Not Started', 'In Progress', 'Completed', 'Waiting on someone else', 'Deferred'];
+const TASK_PRIORITY_VALUES = ['High', 'Normal', 'Low'];
+
+/** The Task fields a to-do for a record's owner needs (crm-enrich's job-change action); WhoId names a Contact or Lead. */
+function taskFields(): DescribeField[] {
+  return [
+    ...systemFields(),
+    describeField({ name: 'Subject', type: 'string', label: 'Subject', length: 255 }),
+    describeField({ name: 'Description', type: 'textarea', label: 'Description', length: 32000 }),
+    describeField({ name: 'WhoId', type: 'reference', label: 'Name ID', length: 18, referenceTo: ['Contact', 'Lead'] }),
+    describeField({ name: 'ActivityDate', type: 'date', label: 'Due Date Only' }),
+    describeField({ name: 'Status', type: 'picklist', label: 'Status', length: 255, nillable: false, picklistValues: picklist(TASK_STATUS_VALUES), restrictedPicklist: true }),
+    describeField({ name: 'Priority', type: 'picklist', label: 'Priority', length: 255, nillable: false, picklistValues: picklist(TASK_PRIORITY_VALUES), restrictedPicklist: true }),
+  ];
 }
 
 export const OBJECT_LABELS: Record<SandboxObjectType, { label: string; labelPlural: string; keyPrefix: string }> = {
   Lead: { label: 'Lead', labelPlural: 'Leads', keyPrefix: '00Q' },
   Contact: { label: 'Contact', labelPlural: 'Contacts', keyPrefix: '003' },
   Account: { label: 'Account', labelPlural: 'Accounts', keyPrefix: '001' },
+  Task: { label: 'Task', labelPlural: 'Tasks', keyPrefix: '00T' },
 };

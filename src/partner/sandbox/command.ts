@@ -25,6 +25,7 @@ interface PartnerSandboxCliOptions {
   seed: number;
   companies: number;
   people: number;
+  jobChangesShare?: number;
 }
 
 /** `crm-enrich sandbox partner`: a local partner API that behaves as its specification says. */
@@ -40,6 +41,8 @@ export function registerPartnerSandboxCommand(parent: Command): void {
     .option('--seed <n>', 'seed of the synthetic dataset (same seed, same data)', whole('--seed', 0, 2 ** 32 - 1), 1)
     .option('--companies <n>', 'how many companies to generate', whole('--companies', 1, 1_000_000), 2000)
     .option('--people <n>', 'how many people to generate', whole('--people', 0, 5_000_000), 20000)
+    .option('--job-changes-share <0..1>', 'share of the people who change jobs at start (as POST /__sandbox/job-changes)',
+      fraction('--job-changes-share'))
     .action(async (opts: PartnerSandboxCliOptions) => {
       const { startPartnerSandbox } = await import('./server.js');
       const sandbox = await startPartnerSandbox(opts);

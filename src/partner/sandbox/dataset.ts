@@ -28,6 +28,11 @@ export interface PartnerDataset {
   findPerson(by: PersonLookup, value: string): PersonRecord | undefined;
   /** The people working at a company, in id order. */
   peopleAt(companyId: string): PersonRecord[];
+  /**
+   * The person changes jobs (see `PersonRecord.moveTo`); the indexes follow, and the old work address
+   * still finds the person, as a partner's does for someone who left.
+   */
+  movePerson(record: PersonRecord, to: CompanyRecord): void;
 }
 
 export interface DatasetOptions {
@@ -107,6 +112,17 @@ export function createDataset(options: DatasetOptions = {}): PartnerDataset {
     },
     peopleAt(companyId) {
       return byCompany.get(companyId) ?? [];
+    },
+    movePerson(record, to) {
+      const from = byCompany.get(record.employer.company.id ?? '') ?? [];
+      const was = from.indexOf(record);
+      if (was !== -1) from.splice(was, 1);
+      const workEmail = record.moveTo(to, (address) => personBy.work.has(address));
+      personBy.work.set(workEmail, record);
+      const list = byCompany.get(to.company.id ?? '') ?? [];
+      const at = list.findIndex((other) => other.id > record.id);
+      list.splice(at === -1 ? list.length : at, 0, record);
+      byCompany.set(to.company.id ?? '', list);
     },
   };
 }

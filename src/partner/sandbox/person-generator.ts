@@ -56,20 +56,22 @@ export class PersonRecord {
   readonly market: Market;
   readonly seniorityId: number;
   readonly departmentId: number;
-  readonly position: string;
-  readonly monthsInRole: number;
+  /** Where the person works now: the generated job until a move (see `moveTo`) replaces it. */
+  private job: { employer: CompanyRecord; position: string; monthsInRole: number; workEmail?: string };
   /** people_location codes of where the person is. */
   readonly locationCodes: string[];
   readonly slug: string;
   readonly skills: string[];
-  readonly workEmail?: string;
+  /** Every work address the person ever had here, so a lookup by an old one still finds them. */
+  readonly pastWorkEmails: string[] = [];
+  private readonly generatedWorkEmail: boolean;
   readonly personalEmail?: string;
   readonly phones: { value: string; is_dnd: boolean }[];
   readonly mobile?: string;
   private readonly names: { first: string; last: string; middle?: string; gender: 'female' | 'male' };
   private readonly place: { state: string; city: string };
 
-  constructor(prng: Prng, private readonly seed: number, private readonly index: number, readonly employer: CompanyRecord,
+  constructor(prng: Prng, private readonly seed: number, private readonly index: number, employer: CompanyRecord,
     private readonly others: readonly CompanyRecord[], usedWorkEmails: Set<string>) {
     this.market = prng.chance(0.8) ? employer.home : prng.pick([...employer.regions.keys()]);
     const info = MARKET_INFO[this.market];
@@ -81,8 +83,8 @@ export class PersonRecord {
     this.id = `pe_${String(index + 1).padStart(7, '0')}`;
     this.seniorityId = prng.pick(WEIGHTED_SENIORITY);
     this.departmentId = prng.pick(WEIGHTED_DEPARTMENT);
-    this.position = positionFor(prng, this.seniorityId, this.departmentId);
-    this.monthsInRole = prng.chance(0.15) ? prng.int(0, 6) : prng.int(7, 180);
+    const position = positionFor(prng, this.seniorityId, this.departmentId);
+    const monthsInRole = prng.chance(0.15) ? prng.int(0, 6) : prng.int(7, 180);
     this.slug = `${emailPart(first)}-${emailPart(last)}-${index.toString(36)}`;
     const [, state, city] = prng.pick(info.states);
     this.place = { state, city };
@@ -91,18 +93,61 @@ export class PersonRecord {
     this.skills = prng.sample(role.skills, prng.int(2, role.skills.length));
 
     const emailRoll = prng.next();
+    let workEmail: string | undefined;
     if (emailRoll < 0.8) {
-      let work = `${emailPart(first)}.${emailPart(last)}@${employer.domain}`;
-      if (usedWorkEmails.has(work)) work = `${emailPart(first)}.${emailPart(last)}${index}@${employer.domain}`;
-      usedWorkEmails.add(work);
-      this.workEmail = work;
+      workEmail = this.workAddress(employer, (address) => usedWorkEmails.has(address));
+      usedWorkEmails.add(workEmail);
     }
+    this.job = { employer, position, monthsInRole, workEmail };
+    this.generatedWorkEmail = workEmail !== undefined;
     if (emailRoll > 0.1 && prng.chance(0.45)) this.personalEmail = `${emailPart(first)}${emailPart(last)}${index}@${FREE_MAIL[index % FREE_MAIL.length]}`;
     this.mobile = prng.chance(0.6) ? `${info.dial} 4${prng.digits(2)} ${prng.digits(3)} ${prng.digits(3)}` : undefined;
     this.phones = [
       ...(this.mobile ? [{ value: this.mobile, is_dnd: prng.chance(0.2) }] : []),
       ...(prng.chance(0.3) ? [{ value: `${info.dial} ${prng.digits(1)} ${prng.digits(4)} ${prng.digits(4)}`, is_dnd: prng.chance(0.1) }] : []),
     ];
+  }
+
+  get employer(): CompanyRecord {
+    return this.job.employer;
+  }
+
+  get position(): string {
+    return this.job.position;
+  }
+
+  get monthsInRole(): number {
+    return this.job.monthsInRole;
+  }
+
+  get workEmail(): string | undefined {
+    return this.job.workEmail;
+  }
+
+  /**
+   * The person changes jobs: from now on the profile names the new employer, a position drawn for the
+   * same seniority and department, a start in the data's current month and a work address at the new
+   * domain (`taken` says which addresses belong to someone else). The old work address is kept in
+   * `pastWorkEmails`; the personal address stays. Returns the new work address.
+   */
+  moveTo(employer: CompanyRecord, taken: (address: string) => boolean): string {
+    const prng = new Prng(Math.imul(this.seed + 7, 0x27d4eb2d) ^ Math.imul(this.index + this.pastWorkEmails.length + 2, 0x165667b1));
+    if (this.job.workEmail) this.pastWorkEmails.push(this.job.workEmail);
+    const workEmail = this.workAddress(employer, taken);
+    this.job = { employer, position: positionFor(prng, this.seniorityId, this.departmentId), monthsInRole: 0, workEmail };
+    if (this.changes) {
+      // What the partner had changed about the old job says nothing of the new one.
+      const { position: _p, headline: _h, description: _d, current_company: _c, emails: _e, time_in_current_role: _t,
+        month_joined: _m, year_joined: _y, ...rest } = this.changes;
+      this.changes = rest;
+    }
+    return workEmail;
+  }
+
+  private workAddress(employer: CompanyRecord, taken: (address: string) => boolean): string {
+    const { first, last } = this.names;
+    const plain = `${emailPart(first)}.${emailPart(last)}@${employer.domain}`;
+    return taken(plain) ? `${emailPart(first)}.${emailPart(last)}${this.index}@${employer.domain}` : plain;
   }
 
   /** Fields of the profile the partner has changed since it was generated (see `change`). */
@@ -157,7 +202,10 @@ export class PersonRecord {
       year_joined: yearJoined,
       emails: {
         personal: this.personalEmail ? [{ value: this.personalEmail, deliverability: prng.pick(DELIVERABILITY) }] : [],
-        work: this.workEmail ? [{ value: this.workEmail, deliverability: prng.pick(DELIVERABILITY) }] : [],
+        // Drawn only for those generated with a work address, so a move leaves the rest of the profile as it was.
+        work: this.workEmail
+          ? [{ value: this.workEmail, deliverability: this.generatedWorkEmail ? prng.pick(DELIVERABILITY) : 'deliverable' }]
+          : [],
       },
       phones: this.phones.map((p) => ({ ...p })),
       linkedin: `https://www.linkedin.com/in/${this.slug}`,

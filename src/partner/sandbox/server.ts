@@ -10,6 +10,7 @@ import { logger } from '../../logger.js';
 import { createDataset, type PartnerDataset } from './dataset.js';
 import { filterOptions } from './filter-options.js';
 import { SandboxHttpError } from './http-error.js';
+import { moveJobs } from './job-moves.js';
 import { lookupCompany, lookupPerson } from './lookups.js';
 import { searchPeople } from './people-search.js';
 import { Prng } from './prng.js';
@@ -34,6 +35,8 @@ export interface PartnerSandboxOptions {
   rateLimitPerSecond?: number;
   /** Keys that belong to an organisation; default `sandbox-key`. */
   keys?: string[];
+  /** 0..1: share of the people who change jobs before the sandbox answers anything (POST /__sandbox/job-changes). */
+  jobChangesShare?: number;
 }
 
 export interface SandboxStats {
@@ -115,6 +118,9 @@ export async function startPartnerSandbox(options: PartnerSandboxOptions = {}): 
   const latencyMs = options.latencyMs ?? 0;
   const validKeys = new Set(options.keys ?? [SANDBOX_KEY]);
   const dataset = createDataset({ seed, companies: options.companies, people: options.people });
+  const share = options.jobChangesShare;
+  if (share !== undefined && !(share >= 0 && share <= 1)) throw new RangeError(`job changes share must be from 0 to 1, got ${share}`);
+  if (share !== undefined) moveJobs(dataset, { share, seed });
   const window = new RateWindow(options.rateLimitPerSecond ?? 50);
   const failures = new Prng(seed ^ 0x5eed);
   let failRate = checkRate(options.failRate ?? 0);
@@ -140,7 +146,9 @@ export async function startPartnerSandbox(options: PartnerSandboxOptions = {}): 
       failRate = rate;
       return [200, { failRate }];
     }
-    throw SandboxHttpError.generic(404, `no sandbox control ${req.method} ${path}; use GET /__sandbox/stats, GET /__sandbox/sample or POST /__sandbox/fail-rate`);
+    if (path === '/__sandbox/job-changes' && req.method === 'POST') return [200, moveJobs(dataset, await readJson(req))];
+    throw SandboxHttpError.generic(404, `no sandbox control ${req.method} ${path}; use GET /__sandbox/stats, `
+      + 'GET /__sandbox/sample, POST /__sandbox/fail-rate or POST /__sandbox/job-changes');
   }
 
   async function api(req: IncomingMessage, path: string, query: URLSearchParams): Promise<[number, unknown, Record<string, string>?]> {

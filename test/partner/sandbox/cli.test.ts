@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FilterOptionsResponse } from '../../../src/partner/schemas.js';
+import { createDataset } from '../../../src/partner/sandbox/dataset.js';
 
 const children: ChildProcess[] = [];
 afterAll(() => {
@@ -43,6 +44,22 @@ describe('crm-enrich sandbox partner', () => {
     expect(sample.companies).toHaveLength(40);
     run.child.kill('SIGTERM');
     expect(await run.exited).toEqual([0, null]);
+  });
+
+  it('moves a share of the people at start with --job-changes-share, and refuses a share outside 0..1', async () => {
+    const run = cli('--port', '0', '--seed', '3', '--companies', '40', '--people', '80', '--job-changes-share', '1');
+    const url = await run.listening;
+    const generated = createDataset({ seed: 3, companies: 40, people: 80 }).personRecords[0]!;
+    const answer = await fetch(`${url}/people?id=${generated.id}`, { headers: { authorization: 'Bearer sandbox-key' } });
+    const person = (await answer.json()) as { current_company: { id: string } };
+    expect(person.current_company.id).not.toBe(generated.employer.company.id);
+    run.child.kill('SIGTERM');
+    expect(await run.exited).toEqual([0, null]);
+
+    const refused = cli('--port', '0', '--job-changes-share', '2');
+    const [code] = await refused.exited;
+    expect(code).not.toBe(0);
+    expect(refused.output().stderr).toMatch(/--job-changes-share expects a number from 0 to 1, got '2'/);
   });
 
   it('refuses a fail rate outside 0..1 with a message naming the option', async () => {

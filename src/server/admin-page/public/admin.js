@@ -3,14 +3,18 @@
 import { $, TOKEN_KEY, api, errorView, h, whenUnauthorized } from './core.js';
 import { loadDeadLetters, wireDeadLetters } from './dead-letters.js';
 import { loadDiscovery, wireDiscovery } from './discovery.js';
+import { loadJobChanges, wireJobChanges } from './job-changes.js';
 import { loadMappings, wireMappings } from './mappings.js';
 import { wireRecords } from './records.js';
 import { loadStats, wireStats } from './stats.js';
 
 // Sign-in and navigation
 
-const panels = ['mappings', 'records', 'dead-letters', 'discovery', 'stats'];
-const loaders = { mappings: () => loadMappings(), records: () => undefined, 'dead-letters': () => loadDeadLetters(), discovery: () => loadDiscovery(), stats: () => loadStats() };
+const panels = ['mappings', 'records', 'dead-letters', 'discovery', 'job-changes', 'stats'];
+const loaders = {
+  mappings: () => loadMappings(), records: () => undefined, 'dead-letters': () => loadDeadLetters(), discovery: () => loadDiscovery(),
+  'job-changes': () => loadJobChanges(), stats: () => loadStats(),
+};
 
 function showTab(name) {
   for (const panel of panels) $(panel).hidden = panel !== name;
@@ -56,6 +60,7 @@ wireMappings();
 wireRecords();
 wireDeadLetters();
 wireDiscovery();
+wireJobChanges();
 wireStats();
 
 if (sessionStorage.getItem(TOKEN_KEY)) enter();

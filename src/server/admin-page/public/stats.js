@@ -10,9 +10,9 @@ const INK = '#1c2430';
 const COLOURS = { blue: '#1f5fbf', grey: '#5b6675', orange: '#a84f00', red: '#a4262c', green: '#1e6b35', purple: '#6a3d9a' };
 const OUTCOMES = [['written', 'Written', COLOURS.blue], ['unchanged', 'Unchanged', COLOURS.grey], ['no_match', 'No match', COLOURS.orange], ['failed', 'Failed', COLOURS.red]];
 
-// Chart.js is served by the service (admin/assets/vendor) and loaded once, on the first visit to Stats.
+// Chart.js is served by the service (admin/assets/vendor) and loaded once, on the first view that draws a chart.
 let library;
-function chartLibrary() {
+export function chartLibrary() {
   library ??= new Promise((resolve, reject) => {
     if (window.Chart) return resolve(window.Chart);
     const script = h('script', { src: new URL('vendor/chart.umd.min.js', import.meta.url).href });

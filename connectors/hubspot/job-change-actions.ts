@@ -1,0 +1,124 @@
+/**
+ * HubSpot's job-change actions (issue 33): the contact's job-change properties, and a task for the
+ * contact's owner associated with the contact (tasks API v3, task-to-contact type 204). The contact's
+ * e-mail is never written here.
+ */
+import { AssociationSpecAssociationCategoryEnum } from '@hubspot/api-client/lib/codegen/crm/objects/tasks/models/all.js';
+import type {
+  CallOptions,
+  CrmConnector,
+  JobChangeAct,
+  JobChangeActionSwitches,
+  PropertySpec,
+} from '../../src/core/connector.js';
+import { parseCrmAnswer } from '../../src/core/crm-answer.js';
+import { AppError } from '../../src/core/errors.js';
+import { jobChangeSubject } from '../../src/core/job-change-subject.js';
+import { apiType, toRecord, type HubspotCalls } from './sdk-objects.js';
+import { HubspotObjects } from './wire-schemas.js';
+
+/** HubSpot-defined association type of a task to a contact. */
+const TASK_TO_CONTACT = 204;
+
+export const HUBSPOT_JOB_CHANGE_PROPERTIES: readonly PropertySpec[] = [
+  {
+    name: 'crm_enrich_job_change_at',
+    label: 'Job change detected at',
+    type: 'datetime',
+    description: 'When crm-enrich saw this person move to a new employer or role',
+  },
+  {
+    name: 'crm_enrich_previous_company',
+    label: 'Previous company',
+    type: 'string',
+    description: 'The employer before the last job change crm-enrich saw',
+  },
+  {
+    name: 'crm_enrich_previous_title',
+    label: 'Previous title',
+    type: 'string',
+    description: 'The job title before the last job change crm-enrich saw',
+  },
+];
+
+/** The error's stable code only: a CRM's message may quote the record's values. */
+const failure = (error: unknown) => `failed: ${error instanceof AppError ? error.code : 'error'}`;
+
+export function hubspotJobChangeActions({
+  runner,
+  sdk,
+}: HubspotCalls): Required<Pick<CrmConnector, 'applyJobChange' | 'jobChangeProperties'>> {
+  return {
+    jobChangeProperties: { contact: HUBSPOT_JOB_CHANGE_PROPERTIES },
+
+    async applyJobChange(
+      objectType: string,
+      change: JobChangeAct,
+      actions: JobChangeActionSwitches,
+      options?: CallOptions,
+    ) {
+      if (apiType(objectType) !== 'contacts') return {};
+      const priority = options?.priority ?? 'bulk';
+      const done: Record<string, string> = {};
+      if (actions.properties) {
+        const properties = {
+          crm_enrich_job_change_at: change.detectedAt.toISOString(),
+          crm_enrich_previous_company: change.from.name ?? change.from.domain ?? '',
+          crm_enrich_previous_title: change.oldTitle ?? '',
+        };
+        try {
+          await runner.run('contact_update', priority, async () =>
+            (await sdk()).crm.contacts.basicApi.update(change.recordId, { properties }),
+          );
+          done.properties = 'done';
+        } catch (error) {
+          done.properties = failure(error);
+        }
+      }
+      if (actions.task) {
+        try {
+          const read = await runner.run('contact_read', priority, async () =>
+            (await sdk()).crm.contacts.basicApi.getById(change.recordId, [
+              'firstname',
+              'lastname',
+              'email',
+              'hubspot_owner_id',
+            ]),
+          );
+          const [contact] = parseCrmAnswer('hubspot', HubspotObjects, [read], 'contact_read').map(toRecord);
+          const p = contact?.properties ?? {};
+          const name = [p.firstname, p.lastname].filter(Boolean).join(' ') || `Contact ${change.recordId}`;
+          const subject = jobChangeSubject(name, change);
+          await runner.run('task_create', priority, async () =>
+            (await sdk()).crm.objects.tasks.basicApi.create({
+              properties: {
+                hs_timestamp: change.detectedAt.toISOString(),
+                hs_task_subject: subject,
+                hs_task_body: `${subject}. Detected by crm-enrich on ${change.detectedAt.toISOString().slice(0, 10)}.`,
+                hs_task_status: 'NOT_STARTED',
+                hs_task_priority: 'MEDIUM',
+                hs_task_type: 'TODO',
+                ...(p.hubspot_owner_id ? { hubspot_owner_id: p.hubspot_owner_id } : {}),
+              },
+              associations: [
+                {
+                  to: { id: change.recordId },
+                  types: [
+                    {
+                      associationCategory: AssociationSpecAssociationCategoryEnum.HubspotDefined,
+                      associationTypeId: TASK_TO_CONTACT,
+                    },
+                  ],
+                },
+              ],
+            }),
+          );
+          done.task = 'done';
+        } catch (error) {
+          done.task = failure(error);
+        }
+      }
+      return done;
+    },
+  };
+}

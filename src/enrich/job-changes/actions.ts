@@ -1,0 +1,34 @@
+/**
+ * The actions of a detected move, per connection, as the actions file switches them: handed to the
+ * connection's connector (`applyJobChange`), which knows its CRM's calls. A connection the file does
+ * not name, or whose connector has no such actions, only records its moves.
+ */
+import type { CrmConnector } from '../../core/connector.js';
+import type { JobChangeActionsDocument } from '../../mapping/job-change-actions.js';
+import type { JobChangeActions } from './observer.js';
+
+export function jobChangeActionsFor(
+  connectors: readonly CrmConnector[],
+  document: JobChangeActionsDocument | undefined,
+) {
+  return (connection: string): JobChangeActions | undefined => {
+    const switches = document?.connections[connection];
+    const connector = connectors.find((c) => c.connection === connection);
+    const apply = connector?.applyJobChange?.bind(connector);
+    if (!switches || !apply || (!switches.properties && !switches.task)) return undefined;
+    return (change) =>
+      apply(
+        change.objectType,
+        {
+          recordId: change.recordId,
+          from: { name: change.from.name, domain: change.from.domain },
+          to: { name: change.to.name, domain: change.to.domain },
+          oldTitle: change.oldTitle,
+          newTitle: change.newTitle,
+          detectedAt: change.detectedAt,
+        },
+        switches,
+        { priority: 'bulk' },
+      );
+  };
+}

@@ -1,0 +1,114 @@
+/**
+ * The record path's one call into job changes: after a person record's partner lookup, compare what
+ * the lookup shows with the role the record's last lookup showed (detect.ts), store the record's role
+ * from now on, and when it is a move store it with an audit row on the record's history, then carry
+ * out the actions declared for the connection. It rides on the lookup the run made anyway: no credit
+ * of its own.
+ */
+import { EventEmitter } from 'node:events';
+import type { CrmRecord } from '../../core/connector.js';
+import type { CompiledMapping } from '../../mapping/compile.js';
+import type { JobChange, NewJobChange, RoleObservation, StoredRole } from '../../store/job-changes.js';
+import type { AuditEntry } from '../ports.js';
+import type { RecordPlan } from '../record-plan.js';
+import { detectJobChange, type Role } from './detect.js';
+
+/** What job changes need from the store; the store's JobChangeStore is one. */
+export interface JobChangePort {
+  roles(connection: string, objectType: string, recordIds: string[]): Promise<Map<string, StoredRole>>;
+  observe(observation: RoleObservation): Promise<string | undefined>;
+  recordActions(id: string, actions: Record<string, string>): Promise<void>;
+}
+
+/** Carries out the actions declared for a move; answers what became of each, by action name. */
+export type JobChangeActions = (change: JobChange, record: CrmRecord) => Promise<Record<string, string>>;
+
+export interface ObservedLookup {
+  connection: string;
+  objectType: string;
+  record: CrmRecord;
+  plan: RecordPlan;
+  mapping: CompiledMapping;
+  jobId: string | null;
+}
+
+export interface JobChangeObserverOptions {
+  store: JobChangePort;
+  /** By connection; a connection without actions only records its moves. */
+  actions?: (connection: string) => JobChangeActions | undefined;
+  now?: () => Date;
+}
+
+const storedRole = (role: Role): StoredRole => ({
+  personId: role.personId,
+  companyId: role.employer.companyId,
+  domain: role.employer.domain,
+  companyName: role.employer.name,
+  title: role.title,
+  started: role.started,
+});
+
+const knownRole = (stored: StoredRole): Role => ({
+  personId: stored.personId,
+  employer: { companyId: stored.companyId, domain: stored.domain, name: stored.companyName },
+  title: stored.title,
+  started: stored.started,
+});
+
+/** The record property the mapping fills from the partner's `position`: where the CRM keeps the title. */
+function titleProperty(mapping: CompiledMapping): string | undefined {
+  return mapping.document.fields.find((f) => f.from === 'position')?.target;
+}
+
+export class JobChangeObserver extends EventEmitter<{ detected: [JobChange] }> {
+  constructor(private readonly options: JobChangeObserverOptions) {
+    super();
+  }
+
+  /** Observes one person record's lookup; the move it found, if any. Throws store errors (the run is retried). */
+  async observe(input: ObservedLookup): Promise<JobChange | undefined> {
+    const { connection, objectType, record, plan, mapping } = input;
+    if (plan.kind !== 'planned' || mapping.source !== 'person') return undefined;
+    const key = { connection, objectType, recordId: record.id };
+    const known = (await this.options.store.roles(connection, objectType, [record.id])).get(record.id);
+    const detection = detectJobChange(known && knownRole(known), plan.hit.data);
+    if (detection.kind === 'unknown') return undefined;
+    if (detection.kind !== 'moved') {
+      await this.options.store.observe({ key, role: storedRole(detection.now) });
+      return undefined;
+    }
+    const { from, now } = detection;
+    const property = titleProperty(mapping);
+    const crmTitle = property ? record.properties[property] : undefined;
+    const change: NewJobChange = {
+      ...key,
+      personId: now.personId,
+      kind: detection.how,
+      from: from.employer,
+      to: now.employer,
+      oldTitle: (typeof crmTitle === 'string' && crmTitle.trim()) || from.title,
+      newTitle: now.title,
+      started: now.started,
+      reason: detection.reason,
+    };
+    const audit: AuditEntry = {
+      ...key,
+      property: null,
+      rule: 'job_change',
+      outcome: 'job_change',
+      jobId: input.jobId,
+      oldValue: from.employer.domain ?? from.employer.companyId,
+      newValue: now.employer.domain ?? now.employer.companyId,
+      reason: detection.reason,
+    };
+    const id = await this.options.store.observe({ key, role: storedRole(now), change, audit });
+    const stored: JobChange = { ...change, id: id!, detectedAt: this.options.now?.() ?? new Date(), actions: {} };
+    this.emit('detected', stored);
+    const act = this.options.actions?.(connection);
+    if (act) {
+      stored.actions = await act(stored, record);
+      await this.options.store.recordActions(stored.id, stored.actions);
+    }
+    return stored;
+  }
+}

@@ -1,0 +1,78 @@
+/**
+ * HubSpot job-change actions through the official client against the sandbox: the job-change
+ * properties provisioned and written (never the e-mail), one task for the contact's owner associated
+ * with the contact and worded "<name> moved from <old> to <new> as <title>", each action only when on,
+ * and a failure reported by its code without the CRM's text.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHubspotConnector } from '../../connectors/hubspot/connector.js';
+import { startHubspotSandbox, type HubspotSandbox } from '../../connectors/hubspot/sandbox/server.js';
+import type { CrmConnector, JobChangeAct } from '../../src/core/connector.js';
+
+let sandbox: HubspotSandbox;
+let hubspot: CrmConnector;
+
+beforeAll(async () => {
+  sandbox = await startHubspotSandbox({ rateLimit: 10_000, searchLagMs: 0 });
+  hubspot = createHubspotConnector({ connection: 'hubspot', accessToken: 'sandbox-token', basePath: sandbox.url, rateLimit: { max: 1000, windowMs: 10_000 } });
+});
+afterAll(async () => {
+  await hubspot.close();
+  await sandbox.close();
+});
+
+const act = (recordId: string): JobChangeAct => ({
+  recordId,
+  from: { name: 'Acme Pty Ltd', domain: 'acme.example' },
+  to: { name: 'Globex', domain: 'globex.example' },
+  oldTitle: 'Sales Manager',
+  newTitle: 'VP Sales',
+  detectedAt: new Date('2026-11-20T10:00:00Z'),
+});
+
+describe('HubSpot job-change actions', () => {
+  it('are refused before the properties exist, then write them and create one task for the owner', async () => {
+    const { id } = sandbox.createContact({ email: 'ann.lee@acme.example', firstname: 'Ann', lastname: 'Lee', hubspot_owner_id: '' });
+    const before = await hubspot.applyJobChange!('contact', act(id), { properties: true, task: false });
+    expect(before).toEqual({ properties: 'failed: validation' });
+
+    const provisioned = await hubspot.ensureProperties('contact', [...hubspot.jobChangeProperties!.contact!]);
+    expect(provisioned.created.sort()).toEqual(['crm_enrich_job_change_at', 'crm_enrich_previous_company', 'crm_enrich_previous_title']);
+
+    const result = await hubspot.applyJobChange!('contact', act(id), { properties: true, task: true });
+    expect(result).toEqual({ properties: 'done', task: 'done' });
+    const contact = sandbox.getContact(id)!;
+    expect(contact).toMatchObject({ crm_enrich_previous_company: 'Acme Pty Ltd', crm_enrich_previous_title: 'Sales Manager', email: 'ann.lee@acme.example' });
+    expect(Date.parse(contact.crm_enrich_job_change_at!)).toBe(Date.parse('2026-11-20T10:00:00Z'));
+    const tasks = sandbox.tasks().filter((t) => t.contacts.includes(id));
+    expect(tasks).toHaveLength(1);
+    expect(tasks[0]!.properties).toMatchObject({ hs_task_subject: 'Ann Lee moved from Acme Pty Ltd to Globex as VP Sales', hs_task_status: 'NOT_STARTED' });
+  });
+
+  it('gives the task to the contact\'s owner, and does only the actions switched on', async () => {
+    const ownerId = '12345';
+    const { id } = sandbox.createContact({ email: 'bo@acme.example', firstname: 'Bo' });
+    sandbox.store.get('contacts', id)!.properties.set('hubspot_owner_id', ownerId);
+    expect(await hubspot.applyJobChange!('contact', act(id), { properties: false, task: true })).toEqual({ task: 'done' });
+    expect(sandbox.getContact(id)?.crm_enrich_previous_company).toBeUndefined();
+    const [task] = sandbox.tasks().filter((t) => t.contacts.includes(id));
+    expect(task?.properties.hubspot_owner_id).toBe(ownerId);
+    expect(await hubspot.applyJobChange!('contact', act(id), { properties: false, task: false })).toEqual({});
+    expect(sandbox.tasks().filter((t) => t.contacts.includes(id))).toHaveLength(1);
+  });
+
+  it('reads a list\'s members a page of 250 at a time, and says not_found for an unknown list', async () => {
+    const ids = Array.from({ length: 260 }, (_, i) => sandbox.createContact({ email: `member${i}@list.example` }).id);
+    const listId = sandbox.createList(ids);
+    const before = sandbox.stats().byEndpoint['GET /crm/v3/lists/{id}/memberships'] ?? 0;
+    expect(await hubspot.listMembers!(listId)).toEqual(ids);
+    expect((sandbox.stats().byEndpoint['GET /crm/v3/lists/{id}/memberships'] ?? 0) - before).toBe(2);
+    await expect(hubspot.listMembers!('999')).rejects.toMatchObject({ code: 'not_found' });
+  });
+
+  it('reports a task for a contact that is gone as failed, by code only', async () => {
+    const result = await hubspot.applyJobChange!('contact', act('99999999'), { properties: false, task: true });
+    expect(result.task).toMatch(/^failed: [a-z_]+$/);
+    expect(await hubspot.applyJobChange!('company', act('1'), { properties: true, task: true })).toEqual({});
+  });
+});
