@@ -108,7 +108,7 @@ describe.skipIf(skip)('admin page stats charts', () => {
     await open();
     // A service up for minutes opens on the last hour, where its data is more than a sliver at the edge.
     await expect.poll(() => page.locator('#stats-charts').getAttribute('data-range')).toBe('1h');
-    expect(await page.getByLabel('Period').inputValue()).toBe('1h');
+    expect(await page.locator('#stats').getByLabel('Period').inputValue()).toBe('1h');
     const { body: api } = await stack.running.admin<Series>('GET', '/stats/series?range=1h');
     const { body: now } = await stack.running.admin<{ jobsByOutcome: Record<string, number>; today: { partnerLookups: number }; crmCalls: Record<string, { calls: number }> }>('GET', '/stats');
     const figures = await drawn();
@@ -192,7 +192,7 @@ describe.skipIf(skip)('admin page stats charts', () => {
 
   it('redraws a chosen period and refreshes in place, keeping the scroll position and open tables', async () => {
     await open({ height: 600, clock: true });
-    await page.getByLabel('Period').selectOption('7d');
+    await page.locator('#stats').getByLabel('Period').selectOption('7d');
     await expect.poll(() => page.locator('#stats-charts').getAttribute('data-range')).toBe('7d');
     // Hourly steps over a week, in the chart and its table alike.
     expect((await drawn()).find((f) => f.key === 'enrichments')!.labels).toHaveLength(7 * 24);
