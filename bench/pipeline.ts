@@ -32,7 +32,7 @@
  */
 import { parseArgs } from 'node:util';
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { TIER_LIMITS } from '../connectors/hubspot/sandbox/rate-policy.js';
 import { createDataset } from '../src/partner/sandbox/dataset.js';
@@ -99,7 +99,14 @@ for (let i = 0; i < instances; i++) services.push(await startServiceProcess(serv
 const service = services[0]!;
 sandboxes.hubspot.setWebhookUrl(`${service.url}/webhooks/hubspot`);
 /** The service's peak resident memory (VmHWM), from Linux's view of its process. */
-const peakRssMb = () => Math.max(...services.map((s) => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${s.pid}/status`, 'utf8'))![1]) / 1024));
+/** Of the instances still running: a killed one has no status to read. */
+const peakRssMb = () =>
+  Math.max(
+    ...services.flatMap((s) => {
+      if (!existsSync(`/proc/${s.pid}/status`)) return [];
+      return [Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${s.pid}/status`, 'utf8'))![1]) / 1024];
+    }),
+  );
 // The partner process's dataset, generated again here from the same seed and sizes.
 const people = createDataset(PARTNER_DATA).personRecords.filter((p) => p.workEmail);
 let next = 0;

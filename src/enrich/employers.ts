@@ -78,11 +78,14 @@ export interface EmployerResolverOptions {
    * or until a batch waits). Records are written meanwhile; only their company link waits.
    */
   lingerMs?: number;
-  /** How long a person's domain waits to join bulk domains already gathering (default 1 s). */
+  /** How long a person's domain waits for others when none is gathering (default 1 s). */
   interactiveLingerMs?: number;
   /** How long to wait for another instance's creation before giving up for now (the job is retried). */
   claimWaitMs?: number;
-  /** A claim older than this without a company is taken over: its holder died (default 20 s). */
+  /**
+   * A claim older than this without a company is taken over: its holder died (default 60 s, well past the
+   * lookups and the one creation call a holder makes under its claim).
+   */
   staleClaimMs?: number;
 }
 
@@ -115,9 +118,9 @@ export class EmployerResolver {
   /**
    * The company of an employer's domain. Domains gather so that one CRM search, one creation batch and
    * one association batch serve up to a batch of them: a bulk domain waits up to `lingerMs` for others.
-   * A person's domain goes at once when nothing is gathering (an idle service); while bulk domains
-   * gather, it joins them and the whole batch goes within `interactiveLingerMs`: the person waits only
-   * for the enrichment, which is written meanwhile, not for the company link.
+   * A person's domain waits `interactiveLingerMs` when nothing is gathering (an idle service), so people
+   * created moments apart share the calls; while bulk domains gather, it joins them and goes with them.
+   * The person waits only for the enrichment, which is written meanwhile, not for the company link.
    */
   resolve(employer: Employer, priority: Priority): Promise<EmployerResolution> {
     const cached = this.recent.get(employer.domain);
@@ -138,7 +141,7 @@ export class EmployerResolver {
         this.pending.set(employer.domain, { employer, priority, waiters: [{ resolve, reject }] });
       }
       if (this.pending.size >= this.options.connector.batchSize) this.flushWithin(0);
-      else if (priority === 'interactive') this.flushWithin(gathering ? (this.options.interactiveLingerMs ?? 1_000) : 0);
+      else if (priority === 'interactive' && !gathering) this.flushWithin(this.options.interactiveLingerMs ?? 1_000);
       else this.flushWithin(this.options.lingerMs ?? 5_000);
     });
   }
@@ -303,10 +306,11 @@ export class EmployerResolver {
   }
 
   /**
-   * Plans each new company's values, then claims its domain and creates what this instance won (with
-   * those values), and waits for what others are creating, claiming again as it waits: a claim whose
-   * holder died is taken over once it is `staleClaimMs` old. Planning comes first so that a claim is
-   * held only for the creation call itself. `enriched`: the companies created here with their values.
+   * Claims each domain, plans the values of the companies this instance won and creates them (with those
+   * values), and waits for what others are creating, claiming again as it waits: a claim whose holder
+   * died is taken over once it is `staleClaimMs` old. Only the winner looks the company up, so several
+   * instances never spend a credit each on one new employer. `enriched`: the companies created here
+   * with their values.
    */
   private async createOnce(
     companies: (NewCompany & { market: Market })[],
@@ -314,10 +318,10 @@ export class EmployerResolver {
   ): Promise<{ results: Map<string, EmployerResolution>; enriched: string[] }> {
     const { connector, claims } = this.options;
     const connection = connector.connection;
-    const staleMs = this.options.staleClaimMs ?? 20_000;
+    const staleMs = this.options.staleClaimMs ?? 60_000;
     const out = new Map<string, EmployerResolution>();
     const enriched: string[] = [];
-    const planned = new Map((await this.plan(companies)).map((p) => [p.company.domain, p]));
+    const byDomain = new Map(companies.map((c) => [c.domain, c]));
     const deadline = Date.now() + (this.options.claimWaitMs ?? 30_000);
     let todo = companies.map((c) => c.domain);
     for (;;) {
@@ -325,8 +329,8 @@ export class EmployerResolver {
       for (const [d, c] of claimed) {
         if (c.kind === 'created') out.set(d, { kind: 'found', companyId: c.companyId, reason: `created by crm-enrich for ${d}`, createdByUs: true });
       }
-      const mine = todo.filter((d) => claimed.get(d)?.kind === 'mine').map((d) => planned.get(d)!);
-      if (mine.length) enriched.push(...(await this.create(mine, priority, out)));
+      const mine = todo.filter((d) => claimed.get(d)?.kind === 'mine').map((d) => byDomain.get(d)!);
+      if (mine.length) enriched.push(...(await this.create(await this.plan(mine), priority, out)));
       todo = todo.filter((d) => claimed.get(d)?.kind === 'held');
       if (todo.length === 0) return { results: out, enriched };
       if (Date.now() >= deadline) throw new Error(`another instance is still creating the company for ${todo.join(', ')}; the link is tried again`);

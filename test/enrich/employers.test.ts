@@ -96,9 +96,9 @@ describeEachBackend('employer resolver', (t) => {
     expect(creates() - createsBefore).toBe(1);
   });
 
-  it("resolves a person's domain at once when no other domain is gathering", async () => {
+  it("resolves a person's domain within its short linger when no other domain is gathering", async () => {
     const store = await t.openStore();
-    const resolver = new EmployerResolver({ ...optionsOf(instance(store, [])), lingerMs: 60_000, interactiveLingerMs: 60_000 });
+    const resolver = new EmployerResolver({ ...optionsOf(instance(store, [])), lingerMs: 60_000, interactiveLingerMs: 200 });
     const domain = `alone-person-${t.backend}-${Date.now()}.example`;
     sandbox.createCompany({ domain, name: domain });
     const outcome = await Promise.race([
@@ -108,9 +108,9 @@ describeEachBackend('employer resolver', (t) => {
     expect(outcome).toMatchObject({ kind: 'found', reason: `matched by domain ${domain}` });
   });
 
-  it("lets a person's domain join the bulk domains gathering: one search serves both, within the person's linger", async () => {
+  it("lets a person's domain join the bulk domains gathering: one search serves both", async () => {
     const store = await t.openStore();
-    const resolver = new EmployerResolver({ ...optionsOf(instance(store, [])), lingerMs: 60_000, interactiveLingerMs: 300 });
+    const resolver = new EmployerResolver({ ...optionsOf(instance(store, [])), lingerMs: 500, interactiveLingerMs: 60_000 });
     const [bulkDomain, personDomain] = [`join-bulk-${t.backend}-${Date.now()}.example`, `join-person-${t.backend}-${Date.now()}.example`];
     for (const domain of [bulkDomain, personDomain]) sandbox.createCompany({ domain, name: domain });
     const before = searches();
