@@ -14,9 +14,16 @@ export interface Baseline {
   close(): Promise<void>;
 }
 
-export async function startBaseline(databaseUrl: string, schema: string, secret: string, poolSize: number): Promise<Baseline> {
+export async function startBaseline(
+  databaseUrl: string,
+  schema: string,
+  secret: string,
+  poolSize: number,
+): Promise<Baseline> {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: poolSize });
-  await pool.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"; CREATE TABLE IF NOT EXISTS "${schema}".event (key text PRIMARY KEY, object_id text NOT NULL, body jsonb NOT NULL, received_at timestamptz NOT NULL DEFAULT now())`);
+  await pool.query(
+    `CREATE SCHEMA IF NOT EXISTS "${schema}"; CREATE TABLE IF NOT EXISTS "${schema}".event (key text PRIMARY KEY, object_id text NOT NULL, body jsonb NOT NULL, received_at timestamptz NOT NULL DEFAULT now())`,
+  );
   const app = express();
   let base = '';
   app.post('/webhooks/hubspot', express.raw({ type: () => true, limit: 1024 * 1024 }), async (req, res) => {
@@ -34,11 +41,10 @@ export async function startBaseline(databaseUrl: string, schema: string, secret:
     }
     try {
       for (const e of events) {
-        await pool.query(`INSERT INTO "${schema}".event (key, object_id, body) VALUES ($1, $2, $3) ON CONFLICT (key) DO NOTHING`, [
-          `${e.subscriptionType}:${e.objectId}:${e.occurredAt}`,
-          String(e.objectId),
-          JSON.stringify(e),
-        ]);
+        await pool.query(
+          `INSERT INTO "${schema}".event (key, object_id, body) VALUES ($1, $2, $3) ON CONFLICT (key) DO NOTHING`,
+          [`${e.subscriptionType}:${e.objectId}:${e.occurredAt}`, String(e.objectId), JSON.stringify(e)],
+        );
       }
       res.status(200).end();
     } catch {

@@ -34,12 +34,30 @@ function delivery(url: string) {
   const now = Date.now();
   const events = Array.from({ length: 10 }, () => {
     const objectId = next++;
-    return { eventId: objectId, subscriptionId: 1, portalId: 62515, appId: 1, occurredAt: now, subscriptionType: 'contact.creation', attemptNumber: 0, objectId, changeSource: 'CRM', changeFlag: 'NEW' };
+    return {
+      eventId: objectId,
+      subscriptionId: 1,
+      portalId: 62515,
+      appId: 1,
+      occurredAt: now,
+      subscriptionType: 'contact.creation',
+      attemptNumber: 0,
+      objectId,
+      changeSource: 'CRM',
+      changeFlag: 'NEW',
+    };
   });
   const body = JSON.stringify(events);
   const timestamp = String(Date.now());
   const signature = createHmac('sha256', secret).update(`POST${url}${body}${timestamp}`, 'utf8').digest('base64');
-  return { body, headers: { 'content-type': 'application/json', 'x-hubspot-signature-v3': signature, 'x-hubspot-request-timestamp': timestamp } };
+  return {
+    body,
+    headers: {
+      'content-type': 'application/json',
+      'x-hubspot-signature-v3': signature,
+      'x-hubspot-request-timestamp': timestamp,
+    },
+  };
 }
 
 async function run(round: Round): Promise<RoundResult> {
@@ -61,7 +79,12 @@ async function run(round: Round): Promise<RoundResult> {
     instance.on('response', (_client, _status, _bytes, responseTime) => times.push(responseTime));
   });
   const cpu = process.cpuUsage(cpuBefore);
-  return { requests: result.requests.total, non2xx: result.non2xx, errors: result.errors, cpuMs: (cpu.user + cpu.system) / 1000 };
+  return {
+    requests: result.requests.total,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    cpuMs: (cpu.user + cpu.system) / 1000,
+  };
 }
 
 function percentile(sorted: number[], p: number): number {

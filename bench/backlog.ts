@@ -28,16 +28,24 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const sandboxes = await startSandboxes({ partnerLatencyMs: Number(args['latency-ms']), people: 2_000, companies: 200 });
 const schema = processSchema();
 const service = await startServiceProcess(
-  serviceEnv(sandboxes, schema, { LOG_LEVEL: 'warn', NODE_OPTIONS: process.env.NODE_OPTIONS ?? '--max-old-space-size=192 --max-semi-space-size=4', PARTNER_DAILY_LOOKUP_BUDGET: String(4 * records), PARTNER_DAILY_LOOKUP_HARD_CAP: String(5 * records) }),
+  serviceEnv(sandboxes, schema, {
+    LOG_LEVEL: 'warn',
+    NODE_OPTIONS: process.env.NODE_OPTIONS ?? '--max-old-space-size=192 --max-semi-space-size=4',
+    PARTNER_DAILY_LOOKUP_BUDGET: String(4 * records),
+    PARTNER_DAILY_LOOKUP_HARD_CAP: String(5 * records),
+  }),
   60_000,
 );
 sandboxes.hubspot.setWebhookUrl(`${service.url}/webhooks/hubspot`);
-const status = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${service.pid}/status`, 'utf8'))![1]) / 1024;
+const status = (field: string) =>
+  Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${service.pid}/status`, 'utf8'))![1]) / 1024;
 
 const db = new pg.Client({ connectionString: SERVER_URL });
 await db.connect();
 const waiting = async () => {
-  const { rows } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM "${schema}".job WHERE name = 'enrich.hubspot.contact' AND state IN ('created', 'retry')`);
+  const { rows } = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM "${schema}".job WHERE name = 'enrich.hubspot.contact' AND state IN ('created', 'retry')`,
+  );
   return rows[0]!.n;
 };
 
@@ -50,7 +58,10 @@ async function createUpTo(total: number): Promise<void> {
   while (created < total) {
     for (let i = 0; i < 500 && created < total; i++, created++) {
       const p = people[created % people.length]!;
-      sandboxes.hubspot.createContact({ email: created < people.length ? p.workEmail! : `import-${created}@backlog-${created % 997}.example` }, 'IMPORT');
+      sandboxes.hubspot.createContact(
+        { email: created < people.length ? p.workEmail! : `import-${created}@backlog-${created % 997}.example` },
+        'IMPORT',
+      );
     }
     await sleep(100);
   }

@@ -18,12 +18,29 @@ const url = 'https://enrich.example.com/webhooks/hubspot';
 const now = Date.now();
 const body = JSON.stringify(
   Array.from({ length: 100 }, (_, i) => ({
-    eventId: i, subscriptionId: 1, portalId: 62515, appId: 1, occurredAt: now - i, attemptNumber: 0, objectId: 1000 + i,
-    changeSource: 'CRM', ...(i % 2 ? { subscriptionType: 'contact.creation' } : { subscriptionType: 'contact.propertyChange', propertyName: 'email', propertyValue: `p${i}@example.com` }),
+    eventId: i,
+    subscriptionId: 1,
+    portalId: 62515,
+    appId: 1,
+    occurredAt: now - i,
+    attemptNumber: 0,
+    objectId: 1000 + i,
+    changeSource: 'CRM',
+    ...(i % 2
+      ? { subscriptionType: 'contact.creation' }
+      : { subscriptionType: 'contact.propertyChange', propertyName: 'email', propertyValue: `p${i}@example.com` }),
   })),
 );
 const timestamp = String(now);
-const request = { method: 'POST', url, rawBody: Buffer.from(body), headers: { 'x-hubspot-signature-v3': signV3(secret, 'POST', url, body, timestamp), 'x-hubspot-request-timestamp': timestamp } };
+const request = {
+  method: 'POST',
+  url,
+  rawBody: Buffer.from(body),
+  headers: {
+    'x-hubspot-signature-v3': signV3(secret, 'POST', url, body, timestamp),
+    'x-hubspot-request-timestamp': timestamp,
+  },
+};
 const handler = createHubspotWebhookHandler({ clientSecret: secret });
 const ROUNDS = 2000;
 for (let i = 0; i < 200; i++) handler.parse(request);
@@ -36,10 +53,18 @@ const parseMs = Number(process.hrtime.bigint() - t0) / 1e6 / ROUNDS;
 console.log(`webhook parse, 100 events, ${body.length} bytes: ${parseMs.toFixed(3)} ms per delivery`);
 
 const sandbox = await startHubspotSandbox({ rateLimit: 1_000_000 });
-const hubspot = createHubspotConnector({ connection: 'bench', accessToken: 'sandbox-token', basePath: sandbox.url, rateLimit: { max: 100_000, windowMs: 10_000 } });
+const hubspot = createHubspotConnector({
+  connection: 'bench',
+  accessToken: 'sandbox-token',
+  basePath: sandbox.url,
+  rateLimit: { max: 100_000, windowMs: 10_000 },
+});
 const ids = Array.from({ length: RECORDS }, (_, i) => sandbox.createContact({ email: `bench${i}@example.com` }).id);
 const w0 = performance.now();
-const written = await hubspot.writeRecords('contact', ids.map((id, i) => ({ id, properties: { jobtitle: `Role ${i}`, city: 'Lyon' } })));
+const written = await hubspot.writeRecords(
+  'contact',
+  ids.map((id, i) => ({ id, properties: { jobtitle: `Role ${i}`, city: 'Lyon' } })),
+);
 const writeMs = performance.now() - w0;
 const r0 = performance.now();
 const read = await hubspot.readRecords('contact', ids, ['email', 'jobtitle', 'city']);
@@ -50,8 +75,12 @@ await sandbox.close();
 if (written.some((r) => !r.ok) || read.length !== RECORDS) throw new Error('bench writes or reads failed');
 const writeRate = Math.round(RECORDS / (writeMs / 1000));
 const readRate = Math.round(RECORDS / (readMs / 1000));
-console.log(`write ${RECORDS} records: ${stats.byOperation.batch_update} calls, ${writeMs.toFixed(0)} ms (${writeRate} records/s)`);
-console.log(`read ${RECORDS} records: ${stats.byOperation.batch_read} calls, ${readMs.toFixed(0)} ms (${readRate} records/s)`);
+console.log(
+  `write ${RECORDS} records: ${stats.byOperation.batch_update} calls, ${writeMs.toFixed(0)} ms (${writeRate} records/s)`,
+);
+console.log(
+  `read ${RECORDS} records: ${stats.byOperation.batch_read} calls, ${readMs.toFixed(0)} ms (${readRate} records/s)`,
+);
 console.log(
   `BENCH hubspot parse_ms=${parseMs.toFixed(3)} write_calls=${stats.byOperation.batch_update} read_calls=${stats.byOperation.batch_read} write_records_per_s=${writeRate} read_records_per_s=${readRate}`,
 );

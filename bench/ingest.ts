@@ -29,7 +29,11 @@ import type { Latencies, Round, RoundResult } from './_ingest-load.js';
 
 rootLogger.level = process.env.LOG_LEVEL ?? 'warn';
 const { values: args } = parseArgs({
-  options: { seconds: { type: 'string', default: '10' }, connections: { type: 'string', default: '10' }, rounds: { type: 'string', default: '5' } },
+  options: {
+    seconds: { type: 'string', default: '10' },
+    connections: { type: 'string', default: '10' },
+    rounds: { type: 'string', default: '5' },
+  },
 });
 const ROUNDS = Math.max(1, Number(args.rounds));
 const ROUND_SECONDS = Number(args.seconds) / ROUNDS;
@@ -41,7 +45,11 @@ function cpuNow(): { machine: number; process: number; postgres: number } {
   // /proc/stat's first line: user nice system idle iowait irq softirq ..., in hundredths of a second.
   const f = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
   const usage = process.cpuUsage();
-  return { machine: (f[0]! + f[1]! + f[2]! + f[5]! + f[6]!) * 10, process: (usage.user + usage.system) / 1000, postgres: postgresCpuMs() };
+  return {
+    machine: (f[0]! + f[1]! + f[2]! + f[5]! + f[6]!) * 10,
+    process: (usage.user + usage.system) / 1000,
+    postgres: postgresCpuMs(),
+  };
 }
 
 /** The CPU time of every running postgres process (the server's backends and workers), in ms. */
@@ -99,7 +107,16 @@ async function round(target: string, url: string, seconds: number, totals?: Tota
   totals.loaderMs += result.cpuMs;
 }
 
-const newTotals = (): Totals => ({ requests: 0, non2xx: 0, errors: 0, seconds: 0, machineMs: 0, processMs: 0, postgresMs: 0, loaderMs: 0 });
+const newTotals = (): Totals => ({
+  requests: 0,
+  non2xx: 0,
+  errors: 0,
+  seconds: 0,
+  machineMs: 0,
+  processMs: 0,
+  postgresMs: 0,
+  loaderMs: 0,
+});
 
 function report(name: string, t: Totals, latency: { p50: number; p99: number }, stored: number): number {
   const per = (ms: number) => (ms / t.requests).toFixed(2);
@@ -120,7 +137,11 @@ sandboxes.hubspot.setWebhookUrl(undefined);
 await running.service.enricher.stop();
 const serviceUrl = `${running.url}/webhooks/hubspot`;
 const countJobs = async () =>
-  (await running.service.store.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM "${running.schema}".job WHERE name = 'enrich.hubspot.contact'`)).rows[0]!.n;
+  (
+    await running.service.store.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM "${running.schema}".job WHERE name = 'enrich.hubspot.contact'`,
+    )
+  ).rows[0]!.n;
 
 await round('baseline', baseline.url, WARM_UP_SECONDS);
 await round('service', serviceUrl, WARM_UP_SECONDS);
@@ -128,7 +149,8 @@ const stored = { baseline: await baseline.stored(), service: await countJobs() }
 const totals = { baseline: newTotals(), service: newTotals() };
 for (let i = 0; i < ROUNDS; i++) {
   const order = i % 2 === 0 ? (['baseline', 'service'] as const) : (['service', 'baseline'] as const);
-  for (const target of order) await round(target, target === 'baseline' ? baseline.url : serviceUrl, ROUND_SECONDS, totals[target]);
+  for (const target of order)
+    await round(target, target === 'baseline' ? baseline.url : serviceUrl, ROUND_SECONDS, totals[target]);
 }
 stored.baseline = (await baseline.stored()) - stored.baseline;
 stored.service = (await countJobs()) - stored.service;

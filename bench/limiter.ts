@@ -46,11 +46,18 @@ const contenders: Contender[] = [
     name: 'crm-enrich',
     make() {
       const limiter = createRateLimiter({ id: `bench:${randomUUID()}`, max: LIMIT, windowMs: WINDOW_MS });
-      return { submit: (interactive, task) => limiter.schedule(interactive ? 'interactive' : 'bulk', task), stop: () => limiter.stop() };
+      return {
+        submit: (interactive, task) => limiter.schedule(interactive ? 'interactive' : 'bulk', task),
+        stop: () => limiter.stop(),
+      };
     },
   },
   bottleneckContender('bottleneck-minTime', { minTime: WINDOW_MS / LIMIT }),
-  bottleneckContender('bottleneck-reservoir', { reservoir: LIMIT, reservoirRefreshAmount: LIMIT, reservoirRefreshInterval: WINDOW_MS }),
+  bottleneckContender('bottleneck-reservoir', {
+    reservoir: LIMIT,
+    reservoirRefreshAmount: LIMIT,
+    reservoirRefreshInterval: WINDOW_MS,
+  }),
   bottleneckContender('bottleneck-maxConcurrent+minTime', { maxConcurrent: 4, minTime: WINDOW_MS / LIMIT }),
 ];
 
@@ -90,10 +97,12 @@ async function measure(contender: Contender): Promise<Result> {
   for (let at = 500; at < seconds * 1_000; at += 250) {
     await sleep(Math.max(0, began + at - performance.now()));
     const submitted = performance.now();
-    interactive.push(submit(true, async () => {
-      waits.push(performance.now() - submitted);
-      await task();
-    }));
+    interactive.push(
+      submit(true, async () => {
+        waits.push(performance.now() - submitted);
+        await task();
+      }),
+    );
   }
   // Interactive tasks stuck behind the whole backlog count with the time they would have waited.
   await Promise.race([Promise.all(interactive), sleep(backlog * (WINDOW_MS / LIMIT) + 5_000)]);
@@ -130,10 +139,12 @@ for (const contender of contenders) {
   );
 }
 const ours = results.get('crm-enrich')!;
-const others = [...results].filter(([name]) => name !== 'crm-enrich').map(([name, r]) => {
-  const key = name.replace(/^bottleneck-/, '').replace(/\W+/g, '_');
-  return `${key}_max_window=${r.maxWindow} ${key}_interactive_max_ms=${r.interactiveMax.toFixed(0)}`;
-});
+const others = [...results]
+  .filter(([name]) => name !== 'crm-enrich')
+  .map(([name, r]) => {
+    const key = name.replace(/^bottleneck-/, '').replace(/\W+/g, '_');
+    return `${key}_max_window=${r.maxWindow} ${key}_interactive_max_ms=${r.interactiveMax.toFixed(0)}`;
+  });
 console.log(
   `BENCH limiter max_window=${ours.maxWindow} utilisation=${ours.utilisation.toFixed(3)} interactive_max_ms=${ours.interactiveMax.toFixed(0)} ${others.join(' ')}`,
 );

@@ -22,7 +22,14 @@ import { parseArgs } from 'node:util';
 import { createDataset } from '../src/partner/sandbox/dataset.js';
 
 const { values: args } = parseArgs({
-  options: { 'node-options': { type: 'string' }, 'node-flags': { type: 'string' }, records: { type: 'string', default: '15000' }, singles: { type: 'string', default: '20' }, 'timeout-s': { type: 'string', default: '1200' }, port: { type: 'string', default: '47300' } },
+  options: {
+    'node-options': { type: 'string' },
+    'node-flags': { type: 'string' },
+    records: { type: 'string', default: '15000' },
+    singles: { type: 'string', default: '20' },
+    'timeout-s': { type: 'string', default: '1200' },
+    port: { type: 'string', default: '47300' },
+  },
 });
 const records = Number(args.records);
 const singles = Number(args.singles);
@@ -38,13 +45,23 @@ const emailAt = (i: number) => (i < people.length ? people[i]!.workEmail! : `imp
 const startScript = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start;
 const nodeOptions = args['node-options'] ?? /NODE_OPTIONS:-([^}]*)\}/.exec(startScript)![1]!;
 // Flags NODE_OPTIONS may not carry go on node's command line, before the script.
-const nodeFlags = (args['node-flags'] ?? /\bnode ((?:--\S+ )*)dist\/src\/cli\.js/.exec(startScript)?.[1] ?? '').split(' ').filter(Boolean);
+const nodeFlags = (args['node-flags'] ?? /\bnode ((?:--\S+ )*)dist\/src\/cli\.js/.exec(startScript)?.[1] ?? '')
+  .split(' ')
+  .filter(Boolean);
 
 // Exactly what `npm start` runs (package.json: the build, which bench/run.ts has just made, then the
 // compiled service), without npm in between.
 const service = spawn(process.execPath, [...nodeFlags, 'dist/src/cli.js', 'serve', '--no-demo'], {
   // The import needs more lookups than the default daily budget (10,000), as a real import would.
-  env: { ...process.env, NODE_OPTIONS: nodeOptions, PORT: String(port), CRM_ENRICH_DATA_DIR: dataDir, LOG_LEVEL: 'warn', PARTNER_DAILY_LOOKUP_BUDGET: String(4 * records), PARTNER_DAILY_LOOKUP_HARD_CAP: String(5 * records) },
+  env: {
+    ...process.env,
+    NODE_OPTIONS: nodeOptions,
+    PORT: String(port),
+    CRM_ENRICH_DATA_DIR: dataDir,
+    LOG_LEVEL: 'warn',
+    PARTNER_DAILY_LOOKUP_BUDGET: String(4 * records),
+    PARTNER_DAILY_LOOKUP_HARD_CAP: String(5 * records),
+  },
   stdio: ['ignore', openSync(logFile, 'w'), 'inherit'],
 });
 console.log(`service log (warnings and errors): ${logFile}`);
@@ -117,7 +134,8 @@ const base = `http://127.0.0.1:${port}`;
  */
 const composition = { rssMb: 0, heapTotalMb: 0, heapUsedMb: 0, databaseMb: 0 };
 let heapUsedPeakMb = 0;
-const metricMb = (text: string, name: string) => Number(new RegExp(`^crm_enrich_${name}(?:\\{[^}]*\\})? (\\S+)`, 'm').exec(text)?.[1] ?? 0) / 2 ** 20;
+const metricMb = (text: string, name: string) =>
+  Number(new RegExp(`^crm_enrich_${name}(?:\\{[^}]*\\})? (\\S+)`, 'm').exec(text)?.[1] ?? 0) / 2 ** 20;
 const memoryProbe = setInterval(() => {
   fetch(`${base}/metrics`, { signal: AbortSignal.timeout(2_000) })
     .then((r) => r.text())
@@ -137,7 +155,12 @@ const hubspot = `http://127.0.0.1:${port + 2}`;
 // The import is another app in the portal (an import or sync tool), with its own token and rate limit.
 const headers = { authorization: 'Bearer sandbox-importer-token', 'content-type': 'application/json' };
 
-async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>, intervalMs = 250): Promise<T> {
+async function until<T>(
+  what: string,
+  timeoutMs: number,
+  probe: () => Promise<T | undefined>,
+  intervalMs = 250,
+): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe().catch(() => undefined);
@@ -183,7 +206,10 @@ started_ = true;
 const imported: string[] = [];
 const importing = (async () => {
   for (let from = 0; from < records; from += 100) {
-    const inputs = Array.from({ length: Math.min(100, records - from) }, (_, i) => ({ properties: { email: emailAt(from + i) }, associations: [] }));
+    const inputs = Array.from({ length: Math.min(100, records - from) }, (_, i) => ({
+      properties: { email: emailAt(from + i) },
+      associations: [],
+    }));
     const answer = await call('POST', '/crm/v3/objects/contacts/batch/create', { inputs });
     imported.push(...(answer.results as { id: string }[]).map((r) => r.id));
   }
@@ -205,19 +231,28 @@ const singlesDone = (async () => {
     // Watched through the admin API, not HubSpot's: polling the CRM would spend the portal's rate
     // limit that the service itself needs. The state is stored once the CRM write has succeeded.
     jobs.push(
-      until(`single contact ${created.id} to be enriched`, 600_000, async () => {
-        const res = await fetch(`${base}/admin/api/records/hubspot/contact/${created.id}`, { headers: { authorization: `Bearer ${adminToken}` } });
-        if (!res.ok) return undefined;
-        const { state } = (await res.json()) as { state: { status: string } | null };
-        return state?.status === 'enriched' ? true : undefined;
-      }, 50).then(() => void singleTimes.push(Date.now() - createdAt)),
+      until(
+        `single contact ${created.id} to be enriched`,
+        600_000,
+        async () => {
+          const res = await fetch(`${base}/admin/api/records/hubspot/contact/${created.id}`, {
+            headers: { authorization: `Bearer ${adminToken}` },
+          });
+          if (!res.ok) return undefined;
+          const { state } = (await res.json()) as { state: { status: string } | null };
+          return state?.status === 'enriched' ? true : undefined;
+        },
+        50,
+      ).then(() => void singleTimes.push(Date.now() - createdAt)),
     );
   }
   await Promise.all(jobs);
 })();
 
 await importing;
-console.log(`imported ${imported.length} contacts in ${((Date.now() - started) / 1000).toFixed(1)} s; waiting for them to settle`);
+console.log(
+  `imported ${imported.length} contacts in ${((Date.now() - started) / 1000).toFixed(1)} s; waiting for them to settle`,
+);
 const stats = async () => {
   const res = await fetch(`${base}/admin/api/stats`, { headers: { authorization: `Bearer ${adminToken}` } });
   return (await res.json()) as { queueDepth: number; records: Record<string, number> };
@@ -244,11 +279,15 @@ rmSync(dataDir, { recursive: true, force: true });
 const settled = Object.values(final.records).reduce((a, b) => a + b, 0) - singles;
 const sorted = [...singleTimes].sort((a, b) => a - b);
 const p95 = sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.95) - 1)] ?? 0;
-console.log(`records by status: ${JSON.stringify(final.records)}; single contacts: p50 ${sorted[Math.floor(sorted.length / 2)]} ms, max ${sorted.at(-1)} ms; /readyz worst failing run ${(readyWorstMs / 1000).toFixed(1)} s`);
+console.log(
+  `records by status: ${JSON.stringify(final.records)}; single contacts: p50 ${sorted[Math.floor(sorted.length / 2)]} ms, max ${sorted.at(-1)} ms; /readyz worst failing run ${(readyWorstMs / 1000).toFixed(1)} s`,
+);
 const mb = (n: number) => Math.round(n);
 console.log(
   `the service's largest resident memory seen on /metrics: ${mb(composition.rssMb)} MB, of which the V8 heap ${mb(composition.heapTotalMb)} MB (${mb(composition.heapUsedMb)} MB in use), ` +
     `the embedded database ${mb(composition.databaseMb)} MB, and the rest (code, the runtime, buffers) ${mb(composition.rssMb - composition.heapTotalMb - composition.databaseMb)} MB; heap in use at most ${mb(heapUsedPeakMb)} MB`,
 );
-console.log(`BENCH load records=${records} settled=${settled} peak_rss_mb=${Math.round(peakKb / 1024)} running_peak_rss_mb=${Math.round(runningPeakKb / 1024)} single_p95_ms=${p95} readyz_worst_s=${(readyWorstMs / 1000).toFixed(1)} seconds=${seconds.toFixed(0)}`);
+console.log(
+  `BENCH load records=${records} settled=${settled} peak_rss_mb=${Math.round(peakKb / 1024)} running_peak_rss_mb=${Math.round(runningPeakKb / 1024)} single_p95_ms=${p95} readyz_worst_s=${(readyWorstMs / 1000).toFixed(1)} seconds=${seconds.toFixed(0)}`,
+);
 process.exit(0);

@@ -12,7 +12,9 @@ import { MappingError } from '../src/mapping/problems.js';
 import { plan } from '../src/mapping/planner.js';
 import type { CrmProperty } from '../src/core/connector.js';
 
-const { values } = parseArgs({ options: { people: { type: 'string', default: '100000' }, seed: { type: 'string', default: '7' } } });
+const { values } = parseArgs({
+  options: { people: { type: 'string', default: '100000' }, seed: { type: 'string', default: '7' } },
+});
 const people = Number(values.people);
 const seed = Number(values.seed);
 
@@ -24,7 +26,10 @@ const mapping = compileMapping(parsed.document, schema, file);
 
 const generated = Date.now();
 // Only the person records are kept, so the dataset's lookup indexes do not weigh on the heap.
-const records = createDataset({ seed, people, companies: Math.max(1, Math.ceil(people / 20)) }).people as Record<string, unknown>[];
+const records = createDataset({ seed, people, companies: Math.max(1, Math.ceil(people / 20)) }).people as Record<
+  string,
+  unknown
+>[];
 console.log(`generated ${records.length} sandbox people in ${Date.now() - generated} ms`);
 
 // A third of the records are refreshes of what we wrote last time (nothing to write), a third have a
@@ -32,14 +37,22 @@ console.log(`generated ${records.length} sandbox people in ${Date.now() - genera
 const previous = records.map((r) => mapping.map(r));
 const stamp = { property: mapping.stampProperty!, value: new Date().toISOString() };
 const empty = {};
-const currents = previous.map((last, i) => (i % 3 === 0 ? last : i % 3 === 1 ? { ...last, jobtitle: 'Edited by a person' } : empty));
+const currents = previous.map((last, i) =>
+  i % 3 === 0 ? last : i % 3 === 1 ? { ...last, jobtitle: 'Edited by a person' } : empty,
+);
 
 function pass(): { writes: number; calls: number } {
   let writes = 0;
   let calls = 0;
   for (let i = 0; i < records.length; i++) {
     const mapped = mapping.map(records[i]!);
-    const result = plan({ current: currents[i]!, mapped, lastWritten: i % 3 === 2 ? empty : previous[i]!, rules: mapping.rules, stamp });
+    const result = plan({
+      current: currents[i]!,
+      mapped,
+      lastWritten: i % 3 === 2 ? empty : previous[i]!,
+      rules: mapping.rules,
+      stamp,
+    });
     let n = 0;
     for (const _ in result.writes) n++;
     writes += n;
@@ -65,8 +78,14 @@ for (let round = 0; round < 3; round++) {
 const heapMb = Math.max(process.memoryUsage().heapUsed, heapBefore) / 1024 / 1024;
 const best = Math.min(...timings);
 
-console.log(`mapped and planned ${records.length} records per pass: ${timings.map((t) => `${(t * 1000).toFixed(0)} ms`).join(', ')}`);
-console.log(`CPU time per pass (garbage collection threads included): ${cpu.map((t) => `${(t * 1000).toFixed(0)} ms`).join(', ')}`);
-console.log(`${last.calls} records need a CRM write (${last.writes} property values); ${records.length - last.calls} need none`);
+console.log(
+  `mapped and planned ${records.length} records per pass: ${timings.map((t) => `${(t * 1000).toFixed(0)} ms`).join(', ')}`,
+);
+console.log(
+  `CPU time per pass (garbage collection threads included): ${cpu.map((t) => `${(t * 1000).toFixed(0)} ms`).join(', ')}`,
+);
+console.log(
+  `${last.calls} records need a CRM write (${last.writes} property values); ${records.length - last.calls} need none`,
+);
 console.log(`heap in use, including the generated dataset: ${heapMb.toFixed(1)} MB`);
 console.log(`BENCH mapping records_per_s=${Math.round(records.length / best)} heap_mb=${heapMb.toFixed(1)}`);

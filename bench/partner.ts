@@ -63,7 +63,12 @@ if (work.length < lookups) console.error(`note: the sandbox sample gave ${work.l
 const id = `partner-bench:${randomUUID().slice(0, 8)}`;
 const limiters: SharedRateLimiter[] = [];
 const clients = Array.from({ length: instances }, () => {
-  const limiter = createRateLimiter({ id, max: LIMIT, windowMs: 1000, redisUrl: args.redis ? args['redis-url'] : undefined });
+  const limiter = createRateLimiter({
+    id,
+    max: LIMIT,
+    windowMs: 1000,
+    redisUrl: args.redis ? args['redis-url'] : undefined,
+  });
   limiters.push(limiter);
   return new PartnerClient({ baseUrl: sandbox.url, apiKey: SANDBOX_KEY, limiter });
 });
@@ -91,7 +96,8 @@ await Promise.all(
       const item = work[next++]!;
       const t = performance.now();
       try {
-        const result = item.kind === 'company' ? await client.lookupCompany(item.lookup) : await client.lookupPerson(item.lookup);
+        const result =
+          item.kind === 'company' ? await client.lookupCompany(item.lookup) : await client.lookupPerson(item.lookup);
         if (result) found++;
         else missing++;
       } catch (error) {
@@ -109,14 +115,25 @@ await Promise.all(limiters.map((l) => l.stop()));
 await sandbox.close();
 
 durations.sort((a, b) => a - b);
-const pct = (p: number) => (durations[Math.min(durations.length - 1, Math.floor((p / 100) * durations.length))] ?? 0).toFixed(0);
+const pct = (p: number) =>
+  (durations[Math.min(durations.length - 1, Math.floor((p / 100) * durations.length))] ?? 0).toFixed(0);
 const rate = requests / elapsedS;
 const rssMb = Math.round(process.memoryUsage().rss / 2 ** 20);
-console.log(`backend: ${args.redis ? `redis (${instances} limiter instances sharing one id)` : 'local'}; sandbox latency ${latencyMs} ms; ${concurrency} callers`);
-console.log(`lookups: ${work.length} (found ${found}, no match ${missing}, failed ${failed}); requests ${requests} (retries ${retries})`);
-console.log(`elapsed: ${elapsedS.toFixed(2)} s; lookup time incl. queueing p50 ${pct(50)} ms, p95 ${pct(95)} ms, max ${pct(100)} ms`);
-console.log(`event loop delay (client and in-process sandbox): p99 ${(loopDelay.percentile(99) / 1e6).toFixed(1)} ms, max ${(loopDelay.max / 1e6).toFixed(1)} ms`);
-console.log(`sandbox: served ${stats.served}, 429s ${stats.rejected}, busiest sliding second ${stats.maxWindow} arrivals (limit ${LIMIT})`);
+console.log(
+  `backend: ${args.redis ? `redis (${instances} limiter instances sharing one id)` : 'local'}; sandbox latency ${latencyMs} ms; ${concurrency} callers`,
+);
+console.log(
+  `lookups: ${work.length} (found ${found}, no match ${missing}, failed ${failed}); requests ${requests} (retries ${retries})`,
+);
+console.log(
+  `elapsed: ${elapsedS.toFixed(2)} s; lookup time incl. queueing p50 ${pct(50)} ms, p95 ${pct(95)} ms, max ${pct(100)} ms`,
+);
+console.log(
+  `event loop delay (client and in-process sandbox): p99 ${(loopDelay.percentile(99) / 1e6).toFixed(1)} ms, max ${(loopDelay.max / 1e6).toFixed(1)} ms`,
+);
+console.log(
+  `sandbox: served ${stats.served}, 429s ${stats.rejected}, busiest sliding second ${stats.maxWindow} arrivals (limit ${LIMIT})`,
+);
 console.log(
   `BENCH partner rate=${rate.toFixed(2)} utilisation=${(rate / LIMIT).toFixed(3)} max_window=${stats.maxWindow} rejected=${stats.rejected} rss_mb=${rssMb}`,
 );

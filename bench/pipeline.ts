@@ -57,7 +57,8 @@ const instances = Number(args.instances);
 if (!Number.isInteger(instances) || instances < 1) throw new Error('--instances expects a whole number of at least 1');
 const records = Number(args.records);
 const killAt = args['kill-at'] === undefined ? undefined : Number(args['kill-at']);
-if (killAt !== undefined && (!(killAt > 0 && killAt < 1) || instances < 2)) throw new Error('--kill-at expects a share between 0 and 1, with --instances 2 or more');
+if (killAt !== undefined && (!(killAt > 0 && killAt < 1) || instances < 2))
+  throw new Error('--kill-at expects a share between 0 and 1, with --instances 2 or more');
 const latencyMs = Number(args['latency-ms']);
 if (!Number.isInteger(records) || records < 100) throw new Error('--records expects a whole number of at least 100');
 const NEW_DURING = 50;
@@ -72,7 +73,17 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const PARTNER_DATA = { people: 20_000, companies: 2_000 };
 const partnerProcess = spawn(
   process.execPath,
-  ['dist/src/cli.js', 'sandbox', 'partner', '--latency-ms', String(latencyMs), '--people', String(PARTNER_DATA.people), '--companies', String(PARTNER_DATA.companies)],
+  [
+    'dist/src/cli.js',
+    'sandbox',
+    'partner',
+    '--latency-ms',
+    String(latencyMs),
+    '--people',
+    String(PARTNER_DATA.people),
+    '--companies',
+    String(PARTNER_DATA.companies),
+  ],
   { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, LOG_LEVEL: 'warn' } },
 );
 const partnerUrl = await new Promise<string>((resolve, reject) => {
@@ -95,7 +106,17 @@ const schema = processSchema();
 const nodeOptions = process.env.NODE_OPTIONS ?? SERVICE_NODE_OPTIONS;
 const shared: Record<string, string> = instances > 1 ? { REDIS_URL: args['redis-url']! } : {};
 const services: Awaited<ReturnType<typeof startServiceProcess>>[] = [];
-for (let i = 0; i < instances; i++) services.push(await startServiceProcess(serviceEnv(sandboxes, schema, { LOG_LEVEL: 'warn', NODE_OPTIONS: nodeOptions, PARTNER_BASE_URL: partnerUrl, ...shared })));
+for (let i = 0; i < instances; i++)
+  services.push(
+    await startServiceProcess(
+      serviceEnv(sandboxes, schema, {
+        LOG_LEVEL: 'warn',
+        NODE_OPTIONS: nodeOptions,
+        PARTNER_BASE_URL: partnerUrl,
+        ...shared,
+      }),
+    ),
+  );
 const service = services[0]!;
 sandboxes.hubspot.setWebhookUrl(`${service.url}/webhooks/hubspot`);
 /** The service's peak resident memory (VmHWM), from Linux's view of its process. */
@@ -143,7 +164,12 @@ const idleCalls = [sandboxes.hubspot.stats().calls];
 const idleSampler = setInterval(() => idleCalls.push(sandboxes.hubspot.stats().calls), 1000);
 for (let i = 0; i < 20; i++) idle.push(await timeNewContact());
 clearInterval(idleSampler);
-console.log(`HubSpot refusals up to the end of the idle phase: ${JSON.stringify(sandboxes.hubspot.stats().rateLimited)}; calls by second: ${idleCalls.slice(1).map((n, i) => n - idleCalls[i]!).join(' ')}`);
+console.log(
+  `HubSpot refusals up to the end of the idle phase: ${JSON.stringify(sandboxes.hubspot.stats().rateLimited)}; calls by second: ${idleCalls
+    .slice(1)
+    .map((n, i) => n - idleCalls[i]!)
+    .join(' ')}`,
+);
 
 // 2. Backfill with new contacts arriving during it.
 const webhookUrl = `${service.url}/webhooks/hubspot`;
@@ -158,7 +184,10 @@ await sandboxes.hubspot.webhooksIdle();
 // once that work is done (no HubSpot call and no partner request for a second, at most 20 s), or the
 // first second of the backfill went to queueing behind it.
 const activity = async () => `${sandboxes.hubspot.stats().calls} ${(await partnerServed()).served}`;
-for (let quietSince = performance.now(), seen = await activity(), until = performance.now() + 20_000; performance.now() < until; ) {
+for (
+  let quietSince = performance.now(), seen = await activity(), until = performance.now() + 20_000;
+  performance.now() < until;
+) {
   await sleep(100);
   const now = await activity();
   if (now !== seen) [seen, quietSince] = [now, performance.now()];
@@ -198,14 +227,18 @@ const killed = (async () => {
   const servedAtKill = servedSamples.at(-1) ?? 0;
   services[1]!.kill('SIGKILL');
   const killedAt = performance.now();
-  console.log(`killed instance 2 at ${((killedAt - started) / 1000).toFixed(1)} s, ${enrichedCount()} contacts enriched`);
+  console.log(
+    `killed instance 2 at ${((killedAt - started) / 1000).toFixed(1)} s, ${enrichedCount()} contacts enriched`,
+  );
   // The partner key is busy again when a quarter second serves at 90 % of the limit.
   for (let seen = servedSamples.length; ; seen = servedSamples.length) {
     await sleep(250);
     const quarter = (servedSamples.at(-1) ?? 0) - (servedSamples[seen - 1] ?? servedAtKill);
     if (quarter >= 0.9 * LIMIT * 0.25 || performance.now() - killedAt > 30_000) break;
   }
-  console.log(`after the kill, the partner key ran at 90 % again within ${((performance.now() - killedAt) / 1000).toFixed(2)} s`);
+  console.log(
+    `after the kill, the partner key ran at 90 % again within ${((performance.now() - killedAt) / 1000).toFixed(2)} s`,
+  );
 })();
 const during: Promise<number>[] = [];
 for (let i = 0; i < NEW_DURING; i++) {
@@ -216,7 +249,7 @@ const newLatencies = await Promise.all(during);
 await killed;
 // Contacts stay enriched once they are, so each poll looks only past the first that was not yet: a
 // scan of all of them every 50 ms (each one copied out of the sandbox) took CPU from the services.
-for (let next = 0; ; ) {
+for (let next = 0; ;) {
   while (next < existing.length && sandboxes.hubspot.getContact(existing[next]!)?.crm_enrich_enriched_at) next++;
   if (next === existing.length) break;
   await sleep(50);
@@ -225,7 +258,8 @@ const seconds = (performance.now() - started) / 1000;
 clearInterval(sampler);
 loopDelay.disable();
 // Links are made right after each write; let the last ones land before counting.
-for (let i = 0; i < 100 && existing.some((id) => !sandboxes.hubspot.getContact(id)?.associatedcompanyid); i++) await sleep(100);
+for (let i = 0; i < 100 && existing.some((id) => !sandboxes.hubspot.getContact(id)?.associatedcompanyid); i++)
+  await sleep(100);
 const partnerAfter = await partnerServed();
 const hubspotAfter = sandboxes.hubspot.stats();
 const served = partnerAfter.served - partnerBefore.served;
@@ -235,23 +269,38 @@ const total = records + NEW_DURING;
 const rssMb = peakRssMb();
 const writes = sandboxes.hubspot.writes().slice(writesBefore);
 const duplicates = duplicateWrites(writes);
-console.log(`duplicates by object: contacts ${duplicateWrites(writes, 'contacts')}, companies ${duplicateWrites(writes, 'companies')}`);
-const batchWrites = (hubspotAfter.byEndpoint['POST /crm/v3/objects/contacts/batch/update'] ?? 0) - (hubspotBefore.byEndpoint['POST /crm/v3/objects/contacts/batch/update'] ?? 0);
+console.log(
+  `duplicates by object: contacts ${duplicateWrites(writes, 'contacts')}, companies ${duplicateWrites(writes, 'companies')}`,
+);
+const batchWrites =
+  (hubspotAfter.byEndpoint['POST /crm/v3/objects/contacts/batch/update'] ?? 0) -
+  (hubspotBefore.byEndpoint['POST /crm/v3/objects/contacts/batch/update'] ?? 0);
 // One write per 100 listed contacts, and one per new contact: each arrives on its own and is written
 // within its latency target, as crm_calls_min counts its read.
 const batchWritesMin = Math.ceil(records / 100) + NEW_DURING;
 // Linking with employers: association calls in batches of 100 (each new contact alone), company creations
 // in batches, and never two companies for one domain.
-const delta = (endpoint: string) => (hubspotAfter.byEndpoint[endpoint] ?? 0) - (hubspotBefore.byEndpoint[endpoint] ?? 0);
-const linkCalls = delta('POST /crm/v4/associations/contacts/companies/batch/create') + delta('POST /crm/v3/objects/companies/batch/create');
+const delta = (endpoint: string) =>
+  (hubspotAfter.byEndpoint[endpoint] ?? 0) - (hubspotBefore.byEndpoint[endpoint] ?? 0);
+const linkCalls =
+  delta('POST /crm/v4/associations/contacts/companies/batch/create') +
+  delta('POST /crm/v3/objects/companies/batch/create');
 const companiesCreated = sandboxes.hubspot.store.objects.companies.size - companiesAtStart;
 const perHundred = (n: number) => Math.ceil(n / 100);
 const searchesMin = perHundred(domains.size - domainsBefore);
 const linkCallsMin = perHundred(records) + NEW_DURING + perHundred(companiesCreated);
 const crmCallsMin = perHundred(records) + NEW_DURING + batchWritesMin + searchesMin + linkCallsMin;
 // The most HubSpot calls in any ten seconds of the backfill, against the portal's limit (starter tier).
-const busiestTenSeconds = Math.max(0, ...hsCallSamples.map((n, i) => n - (i >= 40 ? hsCallSamples[i - 40]! : hubspotBefore.calls)));
-const boundBy = busiestTenSeconds >= 0.9 * TIER_LIMITS.starter.perWindow ? 'hubspot' : served / seconds >= 0.9 * LIMIT ? 'partner' : 'neither';
+const busiestTenSeconds = Math.max(
+  0,
+  ...hsCallSamples.map((n, i) => n - (i >= 40 ? hsCallSamples[i - 40]! : hubspotBefore.calls)),
+);
+const boundBy =
+  busiestTenSeconds >= 0.9 * TIER_LIMITS.starter.perWindow
+    ? 'hubspot'
+    : served / seconds >= 0.9 * LIMIT
+      ? 'partner'
+      : 'neither';
 const byDomain = new Map<string, number>();
 for (const c of sandboxes.hubspot.store.objects.companies.values()) {
   const d = c.properties.get('domain');
@@ -264,28 +313,60 @@ if (args['hubspot-by-second']) {
   const keys = [...new Set(hsSamples.flatMap((x) => Object.keys(x)))];
   for (let i = 3; i < hsSamples.length; i += 4) {
     const prev = i >= 4 ? hsSamples[i - 4]! : {};
-    const d = keys.map((k) => [k.replace('POST /crm/v3/objects/', '').replace('POST /crm/v4/associations/', 'assoc/'), (hsSamples[i]![k] ?? 0) - (prev[k] ?? 0)] as const).filter(([, v]) => v > 0);
+    const d = keys
+      .map(
+        (k) =>
+          [
+            k.replace('POST /crm/v3/objects/', '').replace('POST /crm/v4/associations/', 'assoc/'),
+            (hsSamples[i]![k] ?? 0) - (prev[k] ?? 0),
+          ] as const,
+      )
+      .filter(([, v]) => v > 0);
     console.log(`hs second ${(i + 1) / 4}: ${d.map(([k, v]) => `${k}=${v}`).join(' ')}`);
   }
 }
 console.log(`HubSpot refusals in all: ${JSON.stringify(sandboxes.hubspot.stats().rateLimited)}`);
-console.log(`idle: ${idle.length} new contacts, p95 ${p95(idle).toFixed(0)} ms (min ${Math.min(...idle).toFixed(0)}, max ${Math.max(...idle).toFixed(0)})`);
-console.log(`backfill: ${records} contacts + ${NEW_DURING} new in ${seconds.toFixed(1)} s; partner served ${served} (${(served / seconds).toFixed(1)}/s), 429s ${rejected}`);
+console.log(
+  `idle: ${idle.length} new contacts, p95 ${p95(idle).toFixed(0)} ms (min ${Math.min(...idle).toFixed(0)}, max ${Math.max(...idle).toFixed(0)})`,
+);
+console.log(
+  `backfill: ${records} contacts + ${NEW_DURING} new in ${seconds.toFixed(1)} s; partner served ${served} (${(served / seconds).toFixed(1)}/s), 429s ${rejected}`,
+);
 {
   const perSecond = servedSamples.filter((_, i) => i % 4 === 3).map((n, i, all) => n - (i ? all[i - 1]! : 0));
   const lastServedAt = servedSamples.findIndex((n) => n === servedSamples[servedSamples.length - 1]) / 4;
-  console.log(`partner per second: first ${perSecond.slice(0, 4).join(' ')}, last ${perSecond.slice(-4).join(' ')}; last request at ${lastServedAt.toFixed(2)} s of ${seconds.toFixed(1)} s`);
+  console.log(
+    `partner per second: first ${perSecond.slice(0, 4).join(' ')}, last ${perSecond.slice(-4).join(' ')}; last request at ${lastServedAt.toFixed(2)} s of ${seconds.toFixed(1)} s`,
+  );
   console.log(`partner per second, all: ${perSecond.join(' ')}`);
-  console.log(`partner per quarter second, the first two seconds: ${servedSamples.slice(0, 8).map((n, i, all) => n - (i ? all[i - 1]! : 0)).join(' ')}`);
+  console.log(
+    `partner per quarter second, the first two seconds: ${servedSamples
+      .slice(0, 8)
+      .map((n, i, all) => n - (i ? all[i - 1]! : 0))
+      .join(' ')}`,
+  );
   // Each contact's enriched_at is stamped when its lookups were planned; what follows is linking and writing.
-  const planned = existing.map((id) => Date.parse(sandboxes.hubspot.getContact(id)?.crm_enrich_enriched_at ?? '') - startedAt).sort((a, b) => a - b);
-  console.log(`last contacts planned at ${planned.slice(-3).map((t) => (t / 1000).toFixed(2)).join(', ')} s; all written by ${seconds.toFixed(2)} s`);
+  const planned = existing
+    .map((id) => Date.parse(sandboxes.hubspot.getContact(id)?.crm_enrich_enriched_at ?? '') - startedAt)
+    .sort((a, b) => a - b);
+  console.log(
+    `last contacts planned at ${planned
+      .slice(-3)
+      .map((t) => (t / 1000).toFixed(2))
+      .join(', ')} s; all written by ${seconds.toFixed(2)} s`,
+  );
 }
 for (let i = Math.max(1, hsSamples.length - 10); i < hsSamples.length; i++) {
-  const d = Object.entries(hsSamples[i]!).map(([k, v]) => [k.replace(/^POST \/crm\/v\d\/(objects\/)?/, ''), v - (hsSamples[i - 1]![k] ?? 0)] as const).filter(([, v]) => v > 0);
-  console.log(`tail ${(i / 4).toFixed(2)} s: partner ${servedSamples[i]! - servedSamples[i - 1]!} hubspot ${d.map(([k, v]) => `${k}=${v}`).join(' ')}`);
+  const d = Object.entries(hsSamples[i]!)
+    .map(([k, v]) => [k.replace(/^POST \/crm\/v\d\/(objects\/)?/, ''), v - (hsSamples[i - 1]![k] ?? 0)] as const)
+    .filter(([, v]) => v > 0);
+  console.log(
+    `tail ${(i / 4).toFixed(2)} s: partner ${servedSamples[i]! - servedSamples[i - 1]!} hubspot ${d.map(([k, v]) => `${k}=${v}`).join(' ')}`,
+  );
 }
-console.log(`the CRM sandboxes' event loop (this process) during the backfill: p99 ${(loopDelay.percentile(99) / 1e6).toFixed(0)} ms, max ${(loopDelay.max / 1e6).toFixed(0)} ms`);
+console.log(
+  `the CRM sandboxes' event loop (this process) during the backfill: p99 ${(loopDelay.percentile(99) / 1e6).toFixed(0)} ms, max ${(loopDelay.max / 1e6).toFixed(0)} ms`,
+);
 {
   const during = newSplits.slice(-newLatencies.length);
   console.log(
@@ -293,7 +374,15 @@ console.log(`the CRM sandboxes' event loop (this process) during the backfill: p
       `creation to planned p95 ${p95(during.map((d) => d.planned)).toFixed(0)} ms, planned to written p95 ${p95(during.map((d) => d.written)).toFixed(0)} ms`,
   );
 }
-console.log(`hubspot calls: ${JSON.stringify(Object.fromEntries(Object.entries(hubspotAfter.byEndpoint).map(([k, v]) => [k, v - (hubspotBefore.byEndpoint[k] ?? 0)]).filter(([, v]) => (v as number) > 0)))}`);
+console.log(
+  `hubspot calls: ${JSON.stringify(
+    Object.fromEntries(
+      Object.entries(hubspotAfter.byEndpoint)
+        .map(([k, v]) => [k, v - (hubspotBefore.byEndpoint[k] ?? 0)])
+        .filter(([, v]) => (v as number) > 0),
+    ),
+  )}`,
+);
 
 for (const s of services) s.kill(killAt !== undefined && s === services[1] ? 'SIGKILL' : 'SIGTERM');
 await Promise.all(services.map((s) => s.exited));

@@ -20,11 +20,23 @@ const handler = createSalesforceWebhookHandler({ orgId: ORG, secret: 'bench-secr
 const notifications = Array.from({ length: 100 }, (_, i) => ({
   id: `04l8d00000${String(i).padStart(5, '0')}AAA`,
   objectType: 'Lead',
-  fields: { Id: '00Q1N00000bS2eOUAS', Email: `lead${i}@example.com`, Company: `Company ${i} & Co`, LastModifiedDate: '2024-05-01T12:00:00.000+0000' },
+  fields: {
+    Id: '00Q1N00000bS2eOUAS',
+    Email: `lead${i}@example.com`,
+    Company: `Company ${i} & Co`,
+    LastModifiedDate: '2024-05-01T12:00:00.000+0000',
+  },
 }));
-const full = outboundEnvelope({ orgId: ORG, actionId: '04k8d0000000001AAA', instanceUrl: 'https://x.my.salesforce.com' }, notifications);
+const full = outboundEnvelope(
+  { orgId: ORG, actionId: '04k8d0000000001AAA', instanceUrl: 'https://x.my.salesforce.com' },
+  notifications,
+);
 const req = (body: string, secret = 'bench-secret'): WebhookRequest => ({
-  method: 'POST', url: 'https://enrich.example.com/webhooks/salesforce/x', headers: { 'content-type': 'text/xml' }, rawBody: Buffer.from(body), params: { secret },
+  method: 'POST',
+  url: 'https://enrich.example.com/webhooks/salesforce/x',
+  headers: { 'content-type': 'text/xml' },
+  rawBody: Buffer.from(body),
+  params: { secret },
 });
 const laughs = `<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol">${Array.from({ length: 9 }, (_, i) => `<!ENTITY lol${i + 1} "${`&lol${i === 0 ? '' : i};`.repeat(10)}">`).join('')}]><x>&lol9;</x>`;
 const cases: [string, WebhookRequest][] = [
@@ -47,17 +59,26 @@ const parseFigures: Record<string, string> = {};
 for (const [name, request] of cases) {
   const ms = timeMs(request, 200);
   parseFigures[`parse_${name}_ms`] = ms.toFixed(3);
-  console.log(`webhook ${name.padEnd(13)} ${ms.toFixed(3)} ms per request (${handler.parse(request).ok ? 'accepted' : 'refused'})`);
+  console.log(
+    `webhook ${name.padEnd(13)} ${ms.toFixed(3)} ms per request (${handler.parse(request).ok ? 'accepted' : 'refused'})`,
+  );
 }
 
 const sandbox = await startSalesforceSandbox({ dailyLimit: 10_000_000 });
 const ids: string[] = [];
-for (let i = 0; i < RECORDS; i++) ids.push(sandbox.createRecord('Lead', { LastName: `Lead ${i}`, Company: `Company ${i}` }));
-const connector = createSalesforceConnector({ auth: { kind: 'token', instanceUrl: sandbox.url, accessToken: sandbox.accessToken }, apiReserve: 0 });
+for (let i = 0; i < RECORDS; i++)
+  ids.push(sandbox.createRecord('Lead', { LastName: `Lead ${i}`, Company: `Company ${i}` }));
+const connector = createSalesforceConnector({
+  auth: { kind: 'token', instanceUrl: sandbox.url, accessToken: sandbox.accessToken },
+  apiReserve: 0,
+});
 
 const before = sandbox.stats().apiCalls;
 let t = performance.now();
-const results = await connector.writeRecords('Lead', ids.map((id, i) => ({ id, properties: { Title: `Title ${i}`, NumberOfEmployees: String(i) } })));
+const results = await connector.writeRecords(
+  'Lead',
+  ids.map((id, i) => ({ id, properties: { Title: `Title ${i}`, NumberOfEmployees: String(i) } })),
+);
 const writeMs = performance.now() - t;
 const writeCalls = sandbox.stats().byOperation['collections.update'] ?? 0;
 t = performance.now();
@@ -68,11 +89,17 @@ const queryCalls = (stats.byOperation.query ?? 0) + (stats.byOperation.queryMore
 await connector.close();
 await sandbox.close();
 
-console.log(`write ${RECORDS} records: ${writeCalls} collections calls, ${results.filter((r) => r.ok).length} saved, ${(RECORDS / (writeMs / 1000)).toFixed(0)} records/s`);
-console.log(`read ${RECORDS} records by id: ${queryCalls} query calls, ${read.length} read, ${(RECORDS / (readMs / 1000)).toFixed(0)} records/s`);
+console.log(
+  `write ${RECORDS} records: ${writeCalls} collections calls, ${results.filter((r) => r.ok).length} saved, ${(RECORDS / (writeMs / 1000)).toFixed(0)} records/s`,
+);
+console.log(
+  `read ${RECORDS} records by id: ${queryCalls} query calls, ${read.length} read, ${(RECORDS / (readMs / 1000)).toFixed(0)} records/s`,
+);
 console.log(`API calls used in all: ${stats.apiCalls - before} (one-per-record would be ${RECORDS * 2})`);
 console.log(
   `BENCH salesforce records=${RECORDS} write_calls=${writeCalls} read_calls=${queryCalls} api_calls=${stats.apiCalls - before} ` +
     `write_rps=${(RECORDS / (writeMs / 1000)).toFixed(0)} read_rps=${(RECORDS / (readMs / 1000)).toFixed(0)} ` +
-    Object.entries(parseFigures).map(([k, v]) => `${k}=${v}`).join(' '),
+    Object.entries(parseFigures)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(' '),
 );

@@ -33,15 +33,31 @@ const rss = (pid: number) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc
 const sandboxes = await startSandboxes({ people: 200, companies: 50 });
 const schema = processSchema();
 try {
-  const service = await startServiceProcess(serviceEnv(sandboxes, schema, {
-    WEBHOOK_BODY_TIMEOUT_SECONDS: args.deadline!, WEBHOOK_BODY_BUDGET_MB: args.budget!, LOG_LEVEL: 'error',
-  }));
+  const service = await startServiceProcess(
+    serviceEnv(sandboxes, schema, {
+      WEBHOOK_BODY_TIMEOUT_SECONDS: args.deadline!,
+      WEBHOOK_BODY_BUDGET_MB: args.budget!,
+      LOG_LEVEL: 'error',
+    }),
+  );
   let eventId = 1;
   const deliver = async () => {
     const url = `${service.url}/webhooks/hubspot`;
-    const body = JSON.stringify([{ eventId: eventId++, portalId: sandboxes.hubspot.portalId, occurredAt: Date.now(), subscriptionType: 'contact.creation', objectId: 50_000 + eventId }]);
+    const body = JSON.stringify([
+      {
+        eventId: eventId++,
+        portalId: sandboxes.hubspot.portalId,
+        occurredAt: Date.now(),
+        subscriptionType: 'contact.creation',
+        objectId: 50_000 + eventId,
+      },
+    ]);
     const timestamp = String(Date.now());
-    const headers = { 'content-type': 'application/json', 'x-hubspot-request-timestamp': timestamp, 'x-hubspot-signature-v3': signV3(HUBSPOT_SECRET, 'POST', url, body, timestamp) };
+    const headers = {
+      'content-type': 'application/json',
+      'x-hubspot-request-timestamp': timestamp,
+      'x-hubspot-signature-v3': signV3(HUBSPOT_SECRET, 'POST', url, body, timestamp),
+    };
     const res = await fetch(url, { method: 'POST', body, headers });
     await res.text();
     return res.status;
@@ -51,12 +67,20 @@ try {
   let peak = baseline;
   const sampler = setInterval(() => (peak = Math.max(peak, rss(service.pid))), 50);
   const started = Date.now();
-  const signature: Record<string, string> = args.unsigned ? {} : { 'x-hubspot-request-timestamp': String(Date.now()), 'x-hubspot-signature-v3': 'bm90IGEgc2lnbmF0dXJl' };
+  const signature: Record<string, string> = args.unsigned
+    ? {}
+    : { 'x-hubspot-request-timestamp': String(Date.now()), 'x-hubspot-signature-v3': 'bm90IGEgc2lnbmF0dXJl' };
   let done = false;
-  const attack = Promise.all(Array.from({ length: SENDERS }, () => slowSend(service.url, '/webhooks/hubspot', {
-    headers: { 'content-type': 'application/json', 'content-length': String(DECLARED), ...signature },
-    bodyBytes: DECLARED, chunkBytes: 16 * 1024, intervalMs: 100,
-  }))).finally(() => (done = true));
+  const attack = Promise.all(
+    Array.from({ length: SENDERS }, () =>
+      slowSend(service.url, '/webhooks/hubspot', {
+        headers: { 'content-type': 'application/json', 'content-length': String(DECLARED), ...signature },
+        bodyBytes: DECLARED,
+        chunkBytes: 16 * 1024,
+        intervalMs: 100,
+      }),
+    ),
+  ).finally(() => (done = true));
   const valid: number[] = [];
   while (!done) {
     valid.push(await deliver());
@@ -75,10 +99,18 @@ try {
 
   const tally: Record<string, number> = {};
   for (const a of answers) tally[String(a.status ?? 'reset')] = (tally[String(a.status ?? 'reset')] ?? 0) + 1;
-  console.log(`${SENDERS} slow 1 MB senders (${args.unsigned ? 'unsigned' : 'plausible signature headers'}), deadline ${args.deadline} s, budget ${args.budget} MB: all ended in ${seconds.toFixed(1)} s; answers ${JSON.stringify(tally)}`);
-  console.log(`resident memory: ${(baseline / MB).toFixed(0)} MB before, ${(peak / MB).toFixed(0)} MB at peak, ${(after / MB).toFixed(0)} MB 5 s after`);
-  console.log(`valid deliveries meanwhile: ${valid.length}, ${valid.filter((s) => s === 200).length} answered 200; ${rows[0]!.n} events stored in all (5 before)`);
-  console.log(`BENCH slow-bodies senders=${SENDERS} rss_growth_mb=${((peak - baseline) / MB).toFixed(1)} rss_after_mb=${((after - baseline) / MB).toFixed(1)} valid=${valid.length} valid_ok=${valid.filter((s) => s === 200).length}`);
+  console.log(
+    `${SENDERS} slow 1 MB senders (${args.unsigned ? 'unsigned' : 'plausible signature headers'}), deadline ${args.deadline} s, budget ${args.budget} MB: all ended in ${seconds.toFixed(1)} s; answers ${JSON.stringify(tally)}`,
+  );
+  console.log(
+    `resident memory: ${(baseline / MB).toFixed(0)} MB before, ${(peak / MB).toFixed(0)} MB at peak, ${(after / MB).toFixed(0)} MB 5 s after`,
+  );
+  console.log(
+    `valid deliveries meanwhile: ${valid.length}, ${valid.filter((s) => s === 200).length} answered 200; ${rows[0]!.n} events stored in all (5 before)`,
+  );
+  console.log(
+    `BENCH slow-bodies senders=${SENDERS} rss_growth_mb=${((peak - baseline) / MB).toFixed(1)} rss_after_mb=${((after - baseline) / MB).toFixed(1)} valid=${valid.length} valid_ok=${valid.filter((s) => s === 200).length}`,
+  );
 } finally {
   await killAll([schema]);
   await sandboxes.close();

@@ -35,9 +35,11 @@ const store = await openStore(pglite ? { pglite, schema } : { databaseUrl, schem
 
 async function inParallel<T>(items: T[], workers: number, fn: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: workers }, async () => {
-    while (next < items.length) await fn(items[next++] as T);
-  }));
+  await Promise.all(
+    Array.from({ length: workers }, async () => {
+      while (next < items.length) await fn(items[next++] as T);
+    }),
+  );
 }
 
 const chunks = <T>(list: T[], size: number): T[][] =>
@@ -75,14 +77,16 @@ async function ingestBench(s: Store): Promise<{ perSecond: number; p99: number }
 async function drainBench(s: Store): Promise<{ perSecond: number; done: number }> {
   let done = 0;
   const started = performance.now();
-  await Promise.all(Array.from({ length: backend === 'pg' ? 4 : 1 }, async () => {
-    for (;;) {
-      const batch = await s.queue.claim(Q, 100);
-      if (batch.length === 0) return;
-      const completed = await s.queue.complete(Q, batch);
-      done += completed;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: backend === 'pg' ? 4 : 1 }, async () => {
+      for (;;) {
+        const batch = await s.queue.claim(Q, 100);
+        if (batch.length === 0) return;
+        const completed = await s.queue.complete(Q, batch);
+        done += completed;
+      }
+    }),
+  );
   return { perSecond: done / ((performance.now() - started) / 1000), done };
 }
 
@@ -94,7 +98,12 @@ async function staleBench(s: Store): Promise<number> {
   let cursor;
   for (let i = 0; i < 21; i++) {
     const t = performance.now();
-    const page = await s.state.pickStale({ connection: 'default', objectType: 'contact', limit: 500, after: i % 2 ? cursor : undefined });
+    const page = await s.state.pickStale({
+      connection: 'default',
+      objectType: 'contact',
+      limit: 500,
+      after: i % 2 ? cursor : undefined,
+    });
     times.push(performance.now() - t);
     if (page.records.length !== 500) throw new Error(`expected 500 stale records, got ${page.records.length}`);
     cursor = page.next;
@@ -108,12 +117,15 @@ try {
   const enqueuePerS = await enqueueBench(store);
   console.log(`enqueue: ${jobCount} jobs in batches of 100, ${concurrency} at once: ${Math.round(enqueuePerS)} jobs/s`);
   const ingest = await ingestBench(store);
-  console.log(`ingest: batches of 10, ${concurrency} at once: ${Math.round(ingest.perSecond)} events/s, p99 ${ingest.p99.toFixed(1)} ms per batch`);
+  console.log(
+    `ingest: batches of 10, ${concurrency} at once: ${Math.round(ingest.perSecond)} events/s, p99 ${ingest.p99.toFixed(1)} ms per batch`,
+  );
   const duplicate = await store.queue.enqueue(Q, [event(1, 'hook')]);
   if (duplicate.enqueued !== 0) throw new Error('a redelivered event was enqueued twice');
   const drain = await drainBench(store);
   const left = await store.queue.depth(Q);
-  if (left !== 0 || drain.done !== jobCount + Math.min(jobCount, 10_000)) throw new Error(`drain left ${left} jobs and completed ${drain.done}`);
+  if (left !== 0 || drain.done !== jobCount + Math.min(jobCount, 10_000))
+    throw new Error(`drain left ${left} jobs and completed ${drain.done}`);
   console.log(`claim+complete: ${drain.done} jobs in batches of 100: ${Math.round(drain.perSecond)} jobs/s`);
   const staleMs = await staleBench(store);
   console.log(`stale pick: 500 of ${rows} rows, median of 21: ${staleMs.toFixed(2)} ms`);

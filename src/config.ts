@@ -29,136 +29,168 @@ const bool = (def: boolean) =>
     .optional()
     .transform((v) => (v === undefined ? def : ['true', '1', 'yes', 'on'].includes(v)));
 
-export const ConfigSchema = z.object({
-  PORT: int(3000, 0, 65535),
-  /** Where to listen: loopback unless set (a container sets 0.0.0.0 to be reachable from outside it). */
-  HOST: z
-    .string()
-    .regex(/^(?:[0-9a-fA-F:.]+|[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*)$/, 'expected an interface address such as 127.0.0.1, 0.0.0.0 or ::')
-    .default('127.0.0.1'),
-  CRM_ENRICH_DATA_DIR: z.string().default('./.data'),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+export const ConfigSchema = z
+  .object({
+    PORT: int(3000, 0, 65535),
+    /** Where to listen: loopback unless set (a container sets 0.0.0.0 to be reachable from outside it). */
+    HOST: z
+      .string()
+      .regex(
+        /^(?:[0-9a-fA-F:.]+|[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*)$/,
+        'expected an interface address such as 127.0.0.1, 0.0.0.0 or ::',
+      )
+      .default('127.0.0.1'),
+    CRM_ENRICH_DATA_DIR: z.string().default('./.data'),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 
-  DATABASE_URL: url('a postgres:// URL'),
-  /** Several deployments can share one database, each in a schema of its own. */
-  CRM_ENRICH_DB_SCHEMA: z
-    .string()
-    .regex(/^[a-z_][a-z0-9_]{0,62}$/, 'expected a schema name: lower-case letters, digits and underscores, starting with a letter')
-    .default('crm_enrich'),
-  /** Last resort: a job whose holder gave no heartbeat for this long is failed (an attempt spent) and handed out again. */
-  CRM_ENRICH_JOB_EXPIRE_SECONDS: int(300, 2, 86_400),
-  /** How often a worker vouches for the jobs it holds; a job unvouched for three times this long goes to another worker, unspent. */
-  CRM_ENRICH_HEARTBEAT_SECONDS: int(1, 1, 60),
-  /** How long SIGTERM gives work under way before the rest is put back for the next instance. */
-  CRM_ENRICH_SHUTDOWN_SECONDS: int(10, 1, 600),
-  /** Records one lane holds at once (0: two CRM batches). The backlog waits in Postgres, not in memory. */
-  CRM_ENRICH_LANE_MAX_IN_FLIGHT: int(0, 0, 10_000),
-  /** First retry delay of a failed or expired job; later ones double, up to an hour. */
-  CRM_ENRICH_JOB_RETRY_DELAY_SECONDS: int(10, 1, 3600),
-  /** Attempts a job gets before it is parked in the dead letter, the first one included. */
-  CRM_ENRICH_JOB_ATTEMPTS: int(5, 1, 20),
-  REDIS_URL: url('a redis:// URL'),
-  /** Extra free-mail domains (comma separated) beside the maintained list: their addresses never name an employer. */
-  CRM_ENRICH_FREE_EMAIL_DOMAINS: z
-    .string()
-    .optional()
-    .transform((v) => (v ?? '').split(',').map((d) => d.trim().toLowerCase()).filter(Boolean))
-    .refine((list) => list.every((d) => /^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(d)), { message: 'expected domains separated by commas, e.g. mail.example,post.example' }),
+    DATABASE_URL: url('a postgres:// URL'),
+    /** Several deployments can share one database, each in a schema of its own. */
+    CRM_ENRICH_DB_SCHEMA: z
+      .string()
+      .regex(
+        /^[a-z_][a-z0-9_]{0,62}$/,
+        'expected a schema name: lower-case letters, digits and underscores, starting with a letter',
+      )
+      .default('crm_enrich'),
+    /** Last resort: a job whose holder gave no heartbeat for this long is failed (an attempt spent) and handed out again. */
+    CRM_ENRICH_JOB_EXPIRE_SECONDS: int(300, 2, 86_400),
+    /** How often a worker vouches for the jobs it holds; a job unvouched for three times this long goes to another worker, unspent. */
+    CRM_ENRICH_HEARTBEAT_SECONDS: int(1, 1, 60),
+    /** How long SIGTERM gives work under way before the rest is put back for the next instance. */
+    CRM_ENRICH_SHUTDOWN_SECONDS: int(10, 1, 600),
+    /** Records one lane holds at once (0: two CRM batches). The backlog waits in Postgres, not in memory. */
+    CRM_ENRICH_LANE_MAX_IN_FLIGHT: int(0, 0, 10_000),
+    /** First retry delay of a failed or expired job; later ones double, up to an hour. */
+    CRM_ENRICH_JOB_RETRY_DELAY_SECONDS: int(10, 1, 3600),
+    /** Attempts a job gets before it is parked in the dead letter, the first one included. */
+    CRM_ENRICH_JOB_ATTEMPTS: int(5, 1, 20),
+    REDIS_URL: url('a redis:// URL'),
+    /** Extra free-mail domains (comma separated) beside the maintained list: their addresses never name an employer. */
+    CRM_ENRICH_FREE_EMAIL_DOMAINS: z
+      .string()
+      .optional()
+      .transform((v) =>
+        (v ?? '')
+          .split(',')
+          .map((d) => d.trim().toLowerCase())
+          .filter(Boolean),
+      )
+      .refine((list) => list.every((d) => /^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(d)), {
+        message: 'expected domains separated by commas, e.g. mail.example,post.example',
+      }),
 
-  PARTNER_API_KEY: optionalString,
-  PARTNER_BASE_URL: url('the partner API base URL, e.g. https://api.example.com/v1'),
-  PARTNER_RATE_LIMIT: int(50, 1, 1000),
-  PARTNER_TIMEOUT_MS: int(10_000, 100, 120_000),
-  PARTNER_MAX_RETRIES: int(4, 0, 10),
-  PARTNER_DAILY_LOOKUP_BUDGET: int(10_000, 0),
-  PARTNER_DAILY_LOOKUP_HARD_CAP: int(12_000, 0),
-  /** Lookup parameter names the specification does not give; JSON object overriding the defaults. */
-  PARTNER_LOOKUP_PARAMS: optionalString,
+    PARTNER_API_KEY: optionalString,
+    PARTNER_BASE_URL: url('the partner API base URL, e.g. https://api.example.com/v1'),
+    PARTNER_RATE_LIMIT: int(50, 1, 1000),
+    PARTNER_TIMEOUT_MS: int(10_000, 100, 120_000),
+    PARTNER_MAX_RETRIES: int(4, 0, 10),
+    PARTNER_DAILY_LOOKUP_BUDGET: int(10_000, 0),
+    PARTNER_DAILY_LOOKUP_HARD_CAP: int(12_000, 0),
+    /** Lookup parameter names the specification does not give; JSON object overriding the defaults. */
+    PARTNER_LOOKUP_PARAMS: optionalString,
 
-  HUBSPOT_ACCESS_TOKEN: optionalString,
-  HUBSPOT_CLIENT_SECRET: optionalString,
-  HUBSPOT_BASE_URL: url('the HubSpot API base URL'),
-  HUBSPOT_TIER: z.enum(['starter', 'pro', 'oauth']).default('starter'),
-  /** Create a company for a person's employer when none has its domain (it must be known to the partner). */
-  HUBSPOT_CREATE_COMPANIES: bool(true),
-  /**
-   * How long the workflow action waits for a record's run before answering BLOCK and completing the
-   * step later through HubSpot's callback; under HubSpot's time for a synchronous answer.
-   */
-  HUBSPOT_ACTION_WAIT_MS: int(4_000, 0, 20_000),
+    HUBSPOT_ACCESS_TOKEN: optionalString,
+    HUBSPOT_CLIENT_SECRET: optionalString,
+    HUBSPOT_BASE_URL: url('the HubSpot API base URL'),
+    HUBSPOT_TIER: z.enum(['starter', 'pro', 'oauth']).default('starter'),
+    /** Create a company for a person's employer when none has its domain (it must be known to the partner). */
+    HUBSPOT_CREATE_COMPANIES: bool(true),
+    /**
+     * How long the workflow action waits for a record's run before answering BLOCK and completing the
+     * step later through HubSpot's callback; under HubSpot's time for a synchronous answer.
+     */
+    HUBSPOT_ACTION_WAIT_MS: int(4_000, 0, 20_000),
 
-  SALESFORCE_LOGIN_URL: url('the Salesforce login URL, e.g. https://login.salesforce.com'),
-  SALESFORCE_INSTANCE_URL: url('the Salesforce instance URL'),
-  SALESFORCE_ACCESS_TOKEN: optionalString,
-  SALESFORCE_CLIENT_ID: optionalString,
-  SALESFORCE_CLIENT_SECRET: optionalString,
-  SALESFORCE_USERNAME: optionalString,
-  SALESFORCE_PRIVATE_KEY_FILE: optionalString,
-  SALESFORCE_ORG_ID: optionalString,
-  SALESFORCE_WEBHOOK_SECRET: optionalString,
-  SALESFORCE_API_VERSION: z.string().regex(/^\d+\.\d$/, 'expected an API version such as 62.0').default('62.0'),
-  SALESFORCE_API_RESERVE: int(5_000, 0),
-  /** Create an Account for a Contact's employer when none has its website (it must be known to the partner). */
-  SALESFORCE_CREATE_ACCOUNTS: bool(true),
-  /** The integration user's permission set, which `mappings provision` grants the fields it creates. */
-  SALESFORCE_PERMISSION_SET: z
-    .string()
-    .regex(/^[A-Za-z][A-Za-z0-9_]{0,79}$/, 'expected a permission set API name such as Crm_Enrich_Integration')
-    .default('Crm_Enrich_Integration'),
-  /** How long the flow action waits for its records' runs; those not settled by then answer `pending`. Under the Apex callout timeout. */
-  SALESFORCE_ACTION_WAIT_MS: int(8_000, 0, 110_000),
+    SALESFORCE_LOGIN_URL: url('the Salesforce login URL, e.g. https://login.salesforce.com'),
+    SALESFORCE_INSTANCE_URL: url('the Salesforce instance URL'),
+    SALESFORCE_ACCESS_TOKEN: optionalString,
+    SALESFORCE_CLIENT_ID: optionalString,
+    SALESFORCE_CLIENT_SECRET: optionalString,
+    SALESFORCE_USERNAME: optionalString,
+    SALESFORCE_PRIVATE_KEY_FILE: optionalString,
+    SALESFORCE_ORG_ID: optionalString,
+    SALESFORCE_WEBHOOK_SECRET: optionalString,
+    SALESFORCE_API_VERSION: z
+      .string()
+      .regex(/^\d+\.\d$/, 'expected an API version such as 62.0')
+      .default('62.0'),
+    SALESFORCE_API_RESERVE: int(5_000, 0),
+    /** Create an Account for a Contact's employer when none has its website (it must be known to the partner). */
+    SALESFORCE_CREATE_ACCOUNTS: bool(true),
+    /** The integration user's permission set, which `mappings provision` grants the fields it creates. */
+    SALESFORCE_PERMISSION_SET: z
+      .string()
+      .regex(/^[A-Za-z][A-Za-z0-9_]{0,79}$/, 'expected a permission set API name such as Crm_Enrich_Integration')
+      .default('Crm_Enrich_Integration'),
+    /** How long the flow action waits for its records' runs; those not settled by then answer `pending`. Under the Apex callout timeout. */
+    SALESFORCE_ACTION_WAIT_MS: int(8_000, 0, 110_000),
 
-  /** How long a webhook body may take to arrive after its headers; a slower sender is cut off. */
-  WEBHOOK_BODY_TIMEOUT_SECONDS: int(10, 1, 120),
-  /** Webhook body megabytes held in memory at once, across requests; beyond it senders get 503 and Retry-After. */
-  WEBHOOK_BODY_BUDGET_MB: int(16, 2, 1024),
+    /** How long a webhook body may take to arrive after its headers; a slower sender is cut off. */
+    WEBHOOK_BODY_TIMEOUT_SECONDS: int(10, 1, 120),
+    /** Webhook body megabytes held in memory at once, across requests; beyond it senders get 503 and Retry-After. */
+    WEBHOOK_BODY_BUDGET_MB: int(16, 2, 1024),
 
-  PUBLIC_URL: url('the public base URL the CRMs call, e.g. https://enrich.example.com'),
-  ADMIN_TOKEN: optionalString,
-  REFRESH_CRON: z.string().default('0 3 * * *'),
-  REFRESH_AFTER_DAYS: int(30, 1, 3650),
+    PUBLIC_URL: url('the public base URL the CRMs call, e.g. https://enrich.example.com'),
+    ADMIN_TOKEN: optionalString,
+    REFRESH_CRON: z.string().default('0 3 * * *'),
+    REFRESH_AFTER_DAYS: int(30, 1, 3650),
 
-  /** Largest number of people one discovery run may add; runs ask for fewer. */
-  DISCOVERY_RUN_LIMIT: int(100, 1, 1000),
-  /** Records discovery may create per UTC day, across instances. */
-  DISCOVERY_DAILY_LIMIT: int(200, 0),
-  /** When scheduled discovery visits the companies whose persona property names a saved persona; `off` to never. */
-  DISCOVERY_CRON: z
-    .string()
-    .default('30 4 * * *')
-    .refine((v) => v === 'off' || cron.validate(v), { message: 'expected a cron expression (five fields, or six with seconds) or off' }),
-  /** A job-change sweep looks up only people whose partner data is at least this many days old (0: everyone in the segment). */
-  JOB_CHANGE_MIN_AGE_DAYS: int(30, 0, 3650),
-  /** People scheduled discovery may add per company per visit. */
-  DISCOVERY_SCHEDULED_LIMIT: int(10, 1, 1000),
-  /** The MCP server at /mcp and its OAuth authorization server (consent by the admin token). */
-  MCP_ENABLED: bool(true),
-  /** The pre-registered public client id, for assistants and developer tools that cannot register. */
-  MCP_CLIENT_ID: optionalString
-    .refine((v) => v === undefined || /^[A-Za-z0-9._~-]{1,128}$/.test(v), { message: 'expected a client id of 1 to 128 letters, digits and . _ ~ -' })
-    .transform((v) => v ?? 'crm-enrich-mcp'),
-  /** Where the pre-registered client may be sent back to; loopback addresses match on any port. */
-  MCP_CLIENT_REDIRECT_URIS: optionalString
-    .transform((v) => (v ?? 'http://127.0.0.1:53612/callback,http://localhost:53612/callback').split(',').map((u) => u.trim()).filter(Boolean))
-    .superRefine((list, ctx) => {
-      if (list.length === 0) ctx.addIssue({ code: 'custom', message: 'expected redirect URIs separated by commas' });
-      for (const uri of list) {
-        const problem = redirectUriProblem(uri);
-        if (problem) ctx.addIssue({ code: 'custom', message: `${uri}: ${problem}` });
-      }
-    }),
-  /** Lifetime of an MCP access token; at most an hour, after which the client uses its refresh token. */
-  MCP_ACCESS_TOKEN_SECONDS: int(3600, 60, 3600),
-  /** Lifetime of a refresh token; each use replaces it with a new one. */
-  MCP_REFRESH_TOKEN_DAYS: int(30, 1, 365),
-  /** How long enrich_record waits for the enrichment lane before answering "still running". */
-  MCP_ENRICH_WAIT_SECONDS: int(30, 0, 120),
-}).superRefine((config, ctx) => {
-  // The OAuth issuer and the MCP resource are PUBLIC_URL: tokens must not travel in clear text off this machine.
-  if (config.MCP_ENABLED && config.PUBLIC_URL && !isSecureOrigin(config.PUBLIC_URL)) {
-    ctx.addIssue({ code: 'custom', path: ['PUBLIC_URL'], message: 'the MCP sign-in needs an https:// URL here (http only on a loopback address such as 127.0.0.1); or set MCP_ENABLED=false' });
-  }
-});
+    /** Largest number of people one discovery run may add; runs ask for fewer. */
+    DISCOVERY_RUN_LIMIT: int(100, 1, 1000),
+    /** Records discovery may create per UTC day, across instances. */
+    DISCOVERY_DAILY_LIMIT: int(200, 0),
+    /** When scheduled discovery visits the companies whose persona property names a saved persona; `off` to never. */
+    DISCOVERY_CRON: z
+      .string()
+      .default('30 4 * * *')
+      .refine((v) => v === 'off' || cron.validate(v), {
+        message: 'expected a cron expression (five fields, or six with seconds) or off',
+      }),
+    /** A job-change sweep looks up only people whose partner data is at least this many days old (0: everyone in the segment). */
+    JOB_CHANGE_MIN_AGE_DAYS: int(30, 0, 3650),
+    /** People scheduled discovery may add per company per visit. */
+    DISCOVERY_SCHEDULED_LIMIT: int(10, 1, 1000),
+    /** The MCP server at /mcp and its OAuth authorization server (consent by the admin token). */
+    MCP_ENABLED: bool(true),
+    /** The pre-registered public client id, for assistants and developer tools that cannot register. */
+    MCP_CLIENT_ID: optionalString
+      .refine((v) => v === undefined || /^[A-Za-z0-9._~-]{1,128}$/.test(v), {
+        message: 'expected a client id of 1 to 128 letters, digits and . _ ~ -',
+      })
+      .transform((v) => v ?? 'crm-enrich-mcp'),
+    /** Where the pre-registered client may be sent back to; loopback addresses match on any port. */
+    MCP_CLIENT_REDIRECT_URIS: optionalString
+      .transform((v) =>
+        (v ?? 'http://127.0.0.1:53612/callback,http://localhost:53612/callback')
+          .split(',')
+          .map((u) => u.trim())
+          .filter(Boolean),
+      )
+      .superRefine((list, ctx) => {
+        if (list.length === 0) ctx.addIssue({ code: 'custom', message: 'expected redirect URIs separated by commas' });
+        for (const uri of list) {
+          const problem = redirectUriProblem(uri);
+          if (problem) ctx.addIssue({ code: 'custom', message: `${uri}: ${problem}` });
+        }
+      }),
+    /** Lifetime of an MCP access token; at most an hour, after which the client uses its refresh token. */
+    MCP_ACCESS_TOKEN_SECONDS: int(3600, 60, 3600),
+    /** Lifetime of a refresh token; each use replaces it with a new one. */
+    MCP_REFRESH_TOKEN_DAYS: int(30, 1, 365),
+    /** How long enrich_record waits for the enrichment lane before answering "still running". */
+    MCP_ENRICH_WAIT_SECONDS: int(30, 0, 120),
+  })
+  .superRefine((config, ctx) => {
+    // The OAuth issuer and the MCP resource are PUBLIC_URL: tokens must not travel in clear text off this machine.
+    if (config.MCP_ENABLED && config.PUBLIC_URL && !isSecureOrigin(config.PUBLIC_URL)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['PUBLIC_URL'],
+        message:
+          'the MCP sign-in needs an https:// URL here (http only on a loopback address such as 127.0.0.1); or set MCP_ENABLED=false',
+      });
+    }
+  });
 
 export type Config = z.infer<typeof ConfigSchema>;
 
@@ -166,8 +198,7 @@ export class ConfigError extends AppError {
   constructor(readonly problems: { variable: string; message: string }[]) {
     super(
       'invalid_config',
-      'Invalid configuration:\n' +
-        problems.map((p) => `  ${p.variable}: ${p.message}`).join('\n'),
+      'Invalid configuration:\n' + problems.map((p) => `  ${p.variable}: ${p.message}`).join('\n'),
       'config',
     );
   }

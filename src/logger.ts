@@ -7,12 +7,42 @@ import { scrubValues } from './core/scrub.js';
  * appear in a log line, so a careless `log.info({ req })` cannot leak a token or an e-mail address.
  */
 export const REDACT_PATHS = [
-  'apiKey', '*.apiKey', 'accessToken', '*.accessToken', 'token', '*.token', 'clientSecret', '*.clientSecret',
-  'password', '*.password', 'secret', '*.secret', 'authorization', '*.authorization',
-  'headers.authorization', '*.headers.authorization', 'req.headers.authorization', 'req.headers.cookie',
-  'email', '*.email', 'emails', '*.emails', 'phone', '*.phone', 'phones', '*.phones',
-  'properties', '*.properties', 'body', '*.body', 'rawBody', '*.rawBody',
-  'author', '*.author', 'comment', '*.comment',
+  'apiKey',
+  '*.apiKey',
+  'accessToken',
+  '*.accessToken',
+  'token',
+  '*.token',
+  'clientSecret',
+  '*.clientSecret',
+  'password',
+  '*.password',
+  'secret',
+  '*.secret',
+  'authorization',
+  '*.authorization',
+  'headers.authorization',
+  '*.headers.authorization',
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'email',
+  '*.email',
+  'emails',
+  '*.emails',
+  'phone',
+  '*.phone',
+  'phones',
+  '*.phones',
+  'properties',
+  '*.properties',
+  'body',
+  '*.body',
+  'rawBody',
+  '*.rawBody',
+  'author',
+  '*.author',
+  'comment',
+  '*.comment',
 ];
 
 function defaultLevel(): string {
@@ -32,7 +62,8 @@ export function serializeError(error: unknown): Record<string, unknown> {
     delete serialized.cause;
     serialized.message = networkMessage(error);
   }
-  for (const key of ['message', 'stack']) if (typeof serialized[key] === 'string') serialized[key] = scrubValues(serialized[key] as string);
+  for (const key of ['message', 'stack'])
+    if (typeof serialized[key] === 'string') serialized[key] = scrubValues(serialized[key] as string);
   return serialized;
 }
 
@@ -45,8 +76,10 @@ export const rootLogger: Logger = pino({
     // Free-text log messages (a warning carrying an error's message) get the same treatment.
     logMethod(args, method) {
       const [first, ...rest] = args;
-      if (typeof first === 'string') return method.apply(this, [scrubValues(first), ...rest] as Parameters<typeof method>);
-      if (typeof rest[0] === 'string') return method.apply(this, [first, scrubValues(rest[0]), ...rest.slice(1)] as Parameters<typeof method>);
+      if (typeof first === 'string')
+        return method.apply(this, [scrubValues(first), ...rest] as Parameters<typeof method>);
+      if (typeof rest[0] === 'string')
+        return method.apply(this, [first, scrubValues(rest[0]), ...rest.slice(1)] as Parameters<typeof method>);
       return method.apply(this, args);
     },
   },

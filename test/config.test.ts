@@ -35,15 +35,23 @@ describe('loadConfig', () => {
     expect(config.CRM_ENRICH_DB_SCHEMA).toBe('crm_enrich');
     expect(config.CRM_ENRICH_JOB_EXPIRE_SECONDS).toBe(300);
     expect(config.CRM_ENRICH_JOB_RETRY_DELAY_SECONDS).toBe(10);
-    expect(() => loadConfig({ CRM_ENRICH_DB_SCHEMA: 'Drop Table' })).toThrow(/CRM_ENRICH_DB_SCHEMA: expected a schema name/);
-    expect(() => loadConfig({ CRM_ENRICH_JOB_EXPIRE_SECONDS: '1' })).toThrow(/CRM_ENRICH_JOB_EXPIRE_SECONDS: expected a whole number from 2 to 86400/);
-    expect(() => loadConfig({ CRM_ENRICH_JOB_RETRY_DELAY_SECONDS: 'soon' })).toThrow(/CRM_ENRICH_JOB_RETRY_DELAY_SECONDS: expected a whole number/);
+    expect(() => loadConfig({ CRM_ENRICH_DB_SCHEMA: 'Drop Table' })).toThrow(
+      /CRM_ENRICH_DB_SCHEMA: expected a schema name/,
+    );
+    expect(() => loadConfig({ CRM_ENRICH_JOB_EXPIRE_SECONDS: '1' })).toThrow(
+      /CRM_ENRICH_JOB_EXPIRE_SECONDS: expected a whole number from 2 to 86400/,
+    );
+    expect(() => loadConfig({ CRM_ENRICH_JOB_RETRY_DELAY_SECONDS: 'soon' })).toThrow(
+      /CRM_ENRICH_JOB_RETRY_DELAY_SECONDS: expected a whole number/,
+    );
   });
 
-  it('takes the job-change sweep\'s minimum age in whole days, 30 by default, 0 for everyone', () => {
+  it("takes the job-change sweep's minimum age in whole days, 30 by default, 0 for everyone", () => {
     expect(loadConfig({}).JOB_CHANGE_MIN_AGE_DAYS).toBe(30);
     expect(loadConfig({ JOB_CHANGE_MIN_AGE_DAYS: '0' }).JOB_CHANGE_MIN_AGE_DAYS).toBe(0);
-    expect(() => loadConfig({ JOB_CHANGE_MIN_AGE_DAYS: '-1' })).toThrow(/JOB_CHANGE_MIN_AGE_DAYS: expected a whole number from 0 to 3650/);
+    expect(() => loadConfig({ JOB_CHANGE_MIN_AGE_DAYS: '-1' })).toThrow(
+      /JOB_CHANGE_MIN_AGE_DAYS: expected a whole number from 0 to 3650/,
+    );
   });
 
   it('treats an empty variable as unset', () => {
@@ -54,12 +62,21 @@ describe('loadConfig', () => {
     const config = loadConfig({});
     expect(config.MCP_ENABLED).toBe(true);
     expect(config.MCP_CLIENT_ID).toBe('crm-enrich-mcp');
-    expect(config.MCP_CLIENT_REDIRECT_URIS).toEqual(['http://127.0.0.1:53612/callback', 'http://localhost:53612/callback']);
+    expect(config.MCP_CLIENT_REDIRECT_URIS).toEqual([
+      'http://127.0.0.1:53612/callback',
+      'http://localhost:53612/callback',
+    ]);
     expect(config.MCP_ACCESS_TOKEN_SECONDS).toBe(3600);
-    expect(() => loadConfig({ PUBLIC_URL: 'http://enrich.example.com' })).toThrow(/PUBLIC_URL: the MCP sign-in needs an https:\/\/ URL/);
-    expect(loadConfig({ PUBLIC_URL: 'http://enrich.example.com', MCP_ENABLED: 'false' }).PUBLIC_URL).toBe('http://enrich.example.com');
+    expect(() => loadConfig({ PUBLIC_URL: 'http://enrich.example.com' })).toThrow(
+      /PUBLIC_URL: the MCP sign-in needs an https:\/\/ URL/,
+    );
+    expect(loadConfig({ PUBLIC_URL: 'http://enrich.example.com', MCP_ENABLED: 'false' }).PUBLIC_URL).toBe(
+      'http://enrich.example.com',
+    );
     expect(loadConfig({ PUBLIC_URL: 'http://127.0.0.1:3000' }).PUBLIC_URL).toBe('http://127.0.0.1:3000');
-    expect(() => loadConfig({ MCP_ACCESS_TOKEN_SECONDS: '7200' })).toThrow(/MCP_ACCESS_TOKEN_SECONDS: expected a whole number from 60 to 3600/);
+    expect(() => loadConfig({ MCP_ACCESS_TOKEN_SECONDS: '7200' })).toThrow(
+      /MCP_ACCESS_TOKEN_SECONDS: expected a whole number from 60 to 3600/,
+    );
     expect(() => loadConfig({ MCP_CLIENT_REDIRECT_URIS: 'http://tools.example/cb,javascript:alert(1)' })).toThrow(
       /MCP_CLIENT_REDIRECT_URIS: http:\/\/tools.example\/cb: plain http is allowed only on a loopback address/,
     );

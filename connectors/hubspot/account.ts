@@ -34,9 +34,14 @@ export function hubspotAccount(connection: string): HubspotAccount {
   let uiDomain: string | undefined;
 
   /** GET /account-info/v3/api-usage/daily/private-apps: today's calls, the limit and when it resets. */
-  async function readDailyUsage(runner: HubspotRequestRunner, sdk: () => Promise<Client>): Promise<{ usageLimit: number; currentUsage: number; resetsAt: string } | undefined> {
+  async function readDailyUsage(
+    runner: HubspotRequestRunner,
+    sdk: () => Promise<Client>,
+  ): Promise<{ usageLimit: number; currentUsage: number; resetsAt: string } | undefined> {
     try {
-      const res = await runner.run('account_usage', 'interactive', async () => (await sdk()).apiRequest({ method: 'GET', path: '/account-info/v3/api-usage/daily/private-apps' }));
+      const res = await runner.run('account_usage', 'interactive', async () =>
+        (await sdk()).apiRequest({ method: 'GET', path: '/account-info/v3/api-usage/daily/private-apps' }),
+      );
       const body = DailyUsage.safeParse(await res.json());
       if (!body.success) return undefined;
       const daily = body.data.results[0]!;
@@ -53,16 +58,25 @@ export function hubspotAccount(connection: string): HubspotAccount {
     async read(runner, sdk) {
       if (portalId !== undefined) return;
       try {
-        const res = await runner.run('account_details', 'interactive', async () => (await sdk()).apiRequest({ method: 'GET', path: '/account-info/v3/details' }));
+        const res = await runner.run('account_details', 'interactive', async () =>
+          (await sdk()).apiRequest({ method: 'GET', path: '/account-info/v3/details' }),
+        );
         const body = parseCrmAnswer('hubspot', AccountDetails, await res.json(), 'account_details');
         if (body.portalId !== undefined) portalId = body.portalId;
         if (body.timeZone !== undefined && isTimeZone(body.timeZone)) timeZone = body.timeZone;
         if (body.uiDomain && /^[a-z0-9.-]+$/i.test(body.uiDomain)) uiDomain = body.uiDomain;
         const usage = await readDailyUsage(runner, sdk);
-        if (usage) log.info({ connection, used: usage.currentUsage, limit: usage.usageLimit, resetsAt: usage.resetsAt, timeZone }, "HubSpot's daily API usage");
+        if (usage)
+          log.info(
+            { connection, used: usage.currentUsage, limit: usage.usageLimit, resetsAt: usage.resetsAt, timeZone },
+            "HubSpot's daily API usage",
+          );
       } catch (error) {
         // Without it webhooks are still checked by signature; the next start tries again.
-        log.warn({ err: error, connection }, 'could not read the HubSpot account details; webhooks are not checked against the portal id');
+        log.warn(
+          { err: error, connection },
+          'could not read the HubSpot account details; webhooks are not checked against the portal id',
+        );
       }
     },
   };

@@ -4,8 +4,10 @@ import type { Command } from 'commander';
 export function registerHubspotAppCommand(program: Command): void {
   program
     .command('hubspot-app')
-    .description('write the HubSpot app project (webhooks, workflow action, record card) for your public URL, '
-      + 'to upload with `hs project upload`')
+    .description(
+      'write the HubSpot app project (webhooks, workflow action, record card) for your public URL, ' +
+        'to upload with `hs project upload`',
+    )
     .requiredOption('--public-url <url>', 'the https origin HubSpot calls (PUBLIC_URL), e.g. https://x.example.com')
     .requiredOption('--out <dir>', 'a new or empty directory to write the project into')
     .action(async (opts: { publicUrl: string; out: string }) => {
@@ -13,8 +15,10 @@ export function registerHubspotAppCommand(program: Command): void {
       try {
         const files = await renderHubspotAppProject({ publicUrl: opts.publicUrl, outDir: opts.out });
         console.log(`wrote the HubSpot app project (${files.length} files) into ${opts.out}`);
-        console.log(`next: cd ${opts.out} && hs project upload, then install the app`
-          + ' and copy its access token and client secret');
+        console.log(
+          `next: cd ${opts.out} && hs project upload, then install the app` +
+            ' and copy its access token and client secret',
+        );
       } catch (error) {
         process.stderr.write(`${(error as Error).message}\n`);
         process.exitCode = 1;

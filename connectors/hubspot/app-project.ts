@@ -41,8 +41,8 @@ export function checkPublicUrl(raw: string): string {
   const url = new URL(raw);
   if (url.protocol !== 'https:') {
     throw fail(
-      'must use https: HubSpot calls webhooks, workflow actions and card fetches over https only, '
-        + 'and an uploaded app cannot reach http://127.0.0.1 or another local address',
+      'must use https: HubSpot calls webhooks, workflow actions and card fetches over https only, ' +
+        'and an uploaded app cannot reach http://127.0.0.1 or another local address',
     );
   }
   if (url.username || url.password) throw fail('must not carry credentials');
@@ -91,8 +91,8 @@ export async function renderHubspotAppProject(options: RenderOptions): Promise<s
     if (e.code !== 'ENOENT') throw e;
     throw new HubspotAppProjectError(
       'template_missing',
-      `The HubSpot app template ${templateDir} is missing; run crm-enrich from a checkout or the npm package, `
-        + 'which carry deploy/hubspot-app/.',
+      `The HubSpot app template ${templateDir} is missing; run crm-enrich from a checkout or the npm package, ` +
+        'which carry deploy/hubspot-app/.',
     );
   });
   for (const file of files) {

@@ -47,7 +47,8 @@ export function requiredPropertiesIn(error: BatchError): string[] {
   if (error.category !== undefined && error.category !== 'VALIDATION_ERROR') return [];
   const names = new Set<string>();
   for (const detail of error.errors ?? []) {
-    if (REQUIRED.test(detail.code ?? '') || REQUIRED.test(detail.message ?? '')) for (const n of detail.context?.propertyName ?? []) names.add(n);
+    if (REQUIRED.test(detail.code ?? '') || REQUIRED.test(detail.message ?? ''))
+      for (const n of detail.context?.propertyName ?? []) names.add(n);
   }
   const json = error.message?.match(/Property values were not valid: (\[.*\])$/s)?.[1];
   if (json) {
@@ -85,7 +86,10 @@ export function batchOutcome(ids: string[], results: { id: string }[], errors: B
         ok: false,
         error: {
           code: errorCode(e.category),
-          message: required.length > 0 ? requiredPropertiesMessage(required, 'the write') : (e.message ?? 'HubSpot refused this record'),
+          message:
+            required.length > 0
+              ? requiredPropertiesMessage(required, 'the write')
+              : (e.message ?? 'HubSpot refused this record'),
           retryable: RETRYABLE_CATEGORIES.has(e.category ?? ''),
           ...(fields.length > 0 ? { fields } : {}),
         },
@@ -94,7 +98,15 @@ export function batchOutcome(ids: string[], results: { id: string }[], errors: B
   }
   for (const id of ids) {
     if (!outcome.has(id)) {
-      outcome.set(id, { id, ok: false, error: { code: 'no_result', message: 'HubSpot did not report this record in its batch answer; write it again.', retryable: true } });
+      outcome.set(id, {
+        id,
+        ok: false,
+        error: {
+          code: 'no_result',
+          message: 'HubSpot did not report this record in its batch answer; write it again.',
+          retryable: true,
+        },
+      });
     }
   }
   return outcome;

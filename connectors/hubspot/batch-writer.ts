@@ -24,14 +24,24 @@ async function sendChunk(inputs: Input[], send: Send, resendAllowed: boolean): P
     const body = (error.details?.body ?? {}) as Parameters<typeof propertyNamesIn>[0];
     // Every record lacks a required property the same way: sending the others again would only be refused again.
     const required = requiredPropertiesIn(body);
-    if (required.length > 0) return new Map(inputs.map((i) => [i.id, failed(i.id, 'validation', error.message, false, required)]));
+    if (required.length > 0)
+      return new Map(inputs.map((i) => [i.id, failed(i.id, 'validation', error.message, false, required)]));
     const bad = new Set(propertyNamesIn(body));
     const carrying = inputs.filter((i) => Object.keys(i.properties).some((k) => bad.has(k)));
     const outcome = new Map<string, WriteResult>();
     const clean = bad.size > 0 ? inputs.filter((i) => !carrying.includes(i)) : [];
     const refused = bad.size > 0 ? carrying : inputs;
     for (const i of refused) {
-      outcome.set(i.id, failed(i.id, 'validation', error.message, false, Object.keys(i.properties).filter((k) => bad.has(k))));
+      outcome.set(
+        i.id,
+        failed(
+          i.id,
+          'validation',
+          error.message,
+          false,
+          Object.keys(i.properties).filter((k) => bad.has(k)),
+        ),
+      );
     }
     if (clean.length > 0 && resendAllowed) {
       for (const [id, r] of await sendChunk(clean, send, false)) outcome.set(id, r);
@@ -51,7 +61,8 @@ export async function writeInBatches(updates: RecordUpdate[], size: number, send
   for (let i = 0; i < inputs.length; i += size) {
     const part = inputs.slice(i, i + size);
     if (stopped) {
-      for (const p of part) outcome.set(p.id, failed(p.id, stopped.code, stopped.message, stopped.code === 'daily_limit'));
+      for (const p of part)
+        outcome.set(p.id, failed(p.id, stopped.code, stopped.message, stopped.code === 'daily_limit'));
       continue;
     }
     try {

@@ -49,7 +49,12 @@ export function actorOf(change: HubspotChange): { actor?: ChangeActor; actorId?:
   if (PERSON_SOURCES.has(source)) return { actor: 'person' };
   if (BULK_SOURCES.has(source)) return { actor: 'bulk', actorId: source.slice(0, 64) };
   const sourceId = change.sourceId !== undefined ? String(change.sourceId).slice(0, 64) : undefined;
-  if (source === 'INTEGRATION' && sourceId !== undefined && change.appId !== undefined && sourceId === String(change.appId)) {
+  if (
+    source === 'INTEGRATION' &&
+    sourceId !== undefined &&
+    change.appId !== undefined &&
+    sourceId === String(change.appId)
+  ) {
     return { actor: 'this_service' };
   }
   const named = APP_SOURCES.has(source) ? `${source}:${sourceId ?? ''}` : source;

@@ -4,7 +4,18 @@
  */
 import { AssociationSpecAssociationCategoryEnum } from '@hubspot/api-client/lib/codegen/crm/associations/v4/models/all.js';
 import { websiteDomain } from '../../src/core/domain.js';
-import { CrmError, type CallOptions, type CompanyKeys, type CompanyLink, type CompanyLinkResult, type CompanyMatch, type CrmConnector, type FoundCompany, type NewCompany, type WriteResult } from '../../src/core/connector.js';
+import {
+  CrmError,
+  type CallOptions,
+  type CompanyKeys,
+  type CompanyLink,
+  type CompanyLinkResult,
+  type CompanyMatch,
+  type CrmConnector,
+  type FoundCompany,
+  type NewCompany,
+  type WriteResult,
+} from '../../src/core/connector.js';
 import { parseCrmAnswer } from '../../src/core/crm-answer.js';
 import { HubspotObjects } from './wire-schemas.js';
 import { apiType, chunk, HUBSPOT_BATCH_SIZE, SEARCH_PAGE_MAX, type HubspotCalls } from './sdk-objects.js';
@@ -14,7 +25,10 @@ const ASSOCIATION_BATCH_LIMIT = 2_000;
 /** HubSpot-defined contact-to-company association types. */
 const CONTACT_TO_COMPANY = { unlabeled: 279, primary: 1 } as const;
 
-type CompanyMethods = Pick<CrmConnector, 'findCompaniesByDomain' | 'findCompaniesByKeys' | 'findCompanies' | 'createCompanies' | 'linkToCompanies'>;
+type CompanyMethods = Pick<
+  CrmConnector,
+  'findCompaniesByDomain' | 'findCompaniesByKeys' | 'findCompanies' | 'createCompanies' | 'linkToCompanies'
+>;
 
 export function hubspotCompanies({ runner, sdk, search, priorityFor }: HubspotCalls): Required<CompanyMethods> {
   /**
@@ -22,7 +36,10 @@ export function hubspotCompanies({ runner, sdk, search, priorityFor }: HubspotCa
    * a new employer's domain, partner id and name cost one call, not two. Oldest first; the oldest
    * company per domain wins. IN matches stored values case aside, so text values go in lower case.
    */
-  async function findCompanies(query: { domains: string[] } & CompanyKeys, callOptions?: CallOptions): Promise<{ byDomain: Map<string, CompanyMatch>; byKeys: FoundCompany[] }> {
+  async function findCompanies(
+    query: { domains: string[] } & CompanyKeys,
+    callOptions?: CallOptions,
+  ): Promise<{ byDomain: Map<string, CompanyMatch>; byKeys: FoundCompany[] }> {
     const domains = [...new Set(query.domains.map(websiteDomain).filter((d) => d))];
     const idProperty = query.partnerIdProperty;
     const ids = idProperty ? [...new Set(query.partnerIds.map((v) => v.toLowerCase()))] : [];
@@ -38,7 +55,9 @@ export function hubspotCompanies({ runner, sdk, search, priorityFor }: HubspotCa
         ...(idProperty ? [[idProperty, ids.slice(i, i + HUBSPOT_BATCH_SIZE)] as [string, string[]]] : []),
         ['name', names.slice(i, i + HUBSPOT_BATCH_SIZE)],
       ];
-      const filterGroups = groups.filter(([, values]) => values.length).map(([propertyName, values]) => ({ filters: [{ propertyName, operator: 'IN', values }] }));
+      const filterGroups = groups
+        .filter(([, values]) => values.length)
+        .map(([propertyName, values]) => ({ filters: [{ propertyName, operator: 'IN', values }] }));
       let after: string | undefined;
       do {
         const page = await search(
@@ -62,7 +81,10 @@ export function hubspotCompanies({ runner, sdk, search, priorityFor }: HubspotCa
           }
           const partnerId = idProperty ? (company.properties[idProperty] ?? null) : null;
           const name = company.properties.name ?? null;
-          if ((partnerId !== null && wantedIds.has(partnerId.toLowerCase())) || (name !== null && wantedNames.has(name.trim().toLowerCase()))) {
+          if (
+            (partnerId !== null && wantedIds.has(partnerId.toLowerCase())) ||
+            (name !== null && wantedNames.has(name.trim().toLowerCase()))
+          ) {
             byKeys.set(company.id, { id: company.id, partnerId, name });
           }
         }
@@ -73,73 +95,100 @@ export function hubspotCompanies({ runner, sdk, search, priorityFor }: HubspotCa
   }
 
   return {
-  async findCompaniesByDomain(domains: string[], callOptions?: CallOptions): Promise<Map<string, CompanyMatch>> {
-    return (await findCompanies({ domains, partnerIds: [], names: [] }, callOptions)).byDomain;
-  },
+    async findCompaniesByDomain(domains: string[], callOptions?: CallOptions): Promise<Map<string, CompanyMatch>> {
+      return (await findCompanies({ domains, partnerIds: [], names: [] }, callOptions)).byDomain;
+    },
 
-  async findCompaniesByKeys(keys: CompanyKeys, callOptions?: CallOptions): Promise<FoundCompany[]> {
-    return (await findCompanies({ domains: [], ...keys }, callOptions)).byKeys;
-  },
+    async findCompaniesByKeys(keys: CompanyKeys, callOptions?: CallOptions): Promise<FoundCompany[]> {
+      return (await findCompanies({ domains: [], ...keys }, callOptions)).byKeys;
+    },
 
-  findCompanies,
+    findCompanies,
 
-  async createCompanies(companies: NewCompany[], callOptions?: CallOptions): Promise<WriteResult[]> {
-    const out: WriteResult[] = [];
-    for (const part of chunk(companies, HUBSPOT_BATCH_SIZE)) {
-      const inputs = part.map((c) => ({ properties: { ...c.properties, domain: c.domain, name: c.name }, associations: [] }));
-      try {
-        const res = await runner.run('company_create', callOptions?.priority ?? priorityFor(part.length), async () =>
-          (await sdk()).crm.companies.batchApi.create({ inputs }),
-        );
-        // HubSpot does not promise the input order in a batch answer: each result is matched by its domain.
-        const byDomain = new Map<string, string>();
-        for (const r of parseCrmAnswer('hubspot', HubspotObjects, res.results, 'company_create')) byDomain.set(websiteDomain(r.properties.domain ?? ''), r.id);
-        for (const c of part) {
-          const id = byDomain.get(websiteDomain(c.domain));
-          out.push(id ? { id, ok: true } : { id: '', ok: false, error: { code: 'not_created', message: `HubSpot did not create a company for ${c.domain}`, retryable: true } });
+    async createCompanies(companies: NewCompany[], callOptions?: CallOptions): Promise<WriteResult[]> {
+      const out: WriteResult[] = [];
+      for (const part of chunk(companies, HUBSPOT_BATCH_SIZE)) {
+        const inputs = part.map((c) => ({
+          properties: { ...c.properties, domain: c.domain, name: c.name },
+          associations: [],
+        }));
+        try {
+          const res = await runner.run('company_create', callOptions?.priority ?? priorityFor(part.length), async () =>
+            (await sdk()).crm.companies.batchApi.create({ inputs }),
+          );
+          // HubSpot does not promise the input order in a batch answer: each result is matched by its domain.
+          const byDomain = new Map<string, string>();
+          for (const r of parseCrmAnswer('hubspot', HubspotObjects, res.results, 'company_create'))
+            byDomain.set(websiteDomain(r.properties.domain ?? ''), r.id);
+          for (const c of part) {
+            const id = byDomain.get(websiteDomain(c.domain));
+            out.push(
+              id
+                ? { id, ok: true }
+                : {
+                    id: '',
+                    ok: false,
+                    error: {
+                      code: 'not_created',
+                      message: `HubSpot did not create a company for ${c.domain}`,
+                      retryable: true,
+                    },
+                  },
+            );
+          }
+        } catch (error) {
+          const e = error instanceof CrmError ? error : undefined;
+          if (!e || e.code !== 'validation') throw error;
+          for (const _ of part)
+            out.push({ id: '', ok: false, error: { code: 'validation', message: e.message, retryable: false } });
         }
-      } catch (error) {
-        const e = error instanceof CrmError ? error : undefined;
-        if (!e || e.code !== 'validation') throw error;
-        for (const _ of part) out.push({ id: '', ok: false, error: { code: 'validation', message: e.message, retryable: false } });
       }
-    }
-    return out;
-  },
+      return out;
+    },
 
-  async linkToCompanies(objectType: string, links: CompanyLink[], callOptions?: CallOptions): Promise<CompanyLinkResult[]> {
-    if (apiType(objectType) !== 'contacts') throw new CrmError('hubspot', 'validation', `HubSpot links contacts with companies, not ${objectType} records`);
-    const results = new Map<CompanyLink, CompanyLinkResult>();
-    const todo = links.filter((link) => {
-      if (link.currentPrimary !== link.companyId) return true;
-      results.set(link, { recordId: link.recordId, companyId: link.companyId, outcome: 'already_linked' });
-      return false;
-    });
-    for (const part of chunk(todo, ASSOCIATION_BATCH_LIMIT)) {
-      const inputs = part.map((link) => ({
-        _from: { id: link.recordId },
-        to: { id: link.companyId },
-        types: [CONTACT_TO_COMPANY.unlabeled, ...(link.currentPrimary ? [] : [CONTACT_TO_COMPANY.primary])].map((associationTypeId) => ({
-          associationCategory: AssociationSpecAssociationCategoryEnum.HubspotDefined,
-          associationTypeId,
-        })),
-      }));
-      const res = await runner.run('association_create', callOptions?.priority ?? priorityFor(part.length), async () =>
-        (await sdk()).crm.associations.v4.batchApi.create('contacts', 'companies', { inputs }),
-      );
-      const made = new Set(res.results.map((r) => `${r.fromObjectId}:${r.toObjectId}`));
-      const failure = 'errors' in res && res.errors?.length ? res.errors.map((e) => e.category).join(', ') : 'not linked';
-      for (const link of part) {
-        const ok = made.has(`${link.recordId}:${link.companyId}`);
-        results.set(link, {
-          recordId: link.recordId,
-          companyId: link.companyId,
-          outcome: ok ? (link.currentPrimary ? 'linked' : 'linked_primary') : 'failed',
-          ...(ok ? {} : { error: failure }),
-        });
+    async linkToCompanies(
+      objectType: string,
+      links: CompanyLink[],
+      callOptions?: CallOptions,
+    ): Promise<CompanyLinkResult[]> {
+      if (apiType(objectType) !== 'contacts')
+        throw new CrmError('hubspot', 'validation', `HubSpot links contacts with companies, not ${objectType} records`);
+      const results = new Map<CompanyLink, CompanyLinkResult>();
+      const todo = links.filter((link) => {
+        if (link.currentPrimary !== link.companyId) return true;
+        results.set(link, { recordId: link.recordId, companyId: link.companyId, outcome: 'already_linked' });
+        return false;
+      });
+      for (const part of chunk(todo, ASSOCIATION_BATCH_LIMIT)) {
+        const inputs = part.map((link) => ({
+          _from: { id: link.recordId },
+          to: { id: link.companyId },
+          types: [CONTACT_TO_COMPANY.unlabeled, ...(link.currentPrimary ? [] : [CONTACT_TO_COMPANY.primary])].map(
+            (associationTypeId) => ({
+              associationCategory: AssociationSpecAssociationCategoryEnum.HubspotDefined,
+              associationTypeId,
+            }),
+          ),
+        }));
+        const res = await runner.run(
+          'association_create',
+          callOptions?.priority ?? priorityFor(part.length),
+          async () => (await sdk()).crm.associations.v4.batchApi.create('contacts', 'companies', { inputs }),
+        );
+        const made = new Set(res.results.map((r) => `${r.fromObjectId}:${r.toObjectId}`));
+        const failure =
+          'errors' in res && res.errors?.length ? res.errors.map((e) => e.category).join(', ') : 'not linked';
+        for (const link of part) {
+          const ok = made.has(`${link.recordId}:${link.companyId}`);
+          results.set(link, {
+            recordId: link.recordId,
+            companyId: link.companyId,
+            outcome: ok ? (link.currentPrimary ? 'linked' : 'linked_primary') : 'failed',
+            ...(ok ? {} : { error: failure }),
+          });
+        }
       }
-    }
-    return links.map((link) => results.get(link)!);
-  },
+      return links.map((link) => results.get(link)!);
+    },
   };
 }

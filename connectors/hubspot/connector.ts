@@ -72,34 +72,51 @@ export function createHubspotConnector(options: HubspotConnectorOptions): CrmCon
   const connection = options.connection ?? 'default';
   const budget = options.rateLimit ?? { max: TIER_REQUESTS_PER_10S[options.tier ?? 'starter'], windowMs: 10_000 };
   const daily = options.rateLimit ? undefined : TIER_DAILY[options.tier ?? 'starter'];
-  const callLimits = [{ max: budget.max, windowSeconds: budget.windowMs / 1000 }, ...(daily ? [{ max: daily, windowSeconds: 86_400 }] : [])];
+  const callLimits = [
+    { max: budget.max, windowSeconds: budget.windowMs / 1000 },
+    ...(daily ? [{ max: daily, windowSeconds: 86_400 }] : []),
+  ];
   const ownLimiters: RateLimiter[] = [];
-  const limiter = options.limiter ?? own(createRateLimiter({ id: `hubspot:${connection}`, ...budget, redisUrl: options.redisUrl }));
+  const limiter =
+    options.limiter ?? own(createRateLimiter({ id: `hubspot:${connection}`, ...budget, redisUrl: options.redisUrl }));
   const searchLimiter =
-    options.searchLimiter ?? own(createRateLimiter({ id: `hubspot:${connection}:search`, max: 4, windowMs: 1_000, redisUrl: options.redisUrl }));
+    options.searchLimiter ??
+    own(createRateLimiter({ id: `hubspot:${connection}:search`, max: 4, windowMs: 1_000, redisUrl: options.redisUrl }));
   function own(l: RateLimiter): RateLimiter {
     ownLimiters.push(l);
     return l;
   }
   const account = hubspotAccount(connection);
-  const runner = new HubspotRequestRunner({ limiter, searchLimiter, maxRateLimitRetries: options.maxRateLimitRetries, timeZone: account.timeZone });
+  const runner = new HubspotRequestRunner({
+    limiter,
+    searchLimiter,
+    maxRateLimitRetries: options.maxRateLimitRetries,
+    timeZone: account.timeZone,
+  });
   const priorityFor = (n: number): Priority => (n <= (options.interactiveBatchMax ?? 10) ? 'interactive' : 'bulk');
 
   let client: Client | undefined;
   let clientToken: string | undefined;
   async function sdk(): Promise<Client> {
     const token = options.accessToken ?? (await options.getAccessToken?.());
-    if (!token) throw new CrmError('hubspot', 'auth', 'No HubSpot access token for this portal; connect the portal again.');
+    if (!token)
+      throw new CrmError('hubspot', 'auth', 'No HubSpot access token for this portal; connect the portal again.');
     if (!client || token !== clientToken) {
       // The SDK's retry is off on purpose: the runner answers 429s as their policy says.
-      client = new Client({ accessToken: token, numberOfApiCallRetries: 0, ...(options.basePath ? { basePath: options.basePath.replace(/\/+$/, '') } : {}) });
+      client = new Client({
+        accessToken: token,
+        numberOfApiCallRetries: 0,
+        ...(options.basePath ? { basePath: options.basePath.replace(/\/+$/, '') } : {}),
+      });
       clientToken = token;
     }
     return client;
   }
 
   async function rawProperties(type: string): Promise<unknown> {
-    const res = await runner.run('properties_read', 'interactive', async () => (await sdk()).crm.properties.coreApi.getAll(type, false));
+    const res = await runner.run('properties_read', 'interactive', async () =>
+      (await sdk()).crm.properties.coreApi.getAll(type, false),
+    );
     // The SDK turns dates into Date objects; a JSON round trip gives back HubSpot's wire form.
     return JSON.parse(JSON.stringify(res)) as unknown;
   }
@@ -108,7 +125,11 @@ export function createHubspotConnector(options: HubspotConnectorOptions): CrmCon
     return runner.run(
       'search',
       priority,
-      async () => (await sdk()).crm.objects.searchApi.doSearch(type, body as unknown as Parameters<Client['crm']['objects']['searchApi']['doSearch']>[1]),
+      async () =>
+        (await sdk()).crm.objects.searchApi.doSearch(
+          type,
+          body as unknown as Parameters<Client['crm']['objects']['searchApi']['doSearch']>[1],
+        ),
       'search',
     );
   }
@@ -130,7 +151,10 @@ export function createHubspotConnector(options: HubspotConnectorOptions): CrmCon
     batchCreate: (type, inputs, priority) =>
       runner.run('batch_create', priority, async () => {
         const res = await (await sdk()).crm.objects.batchApi.create(type, { inputs });
-        return { results: parseCrmAnswer('hubspot', HubspotObjects, res.results, 'batch_create'), errors: 'errors' in res ? ((res.errors ?? []) as unknown[]) : [] };
+        return {
+          results: parseCrmAnswer('hubspot', HubspotObjects, res.results, 'batch_create'),
+          errors: 'errors' in res ? ((res.errors ?? []) as unknown[]) : [],
+        };
       }),
   });
 
@@ -141,12 +165,21 @@ export function createHubspotConnector(options: HubspotConnectorOptions): CrmCon
     objectTypes: ['contact', 'company'],
     ...finder,
 
-    async readRecords(objectType: string, ids: string[], properties: string[], callOptions?: CallOptions): Promise<CrmRecord[]> {
+    async readRecords(
+      objectType: string,
+      ids: string[],
+      properties: string[],
+      callOptions?: CallOptions,
+    ): Promise<CrmRecord[]> {
       const type = apiType(objectType);
       const out: CrmRecord[] = [];
       for (const part of chunk([...new Set(ids)], HUBSPOT_BATCH_SIZE)) {
         const res = await runner.run('batch_read', callOptions?.priority ?? priorityFor(part.length), async () =>
-          (await sdk()).crm.objects.batchApi.read(type, { inputs: part.map((id) => ({ id })), properties, propertiesWithHistory: [] }, false),
+          (await sdk()).crm.objects.batchApi.read(
+            type,
+            { inputs: part.map((id) => ({ id })), properties, propertiesWithHistory: [] },
+            false,
+          ),
         );
         out.push(...parseCrmAnswer('hubspot', HubspotObjects, res.results, 'batch_read').map(toRecord));
       }
@@ -158,7 +191,10 @@ export function createHubspotConnector(options: HubspotConnectorOptions): CrmCon
       return writeInBatches(updates, HUBSPOT_BATCH_SIZE, async (inputs) =>
         runner.run('batch_update', callOptions?.priority ?? priorityFor(inputs.length), async () => {
           const res = await (await sdk()).crm.objects.batchApi.update(type, { inputs });
-          return { results: res.results as { id: string }[], errors: 'errors' in res ? ((res.errors ?? []) as unknown[]) : [] };
+          return {
+            results: res.results as { id: string }[],
+            errors: 'errors' in res ? ((res.errors ?? []) as unknown[]) : [],
+          };
         }),
       );
     },
@@ -169,17 +205,33 @@ export function createHubspotConnector(options: HubspotConnectorOptions): CrmCon
       if (list.changedSince) {
         // Paging by id rather than `after` keeps going past search's 10,000-result ceiling.
         const limit = Math.min(list.limit ?? HUBSPOT_BATCH_SIZE, SEARCH_PAGE_MAX);
-        const filters: Record<string, unknown>[] = [{ propertyName: LAST_MODIFIED[type], operator: 'GTE', value: String(list.changedSince.getTime()) }];
+        const filters: Record<string, unknown>[] = [
+          { propertyName: LAST_MODIFIED[type], operator: 'GTE', value: String(list.changedSince.getTime()) },
+        ];
         if (list.cursor) filters.push({ propertyName: 'hs_object_id', operator: 'GT', value: list.cursor });
-        const res = await search(type, { filterGroups: [{ filters }], sorts: [{ propertyName: 'hs_object_id', direction: 'ASCENDING' }], properties: list.properties, limit }, priority);
+        const res = await search(
+          type,
+          {
+            filterGroups: [{ filters }],
+            sorts: [{ propertyName: 'hs_object_id', direction: 'ASCENDING' }],
+            properties: list.properties,
+            limit,
+          },
+          priority,
+        );
         const records = parseCrmAnswer('hubspot', HubspotObjects, res.results, 'search').map(toRecord);
         const last = records[records.length - 1];
         return { records, ...(res.paging?.next && last ? { next: last.id } : {}) };
       }
       const limit = Math.min(list.limit ?? HUBSPOT_BATCH_SIZE, HUBSPOT_BATCH_SIZE);
-      const res = await runner.run('list', priority, async () => (await sdk()).crm.objects.basicApi.getPage(type, limit, list.cursor, list.properties));
+      const res = await runner.run('list', priority, async () =>
+        (await sdk()).crm.objects.basicApi.getPage(type, limit, list.cursor, list.properties),
+      );
       const next = res.paging?.next?.after;
-      return { records: parseCrmAnswer('hubspot', HubspotObjects, res.results, 'list').map(toRecord), ...(next ? { next } : {}) };
+      return {
+        records: parseCrmAnswer('hubspot', HubspotObjects, res.results, 'list').map(toRecord),
+        ...(next ? { next } : {}),
+      };
     },
 
     prepare: () => account.read(runner, sdk),
@@ -199,12 +251,20 @@ export function createHubspotConnector(options: HubspotConnectorOptions): CrmCon
 
     async searchRecords(objectType: string, text: string, properties: string[], limit: number): Promise<CrmRecord[]> {
       const type = apiType(objectType);
-      const res = await search(type, { query: text, properties, limit: Math.min(limit, SEARCH_PAGE_MAX) }, 'interactive');
+      const res = await search(
+        type,
+        { query: text, properties, limit: Math.min(limit, SEARCH_PAGE_MAX) },
+        'interactive',
+      );
       const found = parseCrmAnswer('hubspot', HubspotObjects, res.results, 'search').map(toRecord);
       const groups = type === 'contacts' && found.length === 0 ? fullNameFilterGroups(text) : [];
       if (groups.length === 0) return found;
       // A full name ("Lucas Ryan") is no one property's value: look for it as first and last name, at each place it may split.
-      const byName = await search(type, { filterGroups: groups, properties, limit: Math.min(limit, SEARCH_PAGE_MAX) }, 'interactive');
+      const byName = await search(
+        type,
+        { filterGroups: groups, properties, limit: Math.min(limit, SEARCH_PAGE_MAX) },
+        'interactive',
+      );
       return parseCrmAnswer('hubspot', HubspotObjects, byName.results, 'search').map(toRecord);
     },
 
@@ -221,10 +281,15 @@ export function createHubspotConnector(options: HubspotConnectorOptions): CrmCon
       return portal === undefined ? undefined : String(portal);
     },
 
-    async completeWorkflowAction(callbackId: string, outputFields: Record<string, string | number | boolean>): Promise<void> {
+    async completeWorkflowAction(
+      callbackId: string,
+      outputFields: Record<string, string | number | boolean>,
+    ): Promise<void> {
       // POST /automation/v4/actions/callbacks/{callbackId}/complete; the SDK types the values as strings but sends them as given.
       await runner.run('action_callback', 'interactive', async () =>
-        (await sdk()).automation.actions.callbacksApi.complete(callbackId, { outputFields: outputFields as Record<string, string> }),
+        (await sdk()).automation.actions.callbacksApi.complete(callbackId, {
+          outputFields: outputFields as Record<string, string>,
+        }),
       );
     },
 
@@ -236,10 +301,16 @@ export function createHubspotConnector(options: HubspotConnectorOptions): CrmCon
       const type = apiType(objectType);
       const existing = hubspotPropertiesToCrm(await rawProperties(type)).map((p) => p.name);
       return ensureHubspotProperties(wanted, new Set(existing), {
-        createGroup: (group) => runner.run('property_group_create', 'interactive', async () => (await sdk()).crm.properties.groupsApi.create(type, group)),
+        createGroup: (group) =>
+          runner.run('property_group_create', 'interactive', async () =>
+            (await sdk()).crm.properties.groupsApi.create(type, group),
+          ),
         createProperty: (create) =>
           runner.run('property_create', 'interactive', async () =>
-            (await sdk()).crm.properties.coreApi.create(type, create as unknown as Parameters<Client['crm']['properties']['coreApi']['create']>[1]),
+            (await sdk()).crm.properties.coreApi.create(
+              type,
+              create as unknown as Parameters<Client['crm']['properties']['coreApi']['create']>[1],
+            ),
           ),
       });
     },
@@ -278,7 +349,9 @@ export function createHubspotConnector(options: HubspotConnectorOptions): CrmCon
  * `firstname` and `lastname` ("Jia Le Ong": "Jia" + "Le Ong", "Jia Le" + "Ong"), at most HubSpot's five
  * groups. None for a single word or an e-mail address, which the text query finds by itself.
  */
-export function fullNameFilterGroups(text: string): { filters: { propertyName: string; operator: 'EQ'; value: string }[] }[] {
+export function fullNameFilterGroups(
+  text: string,
+): { filters: { propertyName: string; operator: 'EQ'; value: string }[] }[] {
   const words = text.trim().split(/\s+/);
   if (words.length < 2 || text.includes('@')) return [];
   return words.slice(1, 6).map((_, i) => ({

@@ -6,7 +6,10 @@ import type { Config } from '../../src/config.js';
 import type { CrmConnector } from '../../src/core/connector.js';
 import { createHubspotConnector, type HubspotConnectorOptions } from './connector.js';
 
-export function hubspotConnectorFromConfig(config: Config, extra: Partial<HubspotConnectorOptions> = {}): CrmConnector | undefined {
+export function hubspotConnectorFromConfig(
+  config: Config,
+  extra: Partial<HubspotConnectorOptions> = {},
+): CrmConnector | undefined {
   if (!config.HUBSPOT_ACCESS_TOKEN && !extra.accessToken && !extra.getAccessToken) return undefined;
   return createHubspotConnector({
     // One connection per CRM: its name keys the queue, the state rows and the limiter.

@@ -43,7 +43,10 @@ export function asHubspotFailure(error: unknown): HubspotFailure | undefined {
  * changes are right.
  */
 export function nextDailyReset(now: number, timeZone = 'UTC'): string {
-  const dayOf = (t: number) => new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date(t));
+  const dayOf = (t: number) =>
+    new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(
+      new Date(t),
+    );
   const today = dayOf(now);
   // The first minute whose date in the zone is not today: search by hour, then by minute.
   let t = now - (now % 60_000);
@@ -70,24 +73,85 @@ export function isDailyLimit(failure: HubspotFailure): boolean {
 export function toCrmError(failure: HubspotFailure, operation: string, now: number, timeZone?: string): CrmError {
   const message = typeof failure.body.message === 'string' ? failure.body.message : `HTTP ${failure.status}`;
   // The body goes along for callers that read per-record errors; the logger redacts `body`.
-  const details = { operation, status: failure.status, category: failure.body.category, correlationId: failure.body.correlationId, body: failure.body };
+  const details = {
+    operation,
+    status: failure.status,
+    category: failure.body.category,
+    correlationId: failure.body.correlationId,
+    body: failure.body,
+  };
   if (failure.status === 429) {
     if (isDailyLimit(failure)) {
       const resetAt = nextDailyReset(now, timeZone);
-      return new CrmError('hubspot', 'daily_limit', `HubSpot's daily API limit for this portal is spent; bulk work stops until ${resetAt}. Raise the portal's limit or wait for the reset.`, undefined, resetAt, details);
+      return new CrmError(
+        'hubspot',
+        'daily_limit',
+        `HubSpot's daily API limit for this portal is spent; bulk work stops until ${resetAt}. Raise the portal's limit or wait for the reset.`,
+        undefined,
+        resetAt,
+        details,
+      );
     }
     const wait = rateLimitWaitMs(failure);
-    return new CrmError('hubspot', 'rate_limited', `HubSpot's ten-second rate limit was reached during ${operation}; try again in ${wait} ms.`, wait, undefined, details);
+    return new CrmError(
+      'hubspot',
+      'rate_limited',
+      `HubSpot's ten-second rate limit was reached during ${operation}; try again in ${wait} ms.`,
+      wait,
+      undefined,
+      details,
+    );
   }
   if (failure.status === 401) {
-    return new CrmError('hubspot', 'auth', 'HubSpot rejected the access token (401). Check HUBSPOT_ACCESS_TOKEN: a private app token of this portal, not expired.', undefined, undefined, details);
+    return new CrmError(
+      'hubspot',
+      'auth',
+      'HubSpot rejected the access token (401). Check HUBSPOT_ACCESS_TOKEN: a private app token of this portal, not expired.',
+      undefined,
+      undefined,
+      details,
+    );
   }
   if (failure.status === 403) {
-    return new CrmError('hubspot', 'auth', `HubSpot refused ${operation} (403): ${message}. Give the app the crm.objects.contacts, crm.objects.companies and crm.schemas read/write scopes.`, undefined, undefined, details);
+    return new CrmError(
+      'hubspot',
+      'auth',
+      `HubSpot refused ${operation} (403): ${message}. Give the app the crm.objects.contacts, crm.objects.companies and crm.schemas read/write scopes.`,
+      undefined,
+      undefined,
+      details,
+    );
   }
-  if (failure.status === 404) return new CrmError('hubspot', 'not_found', `HubSpot found nothing for ${operation}: ${message}`, undefined, undefined, details);
-  if (failure.status >= 500) return new CrmError('hubspot', 'unavailable', `HubSpot answered ${failure.status} to ${operation}: ${message}`, undefined, undefined, details);
+  if (failure.status === 404)
+    return new CrmError(
+      'hubspot',
+      'not_found',
+      `HubSpot found nothing for ${operation}: ${message}`,
+      undefined,
+      undefined,
+      details,
+    );
+  if (failure.status >= 500)
+    return new CrmError(
+      'hubspot',
+      'unavailable',
+      `HubSpot answered ${failure.status} to ${operation}: ${message}`,
+      undefined,
+      undefined,
+      details,
+    );
   const required = failure.status === 400 ? requiredPropertiesIn(failure.body) : [];
-  if (required.length > 0) return new CrmError('hubspot', 'validation', requiredPropertiesMessage(required, operation), undefined, undefined, { ...details, fields: required });
-  return new CrmError('hubspot', 'validation', `HubSpot refused ${operation} (${failure.status}): ${message}`, undefined, undefined, details);
+  if (required.length > 0)
+    return new CrmError('hubspot', 'validation', requiredPropertiesMessage(required, operation), undefined, undefined, {
+      ...details,
+      fields: required,
+    });
+  return new CrmError(
+    'hubspot',
+    'validation',
+    `HubSpot refused ${operation} (${failure.status}): ${message}`,
+    undefined,
+    undefined,
+    details,
+  );
 }

@@ -33,7 +33,9 @@ const TYPES: Record<PropertySpec['type'], [string, string]> = {
 /** Either the definition to create, or why it cannot be created over the API and what an admin should do. */
 export function hubspotPropertyFor(spec: PropertySpec): { create: HubspotPropertyCreate } | { instruction: string } {
   if (!/^[a-z][a-z0-9_]{0,99}$/.test(spec.name)) {
-    return { instruction: `HubSpot property names are lower-case letters, digits and underscores, starting with a letter; rename "${spec.name}" in the mapping.` };
+    return {
+      instruction: `HubSpot property names are lower-case letters, digits and underscores, starting with a letter; rename "${spec.name}" in the mapping.`,
+    };
   }
   const [type, fieldType] = TYPES[spec.type];
   const create: HubspotPropertyCreate = {
@@ -47,7 +49,9 @@ export function hubspotPropertyFor(spec: PropertySpec): { create: HubspotPropert
   };
   if (spec.type === 'enumeration') {
     if (!spec.options || spec.options.length === 0) {
-      return { instruction: `"${spec.name}" is an enumeration without options; list its options in the mapping or create it in HubSpot under Settings > Properties.` };
+      return {
+        instruction: `"${spec.name}" is an enumeration without options; list its options in the mapping or create it in HubSpot under Settings > Properties.`,
+      };
     }
     create.options = spec.options.map((value, i) => ({ label: value, value, displayOrder: i, hidden: false }));
   }

@@ -49,6 +49,16 @@ export const HubspotPropertyListSchema = z.looseObject({ results: z.array(Hubspo
 /** HubSpot's value types and the field types its UI uses to edit them. */
 export const HUBSPOT_TYPES = ['string', 'number', 'date', 'datetime', 'enumeration', 'bool', 'phone_number'] as const;
 export const HUBSPOT_FIELD_TYPES = [
-  'text', 'textarea', 'number', 'date', 'file', 'select', 'radio', 'checkbox', 'booleancheckbox',
-  'calculation_equation', 'html', 'phonenumber',
+  'text',
+  'textarea',
+  'number',
+  'date',
+  'file',
+  'select',
+  'radio',
+  'checkbox',
+  'booleancheckbox',
+  'calculation_equation',
+  'html',
+  'phonenumber',
 ] as const;

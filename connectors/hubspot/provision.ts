@@ -12,7 +12,11 @@ export interface ProvisionCalls {
 
 const isConflict = (e: unknown) => e instanceof CrmError && e.details?.status === 409;
 
-export async function ensureHubspotProperties(wanted: PropertySpec[], existingNames: Set<string>, calls: ProvisionCalls): Promise<ProvisionResult> {
+export async function ensureHubspotProperties(
+  wanted: PropertySpec[],
+  existingNames: Set<string>,
+  calls: ProvisionCalls,
+): Promise<ProvisionResult> {
   const result: ProvisionResult = { created: [], existing: [], missing: [] };
   const toCreate: { spec: PropertySpec; create: HubspotPropertyCreate }[] = [];
   for (const spec of wanted) {
@@ -37,7 +41,10 @@ export async function ensureHubspotProperties(wanted: PropertySpec[], existingNa
     } catch (e) {
       if (isConflict(e)) result.existing.push(spec.name);
       else if (e instanceof CrmError && e.code === 'validation') {
-        result.missing.push({ spec, instruction: `HubSpot refused to create "${spec.name}": ${e.message}. Create it under Settings > Properties, group crm-enrich.` });
+        result.missing.push({
+          spec,
+          instruction: `HubSpot refused to create "${spec.name}": ${e.message}. Create it under Settings > Properties, group crm-enrich.`,
+        });
       } else throw e;
     }
   }

@@ -37,14 +37,26 @@ export class HubspotRequestRunner {
     return (this.options.now ?? Date.now)();
   }
 
-  async run<T>(operation: string, priority: Priority, call: () => Promise<T>, kind: 'crud' | 'search' = 'crud'): Promise<T> {
+  async run<T>(
+    operation: string,
+    priority: Priority,
+    call: () => Promise<T>,
+    kind: 'crud' | 'search' = 'crud',
+  ): Promise<T> {
     let rateRetries = 0;
     let serverRetries = 0;
     for (;;) {
       if (this.closed) throw new CrmError('hubspot', 'unavailable', 'The HubSpot connector is closed.');
       if (this.now() < this.dailyBlockedUntil) {
         const resetAt = new Date(this.dailyBlockedUntil).toISOString();
-        throw new CrmError('hubspot', 'daily_limit', `HubSpot's daily API limit for this portal is spent; no calls are made until ${resetAt}.`, undefined, resetAt, { operation });
+        throw new CrmError(
+          'hubspot',
+          'daily_limit',
+          `HubSpot's daily API limit for this portal is spent; no calls are made until ${resetAt}.`,
+          undefined,
+          resetAt,
+          { operation },
+        );
       }
       try {
         const counted = () => {
@@ -53,7 +65,9 @@ export class HubspotRequestRunner {
           return call();
         };
         const limited = () => this.options.limiter.schedule(priority, counted);
-        return await (kind === 'search' && this.options.searchLimiter ? this.options.searchLimiter.schedule(priority, limited) : limited());
+        return await (kind === 'search' && this.options.searchLimiter
+          ? this.options.searchLimiter.schedule(priority, limited)
+          : limited());
       } catch (error) {
         if (error instanceof AppError) throw error;
         const failure = asHubspotFailure(error);
@@ -62,17 +76,30 @@ export class HubspotRequestRunner {
             await sleep(250 * 2 ** serverRetries);
             continue;
           }
-          throw new CrmError('hubspot', 'unavailable', `HubSpot could not be reached for ${operation}: ${networkMessage(error)}. Check HUBSPOT_BASE_URL and the network.`, undefined, undefined, { operation });
+          throw new CrmError(
+            'hubspot',
+            'unavailable',
+            `HubSpot could not be reached for ${operation}: ${networkMessage(error)}. Check HUBSPOT_BASE_URL and the network.`,
+            undefined,
+            undefined,
+            { operation },
+          );
         }
         if (failure.status === 429 && isDailyLimit(failure)) {
           this.dailyBlockedUntil = Date.parse(nextDailyReset(this.now(), this.options.timeZone?.()));
           const error = toCrmError(failure, operation, this.now(), this.options.timeZone?.());
-          log.error({ operation, resetAt: error.resetAt }, 'HubSpot daily API limit reached; calls stop until the reset');
+          log.error(
+            { operation, resetAt: error.resetAt },
+            'HubSpot daily API limit reached; calls stop until the reset',
+          );
           throw error;
         }
         if (failure.status === 429 && rateRetries++ < (this.options.maxRateLimitRetries ?? 4)) {
           const waitMs = rateLimitWaitMs(failure);
-          log.warn({ operation, waitMs, attempt: rateRetries }, 'HubSpot rate limit answered 429; waiting before the next try');
+          log.warn(
+            { operation, waitMs, attempt: rateRetries },
+            'HubSpot rate limit answered 429; waiting before the next try',
+          );
           await sleep(waitMs);
           continue;
         }

@@ -31,7 +31,11 @@ function propertyType(p: HubspotProperty): PropertyType {
 }
 
 function isWritable(p: HubspotProperty): boolean {
-  return !(p.modificationMetadata?.readOnlyValue ?? false) && !(p.calculated ?? false) && p.fieldType !== 'calculation_equation';
+  return (
+    !(p.modificationMetadata?.readOnlyValue ?? false) &&
+    !(p.calculated ?? false) &&
+    p.fieldType !== 'calculation_equation'
+  );
 }
 
 /** One HubSpot property definition as the core sees it. */

@@ -10,11 +10,21 @@ import type { HubspotRequestRunner } from './request-runner.js';
 export const HUBSPOT_BATCH_SIZE = 100;
 export const SEARCH_PAGE_MAX = 200;
 
-const API_TYPE: Record<string, string> = { contact: 'contacts', contacts: 'contacts', company: 'companies', companies: 'companies' };
+const API_TYPE: Record<string, string> = {
+  contact: 'contacts',
+  contacts: 'contacts',
+  company: 'companies',
+  companies: 'companies',
+};
 
 export function apiType(objectType: string): string {
   const type = API_TYPE[objectType];
-  if (!type) throw new CrmError('hubspot', 'validation', `HubSpot object type "${objectType}" is not served; use contact or company.`);
+  if (!type)
+    throw new CrmError(
+      'hubspot',
+      'validation',
+      `HubSpot object type "${objectType}" is not served; use contact or company.`,
+    );
   return type;
 }
 
@@ -32,14 +42,23 @@ export interface SdkObject {
 }
 
 export function toRecord(o: SdkObject): CrmRecord {
-  return { id: o.id, properties: { ...o.properties }, createdAt: o.createdAt?.toISOString(), updatedAt: o.updatedAt?.toISOString() };
+  return {
+    id: o.id,
+    properties: { ...o.properties },
+    createdAt: o.createdAt?.toISOString(),
+    updatedAt: o.updatedAt?.toISOString(),
+  };
 }
 
 /** The calls of one connection, shared by the connector's parts. */
 export interface HubspotCalls {
   runner: HubspotRequestRunner;
   sdk: () => Promise<Client>;
-  search: (type: string, body: Record<string, unknown>, priority: Priority) => ReturnType<Client['crm']['objects']['searchApi']['doSearch']>;
+  search: (
+    type: string,
+    body: Record<string, unknown>,
+    priority: Priority,
+  ) => ReturnType<Client['crm']['objects']['searchApi']['doSearch']>;
   /** Interactive for small batches, bulk for large ones. */
   priorityFor: (n: number) => Priority;
 }

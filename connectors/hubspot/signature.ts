@@ -8,15 +8,31 @@ export const MAX_SIGNATURE_AGE_MS = 5 * 60_000;
 
 /** The escapes HubSpot decodes in the URI before signing (it signs the URL as it was called, these characters raw). */
 const DECODED_ESCAPES: Record<string, string> = {
-  '%3A': ':', '%2F': '/', '%3F': '?', '%40': '@', '%21': '!', '%24': '$', '%27': "'", '%28': '(', '%29': ')',
-  '%2A': '*', '%2C': ',', '%3B': ';',
+  '%3A': ':',
+  '%2F': '/',
+  '%3F': '?',
+  '%40': '@',
+  '%21': '!',
+  '%24': '$',
+  '%27': "'",
+  '%28': '(',
+  '%29': ')',
+  '%2A': '*',
+  '%2C': ',',
+  '%3B': ';',
 };
 
 export function decodeSignedUri(uri: string): string {
   return uri.replace(/%(3A|2F|3F|40|21|24|27|28|29|2A|2C|3B)/gi, (m) => DECODED_ESCAPES[m.toUpperCase()] ?? m);
 }
 
-export function signV3(clientSecret: string, method: string, uri: string, body: Buffer | string, timestamp: string): string {
+export function signV3(
+  clientSecret: string,
+  method: string,
+  uri: string,
+  body: Buffer | string,
+  timestamp: string,
+): string {
   return createHmac('sha256', clientSecret)
     .update(method.toUpperCase() + decodeSignedUri(uri))
     .update(body)
@@ -25,7 +41,10 @@ export function signV3(clientSecret: string, method: string, uri: string, body: 
 }
 
 export function signV2(clientSecret: string, method: string, uri: string, body: Buffer | string): string {
-  return createHash('sha256').update(clientSecret + method.toUpperCase() + uri).update(body).digest('hex');
+  return createHash('sha256')
+    .update(clientSecret + method.toUpperCase() + uri)
+    .update(body)
+    .digest('hex');
 }
 
 export function signV1(clientSecret: string, body: Buffer | string): string {
@@ -70,14 +89,18 @@ export function checkSignatureHeaders(
     }
     const age = (options.now ?? Date.now)() - Number(timestamp);
     if (age > MAX_SIGNATURE_AGE_MS) return { ok: false, reason: 'the request timestamp is older than 5 minutes' };
-    if (age < -MAX_SIGNATURE_AGE_MS) return { ok: false, reason: 'the request timestamp is more than 5 minutes in the future' };
+    if (age < -MAX_SIGNATURE_AGE_MS)
+      return { ok: false, reason: 'the request timestamp is more than 5 minutes in the future' };
     return undefined;
   }
   if (header('x-hubspot-signature') === undefined) {
     return { ok: false, reason: 'the request carries no X-HubSpot-Signature-v3 header' };
   }
   if (!options.acceptLegacy) {
-    return { ok: false, reason: 'v1/v2 signatures are not accepted here; subscribe the app webhook (v3) or enable legacy signatures' };
+    return {
+      ok: false,
+      reason: 'v1/v2 signatures are not accepted here; subscribe the app webhook (v3) or enable legacy signatures',
+    };
   }
   const version = (header('x-hubspot-signature-version') ?? 'v1').toLowerCase();
   if (version !== 'v1' && version !== 'v2') return { ok: false, reason: `unknown signature version ${version}` };
@@ -91,13 +114,19 @@ export function verifyHubspotSignature(req: SignedRequest, options: SignatureOpt
   if (v3 !== undefined) {
     const timestamp = req.header('x-hubspot-request-timestamp')!;
     const expected = signV3(options.clientSecret, req.method, req.url, req.rawBody, timestamp);
-    return sameText(expected, v3) ? { ok: true, version: 'v3' } : { ok: false, reason: 'the v3 signature does not match' };
+    return sameText(expected, v3)
+      ? { ok: true, version: 'v3' }
+      : { ok: false, reason: 'the v3 signature does not match' };
   }
   const legacy = req.header('x-hubspot-signature')!;
   if ((req.header('x-hubspot-signature-version') ?? 'v1').toLowerCase() === 'v2') {
     const expected = signV2(options.clientSecret, req.method, req.url, req.rawBody);
-    return sameText(expected, legacy.toLowerCase()) ? { ok: true, version: 'v2' } : { ok: false, reason: 'the v2 signature does not match' };
+    return sameText(expected, legacy.toLowerCase())
+      ? { ok: true, version: 'v2' }
+      : { ok: false, reason: 'the v2 signature does not match' };
   }
   const expected = signV1(options.clientSecret, req.rawBody);
-  return sameText(expected, legacy.toLowerCase()) ? { ok: true, version: 'v1' } : { ok: false, reason: 'the v1 signature does not match' };
+  return sameText(expected, legacy.toLowerCase())
+    ? { ok: true, version: 'v1' }
+    : { ok: false, reason: 'the v1 signature does not match' };
 }

@@ -50,12 +50,19 @@ const EventSchema = z
     changeFlag: z.string().optional(),
     propertyName: z.string().optional(),
     // HubSpot's own limit for a property value; anything longer did not come from HubSpot.
-    propertyValue: z.string().max(65_536, 'propertyValue is longer than HubSpot allows (65,536 characters)').nullable().optional(),
+    propertyValue: z
+      .string()
+      .max(65_536, 'propertyValue is longer than HubSpot allows (65,536 characters)')
+      .nullable()
+      .optional(),
     primaryObjectId: id.optional(),
     mergedObjectIds: z.array(id).optional(),
     newObjectId: id.optional(),
   })
-  .refine((e) => e.subscriptionType ?? e.eventType, { message: 'subscriptionType is required', path: ['subscriptionType'] });
+  .refine((e) => e.subscriptionType ?? e.eventType, {
+    message: 'subscriptionType is required',
+    path: ['subscriptionType'],
+  });
 
 const DeliverySchema = z
   .array(EventSchema)
@@ -84,7 +91,14 @@ export interface HubspotWebhookOptions {
 
 /** Same HubSpot event, same key: attemptNumber and eventId are left out on purpose (redeliveries differ in them). */
 export function hubspotDedupKey(e: HubspotEvent): string {
-  const parts = [e.portalId, e.subscriptionType ?? e.eventType, e.objectId, e.occurredAt, e.propertyName ?? '', e.propertyValue ?? ''];
+  const parts = [
+    e.portalId,
+    e.subscriptionType ?? e.eventType,
+    e.objectId,
+    e.occurredAt,
+    e.propertyName ?? '',
+    e.propertyValue ?? '',
+  ];
   return 'hubspot:' + createHash('sha256').update(JSON.stringify(parts)).digest('hex');
 }
 
@@ -147,14 +161,23 @@ export function createHubspotWebhookHandler(options: HubspotWebhookOptions): Web
     }
   }
 
-  const notConfigured = () => new WebhookError(
-    401, 'webhook_not_configured', 'HubSpot webhooks cannot be verified: set HUBSPOT_CLIENT_SECRET to the app\'s client secret.',
-  );
-  const badSignature = (reason: string) => new WebhookError(
-    401, 'invalid_signature', `HubSpot signature rejected: ${reason}. Check HUBSPOT_CLIENT_SECRET and PUBLIC_URL.`,
-  );
-  const signatureOptions = (clientSecret: string) =>
-    ({ clientSecret, acceptLegacy: options.acceptLegacySignatures, now: options.now });
+  const notConfigured = () =>
+    new WebhookError(
+      401,
+      'webhook_not_configured',
+      "HubSpot webhooks cannot be verified: set HUBSPOT_CLIENT_SECRET to the app's client secret.",
+    );
+  const badSignature = (reason: string) =>
+    new WebhookError(
+      401,
+      'invalid_signature',
+      `HubSpot signature rejected: ${reason}. Check HUBSPOT_CLIENT_SECRET and PUBLIC_URL.`,
+    );
+  const signatureOptions = (clientSecret: string) => ({
+    clientSecret,
+    acceptLegacy: options.acceptLegacySignatures,
+    now: options.now,
+  });
   const lowerCase = (headers: WebhookHead['headers']) =>
     Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
 
@@ -183,18 +206,31 @@ export function createHubspotWebhookHandler(options: HubspotWebhookOptions): Web
       try {
         json = JSON.parse(request.rawBody.toString('utf8'));
       } catch {
-        return { ok: false, error: new WebhookError(400, 'invalid_json', 'The body is not JSON; HubSpot sends a JSON array of events.') };
+        return {
+          ok: false,
+          error: new WebhookError(400, 'invalid_json', 'The body is not JSON; HubSpot sends a JSON array of events.'),
+        };
       }
       const parsed = DeliverySchema.safeParse(json);
       if (!parsed.success) {
         const message = parsed.error.issues.slice(0, 5).map(describeIssue).join('; ');
-        return { ok: false, error: new WebhookError(400, 'invalid_events', `The event array is malformed: ${message}`) };
+        return {
+          ok: false,
+          error: new WebhookError(400, 'invalid_events', `The event array is malformed: ${message}`),
+        };
       }
       const portal = options.portalId?.();
       if (portal !== undefined) {
         const foreign = parsed.data.filter((e) => e.portalId !== portal).length;
         if (foreign > 0) {
-          return { ok: false, error: new WebhookError(403, 'wrong_portal', `${foreign} event(s) of this delivery come from another HubSpot portal than the connected one (${portal}); nothing was stored.`) };
+          return {
+            ok: false,
+            error: new WebhookError(
+              403,
+              'wrong_portal',
+              `${foreign} event(s) of this delivery come from another HubSpot portal than the connected one (${portal}); nothing was stored.`,
+            ),
+          };
         }
       }
       const seen = new Set<string>();
@@ -210,11 +246,19 @@ export function createHubspotWebhookHandler(options: HubspotWebhookOptions): Web
     },
 
     ackReply(events: RecordEvent[]): HttpReply {
-      return { status: 200, contentType: 'application/json', body: JSON.stringify({ status: 'ok', accepted: events.length }) };
+      return {
+        status: 200,
+        contentType: 'application/json',
+        body: JSON.stringify({ status: 'ok', accepted: events.length }),
+      };
     },
 
     errorReply(error: WebhookError): HttpReply {
-      return { status: error.status, contentType: 'application/json', body: JSON.stringify({ status: 'error', code: error.code, message: error.message }) };
+      return {
+        status: error.status,
+        contentType: 'application/json',
+        body: JSON.stringify({ status: 'error', code: error.code, message: error.message }),
+      };
     },
   };
 }

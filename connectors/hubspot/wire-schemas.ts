@@ -7,7 +7,11 @@ import { z } from 'zod';
 /** A CRM object as the SDK gives it back (its dates already parsed into Date objects). */
 export const HubspotObject = z.looseObject({
   id: z.string(),
-  properties: z.record(z.string(), z.string().nullable().optional()).transform((p) => Object.fromEntries(Object.entries(p).map(([k, v]) => [k, v ?? null])) as Record<string, string | null>),
+  properties: z
+    .record(z.string(), z.string().nullable().optional())
+    .transform(
+      (p) => Object.fromEntries(Object.entries(p).map(([k, v]) => [k, v ?? null])) as Record<string, string | null>,
+    ),
   createdAt: z.date().optional(),
   updatedAt: z.date().optional(),
 });

@@ -41,7 +41,10 @@ export async function requestSession(auth: SalesforceAuth): Promise<Session> {
       answer = await oauth.requestToken({ grant_type: 'client_credentials' });
     } else {
       const oauth = new OAuth2({ loginUrl: auth.loginUrl, clientId: auth.clientId });
-      const assertion = signJwtAssertion({ iss: auth.clientId, sub: auth.username, aud: auth.loginUrl }, auth.privateKey);
+      const assertion = signJwtAssertion(
+        { iss: auth.clientId, sub: auth.username, aud: auth.loginUrl },
+        auth.privateKey,
+      );
       answer = await oauth.requestToken({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion });
     }
   } catch (err) {
@@ -50,11 +53,19 @@ export async function requestSession(auth: SalesforceAuth): Promise<Session> {
       auth.kind === 'jwt'
         ? 'Check SALESFORCE_CLIENT_ID, SALESFORCE_USERNAME, the private key and that the connected app has the matching certificate and is pre-authorised for the user.'
         : 'Check SALESFORCE_CLIENT_ID and SALESFORCE_CLIENT_SECRET and that the connected app enables the client credentials flow with a run-as user.';
-    throw new CrmError('salesforce', 'auth', `Salesforce refused the ${auth.kind} token request (${name}: ${(err as Error).message}). ${hint}`);
+    throw new CrmError(
+      'salesforce',
+      'auth',
+      `Salesforce refused the ${auth.kind} token request (${name}: ${(err as Error).message}). ${hint}`,
+    );
   }
   const parsed = TokenAnswer.safeParse(answer);
   if (!parsed.success) {
-    throw new CrmError('salesforce', 'auth', `Salesforce's token answer is not usable: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    throw new CrmError(
+      'salesforce',
+      'auth',
+      `Salesforce's token answer is not usable: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+    );
   }
   const [orgId] = parsed.data.id.split('/').slice(-2);
   return { accessToken: parsed.data.access_token, instanceUrl: parsed.data.instance_url.replace(/\/$/, ''), orgId };

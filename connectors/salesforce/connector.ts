@@ -4,8 +4,17 @@
  * keyset cursor, finds Accounts by website domain, and spends the org's shared API allocation carefully (api-budget.ts).
  */
 import {
-  CrmError, type CallOptions, type CrmConnector, type CrmProperty, type CrmRecord, type ListOptions,
-  type PropertySpec, type ProvisionResult, type RecordPage, type RecordUpdate, type WriteResult,
+  CrmError,
+  type CallOptions,
+  type CrmConnector,
+  type CrmProperty,
+  type CrmRecord,
+  type ListOptions,
+  type PropertySpec,
+  type ProvisionResult,
+  type RecordPage,
+  type RecordUpdate,
+  type WriteResult,
 } from '../../src/core/connector.js';
 import type { Priority, RateLimiter } from '../../src/core/limiter.js';
 import type { SalesforceAuth } from './auth.js';
@@ -57,17 +66,31 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
 
   function checkObjectType(objectType: string): void {
     if (!(SALESFORCE_OBJECT_TYPES as readonly string[]).includes(objectType)) {
-      throw new CrmError('salesforce', 'validation', `Unsupported Salesforce object '${objectType}'; expected one of ${SALESFORCE_OBJECT_TYPES.join(', ')}.`);
+      throw new CrmError(
+        'salesforce',
+        'validation',
+        `Unsupported Salesforce object '${objectType}'; expected one of ${SALESFORCE_OBJECT_TYPES.join(', ')}.`,
+      );
     }
   }
 
   async function queryAll(soql: string, priority: Priority): Promise<Record<string, unknown>[]> {
     const records: Record<string, unknown>[] = [];
-    let page = parseCrmAnswer('salesforce', QueryPage, await call('query', priority, async (c) => (await c.query(soql)) as unknown), 'query');
+    let page = parseCrmAnswer(
+      'salesforce',
+      QueryPage,
+      await call('query', priority, async (c) => (await c.query(soql)) as unknown),
+      'query',
+    );
     records.push(...page.records);
     while (page.nextRecordsUrl) {
       const locator = page.nextRecordsUrl;
-      page = parseCrmAnswer('salesforce', QueryPage, await call('queryMore', priority, async (c) => (await c.queryMore(locator)) as unknown), 'queryMore');
+      page = parseCrmAnswer(
+        'salesforce',
+        QueryPage,
+        await call('queryMore', priority, async (c) => (await c.queryMore(locator)) as unknown),
+        'queryMore',
+      );
       records.push(...page.records);
     }
     return records;
@@ -86,25 +109,50 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
     return cached;
   }
 
-  async function writeChunk(objectType: string, chunk: RecordUpdate[], types: Map<string, CrmProperty>, priority: Priority): Promise<WriteResult[]> {
+  async function writeChunk(
+    objectType: string,
+    chunk: RecordUpdate[],
+    types: Map<string, CrmProperty>,
+    priority: Priority,
+  ): Promise<WriteResult[]> {
     const records = chunk.map((u) => ({
       Id: u.id,
-      ...Object.fromEntries(Object.entries(u.properties).map(([k, v]) => [k, encodeValue(v, types.get(k.toLowerCase()))])),
+      ...Object.fromEntries(
+        Object.entries(u.properties).map(([k, v]) => [k, encodeValue(v, types.get(k.toLowerCase()))]),
+      ),
     }));
     try {
-      const results = parseCrmAnswer('salesforce', SaveResults, await call('collections.update', priority, (c) => c.sobject(objectType).update(records, { allOrNone: false })), 'collections.update');
+      const results = parseCrmAnswer(
+        'salesforce',
+        SaveResults,
+        await call('collections.update', priority, (c) => c.sobject(objectType).update(records, { allOrNone: false })),
+        'collections.update',
+      );
       return chunk.map((u, i) => {
         const r = results[i];
         if (r?.success) return { id: u.id, ok: true };
         const first = r?.errors?.[0];
         const code = first?.statusCode ?? first?.errorCode ?? 'UNKNOWN';
-        return { id: u.id, ok: false, error: { code, message: first?.message ?? 'Salesforce did not save the record', retryable: isRetryableRecordError(code), fields: first?.fields } };
+        return {
+          id: u.id,
+          ok: false,
+          error: {
+            code,
+            message: first?.message ?? 'Salesforce did not save the record',
+            retryable: isRetryableRecordError(code),
+            fields: first?.fields,
+          },
+        };
       });
     } catch (err) {
       if (err instanceof CrmError && err.code === 'validation') {
         const fields = err.details?.fields as string[] | undefined;
         const code = String(err.details?.errorCode ?? 'VALIDATION');
-        return chunk.map((u) => ({ id: u.id, ok: false, error: { code, message: err.message, retryable: false, fields } }));
+        return chunk.map((u) => ({
+          id: u.id,
+          ok: false,
+          error: { code, message: err.message, retryable: false, fields },
+        }));
       }
       throw err;
     }
@@ -121,7 +169,12 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
     describe: (objectType) => readSchema(objectType),
     encodeValue,
     create: async (objectType, records, priority) =>
-      parseCrmAnswer('salesforce', SaveResults, await call('collections.create', priority, (c) => c.sobject(objectType).create(records, { allOrNone: false })), 'collections.create'),
+      parseCrmAnswer(
+        'salesforce',
+        SaveResults,
+        await call('collections.create', priority, (c) => c.sobject(objectType).create(records, { allOrNone: false })),
+        'collections.create',
+      ),
   });
 
   const connector: CrmConnector = {
@@ -164,19 +217,38 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
       updates.forEach((u, index) => {
         const id = toId18(u.id);
         if (id) sendable.push({ index, update: { ...u, id } });
-        else results[index] = { id: u.id, ok: false, error: { code: 'MALFORMED_ID', message: `'${u.id}' is not a Salesforce record id`, retryable: false, fields: ['Id'] } };
+        else
+          results[index] = {
+            id: u.id,
+            ok: false,
+            error: {
+              code: 'MALFORMED_ID',
+              message: `'${u.id}' is not a Salesforce record id`,
+              retryable: false,
+              fields: ['Id'],
+            },
+          };
       });
       for (let start = 0; start < sendable.length; start += COLLECTION_LIMIT) {
         const chunk = sendable.slice(start, start + COLLECTION_LIMIT);
         let chunkResults: WriteResult[];
         try {
-          chunkResults = await writeChunk(objectType, chunk.map((s) => s.update), types, priority);
+          chunkResults = await writeChunk(
+            objectType,
+            chunk.map((s) => s.update),
+            types,
+            priority,
+          );
         } catch (err) {
           if (start === 0) throw err;
           // Earlier chunks are saved: report them, and the rest as not written for the caller to retry.
           const e = toCrmError(err, 'collections.update');
           for (const s of sendable.slice(start)) {
-            results[s.index] = { id: updates[s.index]?.id ?? s.update.id, ok: false, error: { code: e.code, message: e.message, retryable: e.code !== 'validation' } };
+            results[s.index] = {
+              id: updates[s.index]?.id ?? s.update.id,
+              ok: false,
+              error: { code: e.code, message: e.message, retryable: e.code !== 'validation' },
+            };
           }
           break;
         }
@@ -197,7 +269,10 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
       const raw = await queryAll(soql, callOptions?.priority ?? 'bulk');
       const records = raw.map((r) => toRecord(r, list.properties));
       const last = raw.at(-1);
-      const next = raw.length === limit && last ? encodeCursor({ lastModified: toIso(last.LastModifiedDate) ?? '', id: String(last.Id) }) : undefined;
+      const next =
+        raw.length === limit && last
+          ? encodeCursor({ lastModified: toIso(last.LastModifiedDate) ?? '', id: String(last.Id) })
+          : undefined;
       return next ? { records, next } : { records };
     },
 
@@ -209,7 +284,14 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
       // A full name ("Lucas Ryan") also as first and last name, at each place it may split: a person's
       // Name is compound, and a middle name or a salutation kept in it would hide the whole from LIKE.
       const words = term.split(' ');
-      const splits = term.includes('@') ? [] : words.slice(1, 6).map((_, i) => `(FirstName = ${soqlString(words.slice(0, i + 1).join(' '))} AND LastName = ${soqlString(words.slice(i + 1).join(' '))})`);
+      const splits = term.includes('@')
+        ? []
+        : words
+            .slice(1, 6)
+            .map(
+              (_, i) =>
+                `(FirstName = ${soqlString(words.slice(0, i + 1).join(' '))} AND LastName = ${soqlString(words.slice(i + 1).join(' '))})`,
+            );
       const where =
         objectType === 'Account'
           ? `Name LIKE ${likeContaining(term)} OR Website LIKE ${likeContaining(term)}`
@@ -234,7 +316,8 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
 
     ...salesforceJobChangeActions({
       session,
-      readRecords: (objectType, ids, properties, callOptions) => connector.readRecords(objectType, ids, properties, callOptions),
+      readRecords: (objectType, ids, properties, callOptions) =>
+        connector.readRecords(objectType, ids, properties, callOptions),
       writeRecords: (objectType, updates, callOptions) => connector.writeRecords(objectType, updates, callOptions),
     }),
 
@@ -259,7 +342,11 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
 
     accountId: () => options.orgId,
 
-    webhook: createSalesforceWebhookHandler({ orgId: options.orgId, secret: options.webhookSecret, connection: connectionName }),
+    webhook: createSalesforceWebhookHandler({
+      orgId: options.orgId,
+      secret: options.webhookSecret,
+      connection: connectionName,
+    }),
 
     stats: () => session.stats(),
 

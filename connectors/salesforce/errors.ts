@@ -5,7 +5,12 @@
 import { CrmError, type CrmErrorCode } from '../../src/core/connector.js';
 
 /** Per-record codes where writing the same record again later may succeed. */
-const RETRYABLE_RECORD_CODES = new Set(['UNABLE_TO_LOCK_ROW', 'SERVER_UNAVAILABLE', 'REQUEST_RUNNING_TOO_LONG', 'QUERY_TIMEOUT']);
+const RETRYABLE_RECORD_CODES = new Set([
+  'UNABLE_TO_LOCK_ROW',
+  'SERVER_UNAVAILABLE',
+  'REQUEST_RUNNING_TOO_LONG',
+  'QUERY_TIMEOUT',
+]);
 
 const REQUEST_CODES: Record<string, CrmErrorCode> = {
   INVALID_SESSION_ID: 'auth',
@@ -58,12 +63,25 @@ export function toCrmError(err: unknown, operation: string): CrmError {
   else if (!sfCode && NETWORK.test(`${message} ${(err as { code?: string })?.code ?? ''}`)) code = 'unavailable';
   else code = sfCode ? 'validation' : 'unavailable';
   const hint =
-    code === 'rate_limited' && sfCode === 'REQUEST_LIMIT_EXCEEDED' ? ' Too many long-running requests are open in the org at once; the work is tried again shortly.'
-    : code === 'daily_limit' ? ' The org has spent its 24-hour API allocation; work resumes as the window frees calls.'
-      : code === 'auth' ? ' Check the Salesforce credentials and the integration user\'s permissions.'
-        : '';
+    code === 'rate_limited' && sfCode === 'REQUEST_LIMIT_EXCEEDED'
+      ? ' Too many long-running requests are open in the org at once; the work is tried again shortly.'
+      : code === 'daily_limit'
+        ? ' The org has spent its 24-hour API allocation; work resumes as the window frees calls.'
+        : code === 'auth'
+          ? " Check the Salesforce credentials and the integration user's permissions."
+          : '';
   const fields = (err as { data?: { fields?: unknown } })?.data?.fields;
-  const details = sfCode ? { errorCode: sfCode, ...(Array.isArray(fields) ? { fields: fields.map(String) } : {}) } : undefined;
-  const retryAfterMs = code === 'rate_limited' && sfCode === 'REQUEST_LIMIT_EXCEEDED' ? CONCURRENT_LIMIT_BACKOFF_MS : undefined;
-  return new CrmError('salesforce', code, `Salesforce ${operation} failed: ${sfCode ? `${sfCode}: ` : ''}${message}.${hint}`, retryAfterMs, undefined, details);
+  const details = sfCode
+    ? { errorCode: sfCode, ...(Array.isArray(fields) ? { fields: fields.map(String) } : {}) }
+    : undefined;
+  const retryAfterMs =
+    code === 'rate_limited' && sfCode === 'REQUEST_LIMIT_EXCEEDED' ? CONCURRENT_LIMIT_BACKOFF_MS : undefined;
+  return new CrmError(
+    'salesforce',
+    code,
+    `Salesforce ${operation} failed: ${sfCode ? `${sfCode}: ` : ''}${message}.${hint}`,
+    retryAfterMs,
+    undefined,
+    details,
+  );
 }

@@ -22,17 +22,27 @@ export function signJwtAssertion(claims: Omit<JwtClaims, 'exp'>, privateKey: Key
 }
 
 /** The claims of a correctly signed RS256 assertion, or the reason it is refused. */
-export function verifyJwtAssertion(token: string, publicKey: KeyLike): { ok: true; claims: JwtClaims } | { ok: false; reason: string } {
+export function verifyJwtAssertion(
+  token: string,
+  publicKey: KeyLike,
+): { ok: true; claims: JwtClaims } | { ok: false; reason: string } {
   const parts = token.split('.');
   if (parts.length !== 3) return { ok: false, reason: 'invalid assertion' };
   const [header, payload, signature] = parts as [string, string, string];
   try {
     const head = JSON.parse(Buffer.from(header, 'base64url').toString('utf8')) as { alg?: string };
     if (head.alg !== 'RS256') return { ok: false, reason: 'invalid assertion' };
-    const valid = createVerify('RSA-SHA256').update(`${header}.${payload}`).verify(publicKey, Buffer.from(signature, 'base64url'));
+    const valid = createVerify('RSA-SHA256')
+      .update(`${header}.${payload}`)
+      .verify(publicKey, Buffer.from(signature, 'base64url'));
     if (!valid) return { ok: false, reason: 'invalid assertion' };
     const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Partial<JwtClaims>;
-    if (typeof claims.iss !== 'string' || typeof claims.sub !== 'string' || typeof claims.aud !== 'string' || typeof claims.exp !== 'number') {
+    if (
+      typeof claims.iss !== 'string' ||
+      typeof claims.sub !== 'string' ||
+      typeof claims.aud !== 'string' ||
+      typeof claims.exp !== 'number'
+    ) {
       return { ok: false, reason: 'invalid assertion' };
     }
     return { ok: true, claims: claims as JwtClaims };

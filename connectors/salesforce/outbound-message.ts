@@ -20,7 +20,8 @@ export interface OutboundNotificationMessage {
   notifications: { id: string; objectType: string; fields: Record<string, string | null> }[];
 }
 
-export type OutboundMessageErrorCode = 'xml_declaration_refused' | 'malformed_xml' | 'not_outbound_message' | 'too_many_notifications' | 'too_deep';
+export type OutboundMessageErrorCode =
+  'xml_declaration_refused' | 'malformed_xml' | 'not_outbound_message' | 'too_many_notifications' | 'too_deep';
 
 export class OutboundMessageError extends AppError {
   declare readonly code: OutboundMessageErrorCode;
@@ -93,8 +94,13 @@ function checkShape(xml: string): void {
     if (first === '/') depth--;
     else if (first !== '?' && first !== '!') {
       if (xml[end - 1] !== '/') depth++;
-      if (++elements > MAX_ELEMENTS) throw new OutboundMessageError('too_deep', `An outbound message has at most ${MAX_ELEMENTS} elements.`);
-      if (depth > MAX_DEPTH) throw new OutboundMessageError('too_deep', `Elements are nested more than ${MAX_DEPTH} deep; an outbound message never is.`);
+      if (++elements > MAX_ELEMENTS)
+        throw new OutboundMessageError('too_deep', `An outbound message has at most ${MAX_ELEMENTS} elements.`);
+      if (depth > MAX_DEPTH)
+        throw new OutboundMessageError(
+          'too_deep',
+          `Elements are nested more than ${MAX_DEPTH} deep; an outbound message never is.`,
+        );
     }
     i = end + 1;
   }
@@ -103,12 +109,18 @@ function checkShape(xml: string): void {
 /** Throws OutboundMessageError with a reason a sender's admin can act on. */
 export function parseOutboundMessage(xml: string): OutboundNotificationMessage {
   if (FORBIDDEN_DECLARATION.test(xml)) {
-    throw new OutboundMessageError('xml_declaration_refused', 'DOCTYPE and ENTITY declarations are not accepted in an outbound message.');
+    throw new OutboundMessageError(
+      'xml_declaration_refused',
+      'DOCTYPE and ENTITY declarations are not accepted in an outbound message.',
+    );
   }
   checkShape(xml);
   const valid = XMLValidator.validate(xml);
   if (valid !== true) {
-    throw new OutboundMessageError('malformed_xml', `The body is not well-formed XML: ${valid.err.msg} (line ${valid.err.line}).`);
+    throw new OutboundMessageError(
+      'malformed_xml',
+      `The body is not well-formed XML: ${valid.err.msg} (line ${valid.err.line}).`,
+    );
   }
   let document: unknown;
   try {
@@ -128,7 +140,10 @@ export function parseOutboundMessage(xml: string): OutboundNotificationMessage {
   }
   const body = parsed.data.Envelope.Body.notifications;
   if (body.Notification.length > MAX_NOTIFICATIONS) {
-    throw new OutboundMessageError('too_many_notifications', `An outbound message carries at most ${MAX_NOTIFICATIONS} notifications; got ${body.Notification.length}.`);
+    throw new OutboundMessageError(
+      'too_many_notifications',
+      `An outbound message carries at most ${MAX_NOTIFICATIONS} notifications; got ${body.Notification.length}.`,
+    );
   }
   return {
     organizationId: body.OrganizationId,
@@ -145,7 +160,8 @@ export function parseOutboundMessage(xml: string): OutboundNotificationMessage {
   };
 }
 
-const ENVELOPE_OPEN = '<?xml version="1.0" encoding="UTF-8"?><soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/"><soapenv:Body>';
+const ENVELOPE_OPEN =
+  '<?xml version="1.0" encoding="UTF-8"?><soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/"><soapenv:Body>';
 const ENVELOPE_CLOSE = '</soapenv:Body></soapenv:Envelope>';
 
 /** The one answer that tells Salesforce the message is delivered. */

@@ -21,7 +21,10 @@ const FIELD_TYPES: Record<PropertyType, { type: string; length?: number }> = {
 /** The API name Salesforce gives a custom field: letters, digits, single underscores, `__c` suffix. */
 export function customFieldName(name: string): string {
   if (name.endsWith('__c')) return name;
-  return `${name.replace(/[^A-Za-z0-9]+/g, '_').replace(/^_+|_+$/g, '').replace(/_+/g, '_')}__c`;
+  return `${name
+    .replace(/[^A-Za-z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '')
+    .replace(/_+/g, '_')}__c`;
 }
 
 export function fieldInstruction(objectType: string, spec: PropertySpec): string {

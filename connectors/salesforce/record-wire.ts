@@ -24,7 +24,12 @@ export function toRecord(raw: Record<string, unknown>, properties: string[]): Cr
   const lower = new Map(Object.keys(raw).map((k) => [k.toLowerCase(), k]));
   const props: Record<string, string | null> = {};
   for (const p of properties) props[p] = asString(raw[lower.get(p.toLowerCase()) ?? p]);
-  return { id: String(raw.Id), properties: props, createdAt: toIso(raw.CreatedDate), updatedAt: toIso(raw.LastModifiedDate) };
+  return {
+    id: String(raw.Id),
+    properties: props,
+    createdAt: toIso(raw.CreatedDate),
+    updatedAt: toIso(raw.LastModifiedDate),
+  };
 }
 
 /** Strings as the core writes them, typed as Salesforce's JSON expects; an empty string clears. */
@@ -42,11 +47,20 @@ export function encodeCursor(cursor: KeysetCursor): string {
 export function decodeCursor(cursor: string): KeysetCursor {
   try {
     const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Partial<KeysetCursor>;
-    if (typeof parsed.lastModified === 'string' && !Number.isNaN(Date.parse(parsed.lastModified)) && typeof parsed.id === 'string' && toId18(parsed.id)) {
+    if (
+      typeof parsed.lastModified === 'string' &&
+      !Number.isNaN(Date.parse(parsed.lastModified)) &&
+      typeof parsed.id === 'string' &&
+      toId18(parsed.id)
+    ) {
       return { lastModified: parsed.lastModified, id: toId18(parsed.id) ?? parsed.id };
     }
   } catch {
     // fall through to the error below
   }
-  throw new CrmError('salesforce', 'validation', 'The list cursor is not one this connector issued; start the listing again without a cursor.');
+  throw new CrmError(
+    'salesforce',
+    'validation',
+    'The list cursor is not one this connector issued; start the listing again without a cursor.',
+  );
 }

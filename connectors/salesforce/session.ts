@@ -49,7 +49,11 @@ export function salesforceSession(options: SessionOptions, version: string): Sal
     byOperation['oauth.token'] = (byOperation['oauth.token'] ?? 0) + (options.auth.kind === 'token' ? 0 : 1);
     session = await requestSession(options.auth);
     if (options.orgId && session.orgId && session.orgId.slice(0, 15) !== options.orgId.slice(0, 15)) {
-      throw new CrmError('salesforce', 'auth', `The credentials belong to org ${session.orgId}, not the configured SALESFORCE_ORG_ID ${options.orgId}.`);
+      throw new CrmError(
+        'salesforce',
+        'auth',
+        `The credentials belong to org ${session.orgId}, not the configured SALESFORCE_ORG_ID ${options.orgId}.`,
+      );
     }
     conn = new Connection({ instanceUrl: session.instanceUrl, accessToken: session.accessToken, version });
   }
@@ -82,7 +86,8 @@ export function salesforceSession(options: SessionOptions, version: string): Sal
           if (conn?.accessToken === token) conn = undefined;
           continue;
         }
-        if (code === 'REQUEST_LIMIT_EXCEEDED' && !isConcurrentLimit(err instanceof Error ? err.message : String(err))) budget.exhausted();
+        if (code === 'REQUEST_LIMIT_EXCEEDED' && !isConcurrentLimit(err instanceof Error ? err.message : String(err)))
+          budget.exhausted();
         else if (code && code !== 'INVALID_SESSION_ID') {
           countCall(operation);
           observe(c);
@@ -105,7 +110,11 @@ export function salesforceSession(options: SessionOptions, version: string): Sal
   /** Before any answer has said how many calls are left: let the call go, its answer will say. */
   const UNKNOWN_LIMITS = { max: 0, remaining: Number.POSITIVE_INFINITY };
   const budget = new ApiBudget(
-    { reserve: options.apiReserve ?? 5000, interactiveReserve: options.interactiveReserve, recheckMs: options.limitsRecheckMs },
+    {
+      reserve: options.apiReserve ?? 5000,
+      interactiveReserve: options.interactiveReserve,
+      recheckMs: options.limitsRecheckMs,
+    },
     async () => {
       if (!limitsReadable) return lastObserved ?? UNKNOWN_LIMITS;
       let daily;
@@ -116,10 +125,18 @@ export function salesforceSession(options: SessionOptions, version: string): Sal
         // lacks; every answer's Sforce-Limit-Info header says the same, so read it from there.
         if (!(error instanceof CrmError) || error.details?.errorCode !== 'INSUFFICIENT_ACCESS') throw error;
         limitsReadable = false;
-        log.warn({ connection }, 'the integration user may not read /limits (it needs View Setup and Configuration); the daily API allocation is read from the Sforce-Limit-Info header instead');
+        log.warn(
+          { connection },
+          'the integration user may not read /limits (it needs View Setup and Configuration); the daily API allocation is read from the Sforce-Limit-Info header instead',
+        );
         return lastObserved ?? UNKNOWN_LIMITS;
       }
-      if (!daily) throw new CrmError('salesforce', 'unavailable', 'Salesforce /limits did not report DailyApiRequests; try again later.');
+      if (!daily)
+        throw new CrmError(
+          'salesforce',
+          'unavailable',
+          'Salesforce /limits did not report DailyApiRequests; try again later.',
+        );
       return { max: daily.Max, remaining: daily.Remaining };
     },
   );
@@ -135,7 +152,11 @@ export function salesforceSession(options: SessionOptions, version: string): Sal
     call,
     stats: () => {
       const allocation = budget.known();
-      return { calls, byOperation: { ...byOperation }, ...(allocation ? { limits: [{ max: allocation.max, windowSeconds: 86_400 }] } : {}) };
+      return {
+        calls,
+        byOperation: { ...byOperation },
+        ...(allocation ? { limits: [{ max: allocation.max, windowSeconds: 86_400 }] } : {}),
+      };
     },
     close: () => {
       conn = undefined;

@@ -13,7 +13,11 @@ export const SALESFORCE_MAX_URI = 8_192;
 export function checkFieldNames(fields: string[]): void {
   const bad = fields.filter((f) => !FIELD_NAME.test(f));
   if (bad.length > 0) {
-    throw new CrmError('salesforce', 'validation', `Not Salesforce field API names: ${bad.map((b) => JSON.stringify(b)).join(', ')}. Use names like Email or Tier__c.`);
+    throw new CrmError(
+      'salesforce',
+      'validation',
+      `Not Salesforce field API names: ${bad.map((b) => JSON.stringify(b)).join(', ')}. Use names like Email or Tier__c.`,
+    );
   }
 }
 
@@ -35,7 +39,13 @@ export function selectByIds(objectType: string, fields: string[], ids: string[])
  * stays within `room` + `baseLength`. `build` turns a list of terms into the whole SOQL; `render` and
  * `separator` are how one term appears in it, so its encoded cost is known before it is added.
  */
-function chunkByUri(terms: string[], build: (terms: string[]) => string, render: (term: string) => string, separator: string, room: number): string[] {
+function chunkByUri(
+  terms: string[],
+  build: (terms: string[]) => string,
+  render: (term: string) => string,
+  separator: string,
+  room: number,
+): string[] {
   const fixed = encodedLength(build([]));
   const queries: string[] = [];
   let chunk: string[] = [];
@@ -59,10 +69,20 @@ function chunkByUri(terms: string[], build: (terms: string[]) => string, render:
  * Splits ids into queries whose full GET URL stays within `maxUri`.
  * `baseLength` is the length of everything before the encoded SOQL.
  */
-export function chunkIdQueries(objectType: string, fields: string[], ids: string[], baseLength: number, maxUri = SALESFORCE_MAX_URI): string[] {
+export function chunkIdQueries(
+  objectType: string,
+  fields: string[],
+  ids: string[],
+  baseLength: number,
+  maxUri = SALESFORCE_MAX_URI,
+): string[] {
   const room = maxUri - baseLength;
   if (encodedLength(selectByIds(objectType, fields, [])) + 64 > room) {
-    throw new CrmError('salesforce', 'validation', `Too many fields in one read of ${objectType} (${fields.length}); the query would not fit in a request. Map fewer fields.`);
+    throw new CrmError(
+      'salesforce',
+      'validation',
+      `Too many fields in one read of ${objectType} (${fields.length}); the query would not fit in a request. Map fewer fields.`,
+    );
   }
   return chunkByUri(ids, (chunk) => selectByIds(objectType, fields, chunk), soqlString, ', ', room);
 }
@@ -89,7 +109,13 @@ export interface KeysetCursor {
 }
 
 /** Records changed since a time, oldest first, resuming after the last record of the previous page. */
-export function selectChanged(objectType: string, fields: string[], since: Date | undefined, after: KeysetCursor | undefined, limit: number): string {
+export function selectChanged(
+  objectType: string,
+  fields: string[],
+  since: Date | undefined,
+  after: KeysetCursor | undefined,
+  limit: number,
+): string {
   const where: string[] = [];
   if (since) where.push(`LastModifiedDate >= ${soqlDatetime(since)}`);
   if (after) {
@@ -104,10 +130,23 @@ export function selectChanged(objectType: string, fields: string[], since: Date 
  * Records by exact field values (the partner id, the name; Salesforce compares text without case), or
  * by a field holding any value (`value` null), oldest first, in as few queries as fit the URI limit.
  */
-export function chunkKeyQueries(terms: { field: string; value: string | null }[], fields: string[], baseLength: number, maxUri = SALESFORCE_MAX_URI, objectType = 'Account'): string[] {
-  const term = (t: { field: string; value: string | null }) => (t.value === null ? `${t.field} != null` : `${t.field} = ${soqlString(t.value)}`);
+export function chunkKeyQueries(
+  terms: { field: string; value: string | null }[],
+  fields: string[],
+  baseLength: number,
+  maxUri = SALESFORCE_MAX_URI,
+  objectType = 'Account',
+): string[] {
+  const term = (t: { field: string; value: string | null }) =>
+    t.value === null ? `${t.field} != null` : `${t.field} = ${soqlString(t.value)}`;
   const build = (chunk: { field: string; value: string | null }[]) =>
     `SELECT ${fields.join(', ')} FROM ${objectType} WHERE ${chunk.map(term).join(' OR ')} ORDER BY CreatedDate, Id`;
   const encoded = terms.map((t) => JSON.stringify(t));
-  return chunkByUri(encoded, (chunk) => build(chunk.map((e) => JSON.parse(e) as { field: string; value: string | null })), (e) => term(JSON.parse(e) as { field: string; value: string | null }), ' OR ', maxUri - baseLength);
+  return chunkByUri(
+    encoded,
+    (chunk) => build(chunk.map((e) => JSON.parse(e) as { field: string; value: string | null })),
+    (e) => term(JSON.parse(e) as { field: string; value: string | null }),
+    ' OR ',
+    maxUri - baseLength,
+  );
 }

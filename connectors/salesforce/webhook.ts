@@ -6,7 +6,12 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import {
-  WebhookError, type HttpReply, type RecordEvent, type WebhookHandler, type WebhookHead, type WebhookParseResult,
+  WebhookError,
+  type HttpReply,
+  type RecordEvent,
+  type WebhookHandler,
+  type WebhookHead,
+  type WebhookParseResult,
   type WebhookRequest,
 } from '../../src/core/connector.js';
 import { parseFlowCallout } from './flow-callout.js';
@@ -58,7 +63,12 @@ export function createSalesforceWebhookHandler(options: SalesforceWebhookOptions
       throw err;
     }
     if (message.organizationId.slice(0, 15) !== org15) {
-      return refuse(403, 'wrong_org', 'The OrganizationId does not match the connected Salesforce org; check SALESFORCE_ORG_ID.', false);
+      return refuse(
+        403,
+        'wrong_org',
+        'The OrganizationId does not match the connected Salesforce org; check SALESFORCE_ORG_ID.',
+        false,
+      );
     }
     const events: RecordEvent[] = [];
     for (const n of message.notifications) {
@@ -75,7 +85,13 @@ export function createSalesforceWebhookHandler(options: SalesforceWebhookOptions
         : !occurredAt
           ? `notification ${n.id.slice(0, 40)}: LastModifiedDate is not a date`
           : undefined;
-      const base = { source: 'salesforce' as const, connection, objectType: n.objectType, dedupKey, occurredAt: occurredAt ?? now().toISOString() };
+      const base = {
+        source: 'salesforce' as const,
+        connection,
+        objectType: n.objectType,
+        dedupKey,
+        occurredAt: occurredAt ?? now().toISOString(),
+      };
       if (rejection) {
         events.push({ ...base, recordId: recordId ?? (rawId || '(none)'), kind: 'rejected', rejection });
         continue;
@@ -120,10 +136,23 @@ export function createSalesforceWebhookHandler(options: SalesforceWebhookOptions
   /** What the head decides (configuration, method, secret) and the size, declared or read. */
   function refuseHead(head: WebhookHead, bytes: number): WebhookParseResult | undefined {
     const json = isJson(head);
-    if (!options.secret) return refuse(503, 'not_configured', 'SALESFORCE_WEBHOOK_SECRET is not set; set it and use it as the last path segment.', json);
-    if (!org15) return refuse(503, 'not_configured', 'SALESFORCE_ORG_ID is not set; set it to the connected org\'s id so messages can be checked.', json);
+    if (!options.secret)
+      return refuse(
+        503,
+        'not_configured',
+        'SALESFORCE_WEBHOOK_SECRET is not set; set it and use it as the last path segment.',
+        json,
+      );
+    if (!org15)
+      return refuse(
+        503,
+        'not_configured',
+        "SALESFORCE_ORG_ID is not set; set it to the connected org's id so messages can be checked.",
+        json,
+      );
     if (head.method.toUpperCase() !== 'POST') return refuse(405, 'method_not_allowed', 'Use POST.', json);
-    if (!sameSecret(head.params?.secret ?? '', options.secret)) return refuse(403, 'wrong_secret', 'The secret in the path is wrong.', json);
+    if (!sameSecret(head.params?.secret ?? '', options.secret))
+      return refuse(403, 'wrong_secret', 'The secret in the path is wrong.', json);
     if (bytes > maxBytes) return refuse(413, 'too_large', `The body is larger than ${maxBytes} bytes.`, json);
     return undefined;
   }
@@ -151,9 +180,17 @@ export function createSalesforceWebhookHandler(options: SalesforceWebhookOptions
 
     errorReply(error: WebhookError): HttpReply {
       if (error instanceof FlowCalloutError) {
-        return { status: error.status, contentType: 'application/json', body: JSON.stringify({ error: { code: error.code, message: error.message } }) };
+        return {
+          status: error.status,
+          contentType: 'application/json',
+          body: JSON.stringify({ error: { code: error.code, message: error.message } }),
+        };
       }
-      return { status: error.status, contentType: 'text/xml; charset=utf-8', body: faultEnvelope(error.status, error.message) };
+      return {
+        status: error.status,
+        contentType: 'text/xml; charset=utf-8',
+        body: faultEnvelope(error.status, error.message),
+      };
     },
   };
 }

@@ -19,7 +19,13 @@ import { PartnerLookups } from '../enrich/partner-lookups.js';
 import { createRateLimiter, type SharedRateLimiter } from '../limits/create-rate-limiter.js';
 import { limiterIdFor } from '../limits/limiter-id.js';
 import { logger } from '../logger.js';
-import { loadMappingDir, MappingError, missingCustomProperties, schemaKey, type LoadedMapping } from '../mapping/index.js';
+import {
+  loadMappingDir,
+  MappingError,
+  missingCustomProperties,
+  schemaKey,
+  type LoadedMapping,
+} from '../mapping/index.js';
 import { PartnerClient } from '../partner/client.js';
 import { parseLookupParams } from '../partner/lookup-params.js';
 import { Metrics } from '../server/metrics.js';
@@ -41,7 +47,13 @@ export interface ComposeOptions {
   /** Store settings tests shorten (claim expiry, retry delays). */
   store?: Partial<StoreOptions>;
   /** Lane tuning, for tests. */
-  lanes?: { pollMs?: number; maxWriteWaitMs?: number; companyLingerMs?: number; heartbeatMs?: number; maxInFlight?: number };
+  lanes?: {
+    pollMs?: number;
+    maxWriteWaitMs?: number;
+    companyLingerMs?: number;
+    heartbeatMs?: number;
+    maxInFlight?: number;
+  };
   /** Built by the caller (tests, embedded default) rather than from the configuration. */
   connectors?: CrmConnector[];
   /** How often the admin page's chart counts are written (10 s by default). */
@@ -72,7 +84,9 @@ export interface Parts {
 export async function compose(options: ComposeOptions): Promise<Parts> {
   const { config } = options;
   if (!config.PARTNER_API_KEY || !config.PARTNER_BASE_URL) {
-    throw new Error('PARTNER_API_KEY and PARTNER_BASE_URL must both be set (the embedded default sets them to the sandbox)');
+    throw new Error(
+      'PARTNER_API_KEY and PARTNER_BASE_URL must both be set (the embedded default sets them to the sandbox)',
+    );
   }
   const loaded = await loadMappingDir(options.mappingsDir ?? 'mappings');
   if (loaded.problems.length) throw new MappingError(loaded.problems);
@@ -95,7 +109,12 @@ export async function compose(options: ComposeOptions): Promise<Parts> {
   try {
     const metrics = new Metrics();
     const ports = storePorts(store);
-    const limiter = createRateLimiter({ id: limiterIdFor('partner', config.PARTNER_API_KEY), max: config.PARTNER_RATE_LIMIT, windowMs: 1_000, redisUrl: config.REDIS_URL });
+    const limiter = createRateLimiter({
+      id: limiterIdFor('partner', config.PARTNER_API_KEY),
+      max: config.PARTNER_RATE_LIMIT,
+      windowMs: 1_000,
+      redisUrl: config.REDIS_URL,
+    });
     closers.push(() => limiter.stop());
     const partner = new PartnerClient({
       baseUrl: config.PARTNER_BASE_URL,
@@ -127,7 +146,11 @@ export async function compose(options: ComposeOptions): Promise<Parts> {
       const missing = missingCustomProperties(entry.compiled.document, schemas.get(schemaKey(crm, objectType)) ?? []);
       if (missing.length === 0) continue;
       // Writing to properties the CRM lacks would fail every record: the mapping waits until they exist.
-      mappings.disable(crm, objectType, `needs custom properties the CRM lacks: ${missing.map((p) => p.name).join(', ')}`);
+      mappings.disable(
+        crm,
+        objectType,
+        `needs custom properties the CRM lacks: ${missing.map((p) => p.name).join(', ')}`,
+      );
       log.error(
         { crm, object: objectType, missing: missing.map((p) => p.name) },
         `the ${crm} ${objectType} mapping is not started: its custom properties do not exist yet. Run \`crm-enrich mappings provision\` (it creates them where the CRM allows, and prints what an admin must add where it does not), or remove them from the mapping`,
@@ -150,12 +173,21 @@ export async function compose(options: ComposeOptions): Promise<Parts> {
       // Every paused job meets the budget again; once every ten minutes is enough to say so.
       if (Date.now() - budgetLogged < 600_000) return;
       budgetLogged = Date.now();
-      log.warn(e, e.priority === 'bulk' ? "today's partner lookup budget is spent; bulk work waits until tomorrow (UTC)" : "today's partner lookup hard cap is reached; new records wait too");
+      log.warn(
+        e,
+        e.priority === 'bulk'
+          ? "today's partner lookup budget is spent; bulk work waits until tomorrow (UTC)"
+          : "today's partner lookup hard cap is reached; new records wait too",
+      );
     });
 
     const freeMail = new FreeMailDomains(config.CRM_ENRICH_FREE_EMAIL_DOMAINS);
-    const createsCompanies = (c: CrmConnector) => (c.kind === 'hubspot' ? config.HUBSPOT_CREATE_COMPANIES : config.SALESFORCE_CREATE_ACCOUNTS);
-    const jobChanges = new JobChangeObserver({ store: store.jobChanges, actions: jobChangeActionsFor(connectors, jobChangeActions.document) });
+    const createsCompanies = (c: CrmConnector) =>
+      c.kind === 'hubspot' ? config.HUBSPOT_CREATE_COMPANIES : config.SALESFORCE_CREATE_ACCOUNTS;
+    const jobChanges = new JobChangeObserver({
+      store: store.jobChanges,
+      actions: jobChangeActionsFor(connectors, jobChangeActions.document),
+    });
     jobChanges.on('detected', (change) => metrics.jobChanges.inc({ connection: change.connection, kind: change.kind }));
     const enricher = new Enricher({
       connectors,
@@ -196,7 +228,10 @@ export async function compose(options: ComposeOptions): Promise<Parts> {
       onForeignUseOfToken: (events) => {
         for (const e of events) metrics.foreignTokenChanges.inc({ crm: e.source });
         void ports.counters.increment(FOREIGN_TOKEN_COUNTER, events.length).catch((error: unknown) => {
-          log.warn({ err: error }, 'could not count changes made with the service token; the changes are enriched all the same');
+          log.warn(
+            { err: error },
+            'could not count changes made with the service token; the changes are enriched all the same',
+          );
         });
       },
     });
@@ -204,12 +239,21 @@ export async function compose(options: ComposeOptions): Promise<Parts> {
       // Two batches waiting keep the lane busy; listing further ahead would only age the snapshots.
       while ((await store.queue.depth(queue)) >= 200) await new Promise((r) => setTimeout(r, 250));
     };
-    const backfills = new Backfills({ kv: ports.kv, queue: ports.enqueue, stale: ports.stale, room }, connectors, (crm, o) => mappings.get(crm, o), store, { freeMail, creates: createsCompanies });
+    const backfills = new Backfills(
+      { kv: ports.kv, queue: ports.enqueue, stale: ports.stale, room },
+      connectors,
+      (crm, o) => mappings.get(crm, o),
+      store,
+      { freeMail, creates: createsCompanies },
+    );
 
     const discovery = new Discovery({
       connectors,
       mappings,
-      partner: { searchPeople: (request, o) => partner.searchPeople(request, o), filterOptions: (query, o) => partner.filterOptions(query, o) },
+      partner: {
+        searchPeople: (request, o) => partner.searchPeople(request, o),
+        filterOptions: (query, o) => partner.filterOptions(query, o),
+      },
       lookups,
       cache: ports.cache,
       counters: ports.counters,
@@ -225,7 +269,22 @@ export async function compose(options: ComposeOptions): Promise<Parts> {
       holder: `${hostname()}:${process.pid}:${randomUUID()}`,
     });
 
-    return { config, store, ports, limiter, partner, lookups, connectors, mappings, enricher, intake, backfills, discovery, metrics, stats };
+    return {
+      config,
+      store,
+      ports,
+      limiter,
+      partner,
+      lookups,
+      connectors,
+      mappings,
+      enricher,
+      intake,
+      backfills,
+      discovery,
+      metrics,
+      stats,
+    };
   } catch (error) {
     for (const close of closers.reverse()) await close().catch(() => undefined);
     throw error;
@@ -254,4 +313,3 @@ async function readSchemas(connectors: CrmConnector[], mappings: LoadedMapping[]
   }
   return schemas;
 }
-

@@ -41,7 +41,8 @@ export interface RecordCondition {
 }
 
 /** The value types the core reasons about, normalised across CRMs. */
-export type PropertyType = 'string' | 'text' | 'number' | 'date' | 'datetime' | 'enumeration' | 'bool' | 'phone' | 'email' | 'url';
+export type PropertyType =
+  'string' | 'text' | 'number' | 'date' | 'datetime' | 'enumeration' | 'bool' | 'phone' | 'email' | 'url';
 
 export interface CrmProperty {
   name: string;
@@ -96,7 +97,8 @@ export interface ListOptions {
  * could. It is stored and parked in the dead letter with its reason, so the delivery can be
  * acknowledged without losing the others or hiding this one.
  */
-export type RecordEventKind = 'created' | 'changed' | 'deleted' | 'privacy_deletion' | 'merged' | 'requested' | 'rejected';
+export type RecordEventKind =
+  'created' | 'changed' | 'deleted' | 'privacy_deletion' | 'merged' | 'requested' | 'rejected';
 
 /**
  * Who made a change, in words every connector translates its CRM's vocabulary into:
@@ -314,7 +316,10 @@ export interface CrmConnector {
    * of the partner ids or names as findCompaniesByKeys does. CRM searches are scarce (HubSpot: about
    * five a second, besides the ten-second budget), and a new employer needs both.
    */
-  findCompanies?(query: { domains: string[] } & CompanyKeys, options?: CallOptions): Promise<{ byDomain: Map<string, CompanyMatch>; byKeys: FoundCompany[] }>;
+  findCompanies?(
+    query: { domains: string[] } & CompanyKeys,
+    options?: CallOptions,
+  ): Promise<{ byDomain: Map<string, CompanyMatch>; byKeys: FoundCompany[] }>;
   /** Creates company records in as few calls as the CRM allows; one result per input, in order. */
   createCompanies?(companies: NewCompany[], options?: CallOptions): Promise<WriteResult[]>;
   /**
@@ -343,7 +348,12 @@ export interface CrmConnector {
    * Answers what became of each action asked for, by name: `done`, or `failed: <why>` (one failing
    * does not stop the other). Where the CRM has no such action the connector leaves this out.
    */
-  applyJobChange?(objectType: string, change: JobChangeAct, actions: JobChangeActionSwitches, options?: CallOptions): Promise<Record<string, string>>;
+  applyJobChange?(
+    objectType: string,
+    change: JobChangeAct,
+    actions: JobChangeActionSwitches,
+    options?: CallOptions,
+  ): Promise<Record<string, string>>;
   /** By person object type, the properties `applyJobChange` writes, provisioned like mapped custom properties. */
   readonly jobChangeProperties?: Readonly<Record<string, readonly PropertySpec[]>>;
 
@@ -352,13 +362,23 @@ export interface CrmConnector {
    * is absent; the conditions are alternatives. In as few calls as the CRM allows (discovery checks a
    * page of candidates in one or two calls before it spends a credit on any).
    */
-  findRecords?(objectType: string, where: RecordCondition[], properties: string[], options?: CallOptions): Promise<CrmRecord[]>;
+  findRecords?(
+    objectType: string,
+    where: RecordCondition[],
+    properties: string[],
+    options?: CallOptions,
+  ): Promise<CrmRecord[]>;
   /**
    * Records that meet a condition written in the CRM's own query language (Salesforce: a SOQL WHERE
    * condition an admin wrote for a job-change sweep), every page of them, with `properties`. Only
    * admin input reaches it: the condition is the CRM's to check, and a bad one is its `validation` error.
    */
-  findRecordsWhere?(objectType: string, condition: string, properties: string[], options?: CallOptions): Promise<CrmRecord[]>;
+  findRecordsWhere?(
+    objectType: string,
+    condition: string,
+    properties: string[],
+    options?: CallOptions,
+  ): Promise<CrmRecord[]>;
   /** The ids of the records in one of the CRM's lists (HubSpot list id), every page; `not_found` for an unknown list. */
   listMembers?(listId: string, options?: CallOptions): Promise<string[]>;
   /** Creates records in as few calls as the CRM allows; one result per input, in order. */

@@ -6,7 +6,12 @@
 import type { z } from 'zod';
 import { CrmError, type CrmKind } from './connector.js';
 
-export function parseCrmAnswer<S extends z.ZodType>(crm: CrmKind, schema: S, answer: unknown, operation: string): z.output<S> {
+export function parseCrmAnswer<S extends z.ZodType>(
+  crm: CrmKind,
+  schema: S,
+  answer: unknown,
+  operation: string,
+): z.output<S> {
   const parsed = schema.safeParse(answer);
   if (parsed.success) return parsed.data;
   const where = parsed.error.issues
@@ -14,5 +19,12 @@ export function parseCrmAnswer<S extends z.ZodType>(crm: CrmKind, schema: S, ans
     .map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message))
     .join('; ');
   const name = crm === 'hubspot' ? 'HubSpot' : 'Salesforce';
-  throw new CrmError(crm, 'invalid_response', `${name} answered ${operation} in a shape crm-enrich does not understand (${where}); the answer was not used.`, undefined, undefined, { operation });
+  throw new CrmError(
+    crm,
+    'invalid_response',
+    `${name} answered ${operation} in a shape crm-enrich does not understand (${where}); the answer was not used.`,
+    undefined,
+    undefined,
+    { operation },
+  );
 }

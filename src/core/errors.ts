@@ -11,7 +11,13 @@ export class AppError extends Error {
   readonly kind: ErrorKind;
   readonly details?: Record<string, unknown>;
 
-  constructor(code: string, message: string, kind: ErrorKind, details?: Record<string, unknown>, options?: ErrorOptions) {
+  constructor(
+    code: string,
+    message: string,
+    kind: ErrorKind,
+    details?: Record<string, unknown>,
+    options?: ErrorOptions,
+  ) {
     super(message, options);
     this.name = new.target.name;
     this.code = code;

@@ -32,7 +32,8 @@ export class GuardedFetchError extends Error {
   readonly code = 'guarded_fetch_refused';
 }
 
-const systemResolve = async (hostname: string) => (await dnsLookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
+const systemResolve = async (hostname: string) =>
+  (await dnsLookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
 
 export async function guardedFetch(url: string, options: GuardedFetchOptions = {}): Promise<FetchedDocument> {
   const maxBytes = options.maxBytes ?? 5 * 1024;
@@ -46,11 +47,14 @@ export async function guardedFetch(url: string, options: GuardedFetchOptions = {
   const resolveDeadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new GuardedFetchError(`no complete answer within ${timeoutMs} ms`)), timeoutMs);
   });
-  const address = await Promise.race([checkedAddress(hostname, options), resolveDeadline]).finally(() => clearTimeout(timer));
+  const address = await Promise.race([checkedAddress(hostname, options), resolveDeadline]).finally(() =>
+    clearTimeout(timer),
+  );
   const remainingMs = Math.max(1, timeoutMs - (Date.now() - started));
   const pinned: LookupFunction = (_host, lookupOptions, callback) => {
     const family = isIP(address);
-    if (lookupOptions.all) (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address, family }]);
+    if (lookupOptions.all)
+      (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address, family }]);
     else callback(null, address, family);
   };
 
@@ -69,7 +73,8 @@ export async function guardedFetch(url: string, options: GuardedFetchOptions = {
       (res) => {
         if (res.statusCode !== 200) {
           res.resume();
-          const redirect = res.statusCode && res.statusCode >= 300 && res.statusCode < 400 ? '; redirects are not followed' : '';
+          const redirect =
+            res.statusCode && res.statusCode >= 300 && res.statusCode < 400 ? '; redirects are not followed' : '';
           return fail(new GuardedFetchError(`the server answered ${res.statusCode}${redirect}`));
         }
         if (Number(res.headers['content-length'] ?? 0) > maxBytes) return fail(tooLarge(maxBytes));
@@ -87,7 +92,10 @@ export async function guardedFetch(url: string, options: GuardedFetchOptions = {
         res.on('error', fail);
       },
     );
-    const deadline = setTimeout(() => fail(new GuardedFetchError(`no complete answer within ${timeoutMs} ms`)), remainingMs);
+    const deadline = setTimeout(
+      () => fail(new GuardedFetchError(`no complete answer within ${timeoutMs} ms`)),
+      remainingMs,
+    );
     function fail(error: Error) {
       clearTimeout(deadline);
       req.destroy();

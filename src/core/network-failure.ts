@@ -7,8 +7,19 @@ import { AppError } from './errors.js';
 
 /** Node's and undici's codes for a connection that could not be made or was lost. */
 const NETWORK_CODES = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE',
-  'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EPIPE',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
 ]);
 
 /**
@@ -19,7 +30,8 @@ export function networkCause(error: unknown): string | undefined {
   let e: unknown = error;
   for (let depth = 0; e && typeof e === 'object' && depth < 5; depth++) {
     const { code, hostname, cause } = e as { code?: unknown; hostname?: unknown; cause?: unknown };
-    if (typeof code === 'string' && NETWORK_CODES.has(code)) return typeof hostname === 'string' ? `${code} ${hostname}` : code;
+    if (typeof code === 'string' && NETWORK_CODES.has(code))
+      return typeof hostname === 'string' ? `${code} ${hostname}` : code;
     e = cause;
   }
   return undefined;

@@ -16,21 +16,37 @@ const MAX_CANDIDATES = 200;
 
 /** The codes the coded persona filters take, from the partner's cached catalogue. */
 export async function catalogueOf(partner: DiscoveryPartner): Promise<CatalogueCodes> {
-  const { filters } = await partner.filterOptions({ identifiers: ['seniority', 'department'] }, { priority: 'interactive' });
+  const { filters } = await partner.filterOptions(
+    { identifiers: ['seniority', 'department'] },
+    { priority: 'interactive' },
+  );
   return new Map(filters.map((f) => [f.identifier, new Map((f.values ?? []).map((v) => [v.code, v.label]))]));
 }
 
 /** The people the persona finds at the company, once each, in the order the searches give them. */
-export async function searchCandidates(options: DiscoveryOptions, target: DiscoveryTarget, filters: PersonaFilters, limit: number, priority: Priority): Promise<{ result: PersonSearchResult; combo: { seniority?: string; department?: string } }[]> {
+export async function searchCandidates(
+  options: DiscoveryOptions,
+  target: DiscoveryTarget,
+  filters: PersonaFilters,
+  limit: number,
+  priority: Priority,
+): Promise<{ result: PersonSearchResult; combo: { seniority?: string; department?: string } }[]> {
   const max = Math.min(MAX_CANDIDATES, Math.max(limit * 3, 50));
   const seen = new Map<string, { result: PersonSearchResult; combo: { seniority?: string; department?: string } }>();
   for (const combo of searchCombinations(filters)) {
     for (let from = 0; seen.size < max; from += PAGE_SIZE) {
       const page = await options.partner.searchPeople(
-        { companyId: target.company.partnerId, selectedCountry: target.company.market, ...combo, from: String(from), size: String(PAGE_SIZE) },
+        {
+          companyId: target.company.partnerId,
+          selectedCountry: target.company.market,
+          ...combo,
+          from: String(from),
+          size: String(PAGE_SIZE),
+        },
         { priority },
       );
-      for (const result of page) if (result.person_id && !seen.has(result.person_id)) seen.set(result.person_id, { result, combo });
+      for (const result of page)
+        if (result.person_id && !seen.has(result.person_id)) seen.set(result.person_id, { result, combo });
       if (page.length < PAGE_SIZE) break;
     }
     if (seen.size >= max) break;
@@ -48,7 +64,13 @@ export async function planCandidates(
   const connection = target.connector.connection;
   const ids = found.map((f) => f.result.person_id!);
   const done = await parts.store.done(connection, ids);
-  const existing = await findExisting(target, found.filter((f) => !done.has(f.result.person_id!)).map((f) => ({ personId: f.result.person_id!, handle: profileHandle(f.result.linkedin) })), { priority });
+  const existing = await findExisting(
+    target,
+    found
+      .filter((f) => !done.has(f.result.person_id!))
+      .map((f) => ({ personId: f.result.person_id!, handle: profileHandle(f.result.linkedin) })),
+    { priority },
+  );
   const catalogue = await catalogueOf(parts.partner);
   let acting = 0;
   let creating = 0;
@@ -68,30 +90,70 @@ export async function planCandidates(
       recordId: null as string | null,
       credit: false,
     };
-    const add = (action: CandidateAction, code: string, reason: string, extra: Partial<Candidate> = {}) => out.push({ ...base, action, code, reason, ...extra });
+    const add = (action: CandidateAction, code: string, reason: string, extra: Partial<Candidate> = {}) =>
+      out.push({ ...base, action, code, reason, ...extra });
     const previous = done.get(personId);
     const match = existing.get(personId);
     if (previous) {
-      add('skip', 'already_discovered', `discovery already ${previous.action === 'created' || previous.action === 'linked' ? previous.action : `looked at (${previous.action})`} this person${previous.recordId ? ` (record ${previous.recordId})` : ''}`, { recordId: previous.recordId });
+      add(
+        'skip',
+        'already_discovered',
+        `discovery already ${previous.action === 'created' || previous.action === 'linked' ? previous.action : `looked at (${previous.action})`} this person${previous.recordId ? ` (record ${previous.recordId})` : ''}`,
+        { recordId: previous.recordId },
+      );
     } else if (match) {
       const link = match.record.properties[target.person.linkProperty];
-      if (link === target.company.id) add('skip', 'already_contact', `already a contact at this company (record ${match.record.id}, matched by ${match.by})`, { recordId: match.record.id });
+      if (link === target.company.id)
+        add(
+          'skip',
+          'already_contact',
+          `already a contact at this company (record ${match.record.id}, matched by ${match.by})`,
+          { recordId: match.record.id },
+        );
       else if (link && target.connector.companyLinkInWrite) {
-        add('skip', 'linked_elsewhere', `already in the CRM as record ${match.record.id} (matched by ${match.by}), linked with another ${target.companyObject} (${link}); a person's link is never replaced`, { recordId: match.record.id });
-      } else if (acting >= options.limit) add('skip', 'over_limit', `over this run's limit of ${options.limit}`, { recordId: match.record.id });
+        add(
+          'skip',
+          'linked_elsewhere',
+          `already in the CRM as record ${match.record.id} (matched by ${match.by}), linked with another ${target.companyObject} (${link}); a person's link is never replaced`,
+          { recordId: match.record.id },
+        );
+      } else if (acting >= options.limit)
+        add('skip', 'over_limit', `over this run's limit of ${options.limit}`, { recordId: match.record.id });
       else {
         acting++;
-        add('link', 'link', `already in the CRM as record ${match.record.id} (matched by ${match.by}); will be linked with the company, no credit spent`, { recordId: match.record.id });
+        add(
+          'link',
+          'link',
+          `already in the CRM as record ${match.record.id} (matched by ${match.by}); will be linked with the company, no credit spent`,
+          { recordId: match.record.id },
+        );
       }
     } else if (!base.hasEmail) add('skip', 'no_email', 'the partner holds no e-mail address for this person');
-    else if (options.skipDoNotDisturb && base.hasDndPhone) add('skip', 'do_not_disturb', 'the person\'s phone is on a do-not-disturb register, and this run leaves such people out');
+    else if (options.skipDoNotDisturb && base.hasDndPhone)
+      add(
+        'skip',
+        'do_not_disturb',
+        "the person's phone is on a do-not-disturb register, and this run leaves such people out",
+      );
     else if (acting >= options.limit) add('skip', 'over_limit', `over this run's limit of ${options.limit}`);
-    else if (creating >= options.dailyRemaining) add('skip', 'over_daily_limit', `over today's discovery limit (${options.dailyRemaining} more record(s) may be created today)`);
+    else if (creating >= options.dailyRemaining)
+      add(
+        'skip',
+        'over_daily_limit',
+        `over today's discovery limit (${options.dailyRemaining} more record(s) may be created today)`,
+      );
     else {
       acting++;
       creating++;
       const cached = await parts.cache.get({ kind: 'person', by: 'id', value: personId, market: '*' });
-      add('create', 'create', cached ? 'new to the CRM; the profile is in the lookup cache, so no credit is spent' : 'new to the CRM; one lookup (one credit) for the profile, then created and linked with the company', { credit: !cached });
+      add(
+        'create',
+        'create',
+        cached
+          ? 'new to the CRM; the profile is in the lookup cache, so no credit is spent'
+          : 'new to the CRM; one lookup (one credit) for the profile, then created and linked with the company',
+        { credit: !cached },
+      );
     }
   }
   return out;

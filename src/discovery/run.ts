@@ -14,7 +14,14 @@ import { logger } from '../logger.js';
 import type { Reservation } from '../store/daily-reservations.js';
 import { emailProperty, identityValues } from './identity.js';
 import type { DiscoveryTarget } from './target.js';
-import type { Candidate, DiscoveryOptions, DiscoveryOutcome, DiscoveryPreview, DiscoveryProgress, DiscoveryRunResult } from './types.js';
+import type {
+  Candidate,
+  DiscoveryOptions,
+  DiscoveryOutcome,
+  DiscoveryPreview,
+  DiscoveryProgress,
+  DiscoveryRunResult,
+} from './types.js';
 
 const log = logger('discovery');
 
@@ -46,7 +53,10 @@ export async function runDiscovery(
   } finally {
     for (const held of [records, credits]) {
       await held?.close().catch((error: unknown) => {
-        log.warn({ err: error, counter: held.name }, 'a discovery run could not give back what it reserved; it stays counted until the day ends');
+        log.warn(
+          { err: error, counter: held.name },
+          'a discovery run could not give back what it reserved; it stays counted until the day ends',
+        );
       });
     }
   }
@@ -65,7 +75,9 @@ async function act(
   const creating = preview.candidates.filter((c) => c.action === 'create');
   const refused = new Set(creating.slice(records.granted).map((c) => c.personId));
   const reason = `over today's discovery limit (DISCOVERY_DAILY_LIMIT ${options.dailyMax}); other runs took the rest`;
-  const candidates = preview.candidates.map((c): Candidate => (refused.has(c.personId) ? { ...c, action: 'skip', code: 'over_daily_limit', reason, credit: false } : c));
+  const candidates = preview.candidates.map((c): Candidate =>
+    refused.has(c.personId) ? { ...c, action: 'skip', code: 'over_daily_limit', reason, credit: false } : c,
+  );
   const acting = candidates.filter((c) => c.action !== 'skip');
   const progress: DiscoveryProgress = { total: acting.length, done: 0, created: 0, linked: 0, skipped: 0 };
   const people: DiscoveryOutcome[] = candidates
@@ -76,8 +88,14 @@ async function act(
   if (overLimit.length) {
     const daily = overLimit.some((c) => c.code === 'over_daily_limit');
     stopped = daily
-      ? { reason: 'daily_limit', message: `stopped at today's discovery limit (DISCOVERY_DAILY_LIMIT ${options.dailyMax}); ${overLimit.length} more candidate(s) wait for tomorrow` }
-      : { reason: 'run_limit', message: `stopped at this run's limit of ${preview.limit}; ${overLimit.length} more candidate(s) fit the persona` };
+      ? {
+          reason: 'daily_limit',
+          message: `stopped at today's discovery limit (DISCOVERY_DAILY_LIMIT ${options.dailyMax}); ${overLimit.length} more candidate(s) wait for tomorrow`,
+        }
+      : {
+          reason: 'run_limit',
+          message: `stopped at this run's limit of ${preview.limit}; ${overLimit.length} more candidate(s) fit the persona`,
+        };
   }
   const step = () => {
     progress.done++;
@@ -95,16 +113,36 @@ async function act(
   const claimed: Candidate[] = [];
   for (const candidate of acting.filter((c) => c.action === 'create')) {
     if (stopped && stopped.reason !== 'run_limit' && stopped.reason !== 'daily_limit') break;
-    const claim = await options.store.claim(connection, candidate.personId, target.person.objectType, target.company.id, options.holder, STALE_CLAIM_MS);
+    const claim = await options.store.claim(
+      connection,
+      candidate.personId,
+      target.person.objectType,
+      target.company.id,
+      options.holder,
+      STALE_CLAIM_MS,
+    );
     if (claim.kind !== 'mine') {
-      skip(candidate, 'already_discovered', claim.kind === 'done' ? `discovery already ${claim.action} this person (record ${claim.recordId ?? 'none'})` : 'another discovery run is adding this person right now', claim.kind === 'done' ? claim.recordId : null);
+      skip(
+        candidate,
+        'already_discovered',
+        claim.kind === 'done'
+          ? `discovery already ${claim.action} this person (record ${claim.recordId ?? 'none'})`
+          : 'another discovery run is adding this person right now',
+        claim.kind === 'done' ? claim.recordId : null,
+      );
       step();
       continue;
     }
     claimed.push(candidate);
     const release = () => options.store.release(connection, candidate.personId, options.holder);
     try {
-      const hit = await options.lookups.find('person', [{ by: 'id', value: candidate.personId }], target.company.market, priority, credits);
+      const hit = await options.lookups.find(
+        'person',
+        [{ by: 'id', value: candidate.personId }],
+        target.company.market,
+        priority,
+        credits,
+      );
       if (!hit) {
         await options.store.settle(connection, candidate.personId, options.holder, 'not_found', null, preview.persona);
         skip(candidate, 'not_found', 'the partner found no profile for this person id');
@@ -126,12 +164,20 @@ async function act(
         stopped = { reason: 'budget', message: error.message };
         break;
       }
-      log.warn({ err: error, crm: target.connector.kind, company: target.company.id }, 'a discovery lookup failed; the run stops and the rest can run again');
-      stopped = { reason: 'partner_error', message: `the partner lookup failed (${(error as Error).message}); nothing was spent on the people left, run again to go on` };
+      log.warn(
+        { err: error, crm: target.connector.kind, company: target.company.id },
+        'a discovery lookup failed; the run stops and the rest can run again',
+      );
+      stopped = {
+        reason: 'partner_error',
+        message: `the partner lookup failed (${(error as Error).message}); nothing was spent on the people left, run again to go on`,
+      };
       break;
     }
   }
-  for (const c of acting.filter((c) => c.action === 'create' && !claimed.includes(c) && !people.some((p) => p.personId === c.personId))) {
+  for (const c of acting.filter(
+    (c) => c.action === 'create' && !claimed.includes(c) && !people.some((p) => p.personId === c.personId),
+  )) {
     skip(c, stopped?.reason ?? 'not_run', stopped?.message ?? 'not run');
   }
 
@@ -142,15 +188,32 @@ async function act(
     .map((c) => ({ candidate: c, record: { id: c.recordId!, properties: {} }, by: 'partner id or profile' }));
   let toCreate = looked;
   if (looked.length) {
-    const held = await target.connector.findRecords!(target.person.objectType, [{ property: emailProp, values: looked.map((l) => l.identity[emailProp]!) }], [emailProp, target.person.linkProperty], { priority });
+    const held = await target.connector.findRecords!(
+      target.person.objectType,
+      [{ property: emailProp, values: looked.map((l) => l.identity[emailProp]!) }],
+      [emailProp, target.person.linkProperty],
+      { priority },
+    );
     const byEmail = new Map(held.map((r) => [(r.properties[emailProp] ?? '').toLowerCase(), r]));
     toCreate = [];
     for (const l of looked) {
       const record = byEmail.get(l.identity[emailProp]!.toLowerCase());
       if (!record) toCreate.push(l);
       else if (record.properties[target.person.linkProperty] === target.company.id) {
-        await options.store.settle(connection, l.candidate.personId, options.holder, 'already_contact', record.id, preview.persona);
-        skip(l.candidate, 'already_contact', `already a contact at this company (record ${record.id}, matched by e-mail)`, record.id);
+        await options.store.settle(
+          connection,
+          l.candidate.personId,
+          options.holder,
+          'already_contact',
+          record.id,
+          preview.persona,
+        );
+        skip(
+          l.candidate,
+          'already_contact',
+          `already a contact at this company (record ${record.id}, matched by e-mail)`,
+          record.id,
+        );
         step();
       } else links.push({ candidate: l.candidate, record, by: 'e-mail' });
     }
@@ -167,10 +230,19 @@ async function act(
     const source = mapping.document.discovery?.source;
     const inputs = toCreate.map((l) => {
       const planned = planValues(mapping, {}, l.person, {}, now);
-      const properties = { ...l.identity, ...planned.writes, ...(source ? { [source.target]: source.value } : {}), ...(inWrite ? { [target.person.linkProperty]: target.company.id } : {}) };
+      const properties = {
+        ...l.identity,
+        ...planned.writes,
+        ...(source ? { [source.target]: source.value } : {}),
+        ...(inWrite ? { [target.person.linkProperty]: target.company.id } : {}),
+      };
       return { l, planned, properties };
     });
-    const results = await target.connector.createRecords!(target.person.objectType, inputs.map((i) => i.properties), { priority });
+    const results = await target.connector.createRecords!(
+      target.person.objectType,
+      inputs.map((i) => i.properties),
+      { priority },
+    );
     const made = results.filter((r) => r.ok && !r.existingId).map((r) => r.id);
     await options.created.add(connection, target.person.objectType, made);
     for (const [i, input] of inputs.entries()) {
@@ -182,7 +254,11 @@ async function act(
       }
       if (!result.ok) {
         await options.store.release(connection, candidate.personId, options.holder);
-        skip(candidate, 'create_failed', `the CRM refused the new record: ${result.error?.message ?? 'no reason given'}`);
+        skip(
+          candidate,
+          'create_failed',
+          `the CRM refused the new record: ${result.error?.message ?? 'no reason given'}`,
+        );
         step();
         continue;
       }
@@ -190,7 +266,15 @@ async function act(
       const row = { connection, objectType: target.person.objectType, recordId: result.id, jobId: null };
       for (const [property, value] of Object.entries(input.properties)) {
         const decision = input.planned.decisions.find((d) => d.property === property);
-        audit.push({ ...row, property, oldValue: null, newValue: value, rule: decision?.rule ?? 'discovery', outcome: 'written', reason: `created by ${why}` });
+        audit.push({
+          ...row,
+          property,
+          oldValue: null,
+          newValue: value,
+          rule: decision?.rule ?? 'discovery',
+          outcome: 'written',
+          reason: `created by ${why}`,
+        });
       }
       states.push({
         ...row,
@@ -207,7 +291,14 @@ async function act(
         nextRefreshAt: new Date(now.getTime() + options.refreshAfterDays * 86_400_000),
       });
       records.take();
-      people.push({ personId: candidate.personId, name: personName(input.l.person), action: 'created', code: 'created', reason: `created by ${why}`, recordId: result.id });
+      people.push({
+        personId: candidate.personId,
+        name: personName(input.l.person),
+        action: 'created',
+        code: 'created',
+        reason: `created by ${why}`,
+        recordId: result.id,
+      });
       progress.created++;
       step();
     }
@@ -219,30 +310,102 @@ async function act(
   // Link the new records (where the link is not part of the record) and the people found already there.
   const created = people.filter((p) => p.action === 'created').map((p) => p.recordId!);
   const linkInputs = [
-    ...(target.connector.companyLinkInWrite ? [] : created.map((id) => ({ recordId: id, companyId: target.company.id }))),
-    ...links.map((l) => ({ recordId: l.record.id, companyId: target.company.id, ...(l.record.properties[target.person.linkProperty] ? { currentPrimary: l.record.properties[target.person.linkProperty]! } : {}) })),
+    ...(target.connector.companyLinkInWrite
+      ? []
+      : created.map((id) => ({ recordId: id, companyId: target.company.id }))),
+    ...links.map((l) => ({
+      recordId: l.record.id,
+      companyId: target.company.id,
+      ...(l.record.properties[target.person.linkProperty]
+        ? { currentPrimary: l.record.properties[target.person.linkProperty]! }
+        : {}),
+    })),
   ];
   const linkResults = await linkWithCompany(target, linkInputs, priority);
   for (const l of links) {
     const result = linkResults.get(l.record.id);
     const failed = !result || result.outcome === 'failed';
-    await options.store.settle(connection, l.candidate.personId, options.holder, failed ? 'link_failed' : 'linked', l.record.id, preview.persona);
-    audit.push({ connection, objectType: target.person.objectType, recordId: l.record.id, jobId: null, property: target.person.linkProperty, oldValue: l.record.properties[target.person.linkProperty] ?? null, newValue: target.company.id, rule: 'company_link', outcome: failed ? 'link_failed' : (result.outcome === 'already_linked' ? 'already_linked' : result.outcome), reason: `found by ${why}; already in the CRM (matched by ${l.by})${failed ? `; the CRM refused the link: ${result?.error ?? 'no reason given'}` : ''}` });
-    if (failed) skip(l.candidate, 'link_failed', `already in the CRM as record ${l.record.id}, but the CRM refused the link: ${result?.error ?? 'no reason given'}`, l.record.id);
+    await options.store.settle(
+      connection,
+      l.candidate.personId,
+      options.holder,
+      failed ? 'link_failed' : 'linked',
+      l.record.id,
+      preview.persona,
+    );
+    audit.push({
+      connection,
+      objectType: target.person.objectType,
+      recordId: l.record.id,
+      jobId: null,
+      property: target.person.linkProperty,
+      oldValue: l.record.properties[target.person.linkProperty] ?? null,
+      newValue: target.company.id,
+      rule: 'company_link',
+      outcome: failed ? 'link_failed' : result.outcome === 'already_linked' ? 'already_linked' : result.outcome,
+      reason: `found by ${why}; already in the CRM (matched by ${l.by})${failed ? `; the CRM refused the link: ${result?.error ?? 'no reason given'}` : ''}`,
+    });
+    if (failed)
+      skip(
+        l.candidate,
+        'link_failed',
+        `already in the CRM as record ${l.record.id}, but the CRM refused the link: ${result?.error ?? 'no reason given'}`,
+        l.record.id,
+      );
     else {
-      people.push({ personId: l.candidate.personId, action: 'linked', code: 'linked', reason: `already in the CRM as record ${l.record.id} (matched by ${l.by}); linked with the company`, recordId: l.record.id });
+      people.push({
+        personId: l.candidate.personId,
+        action: 'linked',
+        code: 'linked',
+        reason: `already in the CRM as record ${l.record.id} (matched by ${l.by}); linked with the company`,
+        recordId: l.record.id,
+      });
       progress.linked++;
     }
     step();
   }
   for (const id of created) {
     const result = linkResults.get(id);
-    if (target.connector.companyLinkInWrite) audit.push({ connection, objectType: target.person.objectType, recordId: id, jobId: null, property: target.person.linkProperty, oldValue: null, newValue: target.company.id, rule: 'company_link', outcome: 'linked_primary', reason: `created at this company by ${why}` });
-    else if (result) audit.push({ connection, objectType: target.person.objectType, recordId: id, jobId: null, property: target.person.linkProperty, oldValue: null, newValue: target.company.id, rule: 'company_link', outcome: result.outcome === 'failed' ? 'link_failed' : result.outcome, reason: `created at this company by ${why}${result.error ? `; ${result.error}` : ''}` });
+    if (target.connector.companyLinkInWrite)
+      audit.push({
+        connection,
+        objectType: target.person.objectType,
+        recordId: id,
+        jobId: null,
+        property: target.person.linkProperty,
+        oldValue: null,
+        newValue: target.company.id,
+        rule: 'company_link',
+        outcome: 'linked_primary',
+        reason: `created at this company by ${why}`,
+      });
+    else if (result)
+      audit.push({
+        connection,
+        objectType: target.person.objectType,
+        recordId: id,
+        jobId: null,
+        property: target.person.linkProperty,
+        oldValue: null,
+        newValue: target.company.id,
+        rule: 'company_link',
+        outcome: result.outcome === 'failed' ? 'link_failed' : result.outcome,
+        reason: `created at this company by ${why}${result.error ? `; ${result.error}` : ''}`,
+      });
   }
   if (states.length || audit.length) await options.state.settle(states, audit);
 
-  log.info({ crm: target.connector.kind, company: target.company.id, created: progress.created, linked: progress.linked, skipped: people.filter((p) => p.action === 'skipped').length, stopped: stopped?.reason }, 'discovery run done');
+  log.info(
+    {
+      crm: target.connector.kind,
+      company: target.company.id,
+      created: progress.created,
+      linked: progress.linked,
+      skipped: people.filter((p) => p.action === 'skipped').length,
+      stopped: stopped?.reason,
+    },
+    'discovery run done',
+  );
   return {
     crm: target.connector.kind,
     company: target.company,
@@ -256,19 +419,35 @@ async function act(
   };
 }
 
-async function linkWithCompany(target: DiscoveryTarget, links: { recordId: string; companyId: string; currentPrimary?: string }[], priority: Priority): Promise<Map<string, CompanyLinkResult>> {
+async function linkWithCompany(
+  target: DiscoveryTarget,
+  links: { recordId: string; companyId: string; currentPrimary?: string }[],
+  priority: Priority,
+): Promise<Map<string, CompanyLinkResult>> {
   const out = new Map<string, CompanyLinkResult>();
   if (links.length === 0) return out;
   const { connector } = target;
   if (connector.companyLinkInWrite) {
     // The link is a field (Salesforce AccountId): written only where it is empty, never replacing a person's choice.
     const empty = links.filter((l) => !l.currentPrimary);
-    const results = await connector.writeRecords(target.person.objectType, empty.map((l) => ({ id: l.recordId, properties: { [target.person.linkProperty]: l.companyId } })), { priority });
-    empty.forEach((l, i) => out.set(l.recordId, { recordId: l.recordId, companyId: l.companyId, outcome: results[i]?.ok ? 'linked_primary' : 'failed', ...(results[i]?.ok ? {} : { error: results[i]?.error?.message ?? 'not written' }) }));
+    const results = await connector.writeRecords(
+      target.person.objectType,
+      empty.map((l) => ({ id: l.recordId, properties: { [target.person.linkProperty]: l.companyId } })),
+      { priority },
+    );
+    empty.forEach((l, i) =>
+      out.set(l.recordId, {
+        recordId: l.recordId,
+        companyId: l.companyId,
+        outcome: results[i]?.ok ? 'linked_primary' : 'failed',
+        ...(results[i]?.ok ? {} : { error: results[i]?.error?.message ?? 'not written' }),
+      }),
+    );
     return out;
   }
   if (!connector.linkToCompanies) return out;
-  for (const r of await connector.linkToCompanies(target.person.objectType, links, { priority })) out.set(r.recordId, r);
+  for (const r of await connector.linkToCompanies(target.person.objectType, links, { priority }))
+    out.set(r.recordId, r);
   return out;
 }
 

@@ -20,7 +20,12 @@ export interface ScheduledDiscoveryResult {
   stopped: string | null;
 }
 
-export async function runScheduledDiscovery(discovery: Discovery, connectors: readonly CrmConnector[], mappings: MappingSource, limit: number): Promise<ScheduledDiscoveryResult> {
+export async function runScheduledDiscovery(
+  discovery: Discovery,
+  connectors: readonly CrmConnector[],
+  mappings: MappingSource,
+  limit: number,
+): Promise<ScheduledDiscoveryResult> {
   const out: ScheduledDiscoveryResult = { companies: 0, created: 0, linked: 0, passed: [], stopped: null };
   for (const connector of connectors) {
     const { company } = discoveryMappings(mappings, connector);
@@ -32,7 +37,11 @@ export async function runScheduledDiscovery(discovery: Discovery, connectors: re
       const persona = record.properties[property]?.trim();
       if (!persona) continue;
       try {
-        const result = await discovery.run({ crm: connector.kind, companyId: record.id, persona, limit }, undefined, 'bulk');
+        const result = await discovery.run(
+          { crm: connector.kind, companyId: record.id, persona, limit },
+          undefined,
+          'bulk',
+        );
         out.companies++;
         out.created += result.created;
         out.linked += result.linked;
@@ -44,10 +53,16 @@ export async function runScheduledDiscovery(discovery: Discovery, connectors: re
       } catch (error) {
         if (!(error instanceof DiscoveryError)) throw error;
         out.passed.push({ crm: connector.kind, companyId: record.id, reason: error.message });
-        log.warn({ crm: connector.kind, company: record.id, code: error.code }, `scheduled discovery passed over a company: ${error.message}`);
+        log.warn(
+          { crm: connector.kind, company: record.id, code: error.code },
+          `scheduled discovery passed over a company: ${error.message}`,
+        );
       }
     }
   }
-  log.info({ companies: out.companies, created: out.created, linked: out.linked, passed: out.passed.length }, 'scheduled discovery done');
+  log.info(
+    { companies: out.companies, created: out.created, linked: out.linked, passed: out.passed.length },
+    'scheduled discovery done',
+  );
   return out;
 }

@@ -36,23 +36,62 @@ export interface DiscoveryTarget {
 const NAME_PROPERTY: Record<string, string> = { hubspot: 'name', salesforce: 'Name' };
 
 /** The person and company mappings of one CRM that discovery works through. */
-export function discoveryMappings(mappings: MappingSource, connector: CrmConnector): { company?: CompiledMapping; person?: { objectType: string; mapping: CompiledMapping; linkProperty: string } } {
+export function discoveryMappings(
+  mappings: MappingSource,
+  connector: CrmConnector,
+): { company?: CompiledMapping; person?: { objectType: string; mapping: CompiledMapping; linkProperty: string } } {
   const active = mappings.list().filter((m) => m.version.crm === connector.kind);
   const company = active.find((m) => m.compiled.source === 'company')?.compiled;
   const links = connector.companyLinkProperties ?? {};
   const person = active.find((m) => m.compiled.source === 'person' && links[m.version.objectType]);
-  return { ...(company ? { company } : {}), ...(person ? { person: { objectType: person.version.objectType, mapping: person.compiled, linkProperty: links[person.version.objectType]! } } : {}) };
+  return {
+    ...(company ? { company } : {}),
+    ...(person
+      ? {
+          person: {
+            objectType: person.version.objectType,
+            mapping: person.compiled,
+            linkProperty: links[person.version.objectType]!,
+          },
+        }
+      : {}),
+  };
 }
 
-export async function resolveTarget(connectors: readonly CrmConnector[], mappings: MappingSource, crm: string, companyId: string, options: CallOptions): Promise<DiscoveryTarget> {
+export async function resolveTarget(
+  connectors: readonly CrmConnector[],
+  mappings: MappingSource,
+  crm: string,
+  companyId: string,
+  options: CallOptions,
+): Promise<DiscoveryTarget> {
   const connector = connectorFor(connectors, { kind: crm });
   if (!connector) throw new DiscoveryError(404, 'not_found', `crm: no connection to ${crm} is configured`, 'crm');
-  if (!connector.findRecords || !connector.createRecords) throw new DiscoveryError(400, 'not_supported', `crm: discovery does not support ${crm}`, 'crm');
+  if (!connector.findRecords || !connector.createRecords)
+    throw new DiscoveryError(400, 'not_supported', `crm: discovery does not support ${crm}`, 'crm');
   const { company: companyMapping, person } = discoveryMappings(mappings, connector);
-  if (!companyMapping) throw new DiscoveryError(409, 'no_company_mapping', `crm: ${crm} has no active company mapping, so no company carries a partner id to search at`, 'crm');
-  if (!person) throw new DiscoveryError(409, 'no_person_mapping', `crm: ${crm} has no active person mapping for an object linked with companies; discovery writes new people through it`, 'crm');
+  if (!companyMapping)
+    throw new DiscoveryError(
+      409,
+      'no_company_mapping',
+      `crm: ${crm} has no active company mapping, so no company carries a partner id to search at`,
+      'crm',
+    );
+  if (!person)
+    throw new DiscoveryError(
+      409,
+      'no_person_mapping',
+      `crm: ${crm} has no active person mapping for an object linked with companies; discovery writes new people through it`,
+      'crm',
+    );
   const partnerIdProperty = companyMapping.document.match.find((m) => m.by === 'id')?.property;
-  if (!partnerIdProperty) throw new DiscoveryError(409, 'no_partner_id', `crm: the ${crm} ${companyMapping.object} mapping keeps no partner id (a match rule "by: id"), so discovery cannot tell which partner company a record is`, 'crm');
+  if (!partnerIdProperty)
+    throw new DiscoveryError(
+      409,
+      'no_partner_id',
+      `crm: the ${crm} ${companyMapping.object} mapping keeps no partner id (a match rule "by: id"), so discovery cannot tell which partner company a record is`,
+      'crm',
+    );
 
   const companyObject = connector.companyObjectType ?? companyMapping.object;
   const nameProperty = NAME_PROPERTY[connector.kind] ?? 'name';
@@ -60,14 +99,30 @@ export async function resolveTarget(connectors: readonly CrmConnector[], mapping
   const properties = [...new Set([partnerIdProperty, nameProperty, ...(marketProperty ? [marketProperty] : [])])];
   const recordId = await companyIdOf(connector, companyObject, companyId, options);
   const [record] = await connector.readRecords(companyObject, [recordId], properties, options);
-  if (!record) throw new DiscoveryError(404, 'company_not_found', `companyId: ${crm} has no ${companyObject} with id ${companyId}`, 'companyId');
+  if (!record)
+    throw new DiscoveryError(
+      404,
+      'company_not_found',
+      `companyId: ${crm} has no ${companyObject} with id ${companyId}`,
+      'companyId',
+    );
   const partnerId = record.properties[partnerIdProperty];
   if (!partnerId) {
-    throw new DiscoveryError(409, 'company_not_enriched', `companyId: ${crm} ${companyObject} ${companyId} is not enriched yet (its ${partnerIdProperty} is empty); enrich it first, then discover its people`, 'companyId');
+    throw new DiscoveryError(
+      409,
+      'company_not_enriched',
+      `companyId: ${crm} ${companyObject} ${companyId} is not enriched yet (its ${partnerIdProperty} is empty); enrich it first, then discover its people`,
+      'companyId',
+    );
   }
   return {
     connector,
-    company: { id: record.id, name: record.properties[nameProperty] ?? null, partnerId, market: companyMapping.market(record.properties) },
+    company: {
+      id: record.id,
+      name: record.properties[nameProperty] ?? null,
+      partnerId,
+      market: companyMapping.market(record.properties),
+    },
     companyObject,
     person,
   };
@@ -77,12 +132,29 @@ export async function resolveTarget(connectors: readonly CrmConnector[], mapping
  * The record id of the company asked for: the id itself, or, for a domain (`acme.example`, which no
  * CRM id looks like), the oldest company with that domain, so a person can name a company as they know it.
  */
-async function companyIdOf(connector: CrmConnector, companyObject: string, companyId: string, options: CallOptions): Promise<string> {
+async function companyIdOf(
+  connector: CrmConnector,
+  companyObject: string,
+  companyId: string,
+  options: CallOptions,
+): Promise<string> {
   const domain = companyId.includes('.') ? domainOf(companyId) : undefined;
   if (!domain) return companyId;
-  if (!connector.findCompaniesByDomain) throw new DiscoveryError(400, 'not_supported', `companyId: ${connector.kind} companies cannot be found by domain here; give the record id`, 'companyId');
+  if (!connector.findCompaniesByDomain)
+    throw new DiscoveryError(
+      400,
+      'not_supported',
+      `companyId: ${connector.kind} companies cannot be found by domain here; give the record id`,
+      'companyId',
+    );
   const match = (await connector.findCompaniesByDomain([domain], options)).get(domain);
-  if (!match) throw new DiscoveryError(404, 'company_not_found', `companyId: ${connector.kind} has no ${companyObject} with the domain ${domain}`, 'companyId');
+  if (!match)
+    throw new DiscoveryError(
+      404,
+      'company_not_found',
+      `companyId: ${connector.kind} has no ${companyObject} with the domain ${domain}`,
+      'companyId',
+    );
   return match.id;
 }
 
@@ -103,7 +175,13 @@ export function profileHandle(value: string | null | undefined): string | undefi
 
 /** The spellings a profile URL is stored in, for an exact-value search. */
 function profileUrls(handle: string): string[] {
-  return ['https://www.linkedin.com/in/', 'https://linkedin.com/in/', 'http://www.linkedin.com/in/', 'www.linkedin.com/in/', 'linkedin.com/in/'].flatMap((p) => [`${p}${handle}`, `${p}${handle}/`]);
+  return [
+    'https://www.linkedin.com/in/',
+    'https://linkedin.com/in/',
+    'http://www.linkedin.com/in/',
+    'www.linkedin.com/in/',
+    'linkedin.com/in/',
+  ].flatMap((p) => [`${p}${handle}`, `${p}${handle}/`]);
 }
 
 export interface ExistingMatch {
@@ -115,22 +193,40 @@ export interface ExistingMatch {
  * Records of the person object that are these people already, by the mapping's partner-id and profile
  * match properties, in one or two searches: person id -> record.
  */
-export async function findExisting(target: DiscoveryTarget, people: { personId: string; handle?: string }[], options: CallOptions): Promise<Map<string, ExistingMatch>> {
+export async function findExisting(
+  target: DiscoveryTarget,
+  people: { personId: string; handle?: string }[],
+  options: CallOptions,
+): Promise<Map<string, ExistingMatch>> {
   const { mapping, objectType, linkProperty } = target.person;
   const idProperty = mapping.document.match.find((m) => m.by === 'id')?.property;
   const profile = mapping.document.match.find((m) => m.by === 'ln_url' || m.by === 'ln_slug');
   const conditions = [
     ...(idProperty ? [{ property: idProperty, values: people.map((p) => p.personId) }] : []),
-    ...(profile ? [{ property: profile.property, values: people.flatMap((p) => (p.handle ? (profile.by === 'ln_url' ? profileUrls(p.handle) : [p.handle]) : [])) }] : []),
+    ...(profile
+      ? [
+          {
+            property: profile.property,
+            values: people.flatMap((p) =>
+              p.handle ? (profile.by === 'ln_url' ? profileUrls(p.handle) : [p.handle]) : [],
+            ),
+          },
+        ]
+      : []),
   ].filter((c) => c.values.length > 0);
   const out = new Map<string, ExistingMatch>();
   if (conditions.length === 0) return out;
-  const properties = [...new Set([...(idProperty ? [idProperty] : []), ...(profile ? [profile.property] : []), linkProperty])];
+  const properties = [
+    ...new Set([...(idProperty ? [idProperty] : []), ...(profile ? [profile.property] : []), linkProperty]),
+  ];
   const records = await target.connector.findRecords!(objectType, conditions, properties, options);
   const byId = new Map(people.map((p) => [p.personId.toLowerCase(), p.personId]));
   const byHandle = new Map(people.flatMap((p) => (p.handle ? [[p.handle.toLowerCase(), p.personId] as const] : [])));
   // Oldest first, so a person held twice is matched with the record made first.
-  records.sort((a, b) => (a.createdAt ?? '').localeCompare(b.createdAt ?? '') || a.id.localeCompare(b.id, undefined, { numeric: true }));
+  records.sort(
+    (a, b) =>
+      (a.createdAt ?? '').localeCompare(b.createdAt ?? '') || a.id.localeCompare(b.id, undefined, { numeric: true }),
+  );
   for (const record of records) {
     const viaId = idProperty ? byId.get((record.properties[idProperty] ?? '').toLowerCase()) : undefined;
     const viaHandle = profile ? byHandle.get(profileHandle(record.properties[profile.property]) ?? '') : undefined;

@@ -88,7 +88,10 @@ export interface DiscoveryProgress {
 
 export interface DiscoveryPartner {
   searchPeople(request: Record<string, string>, options: { priority?: Priority }): Promise<PersonSearchResult[]>;
-  filterOptions(query: { identifiers?: string[] }, options: { priority?: Priority }): Promise<{ filters: { identifier: string; values?: { code: string; label: string }[] }[] }>;
+  filterOptions(
+    query: { identifiers?: string[] },
+    options: { priority?: Priority },
+  ): Promise<{ filters: { identifier: string; values?: { code: string; label: string }[] }[] }>;
 }
 
 export interface DiscoveryOptions {

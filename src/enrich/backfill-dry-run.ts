@@ -44,22 +44,42 @@ export interface DryRunDeps {
   created: (connection: string, domains: string[]) => Promise<Map<string, string>>;
 }
 
-export async function backfillDryRun(deps: DryRunDeps, connector: CrmConnector, objectType: string, mapping: CompiledMapping, limit: number | null): Promise<DryRunReport> {
+export async function backfillDryRun(
+  deps: DryRunDeps,
+  connector: CrmConnector,
+  objectType: string,
+  mapping: CompiledMapping,
+  limit: number | null,
+): Promise<DryRunReport> {
   const read = propertiesToRead(connector, objectType, mapping);
   const linkProperty = companyLinkProperty(connector, objectType, mapping);
   const linking = !!linkProperty && !!connector.findCompaniesByDomain;
-  const report: DryRunReport = { connection: connector.connection, object: objectType, listed: 0, wouldEnrich: 0, skipped: 0 };
+  const report: DryRunReport = {
+    connection: connector.connection,
+    object: objectType,
+    listed: 0,
+    wouldEnrich: 0,
+    skipped: 0,
+  };
   const domains = new Map<string, number>();
   let unknownEmployer = 0;
   let cursor: string | undefined;
   do {
     const remaining = limit === null ? connector.batchSize : Math.min(connector.batchSize, limit - report.listed);
     if (remaining <= 0) break;
-    const page = await connector.listRecords(objectType, { properties: read, limit: remaining, ...(cursor ? { cursor } : {}) }, { priority: 'bulk' });
+    const page = await connector.listRecords(
+      objectType,
+      { properties: read, limit: remaining, ...(cursor ? { cursor } : {}) },
+      { priority: 'bulk' },
+    );
     const records = page.records.slice(0, remaining);
     report.listed += records.length;
     const withKey = records.filter((r) => mapping.matchKeys(r.properties).length > 0);
-    const known = await deps.stale.known(connector.connection, objectType, withKey.map((r) => r.id));
+    const known = await deps.stale.known(
+      connector.connection,
+      objectType,
+      withKey.map((r) => r.id),
+    );
     const todo = withKey.filter((r) => !known.has(r.id));
     report.wouldEnrich += todo.length;
     report.skipped += records.length - todo.length;
@@ -67,8 +87,14 @@ export async function backfillDryRun(deps: DryRunDeps, connector: CrmConnector, 
       for (const r of todo) {
         const current = r.properties[linkProperty!];
         if (typeof current === 'string' && current.trim()) continue;
-        const email = mapping.matchKeys(r.properties).find((k) => k.by === 'work_email' || k.by === 'personal_email')?.value;
-        const employer = employerOf({ ...(email ? { email } : {}), market: mapping.market(r.properties) as Market, freeMail: deps.freeMail });
+        const email = mapping
+          .matchKeys(r.properties)
+          .find((k) => k.by === 'work_email' || k.by === 'personal_email')?.value;
+        const employer = employerOf({
+          ...(email ? { email } : {}),
+          market: mapping.market(r.properties) as Market,
+          freeMail: deps.freeMail,
+        });
         if (employer) domains.set(employer.domain, (domains.get(employer.domain) ?? 0) + 1);
         else unknownEmployer++;
       }

@@ -44,13 +44,22 @@ export interface BackfillDeps {
 
 const runKey = (connection: string, objectType: string) => `backfill:${connection}:${objectType}`;
 
-export async function readBackfill(kv: KeyValuePort, connection: string, objectType: string): Promise<BackfillRun | undefined> {
+export async function readBackfill(
+  kv: KeyValuePort,
+  connection: string,
+  objectType: string,
+): Promise<BackfillRun | undefined> {
   const raw = await kv.get(runKey(connection, objectType));
   return raw ? BackfillRun.parse(JSON.parse(raw)) : undefined;
 }
 
 /** The run for this object: the one still listing if there is one, otherwise a new one. */
-export async function startBackfill(deps: BackfillDeps, connection: string, objectType: string, limit: number | null): Promise<BackfillRun> {
+export async function startBackfill(
+  deps: BackfillDeps,
+  connection: string,
+  objectType: string,
+  limit: number | null,
+): Promise<BackfillRun> {
   const existing = await readBackfill(deps.kv, connection, objectType);
   if (existing?.status === 'running') return existing;
   const run: BackfillRun = {
@@ -71,7 +80,13 @@ export async function startBackfill(deps: BackfillDeps, connection: string, obje
 }
 
 /** Lists and enqueues until the run is done or `signal` aborts; safe to call again after a crash. */
-export async function driveBackfill(deps: BackfillDeps, connector: CrmConnector, mapping: CompiledMapping, start: BackfillRun, signal?: AbortSignal): Promise<BackfillRun> {
+export async function driveBackfill(
+  deps: BackfillDeps,
+  connector: CrmConnector,
+  mapping: CompiledMapping,
+  start: BackfillRun,
+  signal?: AbortSignal,
+): Promise<BackfillRun> {
   let run = { ...start };
   const pageSize = Math.min(deps.pageSize ?? connector.batchSize, connector.batchSize);
   while (run.status === 'running' && !signal?.aborted) {
@@ -80,10 +95,18 @@ export async function driveBackfill(deps: BackfillDeps, connector: CrmConnector,
     await deps.room?.(queueName(run.connection, run.objectType));
     if (signal?.aborted) break;
     const read = propertiesToRead(connector, run.objectType, mapping);
-    const page = await connector.listRecords(run.objectType, { properties: read, limit: remaining, ...(run.cursor ? { cursor: run.cursor } : {}) }, { priority: 'bulk' });
+    const page = await connector.listRecords(
+      run.objectType,
+      { properties: read, limit: remaining, ...(run.cursor ? { cursor: run.cursor } : {}) },
+      { priority: 'bulk' },
+    );
     const records = page.records.slice(0, remaining);
     const withKey = records.filter((r) => mapping.matchKeys(r.properties).length > 0);
-    const known = await deps.stale.known(run.connection, run.objectType, withKey.map((r) => r.id));
+    const known = await deps.stale.known(
+      run.connection,
+      run.objectType,
+      withKey.map((r) => r.id),
+    );
     const at = new Date().toISOString();
     const jobs: NewJob[] = withKey
       .filter((r) => !known.has(r.id))
@@ -91,7 +114,13 @@ export async function driveBackfill(deps: BackfillDeps, connector: CrmConnector,
         queue: queueName(run.connection, run.objectType),
         dedupKey: `backfill:${run.id}:${r.id}`,
         priority: 'bulk',
-        data: { connection: run.connection, objectType: run.objectType, recordId: r.id, reason: 'backfill', snapshot: { at, read, properties: r.properties } },
+        data: {
+          connection: run.connection,
+          objectType: run.objectType,
+          recordId: r.id,
+          reason: 'backfill',
+          snapshot: { at, read, properties: r.properties },
+        },
       }));
     const { inserted } = jobs.length ? await deps.queue.enqueue(jobs) : { inserted: 0 };
     run = {
@@ -101,9 +130,14 @@ export async function driveBackfill(deps: BackfillDeps, connector: CrmConnector,
       enqueued: run.enqueued + inserted,
       skipped: run.skipped + (records.length - jobs.length),
     };
-    if (!page.next || (run.limit !== null && run.listed >= run.limit)) run = { ...run, status: 'listed', listedAt: new Date().toISOString() };
+    if (!page.next || (run.limit !== null && run.listed >= run.limit))
+      run = { ...run, status: 'listed', listedAt: new Date().toISOString() };
     await deps.kv.set(runKey(run.connection, run.objectType), JSON.stringify(run));
   }
-  if (run.status === 'listed') log.info({ connection: run.connection, objectType: run.objectType, listed: run.listed, enqueued: run.enqueued }, 'backfill listed every record');
+  if (run.status === 'listed')
+    log.info(
+      { connection: run.connection, objectType: run.objectType, listed: run.listed, enqueued: run.enqueued },
+      'backfill listed every record',
+    );
   return run;
 }

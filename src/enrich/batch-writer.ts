@@ -44,17 +44,34 @@ export class BatchWriter {
       await Promise.all(written.map((w) => w.item.linking));
       const linked = written.filter((w) => w.item.linkError === undefined);
       // The enrichment is written; the job is retried for the link, and its second run writes nothing new.
-      for (const w of written.filter((x) => x.item.linkError !== undefined)) await settler.fail(w.item.jobs, w.item.linkError);
+      for (const w of written.filter((x) => x.item.linkError !== undefined))
+        await settler.fail(w.item.jobs, w.item.linkError);
       if (linked.length === 0) return;
       // Links are bulk work: the next person's read and write go ahead of them at the CRM's rate limit.
-      const links = await associate(this.options.links, linked.map((w) => w.item), 'bulk');
-      if (links.error) log.warn({ queue: this.options.queue, records: links.failed, err: links.error }, 'could not link records with their companies');
+      const links = await associate(
+        this.options.links,
+        linked.map((w) => w.item),
+        'bulk',
+      );
+      if (links.error)
+        log.warn(
+          { queue: this.options.queue, records: links.failed, err: links.error },
+          'could not link records with their companies',
+        );
       await settler.settle(
-        linked.map((w) => runOutcome({ recordId: w.recordId, jobs: w.item.jobs, state: w.item.state }, w.item.planned!, { written: w.properties, link: w.item.link })),
+        linked.map((w) =>
+          runOutcome({ recordId: w.recordId, jobs: w.item.jobs, state: w.item.state }, w.item.planned!, {
+            written: w.properties,
+            link: w.item.link,
+          }),
+        ),
       );
       this.announce(linked);
     } catch (error) {
-      await settler.fail(writes.flatMap((w) => w.item.jobs), error);
+      await settler.fail(
+        writes.flatMap((w) => w.item.jobs),
+        error,
+      );
     } finally {
       this.options.ledger.release(writes.map((w) => w.recordId));
     }
@@ -67,7 +84,11 @@ export class BatchWriter {
     const updates = writes.filter((w) => Object.keys(w.properties).length > 0);
     if (updates.length === 0) return writes;
     await this.keepIdentityWrites(updates);
-    const results = await connector.writeRecords(objectType, updates.map((w) => ({ id: w.recordId, properties: w.properties })), { priority });
+    const results = await connector.writeRecords(
+      objectType,
+      updates.map((w) => ({ id: w.recordId, properties: w.properties })),
+      { priority },
+    );
     const resultOf = new Map(updates.map((w, i) => [w, results[i]]));
     const ok: BufferedWrite<Work>[] = [];
     for (const write of writes) {
@@ -105,7 +126,16 @@ export class BatchWriter {
   private announce(done: BufferedWrite<Work>[]): void {
     for (const w of done) {
       const job = w.item.jobs[0]!;
-      log.info({ queue: this.options.queue, recordId: w.recordId, reason: job.data.reason, priority: w.item.priority, written: Object.keys(w.properties) }, 'enriched a record');
+      log.info(
+        {
+          queue: this.options.queue,
+          recordId: w.recordId,
+          reason: job.data.reason,
+          priority: w.item.priority,
+          written: Object.keys(w.properties),
+        },
+        'enriched a record',
+      );
     }
     const receivedAt = done.flatMap((w) => w.item.jobs.map((j) => j.data.receivedAt).filter((t): t is string => !!t));
     this.options.events.emit('written', { receivedAt });

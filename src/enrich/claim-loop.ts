@@ -24,9 +24,17 @@ export interface ClaimLoopOptions {
  * How many jobs the lane claims now: a full batch once the records in hand run low (never past
  * maxInFlight), a few above that when work a person waits for is waiting, otherwise none.
  */
-export function claimLimit(l: { inFlight: number; lowWater: number; maxInFlight: number; interactiveRoom: number; batchSize: number; interactiveWaiting: boolean }): number {
+export function claimLimit(l: {
+  inFlight: number;
+  lowWater: number;
+  maxInFlight: number;
+  interactiveRoom: number;
+  batchSize: number;
+  interactiveWaiting: boolean;
+}): number {
   if (l.inFlight <= l.lowWater) return Math.max(0, Math.min(l.batchSize, l.maxInFlight - l.inFlight));
-  if (l.interactiveWaiting) return Math.max(0, Math.min(l.interactiveRoom, l.maxInFlight + l.interactiveRoom - l.inFlight));
+  if (l.interactiveWaiting)
+    return Math.max(0, Math.min(l.interactiveRoom, l.maxInFlight + l.interactiveRoom - l.inFlight));
   return 0;
 }
 
@@ -69,7 +77,11 @@ export class ClaimLoop {
   private async next(limits: ClaimLoopOptions['limits'], pollMs: number): Promise<EnrichJob[] | undefined> {
     const { ledger } = this.options;
     try {
-      const limit = claimLimit({ ...limits, inFlight: ledger.claimWeight(), interactiveWaiting: this.interactiveWaiting });
+      const limit = claimLimit({
+        ...limits,
+        inFlight: ledger.claimWeight(),
+        interactiveWaiting: this.interactiveWaiting,
+      });
       if (limit <= 0) {
         this.interactiveWaiting = false;
         await this.sleep(pollMs);

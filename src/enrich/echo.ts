@@ -10,11 +10,17 @@ export interface KnownWrites {
   lastWritten: Readonly<Record<string, string>>;
 }
 
-export function isOwnChange(changes: Readonly<Record<string, string | null>>, mapping: CompiledMapping, known: KnownWrites | undefined): boolean {
+export function isOwnChange(
+  changes: Readonly<Record<string, string | null>>,
+  mapping: CompiledMapping,
+  known: KnownWrites | undefined,
+): boolean {
   if (!known) return false;
   const matchProperties = new Set(mapping.document.match.map((m) => m.property));
   return Object.entries(changes).every(([property, value]) => {
     if (!matchProperties.has(property) || known.lastWritten[property] === value) return true;
-    return !!known.matchKey && mapping.matchKeys({ [property]: value }).some((k) => `${k.by}:${k.value}` === known.matchKey);
+    return (
+      !!known.matchKey && mapping.matchKeys({ [property]: value }).some((k) => `${k.by}:${k.value}` === known.matchKey)
+    );
   });
 }

@@ -42,19 +42,24 @@ export interface Employer {
 
 export type EmployerResolution =
   /** `createdByUs`: crm-enrich created the company (here or on another instance), enriched as it was made. */
-  | { kind: 'found'; companyId: string; reason: string; createdByUs?: boolean }
-  | { kind: 'none'; reason: string };
+  { kind: 'found'; companyId: string; reason: string; createdByUs?: boolean } | { kind: 'none'; reason: string };
 
 export interface ClaimsPort {
   created(connection: string, domains: string[]): Promise<Map<string, string>>;
-  claim(connection: string, domains: string[], holder: string, staleMs: number): Promise<Map<string, { kind: 'mine' } | { kind: 'created'; companyId: string } | { kind: 'held' }>>;
+  claim(
+    connection: string,
+    domains: string[],
+    holder: string,
+    staleMs: number,
+  ): Promise<Map<string, { kind: 'mine' } | { kind: 'created'; companyId: string } | { kind: 'held' }>>;
   settle(connection: string, domain: string, holder: string, companyId: string): Promise<void>;
   release(connection: string, domain: string, holder: string): Promise<void>;
   reportDuplicate(connection: string, domain: string, companyIds: string[]): Promise<void>;
   reportNearMatch(connection: string, domain: string, name: string, companyIds: string[]): Promise<void>;
 }
 
-export type EmployerConnector = CrmConnector & Required<Pick<CrmConnector, 'findCompaniesByDomain' | 'companyObjectType'>>;
+export type EmployerConnector = CrmConnector &
+  Required<Pick<CrmConnector, 'findCompaniesByDomain' | 'companyObjectType'>>;
 
 export interface EmployerResolverOptions {
   connector: EmployerConnector;
@@ -124,7 +129,8 @@ export class EmployerResolver {
    */
   resolve(employer: Employer, priority: Priority): Promise<EmployerResolution> {
     const cached = this.recent.get(employer.domain);
-    if (cached && Date.now() - cached.at < RECENT_MS) return Promise.resolve({ kind: 'found', companyId: cached.companyId, reason: cached.reason });
+    if (cached && Date.now() - cached.at < RECENT_MS)
+      return Promise.resolve({ kind: 'found', companyId: cached.companyId, reason: cached.reason });
     return new Promise((resolve, reject) => {
       const under = this.resolving.get(employer.domain);
       if (under) {
@@ -181,7 +187,10 @@ export class EmployerResolver {
     for (const [domain, p] of batch) this.resolving.set(domain, p);
     let results: Map<string, EmployerResolution>;
     try {
-      results = await this.resolveAll([...batch.values()].map((p) => p.employer), priority);
+      results = await this.resolveAll(
+        [...batch.values()].map((p) => p.employer),
+        priority,
+      );
     } catch (error) {
       for (const [domain, p] of batch) {
         this.resolving.delete(domain);
@@ -210,14 +219,22 @@ export class EmployerResolver {
     const domains = [...byDomain.keys()];
 
     for (const [domain, id] of await claims.created(connection, domains)) {
-      out.set(domain, { kind: 'found', companyId: id, reason: `created by crm-enrich for ${domain}`, createdByUs: true });
+      out.set(domain, {
+        kind: 'found',
+        companyId: id,
+        reason: `created by crm-enrich for ${domain}`,
+        createdByUs: true,
+      });
     }
     const toSearch = domains.filter((d) => !out.has(d));
     let found = new Map<string, CompanyMatch>();
     // Where the CRM can, the keys a domain might not find go in the same search (one call, not two).
     let byKeys: FoundCompany[] | undefined;
     if (toSearch.length && connector.findCompanies) {
-      ({ byDomain: found, byKeys } = await connector.findCompanies({ domains: toSearch, ...this.keysOf(toSearch.map((d) => byDomain.get(d)!)) }, { priority }));
+      ({ byDomain: found, byKeys } = await connector.findCompanies(
+        { domains: toSearch, ...this.keysOf(toSearch.map((d) => byDomain.get(d)!)) },
+        { priority },
+      ));
     } else if (toSearch.length) {
       found = await connector.findCompaniesByDomain(toSearch, { priority });
     }
@@ -225,14 +242,26 @@ export class EmployerResolver {
       out.set(domain, { kind: 'found', companyId: match.id, reason: `matched by domain ${domain}` });
       if (match.others.length) {
         await claims.reportDuplicate(connection, domain, [match.id, ...match.others]);
-        log.warn({ connection, domain, companies: match.others.length + 1 }, 'several companies share one domain; linking to the oldest');
+        log.warn(
+          { connection, domain, companies: match.others.length + 1 },
+          'several companies share one domain; linking to the oldest',
+        );
       }
     }
 
-    await this.findByKeys(domains.filter((d) => !out.has(d)).map((d) => byDomain.get(d)!), out, priority, byKeys);
+    await this.findByKeys(
+      domains.filter((d) => !out.has(d)).map((d) => byDomain.get(d)!),
+      out,
+      priority,
+      byKeys,
+    );
     const missing = domains.filter((d) => !out.has(d));
     if (missing.length && !this.options.create) {
-      for (const d of missing) out.set(d, { kind: 'none', reason: `no company with domain ${d}, and company creation is off for this connection` });
+      for (const d of missing)
+        out.set(d, {
+          kind: 'none',
+          reason: `no company with domain ${d}, and company creation is off for this connection`,
+        });
     }
     const creatable: (NewCompany & { market: Market })[] = [];
     if (missing.length && this.options.create) {
@@ -242,8 +271,11 @@ export class EmployerResolver {
         if (known) {
           byDomain.set(d, known);
           creatable.push({ domain: d, name: known.name ?? d, market: known.market });
-        }
-        else out.set(d, { kind: 'none', reason: `no company with domain ${d}, and the partner does not know one to create` });
+        } else
+          out.set(d, {
+            kind: 'none',
+            reason: `no company with domain ${d}, and the partner does not know one to create`,
+          });
       }
     }
     const enriched = new Set<string>();
@@ -255,7 +287,9 @@ export class EmployerResolver {
 
     // Companies found in the CRM are enriched by a job of their own; those crm-enrich created were
     // enriched by their creation (whichever instance created them), unless it had to create them bare.
-    const toEnrich = [...out].flatMap(([domain, r]) => (r.kind === 'found' && !r.createdByUs ? [{ companyId: r.companyId, market: byDomain.get(domain)!.market }] : []));
+    const toEnrich = [...out].flatMap(([domain, r]) =>
+      r.kind === 'found' && !r.createdByUs ? [{ companyId: r.companyId, market: byDomain.get(domain)!.market }] : [],
+    );
     await this.queueEnrichment(toEnrich.filter((c) => !enriched.has(c.companyId)));
     return out;
   }
@@ -265,7 +299,12 @@ export class EmployerResolver {
    * domain in the CRM may differ), and, before one is created, companies of the same name, which are
    * reported as near matches and never linked by name alone. One CRM search for both.
    */
-  private async findByKeys(employers: Employer[], out: Map<string, EmployerResolution>, priority: Priority, searched?: FoundCompany[]): Promise<void> {
+  private async findByKeys(
+    employers: Employer[],
+    out: Map<string, EmployerResolution>,
+    priority: Priority,
+    searched?: FoundCompany[],
+  ): Promise<void> {
     const { connector, claims } = this.options;
     if (employers.length === 0 || (!searched && !connector.findCompaniesByKeys)) return;
     const keys = this.keysOf(employers);
@@ -274,13 +313,25 @@ export class EmployerResolver {
     for (const e of employers) {
       const byId = e.partnerCompanyId ? found.find((f) => f.partnerId === e.partnerCompanyId) : undefined;
       if (byId) {
-        out.set(e.domain, { kind: 'found', companyId: byId.id, reason: `matched by partner company id ${e.partnerCompanyId}` });
+        out.set(e.domain, {
+          kind: 'found',
+          companyId: byId.id,
+          reason: `matched by partner company id ${e.partnerCompanyId}`,
+        });
         continue;
       }
       const sameName = e.name ? found.filter((f) => f.name?.trim().toLowerCase() === e.name!.toLowerCase()) : [];
       if (sameName.length) {
-        await claims.reportNearMatch(connector.connection, e.domain, e.name!, sameName.map((f) => f.id));
-        log.info({ connection: connector.connection, domain: e.domain, companies: sameName.length }, 'a company has the employer\'s name but not its domain; not linked by name');
+        await claims.reportNearMatch(
+          connector.connection,
+          e.domain,
+          e.name!,
+          sameName.map((f) => f.id),
+        );
+        log.info(
+          { connection: connector.connection, domain: e.domain, companies: sameName.length },
+          "a company has the employer's name but not its domain; not linked by name",
+        );
       }
     }
   }
@@ -298,10 +349,16 @@ export class EmployerResolver {
   /** The partner's company of a domain only an e-mail named: it must exist there to be created here. */
   private async partnerKnows(employer: Employer, priority: Priority): Promise<Employer | undefined> {
     if (!this.options.lookups) return undefined;
-    const hit = await this.options.lookups.find('company', [{ by: 'fqdn', value: employer.domain }], employer.market, priority);
+    const hit = await this.options.lookups.find(
+      'company',
+      [{ by: 'fqdn', value: employer.domain }],
+      employer.market,
+      priority,
+    );
     if (!hit) return undefined;
     const name = typeof hit.data.name === 'string' && hit.data.name.trim() ? hit.data.name.trim() : undefined;
-    const market = toMarket(typeof hit.data.hq_country === 'string' ? hit.data.hq_country : undefined) ?? employer.market;
+    const market =
+      toMarket(typeof hit.data.hq_country === 'string' ? hit.data.hq_country : undefined) ?? employer.market;
     return { ...employer, market, ...(name ? { name } : {}) };
   }
 
@@ -327,39 +384,66 @@ export class EmployerResolver {
     for (;;) {
       const claimed = await claims.claim(connection, todo, this.holder, staleMs);
       for (const [d, c] of claimed) {
-        if (c.kind === 'created') out.set(d, { kind: 'found', companyId: c.companyId, reason: `created by crm-enrich for ${d}`, createdByUs: true });
+        if (c.kind === 'created')
+          out.set(d, {
+            kind: 'found',
+            companyId: c.companyId,
+            reason: `created by crm-enrich for ${d}`,
+            createdByUs: true,
+          });
       }
       const mine = todo.filter((d) => claimed.get(d)?.kind === 'mine').map((d) => byDomain.get(d)!);
       if (mine.length) enriched.push(...(await this.create(await this.plan(mine), priority, out)));
       todo = todo.filter((d) => claimed.get(d)?.kind === 'held');
       if (todo.length === 0) return { results: out, enriched };
-      if (Date.now() >= deadline) throw new Error(`another instance is still creating the company for ${todo.join(', ')}; the link is tried again`);
+      if (Date.now() >= deadline)
+        throw new Error(
+          `another instance is still creating the company for ${todo.join(', ')}; the link is tried again`,
+        );
       await new Promise((r) => setTimeout(r, 200));
     }
   }
 
   /** Creates companies whose domains this instance claimed; returns those created with their enrichment. */
-  private async create(mine: PlannedCompany[], priority: Priority, out: Map<string, EmployerResolution>): Promise<string[]> {
+  private async create(
+    mine: PlannedCompany[],
+    priority: Priority,
+    out: Map<string, EmployerResolution>,
+  ): Promise<string[]> {
     const { connector, claims } = this.options;
     const connection = connector.connection;
     let results;
     try {
-      results = await connector.createCompanies!(mine.map((p) => p.company), { priority });
+      results = await connector.createCompanies!(
+        mine.map((p) => p.company),
+        { priority },
+      );
     } catch (error) {
       await Promise.all(mine.map((p) => claims.release(connection, p.company.domain, this.holder)));
       throw error;
     }
     const made = mine.flatMap((p, i) => (results[i]?.ok ? [{ companyId: results[i].id, planned: p }] : []));
-    await this.options.created?.add(connection, connector.companyObjectType, made.map((m) => m.companyId));
+    await this.options.created?.add(
+      connection,
+      connector.companyObjectType,
+      made.map((m) => m.companyId),
+    );
     for (const [i, { company: c }] of mine.entries()) {
       const r = results[i];
       if (r?.ok) {
         await claims.settle(connection, c.domain, this.holder, r.id);
-        out.set(c.domain, { kind: 'found', companyId: r.id, reason: `created for ${c.domain} (${c.name}, known to the partner)` });
+        out.set(c.domain, {
+          kind: 'found',
+          companyId: r.id,
+          reason: `created for ${c.domain} (${c.name}, known to the partner)`,
+        });
         log.info({ connection, domain: c.domain, companyId: r.id }, 'created a company for a new employer');
       } else {
         await claims.release(connection, c.domain, this.holder);
-        out.set(c.domain, { kind: 'none', reason: `the CRM did not create a company for ${c.domain}: ${r?.error?.message ?? 'no result'}` });
+        out.set(c.domain, {
+          kind: 'none',
+          reason: `the CRM did not create a company for ${c.domain}: ${r?.error?.message ?? 'no result'}`,
+        });
       }
     }
     if (!this.options.planner) return [];
@@ -370,13 +454,19 @@ export class EmployerResolver {
   /** Each new company's enriched values, planned before its creation; bare where no planner is set. */
   private plan(companies: (NewCompany & { market: Market })[]): Promise<PlannedCompany[]> {
     const { planner } = this.options;
-    return Promise.all(companies.map(({ market, ...company }) => (planner ? planner.plan(company, market) : Promise.resolve({ company }))));
+    return Promise.all(
+      companies.map(({ market, ...company }) =>
+        planner ? planner.plan(company, market) : Promise.resolve({ company }),
+      ),
+    );
   }
 
   private async queueEnrichment(companies: { companyId: string; market: Market }[]): Promise<void> {
     const { connector } = this.options;
     const period = Math.floor(Date.now() / (this.options.refreshAfterDays * DAY_MS));
-    const fresh = new Map(companies.filter((c) => this.queued.get(c.companyId) !== period).map((c) => [c.companyId, c.market]));
+    const fresh = new Map(
+      companies.filter((c) => this.queued.get(c.companyId) !== period).map((c) => [c.companyId, c.market]),
+    );
     if (fresh.size === 0) return;
     if (this.queued.size > 100_000) this.queued.clear();
     for (const id of fresh.keys()) this.queued.set(id, period);
@@ -419,7 +509,13 @@ export function employerOf(sources: EmployerSources): Employer | undefined {
   const partnerCompanyId = idOf(partner);
   const fromPartner = partnerDomain ? domainOf(partnerDomain) : undefined;
   if (fromPartner && !freeMail.has(fromPartner)) {
-    return { domain: fromPartner, fromPartner: true, market, ...(partnerName ? { name: partnerName } : {}), ...(partnerCompanyId ? { partnerCompanyId } : {}) };
+    return {
+      domain: fromPartner,
+      fromPartner: true,
+      market,
+      ...(partnerName ? { name: partnerName } : {}),
+      ...(partnerCompanyId ? { partnerCompanyId } : {}),
+    };
   }
   const at = email?.lastIndexOf('@') ?? -1;
   const fromEmail = email && at > 0 ? domainOf(email.slice(at + 1)) : undefined;

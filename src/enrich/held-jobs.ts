@@ -19,10 +19,12 @@ export type Disposition = { action: 'release'; delayMs: number } | { action: 'fa
  * is a failure, retried or parked by the queue as `retryable` says.
  */
 export function dispositionOf(error: unknown, stopping: boolean): Disposition {
-  if (stopping && error instanceof LimiterError && error.code === 'limiter_stopped') return { action: 'release', delayMs: 0 };
+  if (stopping && error instanceof LimiterError && error.code === 'limiter_stopped')
+    return { action: 'release', delayMs: 0 };
   if (error instanceof LimiterError && error.code === 'limiter_full') return { action: 'release', delayMs: 1_000 };
   if (error instanceof BudgetExhaustedError) return { action: 'release', delayMs: 60_000 };
-  if (error instanceof CrmError && error.code === 'rate_limited' && error.retryAfterMs !== undefined) return { action: 'release', delayMs: error.retryAfterMs };
+  if (error instanceof CrmError && error.code === 'rate_limited' && error.retryAfterMs !== undefined)
+    return { action: 'release', delayMs: error.retryAfterMs };
   return { action: 'fail', failure: failureOf(error) };
 }
 

@@ -5,7 +5,11 @@ import type { ErasurePort } from './ports.js';
 
 const log = logger('enrich.housekeeping');
 
-export async function housekeep(job: EnrichJob, connection: string, erasure: ErasurePort): Promise<'merged' | 'erased'> {
+export async function housekeep(
+  job: EnrichJob,
+  connection: string,
+  erasure: ErasurePort,
+): Promise<'merged' | 'erased'> {
   const { recordId, objectType } = job.data;
   if (job.data.reason === 'merged') {
     await erasure.mergeState(connection, objectType, recordId, job.data.mergedIds ?? []);

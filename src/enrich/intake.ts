@@ -111,7 +111,10 @@ export class Intake {
         const pending = writing.get(e.recordId);
         const values = e.changedProperties ?? e.values;
         const enriched = state?.status === 'enriched' ? state : undefined;
-        const known = enriched || pending ? { matchKey: enriched?.matchKey ?? null, lastWritten: { ...enriched?.lastWritten, ...pending } } : undefined;
+        const known =
+          enriched || pending
+            ? { matchKey: enriched?.matchKey ?? null, lastWritten: { ...enriched?.lastWritten, ...pending } }
+            : undefined;
         if (mapping && values && isOwnChange(values, mapping, known)) own.add(e);
       }
     }

@@ -12,8 +12,21 @@ import { MARKETS } from '../partner/schemas.js';
  * Salesforce flow); `job_change_sweep`: a person of a swept segment looked up again for a move.
  */
 export const JOB_REASONS = [
-  'created', 'changed', 'refresh', 'backfill', 'catchup', 'manual', 'company', 'privacy_deletion', 'merged', 'deleted', 'rejected',
-  'workflow', 'card', 'flow', 'job_change_sweep',
+  'created',
+  'changed',
+  'refresh',
+  'backfill',
+  'catchup',
+  'manual',
+  'company',
+  'privacy_deletion',
+  'merged',
+  'deleted',
+  'rejected',
+  'workflow',
+  'card',
+  'flow',
+  'job_change_sweep',
 ] as const;
 export type JobReason = (typeof JOB_REASONS)[number];
 
@@ -32,7 +45,9 @@ export const EnrichJobData = z.object({
    * The record's values as a listing returned them (backfill, catch-up sweep), so the lane need not
    * read the record again while the snapshot is fresh.
    */
-  snapshot: z.object({ at: z.string(), read: z.array(z.string()), properties: z.record(z.string(), z.string().nullable()) }).optional(),
+  snapshot: z
+    .object({ at: z.string(), read: z.array(z.string()), properties: z.record(z.string(), z.string().nullable()) })
+    .optional(),
   /** For merges: records that no longer exist; recordId is the survivor. */
   mergedIds: z.array(z.string()).optional(),
   /**
@@ -63,7 +78,14 @@ export function queueName(connection: string, objectType: string): string {
   return `enrich.${connection}.${objectType}`.toLowerCase().replace(/[^a-z0-9_.-]/g, '_');
 }
 
-const INTERACTIVE_REASONS: ReadonlySet<JobReason> = new Set(['created', 'changed', 'manual', 'workflow', 'card', 'flow']);
+const INTERACTIVE_REASONS: ReadonlySet<JobReason> = new Set([
+  'created',
+  'changed',
+  'manual',
+  'workflow',
+  'card',
+  'flow',
+]);
 
 /** A record just created or re-identified, or asked for by a person or a workflow, is work someone waits for; everything else is bulk. */
 export function priorityOf(reason: JobReason): Priority {
@@ -82,9 +104,16 @@ export const EVENT_REASONS: Record<RecordEvent['kind'], JobReason> = {
 
 /** One job per event; the event's own dedup key keeps a redelivered event from becoming a second job. */
 /** `priority` overrides what the event's kind alone would give (see Triage). */
-export function jobFromEvent(event: RecordEvent, receivedAt: Date, priority?: Priority): { dedupKey: string; data: EnrichJobData; priority: Priority } {
+export function jobFromEvent(
+  event: RecordEvent,
+  receivedAt: Date,
+  priority?: Priority,
+): { dedupKey: string; data: EnrichJobData; priority: Priority } {
   const reason = EVENT_REASONS[event.kind];
-  const emails = event.kind === 'privacy_deletion' ? Object.values(event.values ?? {}).filter((v): v is string => !!v && v.includes('@')) : undefined;
+  const emails =
+    event.kind === 'privacy_deletion'
+      ? Object.values(event.values ?? {}).filter((v): v is string => !!v && v.includes('@'))
+      : undefined;
   return {
     dedupKey: `${event.source}:${event.connection}:${event.dedupKey}`,
     priority: priority ?? priorityOf(reason),
@@ -95,7 +124,9 @@ export function jobFromEvent(event: RecordEvent, receivedAt: Date, priority?: Pr
       reason,
       receivedAt: receivedAt.toISOString(),
       ...(emails?.length ? { emails } : {}),
-      ...(event.kind === 'changed' && (event.changedProperties ?? event.values) ? { changes: event.changedProperties ?? event.values } : {}),
+      ...(event.kind === 'changed' && (event.changedProperties ?? event.values)
+        ? { changes: event.changedProperties ?? event.values }
+        : {}),
       ...(event.mergedIds?.length ? { mergedIds: event.mergedIds } : {}),
       ...(event.kind === 'rejected' ? { rejection: event.rejection ?? 'the item could not be read' } : {}),
     },

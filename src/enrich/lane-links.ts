@@ -39,9 +39,13 @@ export async function planLink(
   const raw = work.record.properties[property];
   const current = typeof raw === 'string' && raw.trim() ? raw.trim() : null;
   if (connector.companyLinkInWrite && current) return undefined;
-  const email = mapping.matchKeys(work.record.properties).find((k) => k.by === 'work_email' || k.by === 'personal_email')?.value;
+  const email = mapping
+    .matchKeys(work.record.properties)
+    .find((k) => k.by === 'work_email' || k.by === 'personal_email')?.value;
   const employer = employerOf({
-    ...(result.kind === 'planned' ? { partner: result.hit.data, partnerDomain: mapping.companyKey(result.hit.data)?.value } : {}),
+    ...(result.kind === 'planned'
+      ? { partner: result.hit.data, partnerDomain: mapping.companyKey(result.hit.data)?.value }
+      : {}),
     ...(email ? { email } : {}),
     market: result.market as Market,
     freeMail: ctx.freeMail ?? { has: () => false },
@@ -49,8 +53,15 @@ export async function planLink(
   if (!employer) return undefined;
   const resolution = await employers.resolve(employer, work.priority);
   if (resolution.kind === 'none') return { action: 'none', property, current, reason: resolution.reason };
-  if (current === resolution.companyId) return { action: 'already', property, current, companyId: resolution.companyId, reason: resolution.reason };
-  return { action: connector.companyLinkInWrite ? 'write' : 'associate', property, current, companyId: resolution.companyId, reason: resolution.reason };
+  if (current === resolution.companyId)
+    return { action: 'already', property, current, companyId: resolution.companyId, reason: resolution.reason };
+  return {
+    action: connector.companyLinkInWrite ? 'write' : 'associate',
+    property,
+    current,
+    companyId: resolution.companyId,
+    reason: resolution.reason,
+  };
 }
 
 /**
@@ -58,19 +69,32 @@ export async function planLink(
  * associations), in one call, and records each link's outcome on its item. A failure leaves the
  * enrichment standing: the link is said to have failed and is tried again on the next enrichment.
  */
-export async function associate<W extends { record: CrmRecord; link?: CompanyLinkPlan }>(ctx: LinkContext, items: W[], priority: Priority): Promise<{ failed: number; error?: unknown }> {
-  const todo = items.filter((w): w is W & { link: CompanyLinkPlan & { action: 'associate' } } => w.link?.action === 'associate');
+export async function associate<W extends { record: CrmRecord; link?: CompanyLinkPlan }>(
+  ctx: LinkContext,
+  items: W[],
+  priority: Priority,
+): Promise<{ failed: number; error?: unknown }> {
+  const todo = items.filter(
+    (w): w is W & { link: CompanyLinkPlan & { action: 'associate' } } => w.link?.action === 'associate',
+  );
   const { connector, objectType } = ctx;
   if (todo.length === 0 || !connector.linkToCompanies) return { failed: 0 };
   try {
     const results = await connector.linkToCompanies(
       objectType,
-      todo.map((w) => ({ recordId: w.record.id, companyId: w.link.companyId, ...(w.link.current ? { currentPrimary: w.link.current } : {}) })),
+      todo.map((w) => ({
+        recordId: w.record.id,
+        companyId: w.link.companyId,
+        ...(w.link.current ? { currentPrimary: w.link.current } : {}),
+      })),
       { priority },
     );
     todo.forEach((w, i) => {
       const r = results[i];
-      w.link = r && r.outcome !== 'failed' ? { ...w.link, outcome: r.outcome } : { ...w.link, outcome: 'failed', error: r?.error ?? 'no result' };
+      w.link =
+        r && r.outcome !== 'failed'
+          ? { ...w.link, outcome: r.outcome }
+          : { ...w.link, outcome: 'failed', error: r?.error ?? 'no result' };
     });
     return { failed: todo.filter((w) => w.link.outcome === 'failed').length };
   } catch (error) {

@@ -82,4 +82,3 @@ export interface Work {
   /** Why finding the link failed (the job is retried after its write). */
   linkError?: unknown;
 }
-

@@ -63,7 +63,10 @@ export class LaneSettler {
       const { failure } = disposition;
       await this.options.held.fail(jobs, failure);
       this.report(failure.retryable ? 'retried' : 'failed', jobs.length);
-      log.warn({ queue: this.options.queue, code: failure.code, jobs: jobs.length, retryable: failure.retryable }, failure.message);
+      log.warn(
+        { queue: this.options.queue, code: failure.code, jobs: jobs.length, retryable: failure.retryable },
+        failure.message,
+      );
     } catch (storeError) {
       // The jobs stay claimed; once they lose the heartbeat another worker gets them.
       this.options.events.emit('error', storeError as Error);

@@ -151,7 +151,9 @@ export class Lane extends EventEmitter<LaneEvents> {
     this.claims.stop();
     await this.reading;
     this.reading = undefined;
-    const deadline = new Promise<'deadline'>((resolve) => setTimeout(resolve, options.deadlineMs ?? 10_000, 'deadline').unref());
+    const deadline = new Promise<'deadline'>((resolve) =>
+      setTimeout(resolve, options.deadlineMs ?? 10_000, 'deadline').unref(),
+    );
     const finished = (async () => {
       while (this.batches.size) await Promise.allSettled([...this.batches]);
       await this.buffer.drain();
@@ -161,7 +163,10 @@ export class Lane extends EventEmitter<LaneEvents> {
     this.held.stopHeartbeat();
     if (outcome === 'deadline' && this.held.size) {
       const left = this.held.all();
-      log.warn({ queue: this.queue, jobs: left.length }, 'work still under way at the shutdown deadline is put back for the next instance');
+      log.warn(
+        { queue: this.queue, jobs: left.length },
+        'work still under way at the shutdown deadline is put back for the next instance',
+      );
       await this.settler.release(left, 0).catch((error: unknown) => this.emit('error', error as Error));
     }
   }
@@ -210,7 +215,9 @@ export class Lane extends EventEmitter<LaneEvents> {
       }
       const unchanged = new Set(await unchangedRefreshes(byRecord, states, mapping, this.options.lookups));
       if (unchanged.size) {
-        const runs = [...unchanged].map((id) => runOutcome({ recordId: id, jobs: byRecord.get(id)!, state: states.get(id) }, 'unchanged'));
+        const runs = [...unchanged].map((id) =>
+          runOutcome({ recordId: id, jobs: byRecord.get(id)!, state: states.get(id) }, 'unchanged'),
+        );
         await this.settler.settle(runs);
         this.ledger.release([...unchanged]);
       }
@@ -249,12 +256,19 @@ export class Lane extends EventEmitter<LaneEvents> {
       if (snapshot) snapshots.set(id, snapshot);
     }
     const reads = toRead.filter((id) => !snapshots.has(id));
-    log.debug({ queue: this.queue, claimed, reading: reads.length, fromSnapshot: snapshots.size, held: this.ledger.held }, 'reading a batch');
+    log.debug(
+      { queue: this.queue, claimed, reading: reads.length, fromSnapshot: snapshots.size, held: this.ledger.held },
+      'reading a batch',
+    );
     let records: CrmRecord[] = [...snapshots.values()];
     try {
-      if (reads.length) records.push(...(await this.options.connector.readRecords(this.options.objectType, reads, read, { priority })));
+      if (reads.length)
+        records.push(...(await this.options.connector.readRecords(this.options.objectType, reads, read, { priority })));
     } catch (error) {
-      await this.settler.fail(reads.flatMap((id) => byRecord.get(id)!), error);
+      await this.settler.fail(
+        reads.flatMap((id) => byRecord.get(id)!),
+        error,
+      );
       this.ledger.release(reads);
       records = [...snapshots.values()];
     }
@@ -273,7 +287,11 @@ export class Lane extends EventEmitter<LaneEvents> {
     for (const job of jobs) {
       if (job.data.reason === 'rejected') {
         // An item of a delivery that could not be read: straight to the dead letter, with why.
-        const rejection = { code: 'invalid_event', message: job.data.rejection ?? 'the item could not be read', retryable: false };
+        const rejection = {
+          code: 'invalid_event',
+          message: job.data.rejection ?? 'the item could not be read',
+          retryable: false,
+        };
         await this.settler.fail([job], rejection);
         continue;
       }

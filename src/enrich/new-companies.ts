@@ -48,7 +48,10 @@ export class NewCompanyPlanner {
     try {
       plan = await planRecord(record, mapping, this.options.lookups, undefined, 'bulk', new Date(), market);
     } catch (error) {
-      log.warn({ connection: this.options.connector.connection, err: error }, 'a new company is created without its enrichment, which a job adds later');
+      log.warn(
+        { connection: this.options.connector.connection, err: error },
+        'a new company is created without its enrichment, which a job adds later',
+      );
       return { company };
     }
     const writes = plan.kind === 'planned' ? plan.plan.writes : {};
@@ -59,7 +62,9 @@ export class NewCompanyPlanner {
   /** Stores the created companies' states and audit rows, as a company job would have after its write. */
   async settle(created: { companyId: string; planned: PlannedCompany }[]): Promise<void> {
     const outcomes = created.flatMap(({ companyId, planned }) =>
-      planned.plan ? [{ recordId: companyId, jobId: null, result: planned.plan, written: planned.company.properties ?? {} }] : [],
+      planned.plan
+        ? [{ recordId: companyId, jobId: null, result: planned.plan, written: planned.company.properties ?? {} }]
+        : [],
     );
     if (outcomes.length === 0) return;
     const { connector, objectType, refreshAfterDays } = this.options;

@@ -12,7 +12,11 @@ import type { AuditEntry, EnqueuePort } from './ports.js';
 export type OnDemandTrigger = Extract<JobReason, 'workflow' | 'card' | 'flow'>;
 
 /** Who asked, as the audit trail names it. */
-export const TRIGGER_ACTORS: Record<OnDemandTrigger, string> = { workflow: 'hubspot:workflow', card: 'hubspot:card', flow: 'salesforce:flow' };
+export const TRIGGER_ACTORS: Record<OnDemandTrigger, string> = {
+  workflow: 'hubspot:workflow',
+  card: 'hubspot:card',
+  flow: 'salesforce:flow',
+};
 
 export interface OnDemandDeps {
   enqueue: EnqueuePort;
@@ -72,7 +76,9 @@ export async function requestEnrichment(deps: OnDemandDeps, request: OnDemandReq
   const dedupKey = `${trigger}:${connection}:${objectType}:${recordId}:${randomUUID()}`;
   const result = await deps.enqueue.enqueue([
     {
-      queue: queueName(connection, objectType), dedupKey, priority,
+      queue: queueName(connection, objectType),
+      dedupKey,
+      priority,
       data: { connection, objectType, recordId, reason: trigger, receivedAt: new Date().toISOString() },
     },
   ]);
@@ -90,14 +96,19 @@ export async function outcomeOf(deps: OnDemandDeps, ticket: Ticket): Promise<OnD
   if (!ticket.jobId) return undefined;
   const standing = (await deps.jobs(queueName(ticket.connection, ticket.objectType), [ticket.jobId])).get(ticket.jobId);
   // A job that ended without rows: parked after its last attempt, or one the queue no longer has.
-  if (!standing || standing.state === 'failed' || standing.state === 'cancelled') return { outcome: 'failed', fieldsWritten: 0, matched: false };
+  if (!standing || standing.state === 'failed' || standing.state === 'cancelled')
+    return { outcome: 'failed', fieldsWritten: 0, matched: false };
   // Completed with nothing to say (the record was deleted or merged away meanwhile).
   if (standing.state === 'completed') return { outcome: 'skipped', fieldsWritten: 0, matched: false };
   return undefined;
 }
 
 /** Looks until the request is settled or `timeoutMs` has passed ('pending'). */
-export async function waitForOutcome(deps: OnDemandDeps, ticket: Ticket, timeoutMs: number): Promise<OnDemandOutcome | 'pending'> {
+export async function waitForOutcome(
+  deps: OnDemandDeps,
+  ticket: Ticket,
+  timeoutMs: number,
+): Promise<OnDemandOutcome | 'pending'> {
   const deadline = Date.now() + timeoutMs;
   const pollMs = deps.pollMs ?? 150;
   for (;;) {

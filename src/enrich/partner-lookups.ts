@@ -13,7 +13,10 @@ import type { CacheKey, CachedLookup, CounterPort, LookupCachePort } from './por
 
 export interface PartnerLookupClient {
   lookupPerson(query: { by: never; value: string }, options?: LookupCallOptions): Promise<Person | null>;
-  lookupCompany(query: { by: never; value: string; country?: Market }, options?: LookupCallOptions): Promise<Company | null>;
+  lookupCompany(
+    query: { by: never; value: string; country?: Market },
+    options?: LookupCallOptions,
+  ): Promise<Company | null>;
 }
 
 export interface LookupCallOptions {
@@ -37,11 +40,17 @@ export interface LookupHit {
 
 /** Bulk work stops at the budget; work a person waits for goes on up to the hard cap. */
 export class BudgetExhaustedError extends AppError {
-  constructor(readonly priority: Priority, used: number, limit: number) {
+  constructor(
+    readonly priority: Priority,
+    used: number,
+    limit: number,
+  ) {
     super(
       'partner_budget_exhausted',
       `today's partner lookups (${used}) reached the ${priority === 'bulk' ? 'PARTNER_DAILY_LOOKUP_BUDGET' : 'PARTNER_DAILY_LOOKUP_HARD_CAP'} of ${limit}; ` +
-        (priority === 'bulk' ? 'bulk work resumes tomorrow (UTC) or when the budget is raised' : 'raise the hard cap to go on today'),
+        (priority === 'bulk'
+          ? 'bulk work resumes tomorrow (UTC) or when the budget is raised'
+          : 'raise the hard cap to go on today'),
       'transient',
       { used, limit },
     );
@@ -73,7 +82,10 @@ const log = logger('enrich.lookups');
 /** How often credits that could not be given back (the store was away) are tried again. */
 const OWED_RETRY_MS = 1_000;
 
-export class PartnerLookups extends EventEmitter<{ lookup: [{ fromCache: boolean; found: boolean }]; budget: [{ priority: Priority; used: number; limit: number }] }> {
+export class PartnerLookups extends EventEmitter<{
+  lookup: [{ fromCache: boolean; found: boolean }];
+  budget: [{ priority: Priority; used: number; limit: number }];
+}> {
   private readonly flights = new SingleFlight();
   /** Credits to give back that the store could not take when they were due. */
   private owed = 0;
@@ -87,7 +99,13 @@ export class PartnerLookups extends EventEmitter<{ lookup: [{ fromCache: boolean
    * The first key that matches, or null when none does. Throws partner errors and BudgetExhaustedError.
    * With `credits`, a call to the partner spends one of them, and the budget is met when none is left.
    */
-  async find(kind: 'person' | 'company', keys: LookupKey[], market: Market, priority: Priority, credits?: ReservedCredits): Promise<LookupHit | null> {
+  async find(
+    kind: 'person' | 'company',
+    keys: LookupKey[],
+    market: Market,
+    priority: Priority,
+    credits?: ReservedCredits,
+  ): Promise<LookupHit | null> {
     for (const key of keys) {
       const cacheKey: CacheKey = { kind, by: key.by, value: key.value, market: kind === 'company' ? market : '*' };
       const { entry, fromCache } = await this.resolve(cacheKey, market, priority, credits);
@@ -96,14 +114,21 @@ export class PartnerLookups extends EventEmitter<{ lookup: [{ fromCache: boolean
     return null;
   }
 
-  private async resolve(key: CacheKey, market: Market, priority: Priority, credits: ReservedCredits | undefined): Promise<{ entry: CachedLookup; fromCache: boolean }> {
+  private async resolve(
+    key: CacheKey,
+    market: Market,
+    priority: Priority,
+    credits: ReservedCredits | undefined,
+  ): Promise<{ entry: CachedLookup; fromCache: boolean }> {
     const cached = await this.options.cache.get(key);
     if (cached) {
       this.emit('lookup', { fromCache: true, found: cached.found });
       void this.options.counters.increment(CACHE_HITS_COUNTER).catch(() => undefined);
       return { entry: cached, fromCache: true };
     }
-    const entry = await this.flights.run(`${key.kind}|${key.by}|${key.value}|${key.market}`, () => this.callPartner(key, market, priority, credits));
+    const entry = await this.flights.run(`${key.kind}|${key.by}|${key.value}|${key.market}`, () =>
+      this.callPartner(key, market, priority, credits),
+    );
     return { entry, fromCache: false };
   }
 
@@ -134,7 +159,12 @@ export class PartnerLookups extends EventEmitter<{ lookup: [{ fromCache: boolean
     };
   }
 
-  private async callPartner(key: CacheKey, market: Market, priority: Priority, credits: ReservedCredits | undefined): Promise<CachedLookup> {
+  private async callPartner(
+    key: CacheKey,
+    market: Market,
+    priority: Priority,
+    credits: ReservedCredits | undefined,
+  ): Promise<CachedLookup> {
     const beforeSend = credits ? this.fromReserved(credits) : this.reservation(priority);
     // A request the partner refused unserved (429, a key it refused) or that never reached it spent nothing.
     const unserved = credits ? async () => credits.putBack() : () => this.giveBack(1);
@@ -158,7 +188,11 @@ export class PartnerLookups extends EventEmitter<{ lookup: [{ fromCache: boolean
     try {
       await this.options.counters.increment(LOOKUPS_COUNTER, -credits);
     } catch (error) {
-      if (this.owed === 0) log.warn({ err: error }, 'a partner credit could not be given back yet; it is given back once the store answers');
+      if (this.owed === 0)
+        log.warn(
+          { err: error },
+          'a partner credit could not be given back yet; it is given back once the store answers',
+        );
       this.owed += credits;
       this.payOwedSoon();
     }

@@ -92,7 +92,13 @@ export interface StaleCursor {
 
 export interface StalePort {
   /** Records of one object due for refresh, oldest due first, after a cursor (for paging). */
-  pickStale(connection: string, objectType: string, limit: number, now: Date, after?: StaleCursor): Promise<{ records: StaleCursor[]; next?: StaleCursor }>;
+  pickStale(
+    connection: string,
+    objectType: string,
+    limit: number,
+    now: Date,
+    after?: StaleCursor,
+  ): Promise<{ records: StaleCursor[]; next?: StaleCursor }>;
   /** Which of these records we hold state for. */
   known(connection: string, objectType: string, recordIds: string[]): Promise<Set<string>>;
 }
@@ -104,7 +110,11 @@ export interface KeyValuePort {
 
 /** Identity values being written to CRM records, until their outcome is settled (then cleared with it). */
 export interface PendingWritesPort {
-  add(connection: string, objectType: string, writes: { recordId: string; values: Record<string, string> }[]): Promise<void>;
+  add(
+    connection: string,
+    objectType: string,
+    writes: { recordId: string; values: Record<string, string> }[],
+  ): Promise<void>;
   get(connection: string, objectType: string, recordIds: string[]): Promise<Map<string, Record<string, string>>>;
 }
 

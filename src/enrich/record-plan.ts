@@ -28,7 +28,10 @@ export async function planRecord(
 ): Promise<RecordPlan> {
   const keys = mapping.matchKeys(record.properties);
   if (keys.length === 0) {
-    return { kind: 'no_key', reason: `none of the match properties (${[...new Set(mapping.document.match.map((m) => m.property))].join(', ')}) has a value` };
+    return {
+      kind: 'no_key',
+      reason: `none of the match properties (${[...new Set(mapping.document.match.map((m) => m.property))].join(', ')}) has a value`,
+    };
   }
   const market = mapping.market(record.properties, marketHint);
   const hit = await lookups.find(mapping.source, keys, market, priority);

@@ -51,7 +51,12 @@ export class RecordRunner {
       const outcome = runOutcome({ recordId: id, jobs: work.jobs, state: work.state }, result, { link: work.link });
       await settler.settle([outcome]);
       log.info(
-        { queue: this.options.queue, recordId: id, reason: work.jobs[0]!.data.reason, outcome: reportedOutcome(outcome) },
+        {
+          queue: this.options.queue,
+          recordId: id,
+          reason: work.jobs[0]!.data.reason,
+          outcome: reportedOutcome(outcome),
+        },
         result.kind === 'no_match' ? 'no partner match; nothing written' : 'nothing to write',
       );
       ledger.release([id]);
@@ -73,12 +78,28 @@ export class RecordRunner {
     const id = work.record.id;
     ledger.move(id, 'planning', work.priority === 'interactive');
     const marketHint = work.jobs.find((j) => j.data.market)?.data.market;
-    const result = await planRecord(work.record, mapping, this.options.lookups, work.state, work.priority, new Date(), marketHint);
+    const result = await planRecord(
+      work.record,
+      mapping,
+      this.options.lookups,
+      work.state,
+      work.priority,
+      new Date(),
+      marketHint,
+    );
     ledger.move(id, 'linking');
     const { connection, objectType, jobChanges } = this.options;
     // Job changes ride on the lookup just made: no credit of their own.
-    await jobChanges?.observe({ connection, objectType, record: work.record, plan: result, mapping, jobId: work.jobs[0]!.id });
-    const writesFirst = !links.connector.companyLinkInWrite && result.kind === 'planned' && Object.keys(result.plan.writes).length > 0;
+    await jobChanges?.observe({
+      connection,
+      objectType,
+      record: work.record,
+      plan: result,
+      mapping,
+      jobId: work.jobs[0]!.id,
+    });
+    const writesFirst =
+      !links.connector.companyLinkInWrite && result.kind === 'planned' && Object.keys(result.plan.writes).length > 0;
     if (writesFirst) {
       work.linking = planLink(links, work, result, mapping).then(
         (link) => void (work.link = link),
@@ -90,4 +111,3 @@ export class RecordRunner {
     return result;
   }
 }
-

@@ -9,10 +9,21 @@ import { appliedHash } from './record-plan.js';
  * A refresh first asks the partner by the key that matched last time: when the data and the
  * mapping are what was applied before, the record needs no CRM read and no write.
  */
-export async function unchangedRefreshes(byRecord: Map<string, EnrichJob[]>, states: Map<string, RecordState>, mapping: CompiledMapping, lookups: PartnerLookups): Promise<string[]> {
+export async function unchangedRefreshes(
+  byRecord: Map<string, EnrichJob[]>,
+  states: Map<string, RecordState>,
+  mapping: CompiledMapping,
+  lookups: PartnerLookups,
+): Promise<string[]> {
   const candidates = [...byRecord.entries()].filter(([id, jobs]) => {
     const state = states.get(id);
-    return jobs.every((j) => j.data.reason === 'refresh') && state?.status === 'enriched' && state.matchKey && state.dataHash && state.market;
+    return (
+      jobs.every((j) => j.data.reason === 'refresh') &&
+      state?.status === 'enriched' &&
+      state.matchKey &&
+      state.dataHash &&
+      state.market
+    );
   });
   const unchanged = await Promise.all(
     candidates.map(async ([id]) => {

@@ -69,9 +69,17 @@ export async function sweepMissed(options: RefreshOptions, now = new Date()): Pr
       const read = propertiesToRead(connector, objectType, mapping);
       let cursor: string | undefined;
       do {
-        const page = await connector.listRecords(objectType, { properties: read, changedSince: since, ...(cursor ? { cursor } : {}) }, { priority: 'bulk' });
+        const page = await connector.listRecords(
+          objectType,
+          { properties: read, changedSince: since, ...(cursor ? { cursor } : {}) },
+          { priority: 'bulk' },
+        );
         const candidates = page.records.filter((r) => mapping.matchKeys(r.properties).length > 0);
-        const known = await options.stale.known(connector.connection, objectType, candidates.map((r) => r.id));
+        const known = await options.stale.known(
+          connector.connection,
+          objectType,
+          candidates.map((r) => r.id),
+        );
         const at = new Date().toISOString();
         const jobs: NewJob[] = candidates
           .filter((r) => !known.has(r.id))
@@ -79,7 +87,13 @@ export async function sweepMissed(options: RefreshOptions, now = new Date()): Pr
             queue: queueName(connector.connection, objectType),
             dedupKey: `catchup:${connector.connection}:${objectType}:${r.id}`,
             priority: 'bulk',
-            data: { connection: connector.connection, objectType, recordId: r.id, reason: 'catchup', snapshot: { at, read, properties: r.properties } },
+            data: {
+              connection: connector.connection,
+              objectType,
+              recordId: r.id,
+              reason: 'catchup',
+              snapshot: { at, read, properties: r.properties },
+            },
           }));
         if (jobs.length) total += (await options.queue.enqueue(jobs)).inserted;
         cursor = page.next;

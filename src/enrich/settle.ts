@@ -54,30 +54,61 @@ export function stateFor(
   }
 }
 
-export function auditFor(connection: string, objectType: string, recordId: string, result: RecordPlan, jobId: string | null): AuditEntry[] {
+export function auditFor(
+  connection: string,
+  objectType: string,
+  recordId: string,
+  result: RecordPlan,
+  jobId: string | null,
+): AuditEntry[] {
   const row = { connection, objectType, recordId, jobId };
   if (result.kind === 'no_key') {
-    return [{ ...row, property: null, oldValue: null, newValue: null, rule: null, outcome: 'skipped', reason: result.reason }];
+    return [
+      { ...row, property: null, oldValue: null, newValue: null, rule: null, outcome: 'skipped', reason: result.reason },
+    ];
   }
   if (result.kind === 'no_match') {
-    return [{ ...row, property: null, oldValue: null, newValue: null, rule: null, outcome: 'no_match', reason: `the partner has no record for ${result.tried.join(', then ')}` }];
+    return [
+      {
+        ...row,
+        property: null,
+        oldValue: null,
+        newValue: null,
+        rule: null,
+        outcome: 'no_match',
+        reason: `the partner has no record for ${result.tried.join(', then ')}`,
+      },
+    ];
   }
   const writes = result.plan.decisions.filter((d) => d.outcome === 'write');
   // A value the CRM would refuse for its length is said in the audit trail, without the value itself.
   const tooLong = result.plan.decisions.filter((d) => d.outcome === 'too_long').map((d) => ({ ...d, next: null }));
   if (writes.length === 0 && tooLong.length === 0) {
-    const kept = result.plan.decisions.filter((d) => d.outcome === 'kept_person_edit' || d.outcome === 'filled_already').map((d) => d.property);
-    const reason = kept.length ? `nothing changed that may be written; kept values in ${kept.join(', ')}` : 'the CRM already holds everything the partner has';
+    const kept = result.plan.decisions
+      .filter((d) => d.outcome === 'kept_person_edit' || d.outcome === 'filled_already')
+      .map((d) => d.property);
+    const reason = kept.length
+      ? `nothing changed that may be written; kept values in ${kept.join(', ')}`
+      : 'the CRM already holds everything the partner has';
     return [{ ...row, property: null, oldValue: null, newValue: null, rule: null, outcome: 'unchanged', reason }];
   }
   // A person's edit kept while other properties are written gets its own row, so the trail says why it stayed.
   const kept = result.plan.decisions.filter((d) => d.outcome === 'kept_person_edit');
-  return [...writes, ...kept, ...tooLong].map((d) => ({ ...row, property: d.property, oldValue: d.current, newValue: d.next, rule: d.rule, outcome: d.outcome, reason: d.reason }));
+  return [...writes, ...kept, ...tooLong].map((d) => ({
+    ...row,
+    property: d.property,
+    oldValue: d.current,
+    newValue: d.next,
+    rule: d.rule,
+    outcome: d.outcome,
+    reason: d.reason,
+  }));
 }
 
 function heldAsWeWouldWrite(result: Extract<RecordPlan, { kind: 'planned' }>): Record<string, string> {
   const held: Record<string, string> = {};
-  for (const d of result.plan.decisions) if (d.outcome === 'unchanged' && d.next !== null && d.current !== null) held[d.property] = d.current;
+  for (const d of result.plan.decisions)
+    if (d.outcome === 'unchanged' && d.next !== null && d.current !== null) held[d.property] = d.current;
   return held;
 }
 
@@ -97,19 +128,47 @@ export interface RecordOutcome {
  * The one place a record's outcome becomes rows: its enrichment state (with its company link once
  * made) and the audit rows that explain it, stored together in one transaction by StatePort.settle.
  */
-export function outcomeRows(where: { connection: string; objectType: string; refreshAfterDays: number }, outcomes: RecordOutcome[], now = new Date()): { states: RecordState[]; audit: AuditEntry[] } {
+export function outcomeRows(
+  where: { connection: string; objectType: string; refreshAfterDays: number },
+  outcomes: RecordOutcome[],
+  now = new Date(),
+): { states: RecordState[]; audit: AuditEntry[] } {
   const { connection, objectType, refreshAfterDays } = where;
   const states: RecordState[] = [];
   const audit: AuditEntry[] = [];
   for (const o of outcomes) {
     if (o.result === 'unchanged') {
       if (!o.previous) throw new Error(`an unchanged refresh of ${objectType} ${o.recordId} needs its previous state`);
-      states.push({ ...o.previous, lastEnrichedAt: now, nextRefreshAt: new Date(now.getTime() + refreshAfterDays * DAY_MS), lastError: null });
-      audit.push({ connection, objectType, recordId: o.recordId, property: null, oldValue: null, newValue: null, rule: null, outcome: 'unchanged', reason: 'the partner data and the mapping are what was applied last time', jobId: o.jobId });
+      states.push({
+        ...o.previous,
+        lastEnrichedAt: now,
+        nextRefreshAt: new Date(now.getTime() + refreshAfterDays * DAY_MS),
+        lastError: null,
+      });
+      audit.push({
+        connection,
+        objectType,
+        recordId: o.recordId,
+        property: null,
+        oldValue: null,
+        newValue: null,
+        rule: null,
+        outcome: 'unchanged',
+        reason: 'the partner data and the mapping are what was applied last time',
+        jobId: o.jobId,
+      });
       continue;
     }
-    states.push(withLink(stateFor(connection, objectType, o.recordId, o.previous, o.result, o.written ?? {}, now, refreshAfterDays), o.link));
-    audit.push(...auditFor(connection, objectType, o.recordId, o.result, o.jobId), ...linkAudit(connection, objectType, o.recordId, o.link, o.jobId));
+    states.push(
+      withLink(
+        stateFor(connection, objectType, o.recordId, o.previous, o.result, o.written ?? {}, now, refreshAfterDays),
+        o.link,
+      ),
+    );
+    audit.push(
+      ...auditFor(connection, objectType, o.recordId, o.result, o.jobId),
+      ...linkAudit(connection, objectType, o.recordId, o.link, o.jobId),
+    );
   }
   return { states, audit };
 }

@@ -10,7 +10,11 @@ const SNAPSHOT_MAX_AGE_MS = 60_000;
  * Not after an earlier attempt or a holder that died (either may have written after the listing), nor
  * when we settled the record since the listing: planning on values older than our own write writes it again.
  */
-export function freshSnapshot(jobs: EnrichJob[], state: RecordState | undefined, read: readonly string[]): CrmRecord | undefined {
+export function freshSnapshot(
+  jobs: EnrichJob[],
+  state: RecordState | undefined,
+  read: readonly string[],
+): CrmRecord | undefined {
   if (jobs.some((j) => j.retryCount > 0 || (j.data.reclaims ?? 0) > 0)) return undefined;
   const snapshots = jobs.map((j) => j.data.snapshot);
   if (snapshots.some((s) => !s || Date.now() - Date.parse(s.at) > SNAPSHOT_MAX_AGE_MS)) return undefined;

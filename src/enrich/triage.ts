@@ -48,7 +48,9 @@ export class Triage {
    * (`base`): bulk stays bulk; interactive becomes bulk by the rules above.
    */
   classify(events: RecordEvent[], base: (event: RecordEvent) => Priority): Priority[] {
-    const result = events.map((event): Priority => (base(event) === 'bulk' || event.actor === 'bulk' ? 'bulk' : 'interactive'));
+    const result = events.map((event): Priority =>
+      base(event) === 'bulk' || event.actor === 'bulk' ? 'bulk' : 'interactive',
+    );
     const bySource = new Map<string, number[]>();
     for (const [i, event] of events.entries()) {
       if (result[i] !== 'interactive' || event.actor === 'person') continue;

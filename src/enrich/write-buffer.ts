@@ -57,10 +57,13 @@ export class WriteBuffer<T> {
         this.flushNow();
         return;
       }
-      this.urgentTimer ??= setTimeout(() => {
-        this.urgentTimer = undefined;
-        this.flushNow();
-      }, Math.max(0, this.urgentSince + (this.options.urgentMaxWaitMs ?? 250) - Date.now()));
+      this.urgentTimer ??= setTimeout(
+        () => {
+          this.urgentTimer = undefined;
+          this.flushNow();
+        },
+        Math.max(0, this.urgentSince + (this.options.urgentMaxWaitMs ?? 250) - Date.now()),
+      );
     }
     if (this.writes.length > 0 && !this.timer) {
       const wait = Math.max(0, this.writes[0]!.addedAt + this.options.maxWaitMs - Date.now());

@@ -41,7 +41,8 @@ export class LocalDispatchWindow implements DispatchWindow {
     if (this.log.length >= max) wait = Math.max(wait, this.log[this.log.length - max]!.at + horizonMs - now);
     // Bulk waits while interactive work is waiting for a slot anywhere, asking again a slot's spacing
     // later: the interactive claim usually takes its slot well before its mark runs out.
-    if (urgentFor === undefined) for (const until of this.urgent.values()) wait = Math.max(wait, Math.min(until - now, spacingMs));
+    if (urgentFor === undefined)
+      for (const until of this.urgent.values()) wait = Math.max(wait, Math.min(until - now, spacingMs));
     if (wait > 0) {
       if (urgentFor !== undefined) this.urgent.set(urgentFor, now + wait + URGENT_GRACE_MS);
       return wait;

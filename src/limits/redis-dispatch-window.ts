@@ -67,13 +67,29 @@ export class RedisDispatchWindow implements DispatchWindow {
     // visibly rather than hold it for minutes.
     this.redis = new Redis(redisUrl, { maxRetriesPerRequest: 2, connectionName: `crm-enrich-limiter` });
     this.redis.on('error', onError);
-    this.keys = [`crm-enrich:limiter:{${id}}:log`, `crm-enrich:limiter:{${id}}:pace`, `crm-enrich:limiter:{${id}}:urgent`];
+    this.keys = [
+      `crm-enrich:limiter:{${id}}:log`,
+      `crm-enrich:limiter:{${id}}:pace`,
+      `crm-enrich:limiter:{${id}}:urgent`,
+    ];
   }
 
   async tryClaim(ticket: string, urgentFor?: string): Promise<number> {
     const { max, horizonMs, spacingMs } = this.rule;
     try {
-      return Number(await this.redis.eval(CLAIM, 3, ...this.keys, max, horizonMs, spacingMs, ticket, urgentFor ?? '', URGENT_GRACE_MS));
+      return Number(
+        await this.redis.eval(
+          CLAIM,
+          3,
+          ...this.keys,
+          max,
+          horizonMs,
+          spacingMs,
+          ticket,
+          urgentFor ?? '',
+          URGENT_GRACE_MS,
+        ),
+      );
     } catch (error) {
       throw this.unavailable(error);
     }

@@ -89,7 +89,12 @@ export class SlidingWindowLimiter extends EventEmitter<LimiterEvents> implements
     }
     const { ticket, claimedFrom } = await new Promise<{ ticket: string; claimedFrom: number }>((resolve, reject) => {
       const queuedAt = performance.now();
-      this.queues[priority].push({ priority, queuedAt, admit: (t, from) => resolve({ ticket: t, claimedFrom: from }), fail: reject });
+      this.queues[priority].push({
+        priority,
+        queuedAt,
+        admit: (t, from) => resolve({ ticket: t, claimedFrom: from }),
+        fail: reject,
+      });
       this.emit('queued', { priority, queued: this.queuedCount() });
       this.loop ??= this.dispatch().finally(() => (this.loop = undefined));
     });
@@ -163,7 +168,11 @@ export class SlidingWindowLimiter extends EventEmitter<LimiterEvents> implements
       this.running++;
       this.dispatchedTotal++;
       const now = performance.now();
-      this.emit('dispatched', { priority: waiting.priority, waitedMs: now - waiting.queuedAt, at: performance.timeOrigin + now });
+      this.emit('dispatched', {
+        priority: waiting.priority,
+        waitedMs: now - waiting.queuedAt,
+        at: performance.timeOrigin + now,
+      });
       // The duration counts from before the claim, so it includes the claim's trip to the store.
       waiting.admit(ticket, askedAt);
     }

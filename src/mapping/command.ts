@@ -12,14 +12,19 @@ function collect(value: string, previous: string[]): string[] {
 }
 
 async function sandboxSchemas(): Promise<Map<string, CrmProperty[]>> {
-  const [{ hubspotPropertiesToCrm }, { STANDARD_CONTACT_PROPERTIES, STANDARD_COMPANY_PROPERTIES }, { salesforceDescribeToCrm }, { standardFields }, { schemaKey }] =
-    await Promise.all([
-      import('../../connectors/hubspot/schema.js'),
-      import('../../connectors/hubspot/sandbox/standard-properties.js'),
-      import('../../connectors/salesforce/schema.js'),
-      import('../../connectors/salesforce/sandbox/standard-fields.js'),
-      import('./loader.js'),
-    ]);
+  const [
+    { hubspotPropertiesToCrm },
+    { STANDARD_CONTACT_PROPERTIES, STANDARD_COMPANY_PROPERTIES },
+    { salesforceDescribeToCrm },
+    { standardFields },
+    { schemaKey },
+  ] = await Promise.all([
+    import('../../connectors/hubspot/schema.js'),
+    import('../../connectors/hubspot/sandbox/standard-properties.js'),
+    import('../../connectors/salesforce/schema.js'),
+    import('../../connectors/salesforce/sandbox/standard-fields.js'),
+    import('./loader.js'),
+  ]);
   const schemas = new Map<string, CrmProperty[]>();
   schemas.set(schemaKey('hubspot', 'contact'), hubspotPropertiesToCrm({ results: STANDARD_CONTACT_PROPERTIES }));
   schemas.set(schemaKey('hubspot', 'company'), hubspotPropertiesToCrm({ results: STANDARD_COMPANY_PROPERTIES }));
@@ -42,14 +47,16 @@ interface CheckOptions {
  * for every declared custom property the CRM does not have yet.
  */
 async function liveSchemas(mappings: LoadedMapping[], schemas: Map<string, CrmProperty[]>): Promise<MappingProblem[]> {
-  const [{ loadConfig }, { connectorFor, connectorsFromConfig }, { missingCustomProperties }, { schemaKey }] = await Promise.all([
-    import('../config.js'),
-    import('../service/connectors.js'),
-    import('./custom-properties.js'),
-    import('./loader.js'),
-  ]);
+  const [{ loadConfig }, { connectorFor, connectorsFromConfig }, { missingCustomProperties }, { schemaKey }] =
+    await Promise.all([
+      import('../config.js'),
+      import('../service/connectors.js'),
+      import('./custom-properties.js'),
+      import('./loader.js'),
+    ]);
   const connectors = connectorsFromConfig(loadConfig(), mappings);
-  if (connectors.length === 0) throw new Error('--live needs CRM credentials: set HUBSPOT_ACCESS_TOKEN or the SALESFORCE_* variables');
+  if (connectors.length === 0)
+    throw new Error('--live needs CRM credentials: set HUBSPOT_ACCESS_TOKEN or the SALESFORCE_* variables');
   const problems: MappingProblem[] = [];
   try {
     for (const { file, document } of mappings) {
@@ -58,7 +65,12 @@ async function liveSchemas(mappings: LoadedMapping[], schemas: Map<string, CrmPr
       const properties = await connector.readSchema(document.object);
       schemas.set(schemaKey(document.crm, document.object), properties);
       for (const spec of missingCustomProperties(document, properties)) {
-        problems.push({ file, path: ['fields', spec.name, 'custom'], code: 'unknown_property', message: `${spec.name} does not exist in ${document.crm} yet; \`crm-enrich mappings provision\` creates it, or says what an admin must add` });
+        problems.push({
+          file,
+          path: ['fields', spec.name, 'custom'],
+          code: 'unknown_property',
+          message: `${spec.name} does not exist in ${document.crm} yet; \`crm-enrich mappings provision\` creates it, or says what an admin must add`,
+        });
       }
     }
   } finally {
@@ -118,7 +130,9 @@ async function check(dir: string, options: CheckOptions): Promise<number> {
     console.error(`\n${problems.length} problem${problems.length === 1 ? '' : 's'} in ${dir}`);
     return 1;
   }
-  console.log(`${mappings.length} mapping${mappings.length === 1 ? '' : 's'} in ${dir} are valid (${checked} checked against a CRM schema)`);
+  console.log(
+    `${mappings.length} mapping${mappings.length === 1 ? '' : 's'} in ${dir} are valid (${checked} checked against a CRM schema)`,
+  );
   return 0;
 }
 
@@ -157,11 +171,19 @@ export function registerMappingCommands(parent: Command): void {
     .command('check')
     .description('report every problem in every mapping file; exit status 1 when there is any')
     .argument('[dir]', 'directory of mapping files', 'mappings')
-    .option('--schemas <dir>', 'CRM schemas as <dir>/<crm>/<object>.json (property lists, HubSpot properties or Salesforce describe)')
+    .option(
+      '--schemas <dir>',
+      'CRM schemas as <dir>/<crm>/<object>.json (property lists, HubSpot properties or Salesforce describe)',
+    )
     .option('--schema <crm/object=file>', 'one CRM schema file for one object; repeatable', collect, [])
     .option('--sandbox', "also check against the CRM sandboxes' standard properties")
     .option('--live', "also check against the configured CRMs' own schemas, read over their APIs")
-    .option('--required <crm/object=property,...>', "properties the CRM portal requires (HubSpot's API does not list them); warns for each a mapping does not fill; repeatable", collect, [])
+    .option(
+      '--required <crm/object=property,...>',
+      "properties the CRM portal requires (HubSpot's API does not list them); warns for each a mapping does not fill; repeatable",
+      collect,
+      [],
+    )
     .action(async (dir: string, options: CheckOptions) => {
       process.exitCode = await check(dir, options);
     });
@@ -171,7 +193,10 @@ export function registerMappingCommands(parent: Command): void {
     .description('show what a mapping would write to one CRM record, and why')
     .requiredOption('--mapping <file>', 'mapping file')
     .requiredOption('--partner-json <file>', 'partner person or company record (JSON)')
-    .option('--crm-json <file>', 'the CRM record as it is now (JSON: {"properties": {...}} or property names to values)')
+    .option(
+      '--crm-json <file>',
+      'the CRM record as it is now (JSON: {"properties": {...}} or property names to values)',
+    )
     .option('--last-written-json <file>', 'the values crm-enrich last wrote (JSON property names to values)')
     .option('--schema <file>', "the CRM object's schema, to format values per property type")
     .action(async (options: PreviewOptions) => {

@@ -53,7 +53,11 @@ export interface CompiledMapping {
 
 type FieldRunner = (partner: Record<string, unknown>, out: Record<string, string>, context: TransformContext) => void;
 
-export function compileMapping(doc: MappingDocument, crmSchema?: readonly CrmProperty[], file = `${doc.crm}/${doc.object}`): CompiledMapping {
+export function compileMapping(
+  doc: MappingDocument,
+  crmSchema?: readonly CrmProperty[],
+  file = `${doc.crm}/${doc.object}`,
+): CompiledMapping {
   const problems = [...validateDocument(doc, file), ...(crmSchema ? checkAgainstCrm(doc, crmSchema, file) : [])];
   if (problems.length) throw new MappingError(problems);
   const source = doc.source as SourceKind;
@@ -88,7 +92,9 @@ export function compileMapping(doc: MappingDocument, crmSchema?: readonly CrmPro
   for (const s of doc.static ?? []) rules[s.target] = s.rule ?? DEFAULT_RULE;
 
   const stampProperty = doc.enriched_at?.target;
-  const stampTarget = stampProperty ? (byName.get(stampProperty) ?? customAsProperty(stampProperty, doc.enriched_at?.custom)) : undefined;
+  const stampTarget = stampProperty
+    ? (byName.get(stampProperty) ?? customAsProperty(stampProperty, doc.enriched_at?.custom))
+    : undefined;
   const companyRead = doc.company ? compilePath(doc.company.from, undefined, true) : undefined;
 
   const propertiesToRead = [
@@ -105,7 +111,8 @@ export function compileMapping(doc: MappingDocument, crmSchema?: readonly CrmPro
     for (const rule of doc.match) {
       const raw = Object.hasOwn(record, rule.property) ? record[rule.property] : undefined;
       const value = resolveMatchValue(rule.by, raw);
-      if (value !== undefined && !keys.some((k) => k.by === rule.by && k.value === value)) keys.push({ by: rule.by, value, property: rule.property });
+      if (value !== undefined && !keys.some((k) => k.by === rule.by && k.value === value))
+        keys.push({ by: rule.by, value, property: rule.property });
     }
     return keys;
   }
@@ -121,7 +128,8 @@ export function compileMapping(doc: MappingDocument, crmSchema?: readonly CrmPro
     propertiesToRead,
     matchKeys,
     market(record, fallback) {
-      const raw = doc.market.property && Object.hasOwn(record, doc.market.property) ? record[doc.market.property] : undefined;
+      const raw =
+        doc.market.property && Object.hasOwn(record, doc.market.property) ? record[doc.market.property] : undefined;
       // The CRM's country first; with none, what the record's own keys say (a .co.nz address) before the
       // hint and the default, so a New Zealander is not asked for, and filed, as an Australian.
       return toMarket(raw) ?? marketOfKeys(matchKeys(record)) ?? fallback ?? doc.market.default;
@@ -145,7 +153,10 @@ export function compileMapping(doc: MappingDocument, crmSchema?: readonly CrmPro
   };
 }
 
-function customAsProperty(name: string, custom: { label: string; type: CrmProperty['type']; max_length?: number; options?: string[] } | undefined): CrmProperty | undefined {
+function customAsProperty(
+  name: string,
+  custom: { label: string; type: CrmProperty['type']; max_length?: number; options?: string[] } | undefined,
+): CrmProperty | undefined {
   if (!custom) return undefined;
   return {
     name,

@@ -12,7 +12,10 @@ import { analyseField } from './validate.js';
 const TEXT_TYPES: ReadonlySet<PropertyType> = new Set(['string', 'text', 'phone', 'email', 'url']);
 
 function describeValues(values: readonly string[]): string {
-  const shown = values.slice(0, 8).map((v) => `"${v}"`).join(', ');
+  const shown = values
+    .slice(0, 8)
+    .map((v) => `"${v}"`)
+    .join(', ');
   return values.length > 8 ? `${shown}, ... (${values.length} in all)` : shown;
 }
 
@@ -24,33 +27,59 @@ function fit(produced: ValueKind, property: CrmProperty, path: (string | number)
     case 'enumeration': {
       const options = property.options ?? [];
       if (!domain) {
-        problems.add(path, 'type_mismatch', `${name} is a picklist (${describeValues(options)}) but this gives free text; add a value map (values:)`);
+        problems.add(
+          path,
+          'type_mismatch',
+          `${name} is a picklist (${describeValues(options)}) but this gives free text; add a value map (values:)`,
+        );
         return;
       }
       for (const value of domain) {
         if (options.includes(value)) continue;
         const hint = closest(value, options);
-        problems.add([...path, 'values'], 'option_not_allowed', `"${value}" is not an option of ${name}${hint ? `; did you mean "${hint}"?` : `; options: ${describeValues(options)}`}`);
+        problems.add(
+          [...path, 'values'],
+          'option_not_allowed',
+          `"${value}" is not an option of ${name}${hint ? `; did you mean "${hint}"?` : `; options: ${describeValues(options)}`}`,
+        );
       }
       return;
     }
     case 'number':
-      if (produced.base === 'number' || (domain && domain.every((v) => v.trim() !== '' && Number.isFinite(Number(v))))) return;
-      problems.add(path, 'type_mismatch', `${name} is a number property but this gives ${produced.base}; add the number transform`);
+      if (produced.base === 'number' || (domain && domain.every((v) => v.trim() !== '' && Number.isFinite(Number(v)))))
+        return;
+      problems.add(
+        path,
+        'type_mismatch',
+        `${name} is a number property but this gives ${produced.base}; add the number transform`,
+      );
       return;
     case 'date':
     case 'datetime':
       if (produced.base === 'date') return;
-      problems.add(path, 'type_mismatch', `${name} is a ${property.type} property but this gives ${produced.base}; add the date transform`);
+      problems.add(
+        path,
+        'type_mismatch',
+        `${name} is a ${property.type} property but this gives ${produced.base}; add the date transform`,
+      );
       return;
     case 'bool':
       if (produced.base === 'boolean' || (domain && domain.every((v) => v === 'true' || v === 'false'))) return;
-      problems.add(path, 'type_mismatch', `${name} is a true/false property but this gives ${produced.base}; map the values to "true" and "false"`);
+      problems.add(
+        path,
+        'type_mismatch',
+        `${name} is a true/false property but this gives ${produced.base}; map the values to "true" and "false"`,
+      );
       return;
     default:
       if (TEXT_TYPES.has(property.type) && domain && property.maxLength !== undefined) {
         for (const value of domain) {
-          if (value.length > property.maxLength) problems.add(path, 'too_long', `"${value}" is longer than the ${property.maxLength} characters ${name} holds`);
+          if (value.length > property.maxLength)
+            problems.add(
+              path,
+              'too_long',
+              `"${value}" is longer than the ${property.maxLength} characters ${name} holds`,
+            );
         }
       }
   }
@@ -63,7 +92,8 @@ function checkTarget(
   byName: ReadonlyMap<string, CrmProperty>,
   path: (string | number)[],
   problems: ProblemList,
-  notFound: (name: string, hint: string | undefined) => string = (name, hint) => `the CRM has no property "${name}"${hint ? `; did you mean "${hint}"?` : ''}`,
+  notFound: (name: string, hint: string | undefined) => string = (name, hint) =>
+    `the CRM has no property "${name}"${hint ? `; did you mean "${hint}"?` : ''}`,
 ): void {
   const property = byName.get(target);
   if (!property) {
@@ -73,20 +103,37 @@ function checkTarget(
     return;
   }
   if (!property.writable) {
-    problems.add([...path, 'target'], 'read_only_property', `${target} is read-only in the CRM; choose a writable property`);
+    problems.add(
+      [...path, 'target'],
+      'read_only_property',
+      `${target} is read-only in the CRM; choose a writable property`,
+    );
     return;
   }
   if (custom && !sameKind(custom.type, property.type)) {
-    problems.add([...path, 'custom', 'type'], 'type_mismatch', `${target} exists as ${property.type} but the mapping declares ${custom.type}; make them agree`);
+    problems.add(
+      [...path, 'custom', 'type'],
+      'type_mismatch',
+      `${target} exists as ${property.type} but the mapping declares ${custom.type}; make them agree`,
+    );
   }
   if (produced) fit(produced, property, path, problems);
 }
 
-export function checkAgainstCrm(doc: MappingDocument, properties: readonly CrmProperty[], file: string): MappingProblem[] {
+export function checkAgainstCrm(
+  doc: MappingDocument,
+  properties: readonly CrmProperty[],
+  file: string,
+): MappingProblem[] {
   const problems = new ProblemList(file);
   const byName = new Map(properties.map((p) => [p.name, p]));
   const declared = new Set(
-    [...doc.fields, ...(doc.static ?? []), ...(doc.enriched_at ? [doc.enriched_at] : []), ...[doc.discovery?.source, doc.discovery?.persona].filter((d) => d !== undefined)]
+    [
+      ...doc.fields,
+      ...(doc.static ?? []),
+      ...(doc.enriched_at ? [doc.enriched_at] : []),
+      ...[doc.discovery?.source, doc.discovery?.persona].filter((d) => d !== undefined),
+    ]
       .filter((f) => f.custom)
       .map((f) => f.target),
   );
@@ -109,14 +156,45 @@ export function checkAgainstCrm(doc: MappingDocument, properties: readonly CrmPr
     checkTarget(field.target, field.custom, output, byName, ['fields', field.target], problems, notFound);
   }
   for (const item of doc.static ?? []) {
-    checkTarget(item.target, item.custom, { base: 'string', list: false, domain: [item.value] }, byName, ['static', item.target], problems, notFound);
+    checkTarget(
+      item.target,
+      item.custom,
+      { base: 'string', list: false, domain: [item.value] },
+      byName,
+      ['static', item.target],
+      problems,
+      notFound,
+    );
   }
   if (doc.enriched_at) {
-    checkTarget(doc.enriched_at.target, doc.enriched_at.custom, { base: 'date', list: false }, byName, ['enriched_at'], problems);
+    checkTarget(
+      doc.enriched_at.target,
+      doc.enriched_at.custom,
+      { base: 'date', list: false },
+      byName,
+      ['enriched_at'],
+      problems,
+    );
   }
   const { source, persona } = doc.discovery ?? {};
-  if (source) checkTarget(source.target, source.custom, { base: 'string', list: false, domain: [source.value] }, byName, ['discovery', 'source'], problems);
-  if (persona) checkTarget(persona.target, persona.custom, { base: 'string', list: false }, byName, ['discovery', 'persona'], problems);
+  if (source)
+    checkTarget(
+      source.target,
+      source.custom,
+      { base: 'string', list: false, domain: [source.value] },
+      byName,
+      ['discovery', 'source'],
+      problems,
+    );
+  if (persona)
+    checkTarget(
+      persona.target,
+      persona.custom,
+      { base: 'string', list: false },
+      byName,
+      ['discovery', 'persona'],
+      problems,
+    );
   return problems.items;
 }
 

@@ -15,8 +15,16 @@ function spec(name: string, custom: CustomProperty): PropertySpec {
 
 export function customPropertiesOf(mapping: MappingDocument, include: { discovery?: boolean } = {}): PropertySpec[] {
   const out: PropertySpec[] = [];
-  const discovery = include.discovery === false ? [] : [mapping.discovery?.source, mapping.discovery?.persona].filter((d) => d !== undefined);
-  for (const item of [...mapping.fields, ...(mapping.static ?? []), ...(mapping.enriched_at ? [mapping.enriched_at] : []), ...discovery]) {
+  const discovery =
+    include.discovery === false
+      ? []
+      : [mapping.discovery?.source, mapping.discovery?.persona].filter((d) => d !== undefined);
+  for (const item of [
+    ...mapping.fields,
+    ...(mapping.static ?? []),
+    ...(mapping.enriched_at ? [mapping.enriched_at] : []),
+    ...discovery,
+  ]) {
     if (item.custom) out.push(spec(item.target, item.custom));
   }
   return out;
@@ -26,10 +34,15 @@ export function customPropertiesOf(mapping: MappingDocument, include: { discover
  * Declared custom properties the CRM does not have yet. Salesforce appends `__c` to custom field
  * names, and names compare without case, as both CRMs treat them.
  */
-export function missingCustomProperties(mapping: MappingDocument, existing: readonly { name: string }[]): PropertySpec[] {
+export function missingCustomProperties(
+  mapping: MappingDocument,
+  existing: readonly { name: string }[],
+): PropertySpec[] {
   const names = new Set(existing.map((p) => p.name.toLowerCase()));
   // Discovery's properties are not needed to enrich: their absence stops discovery, not the mapping.
-  return customPropertiesOf(mapping, { discovery: false }).filter((spec) => !names.has(spec.name.toLowerCase()) && !names.has(`${spec.name.toLowerCase()}__c`));
+  return customPropertiesOf(mapping, { discovery: false }).filter(
+    (spec) => !names.has(spec.name.toLowerCase()) && !names.has(`${spec.name.toLowerCase()}__c`),
+  );
 }
 
 /** Discovery's declared properties (source tag, persona flag) the CRM does not have yet. */

@@ -15,7 +15,18 @@ export type PersonLookup = (typeof PERSON_LOOKUPS)[number];
 export type CompanyLookup = (typeof COMPANY_LOOKUPS)[number];
 export type LookupKind = PersonLookup | CompanyLookup;
 
-export const PROPERTY_TYPES = ['string', 'text', 'number', 'date', 'datetime', 'enumeration', 'bool', 'phone', 'email', 'url'] as const;
+export const PROPERTY_TYPES = [
+  'string',
+  'text',
+  'number',
+  'date',
+  'datetime',
+  'enumeration',
+  'bool',
+  'phone',
+  'email',
+  'url',
+] as const;
 
 const propertyName = z
   .string()
@@ -46,10 +57,16 @@ const ruleSchema = z.enum(RULES).meta({
 });
 
 const transformStep = z.union([
-  z.string().min(1).meta({ description: 'A transform without arguments, by name.', examples: ['first'] }),
+  z
+    .string()
+    .min(1)
+    .meta({ description: 'A transform without arguments, by name.', examples: ['first'] }),
   z
     .strictObject({
-      name: z.string().min(1).meta({ description: 'Name of a registered transform.', examples: ['join'] }),
+      name: z
+        .string()
+        .min(1)
+        .meta({ description: 'Name of a registered transform.', examples: ['join'] }),
       args: z
         .record(z.string(), z.unknown())
         .optional()
@@ -61,15 +78,27 @@ export type TransformStep = z.infer<typeof transformStep>;
 
 const customProperty = z
   .strictObject({
-    label: z.string().min(1).max(100).meta({ description: 'Label shown in the CRM.', examples: ['Web visitors'] }),
+    label: z
+      .string()
+      .min(1)
+      .max(100)
+      .meta({ description: 'Label shown in the CRM.', examples: ['Web visitors'] }),
     type: z.enum(PROPERTY_TYPES).meta({ description: 'Value type of the property to create.', examples: ['number'] }),
     options: z
       .array(z.string().min(1))
       .min(1)
       .optional()
       .meta({ description: 'Picklist options (enumeration only).', examples: [['Manager', 'Other']] }),
-    max_length: z.number().int().positive().optional().meta({ description: 'Longest text allowed.', examples: [255] }),
-    description: z.string().optional().meta({ description: 'Help text shown in the CRM.', examples: ['Monthly visitors to the website.'] }),
+    max_length: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .meta({ description: 'Longest text allowed.', examples: [255] }),
+    description: z
+      .string()
+      .optional()
+      .meta({ description: 'Help text shown in the CRM.', examples: ['Monthly visitors to the website.'] }),
   })
   .meta({
     description:
@@ -86,23 +115,36 @@ const fieldSchema = z
     transform: z
       .union([transformStep, z.array(transformStep).min(1)])
       .optional()
-      .meta({ description: 'A named transform, or several applied in order.', examples: ['first', ['first', 'domain_from_url']] }),
+      .meta({
+        description: 'A named transform, or several applied in order.',
+        examples: ['first', ['first', 'domain_from_url']],
+      }),
     values: z
       .record(z.string(), z.string())
       .optional()
       .meta({
-        description: 'Value map, applied after the transforms: partner value to CRM value. Values not in the map are dropped.',
+        description:
+          'Value map, applied after the transforms: partner value to CRM value. Values not in the map are dropped.',
         examples: [{ Manager: 'manager', 'Owner / Founder': 'owner' }],
       }),
-    default: z.string().optional().meta({ description: 'Value used when the partner has none.', examples: ['Unknown'] }),
+    default: z
+      .string()
+      .optional()
+      .meta({ description: 'Value used when the partner has none.', examples: ['Unknown'] }),
     rule: ruleSchema.optional(),
     allow_dnd: z
       .boolean()
       .optional()
-      .meta({ description: 'Let phone numbers marked do-not-disturb land in this property. Off unless set.', examples: [false] }),
+      .meta({
+        description: 'Let phone numbers marked do-not-disturb land in this property. Off unless set.',
+        examples: [false],
+      }),
     custom: customProperty.optional(),
   })
-  .meta({ description: 'One CRM property filled from the partner record.', examples: [{ target: 'jobtitle', from: 'position' }] });
+  .meta({
+    description: 'One CRM property filled from the partner record.',
+    examples: [{ target: 'jobtitle', from: 'position' }],
+  });
 export type FieldMapping = z.infer<typeof fieldSchema>;
 
 const staticSchema = z
@@ -112,7 +154,10 @@ const staticSchema = z
     rule: ruleSchema.optional(),
     custom: customProperty.optional(),
   })
-  .meta({ description: 'A fixed value written with every enrichment.', examples: [{ target: 'LeadSource', value: 'Partner', rule: 'fill_empty' }] });
+  .meta({
+    description: 'A fixed value written with every enrichment.',
+    examples: [{ target: 'LeadSource', value: 'Partner', rule: 'fill_empty' }],
+  });
 export type StaticMapping = z.infer<typeof staticSchema>;
 
 const matchSchema = z
@@ -124,32 +169,46 @@ const matchSchema = z
       examples: ['work_email'],
     }),
   })
-  .meta({ description: 'One way to find the record at the partner.', examples: [{ property: 'email', by: 'work_email' }] });
+  .meta({
+    description: 'One way to find the record at the partner.',
+    examples: [{ property: 'email', by: 'work_email' }],
+  });
 export type MatchRule = z.infer<typeof matchSchema>;
 
 const marketSchema = z
   .strictObject({
-    property: propertyName.optional().meta({ description: 'CRM property with a country name or code.', examples: ['country'] }),
-    default: z.enum(MARKETS).meta({ description: 'Market used when the property is empty or not one of the markets.', examples: ['AU'] }),
+    property: propertyName
+      .optional()
+      .meta({ description: 'CRM property with a country name or code.', examples: ['country'] }),
+    default: z
+      .enum(MARKETS)
+      .meta({ description: 'Market used when the property is empty or not one of the markets.', examples: ['AU'] }),
   })
-  .meta({ description: 'Which partner market to ask; the country is normalised to one of the 13 markets.', examples: [{ property: 'country', default: 'AU' }] });
+  .meta({
+    description: 'Which partner market to ask; the country is normalised to one of the 13 markets.',
+    examples: [{ property: 'country', default: 'AU' }],
+  });
 
 const companySchema = z
   .strictObject({
     from: sourcePath.meta({
-      description: 'Path in the partner person record that identifies the person\'s company.',
+      description: "Path in the partner person record that identifies the person's company.",
       examples: ['current_company.website'],
     }),
     by: z.enum(COMPANY_LOOKUPS).meta({ description: 'Company lookup kind that value is.', examples: ['fqdn'] }),
   })
   .meta({
-    description: 'Person mappings only: how to find the person\'s company, so each company is enriched once however many people work there.',
+    description:
+      "Person mappings only: how to find the person's company, so each company is enriched once however many people work there.",
     examples: [{ from: 'current_company.website', by: 'fqdn' }],
   });
 
 const enrichedAtSchema = z
   .strictObject({
-    target: propertyName.meta({ description: 'Property stamped with the time of each write.', examples: ['crm_enrich_enriched_at'] }),
+    target: propertyName.meta({
+      description: 'Property stamped with the time of each write.',
+      examples: ['crm_enrich_enriched_at'],
+    }),
     custom: customProperty.optional(),
   })
   .meta({
@@ -161,45 +220,97 @@ const discoverySchema = z
   .strictObject({
     source: z
       .strictObject({
-        target: propertyName.meta({ description: 'Property that says where the record came from.', examples: ['crm_enrich_source'] }),
-        value: z.string().min(1).meta({ description: 'The value written.', examples: ['discovery'] }),
-        custom: customProperty.optional(),
-      })
-      .optional()
-      .meta({ description: 'Person mappings: tags each record discovery creates.', examples: [{ target: 'crm_enrich_source', value: 'discovery' }] }),
-    persona: z
-      .strictObject({
-        target: propertyName.meta({ description: 'Property naming the persona to look for at this company.', examples: ['crm_enrich_discover'] }),
+        target: propertyName.meta({
+          description: 'Property that says where the record came from.',
+          examples: ['crm_enrich_source'],
+        }),
+        value: z
+          .string()
+          .min(1)
+          .meta({ description: 'The value written.', examples: ['discovery'] }),
         custom: customProperty.optional(),
       })
       .optional()
       .meta({
-        description: 'Company mappings: companies where this property names a saved persona are visited by scheduled discovery.',
+        description: 'Person mappings: tags each record discovery creates.',
+        examples: [{ target: 'crm_enrich_source', value: 'discovery' }],
+      }),
+    persona: z
+      .strictObject({
+        target: propertyName.meta({
+          description: 'Property naming the persona to look for at this company.',
+          examples: ['crm_enrich_discover'],
+        }),
+        custom: customProperty.optional(),
+      })
+      .optional()
+      .meta({
+        description:
+          'Company mappings: companies where this property names a saved persona are visited by scheduled discovery.',
         examples: [{ target: 'crm_enrich_discover' }],
       }),
   })
-  .meta({ description: 'Finding people at target accounts (see docs/discovery.md).', examples: [{ source: { target: 'crm_enrich_source', value: 'discovery' } }] });
+  .meta({
+    description: 'Finding people at target accounts (see docs/discovery.md).',
+    examples: [{ source: { target: 'crm_enrich_source', value: 'discovery' } }],
+  });
 export type DiscoveryMapping = z.infer<typeof discoverySchema>;
 
 export const MappingDocument = z
   .strictObject({
-    $schema: z.string().optional().meta({ description: 'Path of schema.json, for editors.', examples: ['../schema.json'] }),
+    $schema: z
+      .string()
+      .optional()
+      .meta({ description: 'Path of schema.json, for editors.', examples: ['../schema.json'] }),
     crm: z.enum(['hubspot', 'salesforce']).meta({ description: 'Which CRM.', examples: ['hubspot'] }),
-    object: z.string().min(1).meta({ description: 'CRM object: contact or company (HubSpot); Contact, Lead or Account (Salesforce).', examples: ['contact'] }),
-    source: z.enum(['person', 'company']).meta({ description: 'Partner record the values come from.', examples: ['person'] }),
-    description: z.string().optional().meta({ description: 'What this mapping is for.', examples: ['HubSpot contacts from partner people.'] }),
-    match: z.array(matchSchema).min(1).meta({ description: 'Lookup identifiers, tried in order.', examples: [[{ property: 'email', by: 'work_email' }]] }),
+    object: z
+      .string()
+      .min(1)
+      .meta({
+        description: 'CRM object: contact or company (HubSpot); Contact, Lead or Account (Salesforce).',
+        examples: ['contact'],
+      }),
+    source: z
+      .enum(['person', 'company'])
+      .meta({ description: 'Partner record the values come from.', examples: ['person'] }),
+    description: z
+      .string()
+      .optional()
+      .meta({ description: 'What this mapping is for.', examples: ['HubSpot contacts from partner people.'] }),
+    match: z
+      .array(matchSchema)
+      .min(1)
+      .meta({
+        description: 'Lookup identifiers, tried in order.',
+        examples: [[{ property: 'email', by: 'work_email' }]],
+      }),
     market: marketSchema,
     company: companySchema.optional(),
-    fields: z.array(fieldSchema).meta({ description: 'Properties filled from the partner record.', examples: [[{ target: 'jobtitle', from: 'position' }]] }),
-    static: z.array(staticSchema).optional().meta({ description: 'Fixed values.', examples: [[{ target: 'LeadSource', value: 'Partner' }]] }),
+    fields: z.array(fieldSchema).meta({
+      description: 'Properties filled from the partner record.',
+      examples: [[{ target: 'jobtitle', from: 'position' }]],
+    }),
+    static: z
+      .array(staticSchema)
+      .optional()
+      .meta({ description: 'Fixed values.', examples: [[{ target: 'LeadSource', value: 'Partner' }]] }),
     enriched_at: enrichedAtSchema.optional(),
     discovery: discoverySchema.optional(),
   })
   .meta({
     title: 'crm-enrich mapping',
-    description: 'Which partner value lands in which CRM property, and when it may be written. One file per CRM object.',
-    examples: [{ crm: 'hubspot', object: 'contact', source: 'person', match: [{ property: 'email', by: 'work_email' }], market: { default: 'AU' }, fields: [] }],
+    description:
+      'Which partner value lands in which CRM property, and when it may be written. One file per CRM object.',
+    examples: [
+      {
+        crm: 'hubspot',
+        object: 'contact',
+        source: 'person',
+        match: [{ property: 'email', by: 'work_email' }],
+        market: { default: 'AU' },
+        fields: [],
+      },
+    ],
   });
 export type MappingDocument = z.infer<typeof MappingDocument>;
 

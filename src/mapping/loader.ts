@@ -46,9 +46,15 @@ export async function loadMappingDir(dir: string): Promise<LoadResult> {
   try {
     files = await yamlFiles(dir);
   } catch (error) {
-    return { mappings, problems: [{ file: dir, path: [], code: 'yaml_syntax', message: `cannot read the directory: ${(error as Error).message}` }] };
+    return {
+      mappings,
+      problems: [
+        { file: dir, path: [], code: 'yaml_syntax', message: `cannot read the directory: ${(error as Error).message}` },
+      ],
+    };
   }
-  if (files.length === 0) problems.push({ file: dir, path: [], code: 'invalid_value', message: 'no mapping files (*.yaml) found' });
+  if (files.length === 0)
+    problems.push({ file: dir, path: [], code: 'invalid_value', message: 'no mapping files (*.yaml) found' });
   for (const path of files) {
     const file = relative(process.cwd(), path) || path;
     const parsed = parseMappingDocument(await readFile(path, 'utf8'), file);
@@ -65,7 +71,13 @@ export function validateMappings(mappings: readonly LoadedMapping[], schemas?: C
   for (const { file, document } of mappings) {
     const key = schemaKey(document.crm, document.object);
     const owner = owners.get(key);
-    if (owner) problems.push({ file, path: ['object'], code: 'duplicate_mapping', message: `${key} is already mapped in ${owner}; keep one file per CRM object` });
+    if (owner)
+      problems.push({
+        file,
+        path: ['object'],
+        code: 'duplicate_mapping',
+        message: `${key} is already mapped in ${owner}; keep one file per CRM object`,
+      });
     else owners.set(key, file);
     const schema = schemas?.get(key);
     if (schema) problems.push(...checkAgainstCrm(document, schema, file));

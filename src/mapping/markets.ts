@@ -57,8 +57,19 @@ export function toMarket(country: string | null | undefined): Market | undefined
 
 /** Country-code top-level domains of the markets (`.id` is Indonesia's, `.us` rarely used but the United States'). */
 const CC_TLDS: Record<string, Market> = {
-  au: 'AU', nz: 'NZ', sg: 'SG', my: 'MY', id: 'ID', ph: 'PH', hk: 'HK',
-  jp: 'JP', vn: 'VN', kr: 'KR', th: 'TH', us: 'US', ca: 'CA',
+  au: 'AU',
+  nz: 'NZ',
+  sg: 'SG',
+  my: 'MY',
+  id: 'ID',
+  ph: 'PH',
+  hk: 'HK',
+  jp: 'JP',
+  vn: 'VN',
+  kr: 'KR',
+  th: 'TH',
+  us: 'US',
+  ca: 'CA',
 };
 
 /**
@@ -79,7 +90,12 @@ export function marketOfDomain(domain: string): Market | undefined {
 export function marketOfKeys(keys: readonly { by: string; value: string }[]): Market | undefined {
   for (const key of keys) {
     if (key.by === 'abn') return 'AU';
-    const host = key.by === 'work_email' ? key.value.split('@')[1] : key.by === 'fqdn' || key.by === 'website' ? key.value : undefined;
+    const host =
+      key.by === 'work_email'
+        ? key.value.split('@')[1]
+        : key.by === 'fqdn' || key.by === 'website'
+          ? key.value
+          : undefined;
     const market = host ? marketOfDomain(websiteDomain(host)) : undefined;
     if (market) return market;
   }

@@ -28,7 +28,10 @@ function readablePath(raw: unknown, path: readonly PropertyKey[]): (string | num
   for (const key of path) {
     if (typeof key === 'number') out.push(segmentFor(node, key));
     else out.push(String(key));
-    node = node && typeof node === 'object' && Object.hasOwn(node, key) ? (node as Record<PropertyKey, unknown>)[key] : undefined;
+    node =
+      node && typeof node === 'object' && Object.hasOwn(node, key)
+        ? (node as Record<PropertyKey, unknown>)[key]
+        : undefined;
   }
   return out;
 }
@@ -48,7 +51,13 @@ function findForbidden(node: Node | null, path: PropertyKey[], raw: unknown, pro
   }
 }
 
-type Def = { type: string; innerType?: z.ZodType; element?: z.ZodType; shape?: Record<string, z.ZodType>; options?: z.ZodType[] };
+type Def = {
+  type: string;
+  innerType?: z.ZodType;
+  element?: z.ZodType;
+  shape?: Record<string, z.ZodType>;
+  options?: z.ZodType[];
+};
 
 /** The keys the format allows at a path, for "did you mean" on an unknown key. */
 function allowedKeys(path: readonly PropertyKey[]): string[] {
@@ -81,7 +90,11 @@ export function parseMappingDocument(text: string, file: string): ParsedMapping 
   const yamlDoc = parseDocument(text, { prettyErrors: true, uniqueKeys: true, lineCounter });
   for (const error of yamlDoc.errors) {
     const line = error.linePos?.[0];
-    problems.add([], 'yaml_syntax', `${error.message.split('\n')[0]}${line && !error.message.includes('line') ? ` (line ${line.line})` : ''}`);
+    problems.add(
+      [],
+      'yaml_syntax',
+      `${error.message.split('\n')[0]}${line && !error.message.includes('line') ? ` (line ${line.line})` : ''}`,
+    );
   }
   if (yamlDoc.errors.length) return { file, problems: problems.items };
   let raw: unknown;
@@ -96,7 +109,11 @@ export function parseMappingDocument(text: string, file: string): ParsedMapping 
         return visit.BREAK;
       },
     });
-    problems.add([], 'yaml_syntax', `${(error as Error).message.split('\n')[0]}${line ? ` (line ${line})` : ''}; a mapping needs no aliases`);
+    problems.add(
+      [],
+      'yaml_syntax',
+      `${(error as Error).message.split('\n')[0]}${line ? ` (line ${line})` : ''}; a mapping needs no aliases`,
+    );
     return { file, problems: problems.items };
   }
   findForbidden(yamlDoc.contents, [], raw, problems);
@@ -110,12 +127,20 @@ export function parseMappingDocument(text: string, file: string): ParsedMapping 
         const allowed = allowedKeys(issue.path);
         for (const key of issue.keys) {
           const hint = closest(key, allowed);
-          problems.add([...path, key], 'unknown_key', `unknown key "${key}"${hint ? `; did you mean "${hint}"?` : `; allowed: ${allowed.join(', ')}`}`);
+          problems.add(
+            [...path, key],
+            'unknown_key',
+            `unknown key "${key}"${hint ? `; did you mean "${hint}"?` : `; allowed: ${allowed.join(', ')}`}`,
+          );
         }
       } else if (issue.path[issue.path.length - 1] === 'rule') {
         problems.add(path, 'bad_rule', 'rule must be one of overwrite, fill_empty, never, protect_edits');
       } else if (issue.code === 'invalid_type' && /received undefined$/.test(issue.message)) {
-        problems.add(path, 'invalid_value', `missing; ${issue.message.replace(/^Invalid input: /, '').replace(/, received undefined$/, '')}`);
+        problems.add(
+          path,
+          'invalid_value',
+          `missing; ${issue.message.replace(/^Invalid input: /, '').replace(/, received undefined$/, '')}`,
+        );
       } else {
         problems.add(path, 'invalid_value', issue.message);
       }

@@ -68,10 +68,16 @@ const NO_VALUE: Verdict = { outcome: 'no_value', reason: 'the partner has no val
 const UNCHANGED: Verdict = { outcome: 'unchanged', reason: 'the CRM already holds this value' };
 const EMPTY: Verdict = { outcome: 'write', reason: 'the property is empty' };
 const OVERWRITE: Verdict = { outcome: 'write', reason: 'the rule is overwrite' };
-const FILLED: Verdict = { outcome: 'filled_already', reason: 'the property already has a value and the rule is fill_empty' };
+const FILLED: Verdict = {
+  outcome: 'filled_already',
+  reason: 'the property already has a value and the rule is fill_empty',
+};
 const OURS: Verdict = { outcome: 'write', reason: 'the current value is the one crm-enrich last wrote' };
 const NOT_OURS: Verdict = { outcome: 'kept_person_edit', reason: 'a value crm-enrich did not write is kept' };
-const EDITED: Verdict = { outcome: 'kept_person_edit', reason: 'a person changed the value since crm-enrich last wrote it' };
+const EDITED: Verdict = {
+  outcome: 'kept_person_edit',
+  reason: 'a person changed the value since crm-enrich last wrote it',
+};
 
 function decide(current: string | null, next: string | null, rule: Rule, last: string | null): Verdict {
   if (rule === 'never') return NEVER;
@@ -90,7 +96,10 @@ function consider(input: PlanInput, property: string, rule: Rule, out: Plan): bo
   let verdict = decide(current, next, rule, own(input.lastWritten, property));
   if (verdict.outcome === 'write' && input.maxValueLength !== undefined && next!.length > input.maxValueLength) {
     // The CRM would refuse the whole record's write for it; better to write the rest and say why.
-    verdict = { outcome: 'too_long', reason: `the value has ${next!.length} characters, more than the CRM takes (${input.maxValueLength}); not written` };
+    verdict = {
+      outcome: 'too_long',
+      reason: `the value has ${next!.length} characters, more than the CRM takes (${input.maxValueLength}); not written`,
+    };
   }
   out.decisions.push({ property, current, next, rule, outcome: verdict.outcome, reason: verdict.reason });
   if (verdict.outcome !== 'write') return false;
@@ -103,7 +112,8 @@ export function plan(input: PlanInput): Plan {
   const stampProperty = input.stamp?.property;
   let changed = false;
   for (const property in input.rules) {
-    if (property !== stampProperty && Object.hasOwn(input.rules, property)) changed = consider(input, property, input.rules[property]!, out) || changed;
+    if (property !== stampProperty && Object.hasOwn(input.rules, property))
+      changed = consider(input, property, input.rules[property]!, out) || changed;
   }
   for (const property in input.mapped) {
     if (property !== stampProperty && Object.hasOwn(input.mapped, property) && !Object.hasOwn(input.rules, property)) {
@@ -119,7 +129,9 @@ export function plan(input: PlanInput): Plan {
       next: value,
       rule: 'overwrite',
       outcome: changed ? 'write' : 'unchanged',
-      reason: changed ? 'stamped because other properties are written' : 'nothing else changed; the stamp alone is never written',
+      reason: changed
+        ? 'stamped because other properties are written'
+        : 'nothing else changed; the stamp alone is never written',
     });
   }
   return out;

@@ -31,11 +31,14 @@ async function readJson(file: string, what: string): Promise<unknown> {
 
 /** A CRM record as `{properties: {...}}` (HubSpot), a flat object (Salesforce) or nothing. */
 function crmValues(json: unknown, file: string): Record<string, string | null> {
-  const inner = json && typeof json === 'object' && 'properties' in json ? (json as { properties: unknown }).properties : json;
+  const inner =
+    json && typeof json === 'object' && 'properties' in json ? (json as { properties: unknown }).properties : json;
   const parsed = CrmValuesJson.safeParse(inner);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    throw new PreviewInputError(`${file}: ${issue.path.join('.') || '(root)'}: ${issue.message}; expected property names to values`);
+    throw new PreviewInputError(
+      `${file}: ${issue.path.join('.') || '(root)'}: ${issue.message}; expected property names to values`,
+    );
   }
   return Object.fromEntries(Object.entries(parsed.data).map(([k, v]) => [k, v === null ? null : String(v)]));
 }
@@ -61,10 +64,14 @@ export async function previewMapping(input: PreviewInput): Promise<Plan> {
   const partner = (mapping.source === 'person' ? Person : Company).safeParse(partnerJson);
   if (!partner.success) {
     const issue = partner.error.issues[0]!;
-    throw new PreviewInputError(`${input.partnerFile}: ${issue.path.join('.') || '(root)'}: ${issue.message}; expected a partner ${mapping.source} record`);
+    throw new PreviewInputError(
+      `${input.partnerFile}: ${issue.path.join('.') || '(root)'}: ${issue.message}; expected a partner ${mapping.source} record`,
+    );
   }
   const current = input.crmFile ? crmValues(await readJson(input.crmFile, 'CRM record'), input.crmFile) : {};
-  const lastWritten = input.lastWrittenFile ? crmValues(await readJson(input.lastWrittenFile, 'last-written values'), input.lastWrittenFile) : {};
+  const lastWritten = input.lastWrittenFile
+    ? crmValues(await readJson(input.lastWrittenFile, 'last-written values'), input.lastWrittenFile)
+    : {};
   return planValues(mapping, current, partner.data as Record<string, unknown>, lastWritten, input.now ?? new Date());
 }
 
@@ -72,9 +79,25 @@ const clip = (text: string, width: number) => (text.length > width ? `${text.sli
 
 export function formatPlanTable(result: Plan): string {
   const header = ['property', 'current', 'new', 'rule', 'outcome'];
-  const rows = result.decisions.map((d) => [d.property, clip(d.current ?? '', 40), clip(d.next ?? '', 40), d.rule, d.outcome]);
+  const rows = result.decisions.map((d) => [
+    d.property,
+    clip(d.current ?? '', 40),
+    clip(d.next ?? '', 40),
+    d.rule,
+    d.outcome,
+  ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
   const count = Object.keys(result.writes).length;
-  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line), '', count ? `${count} properties to write` : 'nothing to write'].join('\n');
+  return [
+    line(header),
+    line(widths.map((w) => '-'.repeat(w))),
+    ...rows.map(line),
+    '',
+    count ? `${count} properties to write` : 'nothing to write',
+  ].join('\n');
 }

@@ -21,7 +21,8 @@ function editInPlace(doc: Document, map: YAMLMap, row: FieldRow): void {
   }
   for (const [key, value] of Object.entries(row)) {
     const before: unknown = map.get(key, true);
-    const old = before && typeof before === 'object' && 'toJSON' in before ? (before as { toJSON(): unknown }).toJSON() : before;
+    const old =
+      before && typeof before === 'object' && 'toJSON' in before ? (before as { toJSON(): unknown }).toJSON() : before;
     if (before !== undefined && isDeepStrictEqual(old, value)) continue;
     map.set(key, doc.createNode(value));
   }
@@ -55,14 +56,19 @@ interface Planned {
 export function renderFields(text: string, rows: readonly FieldRow[]): string {
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines });
-  if (doc.errors.length) throw new RenderError(`the document does not parse as YAML (${doc.errors[0]!.message.split('\n')[0]}); fix it in the YAML view first`);
-  if (!isMap(doc.contents)) throw new RenderError('the document is not a mapping (a YAML map with crm, object, fields ...)');
+  if (doc.errors.length)
+    throw new RenderError(
+      `the document does not parse as YAML (${doc.errors[0]!.message.split('\n')[0]}); fix it in the YAML view first`,
+    );
+  if (!isMap(doc.contents))
+    throw new RenderError('the document is not a mapping (a YAML map with crm, object, fields ...)');
   const existing = doc.get('fields', true);
   const seq = isSeq(existing) ? (existing as YAMLSeq) : undefined;
   const items = (seq?.items ?? []).map((n) => (isMap(n) ? n : undefined));
   const values = items.map((node) => node?.toJSON() as FieldRow | undefined);
   const used = new Set<number>();
-  const find = (test: (v: FieldRow) => boolean) => values.findIndex((v, i) => v !== undefined && !used.has(i) && test(v));
+  const find = (test: (v: FieldRow) => boolean) =>
+    values.findIndex((v, i) => v !== undefined && !used.has(i) && test(v));
 
   const plan: Planned[] = rows.map((row, index) => {
     const same = find((v) => isDeepStrictEqual(v, row));
@@ -79,7 +85,10 @@ export function renderFields(text: string, rows: readonly FieldRow[]): string {
     return { node: items[at]!, from: at, edited: true };
   });
 
-  const spliced = seq && !seq.flow && items.length > 0 && items.every((n) => n?.range) ? splice(text, lines, doc, seq, plan) : undefined;
+  const spliced =
+    seq && !seq.flow && items.length > 0 && items.every((n) => n?.range)
+      ? splice(text, lines, doc, seq, plan)
+      : undefined;
   if (spliced !== undefined) return spliced;
   // No block list to splice into (an empty `fields: []`, or a flow list): the document is written anew.
   const list = doc.createNode([]) as YAMLSeq;
@@ -102,7 +111,8 @@ function splice(text: string, lines: LineCounter, doc: Document, seq: YAMLSeq, p
   while (headLine > 1 && /^\s*#/.test(text.slice(lineStart(headLine - 1), lineStart(headLine)))) headLine--;
   const headEnd = lineStart(headLine);
   const chunk = (i: number) => text.slice(lineStart(i === 0 ? headLine : ends[i - 1]! + 1), lineStart(ends[i]! + 1));
-  const itemLine = (i: number) => text.slice(lineStart(lineOf(items[i]!.range![0])), lineStart(lineOf(items[i]!.range![0]) + 1));
+  const itemLine = (i: number) =>
+    text.slice(lineStart(lineOf(items[i]!.range![0])), lineStart(lineOf(items[i]!.range![0]) + 1));
   const indent = itemLine(0).search(/\S/);
   const tail = text.slice(lineStart(ends[ends.length - 1]! + 1));
   const withNewline = (s: string) => (s.endsWith('\n') ? s : `${s}\n`);

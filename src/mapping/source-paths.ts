@@ -33,7 +33,13 @@ const PHONE_PATHS = new Set([
   'company:phones',
 ]);
 
-type Def = { type: string; innerType?: z.ZodType; element?: z.ZodType; shape?: Record<string, z.ZodType>; options?: z.ZodType[] };
+type Def = {
+  type: string;
+  innerType?: z.ZodType;
+  element?: z.ZodType;
+  shape?: Record<string, z.ZodType>;
+  options?: z.ZodType[];
+};
 const defOf = (schema: z.ZodType): Def => (schema as unknown as { def: Def }).def;
 
 function unwrap(schema: z.ZodType): z.ZodType {
@@ -61,7 +67,14 @@ export interface SourceCatalog {
   openPrefixes: readonly string[];
 }
 
-function walk(kind: SourceKind, schema: z.ZodType, prefix: string, list: boolean, out: Map<string, ValueKind>, open: string[]): void {
+function walk(
+  kind: SourceKind,
+  schema: z.ZodType,
+  prefix: string,
+  list: boolean,
+  out: Map<string, ValueKind>,
+  open: string[],
+): void {
   const s = unwrap(schema);
   const def = defOf(s);
   if (def.type === 'array') {
@@ -70,7 +83,8 @@ function walk(kind: SourceKind, schema: z.ZodType, prefix: string, list: boolean
   }
   if (def.type === 'object') {
     if (prefix) out.set(prefix, { base: objectBase(kind, prefix), list });
-    for (const [key, child] of Object.entries(def.shape ?? {})) walk(kind, child, prefix ? `${prefix}.${key}` : key, list, out, open);
+    for (const [key, child] of Object.entries(def.shape ?? {}))
+      walk(kind, child, prefix ? `${prefix}.${key}` : key, list, out, open);
     return;
   }
   if (def.type === 'record') {
@@ -98,7 +112,10 @@ function build(kind: SourceKind, schema: z.ZodType): SourceCatalog {
   return { kind, paths, openPrefixes: open };
 }
 
-const CATALOGS: Record<SourceKind, SourceCatalog> = { person: build('person', Person), company: build('company', Company) };
+const CATALOGS: Record<SourceKind, SourceCatalog> = {
+  person: build('person', Person),
+  company: build('company', Company),
+};
 
 export function sourceCatalog(kind: SourceKind): SourceCatalog {
   return CATALOGS[kind];
@@ -111,7 +128,8 @@ export function lookupSourcePath(kind: SourceKind, path: string): PathLookup {
   const found = catalog.paths.get(path);
   if (found) return { ok: true, kind: found };
   for (const prefix of catalog.openPrefixes) {
-    if (path.startsWith(`${prefix}.`)) return { ok: true, kind: { base: 'any', list: catalog.paths.get(prefix)?.list ?? false } };
+    if (path.startsWith(`${prefix}.`))
+      return { ok: true, kind: { base: 'any', list: catalog.paths.get(prefix)?.list ?? false } };
   }
   return { ok: false, suggestion: closest(path, [...catalog.paths.keys()]) };
 }

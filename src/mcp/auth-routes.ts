@@ -17,7 +17,12 @@ import { authorizeHandler } from './authorize-handler.js';
 import { ALL_SCOPES } from './scopes.js';
 import type { McpUrls } from './urls.js';
 
-export const AUTH_PATHS = { authorize: '/authorize', token: '/token', register: '/register', revoke: '/revoke' } as const;
+export const AUTH_PATHS = {
+  authorize: '/authorize',
+  token: '/token',
+  register: '/register',
+  revoke: '/revoke',
+} as const;
 
 /** A registration is a few hundred bytes; the cap keeps a junk one from being parsed, stored and echoed. */
 const MAX_REGISTRATION_BYTES = 16 * 1024;
@@ -70,7 +75,12 @@ export function authRoutes(provider: McpOAuthProvider, urls: McpUrls): Router {
 }
 
 /** A registration over the cap, or not JSON, answered as RFC 7591 answers bad metadata. */
-function unreadableRegistration(error: { type?: string; status?: number }, _req: Request, res: Response, next: NextFunction): void {
+function unreadableRegistration(
+  error: { type?: string; status?: number },
+  _req: Request,
+  res: Response,
+  next: NextFunction,
+): void {
   if (error.type !== 'entity.too.large' && error.type !== 'entity.parse.failed') return next(error);
   const tooLarge = error.type === 'entity.too.large';
   res.setHeader('Cache-Control', 'no-store');

@@ -43,7 +43,9 @@ export function authorizeHandler(provider: McpOAuthProvider): Router {
       limit: 100,
       standardHeaders: true,
       legacyHeaders: false,
-      message: new TooManyRequestsError('You have exceeded the rate limit for authorization requests').toResponseObject(),
+      message: new TooManyRequestsError(
+        'You have exceeded the rate limit for authorization requests',
+      ).toResponseObject(),
     }),
   );
   router.all('/', (req, res, next) => {
@@ -58,7 +60,8 @@ export function authorizeHandler(provider: McpOAuthProvider): Router {
 }
 
 type Params = Record<string, unknown>;
-const text = (params: Params, name: string): string | undefined => (typeof params[name] === 'string' ? (params[name] as string) : undefined);
+const text = (params: Params, name: string): string | undefined =>
+  typeof params[name] === 'string' ? (params[name] as string) : undefined;
 
 async function authorize(provider: McpOAuthProvider, req: Request, res: Response): Promise<void> {
   res.setHeader('Cache-Control', 'no-store');
@@ -70,24 +73,32 @@ async function authorize(provider: McpOAuthProvider, req: Request, res: Response
     ({ client, redirectUri } = await verifiedClient(provider, params));
   } catch (error) {
     const oauth = asOAuthError(error);
-    refusalPage(res, oauth, 'Start the sign-in again from your assistant; if this keeps happening, tell its developer what this page says.');
+    refusalPage(
+      res,
+      oauth,
+      'Start the sign-in again from your assistant; if this keeps happening, tell its developer what this page says.',
+    );
     return;
   }
 
   const state = text(params, 'state');
   const trusted = await provider.redirectTrusted(client.client_id, redirectUri);
   try {
-    if (state !== undefined && state.length > MAX_STATE_LENGTH) throw new InvalidRequestError(`state: at most ${MAX_STATE_LENGTH} characters`);
+    if (state !== undefined && state.length > MAX_STATE_LENGTH)
+      throw new InvalidRequestError(`state: at most ${MAX_STATE_LENGTH} characters`);
     const responseType = text(params, 'response_type');
     if (!responseType) throw new InvalidRequestError('response_type: required; use "code"');
     if (responseType !== 'code') throw new UnsupportedResponseTypeError('response_type: only "code" is supported');
     const challenge = text(params, 'code_challenge');
     if (!challenge) throw new InvalidRequestError('code_challenge: required (PKCE with S256)');
-    if (text(params, 'code_challenge_method') !== 'S256') throw new InvalidRequestError('code_challenge_method: only S256 is supported');
-    if (!S256_CHALLENGE.test(challenge)) throw new InvalidRequestError('code_challenge: expected 43 base64url characters (S256)');
+    if (text(params, 'code_challenge_method') !== 'S256')
+      throw new InvalidRequestError('code_challenge_method: only S256 is supported');
+    if (!S256_CHALLENGE.test(challenge))
+      throw new InvalidRequestError('code_challenge: expected 43 base64url characters (S256)');
     const scope = text(params, 'scope');
     const resource = text(params, 'resource');
-    if (resource !== undefined && !URL.canParse(resource)) throw new InvalidRequestError('resource: expected an absolute URL');
+    if (resource !== undefined && !URL.canParse(resource))
+      throw new InvalidRequestError('resource: expected an absolute URL');
     await provider.authorize(
       client,
       {
@@ -111,13 +122,16 @@ async function authorize(provider: McpOAuthProvider, req: Request, res: Response
       res,
       oauth,
       `The browser is not sent back to ${redirectUri.slice(0, 200)}: no admin has allowed a sign-in to that address yet, ` +
-        'so this service does not redirect there on its own. Tell the client\'s developer what this page says.',
+        "so this service does not redirect there on its own. Tell the client's developer what this page says.",
     );
   }
 }
 
 /** The client and the redirect URI the answer may go to; every failure here is shown, never redirected. */
-async function verifiedClient(provider: McpOAuthProvider, params: Params): Promise<{ client: OAuthClientInformationFull; redirectUri: string }> {
+async function verifiedClient(
+  provider: McpOAuthProvider,
+  params: Params,
+): Promise<{ client: OAuthClientInformationFull; redirectUri: string }> {
   const clientId = text(params, 'client_id');
   if (!clientId) throw new InvalidRequestError('client_id: required');
   const client = await provider.clientsStore.getClient(clientId);
@@ -128,7 +142,10 @@ async function verifiedClient(provider: McpOAuthProvider, params: Params): Promi
   }
   const asked = params.redirect_uri;
   if (asked !== undefined) {
-    if (typeof asked !== 'string' || !client.redirect_uris.some((registered) => redirectUriMatches(asked, registered))) {
+    if (
+      typeof asked !== 'string' ||
+      !client.redirect_uris.some((registered) => redirectUriMatches(asked, registered))
+    ) {
       throw new InvalidRequestError('redirect_uri: not one this client registered');
     }
     return { client, redirectUri: asked };

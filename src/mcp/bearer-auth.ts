@@ -14,7 +14,11 @@ import { sameResource, type McpUrls } from './urls.js';
 export type AuthedRequest = Request & { auth?: AuthInfo };
 
 /** The WWW-Authenticate value of a refusal; no error code when no token was sent (RFC 6750 3.1). */
-export function bearerChallenge(urls: McpUrls, error?: { code: string; description: string }, scope = SCOPE_FOR_ALL_TOOLS): string {
+export function bearerChallenge(
+  urls: McpUrls,
+  error?: { code: string; description: string },
+  scope = SCOPE_FOR_ALL_TOOLS,
+): string {
   const parts = [
     ...(error ? [`error="${error.code}"`, `error_description="${error.description.replace(/["\\]/g, '')}"`] : []),
     `scope="${scope}"`,
@@ -28,14 +32,21 @@ export function mcpBearerAuth(provider: McpOAuthProvider, urls: McpUrls) {
     const header = req.headers.authorization;
     const match = header ? /^Bearer ([A-Za-z0-9._~+/-]+=*)$/i.exec(header.trim()) : null;
     if (!header || !match) {
-      const error = header ? { code: 'invalid_request', description: 'send the access token as Authorization: Bearer <token>' } : undefined;
+      const error = header
+        ? { code: 'invalid_request', description: 'send the access token as Authorization: Bearer <token>' }
+        : undefined;
       res.setHeader('WWW-Authenticate', bearerChallenge(urls, error));
-      res.status(header ? 400 : 401).json({ error: error?.code ?? 'invalid_token', error_description: error?.description ?? 'sign in: this MCP server needs an OAuth access token (see the resource metadata)' });
+      res.status(header ? 400 : 401).json({
+        error: error?.code ?? 'invalid_token',
+        error_description:
+          error?.description ?? 'sign in: this MCP server needs an OAuth access token (see the resource metadata)',
+      });
       return;
     }
     try {
       const auth = await provider.verifyAccessToken(match[1]!);
-      if (!auth.resource || !sameResource(auth.resource.href, urls.resource)) throw new InvalidTokenError('the access token was issued for another resource');
+      if (!auth.resource || !sameResource(auth.resource.href, urls.resource))
+        throw new InvalidTokenError('the access token was issued for another resource');
       req.auth = auth;
       next();
     } catch (error) {

@@ -46,7 +46,9 @@ export class ClientDocuments {
     let entry = this.cache.get(url);
     if (!entry || entry.until <= this.now()) entry = await this.load(url);
     if ('refusal' in entry) {
-      throw new InvalidClientError(`client_id: the client's metadata document at ${url.slice(0, 200)} cannot be used: ${entry.refusal}`);
+      throw new InvalidClientError(
+        `client_id: the client's metadata document at ${url.slice(0, 200)} cannot be used: ${entry.refusal}`,
+      );
     }
     return entry.client;
   }
@@ -65,7 +67,10 @@ export class ClientDocuments {
       const urlProblem = clientIdUrlProblem(url);
       if (urlProblem) throw new GuardedFetchError(urlProblem);
       const fetched = await guardedFetch(url, this.options.fetch);
-      entry = { client: documentClient(url, fetched.body), until: this.now() + cacheSeconds(fetched.cacheControl) * 1000 };
+      entry = {
+        client: documentClient(url, fetched.body),
+        until: this.now() + cacheSeconds(fetched.cacheControl) * 1000,
+      };
     } catch (error) {
       if (!(error instanceof GuardedFetchError || error instanceof DocumentError)) throw error;
       entry = { refusal: error.message, until: this.now() + REFUSAL_CACHE_SECONDS * 1000 };
@@ -104,7 +109,8 @@ function documentClient(url: string, body: string): OAuthClientInformationFull {
   } catch {
     throw new DocumentError('the document is not JSON');
   }
-  if (!json || typeof json !== 'object' || Array.isArray(json)) throw new DocumentError('the document is not a JSON object');
+  if (!json || typeof json !== 'object' || Array.isArray(json))
+    throw new DocumentError('the document is not a JSON object');
   const doc = json as Record<string, unknown>;
   if (doc.client_id !== url) throw new DocumentError('its client_id must be exactly the URL it is served from');
   if ('client_secret' in doc || 'client_secret_expires_at' in doc) {

@@ -31,7 +31,9 @@ export type CheckedClientMetadata = Omit<OAuthClientInformationFull, 'client_id'
 
 export function checkedClientMetadata(input: ClientMetadataInput): CheckedClientMetadata {
   if (input.response_types && input.response_types.some((t) => t !== 'code')) {
-    throw new InvalidClientMetadataError('response_types: only "code" is supported (authorization code flow with PKCE)');
+    throw new InvalidClientMetadataError(
+      'response_types: only "code" is supported (authorization code flow with PKCE)',
+    );
   }
   const text: Partial<Record<keyof typeof TEXT_LIMITS, string>> = {};
   for (const [field, limit] of Object.entries(TEXT_LIMITS) as [keyof typeof TEXT_LIMITS, number][]) {
@@ -52,7 +54,8 @@ export function checkedClientMetadata(input: ClientMetadataInput): CheckedClient
 }
 
 function checkedRedirectUris(uris: unknown): string[] {
-  if (!Array.isArray(uris) || !uris.length) throw new InvalidRedirectUriError('redirect_uris: give at least one redirect URI');
+  if (!Array.isArray(uris) || !uris.length)
+    throw new InvalidRedirectUriError('redirect_uris: give at least one redirect URI');
   if (uris.length > MAX_REDIRECT_URIS) throw new InvalidRedirectUriError(`redirect_uris: at most ${MAX_REDIRECT_URIS}`);
   for (const uri of uris) {
     if (typeof uri !== 'string') throw new InvalidRedirectUriError('redirect_uris: expected strings');
@@ -65,7 +68,9 @@ function checkedRedirectUris(uris: unknown): string[] {
 
 function checkedClientUri(uri: string): string {
   if (uri.length > MAX_REDIRECT_URI_LENGTH || !URL.canParse(uri) || new URL(uri).protocol !== 'https:') {
-    throw new InvalidClientMetadataError(`client_uri: expected an https URL of at most ${MAX_REDIRECT_URI_LENGTH} characters`);
+    throw new InvalidClientMetadataError(
+      `client_uri: expected an https URL of at most ${MAX_REDIRECT_URI_LENGTH} characters`,
+    );
   }
   return uri;
 }

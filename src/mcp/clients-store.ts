@@ -51,7 +51,9 @@ export class McpClients implements OAuthRegisteredClientsStore {
     return metadata ? ({ ...metadata, client_id: clientId } as OAuthClientInformationFull) : undefined;
   }
 
-  async registerClient(client: Omit<OAuthClientInformationFull, 'client_id' | 'client_id_issued_at'>): Promise<OAuthClientInformationFull> {
+  async registerClient(
+    client: Omit<OAuthClientInformationFull, 'client_id' | 'client_id_issued_at'>,
+  ): Promise<OAuthClientInformationFull> {
     const clientId = (client as Partial<OAuthClientInformationFull>).client_id;
     if (!clientId) throw new InvalidClientMetadataError('the server could not issue a client id');
     const metadata = { ...checkedClientMetadata(client), client_id_issued_at: Math.floor(Date.now() / 1000) };

@@ -104,7 +104,10 @@ ${view.error ? `<p class="alert" role="alert">${esc(view.error)}</p>` : ''}
 /** A page with only a message: an expired request, a throttled address. */
 export function renderMessage(res: Response, status: number, title: string, message: string): void {
   res.status(status);
-  res.setHeader('Content-Security-Policy', `default-src 'none'; style-src 'sha256-${STYLE_HASH}'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'`);
+  res.setHeader(
+    'Content-Security-Policy',
+    `default-src 'none'; style-src 'sha256-${STYLE_HASH}'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'`,
+  );
   res.setHeader('Cache-Control', 'no-store');
   res.type('html').send(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${esc(title)}</title><style>${STYLE}</style></head>

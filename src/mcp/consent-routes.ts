@@ -36,11 +36,20 @@ export function consentRoutes(options: ConsentRoutesOptions): Router {
   return router;
 }
 
-async function answer({ store, clients, provider, tokenCheck }: ConsentRoutesOptions, req: Request, res: Response): Promise<void> {
+async function answer(
+  { store, clients, provider, tokenCheck }: ConsentRoutesOptions,
+  req: Request,
+  res: Response,
+): Promise<void> {
   const parsed = Answer.safeParse(req.body ?? {});
   if (!parsed.success) {
     const field = parsed.error.issues[0]?.path.join('.') || 'body';
-    renderMessage(res, 400, 'This answer cannot be read', `${field}: expected the consent form as the page sends it. Start the sign-in again from your assistant.`);
+    renderMessage(
+      res,
+      400,
+      'This answer cannot be read',
+      `${field}: expected the consent form as the page sends it. Start the sign-in again from your assistant.`,
+    );
     return;
   }
   const { request: requestId, decision, admin_token: token } = parsed.data;
@@ -48,14 +57,24 @@ async function answer({ store, clients, provider, tokenCheck }: ConsentRoutesOpt
   const pending = await store.request(requestHash);
   const client = pending && (await clients.getClient(pending.clientId));
   if (!pending || !client) {
-    renderMessage(res, 400, 'This sign-in request has expired', 'It was answered already or is older than ten minutes. Start the sign-in again from your assistant.');
+    renderMessage(
+      res,
+      400,
+      'This sign-in request has expired',
+      'It was answered already or is older than ten minutes. Start the sign-in again from your assistant.',
+    );
     return;
   }
   const address = req.socket.remoteAddress ?? 'unknown';
   const waitMs = tokenCheck.waitFor(address);
   if (waitMs > 0) {
     res.setHeader('Retry-After', String(Math.ceil(waitMs / 1000)));
-    renderMessage(res, 429, 'Too many wrong admin tokens', `Too many wrong admin tokens came from this address; wait ${Math.ceil(waitMs / 1000)} seconds and try again.`);
+    renderMessage(
+      res,
+      429,
+      'Too many wrong admin tokens',
+      `Too many wrong admin tokens came from this address; wait ${Math.ceil(waitMs / 1000)} seconds and try again.`,
+    );
     return;
   }
 
@@ -82,7 +101,9 @@ async function answer({ store, clients, provider, tokenCheck }: ConsentRoutesOpt
       redirectUri: pending.redirectUri,
       firstTime: !(await provider.redirectTrusted(pending.clientId, pending.redirectUri)),
       status: 401,
-      error: token ? 'That is not the admin token; nothing was allowed. Enter the admin token of this crm-enrich service.' : 'Enter the admin token to allow, or choose Deny.',
+      error: token
+        ? 'That is not the admin token; nothing was allowed. Enter the admin token of this crm-enrich service.'
+        : 'Enter the admin token to allow, or choose Deny.',
     });
     return;
   }
@@ -93,5 +114,10 @@ async function answer({ store, clients, provider, tokenCheck }: ConsentRoutesOpt
 }
 
 function expired(res: Response): void {
-  renderMessage(res, 400, 'This sign-in request has expired', 'It was answered already. Start the sign-in again from your assistant.');
+  renderMessage(
+    res,
+    400,
+    'This sign-in request has expired',
+    'It was answered already. Start the sign-in again from your assistant.',
+  );
 }

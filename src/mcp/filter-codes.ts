@@ -12,7 +12,11 @@ type Catalogue = Pick<PartnerClient, 'filterOptions'>;
 const RANGE = /^range:\d+-\d*$/;
 const TEXT = /^contains:\S/;
 
-export async function checkFilterCodes(partner: Catalogue, filters: Record<string, string[]>, endpoint = 'people_search'): Promise<void> {
+export async function checkFilterCodes(
+  partner: Catalogue,
+  filters: Record<string, string[]>,
+  endpoint = 'people_search',
+): Promise<void> {
   const ids = Object.keys(filters);
   if (ids.length === 0) return;
   const { filters: catalogue } = await partner.filterOptions({}, { priority: 'interactive' });
@@ -21,11 +25,14 @@ export async function checkFilterCodes(partner: Catalogue, filters: Record<strin
   for (const id of ids) {
     const def = usable.find((f) => f.identifier === id);
     if (!def) {
-      problems.push(`filters.${id}: not a filter of the people search; use one of ${usable.map((f) => f.identifier).join(', ')}`);
+      problems.push(
+        `filters.${id}: not a filter of the people search; use one of ${usable.map((f) => f.identifier).join(', ')}`,
+      );
       continue;
     }
     for (const code of filters[id]!) {
-      if (!(await knownCode(partner, def, code))) problems.push(`filters.${id}: "${code}" is not one of its codes (${def.accepts}; filter_options lists them)`);
+      if (!(await knownCode(partner, def, code)))
+        problems.push(`filters.${id}: "${code}" is not one of its codes (${def.accepts}; filter_options lists them)`);
     }
   }
   if (problems.length) throw new ToolRefusal(problems.join('; '));

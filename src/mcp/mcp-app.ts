@@ -28,8 +28,15 @@ export function mcpApp({ service, config, publicUrl, tokenCheck, clientDocuments
   const urls = mcpUrls(publicUrl);
   const store = service.store.mcpAuth;
   const documents = new ClientDocuments(clientDocuments);
-  const clients = new McpClients(store, { clientId: config.MCP_CLIENT_ID, redirectUris: config.MCP_CLIENT_REDIRECT_URIS }, documents);
-  const provider = new McpOAuthProvider(store, clients, urls, { accessSeconds: config.MCP_ACCESS_TOKEN_SECONDS, refreshDays: config.MCP_REFRESH_TOKEN_DAYS });
+  const clients = new McpClients(
+    store,
+    { clientId: config.MCP_CLIENT_ID, redirectUris: config.MCP_CLIENT_REDIRECT_URIS },
+    documents,
+  );
+  const provider = new McpOAuthProvider(store, clients, urls, {
+    accessSeconds: config.MCP_ACCESS_TOKEN_SECONDS,
+    refreshDays: config.MCP_REFRESH_TOKEN_DAYS,
+  });
   const router = Router();
   router.use(authRoutes(provider, urls));
   router.use(consentRoutes({ store, clients, provider, tokenCheck }));

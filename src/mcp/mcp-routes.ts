@@ -34,15 +34,29 @@ export function mcpRoutes({ service, provider, urls, enrichWaitMs }: McpRoutesOp
     const missing = missingScopes(req.body, req.auth!.scopes);
     if (missing.length) {
       const scope = [...new Set([...req.auth!.scopes, ...missing])].join(' ');
-      res.setHeader('WWW-Authenticate', bearerChallenge(urls, { code: 'insufficient_scope', description: `this tool needs the ${missing.join(' ')} scope` }, scope));
-      res.status(403).json({ error: 'insufficient_scope', error_description: `this tool needs the ${missing.join(' ')} scope; sign in again and allow it` });
+      res.setHeader(
+        'WWW-Authenticate',
+        bearerChallenge(
+          urls,
+          { code: 'insufficient_scope', description: `this tool needs the ${missing.join(' ')} scope` },
+          scope,
+        ),
+      );
+      res.status(403).json({
+        error: 'insufficient_scope',
+        error_description: `this tool needs the ${missing.join(' ')} scope; sign in again and allow it`,
+      });
       return;
     }
     handle(req, res, { service, auth: req.auth!, enrichWaitMs }).catch(next);
   });
   router.all(MCP_PATH, (_req, res) => {
     res.setHeader('Allow', 'POST');
-    res.status(405).json({ jsonrpc: '2.0', error: { code: -32000, message: 'this MCP server is stateless: send every message as a POST' }, id: null });
+    res.status(405).json({
+      jsonrpc: '2.0',
+      error: { code: -32000, message: 'this MCP server is stateless: send every message as a POST' },
+      id: null,
+    });
   });
   return router;
 }

@@ -8,9 +8,18 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Response } from 'express';
 import type { AuthorizationParams, OAuthServerProvider } from '@modelcontextprotocol/sdk/server/auth/provider.js';
-import { InvalidGrantError, InvalidScopeError, InvalidTargetError, InvalidTokenError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
+import {
+  InvalidGrantError,
+  InvalidScopeError,
+  InvalidTargetError,
+  InvalidTokenError,
+} from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
-import type { OAuthClientInformationFull, OAuthTokenRevocationRequest, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type {
+  OAuthClientInformationFull,
+  OAuthTokenRevocationRequest,
+  OAuthTokens,
+} from '@modelcontextprotocol/sdk/shared/auth.js';
 import { redirectUriKey } from '../core/oauth-urls.js';
 import { logger } from '../logger.js';
 import type { McpOAuthStore } from '../store/mcp-oauth.js';
@@ -53,7 +62,9 @@ export class McpOAuthProvider implements OAuthServerProvider {
    * to it before. Anything else was only claimed by whoever registered the client or wrote its document.
    */
   async redirectTrusted(clientId: string, redirectUri: string): Promise<boolean> {
-    return this.clientsStore.isPreRegistered(clientId) || this.store.redirectConfirmed(clientId, redirectUriKey(redirectUri));
+    return (
+      this.clientsStore.isPreRegistered(clientId) || this.store.redirectConfirmed(clientId, redirectUriKey(redirectUri))
+    );
   }
 
   /** Stores the request and shows the consent page; the admin's answer goes to the consent route. */
@@ -80,40 +91,84 @@ export class McpOAuthProvider implements OAuthServerProvider {
    * Issues the code once the admin has allowed the request (called by the consent route); the admin
    * has now vouched for its redirect URI.
    */
-  async issueCode(request: { clientId: string; redirectUri: string; scope: string; codeChallenge: string; resource: string }): Promise<string> {
+  async issueCode(request: {
+    clientId: string;
+    redirectUri: string;
+    scope: string;
+    codeChallenge: string;
+    resource: string;
+  }): Promise<string> {
     await this.store.confirmRedirect(request.clientId, redirectUriKey(request.redirectUri));
     const code = newSecret('cec');
-    await this.store.saveCode(hashSecret(code), { ...request, grantId: randomUUID(), expiresAt: new Date(Date.now() + CODE_TTL_MS) });
+    await this.store.saveCode(hashSecret(code), {
+      ...request,
+      grantId: randomUUID(),
+      expiresAt: new Date(Date.now() + CODE_TTL_MS),
+    });
     return code;
   }
 
   async challengeForAuthorizationCode(client: OAuthClientInformationFull, authorizationCode: string): Promise<string> {
     const code = await this.store.code(hashSecret(authorizationCode), client.client_id);
-    if (code?.used) await this.replayed('an authorization code was used twice; the tokens it gave are revoked', client, code.grantId);
+    if (code?.used)
+      await this.replayed('an authorization code was used twice; the tokens it gave are revoked', client, code.grantId);
     if (!code || code.used || code.expiresAt.getTime() <= Date.now()) throw new InvalidGrantError(CODE_REFUSED);
     return code.codeChallenge;
   }
 
-  async exchangeAuthorizationCode(client: OAuthClientInformationFull, authorizationCode: string, _verifier?: string, redirectUri?: string, resource?: URL): Promise<OAuthTokens> {
+  async exchangeAuthorizationCode(
+    client: OAuthClientInformationFull,
+    authorizationCode: string,
+    _verifier?: string,
+    redirectUri?: string,
+    resource?: URL,
+  ): Promise<OAuthTokens> {
     const taken = await this.store.takeCode(hashSecret(authorizationCode), client.client_id);
-    if (taken.kind === 'reused') await this.replayed('an authorization code was used twice; the tokens it gave are revoked', client, taken.grantId);
+    if (taken.kind === 'reused')
+      await this.replayed(
+        'an authorization code was used twice; the tokens it gave are revoked',
+        client,
+        taken.grantId,
+      );
     if (taken.kind !== 'ok') throw new InvalidGrantError(CODE_REFUSED);
     const code = taken.row;
-    if (redirectUri !== code.redirectUri) throw new InvalidGrantError('redirect_uri: it must be the one the authorization request used');
-    if (resource && !sameResource(resource.href, code.resource)) throw new InvalidTargetError(`resource: the code was issued for ${code.resource}`);
+    if (redirectUri !== code.redirectUri)
+      throw new InvalidGrantError('redirect_uri: it must be the one the authorization request used');
+    if (resource && !sameResource(resource.href, code.resource))
+      throw new InvalidTargetError(`resource: the code was issued for ${code.resource}`);
     return this.issueTokens(client.client_id, code.grantId, code.scope, code.resource);
   }
 
-  async exchangeRefreshToken(client: OAuthClientInformationFull, refreshToken: string, scopes?: string[], resource?: URL): Promise<OAuthTokens> {
+  async exchangeRefreshToken(
+    client: OAuthClientInformationFull,
+    refreshToken: string,
+    scopes?: string[],
+    resource?: URL,
+  ): Promise<OAuthTokens> {
     const taken = await this.store.takeRefreshToken(hashSecret(refreshToken), client.client_id);
-    if (taken.kind === 'reused') await this.replayed('a used or revoked refresh token was presented again; its grant is revoked', client, taken.grantId);
-    if (taken.kind !== 'ok') throw new InvalidGrantError('the refresh token is unknown, used, revoked, expired or not this client\'s; sign in again');
+    if (taken.kind === 'reused')
+      await this.replayed(
+        'a used or revoked refresh token was presented again; its grant is revoked',
+        client,
+        taken.grantId,
+      );
+    if (taken.kind !== 'ok')
+      throw new InvalidGrantError(
+        "the refresh token is unknown, used, revoked, expired or not this client's; sign in again",
+      );
     const token = taken.row;
-    if (resource && !sameResource(resource.href, token.resource)) throw new InvalidTargetError(`resource: the token was issued for ${token.resource}`);
+    if (resource && !sameResource(resource.href, token.resource))
+      throw new InvalidTargetError(`resource: the token was issued for ${token.resource}`);
     const granted = token.scope.split(' ');
     const wider = (scopes ?? []).filter((s) => !granted.includes(s));
-    if (wider.length) throw new InvalidScopeError(`scope: ${wider.join(', ')} was not granted; sign in again to ask for it`);
-    return this.issueTokens(client.client_id, token.grantId, scopes?.length ? scopes.join(' ') : token.scope, token.resource);
+    if (wider.length)
+      throw new InvalidScopeError(`scope: ${wider.join(', ')} was not granted; sign in again to ask for it`);
+    return this.issueTokens(
+      client.client_id,
+      token.grantId,
+      scopes?.length ? scopes.join(' ') : token.scope,
+      token.resource,
+    );
   }
 
   async verifyAccessToken(token: string): Promise<AuthInfo> {
@@ -147,7 +202,8 @@ export class McpOAuthProvider implements OAuthServerProvider {
     const unknown = wanted.filter((s) => !isScope(s));
     if (unknown.length) throw new InvalidScopeError(`scope: unknown scope ${unknown.join(', ')}`);
     const notRegistered = wanted.filter((s) => !allowed.includes(s));
-    if (notRegistered.length) throw new InvalidScopeError(`scope: ${notRegistered.join(', ')} is not among the scopes this client registered`);
+    if (notRegistered.length)
+      throw new InvalidScopeError(`scope: ${notRegistered.join(', ')} is not among the scopes this client registered`);
     return [...new Set(wanted)].join(' ');
   }
 
@@ -158,9 +214,31 @@ export class McpOAuthProvider implements OAuthServerProvider {
     const refreshToken = newSecret('cer');
     const now = Date.now();
     await this.store.saveTokens([
-      { tokenHash: hashSecret(accessToken), kind: 'access', grantId, clientId, scope, resource, expiresAt: new Date(now + this.lifetimes.accessSeconds * 1000) },
-      { tokenHash: hashSecret(refreshToken), kind: 'refresh', grantId, clientId, scope, resource, expiresAt: new Date(now + this.lifetimes.refreshDays * 86_400_000) },
+      {
+        tokenHash: hashSecret(accessToken),
+        kind: 'access',
+        grantId,
+        clientId,
+        scope,
+        resource,
+        expiresAt: new Date(now + this.lifetimes.accessSeconds * 1000),
+      },
+      {
+        tokenHash: hashSecret(refreshToken),
+        kind: 'refresh',
+        grantId,
+        clientId,
+        scope,
+        resource,
+        expiresAt: new Date(now + this.lifetimes.refreshDays * 86_400_000),
+      },
     ]);
-    return { access_token: accessToken, token_type: 'Bearer', expires_in: this.lifetimes.accessSeconds, refresh_token: refreshToken, scope };
+    return {
+      access_token: accessToken,
+      token_type: 'Bearer',
+      expires_in: this.lifetimes.accessSeconds,
+      refresh_token: refreshToken,
+      scope,
+    };
   }
 }

@@ -40,7 +40,11 @@ export interface ToolOutcome<T> {
   text?: string;
 }
 
-export async function runTool<T extends Record<string, unknown>>(ctx: ToolContext, tool: ToolName, work: () => Promise<ToolOutcome<T>>): Promise<CallToolResult> {
+export async function runTool<T extends Record<string, unknown>>(
+  ctx: ToolContext,
+  tool: ToolName,
+  work: () => Promise<ToolOutcome<T>>,
+): Promise<CallToolResult> {
   const actor = actorOf(ctx.auth);
   try {
     const { result, summary, text } = await work();
@@ -56,12 +60,20 @@ export async function runTool<T extends Record<string, unknown>>(ctx: ToolContex
 function describe(error: unknown): { message: string; outcome: string } {
   if (error instanceof ToolRefusal) return { message: error.message, outcome: 'refused' };
   if (error instanceof AppError) {
-    const advice = error.kind === 'transient' ? ' This is temporary: try again later.' : error.kind === 'config' ? ' An admin must fix the service configuration.' : '';
+    const advice =
+      error.kind === 'transient'
+        ? ' This is temporary: try again later.'
+        : error.kind === 'config'
+          ? ' An admin must fix the service configuration.'
+          : '';
     return { message: `${error.message} (${error.code}).${advice}`, outcome: `error:${error.code}` };
   }
   const requestId = randomUUID();
   log.error({ err: error, requestId }, 'an MCP tool call failed');
-  return { message: `the service failed to answer; its log has the error under request id ${requestId}`, outcome: 'error:internal' };
+  return {
+    message: `the service failed to answer; its log has the error under request id ${requestId}`,
+    outcome: 'error:internal',
+  };
 }
 
 async function audit(ctx: ToolContext, tool: ToolName, outcome: string, reason: string, actor: string): Promise<void> {

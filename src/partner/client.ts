@@ -75,9 +75,14 @@ export interface FilterOptionsQuery {
 }
 
 const ClientOptions = z.object({
-  baseUrl: z.string().refine((v) => URL.canParse(v) && /^https?:$/.test(new URL(v).protocol), 'baseUrl must be an http(s) URL'),
+  baseUrl: z
+    .string()
+    .refine((v) => URL.canParse(v) && /^https?:$/.test(new URL(v).protocol), 'baseUrl must be an http(s) URL'),
   apiKey: z.string().min(1, 'apiKey must not be empty (set PARTNER_API_KEY)'),
-  limiter: z.custom<RateLimiter>((v) => typeof (v as RateLimiter | undefined)?.schedule === 'function', 'limiter must be a RateLimiter'),
+  limiter: z.custom<RateLimiter>(
+    (v) => typeof (v as RateLimiter | undefined)?.schedule === 'function',
+    'limiter must be a RateLimiter',
+  ),
   timeoutMs: z.number().int().min(1, 'timeoutMs must be a whole number of at least 1').default(10_000),
   maxRetries: z.number().int().min(0, 'maxRetries must be a whole number of at least 0').default(4),
   baseDelayMs: z.number().min(0, 'baseDelayMs must be 0 or more').default(250),
@@ -87,7 +92,11 @@ const ClientOptions = z.object({
   paramNames: LookupParamOverridesSchema.optional(),
 });
 
-const lookupValue = z.string().trim().min(1, 'value must be a non-empty string').max(2048, 'value must be at most 2048 characters');
+const lookupValue = z
+  .string()
+  .trim()
+  .min(1, 'value must be a non-empty string')
+  .max(2048, 'value must be at most 2048 characters');
 const CompanyLookupInput = z.object({
   by: z.enum(COMPANY_LOOKUPS, `by must be one of ${COMPANY_LOOKUPS.join(', ')}`),
   value: lookupValue,
@@ -99,9 +108,16 @@ const PersonLookupInput = z.object({
 });
 const FilterOptionsInput = z.strictObject({
   identifiers: z.array(z.string().regex(/^\w+$/, 'identifiers must be filter identifiers such as industry')).optional(),
-  search: z.string().min(1, 'search must be 1 to 100 characters').max(100, 'search must be 1 to 100 characters').optional(),
+  search: z
+    .string()
+    .min(1, 'search must be 1 to 100 characters')
+    .max(100, 'search must be 1 to 100 characters')
+    .optional(),
   offset: z.number().int('offset must be a whole number').min(0, 'offset must be 0 or more').optional(),
-  levelOne: z.string().regex(/^l1:[A-Za-z]+$/, 'levelOne must look like l1:C').optional(),
+  levelOne: z
+    .string()
+    .regex(/^l1:[A-Za-z]+$/, 'levelOne must look like l1:C')
+    .optional(),
 });
 
 /**
@@ -149,7 +165,12 @@ export class PartnerClient extends EventEmitter<{ request: [PartnerRequestEvent]
     { pageSize = 25, priority }: CallOptions & { pageSize?: number } = {},
   ): AsyncGenerator<PersonSearchResult> {
     if (!Number.isInteger(pageSize) || pageSize < 1) {
-      throw new PartnerError({ status: 0, code: 'invalid_search', kind: 'permanent', message: 'People search: pageSize must be a whole number of at least 1.' });
+      throw new PartnerError({
+        status: 0,
+        code: 'invalid_search',
+        kind: 'permanent',
+        message: 'People search: pageSize must be a whole number of at least 1.',
+      });
     }
     let from = Number(request.from ?? 0);
     for (;;) {
@@ -162,20 +183,33 @@ export class PartnerClient extends EventEmitter<{ request: [PartnerRequestEvent]
 
   /** The filter catalogue and markets; answers are cached per distinct query (see FilterOptionsCache). */
   async filterOptions(query: FilterOptionsQuery = {}, options: CallOptions = {}): Promise<FilterOptionsResponse> {
-    const { identifiers, search, offset, levelOne } = check(FilterOptionsInput, query, 'Filter options', 'invalid_request');
+    const { identifiers, search, offset, levelOne } = check(
+      FilterOptionsInput,
+      query,
+      'Filter options',
+      'invalid_request',
+    );
     const params = new URLSearchParams();
     if (identifiers?.length) params.set('identifiers', identifiers.join(','));
     if (search !== undefined) params.set('search', search);
     if (offset !== undefined) params.set('offset', String(offset));
     if (levelOne !== undefined) params.set('levelOne', levelOne);
     return this.#filterCache.get(params.toString(), async () => {
-      const body = await this.send({ endpoint: 'filter_options', method: 'GET', path: 'filter-options', query: params }, { priority: options.priority ?? 'interactive' });
+      const body = await this.send(
+        { endpoint: 'filter_options', method: 'GET', path: 'filter-options', query: params },
+        { priority: options.priority ?? 'interactive' },
+      );
       return parseResponse(FilterOptionsResponse, body, 'GET /filter-options', 'filter options');
     });
   }
 
   private send(request: Omit<PartnerRequest, 'priority'>, options: CallOptions): Promise<unknown> {
-    return this.#transport.send({ ...request, priority: options.priority ?? 'bulk', ...(options.beforeSend ? { beforeSend: options.beforeSend } : {}), ...(options.unserved ? { unserved: options.unserved } : {}) });
+    return this.#transport.send({
+      ...request,
+      priority: options.priority ?? 'bulk',
+      ...(options.beforeSend ? { beforeSend: options.beforeSend } : {}),
+      ...(options.unserved ? { unserved: options.unserved } : {}),
+    });
   }
 }
 

@@ -6,7 +6,13 @@ import { parseLookupParams } from './lookup-params.js';
 
 export type PartnerConfig = Pick<
   Config,
-  'PARTNER_API_KEY' | 'PARTNER_BASE_URL' | 'PARTNER_RATE_LIMIT' | 'PARTNER_TIMEOUT_MS' | 'PARTNER_MAX_RETRIES' | 'PARTNER_LOOKUP_PARAMS' | 'REDIS_URL'
+  | 'PARTNER_API_KEY'
+  | 'PARTNER_BASE_URL'
+  | 'PARTNER_RATE_LIMIT'
+  | 'PARTNER_TIMEOUT_MS'
+  | 'PARTNER_MAX_RETRIES'
+  | 'PARTNER_LOOKUP_PARAMS'
+  | 'REDIS_URL'
 >;
 
 /**
@@ -21,8 +27,17 @@ export function createPartnerClient(
   const baseUrl = overrides.baseUrl ?? config.PARTNER_BASE_URL;
   const apiKey = overrides.apiKey ?? config.PARTNER_API_KEY;
   const missing = [
-    ...(baseUrl ? [] : [{ variable: 'PARTNER_BASE_URL', message: 'expected the partner API base URL, e.g. https://api.example.com/v1' }]),
-    ...(apiKey ? [] : [{ variable: 'PARTNER_API_KEY', message: 'expected the API key from the partner dashboard (integrations)' }]),
+    ...(baseUrl
+      ? []
+      : [
+          {
+            variable: 'PARTNER_BASE_URL',
+            message: 'expected the partner API base URL, e.g. https://api.example.com/v1',
+          },
+        ]),
+    ...(apiKey
+      ? []
+      : [{ variable: 'PARTNER_API_KEY', message: 'expected the API key from the partner dashboard (integrations)' }]),
   ];
   if (!baseUrl || !apiKey) throw new ConfigError(missing);
   const paramNames = parseLookupParams(config.PARTNER_LOOKUP_PARAMS);

@@ -23,7 +23,13 @@ export interface LookupParamOverrides {
  */
 export const DEFAULT_LOOKUP_PARAMS: LookupParamNames = {
   company: { id: 'id', ln_slug: 'ln_slug', ln_url: 'ln_url', fqdn: 'fqdn', abn: 'abn', website: 'website' },
-  person: { id: 'id', ln_slug: 'ln_slug', ln_url: 'ln_url', work_email: 'work_email', personal_email: 'personal_email' },
+  person: {
+    id: 'id',
+    ln_slug: 'ln_slug',
+    ln_url: 'ln_url',
+    work_email: 'work_email',
+    personal_email: 'personal_email',
+  },
 };
 
 const paramName = z
@@ -31,7 +37,9 @@ const paramName = z
   .regex(/^[A-Za-z0-9_.-]{1,64}$/, 'expected a query parameter name (1-64 letters, digits, _ . -)');
 
 const names = <K extends string>(kinds: readonly K[]) =>
-  z.strictObject(Object.fromEntries(kinds.map((k) => [k, paramName.optional()])) as Record<K, z.ZodOptional<typeof paramName>>);
+  z.strictObject(
+    Object.fromEntries(kinds.map((k) => [k, paramName.optional()])) as Record<K, z.ZodOptional<typeof paramName>>,
+  );
 
 export const LookupParamOverridesSchema = z.strictObject({
   company: names(COMPANY_LOOKUPS).optional(),
@@ -56,7 +64,10 @@ export function parseLookupParams(json: string | undefined, variable = 'PARTNER_
     raw = JSON.parse(json);
   } catch (error) {
     throw new ConfigError([
-      { variable, message: `expected a JSON object such as {"company":{"fqdn":"domain"}} (${(error as Error).message})` },
+      {
+        variable,
+        message: `expected a JSON object such as {"company":{"fqdn":"domain"}} (${(error as Error).message})`,
+      },
     ]);
   }
   const parsed = LookupParamOverridesSchema.safeParse(raw);
@@ -73,7 +84,8 @@ export function parseLookupParams(json: string | undefined, variable = 'PARTNER_
 
 function describe(issue: z.core.$ZodIssue): string {
   if (issue.code === 'unrecognized_keys') {
-    const known = issue.path.length === 0 ? ['company', 'person'] : issue.path[0] === 'company' ? COMPANY_LOOKUPS : PERSON_LOOKUPS;
+    const known =
+      issue.path.length === 0 ? ['company', 'person'] : issue.path[0] === 'company' ? COMPANY_LOOKUPS : PERSON_LOOKUPS;
     return `unknown key ${issue.keys.join(', ')}; expected one of ${known.join(', ')}`;
   }
   return issue.message;

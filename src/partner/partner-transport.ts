@@ -65,7 +65,12 @@ export class PartnerTransport {
     const label = `${request.method} /${request.path}`;
     for (let attempt = 1; ; attempt++) {
       const { outcome, durationMs } = await limiter.schedule(request.priority, (slot) => this.attempt(request, slot));
-      const event = { endpoint: request.endpoint, status: outcome.type === 'response' ? outcome.status : 0, attempt, durationMs };
+      const event = {
+        endpoint: request.endpoint,
+        status: outcome.type === 'response' ? outcome.status : 0,
+        attempt,
+        durationMs,
+      };
       if (outcome.type === 'response' && outcome.status >= 200 && outcome.status < 300) {
         onRequest({ ...event, kind: 'ok' });
         return parseJson(outcome.body, label, attempt);
@@ -84,7 +89,10 @@ export class PartnerTransport {
     }
   }
 
-  private async attempt(request: PartnerRequest, slot: DispatchSlot): Promise<{ outcome: AttemptOutcome; durationMs: number }> {
+  private async attempt(
+    request: PartnerRequest,
+    slot: DispatchSlot,
+  ): Promise<{ outcome: AttemptOutcome; durationMs: number }> {
     const { apiKey, timeoutMs } = this.#settings;
     await request.beforeSend?.();
     // The credit reservation is a database round trip: time it took beyond the usual is counted
@@ -103,9 +111,17 @@ export class PartnerTransport {
         signal: AbortSignal.timeout(timeoutMs),
       });
       const body = await response.text();
-      outcome = { type: 'response', status: response.status, body, retryAfterMs: parseRetryAfter(response.headers.get('retry-after')) };
+      outcome = {
+        type: 'response',
+        status: response.status,
+        body,
+        retryAfterMs: parseRetryAfter(response.headers.get('retry-after')),
+      };
     } catch (error) {
-      outcome = (error as Error).name === 'TimeoutError' ? { type: 'timeout', timeoutMs } : { type: 'connection', error: error as Error };
+      outcome =
+        (error as Error).name === 'TimeoutError'
+          ? { type: 'timeout', timeoutMs }
+          : { type: 'connection', error: error as Error };
     }
     return { outcome, durationMs: performance.now() - started };
   }

@@ -23,25 +23,83 @@ interface Rule {
  * backoff and full jitter, and at least as long as the provider's `Retry-After`.
  */
 export const PARTNER_RETRY_TABLE: Record<Situation, Rule> = {
-  400: { code: 'invalid_request', kind: 'permanent', retry: false, advice: (r) => `The partner API refused the request: ${r}. Correct the request; it is not retried.` },
-  401: { code: 'unauthorized', kind: 'config', retry: false, advice: () => 'The partner API rejected the API key (401). Check PARTNER_API_KEY: it must be a current key from the partner dashboard (integrations); a recreated key replaces the old one.' },
-  403: { code: 'forbidden', kind: 'config', retry: false, advice: (r) => `The partner API refused this key (403): ${r}. Check the key's permissions in the partner dashboard.` },
-  404: { code: 'not_found', kind: 'permanent', retry: false, advice: (r) => `The partner API has no such resource (404): ${r}. Check PARTNER_BASE_URL.` },
-  422: { code: 'invalid_filter_value', kind: 'permanent', retry: false, advice: (r) => `The partner API could not process the request: ${r}. Use codes from the filter options; it is not retried.` },
-  429: { code: 'rate_limited', kind: 'transient', retry: true, advice: () => 'The partner API is limiting this key (429) and retries ran out. Lower the load or check that every instance shares REDIS_URL so the limiter holds the key\'s limit.' },
-  '4xx': { code: 'request_refused', kind: 'permanent', retry: false, advice: (r) => `The partner API refused the request: ${r}.` },
-  '5xx': { code: 'server_error', kind: 'transient', retry: true, advice: (r) => `The partner API failed (${r}) and retries ran out. The job is tried again while it has attempts left; once parked in the dead letters, replay it from the admin page when the partner answers again.` },
-  timeout: { code: 'timeout', kind: 'transient', retry: true, advice: (r) => `The partner API did not answer within ${r} and retries ran out. Raise PARTNER_TIMEOUT_MS if this keeps happening.` },
-  connection: { code: 'connection_failed', kind: 'transient', retry: true, advice: (r) => `The partner API could not be reached (${r}). Check PARTNER_BASE_URL and the network.` },
+  400: {
+    code: 'invalid_request',
+    kind: 'permanent',
+    retry: false,
+    advice: (r) => `The partner API refused the request: ${r}. Correct the request; it is not retried.`,
+  },
+  401: {
+    code: 'unauthorized',
+    kind: 'config',
+    retry: false,
+    advice: () =>
+      'The partner API rejected the API key (401). Check PARTNER_API_KEY: it must be a current key from the partner dashboard (integrations); a recreated key replaces the old one.',
+  },
+  403: {
+    code: 'forbidden',
+    kind: 'config',
+    retry: false,
+    advice: (r) =>
+      `The partner API refused this key (403): ${r}. Check the key's permissions in the partner dashboard.`,
+  },
+  404: {
+    code: 'not_found',
+    kind: 'permanent',
+    retry: false,
+    advice: (r) => `The partner API has no such resource (404): ${r}. Check PARTNER_BASE_URL.`,
+  },
+  422: {
+    code: 'invalid_filter_value',
+    kind: 'permanent',
+    retry: false,
+    advice: (r) =>
+      `The partner API could not process the request: ${r}. Use codes from the filter options; it is not retried.`,
+  },
+  429: {
+    code: 'rate_limited',
+    kind: 'transient',
+    retry: true,
+    advice: () =>
+      "The partner API is limiting this key (429) and retries ran out. Lower the load or check that every instance shares REDIS_URL so the limiter holds the key's limit.",
+  },
+  '4xx': {
+    code: 'request_refused',
+    kind: 'permanent',
+    retry: false,
+    advice: (r) => `The partner API refused the request: ${r}.`,
+  },
+  '5xx': {
+    code: 'server_error',
+    kind: 'transient',
+    retry: true,
+    advice: (r) =>
+      `The partner API failed (${r}) and retries ran out. The job is tried again while it has attempts left; once parked in the dead letters, replay it from the admin page when the partner answers again.`,
+  },
+  timeout: {
+    code: 'timeout',
+    kind: 'transient',
+    retry: true,
+    advice: (r) =>
+      `The partner API did not answer within ${r} and retries ran out. Raise PARTNER_TIMEOUT_MS if this keeps happening.`,
+  },
+  connection: {
+    code: 'connection_failed',
+    kind: 'transient',
+    retry: true,
+    advice: (r) => `The partner API could not be reached (${r}). Check PARTNER_BASE_URL and the network.`,
+  },
 };
 
 /** A `org_required` refusal gets its own advice: no dashboard setting on the key will fix it. */
-const ORG_REQUIRED = 'The partner API key belongs to no organisation (403 org_required). Create the key from an account that belongs to an organisation, then set PARTNER_API_KEY to it.';
+const ORG_REQUIRED =
+  'The partner API key belongs to no organisation (403 org_required). Create the key from an account that belongs to an organisation, then set PARTNER_API_KEY to it.';
 
 export function situationOf(outcome: AttemptOutcome): Situation {
   if (outcome.type !== 'response') return outcome.type;
   const { status } = outcome;
-  if (status === 400 || status === 401 || status === 403 || status === 404 || status === 422 || status === 429) return status;
+  if (status === 400 || status === 401 || status === 403 || status === 404 || status === 422 || status === 429)
+    return status;
   return status >= 500 ? '5xx' : '4xx';
 }
 
@@ -68,11 +126,22 @@ export function partnerErrorFor(outcome: AttemptOutcome, request: string, attemp
   const rule = PARTNER_RETRY_TABLE[situationOf(outcome)];
   const base = { kind: rule.kind, attempts };
   if (outcome.type === 'timeout') {
-    return new PartnerError({ ...base, status: 0, code: rule.code, message: `${request}: ${rule.advice(`${outcome.timeoutMs} ms`)}` });
+    return new PartnerError({
+      ...base,
+      status: 0,
+      code: rule.code,
+      message: `${request}: ${rule.advice(`${outcome.timeoutMs} ms`)}`,
+    });
   }
   if (outcome.type === 'connection') {
     const reason = connectionReason(outcome.error);
-    return new PartnerError({ ...base, status: 0, code: rule.code, message: `${request}: ${rule.advice(reason)}`, cause: outcome.error });
+    return new PartnerError({
+      ...base,
+      status: 0,
+      code: rule.code,
+      message: `${request}: ${rule.advice(reason)}`,
+      cause: outcome.error,
+    });
   }
   const { code: providerCode, reason } = providerReason(outcome);
   const orgRequired = outcome.status === 403 && providerCode === 'org_required';
@@ -96,7 +165,8 @@ function providerReason(outcome: { status: number; body: string }): { code?: str
     return { reason: text ? `HTTP ${outcome.status} ${text}` : `HTTP ${outcome.status}` };
   }
   const filter = FilterErrorBody.safeParse(json);
-  if (filter.success) return { code: filter.data.error.code, reason: `${filter.data.error.code}: ${filter.data.error.reason}` };
+  if (filter.success)
+    return { code: filter.data.error.code, reason: `${filter.data.error.code}: ${filter.data.error.reason}` };
   const generic = GenericErrorBody.safeParse(json);
   if (generic.success) return { reason: `HTTP ${outcome.status} ${generic.data.message}` };
   return { reason: `HTTP ${outcome.status}` };

@@ -89,7 +89,12 @@ export function adminAuth(check: AdminTokenCheck) {
     const waitMs = check.waitFor(address);
     if (waitMs > 0) {
       res.setHeader('Retry-After', String(Math.ceil(waitMs / 1000)));
-      sendError(res, 429, 'too_many_attempts', 'too many wrong admin tokens from this address; wait Retry-After seconds and send the right one');
+      sendError(
+        res,
+        429,
+        'too_many_attempts',
+        'too many wrong admin tokens from this address; wait Retry-After seconds and send the right one',
+      );
       return;
     }
     const header = req.headers.authorization ?? '';

@@ -16,7 +16,10 @@ import type { Store } from '../store/store.js';
 import type { Metrics } from './metrics.js';
 
 export interface AdminContext {
-  readonly config: Pick<Config, 'PARTNER_DAILY_LOOKUP_BUDGET' | 'PARTNER_DAILY_LOOKUP_HARD_CAP' | 'JOB_CHANGE_MIN_AGE_DAYS'>;
+  readonly config: Pick<
+    Config,
+    'PARTNER_DAILY_LOOKUP_BUDGET' | 'PARTNER_DAILY_LOOKUP_HARD_CAP' | 'JOB_CHANGE_MIN_AGE_DAYS'
+  >;
   readonly store: Store;
   readonly ports: { readonly state: StatePort; readonly enqueue: EnqueuePort };
   readonly connectors: readonly CrmConnector[];

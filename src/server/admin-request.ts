@@ -11,7 +11,10 @@ export function parse<T>(schema: z.ZodType<T>, body: unknown): T {
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
   const field = issue.path.join('.') || 'body';
-  throw new HttpError(400, 'invalid_request', `${field}: ${issue.message}`, { field, issues: result.error.issues.map((i) => ({ field: i.path.join('.'), message: i.message })) });
+  throw new HttpError(400, 'invalid_request', `${field}: ${issue.message}`, {
+    field,
+    issues: result.error.issues.map((i) => ({ field: i.path.join('.'), message: i.message })),
+  });
 }
 
 type Handler = (req: Request, res: Response) => Promise<void>;

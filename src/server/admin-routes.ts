@@ -23,7 +23,12 @@ import { logger } from '../logger.js';
 
 const log = logger('server.admin');
 
-const ReplayBody = z.object({ ids: z.array(z.uuid('ids must be dead-letter ids (UUIDs, as GET /dead-letters lists them)')).max(10_000, 'ids: at most 10,000 at once').optional() });
+const ReplayBody = z.object({
+  ids: z
+    .array(z.uuid('ids must be dead-letter ids (UUIDs, as GET /dead-letters lists them)'))
+    .max(10_000, 'ids: at most 10,000 at once')
+    .optional(),
+});
 const BackfillBody = z.object({
   connection: z.string({ error: 'connection is required' }).min(1),
   object: z.string({ error: 'object is required' }).min(1),
@@ -41,43 +46,68 @@ export function adminRoutes(service: AdminContext, tokenCheck: AdminTokenCheck):
 
   router.use(jobChangeRoutes(service));
 
-  router.get('/dead-letters', route(async (req, res) => {
-    const limit = Math.min(Number(req.query.limit ?? 100) || 100, 1000);
-    res.json({ deadLetters: await service.store.queue.deadLetters({ limit }) });
-  }));
+  router.get(
+    '/dead-letters',
+    route(async (req, res) => {
+      const limit = Math.min(Number(req.query.limit ?? 100) || 100, 1000);
+      res.json({ deadLetters: await service.store.queue.deadLetters({ limit }) });
+    }),
+  );
 
-  router.post('/dead-letters/replay', route(async (req, res) => {
-    const { ids } = parse(ReplayBody, req.body);
-    const replayed = await service.store.queue.replay(ids);
-    for (const connector of service.connectors) for (const o of connector.objectTypes) service.enricher.wake(connector.connection, o, 'bulk');
-    res.json({ replayed });
-  }));
+  router.post(
+    '/dead-letters/replay',
+    route(async (req, res) => {
+      const { ids } = parse(ReplayBody, req.body);
+      const replayed = await service.store.queue.replay(ids);
+      for (const connector of service.connectors)
+        for (const o of connector.objectTypes) service.enricher.wake(connector.connection, o, 'bulk');
+      res.json({ replayed });
+    }),
+  );
 
-  router.get('/stats', route(async (_req, res) => {
-    res.json(await adminStats(service));
-  }));
+  router.get(
+    '/stats',
+    route(async (_req, res) => {
+      res.json(await adminStats(service));
+    }),
+  );
 
-  router.get('/stats/series', route(async (req, res) => {
-    res.json(await adminSeries(service, parseRange(req.query.range)));
-  }));
+  router.get(
+    '/stats/series',
+    route(async (req, res) => {
+      res.json(await adminSeries(service, parseRange(req.query.range)));
+    }),
+  );
 
-  router.post('/refresh', route(async (_req, res) => {
-    res.json(await service.refreshNow());
-  }));
+  router.post(
+    '/refresh',
+    route(async (_req, res) => {
+      res.json(await service.refreshNow());
+    }),
+  );
 
-  router.post('/backfills', route(async (req, res) => {
-    const body = parse(BackfillBody, req.body);
-    res.status(202).json(await service.backfills.start(body.connection, body.object, body.limit ?? null));
-  }));
+  router.post(
+    '/backfills',
+    route(async (req, res) => {
+      const body = parse(BackfillBody, req.body);
+      res.status(202).json(await service.backfills.start(body.connection, body.object, body.limit ?? null));
+    }),
+  );
 
-  router.post('/backfills/dry-run', route(async (req, res) => {
-    const body = parse(BackfillBody, req.body);
-    res.json(await service.backfills.dryRun(body.connection, body.object, body.limit ?? null));
-  }));
+  router.post(
+    '/backfills/dry-run',
+    route(async (req, res) => {
+      const body = parse(BackfillBody, req.body);
+      res.json(await service.backfills.dryRun(body.connection, body.object, body.limit ?? null));
+    }),
+  );
 
-  router.get('/backfills/:connection/:object', route(async (req, res) => {
-    res.json(await service.backfills.progress(String(req.params.connection), String(req.params.object)));
-  }));
+  router.get(
+    '/backfills/:connection/:object',
+    route(async (req, res) => {
+      res.json(await service.backfills.progress(String(req.params.connection), String(req.params.object)));
+    }),
+  );
 
   router.use(discoveryRoutes(service));
   router.use((_req: Request, res: Response) => sendError(res, 404, 'not_found', 'no such admin route'));
@@ -86,10 +116,15 @@ export function adminRoutes(service: AdminContext, tokenCheck: AdminTokenCheck):
     if (error instanceof MappingError) {
       return sendError(res, 422, 'invalid_mapping', error.message, { problems: error.problems.map(problemView) });
     }
-    if (error instanceof DiscoveryError) return sendError(res, error.status, error.code, error.message, error.field ? { field: error.field } : undefined);
-    if (error instanceof BackfillError) return sendError(res, 404, error.code, error.message, { field: error.code === 'unknown_connection' ? 'connection' : 'object' });
+    if (error instanceof DiscoveryError)
+      return sendError(res, error.status, error.code, error.message, error.field ? { field: error.field } : undefined);
+    if (error instanceof BackfillError)
+      return sendError(res, 404, error.code, error.message, {
+        field: error.code === 'unknown_connection' ? 'connection' : 'object',
+      });
     const status = (error as { status?: number }).status;
-    if (status && status >= 400 && status < 500) return sendError(res, status, 'invalid_request', `body: ${(error as Error).message}`, { field: 'body' });
+    if (status && status >= 400 && status < 500)
+      return sendError(res, status, 'invalid_request', `body: ${(error as Error).message}`, { field: 'body' });
     if (error && typeof error === 'object' && 'code' in error && 'kind' in error) {
       const e = error as { code: string; kind: string; message: string };
       return sendError(res, e.kind === 'transient' ? 503 : 502, e.code, e.message);
@@ -98,7 +133,13 @@ export function adminRoutes(service: AdminContext, tokenCheck: AdminTokenCheck):
     const requestId = randomUUID();
     log.error({ err: error, requestId, method: req.method, path: req.path }, 'an admin request failed');
     res.setHeader('X-Request-Id', requestId);
-    return sendError(res, 500, 'internal', `the admin request failed; the service log has it under request id ${requestId}`, { requestId });
+    return sendError(
+      res,
+      500,
+      'internal',
+      `the admin request failed; the service log has it under request id ${requestId}`,
+      { requestId },
+    );
   });
   return router;
 }

@@ -20,12 +20,19 @@ export const RANGES = {
 } as const;
 export type RangeName = keyof typeof RANGES;
 
-export const OUTCOMES = { written: 'enriched', unchanged: 'unchanged', no_match: 'no_match', failed: 'failed' } as const;
+export const OUTCOMES = {
+  written: 'enriched',
+  unchanged: 'unchanged',
+  no_match: 'no_match',
+  failed: 'failed',
+} as const;
 
 export function parseRange(value: unknown): RangeName {
   const range = value === undefined ? '24h' : String(value);
   if (range in RANGES) return range as RangeName;
-  throw new HttpError(400, 'invalid_request', `range: expected one of ${Object.keys(RANGES).join(', ')}`, { field: 'range' });
+  throw new HttpError(400, 'invalid_request', `range: expected one of ${Object.keys(RANGES).join(', ')}`, {
+    field: 'range',
+  });
 }
 
 /** The most calls the CRM allows in one step, by its tightest limit (a daily allocation spread evenly). */
@@ -45,12 +52,15 @@ export async function adminSeries(service: AdminContext, range: RangeName, now =
   const counter = (name: string) => (values[name] ?? zeros()) as number[];
   const gauge = (name: string) => values[name] ?? steps.map(() => null);
 
-  const enrichments = Object.fromEntries(Object.entries(OUTCOMES).map(([label, outcome]) => [label, counter(SERIES.job(outcome))])) as Record<keyof typeof OUTCOMES, number[]>;
+  const enrichments = Object.fromEntries(
+    Object.entries(OUTCOMES).map(([label, outcome]) => [label, counter(SERIES.job(outcome))]),
+  ) as Record<keyof typeof OUTCOMES, number[]>;
   const hits = counter(SERIES.cacheHits);
   const misses = counter(SERIES.cacheMisses);
 
   const days: string[] = [];
-  for (let d = new Date(`${utcDay(from)}T00:00:00Z`); d <= now; d = new Date(d.getTime() + 86_400_000)) days.push(utcDay(d));
+  for (let d = new Date(`${utcDay(from)}T00:00:00Z`); d <= now; d = new Date(d.getTime() + 86_400_000))
+    days.push(utcDay(d));
   const used = await service.store.counters.range(LOOKUPS_COUNTER, days[0]!, days.at(-1)!);
   const budget = service.config.PARTNER_DAILY_LOOKUP_BUDGET;
 
@@ -72,7 +82,14 @@ export async function adminSeries(service: AdminContext, range: RangeName, now =
       partnerRequests: counter(SERIES.partnerRequests),
       creditsPerDay: days.map((day) => ({ day, used: used[day] ?? 0, budget })),
       crmCalls: Object.fromEntries(
-        service.connectors.map((c) => [c.connection, { crm: c.kind, calls: counter(SERIES.crmCalls(c.connection)), limitPerStep: limitPerStep(c.stats().limits, step) }]),
+        service.connectors.map((c) => [
+          c.connection,
+          {
+            crm: c.kind,
+            calls: counter(SERIES.crmCalls(c.connection)),
+            limitPerStep: limitPerStep(c.stats().limits, step),
+          },
+        ]),
       ),
       queue: { depth: gauge(SERIES.queueDepth), oldestAgeSeconds: gauge(SERIES.oldestJobAge) },
     },

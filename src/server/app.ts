@@ -55,7 +55,10 @@ export function createApp(options: AppOptions): RequestListener {
   // Every answer is data, never a page to render or frame (the admin page sets its own, wider CSP):
   // nosniff, no framing, no referrer, and a CSP that allows nothing.
   const securityHeaders = helmet({
-    contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"], baseUri: ["'none'"], formAction: ["'none'"] } },
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"], baseUri: ["'none'"], formAction: ["'none'"] },
+    },
     referrerPolicy: { policy: 'no-referrer' },
     frameguard: { action: 'deny' },
     // Behind a proxy that terminates TLS this belongs to the proxy; on plain HTTP browsers ignore it.
@@ -111,7 +114,13 @@ export function createApp(options: AppOptions): RequestListener {
     const requestId = randomUUID();
     log.error({ err: error, requestId, method: _req.method, path: _req.path }, 'unexpected error in a route');
     res.setHeader('X-Request-Id', requestId);
-    sendError(res, 500, 'internal', `the service failed to answer; its log has the error under request id ${requestId}`, { requestId });
+    sendError(
+      res,
+      500,
+      'internal',
+      `the service failed to answer; its log has the error under request id ${requestId}`,
+      { requestId },
+    );
   });
   return (req, res) => {
     if (!webhooks.listener(req, res)) app(req, res);

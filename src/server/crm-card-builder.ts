@@ -44,7 +44,9 @@ export function buildCardData({ objectType, objectId, state, audit, triggers, co
     lastRunId: newestRun?.jobId ?? null,
     message: state?.status === 'failed' ? state.lastError : null,
     fields,
-    company: state?.companyId ? { id: state.companyId, name: companyName, reason: state.companyReason ?? 'linked by crm-enrich' } : null,
+    company: state?.companyId
+      ? { id: state.companyId, name: companyName, reason: state.companyReason ?? 'linked by crm-enrich' }
+      : null,
     jobChange: null,
   });
 }

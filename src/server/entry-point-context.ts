@@ -17,7 +17,10 @@ import { HttpError, sendError } from './http-error.js';
 const log = logger('server.entry-points');
 
 export interface EntryPointContext {
-  readonly config: Pick<Config, 'HUBSPOT_CLIENT_SECRET' | 'SALESFORCE_WEBHOOK_SECRET' | 'HUBSPOT_ACTION_WAIT_MS' | 'SALESFORCE_ACTION_WAIT_MS'>;
+  readonly config: Pick<
+    Config,
+    'HUBSPOT_CLIENT_SECRET' | 'SALESFORCE_WEBHOOK_SECRET' | 'HUBSPOT_ACTION_WAIT_MS' | 'SALESFORCE_ACTION_WAIT_MS'
+  >;
   readonly store: Store;
   readonly ports: { readonly enqueue: EnqueuePort };
   readonly connectors: readonly CrmConnector[];
@@ -57,12 +60,22 @@ export function jsonOf(req: Request): unknown {
  */
 export function checkHubspotSignature(req: Request, ctx: EntryPointContext, publicBase: string): void {
   const secret = ctx.config.HUBSPOT_CLIENT_SECRET;
-  if (!secret) throw new HttpError(401, 'not_configured', "HubSpot requests cannot be verified: set HUBSPOT_CLIENT_SECRET to the app's client secret.");
+  if (!secret)
+    throw new HttpError(
+      401,
+      'not_configured',
+      "HubSpot requests cannot be verified: set HUBSPOT_CLIENT_SECRET to the app's client secret.",
+    );
   const check = verifyHubspotSignature(
     { method: req.method, url: publicBase + req.originalUrl, rawBody: bodyOf(req), header: (name) => req.get(name) },
     { clientSecret: secret },
   );
-  if (!check.ok) throw new HttpError(401, 'invalid_signature', `HubSpot signature rejected: ${check.reason}. Check HUBSPOT_CLIENT_SECRET and PUBLIC_URL.`);
+  if (!check.ok)
+    throw new HttpError(
+      401,
+      'invalid_signature',
+      `HubSpot signature rejected: ${check.reason}. Check HUBSPOT_CLIENT_SECRET and PUBLIC_URL.`,
+    );
 }
 
 /** The connected HubSpot connector, or a 503 naming what to set. */
@@ -78,7 +91,8 @@ export function entryPointErrors(error: unknown, req: Request, res: Response, _n
   const status = (error as { status?: number }).status;
   if (status === 413) return sendError(res, 413, 'body_too_large', 'body: larger than 1 MB', { field: 'body' });
   // The body parser's other refusals (an aborted or malformed upload) are the caller's to fix.
-  if (status !== undefined && status >= 400 && status < 500) return sendError(res, status, 'unreadable_body', 'body: could not be read', { field: 'body' });
+  if (status !== undefined && status >= 400 && status < 500)
+    return sendError(res, status, 'unreadable_body', 'body: could not be read', { field: 'body' });
   log.error({ err: error, path: req.path }, 'a CRM entry point failed');
   sendError(res, 500, 'internal', 'the request could not be handled; the service log has the error');
 }

@@ -13,6 +13,12 @@ export class HttpError extends AppError {
   }
 }
 
-export function sendError(res: Response, status: number, code: string, message: string, details?: Record<string, unknown>): void {
+export function sendError(
+  res: Response,
+  status: number,
+  code: string,
+  message: string,
+  details?: Record<string, unknown>,
+): void {
   res.status(status).json({ error: { code, message, ...(details ? { details } : {}) } });
 }

@@ -14,14 +14,25 @@ import { mappedObject, objectTypeIn } from '../service/connectors.js';
 import { route } from './admin-request.js';
 import { buildCardData } from './crm-card-builder.js';
 import { CardEnrichAnswer, type CardObjectType } from './crm-card-model.js';
-import { checkHubspotSignature, hubspotOf, onDemandDeps, rawBody, type EntryPointContext } from './entry-point-context.js';
+import {
+  checkHubspotSignature,
+  hubspotOf,
+  onDemandDeps,
+  rawBody,
+  type EntryPointContext,
+} from './entry-point-context.js';
 import { HttpError } from './http-error.js';
 
 const log = logger('server.card');
 
 /** The ways a card names its record's object: HubSpot's type ids, and singular or plural names. */
 const OBJECT_TYPES: Record<string, string | undefined> = {
-  contact: 'contact', contacts: 'contact', '0-1': 'contact', company: 'company', companies: 'company', '0-2': 'company',
+  contact: 'contact',
+  contacts: 'contact',
+  '0-1': 'contact',
+  company: 'company',
+  companies: 'company',
+  '0-2': 'company',
 };
 
 const AUDIT_ROWS = 200;
@@ -35,14 +46,26 @@ export function hubspotCardRoutes(ctx: EntryPointContext, publicBase: string): R
     checkHubspotSignature(req, ctx, publicBase);
     const connector = hubspotOf(ctx);
     const portalId = typeof req.query.portalId === 'string' ? req.query.portalId : undefined;
-    if (!portalId) throw new HttpError(400, 'invalid_request', 'portalId: required in the query (hubspot.fetch adds it)', { field: 'portalId' });
+    if (!portalId)
+      throw new HttpError(400, 'invalid_request', 'portalId: required in the query (hubspot.fetch adds it)', {
+        field: 'portalId',
+      });
     if (connector.accountId?.() === undefined) await connector.prepare?.();
     const portal = connector.accountId?.();
     if (portal === undefined) {
-      throw new HttpError(503, 'portal_unknown', 'The connected HubSpot portal is not known yet (its account details could not be read); try again shortly.');
+      throw new HttpError(
+        503,
+        'portal_unknown',
+        'The connected HubSpot portal is not known yet (its account details could not be read); try again shortly.',
+      );
     }
     if (portal !== portalId) {
-      throw new HttpError(403, 'wrong_portal', `portalId: the card is shown in another HubSpot portal than the connected one (${portal}).`, { field: 'portalId' });
+      throw new HttpError(
+        403,
+        'wrong_portal',
+        `portalId: the card is shown in another HubSpot portal than the connected one (${portal}).`,
+        { field: 'portalId' },
+      );
     }
     const name = OBJECT_TYPES[String(req.params.objectType).toLowerCase()];
     const objectType = name && objectTypeIn(connector, name);
@@ -51,30 +74,51 @@ export function hubspotCardRoutes(ctx: EntryPointContext, publicBase: string): R
       throw new HttpError(404, 'not_found', message, { field: 'objectType' });
     }
     const recordId = String(req.params.objectId);
-    if (!/^\d{1,20}$/.test(recordId)) throw new HttpError(400, 'invalid_request', 'objectId: expected a HubSpot record id (digits)', { field: 'objectId' });
+    if (!/^\d{1,20}$/.test(recordId))
+      throw new HttpError(400, 'invalid_request', 'objectId: expected a HubSpot record id (digits)', {
+        field: 'objectId',
+      });
     return { connector, objectType, recordId };
   }
 
-  router.get('/hubspot/card/:objectType/:objectId', rawBody, route(async (req, res) => {
-    const { connector, objectType, recordId } = await checked(req);
-    const key = { connection: connector.connection, objectType, recordId };
-    const { state, audit } = await ctx.store.recordView(key, AUDIT_ROWS);
-    const jobIds = [...new Set(audit.map((r) => r.jobId).filter((j): j is string => j !== null))];
-    const jobs = await ctx.store.queue.lookup(queueName(key.connection, objectType), jobIds);
-    const triggers = new Map([...jobs].flatMap(([id, j]) => (j.reason ? [[id, j.reason] as const] : [])));
-    const name = await companyName(connector, state?.companyId ?? null);
-    const cardType = objectType as CardObjectType;
-    res.json(buildCardData({ objectType: cardType, objectId: recordId, state, audit, triggers, companyName: name }));
-  }));
+  router.get(
+    '/hubspot/card/:objectType/:objectId',
+    rawBody,
+    route(async (req, res) => {
+      const { connector, objectType, recordId } = await checked(req);
+      const key = { connection: connector.connection, objectType, recordId };
+      const { state, audit } = await ctx.store.recordView(key, AUDIT_ROWS);
+      const jobIds = [...new Set(audit.map((r) => r.jobId).filter((j): j is string => j !== null))];
+      const jobs = await ctx.store.queue.lookup(queueName(key.connection, objectType), jobIds);
+      const triggers = new Map([...jobs].flatMap(([id, j]) => (j.reason ? [[id, j.reason] as const] : [])));
+      const name = await companyName(connector, state?.companyId ?? null);
+      const cardType = objectType as CardObjectType;
+      res.json(buildCardData({ objectType: cardType, objectId: recordId, state, audit, triggers, companyName: name }));
+    }),
+  );
 
-  router.post('/hubspot/card/:objectType/:objectId/enrich', rawBody, route(async (req, res) => {
-    const { connector, objectType, recordId } = await checked(req);
-    if (!mappedObject(ctx.connectors, ctx.mappings, { connection: connector.connection }, objectType)) {
-      throw new HttpError(404, 'not_mapped', `objectType: ${objectType} has no active mapping, so there is nothing to enrich`, { field: 'objectType' });
-    }
-    const ticket = await requestEnrichment(deps, { connection: connector.connection, objectType, recordId, trigger: 'card' });
-    res.status(202).json(CardEnrichAnswer.parse({ state: 'pending', runId: ticket.jobId }));
-  }));
+  router.post(
+    '/hubspot/card/:objectType/:objectId/enrich',
+    rawBody,
+    route(async (req, res) => {
+      const { connector, objectType, recordId } = await checked(req);
+      if (!mappedObject(ctx.connectors, ctx.mappings, { connection: connector.connection }, objectType)) {
+        throw new HttpError(
+          404,
+          'not_mapped',
+          `objectType: ${objectType} has no active mapping, so there is nothing to enrich`,
+          { field: 'objectType' },
+        );
+      }
+      const ticket = await requestEnrichment(deps, {
+        connection: connector.connection,
+        objectType,
+        recordId,
+        trigger: 'card',
+      });
+      res.status(202).json(CardEnrichAnswer.parse({ state: 'pending', runId: ticket.jobId }));
+    }),
+  );
 
   return router;
 }
@@ -83,7 +127,9 @@ export function hubspotCardRoutes(ctx: EntryPointContext, publicBase: string): R
 async function companyName(connector: CrmConnector, companyId: string | null): Promise<string | null> {
   if (!companyId || !connector.companyObjectType) return null;
   try {
-    const [company] = await connector.readRecords(connector.companyObjectType, [companyId], ['name'], { priority: 'interactive' });
+    const [company] = await connector.readRecords(connector.companyObjectType, [companyId], ['name'], {
+      priority: 'interactive',
+    });
     return company?.properties.name ?? null;
   } catch (error) {
     log.warn({ err: error }, 'could not read the linked company for the record card');

@@ -6,7 +6,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type Request, type Response, Router } from 'express';
 import {
-  type CrmConnector, type HttpReply, type RecordEvent, type WebhookHead, WebhookError,
+  type CrmConnector,
+  type HttpReply,
+  type RecordEvent,
+  type WebhookHead,
+  WebhookError,
 } from '../core/connector.js';
 import { logger } from '../logger.js';
 import { BodyBudget } from './body-budget.js';
@@ -68,7 +72,12 @@ export function webhookRoutes(options: WebhookRoutesOptions & { securityHeaders:
   });
 
   type RefusalOutcome = 'rejected' | 'busy';
-  const refuse = (res: ServerResponse, connector: CrmConnector, error: WebhookError, outcome: RefusalOutcome = 'rejected') => {
+  const refuse = (
+    res: ServerResponse,
+    connector: CrmConnector,
+    error: WebhookError,
+    outcome: RefusalOutcome = 'rejected',
+  ) => {
     options.metrics.eventsReceived.inc({ source: connector.kind, outcome });
     log.warn({ source: connector.kind, status: error.status, code: error.code }, 'webhook refused');
     // Whatever of the body has not been read is never read: the connection closes after the answer.
@@ -93,7 +102,9 @@ export function webhookRoutes(options: WebhookRoutesOptions & { securityHeaders:
       return;
     }
     try {
-      const result = parsed.events.length ? await options.ingest(parsed.events) : { stored: 0, duplicates: 0, ignored: 0 };
+      const result = parsed.events.length
+        ? await options.ingest(parsed.events)
+        : { stored: 0, duplicates: 0, ignored: 0 };
       options.metrics.eventsReceived.inc({ source, outcome: 'stored' }, result.stored);
       options.metrics.eventsReceived.inc({ source, outcome: 'duplicate' }, result.duplicates);
       options.metrics.eventsReceived.inc({ source, outcome: 'ignored' }, result.ignored);
@@ -103,7 +114,12 @@ export function webhookRoutes(options: WebhookRoutesOptions & { securityHeaders:
       log.error({ source, err: error }, 'could not store webhook events; the CRM will deliver them again');
       // Nothing was acknowledged: the CRM delivers again (HubSpot and Salesforce both retry a 5xx).
       res.setHeader('Retry-After', String(STORE_RETRY_AFTER_SECONDS));
-      send(res, handler.errorReply(new WebhookError(503, 'store_unavailable', 'events could not be stored; deliver again later')));
+      send(
+        res,
+        handler.errorReply(
+          new WebhookError(503, 'store_unavailable', 'events could not be stored; deliver again later'),
+        ),
+      );
     }
   };
 
@@ -113,7 +129,11 @@ export function webhookRoutes(options: WebhookRoutesOptions & { securityHeaders:
    * Only then is the body read, within its deadline, and handed to the connector's parser.
    */
   const receive = (
-    req: IncomingMessage, res: ServerResponse, url: string, connector: CrmConnector, secret: string | undefined,
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: string,
+    connector: CrmConnector,
+    secret: string | undefined,
   ) => {
     const head: WebhookHead = {
       method: req.method ?? 'POST',
@@ -139,7 +159,11 @@ export function webhookRoutes(options: WebhookRoutesOptions & { securityHeaders:
     const reservation = budget.reserve(declared ?? maxBodyBytes);
     if (!reservation) {
       res.setHeader('Retry-After', String(BUSY_RETRY_AFTER_SECONDS));
-      const busy = new WebhookError(503, 'busy', 'too many webhook bodies are being received at once; deliver again later');
+      const busy = new WebhookError(
+        503,
+        'busy',
+        'too many webhook bodies are being received at once; deliver again later',
+      );
       return refuse(res, connector, busy, 'busy');
     }
     readBody(req, { maxBytes: maxBodyBytes, declaredBytes: declared, timeoutMs: bodyTimeoutMs })
@@ -149,9 +173,13 @@ export function webhookRoutes(options: WebhookRoutesOptions & { securityHeaders:
           const failure = error instanceof BodyReadError ? error.failure : 'aborted';
           if (failure === 'aborted') return void res.destroy();
           const seconds = Math.round(bodyTimeoutMs / 1000);
-          refuse(res, connector, failure === 'too_large'
-            ? tooLarge()
-            : new WebhookError(408, 'body_too_slow', `the body did not arrive within ${seconds} s`));
+          refuse(
+            res,
+            connector,
+            failure === 'too_large'
+              ? tooLarge()
+              : new WebhookError(408, 'body_too_slow', `the body did not arrive within ${seconds} s`),
+          );
         },
       )
       .catch((error: unknown) => {
@@ -166,7 +194,9 @@ export function webhookRoutes(options: WebhookRoutesOptions & { securityHeaders:
   const route = (req: Request, res: Response) => {
     const connector = bySource.get(String(req.params.source));
     if (!connector) {
-      res.status(404).json({ error: { code: 'unknown_source', message: `no connector is configured for '${String(req.params.source)}'` } });
+      res.status(404).json({
+        error: { code: 'unknown_source', message: `no connector is configured for '${String(req.params.source)}'` },
+      });
       return;
     }
     receive(req, res, req.originalUrl, connector, req.params.secret ? String(req.params.secret) : undefined);
@@ -198,7 +228,9 @@ const WEBHOOK_PATH = /^\/webhooks\/([A-Za-z0-9_-]+)(?:\/([A-Za-z0-9_-]+))?\/?(?:
 
 /** A connector's reply as Express's `res.type(t).send(body)` gave it, in UTF-8; `close` ends the connection after it. */
 function send(res: ServerResponse, reply: HttpReply, close = false): void {
-  const contentType = /;\s*charset=/i.test(reply.contentType) ? reply.contentType : `${reply.contentType}; charset=utf-8`;
+  const contentType = /;\s*charset=/i.test(reply.contentType)
+    ? reply.contentType
+    : `${reply.contentType}; charset=utf-8`;
   res.writeHead(reply.status, {
     'Content-Type': contentType,
     'Content-Length': Buffer.byteLength(reply.body),

@@ -43,16 +43,28 @@ export function bar(done: number, total: number, width = 30): string {
   return `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${(share * 100).toFixed(0).padStart(3)}%`;
 }
 
-export async function backfill(options: { connection: string; object: string; limit?: number; url?: string }): Promise<void> {
-  if (options.limit !== undefined && (!Number.isInteger(options.limit) || options.limit <= 0)) throw new Error('--limit must be a whole number above 0');
+export async function backfill(options: {
+  connection: string;
+  object: string;
+  limit?: number;
+  url?: string;
+}): Promise<void> {
+  if (options.limit !== undefined && (!Number.isInteger(options.limit) || options.limit <= 0))
+    throw new Error('--limit must be a whole number above 0');
   const call = client(options.url);
   const path = `/backfills/${encodeURIComponent(options.connection)}/${encodeURIComponent(options.object)}`;
-  let progress = await call<Progress>('POST', '/backfills', { connection: options.connection, object: options.object, limit: options.limit ?? null });
+  let progress = await call<Progress>('POST', '/backfills', {
+    connection: options.connection,
+    object: options.object,
+    limit: options.limit ?? null,
+  });
   const tty = process.stdout.isTTY === true;
   const started = Date.now();
   const startFinished = progress.enqueued - progress.pending;
   process.on('SIGINT', () => {
-    process.stdout.write(`\nstopped watching; the backfill goes on in the service. Run the same command to watch it again.\n`);
+    process.stdout.write(
+      `\nstopped watching; the backfill goes on in the service. Run the same command to watch it again.\n`,
+    );
     process.exit(130);
   });
   let lastLine = 0;
@@ -60,7 +72,9 @@ export async function backfill(options: { connection: string; object: string; li
     const finished = Math.max(0, progress.enqueued - progress.pending);
     const seconds = (Date.now() - started) / 1000;
     const rate = seconds > 0 ? (finished - startFinished) / seconds : 0;
-    const left = progress.pending + (progress.status === 'running' ? Math.max(0, (options.limit ?? progress.listed) - progress.listed) : 0);
+    const left =
+      progress.pending +
+      (progress.status === 'running' ? Math.max(0, (options.limit ?? progress.listed) - progress.listed) : 0);
     const eta = rate > 0 ? `${Math.ceil(left / rate)}s` : '?';
     const text = `${bar(finished, progress.enqueued)} ${finished}/${progress.enqueued} enriched, ${progress.listed} listed, ${progress.skipped} skipped, ${rate.toFixed(1)}/s, ETA ${eta}`;
     if (tty) process.stdout.write(`\r${text}`);
@@ -72,12 +86,24 @@ export async function backfill(options: { connection: string; object: string; li
     await new Promise((r) => setTimeout(r, 1_000));
     progress = await call<Progress>('GET', path);
   }
-  process.stdout.write(`${tty ? '\n' : ''}backfill of ${options.connection} ${options.object} done: ${progress.enqueued} records enqueued, ${progress.skipped} skipped (no match key, or already enriched)\n`);
+  process.stdout.write(
+    `${tty ? '\n' : ''}backfill of ${options.connection} ${options.object} done: ${progress.enqueued} records enqueued, ${progress.skipped} skipped (no match key, or already enriched)\n`,
+  );
 }
 
-export async function backfillDryRun(options: { connection: string; object: string; limit?: number; url?: string }): Promise<void> {
-  if (options.limit !== undefined && (!Number.isInteger(options.limit) || options.limit <= 0)) throw new Error('--limit must be a whole number above 0');
-  const report = await client(options.url)<DryRunReport>('POST', '/backfills/dry-run', { connection: options.connection, object: options.object, limit: options.limit ?? null });
+export async function backfillDryRun(options: {
+  connection: string;
+  object: string;
+  limit?: number;
+  url?: string;
+}): Promise<void> {
+  if (options.limit !== undefined && (!Number.isInteger(options.limit) || options.limit <= 0))
+    throw new Error('--limit must be a whole number above 0');
+  const report = await client(options.url)<DryRunReport>('POST', '/backfills/dry-run', {
+    connection: options.connection,
+    object: options.object,
+    limit: options.limit ?? null,
+  });
   const lines = [
     `dry run of a backfill of ${report.connection} ${report.object}: nothing was enqueued`,
     `  ${report.listed} records listed: ${report.wouldEnrich} would be enriched, ${report.skipped} skipped (no match key, or already enriched)`,
@@ -95,5 +121,7 @@ export async function backfillDryRun(options: { connection: string; object: stri
 
 export async function refresh(options: { url?: string }): Promise<void> {
   const result = await client(options.url)<{ refresh: number; catchup: number }>('POST', '/refresh');
-  process.stdout.write(`enqueued ${result.refresh} stale records and ${result.catchup} records no webhook told us about\n`);
+  process.stdout.write(
+    `enqueued ${result.refresh} stale records and ${result.catchup} records no webhook told us about\n`,
+  );
 }

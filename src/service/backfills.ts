@@ -36,17 +36,30 @@ export class Backfills {
     private readonly connectors: CrmConnector[],
     private readonly mapping: (crm: string, objectType: string) => CompiledMapping | undefined,
     private readonly store: Store,
-    private readonly companies: { freeMail: { has(domain: string): boolean }; creates: (connector: CrmConnector) => boolean } = { freeMail: { has: () => false }, creates: () => true },
+    private readonly companies: {
+      freeMail: { has(domain: string): boolean };
+      creates: (connector: CrmConnector) => boolean;
+    } = { freeMail: { has: () => false }, creates: () => true },
   ) {}
 
-  private resolve(connection: string, object: string): { connector: CrmConnector; objectType: string; mapping: CompiledMapping } {
+  private resolve(
+    connection: string,
+    object: string,
+  ): { connector: CrmConnector; objectType: string; mapping: CompiledMapping } {
     const connector = connectorFor(this.connectors, { connection });
-    if (!connector) throw new BackfillError('unknown_connection', `no connection named "${connection}"; configured: ${this.connectors.map((c) => c.connection).join(', ') || 'none'}`);
+    if (!connector)
+      throw new BackfillError(
+        'unknown_connection',
+        `no connection named "${connection}"; configured: ${this.connectors.map((c) => c.connection).join(', ') || 'none'}`,
+      );
     const objectType = objectTypeIn(connector, object);
     const mapping = objectType ? this.mapping(connector.kind, objectType) : undefined;
     if (!objectType || !mapping) {
       const mapped = connector.objectTypes.filter((o) => this.mapping(connector.kind, o));
-      throw new BackfillError('unknown_object', `"${object}" is not a mapped object of ${connection}; mapped: ${mapped.join(', ') || 'none'}`);
+      throw new BackfillError(
+        'unknown_object',
+        `"${object}" is not a mapped object of ${connection}; mapped: ${mapped.join(', ') || 'none'}`,
+      );
     }
     return { connector, objectType, mapping };
   }
@@ -62,14 +75,22 @@ export class Backfills {
   /** What a backfill of this object would enqueue, link and create, without enqueuing anything. */
   async dryRun(connection: string, object: string, limit: number | null): Promise<DryRunReport> {
     const { connector, objectType, mapping } = this.resolve(connection, object);
-    return backfillDryRun({ stale: this.deps.stale, ...this.companies, created: (c, d) => this.store.companies.created(c, d) }, connector, objectType, mapping, limit);
+    return backfillDryRun(
+      { stale: this.deps.stale, ...this.companies, created: (c, d) => this.store.companies.created(c, d) },
+      connector,
+      objectType,
+      mapping,
+      limit,
+    );
   }
 
   async progress(connection: string, object: string): Promise<BackfillProgress> {
     const { connector, objectType } = this.resolve(connection, object);
     const run = await readBackfill(this.deps.kv, connector.connection, objectType);
     if (!run) throw new BackfillError('unknown_object', `no backfill has run for ${connection} ${objectType}`);
-    const counts = (await this.store.queue.counts()).find((q) => q.queue === queueName(connector.connection, objectType));
+    const counts = (await this.store.queue.counts()).find(
+      (q) => q.queue === queueName(connector.connection, objectType),
+    );
     const pending = (counts?.depth ?? 0) + (counts?.active ?? 0);
     return { ...run, pending, done: run.status === 'listed' && pending === 0 };
   }
@@ -88,14 +109,20 @@ export class Backfills {
     readBackfill(this.deps.kv, connector.connection, objectType).then(
       (run) => {
         if (run?.status === 'running' && !this.stopped) {
-          log.info({ connection: run.connection, objectType: run.objectType, listed: run.listed }, 'resuming a backfill');
+          log.info(
+            { connection: run.connection, objectType: run.objectType, listed: run.listed },
+            'resuming a backfill',
+          );
           this.drive(connector, mapping, run);
         }
       },
       (error: unknown) => {
         // The database is away (a restart, a failover): look again once it may be back.
         if (this.stopped) return;
-        log.warn({ err: error, connection: connector.connection, objectType }, 'could not check for an unfinished backfill; looking again in 10 s');
+        log.warn(
+          { err: error, connection: connector.connection, objectType },
+          'could not check for an unfinished backfill; looking again in 10 s',
+        );
         setTimeout(() => this.resume(connector, objectType, mapping), 10_000).unref();
       },
     );
@@ -106,7 +133,12 @@ export class Backfills {
     if (this.running.has(key)) return;
     const abort = new AbortController();
     const done = driveBackfill(this.deps, connector, mapping, run, abort.signal)
-      .catch((error: unknown) => log.error({ err: error, connection: run.connection, objectType: run.objectType }, 'backfill listing stopped; it resumes on the next start or request'))
+      .catch((error: unknown) =>
+        log.error(
+          { err: error, connection: run.connection, objectType: run.objectType },
+          'backfill listing stopped; it resumes on the next start or request',
+        ),
+      )
       .finally(() => this.running.delete(key));
     this.running.set(key, { abort, done });
   }

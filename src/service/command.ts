@@ -4,7 +4,13 @@ import { formatProblems, MappingError } from '../mapping/index.js';
 
 /** A repeatable option that also takes comma-separated values. */
 function collectValues(value: string, previous: string[] = []): string[] {
-  return [...previous, ...value.split(',').map((v) => v.trim()).filter(Boolean)];
+  return [
+    ...previous,
+    ...value
+      .split(',')
+      .map((v) => v.trim())
+      .filter(Boolean),
+  ];
 }
 
 function fail(error: unknown): never {
@@ -33,7 +39,10 @@ export function registerServiceCommands(program: Command): void {
     .requiredOption('--connection <name>', 'hubspot or salesforce')
     .requiredOption('--object <type>', 'e.g. contact, company, Lead, Contact, Account')
     .option('--limit <n>', 'stop after this many records', (v) => Number.parseInt(v, 10))
-    .option('--dry-run', 'enqueue nothing: say how many records it would enrich, link with companies, and how many companies it would create')
+    .option(
+      '--dry-run',
+      'enqueue nothing: say how many records it would enrich, link with companies, and how many companies it would create',
+    )
     .option('--url <url>', 'the service (default http://127.0.0.1:$PORT)')
     .action(async (opts: { connection: string; object: string; limit?: number; url?: string; dryRun?: boolean }) => {
       const { backfill, backfillDryRun } = await import('./backfill-command.js');
@@ -43,11 +52,16 @@ export function registerServiceCommands(program: Command): void {
   const mappings = program.commands.find((c) => c.name() === 'mappings') ?? program.command('mappings');
   mappings
     .command('provision')
-    .description("create the mappings' custom properties in each configured CRM where its API allows; print the rest for an admin")
+    .description(
+      "create the mappings' custom properties in each configured CRM where its API allows; print the rest for an admin",
+    )
     .option('--mappings <dir>', 'mapping files', 'mappings')
     .option('--crm <crm>', 'only this CRM (hubspot or salesforce)')
     .option('--object <type>', 'only this object')
-    .option('--salesforce-metadata <dir>', 'write the Salesforce fields and permission set as SFDX source under <dir> instead (no org needed)')
+    .option(
+      '--salesforce-metadata <dir>',
+      'write the Salesforce fields and permission set as SFDX source under <dir> instead (no org needed)',
+    )
     .action(async (opts: { mappings: string; crm?: string; object?: string; salesforceMetadata?: string }) => {
       if (opts.salesforceMetadata) {
         const { writeSalesforceProjectMetadata } = await import('./salesforce-metadata-command.js');
@@ -63,14 +77,27 @@ export function registerServiceCommands(program: Command): void {
     .command('discover')
     .description('find people at one company who fit a persona, and add them to the CRM (asks the running service)')
     .requiredOption('--crm <crm>', 'hubspot or salesforce')
-    .requiredOption('--company <id>', 'an enriched company (HubSpot company, Salesforce Account): its CRM id, or its domain')
+    .requiredOption(
+      '--company <id>',
+      'an enriched company (HubSpot company, Salesforce Account): its CRM id, or its domain',
+    )
     .option('--persona <name>', 'a saved persona')
-    .option('--seniority <codes>', 'seniority codes (see GET /admin/api/filter-options); repeat or separate with commas', collectValues)
+    .option(
+      '--seniority <codes>',
+      'seniority codes (see GET /admin/api/filter-options); repeat or separate with commas',
+      collectValues,
+    )
     .option('--department <codes>', 'department codes; repeat or separate with commas', collectValues)
-    .option('--position <text>', 'job title text to look for; repeat for several', (v: string, p: string[] = []) => [...p, v])
+    .option('--position <text>', 'job title text to look for; repeat for several', (v: string, p: string[] = []) => [
+      ...p,
+      v,
+    ])
     .option('--limit <n>', 'add at most this many people', (v) => Number.parseInt(v, 10))
     .option('--skip-dnd', 'leave out people whose phone is on a do-not-disturb register')
-    .option('--dry-run', 'create nothing and spend nothing: list the candidates, what a run would do with each, and the credits')
+    .option(
+      '--dry-run',
+      'create nothing and spend nothing: list the candidates, what a run would do with each, and the credits',
+    )
     .option('--url <url>', 'the service (default http://127.0.0.1:$PORT)')
     .action(async (opts: import('./discover-command.js').DiscoverOptions) => {
       const { discover } = await import('./discover-command.js');

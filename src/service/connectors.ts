@@ -31,8 +31,13 @@ export function connectorsFromConfig(config: Config, mappings: LoadedMapping[]):
  * The connector of a CRM kind (`hubspot`, `salesforce`) or of a connection name. One connection per CRM
  * today, so the two coincide; callers say which they mean.
  */
-export function connectorFor(connectors: readonly CrmConnector[], key: { kind: string } | { connection: string }): CrmConnector | undefined {
-  return 'kind' in key ? connectors.find((c) => c.kind === key.kind) : connectors.find((c) => c.connection === key.connection);
+export function connectorFor(
+  connectors: readonly CrmConnector[],
+  key: { kind: string } | { connection: string },
+): CrmConnector | undefined {
+  return 'kind' in key
+    ? connectors.find((c) => c.kind === key.kind)
+    : connectors.find((c) => c.connection === key.connection);
 }
 
 /** An object type as the connector spells it (`contact`, `Contact`), whatever case it was asked in. */

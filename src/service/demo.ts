@@ -13,7 +13,10 @@ export interface DemoPlan {
   stop(): void;
 }
 
-export function startDemo(env: EmbeddedEnvironment, options: { count?: number; spreadMs?: number; enabled?: boolean } = {}): DemoPlan {
+export function startDemo(
+  env: EmbeddedEnvironment,
+  options: { count?: number; spreadMs?: number; enabled?: boolean } = {},
+): DemoPlan {
   const count = options.count ?? 6;
   const spreadMs = options.spreadMs ?? 60_000;
   const people = env.partner ? env.partner.dataset.personRecords.filter((p) => p.workEmail).slice(0, count + 1) : [];
@@ -27,7 +30,12 @@ export function startDemo(env: EmbeddedEnvironment, options: { count?: number; s
       timers.push(
         setTimeout(() => {
           if (i % 2 === 0 || !env.salesforce) env.hubspot?.createContact({ email });
-          else env.salesforce.createRecord('Lead', { Email: email, LastName: email.split('@')[0]!, Company: email.split('@')[1]! });
+          else
+            env.salesforce.createRecord('Lead', {
+              Email: email,
+              LastName: email.split('@')[0]!,
+              Company: email.split('@')[1]!,
+            });
         }, at),
       );
     });
@@ -46,12 +54,21 @@ export function banner(env: EmbeddedEnvironment, serviceUrl: string, plan: DemoP
     // Where the token is, never the token: a banner ends up in terminals, CI logs and screenshots.
     `  admin token:        ${env.config.ADMIN_TOKEN ? 'the ADMIN_TOKEN you set' : `in ${join(env.config.CRM_ENRICH_DATA_DIR, 'admin-token')} (generated; set ADMIN_TOKEN to choose one)`}   (for the page, or as "Authorization: Bearer <token>" to ${serviceUrl}/admin/api)`,
   ];
-  if (env.config.MCP_ENABLED) lines.push(`  MCP server:         ${serviceUrl}/mcp   (for AI assistants; they sign in with your consent on a page that asks for the admin token)`);
+  if (env.config.MCP_ENABLED)
+    lines.push(
+      `  MCP server:         ${serviceUrl}/mcp   (for AI assistants; they sign in with your consent on a page that asks for the admin token)`,
+    );
   if (env.partner) lines.push(`  partner sandbox:    ${env.partner.url}   (key sandbox-key)`);
   else lines.push(`  partner API:        ${env.config.PARTNER_BASE_URL}`);
-  if (env.hubspot) lines.push(`  HubSpot sandbox:    ${env.hubspot.url}   (token sandbox-token: crm-enrich's app; sandbox-importer-token: another app, such as an import tool)`);
+  if (env.hubspot)
+    lines.push(
+      `  HubSpot sandbox:    ${env.hubspot.url}   (token sandbox-token: crm-enrich's app; sandbox-importer-token: another app, such as an import tool)`,
+    );
   // The OAuth values a client needs (the sandbox's login URL is its own), so the README's Salesforce example can be followed.
-  if (env.salesforce) lines.push(`  Salesforce sandbox: ${env.salesforce.url}   (OAuth client credentials: login URL ${env.salesforce.url}, client_id sandbox, client_secret sandbox)`);
+  if (env.salesforce)
+    lines.push(
+      `  Salesforce sandbox: ${env.salesforce.url}   (OAuth client credentials: login URL ${env.salesforce.url}, client_id sandbox, client_secret sandbox)`,
+    );
   const email = plan.emails[0];
   if (env.hubspot && email) {
     const auth = `-H 'Authorization: Bearer sandbox-token' -H 'Content-Type: application/json'`;
@@ -65,6 +82,12 @@ export function banner(env: EmbeddedEnvironment, serviceUrl: string, plan: DemoP
       `  curl -s -X POST ${env.hubspot.url}/crm/v3/objects/contacts/search ${auth} -d '{"filterGroups":[{"filters":[{"propertyName":"email","operator":"EQ","value":"${email}"}]}],"properties":["email","firstname","lastname","jobtitle","hs_seniority","phone","company","crm_enrich_enriched_at"]}'`,
     );
   }
-  lines.push('', plan.active ? 'Demo records arrive over the next minute; the log shows each one being enriched. Stop with Ctrl-C.' : 'Stop with Ctrl-C.', '');
+  lines.push(
+    '',
+    plan.active
+      ? 'Demo records arrive over the next minute; the log shows each one being enriched. Stop with Ctrl-C.'
+      : 'Stop with Ctrl-C.',
+    '',
+  );
   return lines.join('\n');
 }

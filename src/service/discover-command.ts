@@ -21,14 +21,17 @@ export interface DiscoverOptions {
 }
 
 function body(options: DiscoverOptions) {
-  if (options.limit !== undefined && (!Number.isInteger(options.limit) || options.limit <= 0)) throw new Error('--limit must be a whole number above 0');
+  if (options.limit !== undefined && (!Number.isInteger(options.limit) || options.limit <= 0))
+    throw new Error('--limit must be a whole number above 0');
   const filters = {
     ...(options.seniority?.length ? { seniority: options.seniority } : {}),
     ...(options.department?.length ? { department: options.department } : {}),
     ...(options.position?.length ? { position: options.position } : {}),
   };
-  if (options.persona && Object.keys(filters).length) throw new Error('give --persona or filters (--seniority, --department, --position), not both');
-  if (!options.persona && Object.keys(filters).length === 0) throw new Error('say who to look for: --persona <name>, or --seniority, --department and/or --position');
+  if (options.persona && Object.keys(filters).length)
+    throw new Error('give --persona or filters (--seniority, --department, --position), not both');
+  if (!options.persona && Object.keys(filters).length === 0)
+    throw new Error('say who to look for: --persona <name>, or --seniority, --department and/or --position');
   return {
     crm: options.crm,
     companyId: options.company,
@@ -40,7 +43,14 @@ function body(options: DiscoverOptions) {
 
 function table(rows: string[][]): string {
   const widths = rows[0]!.map((_, i) => Math.min(48, Math.max(...rows.map((r) => (r[i] ?? '').length))));
-  return rows.map((r) => r.map((cell, i) => (cell.length > widths[i]! ? `${cell.slice(0, widths[i]! - 1)}…` : cell.padEnd(widths[i]!))).join('  ').trimEnd()).join('\n');
+  return rows
+    .map((r) =>
+      r
+        .map((cell, i) => (cell.length > widths[i]! ? `${cell.slice(0, widths[i]! - 1)}…` : cell.padEnd(widths[i]!)))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 export async function discover(options: DiscoverOptions, out: NodeJS.WritableStream = process.stdout): Promise<void> {
@@ -48,11 +58,25 @@ export async function discover(options: DiscoverOptions, out: NodeJS.WritableStr
   const call = client(options.url);
   if (options.dryRun) {
     const p = await call<DiscoveryPreview>('POST', '/discovery/preview', request);
-    out.write(`dry run at ${p.company.name ?? p.company.id} (${p.crm} ${p.company.id}, market ${p.company.market}): ${p.persona ? `persona ${p.persona}, ` : ''}${p.description}; nothing was created or spent\n`);
+    out.write(
+      `dry run at ${p.company.name ?? p.company.id} (${p.crm} ${p.company.id}, market ${p.company.market}): ${p.persona ? `persona ${p.persona}, ` : ''}${p.description}; nothing was created or spent\n`,
+    );
     const rows = [['person', 'position', 'seniority', 'department', 'e-mail', 'dnd phone', 'action', 'reason']];
-    for (const c of p.candidates) rows.push([c.personId, c.position ?? '', c.seniority ?? '', c.department ?? '', c.hasEmail ? 'yes' : 'no', c.hasDndPhone ? 'yes' : 'no', c.action, c.reason]);
+    for (const c of p.candidates)
+      rows.push([
+        c.personId,
+        c.position ?? '',
+        c.seniority ?? '',
+        c.department ?? '',
+        c.hasEmail ? 'yes' : 'no',
+        c.hasDndPhone ? 'yes' : 'no',
+        c.action,
+        c.reason,
+      ]);
     if (p.candidates.length) out.write(`${table(rows)}\n`);
-    out.write(`${p.counts.create} to create, ${p.counts.link} to link, ${p.counts.skip} skipped; ${p.credits} credit(s) would be spent; ${p.dailyRemaining} more record(s) may be created today\n`);
+    out.write(
+      `${p.counts.create} to create, ${p.counts.link} to link, ${p.counts.skip} skipped; ${p.credits} credit(s) would be spent; ${p.dailyRemaining} more record(s) may be created today\n`,
+    );
     return;
   }
   const runId = randomUUID();
@@ -62,7 +86,10 @@ export async function discover(options: DiscoverOptions, out: NodeJS.WritableStr
     while (!finished) {
       await new Promise((r) => setTimeout(r, 500));
       const progress = await call<DiscoveryProgress>('GET', `/discovery/runs/${runId}`).catch(() => undefined);
-      if (progress && !finished && tty) out.write(`\r${bar(progress.done, progress.total)} ${progress.done}/${progress.total}: ${progress.created} created, ${progress.linked} linked, ${progress.skipped} skipped`);
+      if (progress && !finished && tty)
+        out.write(
+          `\r${bar(progress.done, progress.total)} ${progress.done}/${progress.total}: ${progress.created} created, ${progress.linked} linked, ${progress.skipped} skipped`,
+        );
     }
   })();
   let result: DiscoveryRunResult;
@@ -73,7 +100,10 @@ export async function discover(options: DiscoverOptions, out: NodeJS.WritableStr
     await watch;
   }
   if (tty) out.write(`\r${bar(1, 1)}\n`);
-  out.write(`discovery at ${result.company.name ?? result.company.id}: ${result.created} created, ${result.linked} linked, ${result.skipped} skipped, ${result.credits} credit(s) spent\n`);
-  for (const p of result.people.filter((p) => p.action !== 'skipped')) out.write(`  ${p.action} ${p.recordId}${p.name ? ` (${p.name})` : ''}: ${p.reason}\n`);
+  out.write(
+    `discovery at ${result.company.name ?? result.company.id}: ${result.created} created, ${result.linked} linked, ${result.skipped} skipped, ${result.credits} credit(s) spent\n`,
+  );
+  for (const p of result.people.filter((p) => p.action !== 'skipped'))
+    out.write(`  ${p.action} ${p.recordId}${p.name ? ` (${p.name})` : ''}: ${p.reason}\n`);
   if (result.stopped) out.write(`${result.stopped.message}\n`);
 }

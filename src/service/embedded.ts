@@ -11,7 +11,11 @@ import { hubspotConnectorFromConfig } from '../../connectors/hubspot/from-config
 import { startHubspotSandbox, type HubspotSandbox } from '../../connectors/hubspot/sandbox/server.js';
 import { SALESFORCE_JOB_CHANGE_FIELDS } from '../../connectors/salesforce/job-change-actions.js';
 import { describeFieldsFor } from '../../connectors/salesforce/sandbox/fields-from-specs.js';
-import { startSalesforceSandbox, type SalesforceSandbox, type SalesforceSandboxOptions } from '../../connectors/salesforce/sandbox/server.js';
+import {
+  startSalesforceSandbox,
+  type SalesforceSandbox,
+  type SalesforceSandboxOptions,
+} from '../../connectors/salesforce/sandbox/server.js';
 import type { Config } from '../config.js';
 import { logger } from '../logger.js';
 import { customPropertiesOf, loadMappingDir, type LoadedMapping } from '../mapping/index.js';
@@ -57,10 +61,15 @@ export async function provisionHubspotSandbox(config: Config, mappings: LoadedMa
   try {
     for (const { document } of mappings.filter((m) => m.document.crm === 'hubspot')) {
       const result = await provisioner.ensureProperties(document.object, customPropertiesOf(document));
-      if (result.created.length) log.info({ object: document.object, created: result.created }, 'provisioned custom properties in the HubSpot sandbox');
+      if (result.created.length)
+        log.info(
+          { object: document.object, created: result.created },
+          'provisioned custom properties in the HubSpot sandbox',
+        );
     }
     // The job-change actions' properties too (mappings/job-changes.yaml), so a sandbox move can set them.
-    for (const [object, specs] of Object.entries(provisioner.jobChangeProperties ?? {})) await provisioner.ensureProperties(object, [...specs]);
+    for (const [object, specs] of Object.entries(provisioner.jobChangeProperties ?? {}))
+      await provisioner.ensureProperties(object, [...specs]);
   } finally {
     await provisioner.close();
   }
@@ -69,10 +78,13 @@ export async function provisionHubspotSandbox(config: Config, mappings: LoadedMa
 /** The custom fields a Salesforce sandbox org starts with: those the mappings need, as an admin would add them. */
 export function salesforceSandboxFields(mappings: LoadedMapping[]): SalesforceSandboxOptions['customFields'] {
   const fields: NonNullable<SalesforceSandboxOptions['customFields']> = Object.fromEntries(
-    mappings.filter((m) => m.document.crm === 'salesforce').map((m) => [m.document.object, describeFieldsFor(customPropertiesOf(m.document))]),
+    mappings
+      .filter((m) => m.document.crm === 'salesforce')
+      .map((m) => [m.document.object, describeFieldsFor(customPropertiesOf(m.document))]),
   );
   // The job-change actions' fields too (mappings/job-changes.yaml), as an admin adds them.
-  for (const object of ['Contact', 'Lead'] as const) fields[object] = [...(fields[object] ?? []), ...describeFieldsFor([...SALESFORCE_JOB_CHANGE_FIELDS])];
+  for (const object of ['Contact', 'Lead'] as const)
+    fields[object] = [...(fields[object] ?? []), ...describeFieldsFor([...SALESFORCE_JOB_CHANGE_FIELDS])];
   return fields;
 }
 
@@ -86,7 +98,10 @@ async function onPort<T>(preferred: number, start: (port: number) => Promise<T>)
   }
 }
 
-export async function embeddedEnvironment(config: Config, options: { mappingsDir?: string; port?: number } = {}): Promise<EmbeddedEnvironment> {
+export async function embeddedEnvironment(
+  config: Config,
+  options: { mappingsDir?: string; port?: number } = {},
+): Promise<EmbeddedEnvironment> {
   const port = options.port ?? config.PORT;
   const next: Config = { ...config };
   const env: EmbeddedEnvironment = { config: next, adminToken: adminTokenFor(config), close: async () => undefined };
@@ -110,7 +125,13 @@ export async function embeddedEnvironment(config: Config, options: { mappingsDir
       // the service checks, and nobody else knows it.
       const clientSecret = config.HUBSPOT_CLIENT_SECRET ?? keptSecret(config, 'hubspot-client-secret');
       env.hubspot = await onPort(offset(2), (p) =>
-        startHubspotSandbox({ port: p, accessToken: HUBSPOT_SANDBOX_TOKEN, clientSecret, webhookUrl: `${publicUrl}/webhooks/hubspot`, appUrl: publicUrl }),
+        startHubspotSandbox({
+          port: p,
+          accessToken: HUBSPOT_SANDBOX_TOKEN,
+          clientSecret,
+          webhookUrl: `${publicUrl}/webhooks/hubspot`,
+          appUrl: publicUrl,
+        }),
       );
       closers.push(() => env.hubspot!.close());
       next.HUBSPOT_ACCESS_TOKEN = HUBSPOT_SANDBOX_TOKEN;
@@ -121,7 +142,9 @@ export async function embeddedEnvironment(config: Config, options: { mappingsDir
     if (!config.SALESFORCE_ACCESS_TOKEN && !config.SALESFORCE_CLIENT_ID) {
       const secret = config.SALESFORCE_WEBHOOK_SECRET ?? randomBytes(12).toString('hex');
       const customFields = salesforceSandboxFields(mappings);
-      env.salesforce = await onPort(offset(3), (p) => startSalesforceSandbox({ port: p, outboundUrl: `${publicUrl}/webhooks/salesforce/${secret}`, customFields }));
+      env.salesforce = await onPort(offset(3), (p) =>
+        startSalesforceSandbox({ port: p, outboundUrl: `${publicUrl}/webhooks/salesforce/${secret}`, customFields }),
+      );
       closers.push(() => env.salesforce!.close());
       next.SALESFORCE_LOGIN_URL = env.salesforce.url;
       next.SALESFORCE_CLIENT_ID = 'sandbox';

@@ -64,7 +64,13 @@ export class MappingRegistry {
       const current = await this.versions.active(crm, object);
       const fromFile = !current || current.author.startsWith(FILE_AUTHOR);
       if (!current || (fromFile && current.document !== text)) {
-        await this.versions.save({ crm, objectType: object, document: text, author: `${FILE_AUTHOR}${file.file}`, comment: current ? 'mapping file changed' : 'seeded from the mapping file' });
+        await this.versions.save({
+          crm,
+          objectType: object,
+          document: text,
+          author: `${FILE_AUTHOR}${file.file}`,
+          comment: current ? 'mapping file changed' : 'seeded from the mapping file',
+        });
       } else if (current.document !== text) {
         // Who saved it is personal (the admin page offers an e-mail): the version number finds it in the history.
         const message = 'the mapping file changed, but a version saved by an admin stays active';
@@ -87,7 +93,10 @@ export class MappingRegistry {
         continue;
       }
       try {
-        next.set(key, { compiled: this.compile(version.document, `${version.crm}/${version.objectType} v${version.version}`), version });
+        next.set(key, {
+          compiled: this.compile(version.document, `${version.crm}/${version.objectType} v${version.version}`),
+          version,
+        });
       } catch (error) {
         if (error instanceof MappingError) problems.push(...error.problems);
         else throw error;
@@ -109,7 +118,10 @@ export class MappingRegistry {
   /** Validates, saves and activates a new version. */
   async save(text: string, author: string, comment: string): Promise<ActiveMapping> {
     const compiled = this.compile(text, 'candidate');
-    const missing = missingCustomProperties(compiled.document, this.schemas.get(schemaKey(compiled.crm, compiled.object)) ?? []);
+    const missing = missingCustomProperties(
+      compiled.document,
+      this.schemas.get(schemaKey(compiled.crm, compiled.object)) ?? [],
+    );
     if (missing.length) {
       throw new MappingError(
         missing.map((p) => ({
@@ -120,7 +132,13 @@ export class MappingRegistry {
         })),
       );
     }
-    const version = await this.versions.save({ crm: compiled.crm, objectType: compiled.object, document: text, author, comment });
+    const version = await this.versions.save({
+      crm: compiled.crm,
+      objectType: compiled.object,
+      document: text,
+      author,
+      comment,
+    });
     const entry = { compiled, version };
     this.active.set(schemaKey(compiled.crm, compiled.object), entry);
     return entry;
@@ -129,7 +147,14 @@ export class MappingRegistry {
   async rollback(crm: string, objectType: string, version: number): Promise<ActiveMapping> {
     const target = await this.versions.get(crm, objectType, version);
     if (!target) {
-      throw new MappingError([{ file: `${crm}/${objectType}`, path: ['version'], code: 'invalid_value', message: `there is no version ${version}` }]);
+      throw new MappingError([
+        {
+          file: `${crm}/${objectType}`,
+          path: ['version'],
+          code: 'invalid_value',
+          message: `there is no version ${version}`,
+        },
+      ]);
     }
     const compiled = this.compile(target.document, `${crm}/${objectType} v${version}`);
     const activated = await this.versions.activate(crm, objectType, version);

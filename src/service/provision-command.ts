@@ -11,7 +11,11 @@ import { customPropertiesOf, loadMappingDir, MappingError } from '../mapping/ind
 import { connectorFor, connectorsFromConfig } from './connectors.js';
 
 /** The properties the job-change actions write, for each connection whose actions file entry has `properties` on. */
-async function provisionJobChangeProperties(connectors: CrmConnector[], options: { mappings: string; crm?: string; object?: string }, out: NodeJS.WritableStream): Promise<number> {
+async function provisionJobChangeProperties(
+  connectors: CrmConnector[],
+  options: { mappings: string; crm?: string; object?: string },
+  out: NodeJS.WritableStream,
+): Promise<number> {
   const actions = await loadJobChangeActions(options.mappings);
   if (actions.problems.length) throw new MappingError(actions.problems);
   let outstanding = 0;
@@ -21,7 +25,9 @@ async function provisionJobChangeProperties(connectors: CrmConnector[], options:
     for (const [object, specs] of Object.entries(connector.jobChangeProperties ?? {})) {
       if (options.object && object.toLowerCase() !== options.object.toLowerCase()) continue;
       const result = await connector.ensureProperties(object, [...specs]);
-      out.write(`job-change actions (${connector.kind} ${object}): ${result.created.length} created, ${result.existing.length} already there, ${result.missing.length} to add by hand\n`);
+      out.write(
+        `job-change actions (${connector.kind} ${object}): ${result.created.length} created, ${result.existing.length} already there, ${result.missing.length} to add by hand\n`,
+      );
       for (const name of result.created) out.write(`  created ${name}\n`);
       for (const { instruction } of result.missing) out.write(`  ${instruction}\n`);
       outstanding += result.missing.length;
@@ -30,11 +36,16 @@ async function provisionJobChangeProperties(connectors: CrmConnector[], options:
   return outstanding;
 }
 
-export async function provision(options: { mappings: string; crm?: string; object?: string }, config = loadConfig(), out: NodeJS.WritableStream = process.stdout): Promise<number> {
+export async function provision(
+  options: { mappings: string; crm?: string; object?: string },
+  config = loadConfig(),
+  out: NodeJS.WritableStream = process.stdout,
+): Promise<number> {
   const loaded = await loadMappingDir(options.mappings);
   if (loaded.problems.length) throw new MappingError(loaded.problems);
   const connectors = connectorsFromConfig(config, loaded.mappings);
-  if (connectors.length === 0) throw new Error('no CRM credentials are configured (HUBSPOT_ACCESS_TOKEN or SALESFORCE_*); nothing to provision');
+  if (connectors.length === 0)
+    throw new Error('no CRM credentials are configured (HUBSPOT_ACCESS_TOKEN or SALESFORCE_*); nothing to provision');
   let outstanding = 0;
   try {
     for (const { document, file } of loaded.mappings) {
@@ -45,7 +56,9 @@ export async function provision(options: { mappings: string; crm?: string; objec
       const wanted = customPropertiesOf(document);
       if (wanted.length === 0) continue;
       const result = await connector.ensureProperties(document.object, wanted);
-      out.write(`${file} (${document.crm} ${document.object}): ${result.created.length} created, ${result.existing.length} already there, ${result.missing.length} to add by hand\n`);
+      out.write(
+        `${file} (${document.crm} ${document.object}): ${result.created.length} created, ${result.existing.length} already there, ${result.missing.length} to add by hand\n`,
+      );
       for (const name of result.created) out.write(`  created ${name}\n`);
       for (const { instruction } of result.missing) out.write(`  ${instruction}\n`);
       outstanding += result.missing.length;
@@ -54,6 +67,7 @@ export async function provision(options: { mappings: string; crm?: string; objec
   } finally {
     await Promise.all(connectors.map((c) => c.close()));
   }
-  if (outstanding > 0) out.write(`${outstanding} field(s) must be added by an admin before those mappings can start.\n`);
+  if (outstanding > 0)
+    out.write(`${outstanding} field(s) must be added by an admin before those mappings can start.\n`);
   return outstanding;
 }

@@ -23,7 +23,14 @@ export async function serve(options: { mappings: string; demo: boolean }): Promi
   const url = await service.listen(config.PORT, config.HOST);
   const demo = startDemo(env, { enabled: options.demo });
   process.stdout.write(`${banner(env, url, demo)}\n`);
-  log.info({ url, crms: service.connectors.map((c) => c.connection), mappings: service.mappings.list().map((m) => `${m.version.crm}/${m.version.objectType} v${m.version.version}`) }, 'crm-enrich started');
+  log.info(
+    {
+      url,
+      crms: service.connectors.map((c) => c.connection),
+      mappings: service.mappings.list().map((m) => `${m.version.crm}/${m.version.objectType} v${m.version.version}`),
+    },
+    'crm-enrich started',
+  );
 
   let stopping = false;
   const stop = async (signal: string) => {

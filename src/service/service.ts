@@ -72,8 +72,24 @@ export class Service {
     parts: Parts,
     private readonly options: ServiceOptions,
   ) {
-    ({ config: this.config, store: this.store, ports: this.ports, limiter: this.limiter, partner: this.partner, lookups: this.lookups } = parts);
-    ({ connectors: this.connectors, mappings: this.mappings, enricher: this.enricher, intake: this.intake, backfills: this.backfills, discovery: this.discovery, metrics: this.metrics, stats: this.stats } = parts);
+    ({
+      config: this.config,
+      store: this.store,
+      ports: this.ports,
+      limiter: this.limiter,
+      partner: this.partner,
+      lookups: this.lookups,
+    } = parts);
+    ({
+      connectors: this.connectors,
+      mappings: this.mappings,
+      enricher: this.enricher,
+      intake: this.intake,
+      backfills: this.backfills,
+      discovery: this.discovery,
+      metrics: this.metrics,
+      stats: this.stats,
+    } = parts);
   }
 
   /** Opens everything and checks the mappings against each CRM; throws (naming every problem) on invalid mappings. */
@@ -85,14 +101,25 @@ export class Service {
   async enrichNow(connection: string, objectType: string, recordId: string): Promise<{ queued: boolean }> {
     const priority: Priority = 'interactive';
     const result = await this.ports.enqueue.enqueue([
-      { queue: queueName(connection, objectType), dedupKey: `manual:${connection}:${objectType}:${recordId}:${Date.now()}`, priority, data: { connection, objectType, recordId, reason: 'manual', receivedAt: new Date().toISOString() } },
+      {
+        queue: queueName(connection, objectType),
+        dedupKey: `manual:${connection}:${objectType}:${recordId}:${Date.now()}`,
+        priority,
+        data: { connection, objectType, recordId, reason: 'manual', receivedAt: new Date().toISOString() },
+      },
     ]);
     this.enricher.wake(connection, objectType, priority);
     return { queued: result.inserted > 0 };
   }
 
   async refreshNow(): Promise<{ refresh: number; catchup: number }> {
-    return runRefreshTick({ connectors: this.connectors, mapping: (crm, o) => this.mappings.get(crm, o), stale: this.ports.stale, queue: this.ports.enqueue, kv: this.ports.kv });
+    return runRefreshTick({
+      connectors: this.connectors,
+      mapping: (crm, o) => this.mappings.get(crm, o),
+      stale: this.ports.stale,
+      queue: this.ports.enqueue,
+      kv: this.ports.kv,
+    });
   }
 
   /** Visits the companies flagged with a persona and adds the people who newly fit it (the discovery schedule). */
@@ -137,13 +164,19 @@ export class Service {
       this.discoveryTask = cron.schedule(
         this.config.DISCOVERY_CRON,
         async () => {
-          await this.discoverScheduledNow().catch((error: unknown) => log.error({ err: error }, 'scheduled discovery failed; it runs again at its next time'));
+          await this.discoverScheduledNow().catch((error: unknown) =>
+            log.error({ err: error }, 'scheduled discovery failed; it runs again at its next time'),
+          );
         },
         { name: 'crm-enrich-discovery', runCoordinator: this.store.cron, noOverlap: true },
       );
     }
     this.mappingPoll = setInterval(() => {
-      this.mappings.reload().catch((error: unknown) => log.error({ err: error }, 'an active mapping saved elsewhere is invalid here; the previous one stays'));
+      this.mappings
+        .reload()
+        .catch((error: unknown) =>
+          log.error({ err: error }, 'an active mapping saved elsewhere is invalid here; the previous one stays'),
+        );
     }, 10_000);
     this.mappingPoll.unref();
     // Every instance looks for jobs whose holder stopped vouching for them (a killed or frozen
@@ -157,11 +190,17 @@ export class Service {
           log.info({ jobs: n }, 'jobs whose worker stopped giving heartbeats are handed out again');
           this.enricher.wakeAll();
         })
-        .catch((error: unknown) => log.warn({ err: error }, 'could not look for jobs of stopped workers; trying again shortly'));
+        .catch((error: unknown) =>
+          log.warn({ err: error }, 'could not look for jobs of stopped workers; trying again shortly'),
+        );
     }, beat * 1000);
     this.reaper.unref();
     this.backfills.resumeAll();
-    this.callbackSender = new WorkflowCallbackSender({ callbacks: this.store.workflowCallbacks, deps: onDemandDeps(this), connectors: this.connectors });
+    this.callbackSender = new WorkflowCallbackSender({
+      callbacks: this.store.workflowCallbacks,
+      deps: onDemandDeps(this),
+      connectors: this.connectors,
+    });
     this.callbackSender.start();
 
     // Bind first: HubSpot signs the URL it calls, so the app must know the port it is reached on.
@@ -187,7 +226,9 @@ export class Service {
         { name: 'queue', check: async () => void (await this.store.queue.counts()) },
         // Without Redis no lookup can be checked against the shared limit, so none is sent; webhooks
         // are still stored, so the instance stays in the load balancer and says what is wrong.
-        ...(this.config.REDIS_URL ? [{ name: 'rate_limiter', check: () => this.limiter.check(), required: false }] : []),
+        ...(this.config.REDIS_URL
+          ? [{ name: 'rate_limiter', check: () => this.limiter.check(), required: false }]
+          : []),
         {
           name: 'mappings',
           check: async () => {
@@ -199,7 +240,9 @@ export class Service {
       entryPoints: crmEntryPoints(this, publicUrl),
       ...(tokenCheck ? { admin: adminRoutes(this, tokenCheck) } : {}),
       // Consent is given with the admin token: without one there is nobody to ask.
-      ...(tokenCheck && this.config.MCP_ENABLED ? { mcp: mcpApp({ service: this, config: this.config, publicUrl, tokenCheck }) } : {}),
+      ...(tokenCheck && this.config.MCP_ENABLED
+        ? { mcp: mcpApp({ service: this, config: this.config, publicUrl, tokenCheck }) }
+        : {}),
     });
     server.on('request', app);
     this.server = server;
@@ -207,7 +250,8 @@ export class Service {
   }
 
   private async refreshGauges(): Promise<void> {
-    for (const q of await this.store.queue.counts()) this.metrics.queueDepth.set({ queue: q.queue }, q.depth + q.active);
+    for (const q of await this.store.queue.counts())
+      this.metrics.queueDepth.set({ queue: q.queue }, q.depth + q.active);
     for (const connector of this.connectors) {
       for (const [operation, n] of Object.entries(connector.stats().byOperation)) {
         const key = `${connector.kind}:${operation}`;
@@ -225,14 +269,19 @@ export class Service {
    */
   async stop(): Promise<void> {
     const deadlineMs = this.config.CRM_ENRICH_SHUTDOWN_SECONDS * 1000;
-    log.info({ deadlineSeconds: deadlineMs / 1000 }, 'shutting down: no new work is claimed; work under way gets until the deadline');
+    log.info(
+      { deadlineSeconds: deadlineMs / 1000 },
+      'shutting down: no new work is claimed; work under way gets until the deadline',
+    );
     await this.task?.stop();
     await this.task?.destroy?.();
     await this.discoveryTask?.stop();
     await this.discoveryTask?.destroy?.();
     if (this.mappingPoll) clearInterval(this.mappingPoll);
     if (this.reaper) clearInterval(this.reaper);
-    const serverClosed = this.server ? new Promise<void>((resolve) => this.server!.close(() => resolve())) : Promise.resolve();
+    const serverClosed = this.server
+      ? new Promise<void>((resolve) => this.server!.close(() => resolve()))
+      : Promise.resolve();
     this.server?.closeIdleConnections();
     await this.backfills.stop();
     await this.callbackSender?.stop();
@@ -249,4 +298,3 @@ export class Service {
     await this.store.close();
   }
 }
-

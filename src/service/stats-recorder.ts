@@ -86,7 +86,10 @@ export class StatsRecorder {
     try {
       await this.options.write(points);
     } catch (error) {
-      log.warn({ err: error, rows: points.length }, 'could not write the stats charts\' counts; they are kept for the next flush');
+      log.warn(
+        { err: error, rows: points.length },
+        "could not write the stats charts' counts; they are kept for the next flush",
+      );
       this.keep(points);
     }
   }
@@ -103,7 +106,9 @@ export class StatsRecorder {
     }
     const max = this.options.maxPending ?? 50_000;
     if (this.pending.size <= max) return;
-    const newest = [...this.pending.entries()].sort(([, a], [, b]) => b.bucket.getTime() - a.bucket.getTime()).slice(0, max);
+    const newest = [...this.pending.entries()]
+      .sort(([, a], [, b]) => b.bucket.getTime() - a.bucket.getTime())
+      .slice(0, max);
     this.pending = new Map(newest);
   }
 

@@ -35,7 +35,12 @@ export interface StorePorts {
 const INTERACTIVE_FLOOR = 5;
 
 export function storePorts(store: Store): StorePorts {
-  const cacheKey = (key: CacheKey) => ({ kind: key.kind, idType: key.by, value: key.value, ...(key.market === '*' ? {} : { market: key.market }) });
+  const cacheKey = (key: CacheKey) => ({
+    kind: key.kind,
+    idType: key.by,
+    value: key.value,
+    ...(key.market === '*' ? {} : { market: key.market }),
+  });
   return {
     queue: {
       async claim(queue, max) {
@@ -60,7 +65,10 @@ export function storePorts(store: Store): StorePorts {
         let duplicates = 0;
         const ids: string[] = [];
         for (const [queue, list] of byQueue) {
-          const result = await store.queue.enqueue(queue, list.map((j) => ({ data: j.data, dedupKey: j.dedupKey, priority: j.priority })));
+          const result = await store.queue.enqueue(
+            queue,
+            list.map((j) => ({ data: j.data, dedupKey: j.dedupKey, priority: j.priority })),
+          );
           inserted += result.enqueued;
           duplicates += result.duplicates;
           ids.push(...result.ids);
@@ -74,7 +82,12 @@ export function storePorts(store: Store): StorePorts {
         return new Map(
           [...rows].map(([id, { written, updatedAt: _, ...rest }]) => [
             id,
-            { ...rest, lastWritten: Object.fromEntries(Object.entries(written).filter((e): e is [string, string] => e[1] !== null)) },
+            {
+              ...rest,
+              lastWritten: Object.fromEntries(
+                Object.entries(written).filter((e): e is [string, string] => e[1] !== null),
+              ),
+            },
           ]),
         );
       },
@@ -109,13 +122,17 @@ export function storePorts(store: Store): StorePorts {
         return entry.hit ? { found: true, data: entry.response as Record<string, unknown> } : { found: false };
       },
       async put(key, entry) {
-        await store.cache.putMany([{ key: cacheKey(key), hit: entry.found, ...(entry.found ? { response: entry.data } : {}) }]);
+        await store.cache.putMany([
+          { key: cacheKey(key), hit: entry.found, ...(entry.found ? { response: entry.data } : {}) },
+        ]);
       },
     },
     // The store's counters and settings are the ports as they are.
     counters: store.counters,
     erasure: {
-      eraseRecord: async (connection, objectType, recordId) => ({ ...(await store.erasure.eraseRecord({ connection, objectType, recordId })) }),
+      eraseRecord: async (connection, objectType, recordId) => ({
+        ...(await store.erasure.eraseRecord({ connection, objectType, recordId })),
+      }),
       eraseEmail: async (email) => ({ ...(await store.erasure.eraseEmail(email)) }),
       mergeState: async (connection, objectType, survivorId, mergedIds) => {
         await store.state.merge(connection, objectType, survivorId, mergedIds);
@@ -125,7 +142,9 @@ export function storePorts(store: Store): StorePorts {
       async pickStale(connection, objectType, limit, now, after) {
         const page = await store.state.pickStale({ connection, objectType, limit, now, ...(after ? { after } : {}) });
         return {
-          records: page.records.filter((r) => r.nextRefreshAt).map((r) => ({ recordId: r.recordId, nextRefreshAt: r.nextRefreshAt! })),
+          records: page.records
+            .filter((r) => r.nextRefreshAt)
+            .map((r) => ({ recordId: r.recordId, nextRefreshAt: r.nextRefreshAt! })),
           ...(page.next ? { next: page.next } : {}),
         };
       },

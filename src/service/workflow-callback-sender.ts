@@ -41,7 +41,9 @@ export class WorkflowCallbackSender {
       if (this.running) return;
       this.running = this.pass()
         .then(() => undefined)
-        .catch((error: unknown) => log.warn({ err: error }, 'could not look at the blocked workflow steps; trying again shortly'))
+        .catch((error: unknown) =>
+          log.warn({ err: error }, 'could not look at the blocked workflow steps; trying again shortly'),
+        )
         .finally(() => (this.running = undefined));
     }, interval);
     this.timer.unref();
@@ -86,12 +88,16 @@ export class WorkflowCallbackSender {
     }
     const connector = this.options.connectors.find((c) => c.connection === step.connection);
     try {
-      if (!connector?.completeWorkflowAction) throw new Error(`connection ${step.connection} cannot complete workflow steps`);
+      if (!connector?.completeWorkflowAction)
+        throw new Error(`connection ${step.connection} cannot complete workflow steps`);
       await connector.completeWorkflowAction(step.callbackId, outputs);
     } catch (error) {
       const delay = Math.min(this.options.maxRetryDelayMs ?? 600_000, 5_000 * 2 ** Math.min(step.attempts, 10));
       const message = scrubValues(error instanceof Error ? error.message : String(error));
-      log.warn({ connection: step.connection, attempts: step.attempts + 1, retryInMs: delay, reason: message }, 'a workflow callback could not be sent; it is tried again');
+      log.warn(
+        { connection: step.connection, attempts: step.attempts + 1, retryInMs: delay, reason: message },
+        'a workflow callback could not be sent; it is tried again',
+      );
       await callbacks.later(step.callbackId, delay, message.slice(0, 500));
       return false;
     }

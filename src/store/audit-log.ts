@@ -57,13 +57,26 @@ export class AuditLog {
     if (entries.length === 0) return 0;
     entries.forEach((e, i) => {
       if (!e.property && !e.reason) {
-        throw new StoreError('invalid_input', `audit entry ${i} for record ${e.recordId} has neither a property nor a reason; give one.`, { field: 'property' });
+        throw new StoreError(
+          'invalid_input',
+          `audit entry ${i} for record ${e.recordId} has neither a property nor a reason; give one.`,
+          { field: 'property' },
+        );
       }
     });
     const rows = entries.map((e) => ({
-      connection: e.connection, object_type: e.objectType, record_id: e.recordId, property: e.property ?? null,
-      old_value: e.oldValue ?? null, new_value: e.newValue ?? null, rule: e.rule ?? null, outcome: e.outcome ?? null, reason: e.reason ?? null,
-      job_id: e.jobId ?? null, actor: e.actor ?? null, at: (e.at ?? new Date()).toISOString(),
+      connection: e.connection,
+      object_type: e.objectType,
+      record_id: e.recordId,
+      property: e.property ?? null,
+      old_value: e.oldValue ?? null,
+      new_value: e.newValue ?? null,
+      rule: e.rule ?? null,
+      outcome: e.outcome ?? null,
+      reason: e.reason ?? null,
+      job_id: e.jobId ?? null,
+      actor: e.actor ?? null,
+      at: (e.at ?? new Date()).toISOString(),
     }));
     const { rows: result } = await db.query<{ n: number }>(
       `WITH ins AS (
@@ -79,10 +92,25 @@ export class AuditLog {
   }
 
   /** Entries of one record, newest first; pass the last id seen as `beforeId` for the next page. */
-  async forRecord(key: { connection: string; objectType: string; recordId: string }, options: { limit?: number; beforeId?: number } = {}, db: Db = this.db): Promise<AuditRow[]> {
+  async forRecord(
+    key: { connection: string; objectType: string; recordId: string },
+    options: { limit?: number; beforeId?: number } = {},
+    db: Db = this.db,
+  ): Promise<AuditRow[]> {
     const { rows } = await db.query<{
-      id: string; connection: string; object_type: string; record_id: string; property: string | null; old_value: string | null;
-      new_value: string | null; rule: string | null; outcome: string | null; reason: string | null; job_id: string | null; actor: string | null; at: Date;
+      id: string;
+      connection: string;
+      object_type: string;
+      record_id: string;
+      property: string | null;
+      old_value: string | null;
+      new_value: string | null;
+      rule: string | null;
+      outcome: string | null;
+      reason: string | null;
+      job_id: string | null;
+      actor: string | null;
+      at: Date;
     }>(
       `SELECT * FROM ${this.table}
        WHERE connection = $1 AND object_type = $2 AND record_id = $3 AND ($4::bigint IS NULL OR id < $4)
@@ -90,8 +118,19 @@ export class AuditLog {
       [key.connection, key.objectType, key.recordId, options.beforeId ?? null, options.limit ?? 100],
     );
     return rows.map((r) => ({
-      id: Number(r.id), connection: r.connection, objectType: r.object_type, recordId: r.record_id, property: r.property,
-      oldValue: r.old_value, newValue: r.new_value, rule: r.rule, outcome: r.outcome, reason: r.reason, jobId: r.job_id, actor: r.actor, at: new Date(r.at),
+      id: Number(r.id),
+      connection: r.connection,
+      objectType: r.object_type,
+      recordId: r.record_id,
+      property: r.property,
+      oldValue: r.old_value,
+      newValue: r.new_value,
+      rule: r.rule,
+      outcome: r.outcome,
+      reason: r.reason,
+      jobId: r.job_id,
+      actor: r.actor,
+      at: new Date(r.at),
     }));
   }
 }

@@ -7,7 +7,9 @@ import type { Command } from 'commander';
 export function registerStoreCommands(parent: Command): void {
   parent
     .command('migrate')
-    .description('create or upgrade the database schema (DATABASE_URL, or the embedded database in CRM_ENRICH_DATA_DIR)')
+    .description(
+      'create or upgrade the database schema (DATABASE_URL, or the embedded database in CRM_ENRICH_DATA_DIR)',
+    )
     .option('--schema <name>', 'schema that holds the tables (default: CRM_ENRICH_DB_SCHEMA, or crm_enrich)')
     .action(async (options: { schema?: string }) => {
       const { loadConfig } = await import('../config.js');
@@ -18,7 +20,11 @@ export function registerStoreCommands(parent: Command): void {
       let store;
       try {
         config = loadConfig();
-        store = await openStore({ databaseUrl: config.DATABASE_URL, dataDir: config.CRM_ENRICH_DATA_DIR, schema: options.schema ?? config.CRM_ENRICH_DB_SCHEMA });
+        store = await openStore({
+          databaseUrl: config.DATABASE_URL,
+          dataDir: config.CRM_ENRICH_DATA_DIR,
+          schema: options.schema ?? config.CRM_ENRICH_DB_SCHEMA,
+        });
       } catch (error) {
         if (!(error instanceof AppError) && (error as Error).name !== 'ConfigError') throw error;
         console.error(`crm-enrich migrate: ${(error as Error).message}`);
@@ -26,9 +32,15 @@ export function registerStoreCommands(parent: Command): void {
         return;
       }
       try {
-        const { rows } = await store.db.query<{ version: string }>(`SELECT version FROM "${store.schema}".schema_migration ORDER BY version`);
-        const where = config.DATABASE_URL ? 'the Postgres server in DATABASE_URL' : `${config.CRM_ENRICH_DATA_DIR}/pglite`;
-        console.log(`schema ${store.schema} on ${where} is at ${rows.at(-1)?.version ?? 'nothing'} (${rows.length} migrations), in ${Date.now() - started} ms`);
+        const { rows } = await store.db.query<{ version: string }>(
+          `SELECT version FROM "${store.schema}".schema_migration ORDER BY version`,
+        );
+        const where = config.DATABASE_URL
+          ? 'the Postgres server in DATABASE_URL'
+          : `${config.CRM_ENRICH_DATA_DIR}/pglite`;
+        console.log(
+          `schema ${store.schema} on ${where} is at ${rows.at(-1)?.version ?? 'nothing'} (${rows.length} migrations), in ${Date.now() - started} ms`,
+        );
       } finally {
         await store.close();
       }

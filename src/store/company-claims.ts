@@ -37,11 +37,21 @@ export class CompanyClaims {
   }
 
   /** Claims each domain for `holder`, taking over claims older than `staleMs` that never got an id. */
-  async claim(connection: string, wanted: string[], holder: string, staleMs: number): Promise<Map<string, ClaimResult>> {
+  async claim(
+    connection: string,
+    wanted: string[],
+    holder: string,
+    staleMs: number,
+  ): Promise<Map<string, ClaimResult>> {
     const domains = [...new Set(wanted)];
     const out = new Map<string, ClaimResult>();
     if (domains.length === 0) return out;
-    const { rows } = await this.db.query<{ domain: string; company_id: string | null; claimed_by: string; mine: boolean }>(
+    const { rows } = await this.db.query<{
+      domain: string;
+      company_id: string | null;
+      claimed_by: string;
+      mine: boolean;
+    }>(
       `INSERT INTO "${this.schema}".company_claim AS c (connection, domain, claimed_by)
          SELECT $1, d, $3 FROM unnest($2::text[]) AS d
        ON CONFLICT (connection, domain) DO UPDATE
@@ -57,7 +67,8 @@ export class CompanyClaims {
         `SELECT domain, company_id FROM "${this.schema}".company_claim WHERE connection = $1 AND domain = ANY($2::text[])`,
         [connection, others],
       );
-      for (const r of existing.rows) out.set(r.domain, r.company_id ? { kind: 'created', companyId: r.company_id } : { kind: 'held' });
+      for (const r of existing.rows)
+        out.set(r.domain, r.company_id ? { kind: 'created', companyId: r.company_id } : { kind: 'held' });
       // A claim that vanished between the two statements (released) is simply held for now: asked again later.
       for (const d of others) if (!out.has(d)) out.set(d, { kind: 'held' });
     }
@@ -74,11 +85,10 @@ export class CompanyClaims {
 
   /** Gives up a claim without a company (the creation failed), so the next caller may try. */
   async release(connection: string, domain: string, holder: string): Promise<void> {
-    await this.db.query(`DELETE FROM "${this.schema}".company_claim WHERE connection = $1 AND domain = $2 AND claimed_by = $3 AND company_id IS NULL`, [
-      connection,
-      domain,
-      holder,
-    ]);
+    await this.db.query(
+      `DELETE FROM "${this.schema}".company_claim WHERE connection = $1 AND domain = $2 AND claimed_by = $3 AND company_id IS NULL`,
+      [connection, domain, holder],
+    );
   }
 
   async reportDuplicate(connection: string, domain: string, companyIds: string[]): Promise<void> {
@@ -94,8 +104,13 @@ export class CompanyClaims {
     const created = await this.db.query<{ connection: string; n: number }>(
       `SELECT connection, count(*)::int AS n FROM "${this.schema}".company_claim WHERE company_id IS NOT NULL GROUP BY connection`,
     );
-    const linked = await this.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM "${this.schema}".enrichment_state WHERE company_id IS NOT NULL`);
-    return { created: Object.fromEntries(created.rows.map((r) => [r.connection, r.n])), linkedRecords: linked.rows[0]?.n ?? 0 };
+    const linked = await this.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM "${this.schema}".enrichment_state WHERE company_id IS NOT NULL`,
+    );
+    return {
+      created: Object.fromEntries(created.rows.map((r) => [r.connection, r.n])),
+      linkedRecords: linked.rows[0]?.n ?? 0,
+    };
   }
 
   async reportNearMatch(connection: string, domain: string, name: string, companyIds: string[]): Promise<void> {
@@ -107,11 +122,23 @@ export class CompanyClaims {
   }
 
   async nearMatches(limit = 100): Promise<(DuplicateDomain & { name: string })[]> {
-    const { rows } = await this.db.query<{ connection: string; domain: string; name: string; company_ids: string[]; seen_at: Date }>(
+    const { rows } = await this.db.query<{
+      connection: string;
+      domain: string;
+      name: string;
+      company_ids: string[];
+      seen_at: Date;
+    }>(
       `SELECT connection, domain, name, company_ids, seen_at FROM "${this.schema}".company_near_match ORDER BY seen_at DESC LIMIT $1`,
       [limit],
     );
-    return rows.map((r) => ({ connection: r.connection, domain: r.domain, name: r.name, companyIds: r.company_ids, seenAt: new Date(r.seen_at) }));
+    return rows.map((r) => ({
+      connection: r.connection,
+      domain: r.domain,
+      name: r.name,
+      companyIds: r.company_ids,
+      seenAt: new Date(r.seen_at),
+    }));
   }
 
   async duplicates(limit = 100): Promise<DuplicateDomain[]> {
@@ -119,6 +146,11 @@ export class CompanyClaims {
       `SELECT connection, domain, company_ids, seen_at FROM "${this.schema}".company_duplicate ORDER BY seen_at DESC LIMIT $1`,
       [limit],
     );
-    return rows.map((r) => ({ connection: r.connection, domain: r.domain, companyIds: r.company_ids, seenAt: new Date(r.seen_at) }));
+    return rows.map((r) => ({
+      connection: r.connection,
+      domain: r.domain,
+      companyIds: r.company_ids,
+      seenAt: new Date(r.seen_at),
+    }));
   }
 }

@@ -44,13 +44,19 @@ export class DailyCounters {
   }
 
   async get(name: string, day: string = utcDay()): Promise<number> {
-    const { rows } = await this.db.query<{ value: string }>(`SELECT value FROM ${this.table} WHERE day = $1::date AND name = $2`, [day, name]);
+    const { rows } = await this.db.query<{ value: string }>(
+      `SELECT value FROM ${this.table} WHERE day = $1::date AND name = $2`,
+      [day, name],
+    );
     return Number(rows[0]?.value ?? 0);
   }
 
   /** Every counter of one day, by name. */
   async all(day: string = utcDay()): Promise<Record<string, number>> {
-    const { rows } = await this.db.query<{ name: string; value: string }>(`SELECT name, value FROM ${this.table} WHERE day = $1::date ORDER BY name`, [day]);
+    const { rows } = await this.db.query<{ name: string; value: string }>(
+      `SELECT name, value FROM ${this.table} WHERE day = $1::date ORDER BY name`,
+      [day],
+    );
     return Object.fromEntries(rows.map((r) => [r.name, Number(r.value)]));
   }
 

@@ -45,11 +45,10 @@ export class DailyReservations {
   /** Gives `count` back to the counter of the day it was reserved on. */
   async release(name: string, count: number, day: string): Promise<void> {
     if (count <= 0) return;
-    await this.db.query(`UPDATE ${this.table} SET value = GREATEST(value - $3::bigint, 0) WHERE day = $1::date AND name = $2`, [
-      day,
-      name,
-      count,
-    ]);
+    await this.db.query(
+      `UPDATE ${this.table} SET value = GREATEST(value - $3::bigint, 0) WHERE day = $1::date AND name = $2`,
+      [day, name, count],
+    );
   }
 }
 

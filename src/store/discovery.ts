@@ -27,12 +27,17 @@ export class DiscoveryStore {
   ) {}
 
   async personas(): Promise<PersonaRow[]> {
-    const { rows } = await this.db.query<Record<string, unknown>>(`SELECT * FROM "${this.schema}".persona ORDER BY name`);
+    const { rows } = await this.db.query<Record<string, unknown>>(
+      `SELECT * FROM "${this.schema}".persona ORDER BY name`,
+    );
     return rows.map(toPersona);
   }
 
   async persona(name: string): Promise<PersonaRow | undefined> {
-    const { rows } = await this.db.query<Record<string, unknown>>(`SELECT * FROM "${this.schema}".persona WHERE name = $1`, [name]);
+    const { rows } = await this.db.query<Record<string, unknown>>(
+      `SELECT * FROM "${this.schema}".persona WHERE name = $1`,
+      [name],
+    );
     return rows[0] ? toPersona(rows[0]) : undefined;
   }
 
@@ -53,7 +58,10 @@ export class DiscoveryStore {
   }
 
   /** What discovery did for these people already (created or linked), by person id. */
-  async done(connection: string, personIds: string[]): Promise<Map<string, { action: string; recordId: string | null }>> {
+  async done(
+    connection: string,
+    personIds: string[],
+  ): Promise<Map<string, { action: string; recordId: string | null }>> {
     if (personIds.length === 0) return new Map();
     const { rows } = await this.db.query<{ person_id: string; action: string; record_id: string | null }>(
       `SELECT person_id, action, record_id FROM "${this.schema}".discovered_person
@@ -64,7 +72,14 @@ export class DiscoveryStore {
   }
 
   /** Claims a person for `holder`, taking over an unsettled claim older than `staleMs`. */
-  async claim(connection: string, personId: string, objectType: string, companyId: string, holder: string, staleMs: number): Promise<PersonClaim> {
+  async claim(
+    connection: string,
+    personId: string,
+    objectType: string,
+    companyId: string,
+    holder: string,
+    staleMs: number,
+  ): Promise<PersonClaim> {
     const { rows } = await this.db.query(
       `INSERT INTO "${this.schema}".discovered_person AS d (connection, person_id, object_type, company_id, claimed_by)
        VALUES ($1, $2, $3, $4, $5)
@@ -79,11 +94,20 @@ export class DiscoveryStore {
       [connection, personId],
     );
     const row = existing.rows[0];
-    return row?.settled_at ? { kind: 'done', action: row.action ?? 'skipped', recordId: row.record_id } : { kind: 'held' };
+    return row?.settled_at
+      ? { kind: 'done', action: row.action ?? 'skipped', recordId: row.record_id }
+      : { kind: 'held' };
   }
 
   /** Records what discovery did with a claimed person: `created`, `linked`, or a skip reason code. */
-  async settle(connection: string, personId: string, holder: string, action: string, recordId: string | null, persona: string | null): Promise<void> {
+  async settle(
+    connection: string,
+    personId: string,
+    holder: string,
+    action: string,
+    recordId: string | null,
+    persona: string | null,
+  ): Promise<void> {
     await this.db.query(
       `UPDATE "${this.schema}".discovered_person SET action = $4, record_id = $5, persona = $6, settled_at = now()
         WHERE connection = $1 AND person_id = $2 AND claimed_by = $3`,
@@ -93,7 +117,10 @@ export class DiscoveryStore {
 
   /** Gives a claim back unsettled (the run stopped before it spent anything on the person). */
   async release(connection: string, personId: string, holder: string): Promise<void> {
-    await this.db.query(`DELETE FROM "${this.schema}".discovered_person WHERE connection = $1 AND person_id = $2 AND claimed_by = $3 AND settled_at IS NULL`, [connection, personId, holder]);
+    await this.db.query(
+      `DELETE FROM "${this.schema}".discovered_person WHERE connection = $1 AND person_id = $2 AND claimed_by = $3 AND settled_at IS NULL`,
+      [connection, personId, holder],
+    );
   }
 }
 

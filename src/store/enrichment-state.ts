@@ -35,7 +35,8 @@ export interface RecordState extends RecordKey {
   updatedAt: Date;
 }
 
-export type RecordStateInput = RecordKey & Partial<Omit<RecordState, keyof RecordKey | 'updatedAt' | 'status'>> & { status: RecordStatus };
+export type RecordStateInput = RecordKey &
+  Partial<Omit<RecordState, keyof RecordKey | 'updatedAt' | 'status'>> & { status: RecordStatus };
 
 /** Rows read back are parsed: a row the code cannot understand is an error, not a silent wrong value. */
 const Row = z.object({
@@ -59,10 +60,21 @@ const Row = z.object({
 function fromRow(raw: unknown): RecordState {
   const r = Row.parse(raw);
   return {
-    connection: r.connection, objectType: r.object_type, recordId: r.record_id, status: r.status,
-    partnerId: r.partner_id, matchKey: r.match_key, market: r.market, lastEnrichedAt: r.last_enriched_at,
-    nextRefreshAt: r.next_refresh_at, lastError: r.last_error, dataHash: r.data_hash, written: r.written,
-    companyId: r.company_id, companyReason: r.company_reason, updatedAt: r.updated_at,
+    connection: r.connection,
+    objectType: r.object_type,
+    recordId: r.record_id,
+    status: r.status,
+    partnerId: r.partner_id,
+    matchKey: r.match_key,
+    market: r.market,
+    lastEnrichedAt: r.last_enriched_at,
+    nextRefreshAt: r.next_refresh_at,
+    lastError: r.last_error,
+    dataHash: r.data_hash,
+    written: r.written,
+    companyId: r.company_id,
+    companyReason: r.company_reason,
+    updatedAt: r.updated_at,
   };
 }
 
@@ -95,15 +107,30 @@ export class RecordStateStore {
     if (states.length === 0) return 0;
     const rows = states.map((s) => {
       if (!recordStatuses.includes(s.status)) {
-        throw new StoreError('invalid_input', `status "${String(s.status)}" of record ${s.recordId} is not one of ${recordStatuses.join(', ')}.`, { field: 'status' });
+        throw new StoreError(
+          'invalid_input',
+          `status "${String(s.status)}" of record ${s.recordId} is not one of ${recordStatuses.join(', ')}.`,
+          { field: 'status' },
+        );
       }
       return {
-        connection: s.connection, object_type: s.objectType, record_id: s.recordId, status: s.status,
-        partner_id: s.partnerId, match_key: s.matchKey, market: s.market,
-        last_enriched_at: s.lastEnrichedAt?.toISOString() ?? null, next_refresh_at: s.nextRefreshAt?.toISOString() ?? null,
-        last_error: s.lastError, data_hash: s.dataHash, written: s.written ?? {},
-        company_id: s.companyId, company_reason: s.companyReason,
-        has: Object.entries(s).filter(([, v]) => v !== undefined).map(([k]) => k),
+        connection: s.connection,
+        object_type: s.objectType,
+        record_id: s.recordId,
+        status: s.status,
+        partner_id: s.partnerId,
+        match_key: s.matchKey,
+        market: s.market,
+        last_enriched_at: s.lastEnrichedAt?.toISOString() ?? null,
+        next_refresh_at: s.nextRefreshAt?.toISOString() ?? null,
+        last_error: s.lastError,
+        data_hash: s.dataHash,
+        written: s.written ?? {},
+        company_id: s.companyId,
+        company_reason: s.companyReason,
+        has: Object.entries(s)
+          .filter(([, v]) => v !== undefined)
+          .map(([k]) => k),
       };
     });
     const pick = (col: string, field: string) => `CASE WHEN '${field}' = ANY(x.has) THEN x.${col} ELSE cur.${col} END`;
@@ -157,17 +184,40 @@ export class RecordStateStore {
    * The next `limit` records of one CRM object due for refresh at `now`, oldest due first. A range
    * scan of enrichment_state_due, so its cost does not grow with the table.
    */
-  async pickStale(options: { connection: string; objectType: string; limit: number; now?: Date; after?: StaleCursor }): Promise<StalePage> {
+  async pickStale(options: {
+    connection: string;
+    objectType: string;
+    limit: number;
+    now?: Date;
+    after?: StaleCursor;
+  }): Promise<StalePage> {
     const now = options.now ?? new Date();
     const after = options.after;
-    const { rows } = await this.db.query<{ record_id: string; next_refresh_at: Date; partner_id: string | null; match_key: string | null; market: string | null }>(
+    const { rows } = await this.db.query<{
+      record_id: string;
+      next_refresh_at: Date;
+      partner_id: string | null;
+      match_key: string | null;
+      market: string | null;
+    }>(
       staleQuery(this.table, after !== undefined),
       after
-        ? [options.connection, options.objectType, now.toISOString(), options.limit, after.nextRefreshAt.toISOString(), after.recordId]
+        ? [
+            options.connection,
+            options.objectType,
+            now.toISOString(),
+            options.limit,
+            after.nextRefreshAt.toISOString(),
+            after.recordId,
+          ]
         : [options.connection, options.objectType, now.toISOString(), options.limit],
     );
     const records = rows.map((r) => ({
-      recordId: r.record_id, nextRefreshAt: new Date(r.next_refresh_at), partnerId: r.partner_id, matchKey: r.match_key, market: r.market,
+      recordId: r.record_id,
+      nextRefreshAt: new Date(r.next_refresh_at),
+      partnerId: r.partner_id,
+      matchKey: r.match_key,
+      market: r.market,
     }));
     const last = records.at(-1);
     return records.length === options.limit && last?.nextRefreshAt
@@ -176,7 +226,12 @@ export class RecordStateStore {
   }
 
   /** Carries state from merged-away records to the survivor, then forgets them (audit rows follow the survivor). */
-  async merge(connection: string, objectType: string, survivorId: string, mergedIds: string[]): Promise<RecordState | undefined> {
+  async merge(
+    connection: string,
+    objectType: string,
+    survivorId: string,
+    mergedIds: string[],
+  ): Promise<RecordState | undefined> {
     const others = mergedIds.filter((id) => id !== survivorId);
     if (others.length === 0) return this.get({ connection, objectType, recordId: survivorId });
     await this.db.transaction(async (tx) => {
@@ -192,8 +247,18 @@ export class RecordStateStore {
       const base = survivor ?? newest;
       if (!base) return;
       // What we wrote to any of the merged records may now sit on the survivor; the survivor's own wins.
-      const written = Object.assign({}, ...states.slice().reverse().map((s) => s.written), survivor?.written ?? {});
-      await tx.query(`DELETE FROM ${this.table} WHERE connection = $1 AND object_type = $2 AND record_id = ANY($3::text[])`, [connection, objectType, others]);
+      const written = Object.assign(
+        {},
+        ...states
+          .slice()
+          .reverse()
+          .map((s) => s.written),
+        survivor?.written ?? {},
+      );
+      await tx.query(
+        `DELETE FROM ${this.table} WHERE connection = $1 AND object_type = $2 AND record_id = ANY($3::text[])`,
+        [connection, objectType, others],
+      );
       await this.upsertMany([{ ...base, recordId: survivorId, written }], tx);
       await tx.query(
         `UPDATE "${this.schema}".audit_log SET record_id = $3 WHERE connection = $1 AND object_type = $2 AND record_id = ANY($4::text[])`,
@@ -215,7 +280,9 @@ export class RecordStateStore {
     return n;
   }
 
-  async countByStatus(filter: { connection?: string; objectType?: string } = {}): Promise<Record<RecordStatus, number>> {
+  async countByStatus(
+    filter: { connection?: string; objectType?: string } = {},
+  ): Promise<Record<RecordStatus, number>> {
     const { rows } = await this.db.query<{ status: RecordStatus; n: number }>(
       `SELECT status, count(*)::int AS n FROM ${this.table}
        WHERE ($1::text IS NULL OR connection = $1) AND ($2::text IS NULL OR object_type = $2) GROUP BY status`,

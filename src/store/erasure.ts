@@ -33,15 +33,37 @@ export class Erasure {
         `DELETE FROM "${s}".enrichment_state WHERE connection = $1 AND object_type = $2 AND record_id = $3 RETURNING partner_id`,
         args,
       );
-      const audit = await count(tx, `DELETE FROM "${s}".audit_log WHERE connection = $1 AND object_type = $2 AND record_id = $3`, args);
+      const audit = await count(
+        tx,
+        `DELETE FROM "${s}".audit_log WHERE connection = $1 AND object_type = $2 AND record_id = $3`,
+        args,
+      );
       const partnerIds = state.rows.map((r) => r.partner_id).filter((id): id is string => !!id);
       const cache = partnerIds.length
-        ? await count(tx, `DELETE FROM "${s}".lookup_cache WHERE hit AND strpos(response::text, $1) > 0`, [JSON.stringify(partnerIds[0])])
+        ? await count(tx, `DELETE FROM "${s}".lookup_cache WHERE hit AND strpos(response::text, $1) > 0`, [
+            JSON.stringify(partnerIds[0]),
+          ])
         : 0;
       const queued = await this.eraseJobs(tx, { record: key });
-      const jobChanges = await count(tx, `DELETE FROM "${s}".record_roles WHERE connection = $1 AND object_type = $2 AND record_id = $3`, args)
-        + await count(tx, `DELETE FROM "${s}".job_changes WHERE connection = $1 AND object_type = $2 AND record_id = $3`, args);
-      return { enrichmentState: state.rows.length, auditLog: audit, lookupCache: cache, jobs: queued.jobs, receivedEvents: queued.receivedEvents, jobChanges };
+      const jobChanges =
+        (await count(
+          tx,
+          `DELETE FROM "${s}".record_roles WHERE connection = $1 AND object_type = $2 AND record_id = $3`,
+          args,
+        )) +
+        (await count(
+          tx,
+          `DELETE FROM "${s}".job_changes WHERE connection = $1 AND object_type = $2 AND record_id = $3`,
+          args,
+        ));
+      return {
+        enrichmentState: state.rows.length,
+        auditLog: audit,
+        lookupCache: cache,
+        jobs: queued.jobs,
+        receivedEvents: queued.receivedEvents,
+        jobChanges,
+      };
     });
     for (const email of options.emails ?? []) add(report, await this.eraseEmail(email));
     return report;
@@ -69,7 +91,14 @@ export class Erasure {
         [needle],
       );
       const queued = await this.eraseJobs(tx, { text: needle });
-      return { enrichmentState: state, auditLog: audit, lookupCache: cache, jobs: queued.jobs, receivedEvents: queued.receivedEvents, jobChanges: 0 };
+      return {
+        enrichmentState: state,
+        auditLog: audit,
+        lookupCache: cache,
+        jobs: queued.jobs,
+        receivedEvents: queued.receivedEvents,
+        jobChanges: 0,
+      };
     });
   }
 
@@ -77,7 +106,10 @@ export class Erasure {
    * Deletes every job (any state, the dead letter included) about one record, or whose data or
    * error text holds `text` (an e-mail address, lower-cased), and the event keys of that record.
    */
-  private async eraseJobs(tx: Db, about: { record: RecordKey } | { text: string }): Promise<{ jobs: number; receivedEvents: number }> {
+  private async eraseJobs(
+    tx: Db,
+    about: { record: RecordKey } | { text: string },
+  ): Promise<{ jobs: number; receivedEvents: number }> {
     const s = this.schema;
     if ('record' in about) {
       const { connection, objectType, recordId } = about.record;
@@ -105,7 +137,10 @@ export class Erasure {
 }
 
 async function count(db: Db, deleteSql: string, params: unknown[]): Promise<number> {
-  const { rows } = await db.query<{ n: number }>(`WITH gone AS (${deleteSql} RETURNING 1) SELECT count(*)::int AS n FROM gone`, params);
+  const { rows } = await db.query<{ n: number }>(
+    `WITH gone AS (${deleteSql} RETURNING 1) SELECT count(*)::int AS n FROM gone`,
+    params,
+  );
   return rows[0]?.n ?? 0;
 }
 

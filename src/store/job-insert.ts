@@ -12,8 +12,17 @@ import type { Db } from './db.js';
 
 /** Columns of pg-boss's queue table read by the insert. */
 export const QUEUE_TABLE_COLUMNS = [
-  'name', 'policy', 'retry_limit', 'retry_delay', 'retry_backoff', 'retry_delay_max', 'expire_seconds',
-  'retention_seconds', 'deletion_seconds', 'dead_letter', 'heartbeat_seconds',
+  'name',
+  'policy',
+  'retry_limit',
+  'retry_delay',
+  'retry_backoff',
+  'retry_delay_max',
+  'expire_seconds',
+  'retention_seconds',
+  'deletion_seconds',
+  'dead_letter',
+  'heartbeat_seconds',
 ] as const;
 
 export interface NewJob {

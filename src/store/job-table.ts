@@ -6,12 +6,32 @@
  * production.
  */
 import type { Db } from './db.js';
-import { DEAD_LETTER_QUEUE, type ClaimedJob, type DeadLetter, type QueueCounts, type RecordRef, type RetryingJob } from './queue-types.js';
+import {
+  DEAD_LETTER_QUEUE,
+  type ClaimedJob,
+  type DeadLetter,
+  type QueueCounts,
+  type RecordRef,
+  type RetryingJob,
+} from './queue-types.js';
 
 /** Every column of pg-boss's job table used below. */
 export const JOB_TABLE_COLUMNS = [
-  'id', 'name', 'state', 'data', 'retry_count', 'retry_limit', 'started_on', 'heartbeat_on', 'start_after',
-  'created_on', 'output', 'source_name', 'source_output', 'source_retry_count', 'source_created_on',
+  'id',
+  'name',
+  'state',
+  'data',
+  'retry_count',
+  'retry_limit',
+  'started_on',
+  'heartbeat_on',
+  'start_after',
+  'created_on',
+  'output',
+  'source_name',
+  'source_output',
+  'source_retry_count',
+  'source_created_on',
 ] as const;
 
 export class JobTable {
@@ -119,7 +139,16 @@ export class JobTable {
     );
     const byQueue = new Map<string, QueueCounts>();
     for (const row of rows) {
-      const c = byQueue.get(row.queue) ?? { queue: row.queue, created: 0, retry: 0, active: 0, completed: 0, failed: 0, cancelled: 0, depth: 0 };
+      const c = byQueue.get(row.queue) ?? {
+        queue: row.queue,
+        created: 0,
+        retry: 0,
+        active: 0,
+        completed: 0,
+        failed: 0,
+        cancelled: 0,
+        depth: 0,
+      };
       if (row.state in c) (c as unknown as Record<string, number>)[row.state] = row.n;
       c.depth = c.created + c.retry;
       byQueue.set(row.queue, c);
@@ -147,14 +176,24 @@ export class JobTable {
       [DEAD_LETTER_QUEUE],
     );
     const oldest = rows[0]?.oldest;
-    return { depth: rows[0]?.depth ?? 0, oldestAgeSeconds: oldest === null || oldest === undefined ? null : Math.max(0, Number(oldest)) };
+    return {
+      depth: rows[0]?.depth ?? 0,
+      oldestAgeSeconds: oldest === null || oldest === undefined ? null : Math.max(0, Number(oldest)),
+    };
   }
 
   /** Jobs that used up their attempts, newest first, with the last error each one met. */
-  async deadLetters<T extends RecordRef = RecordRef>(options: { queue?: string; limit?: number } = {}): Promise<DeadLetter<T>[]> {
+  async deadLetters<T extends RecordRef = RecordRef>(
+    options: { queue?: string; limit?: number } = {},
+  ): Promise<DeadLetter<T>[]> {
     const { rows } = await this.db.query<{
-      id: string; source_name: string; data: T; source_output: unknown; source_retry_count: number | null;
-      source_created_on: Date | null; created_on: Date;
+      id: string;
+      source_name: string;
+      data: T;
+      source_output: unknown;
+      source_retry_count: number | null;
+      source_created_on: Date | null;
+      created_on: Date;
     }>(
       `SELECT id, source_name, data, source_output, source_retry_count, source_created_on, created_on
        FROM "${this.schema}".job
@@ -175,7 +214,16 @@ export class JobTable {
 
   /** Jobs that failed and wait for another attempt, the next one due first, with the error they met. */
   async retrying<T extends RecordRef = RecordRef>(options: { limit?: number } = {}): Promise<RetryingJob<T>[]> {
-    const { rows } = await this.db.query<{ id: string; name: string; data: T; output: unknown; retry_count: number; retry_limit: number; start_after: Date; created_on: Date }>(
+    const { rows } = await this.db.query<{
+      id: string;
+      name: string;
+      data: T;
+      output: unknown;
+      retry_count: number;
+      retry_limit: number;
+      start_after: Date;
+      created_on: Date;
+    }>(
       `SELECT id, name, data, output, retry_count, retry_limit, start_after, created_on
        FROM "${this.schema}".job
        WHERE state = 'retry' AND name <> $1

@@ -31,7 +31,12 @@ export const defaultCacheTtls: CacheTtls = { hitSeconds: 30 * 86_400, missSecond
 
 /** Identifiers compare without case or surrounding space; callers normalise anything finer (www., scheme). */
 export function normaliseLookupKey(key: LookupKey): Required<LookupKey> {
-  return { kind: key.kind, idType: key.idType.trim().toLowerCase(), value: key.value.trim().toLowerCase(), market: (key.market ?? '').trim().toLowerCase() };
+  return {
+    kind: key.kind,
+    idType: key.idType.trim().toLowerCase(),
+    value: key.value.trim().toLowerCase(),
+    market: (key.market ?? '').trim().toLowerCase(),
+  };
 }
 
 export function lookupKeyString(key: LookupKey): string {
@@ -57,7 +62,16 @@ export class LookupCache {
   async getMany(keys: LookupKey[], now = new Date()): Promise<Map<string, CacheEntry>> {
     if (keys.length === 0) return new Map();
     const wanted = keys.map(normaliseLookupKey);
-    const { rows } = await this.db.query<{ kind: LookupSubject; id_type: string; value: string; market: string; hit: boolean; response: unknown; fetched_at: Date; expires_at: Date }>(
+    const { rows } = await this.db.query<{
+      kind: LookupSubject;
+      id_type: string;
+      value: string;
+      market: string;
+      hit: boolean;
+      response: unknown;
+      fetched_at: Date;
+      expires_at: Date;
+    }>(
       `SELECT c.* FROM jsonb_to_recordset($1::jsonb) AS k(kind text, "idType" text, value text, market text)
        JOIN ${this.table} c ON c.kind = k.kind AND c.id_type = k."idType" AND c.value = k.value AND c.market = k.market
        WHERE c.expires_at > $2::timestamptz`,
@@ -87,10 +101,19 @@ export class LookupCache {
     if (entries.length === 0) return;
     const rows = entries.map((e) => {
       if (e.hit && e.response === undefined) {
-        throw new StoreError('invalid_input', `cache entry for ${e.key.kind} ${e.key.idType} is a hit without a response.`, { field: 'response' });
+        throw new StoreError(
+          'invalid_input',
+          `cache entry for ${e.key.kind} ${e.key.idType} is a hit without a response.`,
+          { field: 'response' },
+        );
       }
       const ttl = e.hit ? this.ttls.hitSeconds : this.ttls.missSeconds;
-      return { ...normaliseLookupKey(e.key), hit: e.hit, response: e.hit ? e.response : null, expires_at: new Date(now.getTime() + ttl * 1000).toISOString() };
+      return {
+        ...normaliseLookupKey(e.key),
+        hit: e.hit,
+        response: e.hit ? e.response : null,
+        expires_at: new Date(now.getTime() + ttl * 1000).toISOString(),
+      };
     });
     const unique = [...new Map(rows.map((r) => [lookupKeyString(r), r])).values()];
     await this.db.query(

@@ -31,13 +31,29 @@ export interface SaveMappingInput {
 }
 
 interface Row {
-  id: string; crm: string; object_type: string; version: number; document: string; format: 'yaml' | 'json';
-  author: string; comment: string; created_at: Date; active: boolean;
+  id: string;
+  crm: string;
+  object_type: string;
+  version: number;
+  document: string;
+  format: 'yaml' | 'json';
+  author: string;
+  comment: string;
+  created_at: Date;
+  active: boolean;
 }
 
 const toVersion = (r: Row): MappingVersion => ({
-  id: Number(r.id), crm: r.crm, objectType: r.object_type, version: r.version, document: r.document, format: r.format,
-  author: r.author, comment: r.comment, createdAt: new Date(r.created_at), active: r.active,
+  id: Number(r.id),
+  crm: r.crm,
+  objectType: r.object_type,
+  version: r.version,
+  document: r.document,
+  format: r.format,
+  author: r.author,
+  comment: r.comment,
+  createdAt: new Date(r.created_at),
+  active: r.active,
 });
 
 export class MappingVersions {
@@ -52,20 +68,34 @@ export class MappingVersions {
 
   async save(input: SaveMappingInput): Promise<MappingVersion> {
     for (const field of ['crm', 'objectType', 'document', 'author'] as const) {
-      if (!input[field]?.trim()) throw new StoreError('invalid_input', `mapping version needs a non-empty ${field}.`, { field });
+      if (!input[field]?.trim())
+        throw new StoreError('invalid_input', `mapping version needs a non-empty ${field}.`, { field });
     }
     return this.db.transaction(async (tx) => {
       // Serialises saves of one object so two admins saving at once get versions n and n+1.
-      await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`mapping ${this.schema} ${input.crm} ${input.objectType}`]);
+      await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [
+        `mapping ${this.schema} ${input.crm} ${input.objectType}`,
+      ]);
       const activate = input.activate ?? true;
       if (activate) {
-        await tx.query(`UPDATE ${this.table} SET active = false WHERE crm = $1 AND object_type = $2 AND active`, [input.crm, input.objectType]);
+        await tx.query(`UPDATE ${this.table} SET active = false WHERE crm = $1 AND object_type = $2 AND active`, [
+          input.crm,
+          input.objectType,
+        ]);
       }
       const { rows } = await tx.query<Row>(
         `INSERT INTO ${this.table} (crm, object_type, version, document, format, author, comment, active)
          SELECT $1, $2, coalesce(max(version), 0) + 1, $3, $4, $5, $6, $7 FROM ${this.table} WHERE crm = $1 AND object_type = $2
          RETURNING *`,
-        [input.crm, input.objectType, input.document, input.format ?? 'yaml', input.author, input.comment ?? '', activate],
+        [
+          input.crm,
+          input.objectType,
+          input.document,
+          input.format ?? 'yaml',
+          input.author,
+          input.comment ?? '',
+          activate,
+        ],
       );
       return toVersion(rows[0] as Row);
     });
@@ -81,7 +111,10 @@ export class MappingVersions {
   }
 
   async active(crm: string, objectType: string): Promise<MappingVersion | undefined> {
-    const { rows } = await this.db.query<Row>(`SELECT * FROM ${this.table} WHERE crm = $1 AND object_type = $2 AND active`, [crm, objectType]);
+    const { rows } = await this.db.query<Row>(
+      `SELECT * FROM ${this.table} WHERE crm = $1 AND object_type = $2 AND active`,
+      [crm, objectType],
+    );
     return rows[0] ? toVersion(rows[0]) : undefined;
   }
 
@@ -108,10 +141,19 @@ export class MappingVersions {
         [crm, objectType, version],
       );
       if (!target[0]) {
-        throw new StoreError('not_found', `${crm} ${objectType} has no mapping version ${version}; list the versions to pick one that exists.`, { crm, objectType, version });
+        throw new StoreError(
+          'not_found',
+          `${crm} ${objectType} has no mapping version ${version}; list the versions to pick one that exists.`,
+          { crm, objectType, version },
+        );
       }
-      await tx.query(`UPDATE ${this.table} SET active = false WHERE crm = $1 AND object_type = $2 AND active`, [crm, objectType]);
-      const { rows } = await tx.query<Row>(`UPDATE ${this.table} SET active = true WHERE id = $1 RETURNING *`, [target[0].id]);
+      await tx.query(`UPDATE ${this.table} SET active = false WHERE crm = $1 AND object_type = $2 AND active`, [
+        crm,
+        objectType,
+      ]);
+      const { rows } = await tx.query<Row>(`UPDATE ${this.table} SET active = true WHERE id = $1 RETURNING *`, [
+        target[0].id,
+      ]);
       return toVersion(rows[0] as Row);
     });
   }

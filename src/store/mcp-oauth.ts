@@ -55,11 +55,17 @@ export class McpOAuthStore {
   }
 
   async saveClient(clientId: string, metadata: Record<string, unknown>): Promise<void> {
-    await this.db.query(`INSERT INTO ${this.t('mcp_oauth_client')} (client_id, metadata) VALUES ($1, $2::jsonb)`, [clientId, JSON.stringify(metadata)]);
+    await this.db.query(`INSERT INTO ${this.t('mcp_oauth_client')} (client_id, metadata) VALUES ($1, $2::jsonb)`, [
+      clientId,
+      JSON.stringify(metadata),
+    ]);
   }
 
   async client(clientId: string): Promise<Record<string, unknown> | undefined> {
-    const { rows } = await this.db.query<{ metadata: Record<string, unknown> | string }>(`SELECT metadata FROM ${this.t('mcp_oauth_client')} WHERE client_id = $1`, [clientId]);
+    const { rows } = await this.db.query<{ metadata: Record<string, unknown> | string }>(
+      `SELECT metadata FROM ${this.t('mcp_oauth_client')} WHERE client_id = $1`,
+      [clientId],
+    );
     const metadata = rows[0]?.metadata;
     return typeof metadata === 'string' ? (JSON.parse(metadata) as Record<string, unknown>) : metadata;
   }
@@ -83,7 +89,10 @@ export class McpOAuthStore {
   }
 
   async redirectConfirmed(clientId: string, redirectKey: string): Promise<boolean> {
-    const { rows } = await this.db.query(`SELECT 1 FROM ${this.t('mcp_oauth_redirect')} WHERE client_id = $1 AND redirect_key = $2`, [clientId, redirectKey]);
+    const { rows } = await this.db.query(
+      `SELECT 1 FROM ${this.t('mcp_oauth_redirect')} WHERE client_id = $1 AND redirect_key = $2`,
+      [clientId, redirectKey],
+    );
     return rows.length > 0;
   }
 
@@ -91,19 +100,34 @@ export class McpOAuthStore {
     await this.db.query(
       `INSERT INTO ${this.t('mcp_oauth_request')} (id_hash, client_id, redirect_uri, scope, code_challenge, state, resource, expires_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-      [idHash, row.clientId, row.redirectUri, row.scope, row.codeChallenge, row.state, row.resource, row.expiresAt.toISOString()],
+      [
+        idHash,
+        row.clientId,
+        row.redirectUri,
+        row.scope,
+        row.codeChallenge,
+        row.state,
+        row.resource,
+        row.expiresAt.toISOString(),
+      ],
     );
   }
 
   /** The consent request, while it has not expired nor been answered. */
   async request(idHash: string): Promise<OAuthRequestRow | undefined> {
-    const { rows } = await this.db.query<RequestRecord>(`SELECT * FROM ${this.t('mcp_oauth_request')} WHERE id_hash = $1 AND expires_at > now()`, [idHash]);
+    const { rows } = await this.db.query<RequestRecord>(
+      `SELECT * FROM ${this.t('mcp_oauth_request')} WHERE id_hash = $1 AND expires_at > now()`,
+      [idHash],
+    );
     return rows[0] && requestRow(rows[0]);
   }
 
   /** Takes the consent request for an answer; only one answer wins. */
   async takeRequest(idHash: string): Promise<OAuthRequestRow | undefined> {
-    const { rows } = await this.db.query<RequestRecord>(`DELETE FROM ${this.t('mcp_oauth_request')} WHERE id_hash = $1 AND expires_at > now() RETURNING *`, [idHash]);
+    const { rows } = await this.db.query<RequestRecord>(
+      `DELETE FROM ${this.t('mcp_oauth_request')} WHERE id_hash = $1 AND expires_at > now() RETURNING *`,
+      [idHash],
+    );
     return rows[0] && requestRow(rows[0]);
   }
 
@@ -111,7 +135,16 @@ export class McpOAuthStore {
     await this.db.query(
       `INSERT INTO ${this.t('mcp_oauth_code')} (code_hash, grant_id, client_id, redirect_uri, scope, code_challenge, resource, expires_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-      [codeHash, row.grantId, row.clientId, row.redirectUri, row.scope, row.codeChallenge, row.resource, row.expiresAt.toISOString()],
+      [
+        codeHash,
+        row.grantId,
+        row.clientId,
+        row.redirectUri,
+        row.scope,
+        row.codeChallenge,
+        row.resource,
+        row.expiresAt.toISOString(),
+      ],
     );
   }
 
@@ -213,7 +246,11 @@ export class McpOAuthStore {
       `DELETE FROM ${this.t('mcp_oauth_redirect')} r WHERE r.confirmed_at < now() - interval '${UNUSED_CLIENT}' AND NOT ${liveToken('r')}`,
     );
     let n = clients[0]?.n ?? 0;
-    for (const [table, grace] of [['mcp_oauth_request', '0'], ['mcp_oauth_code', '1 day'], ['mcp_oauth_token', '1 day']] as const) {
+    for (const [table, grace] of [
+      ['mcp_oauth_request', '0'],
+      ['mcp_oauth_code', '1 day'],
+      ['mcp_oauth_token', '1 day'],
+    ] as const) {
       const { rows } = await this.db.query<{ n: number }>(
         `WITH d AS (DELETE FROM ${this.t(table)} WHERE expires_at < now() - $1::interval RETURNING 1) SELECT count(*)::int AS n FROM d`,
         [grace === '0' ? '0 seconds' : grace],
@@ -246,11 +283,34 @@ interface TokenRecord {
 }
 
 function requestRow(r: RequestRecord): OAuthRequestRow {
-  return { clientId: r.client_id, redirectUri: r.redirect_uri, scope: r.scope, codeChallenge: r.code_challenge, state: r.state, resource: r.resource, expiresAt: new Date(r.expires_at) };
+  return {
+    clientId: r.client_id,
+    redirectUri: r.redirect_uri,
+    scope: r.scope,
+    codeChallenge: r.code_challenge,
+    state: r.state,
+    resource: r.resource,
+    expiresAt: new Date(r.expires_at),
+  };
 }
 function codeRow(r: CodeRecord): OAuthCodeRow {
-  return { grantId: r.grant_id, clientId: r.client_id, redirectUri: r.redirect_uri, scope: r.scope, codeChallenge: r.code_challenge, resource: r.resource, expiresAt: new Date(r.expires_at) };
+  return {
+    grantId: r.grant_id,
+    clientId: r.client_id,
+    redirectUri: r.redirect_uri,
+    scope: r.scope,
+    codeChallenge: r.code_challenge,
+    resource: r.resource,
+    expiresAt: new Date(r.expires_at),
+  };
 }
 function tokenRow(r: TokenRecord): OAuthTokenRow {
-  return { kind: r.kind, grantId: r.grant_id, clientId: r.client_id, scope: r.scope, resource: r.resource, expiresAt: new Date(r.expires_at) };
+  return {
+    kind: r.kind,
+    grantId: r.grant_id,
+    clientId: r.client_id,
+    scope: r.scope,
+    resource: r.resource,
+    expiresAt: new Date(r.expires_at),
+  };
 }

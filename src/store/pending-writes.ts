@@ -11,7 +11,11 @@ export class PendingWrites {
     private readonly schema: string,
   ) {}
 
-  async add(connection: string, objectType: string, writes: { recordId: string; values: Record<string, string> }[]): Promise<void> {
+  async add(
+    connection: string,
+    objectType: string,
+    writes: { recordId: string; values: Record<string, string> }[],
+  ): Promise<void> {
     if (writes.length === 0) return;
     await this.db.query(
       `INSERT INTO "${this.schema}".pending_write AS p (connection, object_type, record_id, vals)

@@ -38,7 +38,11 @@ export function lockDirectory(lockPath: string): DirectoryLock {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     }
   }
-  throw new StoreError('store_locked', `Could not take the lock file ${lockPath}; remove it if no crm-enrich process is running.`, { lockPath });
+  throw new StoreError(
+    'store_locked',
+    `Could not take the lock file ${lockPath}; remove it if no crm-enrich process is running.`,
+    { lockPath },
+  );
 }
 
 function readHolder(lockPath: string): number | undefined {

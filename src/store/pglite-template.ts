@@ -22,7 +22,8 @@ const require = createRequire(import.meta.url);
 export function templateDir(): string {
   // The package does not export its package.json: walk up from its entry point to it.
   let packageDir = dirname(require.resolve('@electric-sql/pglite'));
-  while (!existsSync(join(packageDir, 'package.json')) && dirname(packageDir) !== packageDir) packageDir = dirname(packageDir);
+  while (!existsSync(join(packageDir, 'package.json')) && dirname(packageDir) !== packageDir)
+    packageDir = dirname(packageDir);
   const { version } = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as { version: string };
   // .../node_modules/@electric-sql/pglite -> .../node_modules
   return join(dirname(dirname(packageDir)), '.cache', 'crm-enrich', `pglite-${version}`);
@@ -58,9 +59,15 @@ export async function ensureTemplate(): Promise<{ dir: string; made: boolean }> 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   try {
     const { dir, made } = await ensureTemplate();
-    console.log(made ? `crm-enrich: made the embedded database template in ${dir}` : `crm-enrich: the embedded database template is in ${dir}`);
+    console.log(
+      made
+        ? `crm-enrich: made the embedded database template in ${dir}`
+        : `crm-enrich: the embedded database template is in ${dir}`,
+    );
   } catch (error) {
     // Not fatal: the service makes each new embedded database itself, with a higher start-up peak.
-    console.warn(`crm-enrich: could not make the embedded database template (${(error as Error).message}); new embedded databases are made at start-up instead`);
+    console.warn(
+      `crm-enrich: could not make the embedded database template (${(error as Error).message}); new embedded databases are made at start-up instead`,
+    );
   }
 }

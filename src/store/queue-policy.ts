@@ -8,7 +8,8 @@ import type { QueueOptions } from 'pg-boss';
 
 /** The policy values the settings decide, in pg-boss's names. */
 export type PolicyOptions = Pick<
-  QueueOptions, 'retryLimit' | 'retryDelay' | 'retryDelayMax' | 'expireInSeconds' | 'retentionSeconds'
+  QueueOptions,
+  'retryLimit' | 'retryDelay' | 'retryDelayMax' | 'expireInSeconds' | 'retentionSeconds'
 >;
 
 export interface PolicyChange {

@@ -15,9 +15,22 @@ import { StoreError } from './errors.js';
 import { insertJobs, type NewJob } from './job-insert.js';
 import { JobTable, type JobStanding } from './job-table.js';
 import { describeChanges, policyChanges, type PolicyOptions } from './queue-policy.js';
-import { DEAD_LETTER_QUEUE, type ClaimedJob, type DeadLetter, type QueueCounts, type RecordRef, type RetryingJob } from './queue-types.js';
+import {
+  DEAD_LETTER_QUEUE,
+  type ClaimedJob,
+  type DeadLetter,
+  type QueueCounts,
+  type RecordRef,
+  type RetryingJob,
+} from './queue-types.js';
 
-export { DEAD_LETTER_QUEUE, type ClaimedJob, type DeadLetter, type QueueCounts, type RecordRef } from './queue-types.js';
+export {
+  DEAD_LETTER_QUEUE,
+  type ClaimedJob,
+  type DeadLetter,
+  type QueueCounts,
+  type RecordRef,
+} from './queue-types.js';
 
 const log = logger('store.queue');
 
@@ -104,11 +117,17 @@ export class JobQueue {
    * Installs or upgrades pg-boss in `schema` (under its own advisory lock) and starts its supervisor.
    * pg-boss shares the store's connections: the pool on a server, the one PGlite session otherwise.
    */
-  static async start(db: Db, schema: string, settings: QueueSettings, connection: { pool: pg.Pool } | { pglite: PGlite }): Promise<JobQueue> {
+  static async start(
+    db: Db,
+    schema: string,
+    settings: QueueSettings,
+    connection: { pool: pg.Pool } | { pglite: PGlite },
+  ): Promise<JobQueue> {
     // pg-boss sends multi-statement scripts and reads pg's raw (array) results, so it gets the pool itself.
-    const bossDb: BossDb = 'pglite' in connection
-      ? fromPglite(connection.pglite)
-      : { executeSql: (text: string, values?: unknown[]) => connection.pool.query(text, values) };
+    const bossDb: BossDb =
+      'pglite' in connection
+        ? fromPglite(connection.pglite)
+        : { executeSql: (text: string, values?: unknown[]) => connection.pool.query(text, values) };
     const boss = new PgBoss({
       db: bossDb,
       schema,
@@ -138,18 +157,22 @@ export class JobQueue {
 
   private async createQueue(name: string): Promise<void> {
     if (!/^[\w.\-/]+$/.test(name)) {
-      throw new StoreError('invalid_input', `Queue name "${name}" may hold only letters, digits, _ . - and /.`, { queue: name });
+      throw new StoreError('invalid_input', `Queue name "${name}" may hold only letters, digits, _ . - and /.`, {
+        queue: name,
+      });
     }
     const s = this.settings;
-    const wanted: PolicyOptions = name === DEAD_LETTER_QUEUE
-      ? { retentionSeconds: s.deadLetterRetentionDays * 86_400 }
-      : {
-          retryLimit: s.maxAttempts - 1,
-          retryDelay: s.retryDelaySeconds,
-          retryDelayMax: s.retryDelayMaxSeconds,
-          expireInSeconds: s.expireInSeconds,
-        };
-    const created = name === DEAD_LETTER_QUEUE ? wanted : { ...wanted, retryBackoff: true, deadLetter: DEAD_LETTER_QUEUE };
+    const wanted: PolicyOptions =
+      name === DEAD_LETTER_QUEUE
+        ? { retentionSeconds: s.deadLetterRetentionDays * 86_400 }
+        : {
+            retryLimit: s.maxAttempts - 1,
+            retryDelay: s.retryDelaySeconds,
+            retryDelayMax: s.retryDelayMaxSeconds,
+            expireInSeconds: s.expireInSeconds,
+          };
+    const created =
+      name === DEAD_LETTER_QUEUE ? wanted : { ...wanted, retryBackoff: true, deadLetter: DEAD_LETTER_QUEUE };
     // Does nothing when the queue exists: its policy is then whatever an earlier start stored.
     await this.boss.createQueue(name, created);
     const stored = await this.boss.getQueue(name);
@@ -189,13 +212,19 @@ export class JobQueue {
       while (group.waiting.length > 0) {
         const batches: Waiting[] = [];
         let size = 0;
-        while (group.waiting.length > 0 && (batches.length === 0 || size + group.waiting[0]!.jobs.length <= MAX_GROUP_JOBS)) {
+        while (
+          group.waiting.length > 0 &&
+          (batches.length === 0 || size + group.waiting[0]!.jobs.length <= MAX_GROUP_JOBS)
+        ) {
           const next = group.waiting.shift()!;
           batches.push(next);
           size += next.jobs.length;
         }
         try {
-          const results = await this.commit(queue, batches.map((b) => b.jobs));
+          const results = await this.commit(
+            queue,
+            batches.map((b) => b.jobs),
+          );
           batches.forEach((b, i) => b.resolve(results[i]!));
         } catch (error) {
           for (const b of batches) b.reject(error);
@@ -225,7 +254,14 @@ export class JobQueue {
           if (seen.has(keyHash)) continue;
           seen.add(keyHash);
         }
-        candidates.push({ batch, id: randomUUID(), keyHash, data: job.data, priority: PRIORITY[job.priority ?? 'interactive'], startAfter: job.startAfter });
+        candidates.push({
+          batch,
+          id: randomUUID(),
+          keyHash,
+          data: job.data,
+          priority: PRIORITY[job.priority ?? 'interactive'],
+          startAfter: job.startAfter,
+        });
       }
     });
     const inserted = await insertJobs(this.db, this.schema, queue, candidates);
@@ -260,7 +296,10 @@ export class JobQueue {
   /** Marks claimed jobs done; returns how many were still this worker's to settle. */
   async complete(queue: string, jobs: Pick<ClaimedJob, 'id' | 'retryCount'>[]): Promise<number> {
     if (jobs.length === 0) return 0;
-    const result = await this.boss.complete(queue, jobs.map((j) => ({ id: j.id, retryCount: j.retryCount })));
+    const result = await this.boss.complete(
+      queue,
+      jobs.map((j) => ({ id: j.id, retryCount: j.retryCount })),
+    );
     return affected(result);
   }
 
@@ -315,7 +354,9 @@ export class JobQueue {
   }
 
   /** Jobs that used up their attempts, newest first, with the last error each one met. */
-  deadLetters<T extends RecordRef = RecordRef>(options: { queue?: string; limit?: number } = {}): Promise<DeadLetter<T>[]> {
+  deadLetters<T extends RecordRef = RecordRef>(
+    options: { queue?: string; limit?: number } = {},
+  ): Promise<DeadLetter<T>[]> {
     return this.table.deadLetters<T>(options);
   }
 

@@ -39,7 +39,10 @@ export class PostgresRunCoordinator implements RunCoordinator {
 
   /** Who claimed a tick, if anyone. */
   async claimant(key: string): Promise<string | undefined> {
-    const { rows } = await this.db.query<{ owner: string }>(`SELECT owner FROM "${this.schema}".cron_claim WHERE key = $1`, [key]);
+    const { rows } = await this.db.query<{ owner: string }>(
+      `SELECT owner FROM "${this.schema}".cron_claim WHERE key = $1`,
+      [key],
+    );
     return rows[0]?.owner;
   }
 

@@ -8,7 +8,10 @@ export class Settings {
   ) {}
 
   async get(key: string): Promise<string | undefined> {
-    const { rows } = await this.db.query<{ value: string }>(`SELECT value FROM "${this.schema}".setting WHERE key = $1`, [key]);
+    const { rows } = await this.db.query<{ value: string }>(
+      `SELECT value FROM "${this.schema}".setting WHERE key = $1`,
+      [key],
+    );
     return rows[0]?.value;
   }
 

@@ -18,7 +18,8 @@ export interface SeriesPoint {
 /** One name's values per step, oldest first; a counter's missing step is 0, a gauge's is null (no sample). */
 export type SeriesValues = Record<string, (number | null)[]>;
 
-export const minuteOf = (at: Date | number): Date => new Date(Math.floor(new Date(at).getTime() / MINUTE_MS) * MINUTE_MS);
+export const minuteOf = (at: Date | number): Date =>
+  new Date(Math.floor(new Date(at).getTime() / MINUTE_MS) * MINUTE_MS);
 export const isGauge = (name: string): boolean => name.startsWith(GAUGE_PREFIX);
 
 export class StatSeries {
@@ -34,7 +35,11 @@ export class StatSeries {
   /** Adds counters and records gauge samples in one statement, however many minutes and names. */
   async add(points: SeriesPoint[]): Promise<void> {
     if (points.length === 0) return;
-    const rows = points.map((p) => ({ bucket: minuteOf(p.bucket).toISOString(), name: p.name, value: Math.round(p.value) }));
+    const rows = points.map((p) => ({
+      bucket: minuteOf(p.bucket).toISOString(),
+      name: p.name,
+      value: Math.round(p.value),
+    }));
     await this.db.query(
       `INSERT INTO ${this.table} AS s (bucket, name, value)
        SELECT bucket, name, value FROM jsonb_to_recordset($1::jsonb) AS r(bucket timestamptz, name text, value bigint)
@@ -80,7 +85,9 @@ export class StatSeries {
 }
 
 /** One row per (minute, name): an upsert may not touch the same row twice in one statement. */
-function merge(rows: { bucket: string; name: string; value: number }[]): { bucket: string; name: string; value: number }[] {
+function merge(
+  rows: { bucket: string; name: string; value: number }[],
+): { bucket: string; name: string; value: number }[] {
   const byKey = new Map<string, { bucket: string; name: string; value: number }>();
   for (const row of rows) {
     const key = `${row.bucket}\u0000${row.name}`;

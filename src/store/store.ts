@@ -103,7 +103,11 @@ async function openDatabase(options: StoreOptions): Promise<Opened> {
   }
   if (options.pglite) return { db: pgliteDb(options.pglite, false), connection: { pglite: options.pglite } };
   if (!options.dataDir) {
-    throw new StoreError('invalid_input', 'Set DATABASE_URL to a Postgres server, or CRM_ENRICH_DATA_DIR for the embedded database.', { field: 'dataDir' });
+    throw new StoreError(
+      'invalid_input',
+      'Set DATABASE_URL to a Postgres server, or CRM_ENRICH_DATA_DIR for the embedded database.',
+      { field: 'dataDir' },
+    );
   }
   const dir = join(options.dataDir, 'pglite');
   const lock = lockDirectory(`${dir}.lock`);

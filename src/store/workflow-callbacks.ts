@@ -30,7 +30,9 @@ export class WorkflowCallbacks {
   }
 
   /** Keeps a step to complete later; the same callback id again (HubSpot resending the step) changes nothing. */
-  async add(entry: Pick<PendingCallback, 'callbackId' | 'connection' | 'objectType' | 'recordId' | 'sinceAuditId' | 'jobId'>): Promise<void> {
+  async add(
+    entry: Pick<PendingCallback, 'callbackId' | 'connection' | 'objectType' | 'recordId' | 'sinceAuditId' | 'jobId'>,
+  ): Promise<void> {
     await this.db.query(
       `INSERT INTO ${this.table} (callback_id, connection, object_type, record_id, since_audit_id, job_id)
        VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (callback_id) DO NOTHING`,
@@ -44,8 +46,15 @@ export class WorkflowCallbacks {
    */
   async lease(limit: number, leaseMs: number): Promise<PendingCallback[]> {
     const { rows } = await this.db.query<{
-      callback_id: string; connection: string; object_type: string; record_id: string; since_audit_id: string;
-      job_id: string | null; outputs: Record<string, string | number | boolean> | null; attempts: number; created_at: Date;
+      callback_id: string;
+      connection: string;
+      object_type: string;
+      record_id: string;
+      since_audit_id: string;
+      job_id: string | null;
+      outputs: Record<string, string | number | boolean> | null;
+      attempts: number;
+      created_at: Date;
     }>(
       `UPDATE ${this.table} SET next_attempt_at = now() + make_interval(secs => $2::double precision / 1000)
        WHERE callback_id IN (
@@ -55,14 +64,24 @@ export class WorkflowCallbacks {
       [limit, leaseMs],
     );
     return rows.map((r) => ({
-      callbackId: r.callback_id, connection: r.connection, objectType: r.object_type, recordId: r.record_id,
-      sinceAuditId: Number(r.since_audit_id), jobId: r.job_id, outputs: r.outputs, attempts: r.attempts, createdAt: new Date(r.created_at),
+      callbackId: r.callback_id,
+      connection: r.connection,
+      objectType: r.object_type,
+      recordId: r.record_id,
+      sinceAuditId: Number(r.since_audit_id),
+      jobId: r.job_id,
+      outputs: r.outputs,
+      attempts: r.attempts,
+      createdAt: new Date(r.created_at),
     }));
   }
 
   /** The outcome is known; the callback is sent next. */
   async setOutputs(callbackId: string, outputs: Record<string, string | number | boolean>): Promise<void> {
-    await this.db.query(`UPDATE ${this.table} SET outputs = $2::jsonb WHERE callback_id = $1`, [callbackId, JSON.stringify(outputs)]);
+    await this.db.query(`UPDATE ${this.table} SET outputs = $2::jsonb WHERE callback_id = $1`, [
+      callbackId,
+      JSON.stringify(outputs),
+    ]);
   }
 
   /** Looks again after `delayMs`; a failed send counts an attempt and says why. */
@@ -77,21 +96,43 @@ export class WorkflowCallbacks {
 
   /** Done: the callback was sent, or given up on (`failure` says why). */
   async finish(callbackId: string, failure?: string): Promise<void> {
-    await this.db.query(`UPDATE ${this.table} SET completed_at = now(), last_error = coalesce($2, last_error) WHERE callback_id = $1`, [callbackId, failure ?? null]);
+    await this.db.query(
+      `UPDATE ${this.table} SET completed_at = now(), last_error = coalesce($2, last_error) WHERE callback_id = $1`,
+      [callbackId, failure ?? null],
+    );
   }
 
   /** One step's row as it stands (the admin and tests look at it). */
-  async get(callbackId: string): Promise<(PendingCallback & { completedAt: Date | null; lastError: string | null }) | undefined> {
+  async get(
+    callbackId: string,
+  ): Promise<(PendingCallback & { completedAt: Date | null; lastError: string | null }) | undefined> {
     const { rows } = await this.db.query<{
-      callback_id: string; connection: string; object_type: string; record_id: string; since_audit_id: string; job_id: string | null;
-      outputs: Record<string, string | number | boolean> | null; attempts: number; created_at: Date; completed_at: Date | null; last_error: string | null;
+      callback_id: string;
+      connection: string;
+      object_type: string;
+      record_id: string;
+      since_audit_id: string;
+      job_id: string | null;
+      outputs: Record<string, string | number | boolean> | null;
+      attempts: number;
+      created_at: Date;
+      completed_at: Date | null;
+      last_error: string | null;
     }>(`SELECT * FROM ${this.table} WHERE callback_id = $1`, [callbackId]);
     const r = rows[0];
     if (!r) return undefined;
     return {
-      callbackId: r.callback_id, connection: r.connection, objectType: r.object_type, recordId: r.record_id, sinceAuditId: Number(r.since_audit_id),
-      jobId: r.job_id, outputs: r.outputs, attempts: r.attempts, createdAt: new Date(r.created_at),
-      completedAt: r.completed_at ? new Date(r.completed_at) : null, lastError: r.last_error,
+      callbackId: r.callback_id,
+      connection: r.connection,
+      objectType: r.object_type,
+      recordId: r.record_id,
+      sinceAuditId: Number(r.since_audit_id),
+      jobId: r.job_id,
+      outputs: r.outputs,
+      attempts: r.attempts,
+      createdAt: new Date(r.created_at),
+      completedAt: r.completed_at ? new Date(r.completed_at) : null,
+      lastError: r.last_error,
     };
   }
 

@@ -23,13 +23,33 @@ describe.skipIf(skip)('admin page job changes', () => {
     page = await browser.newPage();
     watchForProblems(page, problems, { warnings: false });
     const store = stack.running.service.store.jobChanges;
-    for (const [recordId, to] of [['101', 'globex.example'], ['102', 'initech.example']] as const) {
+    for (const [recordId, to] of [
+      ['101', 'globex.example'],
+      ['102', 'initech.example'],
+    ] as const) {
       const id = await store.observe({
         key: { connection: 'hubspot', objectType: 'contact', recordId },
-        role: { personId: `pe_${recordId}`, companyId: null, domain: to, companyName: null, title: 'VP Sales', started: '2025-06' },
-        change: { connection: 'hubspot', objectType: 'contact', recordId, personId: `pe_${recordId}`, kind: 'employer',
-          from: { companyId: 'co_1', domain: 'acme.example', name: 'Acme' }, to: { companyId: 'co_2', domain: to, name: null },
-          oldTitle: 'Sales Manager', newTitle: 'VP Sales', started: '2025-06', reason: 'the current employer changed' },
+        role: {
+          personId: `pe_${recordId}`,
+          companyId: null,
+          domain: to,
+          companyName: null,
+          title: 'VP Sales',
+          started: '2025-06',
+        },
+        change: {
+          connection: 'hubspot',
+          objectType: 'contact',
+          recordId,
+          personId: `pe_${recordId}`,
+          kind: 'employer',
+          from: { companyId: 'co_1', domain: 'acme.example', name: 'Acme' },
+          to: { companyId: 'co_2', domain: to, name: null },
+          oldTitle: 'Sales Manager',
+          newTitle: 'VP Sales',
+          started: '2025-06',
+          reason: 'the current employer changed',
+        },
       });
       await store.recordActions(id!, { properties: 'done', task: 'done' });
     }
@@ -44,9 +64,23 @@ describe.skipIf(skip)('admin page job changes', () => {
     await page.locator('#job-changes-list tbody tr').first().waitFor();
     const rows = await cellTexts(page, '#job-changes-list');
     expect(rows).toHaveLength(2);
-    expect(rows).toContainEqual(['HubSpot contact 101', 'pe_101', 'Acme', 'globex.example', 'Sales Manager → VP Sales', expect.any(String), 'properties: done, task: done']);
-    await expect.poll(() => page.evaluate<boolean>("!!window.Chart?.getChart(document.querySelector('#job-changes-chart canvas'))")).toBe(true);
-    const drawn = await page.evaluate<number[]>("window.Chart.getChart(document.querySelector('#job-changes-chart canvas')).data.datasets[0].data");
+    expect(rows).toContainEqual([
+      'HubSpot contact 101',
+      'pe_101',
+      'Acme',
+      'globex.example',
+      'Sales Manager → VP Sales',
+      expect.any(String),
+      'properties: done, task: done',
+    ]);
+    await expect
+      .poll(() =>
+        page.evaluate<boolean>("!!window.Chart?.getChart(document.querySelector('#job-changes-chart canvas'))"),
+      )
+      .toBe(true);
+    const drawn = await page.evaluate<number[]>(
+      "window.Chart.getChart(document.querySelector('#job-changes-chart canvas')).data.datasets[0].data",
+    );
     expect(drawn.reduce((n, v) => n + v, 0)).toBe(2);
     const data = await cellTexts(page, '#job-changes-chart');
     expect(data.map((r) => Number(r[1])).reduce((n, v) => n + v, 0)).toBe(2);

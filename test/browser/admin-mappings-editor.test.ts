@@ -9,7 +9,16 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { settled, stateReaches } from '../e2e/probes.js';
 import { ADMIN_TOKEN, partnerPeople } from '../e2e/stack.js';
 import { useStack } from '../e2e/use-stack.js';
-import { browserSkipReason, launchChromium, cellTexts, openMapping, showYaml, signIn, draftChecked, watchForProblems } from './page-helpers.js';
+import {
+  browserSkipReason,
+  launchChromium,
+  cellTexts,
+  openMapping,
+  showYaml,
+  signIn,
+  draftChecked,
+  watchForProblems,
+} from './page-helpers.js';
 
 const skip = await browserSkipReason();
 if (skip) console.warn(`skipping mappings editor browser tests: ${skip}`);
@@ -60,11 +69,17 @@ describe.skipIf(skip)('admin page: mappings editor', () => {
     await signIn(page, stack.running.url, ADMIN_TOKEN);
     await openMapping(page, 'hubspot/contact');
     await draftChecked(page);
-    const { body: lists } = await stack.running.admin<{ targets: { name: string; label: string; type: string }[]; rules: { name: string }[]; transforms: { name: string }[] }>('GET', '/mappings/hubspot/contact/fields');
+    const { body: lists } = await stack.running.admin<{
+      targets: { name: string; label: string; type: string }[];
+      rules: { name: string }[];
+      transforms: { name: string }[];
+    }>('GET', '/mappings/hubspot/contact/fields');
     const target = page.getByRole('combobox', { name: 'Target property, row 3' });
     expect(await target.inputValue()).toBe('jobtitle');
     expect(await target.locator('option:checked').textContent()).toBe('Job Title (jobtitle, string)');
-    const offered = await target.locator('option').evaluateAll((options) => options.map((o) => (o as unknown as { value: string }).value).filter(Boolean));
+    const offered = await target
+      .locator('option')
+      .evaluateAll((options) => options.map((o) => (o as unknown as { value: string }).value).filter(Boolean));
     expect(offered).toEqual(lists.targets.map((t) => t.name));
     // Read-only properties are listed but cannot be chosen.
     expect(await target.locator('option[value="hs_object_id"]').isDisabled()).toBe(true);
@@ -73,14 +88,26 @@ describe.skipIf(skip)('admin page: mappings editor', () => {
     expect(await source.inputValue()).toBe('position');
     const groups = await source.locator('optgroup').evaluateAll((gs) => gs.map((g) => g.getAttribute('label')));
     expect(groups).toEqual(expect.arrayContaining(['Person (partner person)', 'Current company (partner person)']));
-    expect(await source.locator('optgroup[label="Current company (partner person)"] option[value="current_company.name"]').count()).toBe(1);
+    expect(
+      await source
+        .locator('optgroup[label="Current company (partner person)"] option[value="current_company.name"]')
+        .count(),
+    ).toBe(1);
 
-    const rules = await page.getByRole('combobox', { name: 'Rule for jobtitle' }).locator('option').evaluateAll((os) => os.map((o) => (o as unknown as { value: string }).value));
+    const rules = await page
+      .getByRole('combobox', { name: 'Rule for jobtitle' })
+      .locator('option')
+      .evaluateAll((os) => os.map((o) => (o as unknown as { value: string }).value));
     expect(rules).toEqual(['', ...lists.rules.map((r) => r.name)]);
-    const transforms = await page.getByRole('combobox', { name: 'Transform for jobtitle' }).locator('option').evaluateAll((os) => os.map((o) => (o as unknown as { value: string }).value));
+    const transforms = await page
+      .getByRole('combobox', { name: 'Transform for jobtitle' })
+      .locator('option')
+      .evaluateAll((os) => os.map((o) => (o as unknown as { value: string }).value));
     expect(transforms).toEqual(['', ...lists.transforms.map((t) => t.name)]);
     // A transform with arguments keeps them while its name stays.
-    expect(await page.getByRole('combobox', { name: 'Transform for phone' }).locator('option:checked').textContent()).toBe('pick_phone (kind: "main")');
+    expect(
+      await page.getByRole('combobox', { name: 'Transform for phone' }).locator('option:checked').textContent(),
+    ).toBe('pick_phone (kind: "main")');
     expect(await page.getByRole('button', { name: 'Save', exact: true }).isDisabled()).toBe(true);
   });
 
@@ -107,15 +134,23 @@ describe.skipIf(skip)('admin page: mappings editor', () => {
 
     // A target the CRM lacks, typed in the YAML: the rows follow, and the row shows the API's own message.
     await yaml().fill((await yaml().inputValue()).replace('target: lastname,', 'target: lastnme,'));
-    await expect.poll(() => page.getByRole('combobox', { name: 'Target property, row 2' }).inputValue()).toBe('lastnme');
+    await expect
+      .poll(() => page.getByRole('combobox', { name: 'Target property, row 2' }).inputValue())
+      .toBe('lastnme');
     await draftChecked(page, 'problems');
-    const { body: refused } = await stack.running.admin<{ error: { details: { problems: ApiProblem[] } } }>('POST', '/mappings/validate', { document: await yaml().inputValue() });
+    const { body: refused } = await stack.running.admin<{ error: { details: { problems: ApiProblem[] } } }>(
+      'POST',
+      '/mappings/validate',
+      { document: await yaml().inputValue() },
+    );
     const expected = refused.error.details.problems;
     expect(expected.map((x) => [x.field, x.code])).toEqual([['fields > lastnme > target', 'unknown_property']]);
     const rowProblems = page.getByRole('list', { name: 'Problems in lastnme' });
     expect(await rowProblems.textContent()).toBe(`${expected[0]!.field}: ${expected[0]!.message}`);
     expect(expected[0]!.message).toContain('did you mean "lastname"?');
-    expect(await page.getByRole('combobox', { name: 'Target property, row 2' }).getAttribute('aria-invalid')).toBe('true');
+    expect(await page.getByRole('combobox', { name: 'Target property, row 2' }).getAttribute('aria-invalid')).toBe(
+      'true',
+    );
 
     // Fixed with the target picker: the problem goes, and the YAML has the property back.
     await page.getByRole('combobox', { name: 'Target property, row 2' }).selectOption('lastname');
@@ -146,22 +181,34 @@ describe.skipIf(skip)('admin page: mappings editor', () => {
     await save.click();
     await dialog.getByRole('button', { name: 'Save version' }).click();
     const saved = before.active.version + 1;
-    await expect.poll(() => page.locator('#save-result').textContent()).toContain(`Saved version ${saved} of hubspot/contact; it is active now.`);
+    await expect
+      .poll(() => page.locator('#save-result').textContent())
+      .toContain(`Saved version ${saved} of hubspot/contact; it is active now.`);
     const after = await active();
-    expect(after.active).toMatchObject({ version: saved, author: 'ops@example.com', comment: 'fill the job title only when it is empty' });
+    expect(after.active).toMatchObject({
+      version: saved,
+      author: 'ops@example.com',
+      comment: 'fill the job title only when it is empty',
+    });
     expect(after.active.document).toBe(before.active.document.replace(`${JOBTITLE}\n`, `${JOBTITLE_FILL_EMPTY}\n`));
     await draftChecked(page);
     expect(await save.isDisabled()).toBe(true);
     expect(await page.getByRole('combobox', { name: 'Rule for jobtitle' }).inputValue()).toBe('fill_empty');
 
     // Compare an older version with the active one.
-    await page.getByRole('button', { name: `Compare version ${before.active.version} with the active version` }).click();
-    await expect.poll(() => page.locator('#version-diff li.added').allTextContents()).toEqual([`added: + ${JOBTITLE_FILL_EMPTY}`]);
+    await page
+      .getByRole('button', { name: `Compare version ${before.active.version} with the active version` })
+      .click();
+    await expect
+      .poll(() => page.locator('#version-diff li.added').allTextContents())
+      .toEqual([`added: + ${JOBTITLE_FILL_EMPTY}`]);
     expect(await page.locator('#version-diff li.removed').allTextContents()).toEqual([`removed: - ${JOBTITLE}`]);
 
     // Roll back, after a confirmation; cancelling it changes nothing.
     const rollBack = page.getByRole('button', { name: `Roll back to version ${before.active.version}` });
-    const confirm = page.getByRole('dialog', { name: `Roll back hubspot/contact to version ${before.active.version}?` });
+    const confirm = page.getByRole('dialog', {
+      name: `Roll back hubspot/contact to version ${before.active.version}?`,
+    });
     await rollBack.click();
     await confirm.getByRole('button', { name: 'Cancel' }).click();
     await confirm.waitFor({ state: 'hidden' });
@@ -170,7 +217,9 @@ describe.skipIf(skip)('admin page: mappings editor', () => {
     await confirm.waitFor();
     expect(await confirm.locator('li.removed').allTextContents()).toEqual([`removed: - ${JOBTITLE_FILL_EMPTY}`]);
     await confirm.getByRole('button', { name: 'Roll back', exact: true }).click();
-    await expect.poll(() => page.locator('#versions-result').textContent()).toContain(`Rolled back: version ${before.active.version} of hubspot/contact is active now.`);
+    await expect
+      .poll(() => page.locator('#versions-result').textContent())
+      .toContain(`Rolled back: version ${before.active.version} of hubspot/contact is active now.`);
     const rolled = await active();
     expect(rolled.active.version).toBe(before.active.version);
     expect(rolled.active.document).toBe(before.active.document);
@@ -185,19 +234,27 @@ describe.skipIf(skip)('admin page: mappings editor', () => {
     await page.getByRole('button', { name: 'Add field' }).click();
     const n = rowCount + 1;
     const target = page.getByRole('combobox', { name: `Target property, row ${n}` });
-    expect(await target.evaluate((el) => el === (el.ownerDocument as unknown as { activeElement: unknown }).activeElement)).toBe(true);
+    expect(
+      await target.evaluate((el) => el === (el.ownerDocument as unknown as { activeElement: unknown }).activeElement),
+    ).toBe(true);
     await draftChecked(page, 'problems');
-    expect(await page.getByRole('list', { name: `Problems in row ${n}` }).textContent()).toContain(`fields > ${n - 1} > target`);
+    expect(await page.getByRole('list', { name: `Problems in row ${n}` }).textContent()).toContain(
+      `fields > ${n - 1} > target`,
+    );
     await page.getByLabel('Author').fill('ops@example.com');
     await page.getByLabel('Comment').fill('not yet');
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await expect.poll(() => page.locator('#save-result').textContent()).toContain('Not saved: the draft has problems');
     expect(await page.getByRole('dialog').count()).toBe(0);
     await target.selectOption('twitterhandle');
-    await page.getByRole('combobox', { name: 'Source field for twitterhandle' }).selectOption('social_media.twitter.handle');
+    await page
+      .getByRole('combobox', { name: 'Source field for twitterhandle' })
+      .selectOption('social_media.twitter.handle');
     await draftChecked(page);
     await showYaml(page);
-    expect(await yaml().inputValue()).toContain('  - { target: twitterhandle, from: social_media.twitter.handle }\n\nenriched_at:');
+    expect(await yaml().inputValue()).toContain(
+      '  - { target: twitterhandle, from: social_media.twitter.handle }\n\nenriched_at:',
+    );
     await page.getByRole('button', { name: 'Remove twitterhandle' }).click();
     await draftChecked(page);
     expect(await yaml().inputValue()).toBe((await active()).active.document);
@@ -207,7 +264,9 @@ describe.skipIf(skip)('admin page: mappings editor', () => {
     const document = await yaml().inputValue();
     await yaml().fill(document.replace('crm: hubspot', 'crm: [hubspot'));
     await draftChecked(page, 'problems');
-    expect(await page.locator('#draft-status').textContent()).toContain('The pickers are off until the YAML parses again.');
+    expect(await page.locator('#draft-status').textContent()).toContain(
+      'The pickers are off until the YAML parses again.',
+    );
     expect(await page.getByRole('button', { name: 'Add field' }).isDisabled()).toBe(true);
     expect(await page.getByRole('combobox', { name: 'Rule for jobtitle' }).isDisabled()).toBe(true);
     await yaml().fill(document);

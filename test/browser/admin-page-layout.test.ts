@@ -11,7 +11,15 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { settled, stateReaches } from '../e2e/probes.js';
 import { ADMIN_TOKEN, partnerPeople } from '../e2e/stack.js';
 import { useStack } from '../e2e/use-stack.js';
-import { browserSkipReason, launchChromium, draftChecked, openMapping, showYaml, signIn, watchForProblems } from './page-helpers.js';
+import {
+  browserSkipReason,
+  launchChromium,
+  draftChecked,
+  openMapping,
+  showYaml,
+  signIn,
+  watchForProblems,
+} from './page-helpers.js';
 
 const ARTIFACTS = new URL('../../test-artifacts/', import.meta.url);
 const AXE_SOURCE: string = (createRequire(import.meta.url)('axe-core') as { source: string }).source;
@@ -20,7 +28,12 @@ if (skip) console.warn(`skipping admin page layout tests: ${skip}`);
 
 const VIEWS = ['Mappings', 'Records', 'Dead letters', 'Discovery', 'Job changes', 'Stats'] as const;
 const PANEL: Record<(typeof VIEWS)[number], string> = {
-  Mappings: '#mappings', Records: '#records', 'Dead letters': '#dead-letters', Discovery: '#discovery', 'Job changes': '#job-changes', Stats: '#stats',
+  Mappings: '#mappings',
+  Records: '#records',
+  'Dead letters': '#dead-letters',
+  Discovery: '#discovery',
+  'Job changes': '#job-changes',
+  Stats: '#stats',
 };
 
 describe.skipIf(skip)('admin page layout and accessibility', () => {
@@ -96,7 +109,10 @@ describe.skipIf(skip)('admin page layout and accessibility', () => {
       const width = await page.evaluate<number>('document.documentElement.scrollWidth');
       expect(width, `${view} is ${width} px wide`).toBeLessThanOrEqual(390);
       expect({ view, violations: await seriousViolations() }).toEqual({ view, violations: [] });
-      await page.screenshot({ path: new URL(`admin-${view.toLowerCase().replace(' ', '-')}-390.png`, ARTIFACTS).pathname, fullPage: true });
+      await page.screenshot({
+        path: new URL(`admin-${view.toLowerCase().replace(' ', '-')}-390.png`, ARTIFACTS).pathname,
+        fullPage: true,
+      });
     }
   });
 
@@ -109,50 +125,58 @@ describe.skipIf(skip)('admin page layout and accessibility', () => {
       );
       expect(panel, `${view} panel is ${panel} px of ${pageWidth}`).toBeGreaterThan(pageWidth * 0.9);
       expect({ view, violations: await seriousViolations() }).toEqual({ view, violations: [] });
-      await page.screenshot({ path: new URL(`admin-${view.toLowerCase().replace(' ', '-')}-1280.png`, ARTIFACTS).pathname, fullPage: true });
+      await page.screenshot({
+        path: new URL(`admin-${view.toLowerCase().replace(' ', '-')}-1280.png`, ARTIFACTS).pathname,
+        fullPage: true,
+      });
     }
   });
 
   // The editor itself, not only the list: its rows of pickers, a row with a problem, the YAML view and
   // the save confirmation with its diff, at both widths.
-  it.each([390, 1280])('lays out the mappings editor at %i px with no sideways scrolling and no serious accessibility violation', async (width) => {
-    await open(width);
-    await openMapping(page, 'hubspot/contact');
-    await draftChecked(page);
-    await page.getByRole('button', { name: 'Add field' }).click();
-    await draftChecked(page, 'problems');
-    await page.getByRole('combobox', { name: 'Rule for jobtitle' }).selectOption('fill_empty');
-    await showYaml(page);
-    await page.waitForLoadState('networkidle');
-    const fits = async (what: string) => {
-      const scroll = await page.evaluate<number>('document.documentElement.scrollWidth');
-      expect(scroll, `${what} is ${scroll} px wide at ${width} px`).toBeLessThanOrEqual(width);
-      expect({ what, violations: await seriousViolations() }).toEqual({ what, violations: [] });
-    };
-    await fits('the editor');
-    if (width === 1280) {
-      const { table, panel } = await page.evaluate<{ table: number; panel: number }>(
-        "({ table: document.querySelector('#mapping-fields').getBoundingClientRect().width, panel: document.querySelector('#mappings').getBoundingClientRect().width })",
-      );
-      expect(table, 'the fields table uses the panel width').toBeGreaterThan(panel * 0.9);
-    } else {
-      // On a phone each row is a card: its pickers one under the other, each as wide as the card.
-      const picker = await page.getByRole('combobox', { name: 'Rule for jobtitle' }).boundingBox();
-      expect(picker!.width).toBeGreaterThan(width * 0.6);
-    }
-    await page.screenshot({ path: new URL(`admin-mapping-editor-${width}.png`, ARTIFACTS).pathname, fullPage: true });
-    // A draft with problems is not offered for saving; without them, Save asks with the diff.
-    await page.getByRole('button', { name: `Remove row ${await page.locator('#mapping-fields tr.field-row').count()}` }).click();
-    await draftChecked(page);
-    await page.getByLabel('Author').fill('ops@example.com');
-    await page.getByLabel('Comment').fill('layout check');
-    await page.getByRole('button', { name: 'Save', exact: true }).click();
-    const dialog = page.getByRole('dialog', { name: 'Save a new version of hubspot/contact?' });
-    await dialog.waitFor();
-    await fits('the save confirmation');
-    await page.screenshot({ path: new URL(`admin-mapping-save-${width}.png`, ARTIFACTS).pathname });
-    await dialog.getByRole('button', { name: 'Cancel' }).click();
-  });
+  it.each([390, 1280])(
+    'lays out the mappings editor at %i px with no sideways scrolling and no serious accessibility violation',
+    async (width) => {
+      await open(width);
+      await openMapping(page, 'hubspot/contact');
+      await draftChecked(page);
+      await page.getByRole('button', { name: 'Add field' }).click();
+      await draftChecked(page, 'problems');
+      await page.getByRole('combobox', { name: 'Rule for jobtitle' }).selectOption('fill_empty');
+      await showYaml(page);
+      await page.waitForLoadState('networkidle');
+      const fits = async (what: string) => {
+        const scroll = await page.evaluate<number>('document.documentElement.scrollWidth');
+        expect(scroll, `${what} is ${scroll} px wide at ${width} px`).toBeLessThanOrEqual(width);
+        expect({ what, violations: await seriousViolations() }).toEqual({ what, violations: [] });
+      };
+      await fits('the editor');
+      if (width === 1280) {
+        const { table, panel } = await page.evaluate<{ table: number; panel: number }>(
+          "({ table: document.querySelector('#mapping-fields').getBoundingClientRect().width, panel: document.querySelector('#mappings').getBoundingClientRect().width })",
+        );
+        expect(table, 'the fields table uses the panel width').toBeGreaterThan(panel * 0.9);
+      } else {
+        // On a phone each row is a card: its pickers one under the other, each as wide as the card.
+        const picker = await page.getByRole('combobox', { name: 'Rule for jobtitle' }).boundingBox();
+        expect(picker!.width).toBeGreaterThan(width * 0.6);
+      }
+      await page.screenshot({ path: new URL(`admin-mapping-editor-${width}.png`, ARTIFACTS).pathname, fullPage: true });
+      // A draft with problems is not offered for saving; without them, Save asks with the diff.
+      await page
+        .getByRole('button', { name: `Remove row ${await page.locator('#mapping-fields tr.field-row').count()}` })
+        .click();
+      await draftChecked(page);
+      await page.getByLabel('Author').fill('ops@example.com');
+      await page.getByLabel('Comment').fill('layout check');
+      await page.getByRole('button', { name: 'Save', exact: true }).click();
+      const dialog = page.getByRole('dialog', { name: 'Save a new version of hubspot/contact?' });
+      await dialog.waitFor();
+      await fits('the save confirmation');
+      await page.screenshot({ path: new URL(`admin-mapping-save-${width}.png`, ARTIFACTS).pathname });
+      await dialog.getByRole('button', { name: 'Cancel' }).click();
+    },
+  );
 
   it('offers the mapped objects as lists on Records, with people-readable names, and finds a record through them', async () => {
     await open(1280);

@@ -9,12 +9,21 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { settled, stateReaches } from '../e2e/probes.js';
 import { ADMIN_TOKEN, eventually, partnerPeople } from '../e2e/stack.js';
 import { useStack } from '../e2e/use-stack.js';
-import { browserSkipReason, launchChromium, cellTexts, definitionTexts, openMapping, showYaml, signIn } from './page-helpers.js';
+import {
+  browserSkipReason,
+  launchChromium,
+  cellTexts,
+  definitionTexts,
+  openMapping,
+  showYaml,
+  signIn,
+} from './page-helpers.js';
 
 const skip = await browserSkipReason();
 if (skip) console.warn(`skipping admin page browser tests: ${skip}`);
 
-const HEADLINE_FIELD = '  - target: crm_enrich_headline\n    from: headline\n    custom: { label: Headline, type: string }\n';
+const HEADLINE_FIELD =
+  '  - target: crm_enrich_headline\n    from: headline\n    custom: { label: Headline, type: string }\n';
 
 describe.skipIf(skip)('admin page', () => {
   const stack = useStack({ service: { queue: { maxAttempts: 1 } } });
@@ -86,12 +95,17 @@ describe.skipIf(skip)('admin page', () => {
     expect(await page.getByRole('button', { name: 'Stats' }).isVisible()).toBe(false);
 
     await signIn(page, stack.running.url, ADMIN_TOKEN);
-    const api = await stack.running.admin<{ mappings: { crm: string; object: string; version: number; author: string }[] }>('GET', '/mappings');
+    const api = await stack.running.admin<{
+      mappings: { crm: string; object: string; version: number; author: string }[];
+    }>('GET', '/mappings');
     const rows = await cellTexts(page, '#mapping-list');
     expect(rows.map((r) => r[0]).sort()).toEqual(api.body.mappings.map((m) => `${m.crm}/${m.object}`).sort());
     const contact = rows.find((r) => r[0] === 'hubspot/contact')!;
     const fromApi = api.body.mappings.find((m) => m.crm === 'hubspot' && m.object === 'contact')!;
-    expect(contact.slice(1, 3)).toEqual([String(fromApi.version), fromApi.author.startsWith('file:') ? 'Shipped with the service' : fromApi.author]);
+    expect(contact.slice(1, 3)).toEqual([
+      String(fromApi.version),
+      fromApi.author.startsWith('file:') ? 'Shipped with the service' : fromApi.author,
+    ]);
     expect(rows.every((r) => !r[2]!.startsWith('file:'))).toBe(true);
 
     await page.reload();
@@ -115,7 +129,9 @@ describe.skipIf(skip)('admin page', () => {
     await page.getByLabel('Admin token').fill('not-the-token');
     await page.getByRole('button', { name: 'Sign in' }).click();
     const message = page.locator('#sign-in-message [role="alert"]');
-    await expect.poll(() => message.textContent()).toContain('send the admin token as "Authorization: Bearer <ADMIN_TOKEN>"');
+    await expect
+      .poll(() => message.textContent())
+      .toContain('send the admin token as "Authorization: Bearer <ADMIN_TOKEN>"');
     expect(await message.textContent()).toContain('401');
     expect(await page.locator('#mappings').isVisible()).toBe(false);
     expect(await page.getByRole('button', { name: 'Mappings' }).isVisible()).toBe(false);
@@ -139,17 +155,28 @@ describe.skipIf(skip)('admin page', () => {
       expect(await page.locator('#validate-result').textContent()).toContain('422');
       return cellTexts(page, '#validate-result');
     };
-    const badRule = await validate(document.replace('- { target: jobtitle, from: position }', '- { target: jobtitle, from: position, rule: sometimes }'));
+    const badRule = await validate(
+      document.replace(
+        '- { target: jobtitle, from: position }',
+        '- { target: jobtitle, from: position, rule: sometimes }',
+      ),
+    );
     expect(badRule.map((p) => p[0])).toEqual(['fields > jobtitle > rule']);
     expect(badRule[0]![1]).toBe('bad_rule');
     // Every problem at once, each with its own path.
-    const twoUnknownSources = await validate(document.replace('from: seniority', 'from: seniority_level').replace('from: department', 'from: departmnt'));
-    expect(twoUnknownSources.map((p) => p[0])).toEqual(expect.arrayContaining(['fields > hs_seniority > from', 'fields > crm_enrich_department > from']));
+    const twoUnknownSources = await validate(
+      document.replace('from: seniority', 'from: seniority_level').replace('from: department', 'from: departmnt'),
+    );
+    expect(twoUnknownSources.map((p) => p[0])).toEqual(
+      expect.arrayContaining(['fields > hs_seniority > from', 'fields > crm_enrich_department > from']),
+    );
     expect(twoUnknownSources.find((p) => p[0] === 'fields > crm_enrich_department > from')![2]).toContain('departmnt');
 
     await editor.fill(document);
     await page.getByRole('button', { name: 'Validate' }).click();
-    await expect.poll(() => page.locator('#validate-result').textContent()).toContain('OK: a valid mapping for hubspot/contact');
+    await expect
+      .poll(() => page.locator('#validate-result').textContent())
+      .toContain('OK: a valid mapping for hubspot/contact');
   });
 
   it('saves a new version that shows as active with the versions list grown, and rolls back to the previous one', async () => {
@@ -168,32 +195,60 @@ describe.skipIf(skip)('admin page', () => {
     // Saving asks first, showing what changes.
     const confirmSave = page.getByRole('dialog', { name: 'Save a new version of hubspot/contact?' });
     await confirmSave.waitFor();
-    expect(await confirmSave.locator('li.removed').allTextContents()).toEqual(HEADLINE_FIELD.trimEnd().split('\n').map((line) => `removed: - ${line}`));
+    expect(await confirmSave.locator('li.removed').allTextContents()).toEqual(
+      HEADLINE_FIELD.trimEnd()
+        .split('\n')
+        .map((line) => `removed: - ${line}`),
+    );
     await confirmSave.getByRole('button', { name: 'Save version' }).click();
 
     const saved = Number(activeBefore) + 1;
-    await expect.poll(() => page.locator('#save-result').textContent()).toContain(`Saved version ${saved} of hubspot/contact; it is active now.`);
+    await expect
+      .poll(() => page.locator('#save-result').textContent())
+      .toContain(`Saved version ${saved} of hubspot/contact; it is active now.`);
     const after = await cellTexts(page, '#mapping-versions');
     expect(after.length).toBe(before.length + 1);
-    expect(after.find((r) => r[0] === String(saved))).toEqual([String(saved), 'ops@example.com', comment, expect.any(String), 'Active', '']);
+    expect(after.find((r) => r[0] === String(saved))).toEqual([
+      String(saved),
+      'ops@example.com',
+      comment,
+      expect.any(String),
+      'Active',
+      '',
+    ]);
     expect(after.find((r) => r[0] === activeBefore)![4]).toBe(`Roll back to version ${activeBefore}`);
     expect(await page.locator('#mapping-detail-title').textContent()).toContain(`version ${saved} is active`);
-    expect((await cellTexts(page, '#mapping-list')).find((r) => r[0] === 'hubspot/contact')!.slice(1, 4)).toEqual([String(saved), 'ops@example.com', comment]);
+    expect((await cellTexts(page, '#mapping-list')).find((r) => r[0] === 'hubspot/contact')!.slice(1, 4)).toEqual([
+      String(saved),
+      'ops@example.com',
+      comment,
+    ]);
     expect(await page.locator('#mappings img').count()).toBe(0);
     expect(await page.evaluate(() => (globalThis as { __injected?: number }).__injected)).toBeUndefined();
-    const shown = await stack.running.admin<{ active: { version: number; document: string } }>('GET', '/mappings/hubspot/contact');
+    const shown = await stack.running.admin<{ active: { version: number; document: string } }>(
+      'GET',
+      '/mappings/hubspot/contact',
+    );
     expect(shown.body.active.version).toBe(saved);
     expect(shown.body.active.document).not.toContain(HEADLINE_FIELD);
 
     await page.getByRole('button', { name: `Roll back to version ${activeBefore}` }).click();
-    await page.getByRole('dialog', { name: `Roll back hubspot/contact to version ${activeBefore}?` }).getByRole('button', { name: 'Roll back', exact: true }).click();
-    await expect.poll(() => page.locator('#versions-result').textContent()).toContain(`Rolled back: version ${activeBefore} of hubspot/contact is active now.`);
+    await page
+      .getByRole('dialog', { name: `Roll back hubspot/contact to version ${activeBefore}?` })
+      .getByRole('button', { name: 'Roll back', exact: true })
+      .click();
+    await expect
+      .poll(() => page.locator('#versions-result').textContent())
+      .toContain(`Rolled back: version ${activeBefore} of hubspot/contact is active now.`);
     const rolled = await cellTexts(page, '#mapping-versions');
     expect(rolled.length).toBe(after.length);
     expect(rolled.find((r) => r[0] === activeBefore)![4]).toBe('Active');
     expect(rolled.find((r) => r[0] === String(saved))![4]).toBe(`Roll back to version ${saved}`);
     expect(await page.getByLabel('Mapping document (YAML)').inputValue()).toContain(HEADLINE_FIELD);
-    expect((await stack.running.admin<{ active: { version: number } }>('GET', '/mappings/hubspot/contact')).body.active.version).toBe(Number(activeBefore));
+    expect(
+      (await stack.running.admin<{ active: { version: number } }>('GET', '/mappings/hubspot/contact')).body.active
+        .version,
+    ).toBe(Number(activeBefore));
   });
 
   it('previews the edited mapping on a real enriched record, and shows that record with its audit trail', async () => {
@@ -203,13 +258,24 @@ describe.skipIf(skip)('admin page', () => {
     await openMapping(page, 'hubspot/contact');
     await showYaml(page);
     const editor = page.getByLabel('Mapping document (YAML)');
-    await editor.fill((await editor.inputValue()).replace('- { target: jobtitle, from: position }', '- { target: jobtitle, from: headline, rule: overwrite }'));
+    await editor.fill(
+      (await editor.inputValue()).replace(
+        '- { target: jobtitle, from: position }',
+        '- { target: jobtitle, from: headline, rule: overwrite }',
+      ),
+    );
     await page.getByLabel('Preview on record id').fill(id);
     await page.getByRole('button', { name: 'Preview' }).click();
     await expect.poll(() => page.locator('#preview-result table').count()).toBe(1);
     const rows = await cellTexts(page, '#preview-result');
     expect(rows.length).toBeGreaterThan(5);
-    expect(rows.find((r) => r[0] === 'jobtitle')!.slice(0, 5)).toEqual(['jobtitle', person.position, person.headline, 'overwrite', 'write']);
+    expect(rows.find((r) => r[0] === 'jobtitle')!.slice(0, 5)).toEqual([
+      'jobtitle',
+      person.position,
+      person.headline,
+      'overwrite',
+      'write',
+    ]);
     // The changed title and the enriched-at stamp a run writes with it.
     expect(await page.locator('#preview-result').textContent()).toContain('would write 2 properties');
     expect(stack.sandboxes.hubspot.getContact(id)!.jobtitle).toBe(person.position);
@@ -228,21 +294,31 @@ describe.skipIf(skip)('admin page', () => {
 
   it('lists dead letters with their reason, replays one, then all, to success', async () => {
     stack.sandboxes.partner.setFailRate(1);
-    const ids = partnerPeople(stack.sandboxes, 2, offset).map((p) => stack.sandboxes.hubspot.createContact({ email: p.workEmail! }).id);
+    const ids = partnerPeople(stack.sandboxes, 2, offset).map(
+      (p) => stack.sandboxes.hubspot.createContact({ email: p.workEmail! }).id,
+    );
     offset += 2;
-    await eventually(async () => {
-      const { body } = await stack.running.admin<{ deadLetters: { data: { recordId: string } }[] }>('GET', '/dead-letters');
-      return ids.every((id) => body.deadLetters.some((d) => d.data.recordId === id)) ? true : undefined;
-    }, 20_000, 'both contacts to reach the dead letter');
+    await eventually(
+      async () => {
+        const { body } = await stack.running.admin<{ deadLetters: { data: { recordId: string } }[] }>(
+          'GET',
+          '/dead-letters',
+        );
+        return ids.every((id) => body.deadLetters.some((d) => d.data.recordId === id)) ? true : undefined;
+      },
+      20_000,
+      'both contacts to reach the dead letter',
+    );
     stack.sandboxes.partner.setFailRate(0);
 
     await signIn(page, stack.running.url, ADMIN_TOKEN);
     await page.getByRole('button', { name: 'Dead letters' }).click();
     const [first, second] = ids.map((id) => `HubSpot contact ${id}`);
-    await expect.poll(async () => (await cellTexts(page, '#dead-letter-list')).filter((r) => r[0] === first || r[0] === second).map((r) => r[4])).toEqual([
-      expect.stringMatching(/partner API failed/),
-      expect.stringMatching(/partner API failed/),
-    ]);
+    await expect
+      .poll(async () =>
+        (await cellTexts(page, '#dead-letter-list')).filter((r) => r[0] === first || r[0] === second).map((r) => r[4]),
+      )
+      .toEqual([expect.stringMatching(/partner API failed/), expect.stringMatching(/partner API failed/)]);
 
     // Grouped by their error: both failed on the partner, so one group holds them.
     const groups = await cellTexts(page, '#dead-letter-groups');
@@ -262,7 +338,10 @@ describe.skipIf(skip)('admin page', () => {
     await page.getByRole('button', { name: 'Replay all' }).click();
     await expect.poll(() => page.locator('#dead-letters-message').textContent()).toContain('Replayed 1 job;');
     expect(await cellTexts(page, '#dead-letter-list')).toEqual([[expect.stringContaining('No dead letters')]]);
-    expect(asked).toEqual([expect.stringMatching(/^Replay 1 dead letter\?/), expect.stringMatching(/^Replay every dead letter\?/)]);
+    expect(asked).toEqual([
+      expect.stringMatching(/^Replay 1 dead letter\?/),
+      expect.stringMatching(/^Replay every dead letter\?/),
+    ]);
     expect(await page.getByRole('button', { name: 'Replay all' }).isDisabled()).toBe(true);
     await stateReaches(stack.running, { connection: 'hubspot', objectType: 'contact', recordId: ids[1]! }, 'enriched');
     await settled(stack);
@@ -294,15 +373,20 @@ describe.skipIf(skip)('admin page', () => {
       'Cache hits today': n(stats.today.cacheHits),
       'Budget left today': `${n(stats.today.budgetLeft)} of ${n(stats.today.budget)}`,
     });
-    const tables = await page.locator('#stats-result table').evaluateAll((ts) => ts.map((t) => t.querySelector('caption')?.textContent));
+    const tables = await page
+      .locator('#stats-result table')
+      .evaluateAll((ts) => ts.map((t) => t.querySelector('caption')?.textContent));
     expect(tables).toEqual(['Jobs by outcome since the service started', 'Records by status', 'Queues', 'CRM calls']);
     expect(await page.locator('#stats-result .as-of time').getAttribute('datetime')).toMatch(/^\d{4}-\d\d-\d\dT/);
-    const outcomes = Object.fromEntries((await cellTexts(page, '#stats-result table:nth-of-type(1)')).map(([k, v]) => [k, v]));
+    const outcomes = Object.fromEntries(
+      (await cellTexts(page, '#stats-result table:nth-of-type(1)')).map(([k, v]) => [k, v]),
+    );
     expect(outcomes.Enriched).toBe(n(stats.jobsByOutcome.enriched!));
     const queues = (await cellTexts(page, '#stats-result table:nth-of-type(3)')).map((r) => r[0]);
     expect(queues.every((q) => !/[._]/.test(q!))).toBe(true);
-    const crm = Object.fromEntries((await cellTexts(page, '#stats-result table:nth-of-type(4)')).map(([k, v]) => [k, v]));
+    const crm = Object.fromEntries(
+      (await cellTexts(page, '#stats-result table:nth-of-type(4)')).map(([k, v]) => [k, v]),
+    );
     expect(crm.HubSpot).toBe(n(stats.crmCalls.hubspot!.calls));
-
-      });
+  });
 });

@@ -62,7 +62,10 @@ describe.skipIf(skip)('admin page: records, retries and discovery', () => {
     const shown = await definitionTexts(page, '#record-result');
     expect(shown['Record id']).toBe(id);
     expect(shown['Matched by']).toBeTruthy();
-    const { body: view } = await stack.running.admin<{ state: { companyId: string | null } }>('GET', `/records/hubspot/contact/${id}`);
+    const { body: view } = await stack.running.admin<{ state: { companyId: string | null } }>(
+      'GET',
+      `/records/hubspot/contact/${id}`,
+    );
     const portal = stack.sandboxes.hubspot.portalId;
     // The sandbox's own record page at the app's path: nothing the page links to is the real app or a 404.
     const link = page.getByRole('link', { name: 'Open in HubSpot' });
@@ -79,7 +82,14 @@ describe.skipIf(skip)('admin page: records, retries and discovery', () => {
     }
     await expect.poll(() => page.locator('#record-result h4').textContent()).toBe('History: 1 run, newest first');
     const firstRun = await cellTexts(page, '#record-result details.run');
-    expect(firstRun.find((r) => r[0] === 'firstname')).toEqual(['firstname', '(empty)', contact.firstname, 'fill_empty', 'Written', expect.any(String)]);
+    expect(firstRun.find((r) => r[0] === 'firstname')).toEqual([
+      'firstname',
+      '(empty)',
+      contact.firstname,
+      'fill_empty',
+      'Written',
+      expect.any(String),
+    ]);
 
     // A second run of the same data writes nothing, and shows as a run of its own.
     await page.getByRole('button', { name: 'Enrich now' }).click();
@@ -110,7 +120,9 @@ describe.skipIf(skip)('admin page: records, retries and discovery', () => {
     // Nothing found says so.
     await page.getByLabel('Id, e-mail or name').fill('nobody-by-this-name-xyz');
     await page.getByRole('button', { name: 'Search' }).click();
-    await expect.poll(() => page.locator('#record-results').textContent()).toContain('No contact in HubSpot matches “nobody-by-this-name-xyz”.');
+    await expect
+      .poll(() => page.locator('#record-results').textContent())
+      .toContain('No contact in HubSpot matches “nobody-by-this-name-xyz”.');
   });
 
   it('saves a persona from the catalogue, previews the people it finds at a company, and adds them', async () => {
@@ -123,10 +135,16 @@ describe.skipIf(skip)('admin page: records, retries and discovery', () => {
     }
     const [, people] = [...byCompany].sort((a, b) => b[1].length - a[1].length)[0]!;
     const company = sandboxes.hubspot.createCompany({ domain: people[0]!.employer.domain as string });
-    await eventually(() => sandboxes.hubspot.getCompany(company.id)?.crm_enrich_partner_id || undefined, 15_000, 'the company to be enriched');
+    await eventually(
+      () => sandboxes.hubspot.getCompany(company.id)?.crm_enrich_partner_id || undefined,
+      15_000,
+      'the company to be enriched',
+    );
     await settled(stack);
     const department = String(people.find((person) => person.workEmail)!.departmentId);
-    const { body: catalogue } = await running.admin<{ filters: { identifier: string; values: { code: string; label: string }[] }[] }>('GET', '/filter-options?identifiers=department');
+    const { body: catalogue } = await running.admin<{
+      filters: { identifier: string; values: { code: string; label: string }[] }[];
+    }>('GET', '/filter-options?identifiers=department');
     const label = catalogue.filters[0]!.values.find((v) => v.code === department)!.label;
 
     await signIn(page, running.url, ADMIN_TOKEN);
@@ -135,19 +153,33 @@ describe.skipIf(skip)('admin page: records, retries and discovery', () => {
     await page.getByLabel('Description').fill('people in one department');
     await page.locator('#persona-department').getByLabel(label, { exact: true }).check();
     await page.getByRole('button', { name: 'Save persona' }).click();
-    await expect.poll(() => page.locator('#persona-result').textContent()).toContain('Saved persona “Browser persona”.');
-    const { body: saved } = await running.admin<{ filters: { department: string[] } }>('GET', `/personas/${encodeURIComponent('Browser persona')}`);
+    await expect
+      .poll(() => page.locator('#persona-result').textContent())
+      .toContain('Saved persona “Browser persona”.');
+    const { body: saved } = await running.admin<{ filters: { department: string[] } }>(
+      'GET',
+      `/personas/${encodeURIComponent('Browser persona')}`,
+    );
     expect(saved.filters).toEqual({ department: [department] });
-    expect((await cellTexts(page, '#persona-list')).find((r) => r[0] === 'Browser persona')?.[1]).toBe(`Department: ${label}`);
+    expect((await cellTexts(page, '#persona-list')).find((r) => r[0] === 'Browser persona')?.[1]).toBe(
+      `Department: ${label}`,
+    );
 
     await page.getByLabel('Company record id').fill(company.id);
     await page.getByLabel('Persona', { exact: true }).selectOption('Browser persona');
     await page.getByLabel('At most').fill('3');
     await page.getByRole('button', { name: 'Preview' }).click();
     await page.locator('#discovery-preview table').waitFor();
-    const { body: preview } = await running.admin<DiscoveryPreview>('POST', '/discovery/preview', { crm: 'hubspot', companyId: company.id, persona: 'Browser persona', limit: 3 });
+    const { body: preview } = await running.admin<DiscoveryPreview>('POST', '/discovery/preview', {
+      crm: 'hubspot',
+      companyId: company.id,
+      persona: 'Browser persona',
+      limit: 3,
+    });
     const rows = await cellTexts(page, '#discovery-preview');
-    expect(rows.map((r) => r[5])).toEqual(preview.candidates.map((c) => ({ create: 'Create', link: 'Link', skip: 'Skip' })[c.action]));
+    expect(rows.map((r) => r[5])).toEqual(
+      preview.candidates.map((c) => ({ create: 'Create', link: 'Link', skip: 'Skip' })[c.action]),
+    );
     // Who each is (the search gives a profile handle, no name) and the department the persona searched.
     expect(rows.map((r) => r[0])).toEqual(preview.candidates.map((c) => c.profile ?? '(empty)'));
     expect(rows.map((r) => r[3])).toEqual(preview.candidates.map(() => label));
@@ -159,12 +191,20 @@ describe.skipIf(skip)('admin page: records, retries and discovery', () => {
       asked.push(dialog.message());
       void dialog.accept();
     });
-    await page.getByRole('button', { name: new RegExp(`^Add ${preview.counts.create + preview.counts.link} (person|people) to HubSpot$`) }).click();
-    await expect.poll(() => page.locator('#discovery-run-result').textContent(), { timeout: 30_000 }).toMatch(/^Done: \d+ created/);
+    await page
+      .getByRole('button', {
+        name: new RegExp(`^Add ${preview.counts.create + preview.counts.link} (person|people) to HubSpot$`),
+      })
+      .click();
+    await expect
+      .poll(() => page.locator('#discovery-run-result').textContent(), { timeout: 30_000 })
+      .toMatch(/^Done: \d+ created/);
     const done = (await page.locator('#discovery-run-result .ok').textContent())!;
     const created = Number(/^Done: (\d+) created/.exec(done)![1]);
     expect(created).toBe(preview.counts.create);
-    expect(asked).toEqual([expect.stringMatching(new RegExp(`^Create ${preview.counts.create} and link ${preview.counts.link} `))]);
+    expect(asked).toEqual([
+      expect.stringMatching(new RegExp(`^Create ${preview.counts.create} and link ${preview.counts.link} `)),
+    ]);
     const outcomes = await cellTexts(page, '#discovery-run-result');
     const made = outcomes.filter((r) => r[1] === 'created');
     expect(made).toHaveLength(created);
@@ -182,16 +222,30 @@ describe.skipIf(skip)('admin page: records, retries and discovery', () => {
     try {
       const [p] = partnerPeople(stack.sandboxes, 1, offset++);
       const { id } = stack.sandboxes.hubspot.createContact({ email: p!.workEmail! });
-      await eventually(async () => {
-        const { body } = await stack.running.admin<{ retrying: { data: { recordId: string } }[] }>('GET', '/jobs/retrying');
-        return body.retrying.some((j) => j.data.recordId === id) ? true : undefined;
-      }, 30_000, 'the contact to wait for its second attempt');
+      await eventually(
+        async () => {
+          const { body } = await stack.running.admin<{ retrying: { data: { recordId: string } }[] }>(
+            'GET',
+            '/jobs/retrying',
+          );
+          return body.retrying.some((j) => j.data.recordId === id) ? true : undefined;
+        },
+        30_000,
+        'the contact to wait for its second attempt',
+      );
 
       await signIn(page, stack.running.url, ADMIN_TOKEN);
       await page.getByRole('button', { name: 'Dead letters' }).click();
-      await expect.poll(async () => (await cellTexts(page, '#retrying')).find((r) => r[0] === `HubSpot contact ${id}`)).toEqual([
-        `HubSpot contact ${id}`, 'HubSpot contacts', '1', '2', expect.any(String), expect.stringMatching(/partner API failed/),
-      ]);
+      await expect
+        .poll(async () => (await cellTexts(page, '#retrying')).find((r) => r[0] === `HubSpot contact ${id}`))
+        .toEqual([
+          `HubSpot contact ${id}`,
+          'HubSpot contacts',
+          '1',
+          '2',
+          expect.any(String),
+          expect.stringMatching(/partner API failed/),
+        ]);
       expect(await page.getByRole('button', { name: 'Replay all' }).isDisabled()).toBe(true);
     } finally {
       stack.sandboxes.partner.setFailRate(0);

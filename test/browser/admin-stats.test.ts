@@ -74,8 +74,13 @@ describe.skipIf(skip)('admin page stats charts', () => {
     expect(problems).toEqual([]);
   });
 
-  async function open(options: { width?: number; height?: number; bypassCSP?: boolean; clock?: boolean } = {}): Promise<void> {
-    context = await browser.newContext({ viewport: { width: options.width ?? 1280, height: options.height ?? 900 }, bypassCSP: options.bypassCSP ?? false });
+  async function open(
+    options: { width?: number; height?: number; bypassCSP?: boolean; clock?: boolean } = {},
+  ): Promise<void> {
+    context = await browser.newContext({
+      viewport: { width: options.width ?? 1280, height: options.height ?? 900 },
+      bypassCSP: options.bypassCSP ?? false,
+    });
     context.setDefaultTimeout(10_000);
     page = await context.newPage();
     // A CSP refusal shows as a console error: Chart.js must draw under the page's policy as it is.
@@ -83,9 +88,15 @@ describe.skipIf(skip)('admin page stats charts', () => {
     if (options.clock) await page.clock.install();
     await signIn(page, stack.running.url, ADMIN_TOKEN);
     await page.getByRole('button', { name: 'Stats', exact: true }).click();
-    await page.locator(`#stats-charts figure[data-chart="${CONTACT_COVERAGE}"] details table`).waitFor({ state: 'attached' });
+    await page
+      .locator(`#stats-charts figure[data-chart="${CONTACT_COVERAGE}"] details table`)
+      .waitFor({ state: 'attached' });
     await expect
-      .poll(() => page.evaluate<boolean>("[...document.querySelectorAll('#stats-charts canvas')].every((c) => window.Chart?.getChart(c))"))
+      .poll(() =>
+        page.evaluate<boolean>(
+          "[...document.querySelectorAll('#stats-charts canvas')].every((c) => window.Chart?.getChart(c))",
+        ),
+      )
       .toBe(true);
   }
 
@@ -110,7 +121,11 @@ describe.skipIf(skip)('admin page stats charts', () => {
     await expect.poll(() => page.locator('#stats-charts').getAttribute('data-range')).toBe('1h');
     expect(await page.locator('#stats').getByLabel('Period').inputValue()).toBe('1h');
     const { body: api } = await stack.running.admin<Series>('GET', '/stats/series?range=1h');
-    const { body: now } = await stack.running.admin<{ jobsByOutcome: Record<string, number>; today: { partnerLookups: number }; crmCalls: Record<string, { calls: number }> }>('GET', '/stats');
+    const { body: now } = await stack.running.admin<{
+      jobsByOutcome: Record<string, number>;
+      today: { partnerLookups: number };
+      crmCalls: Record<string, { calls: number }>;
+    }>('GET', '/stats');
     const figures = await drawn();
     expect(figures.map((f) => f.key).slice(0, CHARTS.length)).toEqual(CHARTS);
     expect(figures.map((f) => f.key).slice(CHARTS.length)).toContain(CONTACT_COVERAGE);
@@ -129,7 +144,9 @@ describe.skipIf(skip)('admin page stats charts', () => {
     expect(total(e.written)).toBeGreaterThanOrEqual(CONTACTS);
     const enrichRows = await rows('enrichments');
     expect(enrichRows).toHaveLength(api.steps.length);
-    expect(enrichRows.map((r) => r.slice(1))).toEqual(api.steps.map((_, i) => [n(e.written[i]!), n(e.unchanged[i]!), n(e.no_match[i]!), n(e.failed[i]!)]));
+    expect(enrichRows.map((r) => r.slice(1))).toEqual(
+      api.steps.map((_, i) => [n(e.written[i]!), n(e.unchanged[i]!), n(e.no_match[i]!), n(e.failed[i]!)]),
+    );
     expect(chart('enrichments').label).toContain(`${n(total(e.written))} written`);
     expect(chart('enrichments').caption).toBe('Enrichments by outcome, per minute');
 
@@ -138,11 +155,18 @@ describe.skipIf(skip)('admin page stats charts', () => {
     expect(today.used).toBe(now.today.partnerLookups);
     expect(today.used).toBeGreaterThan(0);
     expect(chart('credits').datasets[0]!.data.at(-1)).toBe(today.used);
-    expect((await rows('credits')).at(-1)).toEqual([today.day, n(today.used), n(today.budget), n(Math.max(0, today.budget - today.used))]);
+    expect((await rows('credits')).at(-1)).toEqual([
+      today.day,
+      n(today.used),
+      n(today.budget),
+      n(Math.max(0, today.budget - today.used)),
+    ]);
     // A few credits against a budget of thousands: the axis fits what was used and the budget is said in words.
     expect(today.used * 4).toBeLessThan(today.budget);
     expect(chart('credits').datasets.map((d) => d.label)).toEqual(['Credits used']);
-    expect(chart('credits').caption).toBe(`Partner credits per day (the budget, ${n(today.budget)} a day, is far above)`);
+    expect(chart('credits').caption).toBe(
+      `Partner credits per day (the budget, ${n(today.budget)} a day, is far above)`,
+    );
     expect(chart('credits').label).toContain(`${n(today.used)} of a budget of ${n(today.budget)} used today`);
 
     // CRM calls: counted calls reach the chart, under a known limit.
@@ -152,7 +176,9 @@ describe.skipIf(skip)('admin page stats charts', () => {
     expect(hubspot.limitPerStep).toBeGreaterThan(0);
     expect(chart('crm-hubspot').datasets.map((d) => d.label)).toEqual(['Calls', 'Limit']);
     expect(chart('crm-hubspot').datasets[0]!.data).toEqual(hubspot.calls);
-    expect((await rows('crm-hubspot')).map((r) => r.slice(1))).toEqual(hubspot.calls.map((c) => [n(c), n(hubspot.limitPerStep!)]));
+    expect((await rows('crm-hubspot')).map((r) => r.slice(1))).toEqual(
+      hubspot.calls.map((c) => [n(c), n(hubspot.limitPerStep!)]),
+    );
 
     // Match rate: matched (written or unchanged) of the records looked up, in each step; the contacts' step has one.
     const rates = api.steps.map((_, i) => {
@@ -161,8 +187,12 @@ describe.skipIf(skip)('admin page stats charts', () => {
     });
     expect(api.series.matchRate).toEqual(rates);
     expect(rates.some((r) => r !== null && r > 0)).toBe(true);
-    expect((await rows('match-rate')).map((r) => r[1])).toEqual(rates.map((r) => (r === null ? 'none looked up' : `${(r * 100).toFixed(1)} %`)));
-    expect(chart('match-rate').datasets[0]!.data).toEqual(rates.map((r) => (r === null ? null : Math.round(r * 1000) / 10)));
+    expect((await rows('match-rate')).map((r) => r[1])).toEqual(
+      rates.map((r) => (r === null ? 'none looked up' : `${(r * 100).toFixed(1)} %`)),
+    );
+    expect(chart('match-rate').datasets[0]!.data).toEqual(
+      rates.map((r) => (r === null ? null : Math.round(r * 1000) / 10)),
+    );
 
     // Cache: the lookups of the run, each answered by the cache or the partner.
     expect(total(api.series.cache.hits) + total(api.series.cache.misses)).toBeGreaterThanOrEqual(CONTACTS);
@@ -173,7 +203,9 @@ describe.skipIf(skip)('admin page stats charts', () => {
     expect(samples.length).toBeGreaterThan(0);
     expect(chart('queue').datasets[0]!.data).toEqual(api.series.queue.depth);
     const waited = api.series.queue.oldestAgeSeconds.some((a) => a !== null);
-    expect(chart('queue').label).toMatch(waited ? /the oldest waiting job waited up to \d/ : /no job was waiting at any sample\.$/);
+    expect(chart('queue').label).toMatch(
+      waited ? /the oldest waiting job waited up to \d/ : /no job was waiting at any sample\.$/,
+    );
     expect(chart('queue').label).not.toContain('no sample.');
 
     // Coverage: a property the partner filled is filled on at least as many records after as before.
@@ -187,7 +219,10 @@ describe.skipIf(skip)('admin page stats charts', () => {
     expect(row[3]).toMatch(new RegExp(`^${n(filled[0]!.after)} \\(`));
     expect(chart(CONTACT_COVERAGE).labels).toEqual(contacts.map((c) => c.property));
     const share = (part: number, of: number) => (of ? Math.round((part / of) * 1000) / 10 : 0);
-    expect(chart(CONTACT_COVERAGE).datasets.map((d) => d.data)).toEqual([contacts.map((c) => share(c.before, c.records)), contacts.map((c) => share(c.after, c.records))]);
+    expect(chart(CONTACT_COVERAGE).datasets.map((d) => d.data)).toEqual([
+      contacts.map((c) => share(c.before, c.records)),
+      contacts.map((c) => share(c.after, c.records)),
+    ]);
   });
 
   it('redraws a chosen period and refreshes in place, keeping the scroll position and open tables', async () => {
@@ -220,7 +255,9 @@ describe.skipIf(skip)('admin page stats charts', () => {
     expect(widths.page).toBeLessThanOrEqual(390);
     for (const right of widths.figures) expect(right).toBeLessThanOrEqual(390);
     await page.addScriptTag({ content: AXE_SOURCE });
-    const violations = await page.evaluate<string[]>(`axe.run(document.getElementById('stats')).then(({ violations }) => violations
+    const violations = await page.evaluate<
+      string[]
+    >(`axe.run(document.getElementById('stats')).then(({ violations }) => violations
       .filter((v) => v.impact === 'serious' || v.impact === 'critical')
       .map((v) => v.id + ': ' + v.nodes.map((n) => n.target.join(' ')).join(', ')))`);
     expect(violations).toEqual([]);
@@ -242,7 +279,10 @@ describe.skipIf(skip)('admin page stats charts', () => {
     for (const path of ['index.d.ts', 'package.json', 'index.js.map', '../package.json', 'nothing.js']) {
       expect((await fetch(`${stack.running.url}/admin/assets/vendor/diff/${path}`)).status, path).toBe(404);
     }
-    const wrong = await stack.running.admin<{ error: { code: string; details: { field: string } } }>('GET', '/stats/series?range=2y');
+    const wrong = await stack.running.admin<{ error: { code: string; details: { field: string } } }>(
+      'GET',
+      '/stats/series?range=2y',
+    );
     expect(wrong.status).toBe(400);
     expect(wrong.body.error).toMatchObject({ code: 'invalid_request', details: { field: 'range' } });
   });

@@ -8,14 +8,24 @@ export const CHROMIUM = '/usr/bin/chromium';
 
 /** Why the browser tests cannot run on this machine (no Postgres server, no Chromium), or undefined. */
 export async function browserSkipReason(): Promise<string | undefined> {
-  return (await serverUnavailable()) ?? (existsSync(CHROMIUM) ? undefined : `${CHROMIUM} is missing (apt-get install chromium)`);
+  return (
+    (await serverUnavailable()) ??
+    (existsSync(CHROMIUM) ? undefined : `${CHROMIUM} is missing (apt-get install chromium)`)
+  );
 }
 
 /** Chromium headless, with nothing in the background that would reach out of the machine. */
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }
 
@@ -26,7 +36,8 @@ export function launchChromium(): Promise<Browser> {
 export function watchForProblems(page: Page, problems: string[], options: { warnings: boolean }): void {
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
   page.on('console', (message) => {
-    if (message.type() === 'error' || (options.warnings && message.type() === 'warning')) problems.push(`console ${message.type()}: ${message.text()}`);
+    if (message.type() === 'error' || (options.warnings && message.type() === 'warning'))
+      problems.push(`console ${message.type()}: ${message.text()}`);
   });
   page.on('requestfailed', (request) => problems.push(`failed: ${request.url()} ${request.failure()?.errorText}`));
   page.on('response', (response) => {
@@ -53,19 +64,28 @@ export async function openMapping(page: Page, name: string): Promise<void> {
 export function cellTexts(page: Page, selector: string): Promise<string[][]> {
   return page
     .locator(`${selector} tbody tr`)
-    .evaluateAll((rows) => rows.map((row) => [...row.querySelectorAll(':scope > th, :scope > td')].map((cell) => (cell.textContent ?? '').trim())));
+    .evaluateAll((rows) =>
+      rows.map((row) =>
+        [...row.querySelectorAll(':scope > th, :scope > td')].map((cell) => (cell.textContent ?? '').trim()),
+      ),
+    );
 }
 
 /** The definition lists under `selector` as term to description text. */
 export function definitionTexts(page: Page, selector: string): Promise<Record<string, string>> {
-  return page.locator(`${selector} dt`).evaluateAll((terms) =>
-    Object.fromEntries(terms.map((dt) => [(dt.textContent ?? '').trim(), (dt.nextElementSibling?.textContent ?? '').trim()])),
-  );
+  return page
+    .locator(`${selector} dt`)
+    .evaluateAll((terms) =>
+      Object.fromEntries(
+        terms.map((dt) => [(dt.textContent ?? '').trim(), (dt.nextElementSibling?.textContent ?? '').trim()]),
+      ),
+    );
 }
 
 /** Opens the "Edit as YAML" view of the open mapping, where the document's textarea is. */
 export async function showYaml(page: Page): Promise<void> {
-  if (!(await page.locator('#yaml-view').evaluate((el) => (el as unknown as { open: boolean }).open))) await page.locator('#yaml-view > summary').click();
+  if (!(await page.locator('#yaml-view').evaluate((el) => (el as unknown as { open: boolean }).open)))
+    await page.locator('#yaml-view > summary').click();
   await page.getByLabel('Mapping document (YAML)').waitFor();
 }
 

@@ -6,14 +6,24 @@ import { HubspotObjects } from '../../connectors/hubspot/wire-schemas.js';
 describe('parseCrmAnswer', () => {
   it('keeps fields the vendor adds and gives the parsed answer back', () => {
     const at = new Date('2026-01-02T03:04:05Z');
-    const [object] = parseCrmAnswer('hubspot', HubspotObjects, [{ id: '1', properties: { email: 'a@example.com' }, createdAt: at, archived: false }], 'batch_read');
+    const [object] = parseCrmAnswer(
+      'hubspot',
+      HubspotObjects,
+      [{ id: '1', properties: { email: 'a@example.com' }, createdAt: at, archived: false }],
+      'batch_read',
+    );
     expect(object).toMatchObject({ id: '1', properties: { email: 'a@example.com' }, createdAt: at, archived: false });
   });
 
   it('refuses an answer that does not fit with an AppError naming the call and the path, never the values', () => {
     let error: unknown;
     try {
-      parseCrmAnswer('hubspot', HubspotObjects, [{ id: 7, properties: { email: 'secret.person@example.com' } }], 'batch_read');
+      parseCrmAnswer(
+        'hubspot',
+        HubspotObjects,
+        [{ id: 7, properties: { email: 'secret.person@example.com' } }],
+        'batch_read',
+      );
     } catch (e) {
       error = e;
     }

@@ -35,13 +35,19 @@ describe('expected network failures in the log', () => {
   });
 
   it('logs HubSpot unreachable as one line with its code, no stack', async () => {
-    const hubspot = createHubspotConnector({ connection: `unreachable-${process.pid}`, accessToken: 'pat-x', basePath: `http://127.0.0.1:${await closedPort()}` });
+    const hubspot = createHubspotConnector({
+      connection: `unreachable-${process.pid}`,
+      accessToken: 'pat-x',
+      basePath: `http://127.0.0.1:${await closedPort()}`,
+    });
     connectors.push(hubspot);
     const error = await hubspot.readSchema('contact').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(CrmError);
     const logged = serializeError(error);
     expect(logged.stack).toBeUndefined();
-    expect(logged.message).toMatch(/^HubSpot could not be reached for \w+: fetch failed \(ECONNREFUSED\)\. Check HUBSPOT_BASE_URL and the network\.$/);
+    expect(logged.message).toMatch(
+      /^HubSpot could not be reached for \w+: fetch failed \(ECONNREFUSED\)\. Check HUBSPOT_BASE_URL and the network\.$/,
+    );
     expect(logged).toMatchObject({ type: 'CrmError', code: 'unavailable', kind: 'transient' });
     expect(JSON.stringify(logged).split('\n')).toHaveLength(1);
   });

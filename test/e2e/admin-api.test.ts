@@ -34,11 +34,14 @@ interface PreviewRow {
   outcome: string;
 }
 
-const HEADLINE_FIELD = '  - target: crm_enrich_headline\n    from: headline\n    custom: { label: Headline, type: string }\n';
+const HEADLINE_FIELD =
+  '  - target: crm_enrich_headline\n    from: headline\n    custom: { label: Headline, type: string }\n';
 
 describe.skipIf(skip)('admin API', () => {
   // Employers' companies are created and counted in employers.test.ts; this file counts contacts alone.
-  const stack = useStack({ service: { env: { HUBSPOT_CREATE_COMPANIES: 'false', SALESFORCE_CREATE_ACCOUNTS: 'false' } } });
+  const stack = useStack({
+    service: { env: { HUBSPOT_CREATE_COMPANIES: 'false', SALESFORCE_CREATE_ACCOUNTS: 'false' } },
+  });
   let offset = 300;
   const created = { enriched: 0, noMatch: 0 };
 
@@ -63,7 +66,12 @@ describe.skipIf(skip)('admin API', () => {
   };
 
   it('refuses requests without the token or with a wrong one (401)', async () => {
-    for (const headers of [{}, { authorization: 'Bearer not-the-token' }, { authorization: ADMIN_TOKEN }, { authorization: `Basic ${ADMIN_TOKEN}` }] as Record<string, string>[]) {
+    for (const headers of [
+      {},
+      { authorization: 'Bearer not-the-token' },
+      { authorization: ADMIN_TOKEN },
+      { authorization: `Basic ${ADMIN_TOKEN}` },
+    ] as Record<string, string>[]) {
       const res = await raw('/mappings', { headers });
       expect(res.status).toBe(401);
       expect(res.headers.get('www-authenticate')).toMatch(/^Bearer/);
@@ -74,7 +82,11 @@ describe.skipIf(skip)('admin API', () => {
   });
 
   it('answers with headers that keep a browser from sniffing, framing or referring, and name no framework', async () => {
-    for (const res of [await raw('/mappings', { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } }), await raw('/mappings', {}), await fetch(`${stack.running.url}/healthz`)]) {
+    for (const res of [
+      await raw('/mappings', { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } }),
+      await raw('/mappings', {}),
+      await fetch(`${stack.running.url}/healthz`),
+    ]) {
       expect(res.headers.get('x-content-type-options')).toBe('nosniff');
       expect(res.headers.get('content-security-policy')).toMatch(/frame-ancestors 'none'/);
       expect(res.headers.get('content-security-policy')).toMatch(/default-src 'none'/);
@@ -85,10 +97,14 @@ describe.skipIf(skip)('admin API', () => {
   });
 
   it('lists the active mappings and shows one with its versions', async () => {
-    const list = await stack.running.admin<{ mappings: { crm: string; object: string; version: number; author: string }[] }>('GET', '/mappings');
+    const list = await stack.running.admin<{
+      mappings: { crm: string; object: string; version: number; author: string }[];
+    }>('GET', '/mappings');
     expect(list.status).toBe(200);
     const names = list.body.mappings.map((m) => `${m.crm}/${m.object}`).sort();
-    expect(names).toEqual(['hubspot/company', 'hubspot/contact', 'salesforce/Account', 'salesforce/Contact', 'salesforce/Lead'].sort());
+    expect(names).toEqual(
+      ['hubspot/company', 'hubspot/contact', 'salesforce/Account', 'salesforce/Contact', 'salesforce/Lead'].sort(),
+    );
     const contact = list.body.mappings.find((m) => m.crm === 'hubspot' && m.object === 'contact')!;
     expect(contact.version).toBe(1);
     expect(contact.author).toMatch(/^file:.*contact\.yaml$/);
@@ -105,19 +121,38 @@ describe.skipIf(skip)('admin API', () => {
 
   it('validates a candidate: a good one passes, a bad one is 422 naming the field path', async () => {
     const { active } = (await stack.running.admin<MappingView>('GET', '/mappings/hubspot/contact')).body;
-    const good = await stack.running.admin<{ valid: boolean; crm: string; object: string }>('POST', '/mappings/validate', { document: active.document });
+    const good = await stack.running.admin<{ valid: boolean; crm: string; object: string }>(
+      'POST',
+      '/mappings/validate',
+      { document: active.document },
+    );
     expect(good.status).toBe(200);
     expect(good.body).toMatchObject({ valid: true, crm: 'hubspot', object: 'contact' });
 
     const invalid = async (document: string) => {
       expect(document).not.toBe(active.document);
-      const error = expectError(await stack.running.admin('POST', '/mappings/validate', { document }), 422, 'invalid_mapping');
+      const error = expectError(
+        await stack.running.admin('POST', '/mappings/validate', { document }),
+        422,
+        'invalid_mapping',
+      );
       return (error.details!.problems as { field: string; code: string }[]).map((p) => p.field);
     };
-    expect(await invalid(active.document.replace('- { target: jobtitle, from: position }', '- { target: jobtitle, from: position, rule: sometimes }'))).toEqual(['fields > jobtitle > rule']);
+    expect(
+      await invalid(
+        active.document.replace(
+          '- { target: jobtitle, from: position }',
+          '- { target: jobtitle, from: position, rule: sometimes }',
+        ),
+      ),
+    ).toEqual(['fields > jobtitle > rule']);
     // Every problem of the candidate at once, each naming its field.
-    const twoUnknownSources = active.document.replace('from: seniority', 'from: seniority_level').replace('from: department', 'from: departmnt');
-    expect(await invalid(twoUnknownSources)).toEqual(expect.arrayContaining(['fields > hs_seniority > from', 'fields > crm_enrich_department > from']));
+    const twoUnknownSources = active.document
+      .replace('from: seniority', 'from: seniority_level')
+      .replace('from: department', 'from: departmnt');
+    expect(await invalid(twoUnknownSources)).toEqual(
+      expect.arrayContaining(['fields > hs_seniority > from', 'fields > crm_enrich_department > from']),
+    );
 
     const noDocument = await stack.running.admin('POST', '/mappings/validate', {});
     expect(expectError(noDocument, 400, 'invalid_request').details).toMatchObject({ field: 'document' });
@@ -128,25 +163,47 @@ describe.skipIf(skip)('admin API', () => {
     const withoutHeadline = active.document.replace(HEADLINE_FIELD, '');
     expect(withoutHeadline).not.toBe(active.document);
 
-    const noAuthor = await stack.running.admin('POST', '/mappings/hubspot/contact/versions', { document: withoutHeadline, comment: 'x' });
+    const noAuthor = await stack.running.admin('POST', '/mappings/hubspot/contact/versions', {
+      document: withoutHeadline,
+      comment: 'x',
+    });
     expect(expectError(noAuthor, 400, 'invalid_request').details).toMatchObject({ field: 'author' });
-    const wrongObject = await stack.running.admin('POST', '/mappings/hubspot/company/versions', { document: withoutHeadline, author: 'ops@example.com' });
+    const wrongObject = await stack.running.admin('POST', '/mappings/hubspot/company/versions', {
+      document: withoutHeadline,
+      author: 'ops@example.com',
+    });
     expect(expectError(wrongObject, 400, 'invalid_request').details).toMatchObject({ field: 'document' });
-    const invalid = await stack.running.admin('POST', '/mappings/hubspot/contact/versions', { document: withoutHeadline.replace('from: position', 'from: no_such_field'), author: 'ops@example.com' });
+    const invalid = await stack.running.admin('POST', '/mappings/hubspot/contact/versions', {
+      document: withoutHeadline.replace('from: position', 'from: no_such_field'),
+      author: 'ops@example.com',
+    });
     expectError(invalid, 422, 'invalid_mapping');
 
-    const saved = await stack.running.admin<{ active: VersionView }>('POST', '/mappings/hubspot/contact/versions', { document: withoutHeadline, author: 'ops@example.com', comment: 'headline is noise' });
+    const saved = await stack.running.admin<{ active: VersionView }>('POST', '/mappings/hubspot/contact/versions', {
+      document: withoutHeadline,
+      author: 'ops@example.com',
+      comment: 'headline is noise',
+    });
     expect(saved.status).toBe(201);
     expect(saved.body.active).toMatchObject({ version: 2, author: 'ops@example.com', comment: 'headline is noise' });
     const shown = (await stack.running.admin<MappingView>('GET', '/mappings/hubspot/contact')).body;
     expect(shown.active.version).toBe(2);
-    expect(shown.versions.map((v) => [v.version, v.active])).toEqual(expect.arrayContaining([[1, false], [2, true]]));
+    expect(shown.versions.map((v) => [v.version, v.active])).toEqual(
+      expect.arrayContaining([
+        [1, false],
+        [2, true],
+      ]),
+    );
 
     const underV2 = await enrichedContact();
     expect(underV2.contact.jobtitle).toBe(underV2.person.position);
     expect(underV2.contact.crm_enrich_headline ?? '').toBe('');
 
-    const rolledBack = await stack.running.admin<{ active: VersionView }>('POST', '/mappings/hubspot/contact/rollback', { version: 1 });
+    const rolledBack = await stack.running.admin<{ active: VersionView }>(
+      'POST',
+      '/mappings/hubspot/contact/rollback',
+      { version: 1 },
+    );
     expect(rolledBack.status).toBe(200);
     expect(rolledBack.body.active.version).toBe(1);
     expect((await stack.running.admin<MappingView>('GET', '/mappings/hubspot/contact')).body.active.version).toBe(1);
@@ -164,36 +221,82 @@ describe.skipIf(skip)('admin API', () => {
     const { id, person, contact } = await enrichedContact();
     expect(person.headline).toBeTruthy();
     const { active } = (await stack.running.admin<MappingView>('GET', '/mappings/hubspot/contact')).body;
-    const candidate = active.document.replace('- { target: jobtitle, from: position }', '- { target: jobtitle, from: headline, rule: overwrite }');
+    const candidate = active.document.replace(
+      '- { target: jobtitle, from: position }',
+      '- { target: jobtitle, from: headline, rule: overwrite }',
+    );
     const before = {
       updates: hubspotCalls(stack.sandboxes, 'batch/update'),
-      audit: (await schemaQuery<{ n: number }>(stack.running, `SELECT count(*)::int AS n FROM $schema.audit_log`))[0]!.n,
-      state: await stack.running.service.store.state.get({ connection: 'hubspot', objectType: 'contact', recordId: id }),
+      audit: (await schemaQuery<{ n: number }>(stack.running, `SELECT count(*)::int AS n FROM $schema.audit_log`))[0]!
+        .n,
+      state: await stack.running.service.store.state.get({
+        connection: 'hubspot',
+        objectType: 'contact',
+        recordId: id,
+      }),
     };
 
-    const res = await stack.running.admin<{ record: { id: string }; match: { by: string } | null; rows: PreviewRow[]; wouldWrite: Record<string, string> }>('POST', '/mappings/preview', {
-      document: candidate, crm: 'hubspot', object: 'contact', recordId: id,
+    const res = await stack.running.admin<{
+      record: { id: string };
+      match: { by: string } | null;
+      rows: PreviewRow[];
+      wouldWrite: Record<string, string>;
+    }>('POST', '/mappings/preview', {
+      document: candidate,
+      crm: 'hubspot',
+      object: 'contact',
+      recordId: id,
     });
     expect(res.status).toBe(200);
     expect(res.body.record.id).toBe(id);
     expect(res.body.match?.by).toBe('id');
     const jobtitle = res.body.rows.find((r) => r.property === 'jobtitle');
-    expect(jobtitle).toEqual({ property: 'jobtitle', current: person.position, new: person.headline, rule: 'overwrite', outcome: 'write', reason: expect.any(String) });
-    expect(res.body.rows.find((r) => r.property === 'firstname')).toMatchObject({ current: contact.firstname, new: person.first_name, rule: 'fill_empty', outcome: 'unchanged' });
+    expect(jobtitle).toEqual({
+      property: 'jobtitle',
+      current: person.position,
+      new: person.headline,
+      rule: 'overwrite',
+      outcome: 'write',
+      reason: expect.any(String),
+    });
+    expect(res.body.rows.find((r) => r.property === 'firstname')).toMatchObject({
+      current: contact.firstname,
+      new: person.first_name,
+      rule: 'fill_empty',
+      outcome: 'unchanged',
+    });
     // Exactly what a run would write: the changed property and the enriched-at stamp that goes with it.
-    expect(res.body.wouldWrite).toEqual({ jobtitle: person.headline, crm_enrich_enriched_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}/) });
-    expect(res.body.rows.find((r) => r.property === 'crm_enrich_enriched_at')).toMatchObject({ outcome: 'write', reason: 'stamped because other properties are written' });
+    expect(res.body.wouldWrite).toEqual({
+      jobtitle: person.headline,
+      crm_enrich_enriched_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}/),
+    });
+    expect(res.body.rows.find((r) => r.property === 'crm_enrich_enriched_at')).toMatchObject({
+      outcome: 'write',
+      reason: 'stamped because other properties are written',
+    });
 
-    const activePreview = await stack.running.admin<{ rows: PreviewRow[]; wouldWrite: Record<string, string> }>('POST', '/mappings/preview', { crm: 'hubspot', object: 'contact', recordId: id });
+    const activePreview = await stack.running.admin<{ rows: PreviewRow[]; wouldWrite: Record<string, string> }>(
+      'POST',
+      '/mappings/preview',
+      { crm: 'hubspot', object: 'contact', recordId: id },
+    );
     expect(activePreview.body.wouldWrite).toEqual({});
     expect(activePreview.body.rows.length).toBeGreaterThan(5);
 
     expect(hubspotCalls(stack.sandboxes, 'batch/update')).toBe(before.updates);
     expect(stack.sandboxes.hubspot.getContact(id)!.jobtitle).toBe(person.position);
-    expect((await schemaQuery<{ n: number }>(stack.running, `SELECT count(*)::int AS n FROM $schema.audit_log`))[0]!.n).toBe(before.audit);
-    expect(await stack.running.service.store.state.get({ connection: 'hubspot', objectType: 'contact', recordId: id })).toEqual(before.state);
+    expect(
+      (await schemaQuery<{ n: number }>(stack.running, `SELECT count(*)::int AS n FROM $schema.audit_log`))[0]!.n,
+    ).toBe(before.audit);
+    expect(
+      await stack.running.service.store.state.get({ connection: 'hubspot', objectType: 'contact', recordId: id }),
+    ).toEqual(before.state);
 
-    const absent = await stack.running.admin('POST', '/mappings/preview', { crm: 'hubspot', object: 'contact', recordId: '999999999' });
+    const absent = await stack.running.admin('POST', '/mappings/preview', {
+      crm: 'hubspot',
+      object: 'contact',
+      recordId: '999999999',
+    });
     expect(expectError(absent, 404, 'not_found').details).toMatchObject({ field: 'recordId' });
     const noRecord = await stack.running.admin('POST', '/mappings/preview', { crm: 'hubspot', object: 'contact' });
     expect(expectError(noRecord, 400, 'invalid_request').details).toMatchObject({ field: 'recordId' });
@@ -211,7 +314,14 @@ describe.skipIf(skip)('admin API', () => {
       jobsByOutcome: Record<string, number>;
       records: Record<string, number>;
       matchRate: number;
-      today: { partnerLookups: number; cacheHits: number; budget: number; budgetLeft: number; hardCap: number; bulkPaused: boolean };
+      today: {
+        partnerLookups: number;
+        cacheHits: number;
+        budget: number;
+        budgetLeft: number;
+        hardCap: number;
+        bulkPaused: boolean;
+      };
       crmCalls: Record<string, { calls: number; byOperation: Record<string, number> }>;
     }>('GET', '/stats');
     expect(res.status).toBe(200);
@@ -233,8 +343,14 @@ describe.skipIf(skip)('admin API', () => {
 
   it('answers every error as { error: { code, message, details } }', async () => {
     expectError(await stack.running.admin('GET', '/no-such-route'), 404, 'not_found');
-    const badJson = await raw('/mappings/validate', { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: '{"document": ' });
-    expect(expectError({ status: badJson.status, body: await badJson.json() }, 400, 'invalid_request').details).toMatchObject({ field: 'body' });
+    const badJson = await raw('/mappings/validate', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      body: '{"document": ',
+    });
+    expect(
+      expectError({ status: badJson.status, body: await badJson.json() }, 400, 'invalid_request').details,
+    ).toMatchObject({ field: 'body' });
     const unknownObject = await stack.running.admin('POST', '/records/hubspot/deal/1/enrich');
     expect(expectError(unknownObject, 404, 'not_found').details).toMatchObject({ field: 'object' });
     const unknownRecord = await stack.running.admin('GET', '/records/hubspot/contact/424242');
@@ -245,12 +361,39 @@ describe.skipIf(skip)('admin API', () => {
     const body = fc.oneof(
       fc.json().map((j) => ({ text: j, json: true })),
       fc.string({ maxLength: 300 }).map((t) => ({ text: t, json: false })),
-      fc.record({ document: fc.oneof(fc.string({ maxLength: 300 }), fc.integer()), author: fc.oneof(fc.string(), fc.constant(null)), comment: fc.string(), version: fc.oneof(fc.integer(), fc.string()), ids: fc.array(fc.string()), connection: fc.string(), object: fc.string(), limit: fc.oneof(fc.integer(), fc.string()), crm: fc.string(), recordId: fc.string() }, { requiredKeys: [] }).map((o) => ({ text: JSON.stringify(o), json: true })),
+      fc
+        .record(
+          {
+            document: fc.oneof(fc.string({ maxLength: 300 }), fc.integer()),
+            author: fc.oneof(fc.string(), fc.constant(null)),
+            comment: fc.string(),
+            version: fc.oneof(fc.integer(), fc.string()),
+            ids: fc.array(fc.string()),
+            connection: fc.string(),
+            object: fc.string(),
+            limit: fc.oneof(fc.integer(), fc.string()),
+            crm: fc.string(),
+            recordId: fc.string(),
+          },
+          { requiredKeys: [] },
+        )
+        .map((o) => ({ text: JSON.stringify(o), json: true })),
     );
-    const paths = ['/mappings/validate', '/mappings/preview', '/mappings/hubspot/contact/versions', '/mappings/hubspot/contact/rollback', '/dead-letters/replay', '/backfills'];
+    const paths = [
+      '/mappings/validate',
+      '/mappings/preview',
+      '/mappings/hubspot/contact/versions',
+      '/mappings/hubspot/contact/rollback',
+      '/dead-letters/replay',
+      '/backfills',
+    ];
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...paths), body, async (path, { text, json }) => {
-        const res = await raw(path, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': json ? 'application/json' : 'text/plain' }, body: text });
+        const res = await raw(path, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': json ? 'application/json' : 'text/plain' },
+          body: text,
+        });
         expect(res.status, `${path} ${text}`).toBeLessThan(500);
         if (res.status >= 400) {
           const { error } = (await res.json()) as ErrorBody;
@@ -263,7 +406,14 @@ describe.skipIf(skip)('admin API', () => {
   });
 
   it('answers a YAML alias bomb with 422 naming the problem and its line, quickly', async () => {
-    const bomb = ['crm: hubspot', 'object: contact', 'a: &a [x, x, x, x, x, x, x, x, x, x]', 'b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]', 'c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]', 'd: [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]'].join('\n');
+    const bomb = [
+      'crm: hubspot',
+      'object: contact',
+      'a: &a [x, x, x, x, x, x, x, x, x, x]',
+      'b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]',
+      'c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]',
+      'd: [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]',
+    ].join('\n');
     const started = Date.now();
     const res = await stack.running.admin('POST', '/mappings/validate', { document: bomb });
     expect(Date.now() - started).toBeLessThan(2_000);
@@ -274,7 +424,8 @@ describe.skipIf(skip)('admin API', () => {
   // Last in this file: the address stays throttled for up to a minute afterwards.
   it('slows down an address that sends wrong tokens: 429 with Retry-After, the right token included', async () => {
     const statuses: number[] = [];
-    for (let i = 0; i < 12; i++) statuses.push((await raw('/mappings', { headers: { authorization: `Bearer wrong-${i}` } })).status);
+    for (let i = 0; i < 12; i++)
+      statuses.push((await raw('/mappings', { headers: { authorization: `Bearer wrong-${i}` } })).status);
     // Ten wrong tokens a minute from one address (an earlier test sent one): then 429 and only 429.
     const first429 = statuses.indexOf(429);
     expect(first429).toBeGreaterThanOrEqual(9);

@@ -5,7 +5,15 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serverUnavailable } from '../support/db.js';
-import { jobStates, killAll, processSchema, runCli, serviceEnv, startServiceProcess, type ServiceProcess } from './process.js';
+import {
+  jobStates,
+  killAll,
+  processSchema,
+  runCli,
+  serviceEnv,
+  startServiceProcess,
+  type ServiceProcess,
+} from './process.js';
 import { ADMIN_TOKEN, eventually, partnerPeople, startSandboxes, type Sandboxes } from './stack.js';
 
 const skip = await serverUnavailable();
@@ -39,7 +47,10 @@ describe.skipIf(skip)('crm-enrich backfill', () => {
   it('with --dry-run says what it would enrich, link and create, and enqueues nothing', async () => {
     const result = await backfill('--connection', 'hubspot', '--object', 'contact', '--dry-run');
     expect(result.code, result.output).toBe(0);
-    const employers = new Set([...partnerPeople(sandboxes, CONTACTS).map((p) => p.employer.domain), 'unknown-company.example']);
+    const employers = new Set([
+      ...partnerPeople(sandboxes, CONTACTS).map((p) => p.employer.domain),
+      'unknown-company.example',
+    ]);
     expect(result.output.trim().split('\n').slice(0, 4)).toEqual([
       'dry run of a backfill of hubspot contact: nothing was enqueued',
       '  152 records listed: 151 would be enriched, 1 skipped (no match key, or already enriched)',
@@ -55,25 +66,39 @@ describe.skipIf(skip)('crm-enrich backfill', () => {
     expect(result.code, result.output).toBe(0);
     expect(result.output).not.toContain('\r');
     const lines = result.output.trim().split('\n');
-    expect(lines.some((l) => /^\[[#-]{30}\] +\d+% \d+\/\d+ enriched, \d+ listed, \d+ skipped, [\d.]+\/s, ETA /.test(l))).toBe(true);
+    expect(
+      lines.some((l) => /^\[[#-]{30}\] +\d+% \d+\/\d+ enriched, \d+ listed, \d+ skipped, [\d.]+\/s, ETA /.test(l)),
+    ).toBe(true);
     expect(lines.at(-2)).toMatch(/^\[#{30}\] 100% 151\/151 enriched, 152 listed, 1 skipped/);
-    expect(lines.at(-1)).toBe('backfill of hubspot contact done: 151 records enqueued, 1 skipped (no match key, or already enriched)');
+    expect(lines.at(-1)).toBe(
+      'backfill of hubspot contact done: 151 records enqueued, 1 skipped (no match key, or already enriched)',
+    );
 
     const people = partnerPeople(sandboxes, CONTACTS);
-    const enriched = [...sandboxes.hubspot.store.objects.contacts.values()].filter((c) => c.properties.get('crm_enrich_partner_id'));
-    expect(new Set(enriched.map((c) => c.properties.get('crm_enrich_partner_id')))).toEqual(new Set(people.map((p) => p.person.id)));
+    const enriched = [...sandboxes.hubspot.store.objects.contacts.values()].filter((c) =>
+      c.properties.get('crm_enrich_partner_id'),
+    );
+    expect(new Set(enriched.map((c) => c.properties.get('crm_enrich_partner_id')))).toEqual(
+      new Set(people.map((p) => p.person.id)),
+    );
   }, 60_000);
 
   it('enqueues nothing on a second run: records already enriched are skipped', async () => {
     // The employers' new companies are enriched after their people; wait for that to end first.
-    await eventually(async () => {
-      const states = await jobStates(schema, 'enrich.hubspot.company');
-      return (states.created ?? 0) + (states.active ?? 0) + (states.retry ?? 0) === 0 ? true : undefined;
-    }, 30_000, 'the companies to be enriched');
+    await eventually(
+      async () => {
+        const states = await jobStates(schema, 'enrich.hubspot.company');
+        return (states.created ?? 0) + (states.active ?? 0) + (states.retry ?? 0) === 0 ? true : undefined;
+      },
+      30_000,
+      'the companies to be enriched',
+    );
     sandboxes.hubspot.resetStats();
     const result = await backfill('--connection', 'hubspot', '--object', 'contact');
     expect(result.code, result.output).toBe(0);
-    expect(result.output.trim().split('\n').at(-1)).toBe('backfill of hubspot contact done: 0 records enqueued, 152 skipped (no match key, or already enriched)');
+    expect(result.output.trim().split('\n').at(-1)).toBe(
+      'backfill of hubspot contact done: 0 records enqueued, 152 skipped (no match key, or already enriched)',
+    );
     const byEndpoint = sandboxes.hubspot.stats().byEndpoint;
     expect(Object.keys(byEndpoint).filter((k) => k.startsWith('POST') && k.includes('/batch/'))).toEqual([]);
   });

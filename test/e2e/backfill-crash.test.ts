@@ -29,16 +29,30 @@ describe.skipIf(skip)('a backfill survives SIGKILL', () => {
   it('finishes after a restart with no contact lost and no value written twice', async () => {
     const people = partnerPeople(sandboxes, CONTACTS);
     expect(people).toHaveLength(CONTACTS);
-    const contacts = people.map((p) => ({ id: sandboxes.hubspot.createContact({ email: p.workEmail! }).id, profile: p.person }));
+    const contacts = people.map((p) => ({
+      id: sandboxes.hubspot.createContact({ email: p.workEmail! }).id,
+      profile: p.person,
+    }));
     sandboxes.hubspot.recordWrites();
     // A dead worker's claims come back after 6 s: longer than a live batch takes, short enough for a test.
     // Employers' companies are created and counted in employers.test.ts; this file counts contacts alone.
-    const env = serviceEnv(sandboxes, schema, { CRM_ENRICH_JOB_EXPIRE_SECONDS: '6', CRM_ENRICH_JOB_RETRY_DELAY_SECONDS: '1', HUBSPOT_CREATE_COMPANIES: 'false' });
+    const env = serviceEnv(sandboxes, schema, {
+      CRM_ENRICH_JOB_EXPIRE_SECONDS: '6',
+      CRM_ENRICH_JOB_RETRY_DELAY_SECONDS: '1',
+      HUBSPOT_CREATE_COMPANIES: 'false',
+    });
 
     const first: ServiceProcess = await startServiceProcess(env);
-    const started = await first.admin<{ status: string }>('POST', '/backfills', { connection: 'hubspot', object: 'contact' });
+    const started = await first.admin<{ status: string }>('POST', '/backfills', {
+      connection: 'hubspot',
+      object: 'contact',
+    });
     expect(started.status).toBe(202);
-    await eventually(() => (sandboxes.hubspot.writes().length > 0 ? true : undefined), 20_000, 'the first write of the backfill');
+    await eventually(
+      () => (sandboxes.hubspot.writes().length > 0 ? true : undefined),
+      20_000,
+      'the first write of the backfill',
+    );
     first.kill('SIGKILL');
     expect(await first.exited).toEqual({ code: null, signal: 'SIGKILL' });
 

@@ -27,15 +27,25 @@ describe.skipIf(skip)('backpressure during an import', () => {
     const people = partnerPeople(sandboxes, IMPORTED + SINGLES);
     // The import: its events say IMPORT and arrive in full deliveries (bulk work).
     for (const p of people.slice(0, IMPORTED)) sandboxes.hubspot.createContact({ email: p.workEmail! }, 'IMPORT');
-    await eventually(async () => {
-      const [row] = await schemaQuery<{ n: number }>(running, `SELECT count(*)::int AS n FROM $schema.job WHERE name = 'enrich.hubspot.contact'`);
-      return row!.n >= IMPORTED ? true : undefined;
-    }, 20_000, 'the import to be stored');
+    await eventually(
+      async () => {
+        const [row] = await schemaQuery<{ n: number }>(
+          running,
+          `SELECT count(*)::int AS n FROM $schema.job WHERE name = 'enrich.hubspot.contact'`,
+        );
+        return row!.n >= IMPORTED ? true : undefined;
+      },
+      20_000,
+      'the import to be stored',
+    );
 
     let mostHeld = 0;
     let mostQueued = 0;
     const sample = async () => {
-      const [row] = await schemaQuery<{ n: number }>(running, `SELECT count(*)::int AS n FROM $schema.job WHERE name = 'enrich.hubspot.contact' AND state = 'active'`);
+      const [row] = await schemaQuery<{ n: number }>(
+        running,
+        `SELECT count(*)::int AS n FROM $schema.job WHERE name = 'enrich.hubspot.contact' AND state = 'active'`,
+      );
       mostHeld = Math.max(mostHeld, row!.n);
       mostQueued = Math.max(mostQueued, running.service.limiter.counts().queued);
     };
@@ -43,8 +53,15 @@ describe.skipIf(skip)('backpressure during an import', () => {
     try {
       // People type contacts in one at a time during the import (CRM_UI): each delivery wakes the lane.
       const singles = people.slice(IMPORTED).map((p) => sandboxes.hubspot.createContact({ email: p.workEmail! }).id);
-      await eventually(() => (singles.every((id) => sandboxes.hubspot.getContact(id)?.crm_enrich_enriched_at) ? true : undefined), 30_000, 'the single contacts to be enriched');
-      const [waiting] = await schemaQuery<{ n: number }>(running, `SELECT count(*)::int AS n FROM $schema.job WHERE name = 'enrich.hubspot.contact' AND state < 'active'`);
+      await eventually(
+        () => (singles.every((id) => sandboxes.hubspot.getContact(id)?.crm_enrich_enriched_at) ? true : undefined),
+        30_000,
+        'the single contacts to be enriched',
+      );
+      const [waiting] = await schemaQuery<{ n: number }>(
+        running,
+        `SELECT count(*)::int AS n FROM $schema.job WHERE name = 'enrich.hubspot.contact' AND state < 'active'`,
+      );
       // People first: the import is far from done when the new contacts are.
       expect(waiting!.n).toBeGreaterThan(IMPORTED / 2);
       await new Promise((r) => setTimeout(r, 1_000));

@@ -18,18 +18,28 @@ export async function startBalancer(targets: string[]): Promise<Balancer> {
   let backends = [...targets];
   let turn = 0;
 
-  const forward = (target: string, method: string, path: string, headers: Record<string, string | string[] | undefined>, body: Buffer) =>
-    new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }>((resolve, reject) => {
-      const url = new URL(path, target);
-      const req = request(url, { method, headers }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 502, headers: res.headers, body: Buffer.concat(chunks) }));
-        res.on('error', reject);
-      });
-      req.on('error', reject);
-      req.end(body);
-    });
+  const forward = (
+    target: string,
+    method: string,
+    path: string,
+    headers: Record<string, string | string[] | undefined>,
+    body: Buffer,
+  ) =>
+    new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }>(
+      (resolve, reject) => {
+        const url = new URL(path, target);
+        const req = request(url, { method, headers }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () =>
+            resolve({ status: res.statusCode ?? 502, headers: res.headers, body: Buffer.concat(chunks) }),
+          );
+          res.on('error', reject);
+        });
+        req.on('error', reject);
+        req.end(body);
+      },
+    );
 
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -40,7 +50,13 @@ export async function startBalancer(targets: string[]): Promise<Balancer> {
       turn++;
       for (const target of order) {
         try {
-          const answer = await forward(target, req.method ?? 'GET', req.url ?? '/', { ...req.headers, connection: 'close' }, body);
+          const answer = await forward(
+            target,
+            req.method ?? 'GET',
+            req.url ?? '/',
+            { ...req.headers, connection: 'close' },
+            body,
+          );
           res.writeHead(answer.status, answer.headers);
           res.end(answer.body);
           return;

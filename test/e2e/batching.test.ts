@@ -18,8 +18,14 @@ describe.skipIf(skip)('batching', () => {
     const { sandboxes } = stack;
     const readsBefore = hubspotCalls(sandboxes, '/contacts/batch/read');
     const writesBefore = hubspotCalls(sandboxes, '/contacts/batch/update');
-    const ids = partnerPeople(sandboxes, 150, 200).map((p) => sandboxes.hubspot.createContact({ email: p.workEmail! }, 'IMPORT').id);
-    await eventually(() => (ids.every((id) => sandboxes.hubspot.getContact(id)?.crm_enrich_enriched_at) ? true : undefined), 15_000, 'all 150 contacts to be enriched');
+    const ids = partnerPeople(sandboxes, 150, 200).map(
+      (p) => sandboxes.hubspot.createContact({ email: p.workEmail! }, 'IMPORT').id,
+    );
+    await eventually(
+      () => (ids.every((id) => sandboxes.hubspot.getContact(id)?.crm_enrich_enriched_at) ? true : undefined),
+      15_000,
+      'all 150 contacts to be enriched',
+    );
     await settled(stack);
     expect(hubspotCalls(sandboxes, '/contacts/batch/read') - readsBefore).toBe(2);
     expect(hubspotCalls(sandboxes, '/contacts/batch/update') - writesBefore).toBe(2);

@@ -26,7 +26,11 @@ describe.skipIf(skip)('catch-up sweep', () => {
 
     const first = await running.service.refreshNow();
     expect(first.catchup).toBeGreaterThanOrEqual(1);
-    await eventually(() => sandboxes.hubspot.getContact(missed.id)?.crm_enrich_enriched_at, 10_000, 'the missed contact to be enriched');
+    await eventually(
+      () => sandboxes.hubspot.getContact(missed.id)?.crm_enrich_enriched_at,
+      10_000,
+      'the missed contact to be enriched',
+    );
     await settled(stack);
 
     const second = await running.service.refreshNow();
@@ -34,7 +38,7 @@ describe.skipIf(skip)('catch-up sweep', () => {
   });
 });
 
-describe.skipIf(skip)('catch-up sweep with HubSpot\'s search indexing lag', () => {
+describe.skipIf(skip)("catch-up sweep with HubSpot's search indexing lag", () => {
   const stack = useStack({ sandboxes: { searchLagMs: 1_500 } });
 
   it('finds, on the next sweep, a record changed just before a sweep that search did not show yet', async () => {
@@ -50,6 +54,10 @@ describe.skipIf(skip)('catch-up sweep with HubSpot\'s search indexing lag', () =
     await new Promise((r) => setTimeout(r, 1_600));
     // The next sweep starts back by the listing lag, so the contact is not lost behind the watermark.
     expect((await running.service.refreshNow()).catchup).toBe(1);
-    await eventually(() => sandboxes.hubspot.getContact(missed.id)?.crm_enrich_enriched_at, 10_000, 'the missed contact to be enriched');
+    await eventually(
+      () => sandboxes.hubspot.getContact(missed.id)?.crm_enrich_enriched_at,
+      10_000,
+      'the missed contact to be enriched',
+    );
   });
 });

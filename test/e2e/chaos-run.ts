@@ -51,7 +51,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   const began = performance.now();
   const log = (line: string) => options.log?.(`[${((performance.now() - began) / 1000).toFixed(1)} s] ${line}`);
   // Partner answers take 150 ms, as over the internet, so the work is still under way when the faults come.
-  const sandboxes = await startSandboxes({ partnerLatencyMs: 150, people: Math.max(2_000, options.records * 2), companies: Math.max(200, Math.ceil(options.records / 5)) });
+  const sandboxes = await startSandboxes({
+    partnerLatencyMs: 150,
+    people: Math.max(2_000, options.records * 2),
+    companies: Math.max(200, Math.ceil(options.records / 5)),
+  });
   const schema = processSchema();
   const target = new URL(SERVER_URL);
   const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
@@ -60,7 +64,13 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   // The CRMs call the balancer: that is the public URL every instance checks signatures against.
   const balancer = await startBalancer([]);
   const env = () => ({
-    ...serviceEnv(sandboxes, schema, { LOG_LEVEL: 'warn', REDIS_URL: options.redisUrl, PARTNER_TIMEOUT_MS: '1500', CRM_ENRICH_JOB_RETRY_DELAY_SECONDS: '1', PUBLIC_URL: balancer.url }),
+    ...serviceEnv(sandboxes, schema, {
+      LOG_LEVEL: 'warn',
+      REDIS_URL: options.redisUrl,
+      PARTNER_TIMEOUT_MS: '1500',
+      CRM_ENRICH_JOB_RETRY_DELAY_SECONDS: '1',
+      PUBLIC_URL: balancer.url,
+    }),
     DATABASE_URL: viaProxy.toString(),
   });
   const services: ServiceProcess[] = [];
@@ -70,7 +80,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   const start = async () => {
     const service = await startServiceProcess(env(), 60_000);
     void service.exited.then((exit) => {
-      if (!killed.has(service)) unexpectedExits.push(`an instance exited by itself (${JSON.stringify(exit)}):\n${service.output().slice(-4_000)}`);
+      if (!killed.has(service))
+        unexpectedExits.push(
+          `an instance exited by itself (${JSON.stringify(exit)}):\n${service.output().slice(-4_000)}`,
+        );
     });
     return service;
   };
@@ -124,7 +137,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
 
     const deadline = Date.now() + options.timeoutMs;
     const deadLetterIds = async () => {
-      const res = await services[0]!.admin<{ deadLetters: { id: string; data: { recordId: string } }[] }>('GET', '/dead-letters?limit=1000');
+      const res = await services[0]!.admin<{ deadLetters: { id: string; data: { recordId: string } }[] }>(
+        'GET',
+        '/dead-letters?limit=1000',
+      );
       return res.status === 200 ? res.body.deadLetters : undefined;
     };
     let parked: { id: string; data: { recordId: string } }[] = [];
@@ -139,7 +155,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       const letters = await deadLetterIds().catch(() => undefined);
       if (letters) parked = letters;
       const parkedRecords = new Set(parked.map((l) => l.data.recordId));
-      const open = ids.filter((id) => !sandboxes.hubspot.getContact(id)?.crm_enrich_enriched_at && !parkedRecords.has(id)).length;
+      const open = ids.filter(
+        (id) => !sandboxes.hubspot.getContact(id)?.crm_enrich_enriched_at && !parkedRecords.has(id),
+      ).length;
       if (open === 0) break;
       if (Date.now() > deadline) {
         log(`gave up waiting: ${open} contacts neither enriched nor parked`);
@@ -176,7 +194,13 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       seconds,
       creditsCounted: stats.body.today?.partnerLookups ?? -1,
       creditsServed: partnerServed(sandboxes),
-      injected: { partner500: partner.injectedFailures, partnerTimeouts: partner.injectedTimeouts, partner429: partner.injectedBursts, hubspot429: hubspot.injected['429'], hubspot5xx: hubspot.injected['5xx'] },
+      injected: {
+        partner500: partner.injectedFailures,
+        partnerTimeouts: partner.injectedTimeouts,
+        partner429: partner.injectedBursts,
+        hubspot429: hubspot.injected['429'],
+        hubspot5xx: hubspot.injected['5xx'],
+      },
     };
     for (const s of services) stop(s, 'SIGTERM');
     await Promise.all(services.map((s) => s.exited));
@@ -214,4 +238,3 @@ export async function restartPostgresServer(): Promise<void> {
   }
   throw new Error('Postgres did not come back after the restart');
 }
-

@@ -30,17 +30,28 @@ describe.skipIf(skip)('companies of enriched contacts', () => {
     const searchesBefore = hubspotCalls(sandboxes, '/crm/v3/objects/companies/search');
 
     for (const person of colleagues.slice(0, 3)) sandboxes.hubspot.createContact({ email: person.workEmail! });
-    const enriched = await eventually(() => {
-      const c = sandboxes.hubspot.getCompany(company.id);
-      return c?.crm_enrich_partner_id ? c : undefined;
-    }, 10_000, 'the company to be enriched');
+    const enriched = await eventually(
+      () => {
+        const c = sandboxes.hubspot.getCompany(company.id);
+        return c?.crm_enrich_partner_id ? c : undefined;
+      },
+      10_000,
+      'the company to be enriched',
+    );
     expect(enriched.crm_enrich_partner_id).toBe(colleagues[0]!.employer.company.id);
     await settled(stack);
 
     expect(hubspotCalls(sandboxes, '/crm/v3/objects/companies/search') - searchesBefore).toBe(1);
-    const jobs = await schemaQuery<{ n: number }>(running, `SELECT count(*)::int AS n FROM $schema.job WHERE name = 'enrich.hubspot.company'`);
+    const jobs = await schemaQuery<{ n: number }>(
+      running,
+      `SELECT count(*)::int AS n FROM $schema.job WHERE name = 'enrich.hubspot.company'`,
+    );
     expect(jobs[0]!.n).toBe(1);
-    const writes = await schemaQuery<{ n: number }>(running, `SELECT count(DISTINCT job_id)::int AS n FROM $schema.audit_log WHERE object_type = 'company' AND record_id = $1 AND outcome = 'write'`, [company.id]);
+    const writes = await schemaQuery<{ n: number }>(
+      running,
+      `SELECT count(DISTINCT job_id)::int AS n FROM $schema.audit_log WHERE object_type = 'company' AND record_id = $1 AND outcome = 'write'`,
+      [company.id],
+    );
     expect(writes[0]!.n).toBe(1);
   });
 });

@@ -27,8 +27,17 @@ interface RecordView {
 }
 
 /** Calls a `/__sandbox/...` control of the HubSpot sandbox. */
-async function sandboxCall<T>(stack: Stack, method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
-  const res = await fetch(`${stack.sandboxes.hubspot.url}${path}`, { method, headers: { 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+async function sandboxCall<T>(
+  stack: Stack,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: T }> {
+  const res = await fetch(`${stack.sandboxes.hubspot.url}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
   return { status: res.status, body: (await res.json()) as T };
 }
 
@@ -52,23 +61,53 @@ async function signedAction(stack: Stack, body: unknown, secret = HUBSPOT_SECRET
   const timestamp = String(Date.now());
   const res = await fetch(url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-hubspot-signature-v3': signV3(secret, 'POST', url, text, timestamp), 'x-hubspot-request-timestamp': timestamp },
+    headers: {
+      'content-type': 'application/json',
+      'x-hubspot-signature-v3': signV3(secret, 'POST', url, text, timestamp),
+      'x-hubspot-request-timestamp': timestamp,
+    },
     body: text,
   });
-  return { status: res.status, body: (await res.json()) as { outputFields?: Record<string, unknown>; error?: { code: string; message: string } } };
+  return {
+    status: res.status,
+    body: (await res.json()) as { outputFields?: Record<string, unknown>; error?: { code: string; message: string } },
+  };
 }
 
 const auditRows = async (stack: Stack, id: string) =>
-  (await schemaQuery<{ n: number }>(stack.running, `SELECT count(*)::int AS n FROM $schema.audit_log WHERE record_id = $1`, [id]))[0]!.n;
+  (
+    await schemaQuery<{ n: number }>(
+      stack.running,
+      `SELECT count(*)::int AS n FROM $schema.audit_log WHERE record_id = $1`,
+      [id],
+    )
+  )[0]!.n;
 
 describe.skipIf(skip)('CRM entry points, answered within the wait', () => {
-  const stack = useStack({ service: { env: { HUBSPOT_ACTION_WAIT_MS: '20000', SALESFORCE_ACTION_WAIT_MS: '20000', HUBSPOT_CREATE_COMPANIES: 'false', SALESFORCE_CREATE_ACCOUNTS: 'false' } } });
+  const stack = useStack({
+    service: {
+      env: {
+        HUBSPOT_ACTION_WAIT_MS: '20000',
+        SALESFORCE_ACTION_WAIT_MS: '20000',
+        HUBSPOT_CREATE_COMPANIES: 'false',
+        SALESFORCE_CREATE_ACCOUNTS: 'false',
+      },
+    },
+  });
 
   it('refuses workflow action requests that are unsigned or signed with another secret, and does nothing', async () => {
     quiet(stack);
     const id = knownContact(stack, 0);
-    const body = { callbackId: 'cb-unsigned', origin: { portalId: stack.sandboxes.hubspot.portalId }, object: { objectId: Number(id), objectType: 'CONTACT' } };
-    const unsigned = await fetch(`${stack.running.url}/hubspot/actions/enrich`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const body = {
+      callbackId: 'cb-unsigned',
+      origin: { portalId: stack.sandboxes.hubspot.portalId },
+      object: { objectId: Number(id), objectType: 'CONTACT' },
+    };
+    const unsigned = await fetch(`${stack.running.url}/hubspot/actions/enrich`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     expect(unsigned.status).toBe(401);
     expect(((await unsigned.json()) as { error: { code: string } }).error.code).toBe('invalid_signature');
     const forged = await signedAction(stack, body, 'not-the-client-secret');
@@ -79,10 +118,17 @@ describe.skipIf(skip)('CRM entry points, answered within the wait', () => {
   it('refuses a signed request from another portal, and one that names no object', async () => {
     quiet(stack);
     const id = knownContact(stack, 1);
-    const foreign = await signedAction(stack, { callbackId: 'cb-foreign', origin: { portalId: 999 }, object: { objectId: Number(id), objectType: 'CONTACT' } });
+    const foreign = await signedAction(stack, {
+      callbackId: 'cb-foreign',
+      origin: { portalId: 999 },
+      object: { objectId: Number(id), objectType: 'CONTACT' },
+    });
     expect(foreign.status).toBe(403);
     expect(foreign.body.error?.code).toBe('wrong_portal');
-    const missing = await signedAction(stack, { callbackId: 'cb-missing', origin: { portalId: stack.sandboxes.hubspot.portalId } });
+    const missing = await signedAction(stack, {
+      callbackId: 'cb-missing',
+      origin: { portalId: stack.sandboxes.hubspot.portalId },
+    });
     expect(missing.status).toBe(400);
     expect(missing.body.error?.message).toMatch(/^object/);
     expect(await auditRows(stack, id)).toBe(0);
@@ -91,7 +137,10 @@ describe.skipIf(skip)('CRM entry points, answered within the wait', () => {
   it('enriches an enrolled contact and answers the output fields in the response', async () => {
     quiet(stack);
     const id = knownContact(stack, 2);
-    const enrolled = await sandboxCall<Execution>(stack, 'POST', '/__sandbox/workflows/enroll', { objectType: 'contact', objectId: id });
+    const enrolled = await sandboxCall<Execution>(stack, 'POST', '/__sandbox/workflows/enroll', {
+      objectType: 'contact',
+      objectId: id,
+    });
     expect(enrolled.status).toBe(200);
     expect(enrolled.body.state).toBe('completed');
     expect(enrolled.body.completedBy).toBe('response');
@@ -109,15 +158,25 @@ describe.skipIf(skip)('CRM entry points, answered within the wait', () => {
   it('answers no_match for a contact the partner does not know', async () => {
     quiet(stack);
     const id = stack.sandboxes.hubspot.createContact({ email: 'nobody.here@unlisted-entry.example' }).id;
-    const enrolled = await sandboxCall<Execution>(stack, 'POST', '/__sandbox/workflows/enroll', { objectType: 'CONTACT', objectId: id });
+    const enrolled = await sandboxCall<Execution>(stack, 'POST', '/__sandbox/workflows/enroll', {
+      objectType: 'CONTACT',
+      objectId: id,
+    });
     expect(enrolled.body.outputFields).toEqual({ outcome: 'no_match', fields_written: 0, matched: false });
   });
 
   it('answers skipped for a record HubSpot does not have, and for an object with no mapping', async () => {
     quiet(stack);
-    const gone = await sandboxCall<Execution>(stack, 'POST', '/__sandbox/workflows/enroll', { objectType: 'contact', objectId: '88888888' });
+    const gone = await sandboxCall<Execution>(stack, 'POST', '/__sandbox/workflows/enroll', {
+      objectType: 'contact',
+      objectId: '88888888',
+    });
     expect(gone.body.outputFields).toEqual({ outcome: 'skipped', fields_written: 0, matched: false });
-    const deal = await signedAction(stack, { callbackId: 'cb-deal', origin: { portalId: stack.sandboxes.hubspot.portalId }, object: { objectId: 5, objectType: 'DEAL' } });
+    const deal = await signedAction(stack, {
+      callbackId: 'cb-deal',
+      origin: { portalId: stack.sandboxes.hubspot.portalId },
+      object: { objectId: 5, objectType: 'DEAL' },
+    });
     expect(deal.status).toBe(200);
     expect(deal.body.outputFields).toEqual({ outcome: 'skipped', fields_written: 0, matched: false });
   });
@@ -127,7 +186,9 @@ describe.skipIf(skip)('CRM entry points, answered within the wait', () => {
     const id = knownContact(stack, 3);
     await sandboxCall<Execution>(stack, 'POST', '/__sandbox/workflows/enroll', { objectType: 'contact', objectId: id });
 
-    const card = await sandboxCall<{ status: number; body: unknown }>(stack, 'POST', '/__sandbox/cards/fetch', { path: `/hubspot/card/contact/${id}` });
+    const card = await sandboxCall<{ status: number; body: unknown }>(stack, 'POST', '/__sandbox/cards/fetch', {
+      path: `/hubspot/card/contact/${id}`,
+    });
     expect(card.body.status).toBe(200);
     const data = CardData.parse(card.body.body);
     expect(data.state).toBe('enriched');
@@ -135,28 +196,49 @@ describe.skipIf(skip)('CRM entry points, answered within the wait', () => {
     expect(data.fields.length).toBeGreaterThan(0);
     expect(data.fields.every((f) => f.reason)).toBe(true);
 
-    const unsigned = await fetch(`${stack.running.url}/hubspot/card/contact/${id}?portalId=${stack.sandboxes.hubspot.portalId}`);
+    const unsigned = await fetch(
+      `${stack.running.url}/hubspot/card/contact/${id}?portalId=${stack.sandboxes.hubspot.portalId}`,
+    );
     expect(unsigned.status).toBe(401);
-    const foreign = await sandboxCall<{ status: number; body: { error: { code: string } } }>(stack, 'POST', '/__sandbox/cards/fetch', { path: `/hubspot/card/contact/${id}`, portalId: 4242 });
+    const foreign = await sandboxCall<{ status: number; body: { error: { code: string } } }>(
+      stack,
+      'POST',
+      '/__sandbox/cards/fetch',
+      { path: `/hubspot/card/contact/${id}`, portalId: 4242 },
+    );
     expect(foreign.body.status).toBe(403);
     expect(foreign.body.body.error.code).toBe('wrong_portal');
-    const never = await sandboxCall<{ status: number; body: unknown }>(stack, 'POST', '/__sandbox/cards/fetch', { path: '/hubspot/card/contacts/987654321' });
+    const never = await sandboxCall<{ status: number; body: unknown }>(stack, 'POST', '/__sandbox/cards/fetch', {
+      path: '/hubspot/card/contacts/987654321',
+    });
     expect(CardData.parse(never.body.body).state).toBe('never');
   });
 
   it('queues the record from the card\'s "Enrich now" and records the card as its trigger', async () => {
     quiet(stack);
     const id = knownContact(stack, 4);
-    const unsigned = await fetch(`${stack.running.url}/hubspot/card/contact/${id}/enrich?portalId=${stack.sandboxes.hubspot.portalId}`, { method: 'POST' });
+    const unsigned = await fetch(
+      `${stack.running.url}/hubspot/card/contact/${id}/enrich?portalId=${stack.sandboxes.hubspot.portalId}`,
+      { method: 'POST' },
+    );
     expect(unsigned.status).toBe(401);
     expect(await auditRows(stack, id)).toBe(0);
-    const posted = await sandboxCall<{ status: number; body: { state: string; runId: string | null } }>(stack, 'POST', '/__sandbox/cards/fetch', { path: `/hubspot/card/contact/${id}/enrich`, method: 'POST' });
+    const posted = await sandboxCall<{ status: number; body: { state: string; runId: string | null } }>(
+      stack,
+      'POST',
+      '/__sandbox/cards/fetch',
+      { path: `/hubspot/card/contact/${id}/enrich`, method: 'POST' },
+    );
     expect(posted.body.status).toBe(202);
     expect(posted.body.body).toEqual({ state: 'pending', runId: expect.any(String) });
-    const trigger = await eventually(async () => {
-      const view = await stack.running.admin<RecordView>('GET', `/records/hubspot/contact/${id}`);
-      return view.status === 200 ? (view.body.runs.find((r) => r.jobId)?.trigger ?? undefined) : undefined;
-    }, 15_000, 'the card run to settle');
+    const trigger = await eventually(
+      async () => {
+        const view = await stack.running.admin<RecordView>('GET', `/records/hubspot/contact/${id}`);
+        return view.status === 200 ? (view.body.runs.find((r) => r.jobId)?.trigger ?? undefined) : undefined;
+      },
+      15_000,
+      'the card run to settle',
+    );
     expect(trigger).toBe('card');
   });
 
@@ -177,7 +259,10 @@ describe.skipIf(skip)('CRM entry points, answered within the wait', () => {
     expect((await call(body, 'wrong-secret')).status).toBe(401);
     const foreign = await call({ ...body, organizationId: '00D000000000001AAA' });
     expect(foreign.status).toBe(403);
-    const tooMany = await call({ organizationId: sf.orgId, records: Array.from({ length: 201 }, () => ({ type: 'Contact', id: contactId })) });
+    const tooMany = await call({
+      organizationId: sf.orgId,
+      records: Array.from({ length: 201 }, () => ({ type: 'Contact', id: contactId })),
+    });
     expect(tooMany.status).toBe(400);
     expect(((await tooMany.json()) as { error: { details: { field: string } } }).error.details.field).toBe('records');
     expect(await auditRows(stack, contactId)).toBe(0);
@@ -197,21 +282,36 @@ describe.skipIf(skip)('a workflow step that does not settle within the wait', ()
   it('answers BLOCK and completes the step later through the callback endpoint', async () => {
     quiet(stack);
     const id = knownContact(stack, 20);
-    const enrolled = await sandboxCall<Execution>(stack, 'POST', '/__sandbox/workflows/enroll', { objectType: 'contact', objectId: id });
+    const enrolled = await sandboxCall<Execution>(stack, 'POST', '/__sandbox/workflows/enroll', {
+      objectType: 'contact',
+      objectId: id,
+    });
     expect(enrolled.body.state).toBe('blocked');
     expect(enrolled.body.outputFields).toEqual({ hs_execution_state: 'BLOCK' });
-    const done = await eventually(async () => {
-      const e = await sandboxCall<Execution>(stack, 'GET', `/__sandbox/workflows/executions/${enrolled.body.callbackId}`);
-      return e.body.state === 'completed' ? e.body : undefined;
-    }, 20_000, 'the blocked step to be completed by its callback');
+    const done = await eventually(
+      async () => {
+        const e = await sandboxCall<Execution>(
+          stack,
+          'GET',
+          `/__sandbox/workflows/executions/${enrolled.body.callbackId}`,
+        );
+        return e.body.state === 'completed' ? e.body : undefined;
+      },
+      20_000,
+      'the blocked step to be completed by its callback',
+    );
     expect(done.completedBy).toBe('callback');
     expect(done.outputFields).toMatchObject({ outcome: 'enriched', matched: true });
     expect(done.outputFields!.fields_written).toBeGreaterThan(0);
     // The service marks the step done once HubSpot has taken the callback.
-    const row = await eventually(async () => {
-      const r = await stack.running.service.store.workflowCallbacks.get(enrolled.body.callbackId);
-      return r?.completedAt ? r : undefined;
-    }, 5_000, 'the callback row to be marked done');
+    const row = await eventually(
+      async () => {
+        const r = await stack.running.service.store.workflowCallbacks.get(enrolled.body.callbackId);
+        return r?.completedAt ? r : undefined;
+      },
+      5_000,
+      'the callback row to be marked done',
+    );
     expect(row.lastError).toBeNull();
   });
 
@@ -222,19 +322,34 @@ describe.skipIf(skip)('a workflow step that does not settle within the wait', ()
     // The connector tries a 5xx three times in a row (request-runner.ts); all three are refused.
     hubspot.refuseCallbacks(3);
     const before = hubspot.callbackAttempts();
-    const enrolled = await sandboxCall<Execution>(stack, 'POST', '/__sandbox/workflows/enroll', { objectType: 'contact', objectId: id });
+    const enrolled = await sandboxCall<Execution>(stack, 'POST', '/__sandbox/workflows/enroll', {
+      objectType: 'contact',
+      objectId: id,
+    });
     expect(enrolled.body.state).toBe('blocked');
     // The refusal is kept with the step, which stays to be sent again.
-    const refused = await eventually(async () => {
-      const r = await stack.running.service.store.workflowCallbacks.get(enrolled.body.callbackId);
-      return r && r.attempts > 0 ? r : undefined;
-    }, 20_000, 'the first callback to be refused');
+    const refused = await eventually(
+      async () => {
+        const r = await stack.running.service.store.workflowCallbacks.get(enrolled.body.callbackId);
+        return r && r.attempts > 0 ? r : undefined;
+      },
+      20_000,
+      'the first callback to be refused',
+    );
     expect(refused.completedAt).toBeNull();
     expect(refused.lastError).toBeTruthy();
-    const done = await eventually(async () => {
-      const e = await sandboxCall<Execution>(stack, 'GET', `/__sandbox/workflows/executions/${enrolled.body.callbackId}`);
-      return e.body.state === 'completed' ? e.body : undefined;
-    }, 30_000, 'the step to be completed by the callback sent again');
+    const done = await eventually(
+      async () => {
+        const e = await sandboxCall<Execution>(
+          stack,
+          'GET',
+          `/__sandbox/workflows/executions/${enrolled.body.callbackId}`,
+        );
+        return e.body.state === 'completed' ? e.body : undefined;
+      },
+      30_000,
+      'the step to be completed by the callback sent again',
+    );
     expect(done.completedBy).toBe('callback');
     expect(done.outputFields).toMatchObject({ outcome: 'enriched', matched: true });
     expect(hubspot.callbackAttempts() - before).toBe(4);
@@ -253,7 +368,9 @@ describe.skipIf(skip)('a blocked workflow step across a restart', () => {
       const person = partnerPeople(sandboxes, 1, 30)[0]!;
       const id = sandboxes.hubspot.createContact({ email: person.workEmail! }).id;
       const enroll = await fetch(`${sandboxes.hubspot.url}/__sandbox/workflows/enroll`, {
-        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ objectType: 'contact', objectId: id }),
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ objectType: 'contact', objectId: id }),
       });
       const step = (await enroll.json()) as Execution;
       expect(step.state).toBe('blocked');
@@ -262,10 +379,14 @@ describe.skipIf(skip)('a blocked workflow step across a restart', () => {
       expect(sandboxes.hubspot.callbackAttempts()).toBe(0);
 
       first = await startService(sandboxes, { env, schema });
-      const done = await eventually(async () => {
-        const e = sandboxes.hubspot.actionExecutions().find((x) => x.callbackId === step.callbackId);
-        return e?.state === 'completed' ? e : undefined;
-      }, 30_000, 'the next instance to complete the step');
+      const done = await eventually(
+        async () => {
+          const e = sandboxes.hubspot.actionExecutions().find((x) => x.callbackId === step.callbackId);
+          return e?.state === 'completed' ? e : undefined;
+        },
+        30_000,
+        'the next instance to complete the step',
+      );
       expect(done.completedBy).toBe('callback');
       expect(done.outputFields).toMatchObject({ outcome: 'enriched', matched: true });
     } finally {

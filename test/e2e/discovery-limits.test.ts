@@ -19,7 +19,9 @@ const DAILY_LIMIT = 5;
 const BUDGET = 400;
 
 describe.skipIf(skip)('discovery runs at once', () => {
-  const stack = useStack({ service: { env: { DISCOVERY_DAILY_LIMIT: String(DAILY_LIMIT), PARTNER_DAILY_LOOKUP_BUDGET: String(BUDGET) } } });
+  const stack = useStack({
+    service: { env: { DISCOVERY_DAILY_LIMIT: String(DAILY_LIMIT), PARTNER_DAILY_LOOKUP_BUDGET: String(BUDGET) } },
+  });
   const counter = (name: string) => stack.running.service.store.counters.get(name);
   let companies: { id: string; department: string }[] = [];
 
@@ -36,11 +38,18 @@ describe.skipIf(skip)('discovery runs at once', () => {
       groups.set(key, g);
     }
     const seen = new Set<string>();
-    const picked = [...groups.values()].sort((a, b) => b.n - a.n).filter((g) => !seen.has(g.domain) && seen.add(g.domain)).slice(0, 4);
+    const picked = [...groups.values()]
+      .sort((a, b) => b.n - a.n)
+      .filter((g) => !seen.has(g.domain) && seen.add(g.domain))
+      .slice(0, 4);
     expect(picked.map((g) => g.n >= 4)).toEqual([true, true, true, true]);
     for (const g of picked) {
       const company = sandboxes.hubspot.createCompany({ domain: g.domain });
-      await eventually(() => sandboxes.hubspot.getCompany(company.id)?.crm_enrich_partner_id || undefined, 15_000, 'the company to be enriched');
+      await eventually(
+        () => sandboxes.hubspot.getCompany(company.id)?.crm_enrich_partner_id || undefined,
+        15_000,
+        'the company to be enriched',
+      );
       companies.push({ id: company.id, department: g.department });
     }
     await settled(stack);
@@ -52,7 +61,12 @@ describe.skipIf(skip)('discovery runs at once', () => {
     const all = await targets();
     const runs = await Promise.all(
       Array.from({ length: 20 }, (_, i) => all[i % all.length]!).map((c) =>
-        stack.running.admin<DiscoveryRunResult>('POST', '/discovery/run', { crm: 'hubspot', companyId: c.id, filters: { department: [c.department] }, limit: 3 }),
+        stack.running.admin<DiscoveryRunResult>('POST', '/discovery/run', {
+          crm: 'hubspot',
+          companyId: c.id,
+          filters: { department: [c.department] },
+          limit: 3,
+        }),
       ),
     );
     for (const r of runs) expect(r.status, JSON.stringify(r.body)).toBe(200);
@@ -60,7 +74,10 @@ describe.skipIf(skip)('discovery runs at once', () => {
   }
 
   async function discoveredContacts(): Promise<number> {
-    const rows = await schemaQuery<{ n: number }>(stack.running, `SELECT count(*)::int AS n FROM $schema.discovered_person WHERE action = 'created'`);
+    const rows = await schemaQuery<{ n: number }>(
+      stack.running,
+      `SELECT count(*)::int AS n FROM $schema.discovered_person WHERE action = 'created'`,
+    );
     return rows[0]!.n;
   }
 
@@ -98,7 +115,11 @@ describe.skipIf(skip)('discovery runs at once', () => {
 
     // A preview now says nothing more may be created today, and a run creates nobody.
     const c = companies[0]!;
-    const preview = await stack.running.admin<{ dailyRemaining: number }>('POST', '/discovery/preview', { crm: 'hubspot', companyId: c.id, filters: { department: [c.department] } });
+    const preview = await stack.running.admin<{ dailyRemaining: number }>('POST', '/discovery/preview', {
+      crm: 'hubspot',
+      companyId: c.id,
+      filters: { department: [c.department] },
+    });
     expect(preview.body.dailyRemaining).toBe(0);
   });
 });

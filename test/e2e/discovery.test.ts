@@ -29,7 +29,11 @@ describe.skipIf(skip)('discovery of people at a target company', () => {
     }
     const [partnerId, people] = [...byCompany].sort((a, b) => b[1].length - a[1].length)[0]!;
     const company = sandboxes.hubspot.createCompany({ domain: people[0]!.employer.domain as string });
-    await eventually(() => sandboxes.hubspot.getCompany(company.id)?.crm_enrich_partner_id || undefined, 10_000, 'the company to be enriched');
+    await eventually(
+      () => sandboxes.hubspot.getCompany(company.id)?.crm_enrich_partner_id || undefined,
+      10_000,
+      'the company to be enriched',
+    );
     await settled(stack);
     return { company, partnerId, people };
   }
@@ -44,20 +48,39 @@ describe.skipIf(skip)('discovery of people at a target company', () => {
     const filters = { department: departments };
 
     // A bad code is refused before any search, naming the filter and the code.
-    await running.admin('POST', '/discovery/preview', { crm: 'hubspot', companyId: company.id, filters: { department: ['1'] } });
+    await running.admin('POST', '/discovery/preview', {
+      crm: 'hubspot',
+      companyId: company.id,
+      filters: { department: ['1'] },
+    });
     const served = partnerServed(sandboxes);
-    const bad = await running.admin<{ error: { code: string; message: string; details: { field: string } } }>('POST', '/discovery/preview', { crm: 'hubspot', companyId: company.id, filters: { department: ['99'] } });
+    const bad = await running.admin<{ error: { code: string; message: string; details: { field: string } } }>(
+      'POST',
+      '/discovery/preview',
+      { crm: 'hubspot', companyId: company.id, filters: { department: ['99'] } },
+    );
     expect(bad.status).toBe(400);
     expect(bad.body.error).toMatchObject({ code: 'unknown_filter_value', details: { field: 'filters.department' } });
     expect(bad.body.error.message).toContain('"99"');
-    const unknown = await running.admin<{ error: { code: string; message: string } }>('POST', '/discovery/preview', { crm: 'hubspot', companyId: company.id, filters: { title: ['CEO'] } });
+    const unknown = await running.admin<{ error: { code: string; message: string } }>('POST', '/discovery/preview', {
+      crm: 'hubspot',
+      companyId: company.id,
+      filters: { title: ['CEO'] },
+    });
     expect(unknown.status).toBe(400);
     expect(unknown.body.error.message).toContain('"title"');
     expect(partnerServed(sandboxes)).toBe(served);
 
-    const preview = await running.admin<DiscoveryPreview>('POST', '/discovery/preview', { crm: 'hubspot', companyId: company.id, filters, limit: 5 });
+    const preview = await running.admin<DiscoveryPreview>('POST', '/discovery/preview', {
+      crm: 'hubspot',
+      companyId: company.id,
+      filters,
+      limit: 5,
+    });
     expect(preview.status).toBe(200);
-    const expected = people.filter((p) => departments.includes(String(p.departmentId)) && p.market === preview.body.company.market).map((p) => p.id);
+    const expected = people
+      .filter((p) => departments.includes(String(p.departmentId)) && p.market === preview.body.company.market)
+      .map((p) => p.id);
     expect(preview.body.company).toMatchObject({ id: company.id, partnerId });
     expect(preview.body.candidates.map((c) => c.personId).sort()).toEqual([...expected].sort());
     // Nothing spent by a preview.
@@ -68,33 +91,60 @@ describe.skipIf(skip)('discovery of people at a target company', () => {
     expect(withEmail.length).toBeGreaterThanOrEqual(3);
     const known = people.find((p) => p.id === withEmail[0]!.personId)!;
     sandboxes.hubspot.setWebhookUrl(undefined);
-    const existing = sandboxes.hubspot.createContact({ email: `someone.else.${known.id}@example.org`, crm_enrich_partner_id: known.id });
+    const existing = sandboxes.hubspot.createContact({
+      email: `someone.else.${known.id}@example.org`,
+      crm_enrich_partner_id: known.id,
+    });
     sandboxes.hubspot.setWebhookUrl(`${running.url}/webhooks/hubspot`);
 
-    const again = await running.admin<DiscoveryPreview>('POST', '/discovery/preview', { crm: 'hubspot', companyId: company.id, filters, limit: 3 });
+    const again = await running.admin<DiscoveryPreview>('POST', '/discovery/preview', {
+      crm: 'hubspot',
+      companyId: company.id,
+      filters,
+      limit: 3,
+    });
     const byId = new Map(again.body.candidates.map((c) => [c.personId, c] as const));
     expect(byId.get(known.id)).toMatchObject({ action: 'link', recordId: existing.id, credit: false });
-    for (const c of again.body.candidates.filter((c) => !c.hasEmail)) expect(c).toMatchObject({ action: 'skip', code: 'no_email' });
+    for (const c of again.body.candidates.filter((c) => !c.hasEmail))
+      expect(c).toMatchObject({ action: 'skip', code: 'no_email' });
     const acting = again.body.candidates.filter((c) => c.action !== 'skip');
     expect(acting).toHaveLength(Math.min(3, again.body.candidates.filter((c) => c.hasEmail).length));
-    expect(again.body.candidates.filter((c) => c.code === 'over_limit').length).toBe(Math.max(0, again.body.candidates.filter((c) => c.hasEmail).length - 3));
+    expect(again.body.candidates.filter((c) => c.code === 'over_limit').length).toBe(
+      Math.max(0, again.body.candidates.filter((c) => c.hasEmail).length - 3),
+    );
     expect(again.body.credits).toBe(again.body.candidates.filter((c: Candidate) => c.action === 'create').length);
     expect(await credits()).toBe(creditsBefore);
 
-    const run = await running.admin<DiscoveryRunResult>('POST', '/discovery/run', { crm: 'hubspot', companyId: company.id, filters, limit: 3 });
+    const run = await running.admin<DiscoveryRunResult>('POST', '/discovery/run', {
+      crm: 'hubspot',
+      companyId: company.id,
+      filters,
+      limit: 3,
+    });
     expect(run.status).toBe(200);
     expect(run.body.created).toBe(again.body.counts.create);
     expect(run.body.linked).toBe(1);
-    expect(run.body.stopped?.reason ?? null).toBe(again.body.counts.skip > again.body.candidates.filter((c) => !c.hasEmail).length ? 'run_limit' : null);
+    expect(run.body.stopped?.reason ?? null).toBe(
+      again.body.counts.skip > again.body.candidates.filter((c) => !c.hasEmail).length ? 'run_limit' : null,
+    );
     expect(await credits()).toBe(creditsBefore + run.body.credits);
     expect(run.body.credits).toBe(again.body.credits);
 
     for (const p of run.body.people.filter((p) => p.action === 'created')) {
       const contact = sandboxes.hubspot.getContact(p.recordId!)!;
       const person = people.find((x) => x.id === p.personId)!;
-      expect(contact).toMatchObject({ email: person.workEmail ?? expect.any(String), crm_enrich_partner_id: person.id, crm_enrich_source: 'discovery', associatedcompanyid: company.id });
+      expect(contact).toMatchObject({
+        email: person.workEmail ?? expect.any(String),
+        crm_enrich_partner_id: person.id,
+        crm_enrich_source: 'discovery',
+        associatedcompanyid: company.id,
+      });
       expect(contact.jobtitle).toBe(person.position);
-      const audit = await schemaQuery<{ property: string; outcome: string; reason: string }>(running, `SELECT property, outcome, reason FROM $schema.audit_log WHERE object_type = 'contact' AND record_id = $1`, [p.recordId]);
+      const audit = await schemaQuery<{ property: string; outcome: string; reason: string }>(
+        running,
+        `SELECT property, outcome, reason FROM $schema.audit_log WHERE object_type = 'contact' AND record_id = $1`,
+        [p.recordId],
+      );
       expect(audit.find((a) => a.property === 'jobtitle')).toMatchObject({ outcome: 'written' });
       expect(audit.find((a) => a.property === 'associatedcompanyid')).toMatchObject({ outcome: 'linked_primary' });
       expect(audit.every((a) => a.reason.includes('discovery'))).toBe(true);
@@ -108,21 +158,42 @@ describe.skipIf(skip)('discovery of people at a target company', () => {
     // Two more runs at once: nobody created twice, nothing spent twice.
     const contactsBefore = hubspotCalls(sandboxes, '/crm/v3/objects/contacts/batch/create');
     const [a, b] = await Promise.all([
-      running.admin<DiscoveryRunResult>('POST', '/discovery/run', { crm: 'hubspot', companyId: company.id, filters, limit: 100 }),
-      running.admin<DiscoveryRunResult>('POST', '/discovery/run', { crm: 'hubspot', companyId: company.id, filters, limit: 100 }),
+      running.admin<DiscoveryRunResult>('POST', '/discovery/run', {
+        crm: 'hubspot',
+        companyId: company.id,
+        filters,
+        limit: 100,
+      }),
+      running.admin<DiscoveryRunResult>('POST', '/discovery/run', {
+        crm: 'hubspot',
+        companyId: company.id,
+        filters,
+        limit: 100,
+      }),
     ]);
     expect(a.status).toBe(200);
     expect(b.status).toBe(200);
-    const createdIds = [...run.body.people, ...a.body.people, ...b.body.people].filter((p) => p.action === 'created').map((p) => p.personId);
+    const createdIds = [...run.body.people, ...a.body.people, ...b.body.people]
+      .filter((p) => p.action === 'created')
+      .map((p) => p.personId);
     expect(new Set(createdIds).size).toBe(createdIds.length);
     expect(createdIds.length).toBe(withEmail.length - 1);
     expect(hubspotCalls(sandboxes, '/crm/v3/objects/contacts/batch/create') - contactsBefore).toBeLessThanOrEqual(2);
-    const rows = await schemaQuery<{ n: number }>(running, `SELECT count(*)::int AS n FROM $schema.discovered_person WHERE action = 'created' AND company_id = $1`, [company.id]);
+    const rows = await schemaQuery<{ n: number }>(
+      running,
+      `SELECT count(*)::int AS n FROM $schema.discovered_person WHERE action = 'created' AND company_id = $1`,
+      [company.id],
+    );
     expect(rows[0]!.n).toBe(createdIds.length);
 
     // A last run finds nobody new and spends nothing.
     const spent = await credits();
-    const last = await running.admin<DiscoveryRunResult>('POST', '/discovery/run', { crm: 'hubspot', companyId: company.id, filters, limit: 100 });
+    const last = await running.admin<DiscoveryRunResult>('POST', '/discovery/run', {
+      crm: 'hubspot',
+      companyId: company.id,
+      filters,
+      limit: 100,
+    });
     expect(last.body).toMatchObject({ created: 0, linked: 0, credits: 0 });
     expect(await credits()).toBe(spent);
   });
@@ -130,12 +201,19 @@ describe.skipIf(skip)('discovery of people at a target company', () => {
   it('is driven from the command line: a dry run lists the candidates, a run adds them', async () => {
     const { sandboxes, running } = stack;
     const counts = new Map<string, number>();
-    for (const p of sandboxes.partner.dataset.personRecords) if (p.workEmail && p.departmentId === 2) counts.set(p.employer.domain as string, (counts.get(p.employer.domain as string) ?? 0) + 1);
+    for (const p of sandboxes.partner.dataset.personRecords)
+      if (p.workEmail && p.departmentId === 2)
+        counts.set(p.employer.domain as string, (counts.get(p.employer.domain as string) ?? 0) + 1);
     const domain = [...counts].sort((x, y) => y[1] - x[1])[2]![0];
     const company = sandboxes.hubspot.createCompany({ domain });
-    await eventually(() => sandboxes.hubspot.getCompany(company.id)?.crm_enrich_partner_id || undefined, 10_000, 'the company to be enriched');
+    await eventually(
+      () => sandboxes.hubspot.getCompany(company.id)?.crm_enrich_partner_id || undefined,
+      10_000,
+      'the company to be enriched',
+    );
     const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ADMIN_TOKEN, LOG_LEVEL: 'silent' };
-    const discover = (...args: string[]) => runCli(['discover', '--url', running.url, '--crm', 'hubspot', '--company', company.id, ...args], env);
+    const discover = (...args: string[]) =>
+      runCli(['discover', '--url', running.url, '--crm', 'hubspot', '--company', company.id, ...args], env);
 
     const refused = await discover('--department', '99', '--dry-run');
     expect(refused.code).toBe(1);
@@ -150,7 +228,8 @@ describe.skipIf(skip)('discovery of people at a target company', () => {
     expect(await credits()).toBe(spent);
 
     // A company named by its domain, as a person knows it; the people created are named.
-    const byDomain = (...args: string[]) => runCli(['discover', '--url', running.url, '--crm', 'hubspot', ...args], env);
+    const byDomain = (...args: string[]) =>
+      runCli(['discover', '--url', running.url, '--crm', 'hubspot', ...args], env);
     const unknown = await byDomain('--company', 'no-such-company.example', '--department', '2', '--dry-run');
     expect(unknown.code).toBe(1);
     expect(unknown.output).toContain('hubspot has no company with the domain no-such-company.example');
@@ -169,31 +248,60 @@ describe.skipIf(skip)('discovery of people at a target company', () => {
 
   it('keeps personas, checks their codes, and visits flagged companies on the schedule', async () => {
     const { sandboxes, running } = stack;
-    const catalogue = await running.admin<{ filters: { identifier: string; values: { code: string; label: string }[] }[] }>('GET', '/filter-options?identifiers=seniority,department');
+    const catalogue = await running.admin<{
+      filters: { identifier: string; values: { code: string; label: string }[] }[];
+    }>('GET', '/filter-options?identifiers=seniority,department');
     expect(catalogue.status).toBe(200);
     expect(catalogue.body.filters.find((f) => f.identifier === 'seniority')!.values.map((v) => v.code)).toContain('5');
     expect((await running.admin('GET', '/filter-options?identifiers=nope')).status).toBe(400);
 
-    const refused = await running.admin<{ error: { code: string; details: { field: string } } }>('PUT', '/personas/managers', { filters: { seniority: ['12'] } });
+    const refused = await running.admin<{ error: { code: string; details: { field: string } } }>(
+      'PUT',
+      '/personas/managers',
+      { filters: { seniority: ['12'] } },
+    );
     expect(refused.status).toBe(400);
     expect(refused.body.error).toMatchObject({ code: 'unknown_filter_value', details: { field: 'filters.seniority' } });
-    const saved = await running.admin('PUT', '/personas/managers', { filters: { seniority: ['4', '5'] }, description: 'heads of and managers' });
+    const saved = await running.admin('PUT', '/personas/managers', {
+      filters: { seniority: ['4', '5'] },
+      description: 'heads of and managers',
+    });
     expect(saved.status).toBe(201);
-    expect((await running.admin('PUT', '/personas/managers', { filters: { seniority: ['4', '5', '3'] } })).status).toBe(200);
-    const list = await running.admin<{ personas: { name: string; filters: { seniority: string[] } }[] }>('GET', '/personas');
-    expect(list.body.personas).toEqual([expect.objectContaining({ name: 'managers', filters: { seniority: ['4', '5', '3'] } })]);
-    expect((await running.admin('POST', '/discovery/preview', { crm: 'hubspot', companyId: '1', persona: 'nobody' })).status).toBe(404);
+    expect((await running.admin('PUT', '/personas/managers', { filters: { seniority: ['4', '5', '3'] } })).status).toBe(
+      200,
+    );
+    const list = await running.admin<{ personas: { name: string; filters: { seniority: string[] } }[] }>(
+      'GET',
+      '/personas',
+    );
+    expect(list.body.personas).toEqual([
+      expect.objectContaining({ name: 'managers', filters: { seniority: ['4', '5', '3'] } }),
+    ]);
+    expect(
+      (await running.admin('POST', '/discovery/preview', { crm: 'hubspot', companyId: '1', persona: 'nobody' })).status,
+    ).toBe(404);
 
     // A company not enriched yet is refused with the reason.
     sandboxes.hubspot.setWebhookUrl(undefined);
     const bare = sandboxes.hubspot.createCompany({ name: 'Not enriched' });
     sandboxes.hubspot.setWebhookUrl(`${running.url}/webhooks/hubspot`);
-    const notYet = await running.admin<{ error: { code: string } }>('POST', '/discovery/preview', { crm: 'hubspot', companyId: bare.id, persona: 'managers' });
+    const notYet = await running.admin<{ error: { code: string } }>('POST', '/discovery/preview', {
+      crm: 'hubspot',
+      companyId: bare.id,
+      persona: 'managers',
+    });
     expect(notYet.status).toBe(409);
     expect(notYet.body.error.code).toBe('company_not_enriched');
 
     // Flag an enriched company with the persona: the schedule adds its people.
-    const target = (await running.admin<DiscoveryPreview>('POST', '/discovery/preview', { crm: 'hubspot', companyId: await enrichedCompanyId(), persona: 'managers', limit: 100 })).body;
+    const target = (
+      await running.admin<DiscoveryPreview>('POST', '/discovery/preview', {
+        crm: 'hubspot',
+        companyId: await enrichedCompanyId(),
+        persona: 'managers',
+        limit: 100,
+      })
+    ).body;
     const toCreate = target.candidates.filter((c) => c.action === 'create').length;
     sandboxes.hubspot.updateRecord('companies', target.company.id, { crm_enrich_discover: 'managers' });
     const scheduled = await running.admin<{ companies: number; created: number }>('POST', '/discovery/schedule/run');
@@ -207,12 +315,18 @@ describe.skipIf(skip)('discovery of people at a target company', () => {
 
     async function enrichedCompanyId(): Promise<string> {
       const { company } = await (async () => {
-        const people = sandboxes.partner.dataset.personRecords.filter((p) => p.seniorityId === 4 || p.seniorityId === 5);
+        const people = sandboxes.partner.dataset.personRecords.filter(
+          (p) => p.seniorityId === 4 || p.seniorityId === 5,
+        );
         const counts = new Map<string, number>();
         for (const p of people) counts.set(p.employer.domain, (counts.get(p.employer.domain) ?? 0) + 1);
         const domain = [...counts].sort((x, y) => y[1] - x[1])[1]![0];
         const c = sandboxes.hubspot.createCompany({ domain });
-        await eventually(() => sandboxes.hubspot.getCompany(c.id)?.crm_enrich_partner_id || undefined, 10_000, 'the company to be enriched');
+        await eventually(
+          () => sandboxes.hubspot.getCompany(c.id)?.crm_enrich_partner_id || undefined,
+          10_000,
+          'the company to be enriched',
+        );
         return { company: c };
       })();
       return company.id;

@@ -13,13 +13,23 @@ if (skip) console.warn(`skipping health and metrics tests: ${skip}`);
 
 function sample(text: string, name: string, labels: Record<string, string> = {}): number {
   const wanted = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
-  const line = text.split('\n').find((l) => l.startsWith(name) && !l.startsWith('#') && wanted.every((w) => l.includes(w)) && (wanted.length > 0 || /^\S+ /.test(l)));
+  const line = text
+    .split('\n')
+    .find(
+      (l) =>
+        l.startsWith(name) &&
+        !l.startsWith('#') &&
+        wanted.every((w) => l.includes(w)) &&
+        (wanted.length > 0 || /^\S+ /.test(l)),
+    );
   return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
 }
 
 describe.skipIf(skip)('health and metrics', () => {
   // Employers' companies are created and counted in employers.test.ts; this file counts contacts alone.
-  const stack = useStack({ service: { env: { HUBSPOT_CREATE_COMPANIES: 'false', SALESFORCE_CREATE_ACCOUNTS: 'false' } } });
+  const stack = useStack({
+    service: { env: { HUBSPOT_CREATE_COMPANIES: 'false', SALESFORCE_CREATE_ACCOUNTS: 'false' } },
+  });
 
   it('answers liveness and readiness with the state of the database, queue and mappings', async () => {
     const health = await fetch(`${stack.running.url}/healthz`);
@@ -37,12 +47,19 @@ describe.skipIf(skip)('health and metrics', () => {
     const before = await (await fetch(`${running.url}/metrics`)).text();
     const [person] = partnerPeople(sandboxes, 1, 40);
     const { id } = sandboxes.hubspot.createContact({ email: person!.workEmail! });
-    await eventually(() => sandboxes.hubspot.getContact(id)?.crm_enrich_enriched_at, 5_000, 'the contact to be enriched');
+    await eventually(
+      () => sandboxes.hubspot.getContact(id)?.crm_enrich_enriched_at,
+      5_000,
+      'the contact to be enriched',
+    );
     await settled(stack);
     const after = await (await fetch(`${running.url}/metrics`)).text();
 
-    const grew = (name: string, labels: Record<string, string> = {}) => sample(after, name, labels) - sample(before, name, labels);
-    expect(grew('crm_enrich_events_received_total', { source: 'hubspot', outcome: 'stored' })).toBeGreaterThanOrEqual(1);
+    const grew = (name: string, labels: Record<string, string> = {}) =>
+      sample(after, name, labels) - sample(before, name, labels);
+    expect(grew('crm_enrich_events_received_total', { source: 'hubspot', outcome: 'stored' })).toBeGreaterThanOrEqual(
+      1,
+    );
     expect(grew('crm_enrich_jobs_total', { outcome: 'enriched' })).toBe(1);
     expect(grew('crm_enrich_partner_calls_total', { status: '200' })).toBeGreaterThanOrEqual(1);
     expect(grew('crm_enrich_crm_calls_total', { crm: 'hubspot', operation: 'batch_update' })).toBe(1);

@@ -17,7 +17,14 @@ const skip = await serverUnavailable();
 if (skip) console.warn(`skipping end-to-end tests: ${skip}`);
 
 interface Listed {
-  jobChanges: { recordId: string; personId: string; kind: string; from: { domain: string }; to: { domain: string }; actions: Record<string, string> }[];
+  jobChanges: {
+    recordId: string;
+    personId: string;
+    kind: string;
+    from: { domain: string };
+    to: { domain: string };
+    actions: Record<string, string>;
+  }[];
   weekly: { week: string; count: number }[];
 }
 
@@ -30,16 +37,33 @@ describe.skipIf(skip)('job changes', () => {
     const contacts = people.map((p, i) => {
       const email = p.workEmail!;
       const lifecyclestage = i < 200 ? 'customer' : 'lead';
-      return { person: p, email, customer: i < 200, id: hubspot.createContact({ email, firstname: p.person.first_name!, lastname: p.person.last_name!, lifecyclestage }).id };
+      return {
+        person: p,
+        email,
+        customer: i < 200,
+        id: hubspot.createContact({
+          email,
+          firstname: p.person.first_name!,
+          lastname: p.person.last_name!,
+          lifecyclestage,
+        }).id,
+      };
     });
-    for (const c of contacts) await stateReaches(stack.running, { connection: 'hubspot', objectType: 'contact', recordId: c.id }, 'enriched', 120_000);
+    for (const c of contacts)
+      await stateReaches(
+        stack.running,
+        { connection: 'hubspot', objectType: 'contact', recordId: c.id },
+        'enriched',
+        120_000,
+      );
     await settled(stack, 60_000);
     const companiesBefore = hubspot.store.objects.companies.size;
 
     // Every fifth customer moves, and so does every lead (outside the segment: the sweep must not see them).
     const moving = contacts.filter((c, i) => (c.customer && i % 5 === 0) || !c.customer);
     const answer = await fetch(`${partner.url}/__sandbox/job-changes`, {
-      method: 'POST', headers: { 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ personIds: moving.map((c) => c.person.id), seed: 7 }),
     });
     const { moved } = (await answer.json()) as { moved: { personId: string; to: { domain: string } }[] };
@@ -49,14 +73,30 @@ describe.skipIf(skip)('job changes', () => {
 
     const servedBefore = partnerServed(stack.sandboxes);
     const tasksBefore = hubspot.tasks().length;
-    const sweep = await stack.running.admin<{ segment: number; eligible: number; enqueued: number; deferred: number }>('POST', '/job-changes/sweep', {
-      connection: 'hubspot', object: 'contact', segment: { property: 'lifecyclestage', operator: 'EQ', value: 'customer' }, olderThanDays: 0,
-    });
+    const sweep = await stack.running.admin<{ segment: number; eligible: number; enqueued: number; deferred: number }>(
+      'POST',
+      '/job-changes/sweep',
+      {
+        connection: 'hubspot',
+        object: 'contact',
+        segment: { property: 'lifecyclestage', operator: 'EQ', value: 'customer' },
+        olderThanDays: 0,
+      },
+    );
     expect(sweep.status).toBe(200);
     expect(sweep.body).toEqual({ segment: 200, eligible: 200, enqueued: 200, deferred: 0 });
 
     const since = encodeURIComponent(new Date(Date.now() - 3_600_000).toISOString());
-    await eventually(async () => ((await stack.running.service.store.queue.counts()).every((q) => q.queue === 'dead_letter' || q.depth + q.active === 0) ? true : undefined), 120_000, 'the sweep');
+    await eventually(
+      async () =>
+        (await stack.running.service.store.queue.counts()).every(
+          (q) => q.queue === 'dead_letter' || q.depth + q.active === 0,
+        )
+          ? true
+          : undefined,
+      120_000,
+      'the sweep',
+    );
     await settled(stack, 60_000);
     const { body: listed } = await stack.running.admin<Listed>('GET', `/job-changes?since=${since}&limit=1000`);
 
@@ -94,10 +134,22 @@ describe.skipIf(skip)('job changes', () => {
 
     // A second sweep at once finds nothing more: the known roles moved on with the people.
     const again = await stack.running.admin<{ enqueued: number }>('POST', '/job-changes/sweep', {
-      connection: 'hubspot', object: 'contact', segment: { property: 'lifecyclestage', value: 'customer' }, olderThanDays: 0,
+      connection: 'hubspot',
+      object: 'contact',
+      segment: { property: 'lifecyclestage', value: 'customer' },
+      olderThanDays: 0,
     });
     expect(again.body.enqueued).toBe(200);
-    await eventually(async () => ((await stack.running.service.store.queue.counts()).every((q) => q.queue === 'dead_letter' || q.depth + q.active === 0) ? true : undefined), 120_000, 'the second sweep');
+    await eventually(
+      async () =>
+        (await stack.running.service.store.queue.counts()).every(
+          (q) => q.queue === 'dead_letter' || q.depth + q.active === 0,
+        )
+          ? true
+          : undefined,
+      120_000,
+      'the second sweep',
+    );
     await settled(stack, 60_000);
     const { body: after } = await stack.running.admin<Listed>('GET', '/job-changes?limit=1000');
     expect(after.jobChanges).toHaveLength(40);
@@ -108,13 +160,28 @@ describe.skipIf(skip)('job changes', () => {
     process.env.ADMIN_TOKEN = ADMIN_TOKEN;
     let out = '';
     const sink = new Writable({ write: (chunk: Buffer, _e, done) => void ((out += chunk.toString()), done()) });
-    await sweep({ connection: 'hubspot', object: 'contact', property: 'lifecyclestage', operator: 'EQ', value: ['lead'], olderThanDays: 0, url: stack.running.url }, sink);
+    await sweep(
+      {
+        connection: 'hubspot',
+        object: 'contact',
+        property: 'lifecyclestage',
+        operator: 'EQ',
+        value: ['lead'],
+        olderThanDays: 0,
+        url: stack.running.url,
+      },
+      sink,
+    );
     expect(out).toMatch(/^10 records in the segment, 10 with partner data old enough; 10 refreshes enqueued\. /);
     // The ten leads moved too (first test): this sweep finds them.
-    await eventually(async () => {
-      const { body } = await stack.running.admin<Listed>('GET', '/job-changes?limit=1000');
-      return body.jobChanges.length === 50 ? true : undefined;
-    }, 120_000, 'the leads\' moves');
+    await eventually(
+      async () => {
+        const { body } = await stack.running.admin<Listed>('GET', '/job-changes?limit=1000');
+        return body.jobChanges.length === 50 ? true : undefined;
+      },
+      120_000,
+      "the leads' moves",
+    );
     await settled(stack, 60_000);
   }, 300_000);
 
@@ -124,13 +191,29 @@ describe.skipIf(skip)('job changes', () => {
     expect(members).toHaveLength(210);
     const listId = hubspot.createList(members);
     const before = hubspot.stats().byEndpoint['GET /crm/v3/lists/{id}/memberships'] ?? 0;
-    const swept = await stack.running.admin<{ segment: number; eligible: number; enqueued: number }>('POST', '/job-changes/sweep', {
-      connection: 'hubspot', object: 'contact', segment: { listId }, olderThanDays: 0,
-    });
+    const swept = await stack.running.admin<{ segment: number; eligible: number; enqueued: number }>(
+      'POST',
+      '/job-changes/sweep',
+      {
+        connection: 'hubspot',
+        object: 'contact',
+        segment: { listId },
+        olderThanDays: 0,
+      },
+    );
     expect(swept.status).toBe(200);
     expect(swept.body).toMatchObject({ segment: members.length, eligible: members.length, enqueued: members.length });
     expect((hubspot.stats().byEndpoint['GET /crm/v3/lists/{id}/memberships'] ?? 0) - before).toBe(1);
-    await eventually(async () => ((await stack.running.service.store.queue.counts()).every((q) => q.queue === 'dead_letter' || q.depth + q.active === 0) ? true : undefined), 120_000, 'the list sweep');
+    await eventually(
+      async () =>
+        (await stack.running.service.store.queue.counts()).every(
+          (q) => q.queue === 'dead_letter' || q.depth + q.active === 0,
+        )
+          ? true
+          : undefined,
+      120_000,
+      'the list sweep',
+    );
     await settled(stack, 60_000);
     // Everyone who moved was found before; nobody new is flagged.
     const { body } = await stack.running.admin<Listed>('GET', '/job-changes?limit=1000');
@@ -138,14 +221,44 @@ describe.skipIf(skip)('job changes', () => {
   }, 300_000);
 
   it('refuses a sweep it cannot run, naming the field', async () => {
-    const bad = async (body: unknown) => stack.running.admin<{ error: { code: string; message: string; details: { field: string } } }>('POST', '/job-changes/sweep', body);
+    const bad = async (body: unknown) =>
+      stack.running.admin<{ error: { code: string; message: string; details: { field: string } } }>(
+        'POST',
+        '/job-changes/sweep',
+        body,
+      );
     const cases: [unknown, string, string][] = [
       [{ connection: 'hubspot', object: 'contact', segment: { listId: '999' } }, 'invalid_sweep', 'segment.listId'],
-      [{ connection: 'hubspot', object: 'contact', segment: { listId: 'customers' } }, 'invalid_sweep', 'segment.listId'],
-      [{ connection: 'hubspot', object: 'contact', segment: { where: "lifecyclestage = 'customer'" } }, 'segment_not_supported', 'segment.where'],
-      [{ connection: 'nope', object: 'contact', segment: { property: 'lifecyclestage', value: 'customer' } }, 'unknown_connection', 'connection'],
-      [{ connection: 'hubspot', object: 'company', segment: { property: 'lifecyclestage', value: 'customer' } }, 'not_a_person_object', 'object'],
-      [{ connection: 'hubspot', object: 'contact', segment: { property: 'lifecyclestage', value: 'customer' }, olderThanDays: -1 }, 'invalid_sweep', 'olderThanDays'],
+      [
+        { connection: 'hubspot', object: 'contact', segment: { listId: 'customers' } },
+        'invalid_sweep',
+        'segment.listId',
+      ],
+      [
+        { connection: 'hubspot', object: 'contact', segment: { where: "lifecyclestage = 'customer'" } },
+        'segment_not_supported',
+        'segment.where',
+      ],
+      [
+        { connection: 'nope', object: 'contact', segment: { property: 'lifecyclestage', value: 'customer' } },
+        'unknown_connection',
+        'connection',
+      ],
+      [
+        { connection: 'hubspot', object: 'company', segment: { property: 'lifecyclestage', value: 'customer' } },
+        'not_a_person_object',
+        'object',
+      ],
+      [
+        {
+          connection: 'hubspot',
+          object: 'contact',
+          segment: { property: 'lifecyclestage', value: 'customer' },
+          olderThanDays: -1,
+        },
+        'invalid_sweep',
+        'olderThanDays',
+      ],
     ];
     for (const [body, code, field] of cases) {
       const answer = await bad(body);
@@ -153,7 +266,10 @@ describe.skipIf(skip)('job changes', () => {
       expect(answer.body.error.code).toBe(code);
       expect(answer.body.error.details.field).toBe(field);
     }
-    const list = await stack.running.admin<{ error: { details: { field: string } } }>('GET', '/job-changes?since=yesterday');
+    const list = await stack.running.admin<{ error: { details: { field: string } } }>(
+      'GET',
+      '/job-changes?since=yesterday',
+    );
     expect(list.status).toBe(400);
     expect(list.body.error.details.field).toBe('since');
   });

@@ -37,7 +37,8 @@ describe.skipIf(skip)('personal data in the log', () => {
     await client.connect();
     try {
       const { rows } = await client.query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM "${schema}".enrichment_state WHERE record_id = ANY($1) AND status = 'enriched'`, [ids],
+        `SELECT count(*)::int AS n FROM "${schema}".enrichment_state WHERE record_id = ANY($1) AND status = 'enriched'`,
+        [ids],
       );
       return rows[0]!.n;
     } finally {
@@ -52,19 +53,31 @@ describe.skipIf(skip)('personal data in the log', () => {
 
     // An admin saves a version of the contact mapping that differs from the file, signing it with an e-mail.
     const document = `${readFileSync('mappings/hubspot/contact.yaml', 'utf8')}\n# tuned for the sales team\n`;
-    const saved = await first.admin('POST', '/mappings/hubspot/contact/versions', { document, author: AUTHOR, comment: COMMENT });
+    const saved = await first.admin('POST', '/mappings/hubspot/contact/versions', {
+      document,
+      author: AUTHOR,
+      comment: COMMENT,
+    });
     expect(saved.status).toBe(201);
 
     const people = partnerPeople(sandboxes, CONTACTS);
     const ids = people.map((p) => sandboxes.hubspot.createContact({ email: p.workEmail! }).id);
-    await eventually(async () => ((await enrichedCount(ids)) === CONTACTS ? true : undefined), 30_000, 'the contacts to be enriched');
+    await eventually(
+      async () => ((await enrichedCount(ids)) === CONTACTS ? true : undefined),
+      30_000,
+      'the contacts to be enriched',
+    );
     first.kill('SIGTERM');
     expect(await exitWithin(first, 20_000)).toEqual({ code: 0, signal: null });
     sandboxes.hubspot.setWebhookUrl(undefined);
 
     // Started again, the file still differs from the admin's version, and the retry delay has changed.
     const second = await startServiceProcess({ ...env, CRM_ENRICH_JOB_RETRY_DELAY_SECONDS: '7' });
-    await eventually(() => (second.output().includes('a version saved by an admin stays active') ? true : undefined), 10_000, 'the start-up warning');
+    await eventually(
+      () => (second.output().includes('a version saved by an admin stays active') ? true : undefined),
+      10_000,
+      'the start-up warning',
+    );
     second.kill('SIGTERM');
     expect(await exitWithin(second, 20_000)).toEqual({ code: 0, signal: null });
     log = first.output() + second.output();
@@ -73,10 +86,16 @@ describe.skipIf(skip)('personal data in the log', () => {
     expect(log.split('\n').filter((l) => l.includes('"level":20')).length).toBeGreaterThan(0);
     expect(log).toContain('enriched a record');
     const personal = [
-      AUTHOR, 'dana.whitfield', COMMENT, 'Priya Raman',
+      AUTHOR,
+      'dana.whitfield',
+      COMMENT,
+      'Priya Raman',
       ...people.map((p) => p.workEmail!),
-      ...people.flatMap((p) => [p.person.first_name, p.person.last_name].filter((n): n is string => !!n && n.length > 3)
-        .map((n) => new RegExp(`\\b${n}\\b`))),
+      ...people.flatMap((p) =>
+        [p.person.first_name, p.person.last_name]
+          .filter((n): n is string => !!n && n.length > 3)
+          .map((n) => new RegExp(`\\b${n}\\b`)),
+      ),
     ];
     for (const value of personal) {
       if (typeof value === 'string') expect(log, `the log holds "${value}"`).not.toContain(value);
@@ -85,6 +104,8 @@ describe.skipIf(skip)('personal data in the log', () => {
   }, 120_000);
 
   it('says at the restart which queue setting changed, from what to what', () => {
-    expect(log).toMatch(/the stored policy of queue enrich\.hubspot\.contact was updated to the settings: CRM_ENRICH_JOB_RETRY_DELAY_SECONDS 10 -> 7/);
+    expect(log).toMatch(
+      /the stored policy of queue enrich\.hubspot\.contact was updated to the settings: CRM_ENRICH_JOB_RETRY_DELAY_SECONDS 10 -> 7/,
+    );
   });
 });

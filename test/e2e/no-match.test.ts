@@ -18,18 +18,34 @@ interface RecordView {
 
 describe.skipIf(skip)('a record with no partner match', () => {
   // Employers' companies are created and counted in employers.test.ts; this file counts contacts alone.
-  const stack = useStack({ service: { env: { HUBSPOT_CREATE_COMPANIES: 'false', SALESFORCE_CREATE_ACCOUNTS: 'false' } } });
+  const stack = useStack({
+    service: { env: { HUBSPOT_CREATE_COMPANIES: 'false', SALESFORCE_CREATE_ACCOUNTS: 'false' } },
+  });
 
   // The rows about the record's enrichment; its company link has rows of its own (employers.test.ts).
-  const enrichmentRows = (v: RecordView): RecordView => ({ ...v, audit: v.audit.filter((a) => a.rule !== 'company_link') });
-  const view = async (id: string) => enrichmentRows((await stack.running.admin<RecordView>('GET', `/records/hubspot/contact/${id}`)).body);
+  const enrichmentRows = (v: RecordView): RecordView => ({
+    ...v,
+    audit: v.audit.filter((a) => a.rule !== 'company_link'),
+  });
+  const view = async (id: string) =>
+    enrichmentRows((await stack.running.admin<RecordView>('GET', `/records/hubspot/contact/${id}`)).body);
   const auditCount = async (id: string) =>
-    (await schemaQuery<{ n: number }>(stack.running, `SELECT count(*)::int AS n FROM $schema.audit_log WHERE object_type = 'contact' AND record_id = $1 AND rule IS DISTINCT FROM 'company_link'`, [id]))[0]!.n;
+    (
+      await schemaQuery<{ n: number }>(
+        stack.running,
+        `SELECT count(*)::int AS n FROM $schema.audit_log WHERE object_type = 'contact' AND record_id = $1 AND rule IS DISTINCT FROM 'company_link'`,
+        [id],
+      )
+    )[0]!.n;
   const enrichAgain = async (id: string, expectedAuditRows: number) => {
     const res = await stack.running.admin<{ queued: boolean }>('POST', `/records/hubspot/contact/${id}/enrich`);
     expect(res.status).toBe(202);
     expect(res.body.queued).toBe(true);
-    await eventually(async () => ((await auditCount(id)) >= expectedAuditRows ? true : undefined), 10_000, `audit row ${expectedAuditRows} of ${id}`);
+    await eventually(
+      async () => ((await auditCount(id)) >= expectedAuditRows ? true : undefined),
+      10_000,
+      `audit row ${expectedAuditRows} of ${id}`,
+    );
     await settled(stack);
   };
 
@@ -38,10 +54,14 @@ describe.skipIf(skip)('a record with no partner match', () => {
     const created = stack.sandboxes.hubspot.createContact({ email, firstname: 'Nobody' });
     const servedBefore = partnerServed(stack.sandboxes);
 
-    const first = await eventually(async () => {
-      const r = await stack.running.admin<RecordView>('GET', `/records/hubspot/contact/${created.id}`);
-      return r.status === 200 && r.body.state?.status === 'no_match' ? enrichmentRows(r.body) : undefined;
-    }, 10_000, 'the contact to end as no_match');
+    const first = await eventually(
+      async () => {
+        const r = await stack.running.admin<RecordView>('GET', `/records/hubspot/contact/${created.id}`);
+        return r.status === 200 && r.body.state?.status === 'no_match' ? enrichmentRows(r.body) : undefined;
+      },
+      10_000,
+      'the contact to end as no_match',
+    );
     await settled(stack);
     expect(first.state.partnerId).toBeNull();
     expect(first.audit).toHaveLength(1);
@@ -62,7 +82,11 @@ describe.skipIf(skip)('a record with no partner match', () => {
     expect(hubspotCalls(stack.sandboxes, 'contacts/batch/update')).toBe(0);
 
     // Once the misses expire, the next enrichment asks the partner again: the cache, not a lost job, kept it quiet.
-    await schemaQuery(stack.running, `UPDATE $schema.lookup_cache SET expires_at = now() - interval '1 second' WHERE value = $1`, [email]);
+    await schemaQuery(
+      stack.running,
+      `UPDATE $schema.lookup_cache SET expires_at = now() - interval '1 second' WHERE value = $1`,
+      [email],
+    );
     await enrichAgain(created.id, 3);
     expect(partnerServed(stack.sandboxes)).toBe(servedAfterFirst + 2);
     expect((await view(created.id)).state.status).toBe('no_match');

@@ -11,7 +11,16 @@ import { SERVER_URL, serverUnavailable } from '../support/db.js';
 import { REDIS_URL, redisUnavailable } from '../support/redis.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 import { dropSchema } from './probes.js';
-import { ADMIN_TOKEN, HUBSPOT_SECRET, eventually, partnerPeople, startSandboxes, startService, type RunningService, type Sandboxes } from './stack.js';
+import {
+  ADMIN_TOKEN,
+  HUBSPOT_SECRET,
+  eventually,
+  partnerPeople,
+  startSandboxes,
+  startService,
+  type RunningService,
+  type Sandboxes,
+} from './stack.js';
 
 const skip = await serverUnavailable();
 if (skip) console.warn(`skipping the Postgres outage test: ${skip}`);
@@ -44,13 +53,27 @@ describe.skipIf(skip)('Postgres outage', () => {
     const contact = sandboxes.hubspot.createContact({ email: person!.workEmail! });
     const url = `${running.url}/webhooks/hubspot`;
     const body = JSON.stringify([
-      { eventId: 1, subscriptionId: 4001, portalId: sandboxes.hubspot.portalId, appId: 1000001, occurredAt: Date.now(), subscriptionType: 'contact.creation', attemptNumber: 0, objectId: Number(contact.id), changeSource: 'CRM_UI' },
+      {
+        eventId: 1,
+        subscriptionId: 4001,
+        portalId: sandboxes.hubspot.portalId,
+        appId: 1000001,
+        occurredAt: Date.now(),
+        subscriptionType: 'contact.creation',
+        attemptNumber: 0,
+        objectId: Number(contact.id),
+        changeSource: 'CRM_UI',
+      },
     ]);
     const deliver = async () => {
       const timestamp = String(Date.now());
       const res = await fetch(url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-hubspot-request-timestamp': timestamp, 'x-hubspot-signature-v3': signV3(HUBSPOT_SECRET, 'POST', url, body, timestamp) },
+        headers: {
+          'content-type': 'application/json',
+          'x-hubspot-request-timestamp': timestamp,
+          'x-hubspot-signature-v3': signV3(HUBSPOT_SECRET, 'POST', url, body, timestamp),
+        },
         body,
       });
       return { status: res.status, retryAfter: res.headers.get('retry-after'), text: await res.text() };
@@ -62,10 +85,15 @@ describe.skipIf(skip)('Postgres outage', () => {
     expect(Number(refused.retryAfter)).toBeGreaterThan(0);
     const ready = await fetch(`${running.url}/readyz`);
     expect(ready.status).toBe(503);
-    expect(((await ready.json()) as { checks: { name: string; ok: boolean }[] }).checks.find((c) => c.name === 'database')?.ok).toBe(false);
+    expect(
+      ((await ready.json()) as { checks: { name: string; ok: boolean }[] }).checks.find((c) => c.name === 'database')
+        ?.ok,
+    ).toBe(false);
 
     // An admin request that fails unexpectedly says which log entry has the error, and nothing more.
-    const stats = await fetch(`${running.url}/admin/api/stats`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    const stats = await fetch(`${running.url}/admin/api/stats`, {
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
     expect(stats.status).toBe(500);
     const failed = (await stats.json()) as { error: { code: string; message: string; details: { requestId: string } } };
     expect(failed.error.code).toBe('internal');
@@ -74,10 +102,18 @@ describe.skipIf(skip)('Postgres outage', () => {
     expect(failed.error.message).not.toMatch(/ECONN|terminated|postgres/i);
 
     proxy.up();
-    await eventually(async () => ((await fetch(`${running.url}/readyz`)).status === 200 ? true : undefined), 20_000, '/readyz to recover');
+    await eventually(
+      async () => ((await fetch(`${running.url}/readyz`)).status === 200 ? true : undefined),
+      20_000,
+      '/readyz to recover',
+    );
     const accepted = await deliver();
     expect(accepted.status).toBe(200);
-    await eventually(() => (sandboxes.hubspot.getContact(contact.id)?.crm_enrich_partner_id ? true : undefined), 20_000, 'the contact to be enriched after the outage');
+    await eventually(
+      () => (sandboxes.hubspot.getContact(contact.id)?.crm_enrich_partner_id ? true : undefined),
+      20_000,
+      'the contact to be enriched after the outage',
+    );
     expect(sandboxes.hubspot.getContact(contact.id)?.crm_enrich_partner_id).toBe(person!.person.id);
   }, 60_000);
 });
@@ -114,15 +150,25 @@ describe.skipIf(redisSkip)('Redis outage', () => {
     expect(before.body.checks.find((c) => c.name === 'rate_limiter')).toMatchObject({ ok: true, required: false });
 
     proxy.down();
-    const during = await eventually(async () => {
-      const r = await readyz();
-      return r.body.checks.find((c) => c.name === 'rate_limiter')?.ok === false ? r : undefined;
-    }, 15_000, 'the limiter check to fail');
+    const during = await eventually(
+      async () => {
+        const r = await readyz();
+        return r.body.checks.find((c) => c.name === 'rate_limiter')?.ok === false ? r : undefined;
+      },
+      15_000,
+      'the limiter check to fail',
+    );
     expect(during.status).toBe(200);
     expect(during.body.status).toBe('ready');
-    expect(during.body.checks.find((c) => c.name === 'rate_limiter')?.message).toMatch(/Redis at 127\.0\.0\.1:\d+ could not be checked/);
+    expect(during.body.checks.find((c) => c.name === 'rate_limiter')?.message).toMatch(
+      /Redis at 127\.0\.0\.1:\d+ could not be checked/,
+    );
 
     proxy.up();
-    await eventually(async () => ((await readyz()).body.checks.find((c) => c.name === 'rate_limiter')?.ok ? true : undefined), 20_000, 'the limiter check to recover');
+    await eventually(
+      async () => ((await readyz()).body.checks.find((c) => c.name === 'rate_limiter')?.ok ? true : undefined),
+      20_000,
+      'the limiter check to recover',
+    );
   }, 60_000);
 });

@@ -20,10 +20,16 @@ interface DeadLetterView {
 }
 
 describe.skipIf(skip)('partner failures', () => {
-  const stack = useStack({ sandboxes: { partnerFailRate: 0.3 }, service: { queue: { maxAttempts: 2, retryDelaySeconds: 1, retryDelayMaxSeconds: 1 } } });
+  const stack = useStack({
+    sandboxes: { partnerFailRate: 0.3 },
+    service: { queue: { maxAttempts: 2, retryDelaySeconds: 1, retryDelayMaxSeconds: 1 } },
+  });
 
   function createContacts(n: number, offset: number) {
-    return partnerPeople(stack.sandboxes, n, offset).map((p) => ({ person: p.person, id: stack.sandboxes.hubspot.createContact({ email: p.workEmail! }).id }));
+    return partnerPeople(stack.sandboxes, n, offset).map((p) => ({
+      person: p.person,
+      id: stack.sandboxes.hubspot.createContact({ email: p.workEmail! }).id,
+    }));
   }
 
   const enrichedIds = async (ids: string[]) => {
@@ -34,7 +40,11 @@ describe.skipIf(skip)('partner failures', () => {
   it('enriches every record while the partner fails 30 % of requests', async () => {
     const contacts = createContacts(10, 100);
     const ids = contacts.map((c) => c.id);
-    await eventually(async () => ((await enrichedIds(ids)).length === ids.length ? true : undefined), 30_000, 'all ten contacts to be enriched');
+    await eventually(
+      async () => ((await enrichedIds(ids)).length === ids.length ? true : undefined),
+      30_000,
+      'all ten contacts to be enriched',
+    );
     await settled(stack);
 
     expect(stack.sandboxes.partner.stats().injectedFailures).toBeGreaterThan(0);
@@ -43,7 +53,9 @@ describe.skipIf(skip)('partner failures', () => {
       expect(contact.jobtitle).toBe(person.position);
       expect(contact.crm_enrich_partner_id).toBe(person.id);
     }
-    expect((await stack.running.admin<{ deadLetters: unknown[] }>('GET', '/dead-letters')).body.deadLetters).toEqual([]);
+    expect((await stack.running.admin<{ deadLetters: unknown[] }>('GET', '/dead-letters')).body.deadLetters).toEqual(
+      [],
+    );
   });
 
   it('parks jobs in the dead letter while the partner is down, and replays one, then all, to success once it is back', async () => {
@@ -51,11 +63,15 @@ describe.skipIf(skip)('partner failures', () => {
     const contacts = createContacts(3, 200);
     const ids = contacts.map((c) => c.id);
 
-    const dead = await eventually(async () => {
-      const res = await stack.running.admin<{ deadLetters: DeadLetterView[] }>('GET', '/dead-letters');
-      const ours = res.body.deadLetters.filter((d) => ids.includes(d.data.recordId));
-      return ours.length === ids.length ? ours : undefined;
-    }, 30_000, 'the three jobs to reach the dead letter');
+    const dead = await eventually(
+      async () => {
+        const res = await stack.running.admin<{ deadLetters: DeadLetterView[] }>('GET', '/dead-letters');
+        const ours = res.body.deadLetters.filter((d) => ids.includes(d.data.recordId));
+        return ours.length === ids.length ? ours : undefined;
+      },
+      30_000,
+      'the three jobs to reach the dead letter',
+    );
     for (const letter of dead) {
       expect(letter.queue).toBe('enrich.hubspot.contact');
       expect(letter.attempts).toBe(2);
@@ -71,16 +87,28 @@ describe.skipIf(skip)('partner failures', () => {
     const [first, ...rest] = dead;
     const one = await stack.running.admin<{ replayed: number }>('POST', '/dead-letters/replay', { ids: [first!.id] });
     expect(one.body.replayed).toBe(1);
-    await eventually(async () => ((await enrichedIds([first!.data.recordId])).length === 1 ? true : undefined), 10_000, 'the one replayed contact to be enriched');
-    const left = (await stack.running.admin<{ deadLetters: DeadLetterView[] }>('GET', '/dead-letters')).body.deadLetters;
+    await eventually(
+      async () => ((await enrichedIds([first!.data.recordId])).length === 1 ? true : undefined),
+      10_000,
+      'the one replayed contact to be enriched',
+    );
+    const left = (await stack.running.admin<{ deadLetters: DeadLetterView[] }>('GET', '/dead-letters')).body
+      .deadLetters;
     expect(left.map((d) => d.id).sort()).toEqual(rest.map((d) => d.id).sort());
 
     const replay = await stack.running.admin<{ replayed: number }>('POST', '/dead-letters/replay', {});
     expect(replay.status).toBe(200);
     expect(replay.body.replayed).toBe(2);
 
-    await eventually(async () => ((await enrichedIds(ids)).length === ids.length ? true : undefined), 10_000, 'the replayed contacts to be enriched');
-    for (const { id, person } of contacts) expect(stack.sandboxes.hubspot.getContact(id)?.jobtitle).toBe(person.position);
-    expect((await stack.running.admin<{ deadLetters: unknown[] }>('GET', '/dead-letters')).body.deadLetters).toEqual([]);
+    await eventually(
+      async () => ((await enrichedIds(ids)).length === ids.length ? true : undefined),
+      10_000,
+      'the replayed contacts to be enriched',
+    );
+    for (const { id, person } of contacts)
+      expect(stack.sandboxes.hubspot.getContact(id)?.jobtitle).toBe(person.position);
+    expect((await stack.running.admin<{ deadLetters: unknown[] }>('GET', '/dead-letters')).body.deadLetters).toEqual(
+      [],
+    );
   });
 });

@@ -27,12 +27,20 @@ export function partnerServed(sandboxes: Sandboxes): number {
 export function duplicateWrites(writes: SandboxWrite[], objectType?: SandboxWrite['objectType']): number {
   const keys = writes
     .filter((w) => !objectType || w.objectType === objectType)
-    .flatMap((w) => Object.entries(w.properties).filter(([p]) => p !== 'crm_enrich_enriched_at').map(([p, v]) => `${w.id} ${p}=${String(v)}`));
+    .flatMap((w) =>
+      Object.entries(w.properties)
+        .filter(([p]) => p !== 'crm_enrich_enriched_at')
+        .map(([p, v]) => `${w.id} ${p}=${String(v)}`),
+    );
   return keys.length - new Set(keys).size;
 }
 
 /** Runs SQL against the service's own schema (table names unqualified). */
-export async function schemaQuery<T extends Record<string, unknown> = Record<string, unknown>>(running: RunningService, sql: string, params: unknown[] = []): Promise<T[]> {
+export async function schemaQuery<T extends Record<string, unknown> = Record<string, unknown>>(
+  running: RunningService,
+  sql: string,
+  params: unknown[] = [],
+): Promise<T[]> {
   const { rows } = await running.service.store.db.query<T>(sql.replaceAll('$schema', `"${running.schema}"`), params);
   return rows;
 }
@@ -46,7 +54,11 @@ export async function jobsInFlight(running: RunningService): Promise<number> {
 /** Waits until the CRM sandboxes have delivered their webhooks and the service has no job left. */
 export async function settled({ running, sandboxes }: Stack, timeoutMs = 10_000): Promise<void> {
   await sandboxes.hubspot.webhooksIdle();
-  await eventually(async () => ((await jobsInFlight(running)) === 0 ? true : undefined), timeoutMs, 'the queues to drain');
+  await eventually(
+    async () => ((await jobsInFlight(running)) === 0 ? true : undefined),
+    timeoutMs,
+    'the queues to drain',
+  );
 }
 
 /** Drops the schema a test file's service used, so the shared server does not fill with them. */
@@ -62,9 +74,18 @@ export async function dropSchema(schema: string | undefined): Promise<void> {
 }
 
 /** Waits until a record's enrichment state has `status`, and returns that state. */
-export function stateReaches(running: RunningService, key: { connection: string; objectType: string; recordId: string }, status: string, timeoutMs = 10_000) {
-  return eventually(async () => {
-    const state = await running.service.store.state.get(key);
-    return state?.status === status ? state : undefined;
-  }, timeoutMs, `${key.objectType} ${key.recordId} to be ${status}`);
+export function stateReaches(
+  running: RunningService,
+  key: { connection: string; objectType: string; recordId: string },
+  status: string,
+  timeoutMs = 10_000,
+) {
+  return eventually(
+    async () => {
+      const state = await running.service.store.state.get(key);
+      return state?.status === status ? state : undefined;
+    },
+    timeoutMs,
+    `${key.objectType} ${key.recordId} to be ${status}`,
+  );
 }

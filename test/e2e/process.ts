@@ -37,7 +37,11 @@ export interface ServiceProcess {
 }
 
 /** The environment a deployment would set to point the service at the test's sandboxes and schema. */
-export function serviceEnv(sandboxes: Sandboxes, schema: string, extra: Record<string, string> = {}): Record<string, string> {
+export function serviceEnv(
+  sandboxes: Sandboxes,
+  schema: string,
+  extra: Record<string, string> = {},
+): Record<string, string> {
   const dataDir = mkdtempSync(join(tmpdir(), 'crm-enrich-e2e-'));
   dataDirs.push(dataDir);
   return {
@@ -63,7 +67,10 @@ export async function freePort(): Promise<number> {
   return address.port;
 }
 
-function run(args: string[], env: Record<string, string>): { child: ChildProcess; output: () => string; exited: Promise<Exit> } {
+function run(
+  args: string[],
+  env: Record<string, string>,
+): { child: ChildProcess; output: () => string; exited: Promise<Exit> } {
   const child = spawn(process.execPath, [...CLI, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(child);
   let text = '';
@@ -80,7 +87,11 @@ function run(args: string[], env: Record<string, string>): { child: ChildProcess
 
 /** Starts `crm-enrich serve --no-demo` and resolves once it answers /readyz; rejects with its output if it exits first. */
 /** Starts `serve` (`args`, by default without demo records) on env.PORT, or on a free port when env has none. */
-export async function startServiceProcess(env: Record<string, string>, timeoutMs = 30_000, args: string[] = ['serve', '--no-demo']): Promise<ServiceProcess> {
+export async function startServiceProcess(
+  env: Record<string, string>,
+  timeoutMs = 30_000,
+  args: string[] = ['serve', '--no-demo'],
+): Promise<ServiceProcess> {
   const port = env.PORT ? Number(env.PORT) : await freePort();
   const { child, output, exited } = run(args, { ...env, PORT: String(port) });
   const url = `http://127.0.0.1:${port}`;
@@ -89,7 +100,10 @@ export async function startServiceProcess(env: Record<string, string>, timeoutMs
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (exit) throw new Error(`the service exited (${exit.code ?? exit.signal}) before it was ready:\n${output()}`);
-    const ready = await fetch(`${url}/readyz`).then((r) => r.ok, () => false);
+    const ready = await fetch(`${url}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ready) break;
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
@@ -108,7 +122,11 @@ export async function startServiceProcess(env: Record<string, string>, timeoutMs
 }
 
 /** Runs one crm-enrich command to its end. */
-export async function runCli(args: string[], env: Record<string, string>, timeoutMs = 60_000): Promise<Exit & { output: string }> {
+export async function runCli(
+  args: string[],
+  env: Record<string, string>,
+  timeoutMs = 60_000,
+): Promise<Exit & { output: string }> {
   const { child, output, exited } = run(args, env);
   const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
   const exit = await exited;
@@ -131,7 +149,10 @@ export function processSchema(): string {
 /** Counts the jobs of one queue by state, straight from the schema the service used. */
 export async function jobStates(schema: string, queue: string): Promise<Record<string, number>> {
   return withClient(async (client) => {
-    const { rows } = await client.query<{ state: string; n: number }>(`SELECT state::text AS state, count(*)::int AS n FROM "${schema}".job WHERE name = $1 GROUP BY state`, [queue]);
+    const { rows } = await client.query<{ state: string; n: number }>(
+      `SELECT state::text AS state, count(*)::int AS n FROM "${schema}".job WHERE name = $1 GROUP BY state`,
+      [queue],
+    );
     return Object.fromEntries(rows.map((r) => [r.state, r.n]));
   });
 }
@@ -139,19 +160,26 @@ export async function jobStates(schema: string, queue: string): Promise<Record<s
 /** The most attempts any job of the queue has spent beyond its first (completed ones included). */
 export async function maxRetryCount(schema: string, queue: string): Promise<number> {
   return withClient(async (client) => {
-    const { rows } = await client.query<{ n: number | null }>(`SELECT max(retry_count)::int AS n FROM "${schema}".job WHERE name = $1`, [queue]);
+    const { rows } = await client.query<{ n: number | null }>(
+      `SELECT max(retry_count)::int AS n FROM "${schema}".job WHERE name = $1`,
+      [queue],
+    );
     return rows[0]?.n ?? 0;
   });
 }
 
 /** Kills every process still running, drops the schemas and removes the data directories. */
 export async function killAll(schemas: string[] = []): Promise<void> {
-  const running = [...children].map((child) => new Promise<void>((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill('SIGKILL');
-  }));
+  const running = [...children].map(
+    (child) =>
+      new Promise<void>((resolve) => {
+        child.once('exit', () => resolve());
+        child.kill('SIGKILL');
+      }),
+  );
   await Promise.all(running);
-  if (schemas.length) await withClient((client) => client.query(schemas.map((s) => `DROP SCHEMA IF EXISTS "${s}" CASCADE;`).join(' ')));
+  if (schemas.length)
+    await withClient((client) => client.query(schemas.map((s) => `DROP SCHEMA IF EXISTS "${s}" CASCADE;`).join(' ')));
   for (const dir of dataDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 }
 

@@ -51,7 +51,7 @@ describe.skipIf(skip)('custom properties', () => {
     for (const schema of schemas) await dropSchema(schema);
   });
 
-  it('mappings check --live reads each CRM\'s schema and names the custom properties it lacks', async () => {
+  it("mappings check --live reads each CRM's schema and names the custom properties it lacks", async () => {
     const env = {
       PATH: process.env.PATH ?? '',
       HUBSPOT_ACCESS_TOKEN: 'sandbox-token',
@@ -62,7 +62,9 @@ describe.skipIf(skip)('custom properties', () => {
     };
     const result = await runCli(['mappings', 'check', '--live'], env);
     expect(result.code).toBe(1);
-    expect(result.output).toMatch(/mappings\/hubspot\/contact\.yaml: fields > crm_enrich_department > custom: crm_enrich_department does not exist in hubspot yet/);
+    expect(result.output).toMatch(
+      /mappings\/hubspot\/contact\.yaml: fields > crm_enrich_department > custom: crm_enrich_department does not exist in hubspot yet/,
+    );
     expect(result.output).toMatch(/mappings\/salesforce\/lead\.yaml: fields > CE_\w+__c > custom: /);
     const refused = await runCli(['mappings', 'check', '--live'], { PATH: process.env.PATH ?? '' });
     expect(refused.code).toBe(2);

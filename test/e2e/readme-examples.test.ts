@@ -24,7 +24,10 @@ const dataDir = mkdtempSync(join(tmpdir(), 'crm-enrich-readme-'));
 /** The fenced block after each `<!-- readme-<kind>: <name> ... -->` comment. */
 function blocks(kind: 'example' | 'output'): Map<string, string> {
   const found = new Map<string, string>();
-  for (const m of README.matchAll(new RegExp(`<!-- readme-${kind}: ([\\w-]+)[^>]*-->\\n\`\`\`\\w*\\n([\\s\\S]*?)\\n\`\`\``, 'g'))) found.set(m[1]!, m[2]!);
+  for (const m of README.matchAll(
+    new RegExp(`<!-- readme-${kind}: ([\\w-]+)[^>]*-->\\n\`\`\`\\w*\\n([\\s\\S]*?)\\n\`\`\``, 'g'),
+  ))
+    found.set(m[1]!, m[2]!);
   return found;
 }
 const examples = blocks('example');
@@ -34,7 +37,12 @@ const outputs = blocks('output');
 function shape(value: unknown): unknown {
   if (value === null) return null;
   if (Array.isArray(value)) return value.length ? [shape(value[0])] : [];
-  if (typeof value === 'object') return Object.fromEntries(Object.entries(value as object).sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => [k, shape(v)]));
+  if (typeof value === 'object')
+    return Object.fromEntries(
+      Object.entries(value as object)
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([k, v]) => [k, shape(v)]),
+    );
   return typeof value;
 }
 
@@ -57,12 +65,22 @@ describe('the README examples on a fresh start', () => {
   let service: ServiceProcess;
   /** README host:port -> this run's. */
   const ports = new Map<string, string>();
-  const mapPorts = (text: string) => text.replace(/127\.0\.0\.1:(\d+)/g, (whole, port: string) => ports.get(port) ?? whole);
-  const env = () => ({ PATH: process.env.PATH ?? '', HOME: dataDir, CRM_ENRICH_DATA_DIR: dataDir, PORT: new URL(service.url).port });
+  const mapPorts = (text: string) =>
+    text.replace(/127\.0\.0\.1:(\d+)/g, (whole, port: string) => ports.get(port) ?? whole);
+  const env = () => ({
+    PATH: process.env.PATH ?? '',
+    HOME: dataDir,
+    CRM_ENRICH_DATA_DIR: dataDir,
+    PORT: new URL(service.url).port,
+  });
 
   /** Runs shell text as the README gives it, with this run's ports, and answers what it printed. */
   async function sh(script: string): Promise<string> {
-    const { stdout } = await exec('bash', ['-e', '-o', 'pipefail', '-c', mapPorts(script)], { cwd: ROOT, env: env(), timeout: 120_000 });
+    const { stdout } = await exec('bash', ['-e', '-o', 'pipefail', '-c', mapPorts(script)], {
+      cwd: ROOT,
+      env: env(),
+      timeout: 120_000,
+    });
     return stdout;
   }
 
@@ -71,10 +89,18 @@ describe('the README examples on a fresh start', () => {
     const expected = printed(mapPorts(outputs.get(name)!)).map(lineShape);
     let last: string[] = [];
     try {
-      return await eventually(async () => {
-        last = printed(await run().catch((error: { stdout?: string; stderr?: string }) => `${error.stdout ?? ''}${error.stderr ?? ''}`));
-        return JSON.stringify(last.map(lineShape)) === JSON.stringify(expected) ? last : undefined;
-      }, ms, `the ${name} example to print what the README shows`);
+      return await eventually(
+        async () => {
+          last = printed(
+            await run().catch(
+              (error: { stdout?: string; stderr?: string }) => `${error.stdout ?? ''}${error.stderr ?? ''}`,
+            ),
+          );
+          return JSON.stringify(last.map(lineShape)) === JSON.stringify(expected) ? last : undefined;
+        },
+        ms,
+        `the ${name} example to print what the README shows`,
+      );
     } catch (error) {
       // The difference says more than "timed out".
       expect(last.map(lineShape)).toEqual(expected);
@@ -93,13 +119,26 @@ describe('the README examples on a fresh start', () => {
   });
 
   it('prints the banner the README shows, and its commands show the contact enriched', async () => {
-    service = await startServiceProcess({ PATH: process.env.PATH ?? '', HOME: dataDir, CRM_ENRICH_DATA_DIR: dataDir, LOG_LEVEL: 'info' }, 60_000, ['serve']);
-    const banner = await eventually(() => (service.output().includes('Stop with Ctrl-C') ? service.output() : undefined), 30_000, 'the banner');
+    service = await startServiceProcess(
+      { PATH: process.env.PATH ?? '', HOME: dataDir, CRM_ENRICH_DATA_DIR: dataDir, LOG_LEVEL: 'info' },
+      60_000,
+      ['serve'],
+    );
+    const banner = await eventually(
+      () => (service.output().includes('Stop with Ctrl-C') ? service.output() : undefined),
+      30_000,
+      'the banner',
+    );
     // This run's URLs, by the role the banner gives them, stand for the README's.
     const own = (label: string) => new RegExp(`${label} +http://127\\.0\\.0\\.1:(\\d+)`).exec(banner)?.[1];
     const roles = ['is running at', 'partner sandbox:', 'HubSpot sandbox:', 'Salesforce sandbox:'].map(own);
     expect(roles.every(Boolean), banner).toBe(true);
-    [['3000', '38511'], ['3001', '38512'], ['3002', '38513'], ['3003', '38514']].forEach((readmePorts, i) => {
+    [
+      ['3000', '38511'],
+      ['3001', '38512'],
+      ['3002', '38513'],
+      ['3003', '38514'],
+    ].forEach((readmePorts, i) => {
       for (const p of readmePorts) ports.set(p, `127.0.0.1:${roles[i]}`);
     });
 
@@ -113,10 +152,14 @@ describe('the README examples on a fresh start', () => {
     const show = lines[lines.findIndex((l) => l.includes('see its enriched properties')) + 1]!.trim();
     expect(JSON.parse(await sh(create))).toMatchObject({ properties: { email: expect.stringContaining('@') } });
     // HubSpot's search limits a token to 5 searches a second; a person looks now and then.
-    const [found] = await printsAsShown('banner', async () => {
-      await new Promise((r) => setTimeout(r, 1_000));
-      return sh(show);
-    }, 60_000);
+    const [found] = await printsAsShown(
+      'banner',
+      async () => {
+        await new Promise((r) => setTimeout(r, 1_000));
+        return sh(show);
+      },
+      60_000,
+    );
     expect(JSON.parse(found!).results[0].properties.crm_enrich_enriched_at).toBeTruthy();
   }, 150_000);
 
@@ -125,17 +168,21 @@ describe('the README examples on a fresh start', () => {
     expect(lines[0]).toBe(mapPorts(printed(outputs.get('mcp')!)[0]!));
   }, 30_000);
 
-  it('runs the Salesforce example: a Lead created with the sandbox org\'s OAuth values is enriched', async () => {
+  it("runs the Salesforce example: a Lead created with the sandbox org's OAuth values is enriched", async () => {
     const script = examples.get('salesforce')!;
     const commands = script.split('\n').filter((l) => l.trim() && !l.startsWith('#'));
     const first = printed(await sh(script));
     expect(lineShape(first[0]!)).toEqual(lineShape(printed(outputs.get('salesforce')!)[0]!));
     // Then the query alone (with the token), until enrichment has written the Lead.
     const query = [commands[0]!, commands.at(-1)!].join('\n');
-    const [, lead] = await printsAsShown('salesforce', async () => {
-      await new Promise((r) => setTimeout(r, 1_000));
-      return `${first[0]}\n${await sh(query)}`;
-    }, 60_000);
+    const [, lead] = await printsAsShown(
+      'salesforce',
+      async () => {
+        await new Promise((r) => setTimeout(r, 1_000));
+        return `${first[0]}\n${await sh(query)}`;
+      },
+      60_000,
+    );
     expect(JSON.parse(lead!).records[0]).toMatchObject({ FirstName: 'Isla', CE_Enriched_At__c: expect.any(String) });
   }, 90_000);
 

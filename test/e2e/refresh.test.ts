@@ -15,7 +15,14 @@ if (skip) console.warn(`skipping end-to-end tests: ${skip}`);
 
 interface RecordView {
   state: { status: string; nextRefreshAt: string; written: Record<string, string | null> };
-  audit: { property: string | null; oldValue: string | null; newValue: string | null; rule: string | null; outcome: string | null; reason: string | null }[];
+  audit: {
+    property: string | null;
+    oldValue: string | null;
+    newValue: string | null;
+    rule: string | null;
+    outcome: string | null;
+    reason: string | null;
+  }[];
 }
 
 const DAYS = 7;
@@ -27,8 +34,14 @@ describe.skipIf(skip)('refresh', () => {
   /** Creates contacts for partner people and waits until each is enriched and the echoes are settled. */
   async function enrichedContacts(n: number, offset: number) {
     const people = partnerPeople(stack.sandboxes, n, offset);
-    const contacts = people.map((p) => ({ record: p, person: p.person, email: p.workEmail!, id: stack.sandboxes.hubspot.createContact({ email: p.workEmail! }).id }));
-    for (const c of contacts) await stateReaches(stack.running, { connection: 'hubspot', objectType: 'contact', recordId: c.id }, 'enriched');
+    const contacts = people.map((p) => ({
+      record: p,
+      person: p.person,
+      email: p.workEmail!,
+      id: stack.sandboxes.hubspot.createContact({ email: p.workEmail! }).id,
+    }));
+    for (const c of contacts)
+      await stateReaches(stack.running, { connection: 'hubspot', objectType: 'contact', recordId: c.id }, 'enriched');
     await settled(stack);
     return contacts;
   }
@@ -37,15 +50,22 @@ describe.skipIf(skip)('refresh', () => {
   async function daysPass(contacts: { id: string; email: string; person: { id?: string } }[]): Promise<void> {
     const shift = `interval '${DAYS} days'`;
     const keys = contacts.flatMap((c) => [c.email.toLowerCase(), c.person.id!.toLowerCase()]);
-    await schemaQuery(stack.running, `UPDATE $schema.lookup_cache SET fetched_at = fetched_at - ${shift}, expires_at = expires_at - ${shift} WHERE value = ANY($1)`, [keys]);
-    await schemaQuery(stack.running, `UPDATE $schema.enrichment_state SET next_refresh_at = next_refresh_at - ${shift}, last_enriched_at = last_enriched_at - ${shift} WHERE object_type = 'contact' AND record_id = ANY($1)`, [
-      contacts.map((c) => c.id),
-    ]);
+    await schemaQuery(
+      stack.running,
+      `UPDATE $schema.lookup_cache SET fetched_at = fetched_at - ${shift}, expires_at = expires_at - ${shift} WHERE value = ANY($1)`,
+      [keys],
+    );
+    await schemaQuery(
+      stack.running,
+      `UPDATE $schema.enrichment_state SET next_refresh_at = next_refresh_at - ${shift}, last_enriched_at = last_enriched_at - ${shift} WHERE object_type = 'contact' AND record_id = ANY($1)`,
+      [contacts.map((c) => c.id)],
+    );
   }
 
-  const view = async (id: string) => (await stack.running.admin<RecordView>('GET', `/records/hubspot/contact/${id}`)).body;
+  const view = async (id: string) =>
+    (await stack.running.admin<RecordView>('GET', `/records/hubspot/contact/${id}`)).body;
 
-  it('brings the partner\'s new data after REFRESH_AFTER_DAYS but keeps a value a person edited, and the audit says why', async () => {
+  it("brings the partner's new data after REFRESH_AFTER_DAYS but keeps a value a person edited, and the audit says why", async () => {
     const [contact] = await enrichedContacts(1, 20);
     const { person, id, record: partnerRecord } = contact!;
     const ourTitle = person.position!;
@@ -59,10 +79,14 @@ describe.skipIf(skip)('refresh', () => {
     await daysPass([contact!]);
 
     expect((await stack.running.service.refreshNow()).refresh).toBe(1);
-    const after = await eventually(() => {
-      const c = stack.sandboxes.hubspot.getContact(id);
-      return c?.crm_enrich_headline === person.headline ? c : undefined;
-    }, 10_000, 'the refreshed headline');
+    const after = await eventually(
+      () => {
+        const c = stack.sandboxes.hubspot.getContact(id);
+        return c?.crm_enrich_headline === person.headline ? c : undefined;
+      },
+      10_000,
+      'the refreshed headline',
+    );
     await settled(stack);
 
     expect(after.jobtitle).toBe(edited);
@@ -73,7 +97,11 @@ describe.skipIf(skip)('refresh', () => {
     expect(kept!.newValue).toBe('Chief Refresh Officer');
     expect(kept!.rule).toBe('protect_edits');
     expect(kept!.reason).toMatch(/person changed/);
-    expect(record.audit.some((a) => a.property === 'crm_enrich_headline' && a.outcome === 'write' && a.newValue === person.headline)).toBe(true);
+    expect(
+      record.audit.some(
+        (a) => a.property === 'crm_enrich_headline' && a.outcome === 'write' && a.newValue === person.headline,
+      ),
+    ).toBe(true);
     // What we last wrote is still the old title, so the next refresh also knows the edit is a person's.
     expect(record.state.written.jobtitle).toBe(ourTitle);
     expect(record.state.status).toBe('enriched');
@@ -92,23 +120,47 @@ describe.skipIf(skip)('refresh', () => {
     expect(contact.jobtitle).toBe(typed);
     expect(contact.crm_enrich_partner_id).toBe(p!.person.id);
     const record = await view(id);
-    expect(record.audit.find((a) => a.property === 'jobtitle')).toMatchObject({ outcome: 'kept_person_edit', oldValue: typed, newValue: p!.person.position, reason: 'a value crm-enrich did not write is kept' });
+    expect(record.audit.find((a) => a.property === 'jobtitle')).toMatchObject({
+      outcome: 'kept_person_edit',
+      oldValue: typed,
+      newValue: p!.person.position,
+      reason: 'a value crm-enrich did not write is kept',
+    });
     expect(record.state.written.jobtitle).toBeUndefined();
   });
 
   it('makes no CRM call and one partner call per record when a refresh finds the data unchanged', async () => {
     const contacts = await enrichedContacts(3, 40);
     const ids = contacts.map((c) => c.id);
-    const before = { updates: hubspotCalls(stack.sandboxes, 'contacts/batch/update'), reads: hubspotCalls(stack.sandboxes, 'contacts/batch/read'), partner: partnerServed(stack.sandboxes) };
-    const auditRows = async () => (await schemaQuery<{ n: number }>(stack.running, `SELECT count(*)::int AS n FROM $schema.audit_log WHERE record_id = ANY($1)`, [ids]))[0]!.n;
+    const before = {
+      updates: hubspotCalls(stack.sandboxes, 'contacts/batch/update'),
+      reads: hubspotCalls(stack.sandboxes, 'contacts/batch/read'),
+      partner: partnerServed(stack.sandboxes),
+    };
+    const auditRows = async () =>
+      (
+        await schemaQuery<{ n: number }>(
+          stack.running,
+          `SELECT count(*)::int AS n FROM $schema.audit_log WHERE record_id = ANY($1)`,
+          [ids],
+        )
+      )[0]!.n;
     const auditBefore = await auditRows();
     await daysPass(contacts);
 
     expect((await stack.running.service.refreshNow()).refresh).toBe(3);
-    await eventually(async () => {
-      const rows = await schemaQuery(stack.running, `SELECT 1 FROM $schema.enrichment_state WHERE record_id = ANY($1) AND next_refresh_at > now()`, [ids]);
-      return rows.length === 3 ? true : undefined;
-    }, 10_000, 'the refreshed records to be due again in the future');
+    await eventually(
+      async () => {
+        const rows = await schemaQuery(
+          stack.running,
+          `SELECT 1 FROM $schema.enrichment_state WHERE record_id = ANY($1) AND next_refresh_at > now()`,
+          [ids],
+        );
+        return rows.length === 3 ? true : undefined;
+      },
+      10_000,
+      'the refreshed records to be due again in the future',
+    );
     await settled(stack);
 
     expect(hubspotCalls(stack.sandboxes, 'contacts/batch/update')).toBe(before.updates);

@@ -21,12 +21,22 @@ describe.skipIf(skip)('a portal that requires a property the mappings leave empt
 
   it("refuses the employer's company, and the contact's audit row names the property", async () => {
     const { sandboxes, running } = stack;
-    const person = sandboxes.partner.dataset.personRecords.find((p) => p.workEmail && companiesWithDomain(sandboxes, p.employer.domain).length === 0)!;
+    const person = sandboxes.partner.dataset.personRecords.find(
+      (p) => p.workEmail && companiesWithDomain(sandboxes, p.employer.domain).length === 0,
+    )!;
     const contact = sandboxes.hubspot.createContact({ email: person.workEmail! });
-    const row = await eventually(async () => {
-      const rows = await schemaQuery<{ outcome: string; reason: string }>(running, `SELECT outcome, reason FROM $schema.audit_log WHERE rule = 'company_link' AND record_id = $1`, [contact.id]);
-      return rows[0];
-    }, 15_000, 'the company link to be audited');
+    const row = await eventually(
+      async () => {
+        const rows = await schemaQuery<{ outcome: string; reason: string }>(
+          running,
+          `SELECT outcome, reason FROM $schema.audit_log WHERE rule = 'company_link' AND record_id = $1`,
+          [contact.id],
+        );
+        return rows[0];
+      },
+      15_000,
+      'the company link to be audited',
+    );
     expect(row.outcome).toBe('not_linked');
     expect(row.reason).toContain(`the CRM did not create a company for ${person.employer.domain}`);
     expect(row.reason).toContain('this portal requires industry');
@@ -36,12 +46,21 @@ describe.skipIf(skip)('a portal that requires a property the mappings leave empt
 
   it('sends an update of a company without it to the dead letter, naming the property', async () => {
     const { sandboxes, running } = stack;
-    const record = sandboxes.partner.dataset.companyRecords.find((c) => c.company.fqdn && companiesWithDomain(sandboxes, c.company.fqdn).length === 0)!;
+    const record = sandboxes.partner.dataset.companyRecords.find(
+      (c) => c.company.fqdn && companiesWithDomain(sandboxes, c.company.fqdn).length === 0,
+    )!;
     const company = sandboxes.hubspot.createCompany({ domain: record.company.fqdn! });
-    const letter = await eventually(async () => {
-      const res = await running.admin<{ deadLetters: { data: { recordId: string }; error: unknown }[] }>('GET', '/dead-letters?limit=100');
-      return res.body.deadLetters.find((d) => d.data.recordId === company.id);
-    }, 20_000, 'the company update to be dead-lettered');
+    const letter = await eventually(
+      async () => {
+        const res = await running.admin<{ deadLetters: { data: { recordId: string }; error: unknown }[] }>(
+          'GET',
+          '/dead-letters?limit=100',
+        );
+        return res.body.deadLetters.find((d) => d.data.recordId === company.id);
+      },
+      20_000,
+      'the company update to be dead-lettered',
+    );
     expect(JSON.stringify(letter.error)).toContain('this portal requires industry');
     expect(sandboxes.hubspot.getCompany(company.id)!.crm_enrich_partner_id).toBeUndefined();
   });

@@ -25,13 +25,25 @@ describe.skipIf(skip)('discovery in Salesforce', () => {
       if (p.workEmail) byCompany.set(id, [...(byCompany.get(id) ?? []), p]);
     }
     const people = [...byCompany.values()].sort((a, b) => b.length - a.length)[0]!;
-    const account = salesforce.createRecord('Account', { Name: 'Target', Website: `https://www.${people[0]!.employer.domain as string}/` });
-    await eventually(() => salesforce.getRecord('Account', account)?.CE_Partner_Id__c || undefined, 15_000, 'the Account to be enriched');
+    const account = salesforce.createRecord('Account', {
+      Name: 'Target',
+      Website: `https://www.${people[0]!.employer.domain as string}/`,
+    });
+    await eventually(
+      () => salesforce.getRecord('Account', account)?.CE_Partner_Id__c || undefined,
+      15_000,
+      'the Account to be enriched',
+    );
     await settled(stack);
 
     const departments = [...new Set(people.map((p) => String(p.departmentId)))];
     const filters = { department: departments.slice(0, 4) };
-    const first = await running.admin<DiscoveryPreview>('POST', '/discovery/preview', { crm: 'salesforce', companyId: account, filters, limit: 100 });
+    const first = await running.admin<DiscoveryPreview>('POST', '/discovery/preview', {
+      crm: 'salesforce',
+      companyId: account,
+      filters,
+      limit: 100,
+    });
     expect(first.status).toBe(200);
     const withEmail = first.body.candidates.filter((c) => c.hasEmail);
     expect(withEmail.length).toBeGreaterThanOrEqual(3);
@@ -40,19 +52,41 @@ describe.skipIf(skip)('discovery in Salesforce', () => {
     // Both predate crm-enrich (no outbound message), as most of an org's records do.
     const quiet = { notify: false };
     const other = salesforce.createRecord('Account', { Name: 'Elsewhere' }, quiet);
-    const elsewhere = salesforce.createRecord('Contact', { LastName: 'Elsewhere', CE_Partner_Id__c: withEmail[0]!.personId, AccountId: other }, quiet);
+    const elsewhere = salesforce.createRecord(
+      'Contact',
+      { LastName: 'Elsewhere', CE_Partner_Id__c: withEmail[0]!.personId, AccountId: other },
+      quiet,
+    );
     const profile = sandboxes.partner.dataset.personRecords.find((p) => p.id === withEmail[1]!.personId)!;
-    const unlinked = salesforce.createRecord('Contact', { LastName: 'Unlinked', CE_LinkedIn_URL__c: `https://linkedin.com/in/${profile.slug}/` }, quiet);
+    const unlinked = salesforce.createRecord(
+      'Contact',
+      { LastName: 'Unlinked', CE_LinkedIn_URL__c: `https://linkedin.com/in/${profile.slug}/` },
+      quiet,
+    );
 
-    const preview = await running.admin<DiscoveryPreview>('POST', '/discovery/preview', { crm: 'salesforce', companyId: account, filters, limit: 100 });
+    const preview = await running.admin<DiscoveryPreview>('POST', '/discovery/preview', {
+      crm: 'salesforce',
+      companyId: account,
+      filters,
+      limit: 100,
+    });
     const byId = new Map(preview.body.candidates.map((c) => [c.personId, c] as const));
-    expect(byId.get(withEmail[0]!.personId)).toMatchObject({ action: 'skip', code: 'linked_elsewhere', recordId: elsewhere });
+    expect(byId.get(withEmail[0]!.personId)).toMatchObject({
+      action: 'skip',
+      code: 'linked_elsewhere',
+      recordId: elsewhere,
+    });
     expect(byId.get(withEmail[1]!.personId)).toMatchObject({ action: 'link', recordId: unlinked, credit: false });
 
     const creates = () => salesforce.stats().byOperation['collections.create'] ?? 0;
     const createsBefore = creates();
     const spentBefore = await running.service.ports.counters.get(LOOKUPS_COUNTER);
-    const run = await running.admin<DiscoveryRunResult>('POST', '/discovery/run', { crm: 'salesforce', companyId: account, filters, limit: 100 });
+    const run = await running.admin<DiscoveryRunResult>('POST', '/discovery/run', {
+      crm: 'salesforce',
+      companyId: account,
+      filters,
+      limit: 100,
+    });
     expect(run.status).toBe(200);
     expect(run.body).toMatchObject({ created: preview.body.counts.create, linked: 1 });
     expect(creates() - createsBefore).toBe(1);
@@ -66,7 +100,11 @@ describe.skipIf(skip)('discovery in Salesforce', () => {
     expect(salesforce.getRecord('Contact', elsewhere)!.AccountId).toBe(other);
 
     // The outbound messages for the new Contacts spend nothing.
-    await eventually(() => (salesforce.stats().outbound.pending === 0 ? true : undefined), 10_000, 'outbound messages to be delivered');
+    await eventually(
+      () => (salesforce.stats().outbound.pending === 0 ? true : undefined),
+      10_000,
+      'outbound messages to be delivered',
+    );
     await settled(stack);
     expect(await running.service.ports.counters.get(LOOKUPS_COUNTER)).toBe(spentBefore + run.body.credits);
   });

@@ -27,20 +27,35 @@ describe.skipIf(skip)('Salesforce Contacts linked with their employers', () => {
   const stack = useStack({ sandboxes: { people: 3_000, companies: 100 } });
 
   const accountsWithWebsite = (domain: string) =>
-    stack.sandboxes.salesforce
-      .records('Account')
-      .filter((a) => String(a.Website ?? '').toLowerCase().includes(domain));
+    stack.sandboxes.salesforce.records('Account').filter((a) =>
+      String(a.Website ?? '')
+        .toLowerCase()
+        .includes(domain),
+    );
 
   it('gives 10 Contacts of a new employer one Account, set in the enrichment update itself', async () => {
     const { sandboxes, running } = stack;
     const salesforce = sandboxes.salesforce;
     const [domain, people] = employers(sandboxes).find(([, p]) => p.length >= 10)!;
     expect(accountsWithWebsite(domain)).toEqual([]);
-    const before = { creates: salesforce.stats().byOperation['collections.create'] ?? 0, updates: salesforce.stats().byOperation['collections.update'] ?? 0 };
+    const before = {
+      creates: salesforce.stats().byOperation['collections.create'] ?? 0,
+      updates: salesforce.stats().byOperation['collections.update'] ?? 0,
+    };
 
-    const contacts = people.slice(0, 10).map((p) => salesforce.createRecord('Contact', { LastName: 'Unknown', Email: p.workEmail! }));
-    await eventually(() => (contacts.every((id) => salesforce.getRecord('Contact', id)?.AccountId) ? true : undefined), 20_000, 'every Contact to have an Account');
-    await eventually(() => (salesforce.stats().outbound.pending === 0 ? true : undefined), 10_000, 'outbound messages to be delivered');
+    const contacts = people
+      .slice(0, 10)
+      .map((p) => salesforce.createRecord('Contact', { LastName: 'Unknown', Email: p.workEmail! }));
+    await eventually(
+      () => (contacts.every((id) => salesforce.getRecord('Contact', id)?.AccountId) ? true : undefined),
+      20_000,
+      'every Contact to have an Account',
+    );
+    await eventually(
+      () => (salesforce.stats().outbound.pending === 0 ? true : undefined),
+      10_000,
+      'outbound messages to be delivered',
+    );
     await settled(stack);
 
     const accounts = accountsWithWebsite(domain);
@@ -67,14 +82,36 @@ describe.skipIf(skip)('Salesforce Contacts linked with their employers', () => {
   it('finds the existing Account by its website, and leaves a Contact that has an Account alone', async () => {
     const { sandboxes } = stack;
     const salesforce = sandboxes.salesforce;
-    const [domain, people] = employers(sandboxes).find(([d, p]) => p.length >= 2 && accountsWithWebsite(d).length === 0)!;
-    const existing = salesforce.createRecord('Account', { Name: 'Existing', Website: `http://www.${domain}/about` }, { notify: false });
-    const other = salesforce.createRecord('Account', { Name: 'Chosen by a person', Website: 'https://chosen.example' }, { notify: false });
+    const [domain, people] = employers(sandboxes).find(
+      ([d, p]) => p.length >= 2 && accountsWithWebsite(d).length === 0,
+    )!;
+    const existing = salesforce.createRecord(
+      'Account',
+      { Name: 'Existing', Website: `http://www.${domain}/about` },
+      { notify: false },
+    );
+    const other = salesforce.createRecord(
+      'Account',
+      { Name: 'Chosen by a person', Website: 'https://chosen.example' },
+      { notify: false },
+    );
 
     const plain = salesforce.createRecord('Contact', { LastName: 'Unknown', Email: people[0]!.workEmail! });
-    const kept = salesforce.createRecord('Contact', { LastName: 'Unknown', Email: people[1]!.workEmail!, AccountId: other });
-    await eventually(() => (salesforce.getRecord('Contact', plain)?.AccountId ? true : undefined), 10_000, 'the Contact to get its Account');
-    await eventually(() => (salesforce.getRecord('Contact', kept)?.CE_Partner_Id__c ? true : undefined), 10_000, 'the other Contact to be enriched');
+    const kept = salesforce.createRecord('Contact', {
+      LastName: 'Unknown',
+      Email: people[1]!.workEmail!,
+      AccountId: other,
+    });
+    await eventually(
+      () => (salesforce.getRecord('Contact', plain)?.AccountId ? true : undefined),
+      10_000,
+      'the Contact to get its Account',
+    );
+    await eventually(
+      () => (salesforce.getRecord('Contact', kept)?.CE_Partner_Id__c ? true : undefined),
+      10_000,
+      'the other Contact to be enriched',
+    );
     await settled(stack);
 
     expect(salesforce.getRecord('Contact', plain)?.AccountId).toBe(existing);

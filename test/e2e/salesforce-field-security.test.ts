@@ -23,16 +23,28 @@ describe.skipIf(skip)('Salesforce field-level security', () => {
   it('hides the field like Salesforce, and the service names it at start-up instead of failing writes', async () => {
     sandboxes = await startSandboxes({ salesforceHiddenFields: { Contact: ['Title'] } });
     const salesforce = sandboxes.salesforce;
-    const contact = salesforce.createRecord('Contact', { LastName: 'Doe', Email: 'jane@example.com' }, { notify: false });
-    const connector = createSalesforceConnector({ auth: { kind: 'client_credentials', loginUrl: salesforce.url, clientId: 'sandbox', clientSecret: 'sandbox' }, orgId: salesforce.orgId, apiReserve: 0 });
+    const contact = salesforce.createRecord(
+      'Contact',
+      { LastName: 'Doe', Email: 'jane@example.com' },
+      { notify: false },
+    );
+    const connector = createSalesforceConnector({
+      auth: { kind: 'client_credentials', loginUrl: salesforce.url, clientId: 'sandbox', clientSecret: 'sandbox' },
+      orgId: salesforce.orgId,
+      apiReserve: 0,
+    });
     try {
       const schema = await connector.readSchema('Contact');
       expect(schema.some((p) => p.name === 'Title')).toBe(false);
       expect(schema.some((p) => p.name === 'Email')).toBe(true);
-      const read = await connector.readRecords('Contact', [contact], ['Title'], { priority: 'interactive' }).catch((e: unknown) => e);
+      const read = await connector
+        .readRecords('Contact', [contact], ['Title'], { priority: 'interactive' })
+        .catch((e: unknown) => e);
       expect(read).toBeInstanceOf(CrmError);
       expect((read as CrmError).message).toContain("No such column 'Title'");
-      const [write] = await connector.writeRecords('Contact', [{ id: contact, properties: { Title: 'CEO' } }], { priority: 'interactive' });
+      const [write] = await connector.writeRecords('Contact', [{ id: contact, properties: { Title: 'CEO' } }], {
+        priority: 'interactive',
+      });
       expect(write).toMatchObject({ ok: false, error: { code: 'INVALID_FIELD' } });
     } finally {
       await connector.close();
@@ -44,6 +56,8 @@ describe.skipIf(skip)('Salesforce field-level security', () => {
     const message = (started as MappingError).message;
     expect(message).toContain('Title');
     expect(message).toContain('field-level access');
-    expect(message).toContain('Setup > Object Manager > Contact > Fields & Relationships > Title > Set Field-Level Security');
+    expect(message).toContain(
+      'Setup > Object Manager > Contact > Fields & Relationships > Title > Set Field-Level Security',
+    );
   });
 });

@@ -21,32 +21,56 @@ describe.skipIf(skip)('Salesforce job changes', () => {
     const people = partnerPeople(stack.sandboxes, 30, 40);
     const contacts = people.map((p, i) => {
       const inSegment = i < 25;
-      const id = salesforce.createRecord('Contact', { LastName: p.person.last_name!, FirstName: p.person.first_name!, Email: p.workEmail!,
-        LeadSource: inSegment ? 'Partner Referral' : 'Web' });
+      const id = salesforce.createRecord('Contact', {
+        LastName: p.person.last_name!,
+        FirstName: p.person.first_name!,
+        Email: p.workEmail!,
+        LeadSource: inSegment ? 'Partner Referral' : 'Web',
+      });
       return { person: p, id, email: p.workEmail!, inSegment };
     });
-    await eventually(() => (contacts.every((c) => salesforce.getRecord('Contact', c.id)?.CE_Partner_Id__c) ? true : undefined), 60_000, 'every Contact enriched');
-    await eventually(() => (salesforce.stats().outbound.pending === 0 ? true : undefined), 20_000, 'outbound messages delivered');
+    await eventually(
+      () => (contacts.every((c) => salesforce.getRecord('Contact', c.id)?.CE_Partner_Id__c) ? true : undefined),
+      60_000,
+      'every Contact enriched',
+    );
+    await eventually(
+      () => (salesforce.stats().outbound.pending === 0 ? true : undefined),
+      20_000,
+      'outbound messages delivered',
+    );
     await settled(stack, 30_000);
     const accountsBefore = salesforce.records('Account').length;
 
     const moving = contacts.filter((c, i) => (c.inSegment && i % 5 === 0) || !c.inSegment);
     const answer = await fetch(`${partner.url}/__sandbox/job-changes`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ personIds: moving.map((c) => c.person.id) }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ personIds: moving.map((c) => c.person.id) }),
     });
     expect(answer.status).toBe(200);
     const movedInSegment = new Set(moving.filter((c) => c.inSegment).map((c) => c.id));
     expect(movedInSegment.size).toBe(5);
 
     const served = partnerServed(stack.sandboxes);
-    const sweep = await stack.running.admin<{ segment: number; eligible: number; enqueued: number }>('POST', '/job-changes/sweep', {
-      connection: 'salesforce', object: 'Contact', segment: { property: 'LeadSource', value: 'Partner Referral' }, olderThanDays: 0,
-    });
+    const sweep = await stack.running.admin<{ segment: number; eligible: number; enqueued: number }>(
+      'POST',
+      '/job-changes/sweep',
+      {
+        connection: 'salesforce',
+        object: 'Contact',
+        segment: { property: 'LeadSource', value: 'Partner Referral' },
+        olderThanDays: 0,
+      },
+    );
     expect(sweep.body).toMatchObject({ segment: 25, eligible: 25, enqueued: 25 });
     await eventually(async () => ((await jobsInFlight(stack.running)) === 0 ? true : undefined), 60_000, 'the sweep');
     await settled(stack, 30_000);
 
-    const { body } = await stack.running.admin<{ jobChanges: { recordId: string; actions: Record<string, string> }[] }>('GET', '/job-changes?connection=salesforce&limit=100');
+    const { body } = await stack.running.admin<{ jobChanges: { recordId: string; actions: Record<string, string> }[] }>(
+      'GET',
+      '/job-changes?connection=salesforce&limit=100',
+    );
     expect(new Set(body.jobChanges.map((j) => j.recordId))).toEqual(movedInSegment);
     expect(body.jobChanges).toHaveLength(5);
     for (const j of body.jobChanges) expect(j.actions).toEqual({ properties: 'done', task: 'done' });
@@ -64,19 +88,38 @@ describe.skipIf(skip)('Salesforce job changes', () => {
 
     // A SOQL condition selects a segment too: the Web Contacts, all of whom moved.
     const byWhere = await stack.running.admin<{ segment: number; enqueued: number }>('POST', '/job-changes/sweep', {
-      connection: 'salesforce', object: 'Contact', segment: { where: "LeadSource = 'Web'" }, olderThanDays: 0,
+      connection: 'salesforce',
+      object: 'Contact',
+      segment: { where: "LeadSource = 'Web'" },
+      olderThanDays: 0,
     });
     expect(byWhere.body).toMatchObject({ segment: 5, enqueued: 5 });
-    await eventually(async () => ((await jobsInFlight(stack.running)) === 0 ? true : undefined), 60_000, 'the second sweep');
+    await eventually(
+      async () => ((await jobsInFlight(stack.running)) === 0 ? true : undefined),
+      60_000,
+      'the second sweep',
+    );
     await settled(stack, 30_000);
-    const { body: after } = await stack.running.admin<{ jobChanges: { recordId: string }[] }>('GET', '/job-changes?connection=salesforce&limit=100');
+    const { body: after } = await stack.running.admin<{ jobChanges: { recordId: string }[] }>(
+      'GET',
+      '/job-changes?connection=salesforce&limit=100',
+    );
     expect(new Set(after.jobChanges.map((j) => j.recordId))).toEqual(new Set(moving.map((c) => c.id)));
-    const bad = await stack.running.admin<{ error: { code: string; details: { field: string } } }>('POST', '/job-changes/sweep', {
-      connection: 'salesforce', object: 'Contact', segment: { where: 'LeadSource ==' },
-    });
+    const bad = await stack.running.admin<{ error: { code: string; details: { field: string } } }>(
+      'POST',
+      '/job-changes/sweep',
+      {
+        connection: 'salesforce',
+        object: 'Contact',
+        segment: { where: 'LeadSource ==' },
+      },
+    );
     expect(bad.status).toBe(400);
     expect(bad.body.error).toMatchObject({ code: 'invalid_sweep', details: { field: 'segment.where' } });
-    const websites = salesforce.records('Account').map((a) => String(a.Website ?? '').toLowerCase()).filter(Boolean);
+    const websites = salesforce
+      .records('Account')
+      .map((a) => String(a.Website ?? '').toLowerCase())
+      .filter(Boolean);
     expect(new Set(websites).size).toBe(websites.length);
   }, 300_000);
 });

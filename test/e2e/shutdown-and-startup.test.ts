@@ -8,7 +8,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serverUnavailable } from '../support/db.js';
-import { exitWithin, jobStates, killAll, maxRetryCount, processSchema, runCli, serviceEnv, startServiceProcess } from './process.js';
+import {
+  exitWithin,
+  jobStates,
+  killAll,
+  maxRetryCount,
+  processSchema,
+  runCli,
+  serviceEnv,
+  startServiceProcess,
+} from './process.js';
 import { partnerServed } from './probes.js';
 import { eventually, partnerPeople, startSandboxes, type Sandboxes } from './stack.js';
 
@@ -35,7 +44,10 @@ describe.skipIf(skip)('the service process', () => {
   it('on SIGTERM with a backfill in flight exits 0 holding no claim, and a restart finishes with nothing lost and every credit counted once', async () => {
     const servedBefore = partnerServed(sandboxes);
     const people = partnerPeople(sandboxes, CONTACTS);
-    const contacts = people.map((p) => ({ id: sandboxes.hubspot.createContact({ email: p.workEmail! }).id, profile: p.person }));
+    const contacts = people.map((p) => ({
+      id: sandboxes.hubspot.createContact({ email: p.workEmail! }).id,
+      profile: p.person,
+    }));
     sandboxes.hubspot.recordWrites();
     const schema = processSchema();
     schemas.push(schema);
@@ -45,10 +57,17 @@ describe.skipIf(skip)('the service process', () => {
 
     const first = await startServiceProcess(env);
     expect((await first.admin('POST', '/backfills', { connection: 'hubspot', object: 'contact' })).status).toBe(202);
-    await eventually(() => (sandboxes.hubspot.writes().length > 0 ? true : undefined), 20_000, 'the first write of the backfill');
+    await eventually(
+      () => (sandboxes.hubspot.writes().length > 0 ? true : undefined),
+      20_000,
+      'the first write of the backfill',
+    );
     first.kill('SIGTERM');
     const exit = await exitWithin(first, 20_000);
-    expect(exit, `the service did not exit within 20 s of SIGTERM:\n${first.output()}`).toEqual({ code: 0, signal: null });
+    expect(exit, `the service did not exit within 20 s of SIGTERM:\n${first.output()}`).toEqual({
+      code: 0,
+      signal: null,
+    });
     expect(first.output()).toContain('shutting down');
     expect(first.output()).not.toContain('Demo records arrive');
 
@@ -61,12 +80,16 @@ describe.skipIf(skip)('the service process', () => {
 
     const second = await startServiceProcess(env);
     await eventually(
-      async () => ((await second.admin<{ done: boolean }>('GET', '/backfills/hubspot/contact')).body.done ? true : undefined),
+      async () =>
+        (await second.admin<{ done: boolean }>('GET', '/backfills/hubspot/contact')).body.done ? true : undefined,
       30_000,
       'the backfill to finish after the restart',
     );
-    for (const { id, profile } of contacts) expect(sandboxes.hubspot.getContact(id)?.crm_enrich_partner_id, `contact ${id}`).toBe(profile.id);
-    const keys = sandboxes.hubspot.writes().flatMap((w) => Object.entries(w.properties).map(([p, v]) => `${w.id} ${p}=${String(v)}`));
+    for (const { id, profile } of contacts)
+      expect(sandboxes.hubspot.getContact(id)?.crm_enrich_partner_id, `contact ${id}`).toBe(profile.id);
+    const keys = sandboxes.hubspot
+      .writes()
+      .flatMap((w) => Object.entries(w.properties).map(([p, v]) => `${w.id} ${p}=${String(v)}`));
     expect(keys.length).toBeGreaterThan(0);
     expect(new Set(keys).size).toBe(keys.length);
     // The deploy spent no credit it did not count, and counted none the partner did not serve.
@@ -92,9 +115,12 @@ describe.skipIf(skip)('the service process', () => {
     expect(await exitWithin(second, 20_000)).toEqual({ code: 0, signal: null });
   }, 90_000);
 
-  it('after a SIGKILL, another instance takes the dead instance\'s jobs within seconds, without spending an attempt', async () => {
+  it("after a SIGKILL, another instance takes the dead instance's jobs within seconds, without spending an attempt", async () => {
     const people = partnerPeople(sandboxes, CONTACTS, CONTACTS);
-    const contacts = people.map((p) => ({ id: sandboxes.hubspot.createContact({ email: p.workEmail! }).id, profile: p.person }));
+    const contacts = people.map((p) => ({
+      id: sandboxes.hubspot.createContact({ email: p.workEmail! }).id,
+      profile: p.person,
+    }));
     sandboxes.hubspot.recordWrites();
     const ours = new Set(contacts.map((c) => c.id));
     const oursWritten = () => sandboxes.hubspot.writes().filter((w) => ours.has(w.id)).length;
@@ -117,16 +143,26 @@ describe.skipIf(skip)('the service process', () => {
     // Counted from the moment the second instance is up (its start-up time depends on the machine):
     // the heartbeats give the jobs back within seconds, where the expiry would take five minutes.
     const upAt = Date.now();
-    await eventually(async () => ((await jobStates(schema, QUEUE)).active ?? 0) === 0 || undefined, 60_000, 'the dead instance\'s claims to be handed out again');
+    await eventually(
+      async () => ((await jobStates(schema, QUEUE)).active ?? 0) === 0 || undefined,
+      60_000,
+      "the dead instance's claims to be handed out again",
+    );
     const back = (Date.now() - upAt) / 1000;
     expect(back).toBeLessThan(60);
     await eventually(
-      async () => ((await second.admin<{ done: boolean }>('GET', '/backfills/hubspot/contact')).body.done ? true : undefined),
+      async () =>
+        (await second.admin<{ done: boolean }>('GET', '/backfills/hubspot/contact')).body.done ? true : undefined,
       30_000,
       'the backfill to finish on the second instance',
     );
-    await eventually(() => (contacts.every(({ id }) => sandboxes.hubspot.getContact(id)?.crm_enrich_partner_id) ? true : undefined), 20_000, 'every contact enriched');
-    for (const { id, profile } of contacts) expect(sandboxes.hubspot.getContact(id)?.crm_enrich_partner_id, `contact ${id}`).toBe(profile.id);
+    await eventually(
+      () => (contacts.every(({ id }) => sandboxes.hubspot.getContact(id)?.crm_enrich_partner_id) ? true : undefined),
+      20_000,
+      'every contact enriched',
+    );
+    for (const { id, profile } of contacts)
+      expect(sandboxes.hubspot.getContact(id)?.crm_enrich_partner_id, `contact ${id}`).toBe(profile.id);
     expect(await maxRetryCount(schema, QUEUE)).toBe(0);
     second.kill('SIGTERM');
     expect(await exitWithin(second, 20_000)).toEqual({ code: 0, signal: null });
@@ -138,13 +174,21 @@ describe.skipIf(skip)('the service process', () => {
     cpSync('mappings', dir, { recursive: true });
     const file = join(dir, 'hubspot', 'contact.yaml');
     const text = readFileSync(file, 'utf8');
-    const broken = text.replace('{ target: firstname, from: first_name, rule: fill_empty }', '{ target: firstname, from: first_name, rule: fill_sometimes }');
+    const broken = text.replace(
+      '{ target: firstname, from: first_name, rule: fill_empty }',
+      '{ target: firstname, from: first_name, rule: fill_sometimes }',
+    );
     expect(broken).not.toBe(text);
     writeFileSync(file, broken);
 
-    const result = await runCli(['serve', '--no-demo', '--mappings', dir], { ...serviceEnv(sandboxes, processSchema()), PORT: '0' });
+    const result = await runCli(['serve', '--no-demo', '--mappings', dir], {
+      ...serviceEnv(sandboxes, processSchema()),
+      PORT: '0',
+    });
     expect(result.code).toBe(1);
-    expect(result.output).toMatch(/hubspot\/contact\.yaml: fields > firstname > rule: rule must be one of overwrite, fill_empty, never, protect_edits/);
+    expect(result.output).toMatch(
+      /hubspot\/contact\.yaml: fields > firstname > rule: rule must be one of overwrite, fill_empty, never, protect_edits/,
+    );
     expect(result.output).not.toContain('crm-enrich started');
   });
 

@@ -36,13 +36,19 @@ export function slowSend(url: string, path: string, options: SlowSendOptions): P
     let sent = 0;
     let sentBeforeAnswer: number | undefined;
     let timer: NodeJS.Timeout | undefined;
-    const head = Object.entries({ host: `${hostname}:${port}`, ...options.headers }).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+    const head = Object.entries({ host: `${hostname}:${port}`, ...options.headers })
+      .map(([k, v]) => `${k}: ${v}\r\n`)
+      .join('');
     socket.write(`${options.method ?? 'POST'} ${path} HTTP/1.1\r\n${head}\r\n`);
     const writeMore = () => {
       if (socket.destroyed || sentBeforeAnswer !== undefined || sent >= options.bodyBytes) return;
       const piece = chunk.subarray(0, Math.min(chunk.length, options.bodyBytes - sent));
       sent += piece.length;
-      socket.write(options.chunked ? Buffer.concat([Buffer.from(`${piece.length.toString(16)}\r\n`), piece, Buffer.from('\r\n')]) : piece);
+      socket.write(
+        options.chunked
+          ? Buffer.concat([Buffer.from(`${piece.length.toString(16)}\r\n`), piece, Buffer.from('\r\n')])
+          : piece,
+      );
       timer = setTimeout(writeMore, options.intervalMs ?? 100);
     };
     socket.on('connect', writeMore);
@@ -57,8 +63,15 @@ export function slowSend(url: string, path: string, options: SlowSendOptions): P
       const [headText = '', body = ''] = reply.split('\r\n\r\n');
       const [statusLine = '', ...lines] = headText.split('\r\n');
       const status = /^HTTP\/1\.1 (\d{3})/.exec(statusLine)?.[1];
-      const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
-      resolve({ status: status ? Number(status) : undefined, headers, body, sentBeforeAnswer: sentBeforeAnswer ?? sent });
+      const headers = Object.fromEntries(
+        lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]),
+      );
+      resolve({
+        status: status ? Number(status) : undefined,
+        headers,
+        body,
+        sentBeforeAnswer: sentBeforeAnswer ?? sent,
+      });
     });
   });
 }

@@ -3,8 +3,16 @@
  * the service on the Postgres server (a schema of its own) or on PGlite, wired as the embedded
  * default wires them, with short retry and expiry times so failures show within a test.
  */
-import { startHubspotSandbox, type HubspotSandbox, type HubspotSandboxOptions } from '../../connectors/hubspot/sandbox/server.js';
-import { startSalesforceSandbox, type SalesforceSandbox, type SalesforceSandboxOptions } from '../../connectors/salesforce/sandbox/server.js';
+import {
+  startHubspotSandbox,
+  type HubspotSandbox,
+  type HubspotSandboxOptions,
+} from '../../connectors/hubspot/sandbox/server.js';
+import {
+  startSalesforceSandbox,
+  type SalesforceSandbox,
+  type SalesforceSandboxOptions,
+} from '../../connectors/salesforce/sandbox/server.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { loadMappingDir } from '../../src/mapping/index.js';
 import { startPartnerSandbox, type PartnerSandbox } from '../../src/partner/sandbox/server.js';
@@ -45,11 +53,31 @@ export interface StackOptions {
 
 export async function startSandboxes(options: StackOptions = {}): Promise<Sandboxes> {
   const { mappings } = await loadMappingDir('mappings');
-  const partner = await startPartnerSandbox({ port: 0, latencyMs: options.partnerLatencyMs ?? 0, failRate: options.partnerFailRate ?? 0, people: options.people ?? 5_000, companies: options.companies ?? 500 });
+  const partner = await startPartnerSandbox({
+    port: 0,
+    latencyMs: options.partnerLatencyMs ?? 0,
+    failRate: options.partnerFailRate ?? 0,
+    people: options.people ?? 5_000,
+    companies: options.companies ?? 500,
+  });
   // Search sees changes at once here unless a test asks for HubSpot's indexing lag (the sandbox's own default is 2 s).
-  const hubspot = await startHubspotSandbox({ port: 0, clientSecret: HUBSPOT_SECRET, webhookDelaysMs: [200, 400, 800, 1_600], searchLagMs: options.searchLagMs ?? 0, ...(options.hubspotRequire ? { require: options.hubspotRequire } : {}) });
-  const salesforce = await startSalesforceSandbox({ port: 0, customFields: salesforceSandboxFields(mappings), outboundDelaysMs: [200, 400, 800, 1_600], ...(options.salesforceHiddenFields ? { hiddenFields: options.salesforceHiddenFields } : {}) });
-  await provisionHubspotSandbox(loadConfig({ HUBSPOT_ACCESS_TOKEN: 'sandbox-token', HUBSPOT_BASE_URL: hubspot.url }), mappings);
+  const hubspot = await startHubspotSandbox({
+    port: 0,
+    clientSecret: HUBSPOT_SECRET,
+    webhookDelaysMs: [200, 400, 800, 1_600],
+    searchLagMs: options.searchLagMs ?? 0,
+    ...(options.hubspotRequire ? { require: options.hubspotRequire } : {}),
+  });
+  const salesforce = await startSalesforceSandbox({
+    port: 0,
+    customFields: salesforceSandboxFields(mappings),
+    outboundDelaysMs: [200, 400, 800, 1_600],
+    ...(options.salesforceHiddenFields ? { hiddenFields: options.salesforceHiddenFields } : {}),
+  });
+  await provisionHubspotSandbox(
+    loadConfig({ HUBSPOT_ACCESS_TOKEN: 'sandbox-token', HUBSPOT_BASE_URL: hubspot.url }),
+    mappings,
+  );
   return {
     partner,
     hubspot,
@@ -95,14 +123,26 @@ export interface RunningService {
 }
 
 /** Starts the service on the sandboxes and points their webhooks at it. */
-export async function startService(sandboxes: Sandboxes, options: StackOptions & Partial<ServiceOptions> = {}): Promise<RunningService> {
+export async function startService(
+  sandboxes: Sandboxes,
+  options: StackOptions & Partial<ServiceOptions> = {},
+): Promise<RunningService> {
   const schema = options.schema ?? uniqueSchema('e2e');
   const config = stackConfig(sandboxes, options);
   const service = await Service.start({
     config,
     adminToken: ADMIN_TOKEN,
     schedule: false,
-    store: { schema, queue: { retryDelaySeconds: 1, retryDelayMaxSeconds: 2, expireInSeconds: 5, superviseIntervalSeconds: 1, ...options.queue } },
+    store: {
+      schema,
+      queue: {
+        retryDelaySeconds: 1,
+        retryDelayMaxSeconds: 2,
+        expireInSeconds: 5,
+        superviseIntervalSeconds: 1,
+        ...options.queue,
+      },
+    },
     lanes: { pollMs: 200, companyLingerMs: 200, ...options.lanes },
   });
   const url = await service.listen(0, '127.0.0.1');
@@ -121,7 +161,11 @@ export async function startService(sandboxes: Sandboxes, options: StackOptions &
   };
 }
 
-export type AdminCall = <T = unknown>(method: string, path: string, body?: unknown) => Promise<{ status: number; body: T }>;
+export type AdminCall = <T = unknown>(
+  method: string,
+  path: string,
+  body?: unknown,
+) => Promise<{ status: number; body: T }>;
 
 /** Calls the admin API of the service at `url` with the tests' admin token. */
 export function adminClient(url: string): AdminCall {
@@ -137,7 +181,11 @@ export function adminClient(url: string): AdminCall {
 }
 
 /** Polls until `check` returns a value (not undefined), or fails after `timeoutMs`. */
-export async function eventually<T>(check: () => T | undefined | Promise<T | undefined>, timeoutMs = 10_000, what = 'the condition'): Promise<T> {
+export async function eventually<T>(
+  check: () => T | undefined | Promise<T | undefined>,
+  timeoutMs = 10_000,
+  what = 'the condition',
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();

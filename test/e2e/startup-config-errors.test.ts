@@ -17,7 +17,14 @@ const dirs: string[] = [];
 async function bareEnv(extra: Record<string, string>): Promise<{ env: Record<string, string>; dataDir: string }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'crm-enrich-startup-'));
   dirs.push(dataDir);
-  const env = { PATH: process.env.PATH ?? '', HOME: dataDir, LOG_LEVEL: 'debug', CRM_ENRICH_DATA_DIR: dataDir, PORT: String(await freePort()), ...extra };
+  const env = {
+    PATH: process.env.PATH ?? '',
+    HOME: dataDir,
+    LOG_LEVEL: 'debug',
+    CRM_ENRICH_DATA_DIR: dataDir,
+    PORT: String(await freePort()),
+    ...extra,
+  };
   return { env, dataDir };
 }
 
@@ -38,7 +45,11 @@ describe('start-up with bad settings', () => {
     const { env, dataDir } = await bareEnv({ DATABASE_URL: `postgres://enrich:hunter2-secret@127.0.0.1:${port}/crm` });
     const result = await runCli(['serve', '--no-demo'], env);
     expect(result.code).toBe(1);
-    expect(result.output).toMatch(new RegExp(`DATABASE_URL: cannot use the Postgres server at 127\\.0\\.0\\.1:${port}: nothing accepts connections there`));
+    expect(result.output).toMatch(
+      new RegExp(
+        `DATABASE_URL: cannot use the Postgres server at 127\\.0\\.0\\.1:${port}: nothing accepts connections there`,
+      ),
+    );
     expect(result.output).not.toContain('hunter2-secret');
     expectNoSandboxStarted(result.output, dataDir);
   });
@@ -49,7 +60,9 @@ describe('start-up with bad settings', () => {
     const { env, dataDir } = await bareEnv({ DATABASE_URL: url.toString() });
     const result = await runCli(['serve', '--no-demo'], env);
     expect(result.code).toBe(1);
-    expect(result.output).toMatch(/DATABASE_URL: cannot use the Postgres server at .*: the database named in the URL does not exist/);
+    expect(result.output).toMatch(
+      /DATABASE_URL: cannot use the Postgres server at .*: the database named in the URL does not exist/,
+    );
     expectNoSandboxStarted(result.output, dataDir);
   });
 
@@ -71,7 +84,10 @@ describe('start-up with bad settings', () => {
     const { env, dataDir } = await bareEnv({});
     // A directory inside a plain file cannot be made, whoever runs the test.
     writeFileSync(join(dataDir, 'a-file'), '');
-    const result = await runCli(['serve', '--no-demo'], { ...env, CRM_ENRICH_DATA_DIR: join(dataDir, 'a-file', 'data') });
+    const result = await runCli(['serve', '--no-demo'], {
+      ...env,
+      CRM_ENRICH_DATA_DIR: join(dataDir, 'a-file', 'data'),
+    });
     expect(result.code).toBe(1);
     expect(result.output).toMatch(/CRM_ENRICH_DATA_DIR: .*a-file\/data cannot be created or written to \(ENOTDIR\)/);
     expect(readdirSync(dataDir)).toEqual(['a-file']);

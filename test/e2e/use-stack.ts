@@ -13,7 +13,9 @@ export interface Stack {
 }
 
 /** Call inside a describe block; read `sandboxes` and `running` from inside tests. */
-export function useStack(options: { sandboxes?: StackOptions; service?: StackOptions & Partial<ServiceOptions> } = {}): Stack {
+export function useStack(
+  options: { sandboxes?: StackOptions; service?: StackOptions & Partial<ServiceOptions> } = {},
+): Stack {
   let sandboxes: Sandboxes | undefined;
   let running: RunningService | undefined;
   beforeAll(async () => {

@@ -39,25 +39,55 @@ describe.skipIf(skip)('webhook refusals', () => {
   function hubspotEvents(n = 1): string {
     return JSON.stringify(
       Array.from({ length: n }, () => ({
-        eventId: eventId++, subscriptionId: 4001, portalId: stack.sandboxes.hubspot.portalId, appId: 1000001,
-        occurredAt: Date.now(), subscriptionType: 'contact.creation', attemptNumber: 0, objectId: 90_000 + eventId, changeSource: 'CRM',
+        eventId: eventId++,
+        subscriptionId: 4001,
+        portalId: stack.sandboxes.hubspot.portalId,
+        appId: 1000001,
+        occurredAt: Date.now(),
+        subscriptionType: 'contact.creation',
+        attemptNumber: 0,
+        objectId: 90_000 + eventId,
+        changeSource: 'CRM',
       })),
     );
   }
 
-  function hubspotPost(body: string | Buffer, options: { secret?: string; timestamp?: number; signature?: string | null } = {}) {
+  function hubspotPost(
+    body: string | Buffer,
+    options: { secret?: string; timestamp?: number; signature?: string | null } = {},
+  ) {
     const url = `${stack.running.url}/webhooks/hubspot`;
     const timestamp = String(options.timestamp ?? Date.now());
-    const headers: Record<string, string> = { 'content-type': 'application/json', 'x-hubspot-request-timestamp': timestamp };
-    if (options.signature !== null) headers['x-hubspot-signature-v3'] = options.signature ?? signV3(options.secret ?? HUBSPOT_SECRET, 'POST', url, body, timestamp);
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      'x-hubspot-request-timestamp': timestamp,
+    };
+    if (options.signature !== null)
+      headers['x-hubspot-signature-v3'] =
+        options.signature ?? signV3(options.secret ?? HUBSPOT_SECRET, 'POST', url, body, timestamp);
     return post('/webhooks/hubspot', body, headers);
   }
 
   function outbound(options: { orgId?: string; recordId?: string } = {}): string {
     const now = new Date().toISOString();
     return outboundEnvelope(
-      { orgId: options.orgId ?? stack.sandboxes.salesforce.orgId, actionId: '04k8d0000000001AAA', instanceUrl: stack.sandboxes.salesforce.url },
-      [{ id: `04l8d00000000${String(eventId++).padStart(2, '0')}AAA`, objectType: 'Lead', fields: { Id: options.recordId ?? '00Q8d00000AbCdE', Email: 'lead@example.com', CreatedDate: now, LastModifiedDate: now } }],
+      {
+        orgId: options.orgId ?? stack.sandboxes.salesforce.orgId,
+        actionId: '04k8d0000000001AAA',
+        instanceUrl: stack.sandboxes.salesforce.url,
+      },
+      [
+        {
+          id: `04l8d00000000${String(eventId++).padStart(2, '0')}AAA`,
+          objectType: 'Lead',
+          fields: {
+            Id: options.recordId ?? '00Q8d00000AbCdE',
+            Email: 'lead@example.com',
+            CreatedDate: now,
+            LastModifiedDate: now,
+          },
+        },
+      ],
     );
   }
 
@@ -81,17 +111,39 @@ describe.skipIf(skip)('webhook refusals', () => {
       const timestamp = String(Date.now());
       const signature = signV3(HUBSPOT_SECRET, 'POST', `${stack.running.url}${path}`, body, timestamp);
       const res = await fetch(`${stack.running.url}${path}`, {
-        method: 'POST', body, headers: { 'content-type': 'application/json', 'x-hubspot-request-timestamp': timestamp, 'x-hubspot-signature-v3': signature },
+        method: 'POST',
+        body,
+        headers: {
+          'content-type': 'application/json',
+          'x-hubspot-request-timestamp': timestamp,
+          'x-hubspot-signature-v3': signature,
+        },
       });
-      const headers = ['content-type', 'content-security-policy', 'x-content-type-options', 'x-frame-options', 'referrer-policy', 'cross-origin-resource-policy'];
-      return { status: res.status, text: await res.text(), headers: Object.fromEntries(headers.map((h) => [h, res.headers.get(h)])) };
+      const headers = [
+        'content-type',
+        'content-security-policy',
+        'x-content-type-options',
+        'x-frame-options',
+        'referrer-policy',
+        'cross-origin-resource-policy',
+      ];
+      return {
+        status: res.status,
+        text: await res.text(),
+        headers: Object.fromEntries(headers.map((h) => [h, res.headers.get(h)])),
+      };
     };
     const before = await stored();
     const direct = await send('/webhooks/hubspot');
     const viaExpress = await send('/webhooks/%68ubspot');
     expect(direct.status).toBe(200);
     expect(viaExpress).toEqual(direct);
-    expect(direct.headers).toMatchObject({ 'content-type': 'application/json; charset=utf-8', 'x-content-type-options': 'nosniff', 'x-frame-options': 'DENY', 'referrer-policy': 'no-referrer' });
+    expect(direct.headers).toMatchObject({
+      'content-type': 'application/json; charset=utf-8',
+      'x-content-type-options': 'nosniff',
+      'x-frame-options': 'DENY',
+      'referrer-policy': 'no-referrer',
+    });
     expect(direct.headers['content-security-policy']).toMatch(/default-src 'none'/);
     expect((await stored()).events).toBe(before.events + 2);
   });
@@ -102,7 +154,15 @@ describe.skipIf(skip)('webhook refusals', () => {
       await hubspotPost(hubspotEvents(), { secret: 'not-the-client-secret' }),
       await hubspotPost(hubspotEvents(), { signature: null }),
       await hubspotPost(hubspotEvents(), { timestamp: Date.now() - 6 * 60_000 }),
-      await hubspotPost(hubspotEvents(), { signature: signV3(HUBSPOT_SECRET, 'POST', `${stack.running.url}/webhooks/hubspot`, hubspotEvents(), String(Date.now())) }),
+      await hubspotPost(hubspotEvents(), {
+        signature: signV3(
+          HUBSPOT_SECRET,
+          'POST',
+          `${stack.running.url}/webhooks/hubspot`,
+          hubspotEvents(),
+          String(Date.now()),
+        ),
+      }),
     ];
     for (const res of cases) {
       expect(res.status).toBe(401);
@@ -117,7 +177,9 @@ describe.skipIf(skip)('webhook refusals', () => {
     const notJson = await hubspotPost('[{"eventId": 1,');
     expect(notJson.status).toBe(400);
     expect(JSON.parse(notJson.text).code).toBe('invalid_json');
-    const badEvent = await hubspotPost(JSON.stringify([{ eventId: 1, portalId: 1, occurredAt: Date.now(), subscriptionType: 'contact.creation' }]));
+    const badEvent = await hubspotPost(
+      JSON.stringify([{ eventId: 1, portalId: 1, occurredAt: Date.now(), subscriptionType: 'contact.creation' }]),
+    );
     expect(badEvent.status).toBe(400);
     expect(JSON.parse(badEvent.text)).toMatchObject({ code: 'invalid_events' });
     expect(JSON.parse(badEvent.text).message).toMatch(/events\[0\]\.objectId/);
@@ -139,22 +201,38 @@ describe.skipIf(skip)('webhook refusals', () => {
     const before = await stored();
     const url = stack.running.url;
     const large = { 'content-type': 'application/json', 'content-length': '1048000' };
-    const fresh = { 'x-hubspot-request-timestamp': String(Date.now()), 'x-hubspot-signature-v3': 'bm90IGEgc2lnbmF0dXJl' };
+    const fresh = {
+      'x-hubspot-request-timestamp': String(Date.now()),
+      'x-hubspot-signature-v3': 'bm90IGEgc2lnbmF0dXJl',
+    };
     const unsigned = await slowSend(url, '/webhooks/hubspot', { headers: large, bodyBytes: 0 });
     const stale = await slowSend(url, '/webhooks/hubspot', {
-      headers: { ...large, ...fresh, 'x-hubspot-request-timestamp': String(Date.now() - 6 * 60_000) }, bodyBytes: 0,
+      headers: { ...large, ...fresh, 'x-hubspot-request-timestamp': String(Date.now() - 6 * 60_000) },
+      bodyBytes: 0,
     });
-    const tooLarge = await slowSend(url, '/webhooks/hubspot', { headers: { ...large, ...fresh, 'content-length': String(2 * ONE_MB) }, bodyBytes: 0 });
-    const compressed = await slowSend(url, '/webhooks/hubspot', { headers: { ...large, ...fresh, 'content-encoding': 'gzip' }, bodyBytes: 0 });
+    const tooLarge = await slowSend(url, '/webhooks/hubspot', {
+      headers: { ...large, ...fresh, 'content-length': String(2 * ONE_MB) },
+      bodyBytes: 0,
+    });
+    const compressed = await slowSend(url, '/webhooks/hubspot', {
+      headers: { ...large, ...fresh, 'content-encoding': 'gzip' },
+      bodyBytes: 0,
+    });
     const soap = { 'content-type': 'text/xml; charset=utf-8', 'content-length': '1048000' };
     const wrongSecret = await slowSend(url, '/webhooks/salesforce/not-the-secret', { headers: soap, bodyBytes: 0 });
-    const sfTooLarge = await slowSend(url, `/webhooks/salesforce/${SALESFORCE_SECRET}`, { headers: { ...soap, 'content-length': String(2 * ONE_MB) }, bodyBytes: 0 });
+    const sfTooLarge = await slowSend(url, `/webhooks/salesforce/${SALESFORCE_SECRET}`, {
+      headers: { ...soap, 'content-length': String(2 * ONE_MB) },
+      bodyBytes: 0,
+    });
     for (const res of [unsigned, stale, tooLarge, compressed, wrongSecret, sfTooLarge]) {
       expect(res.sentBeforeAnswer).toBe(0);
       expect(res.headers.connection).toBe('close');
     }
     expect([unsigned.status, stale.status, tooLarge.status, compressed.status]).toEqual([401, 401, 413, 415]);
-    expect(JSON.parse(unsigned.body)).toMatchObject({ code: 'invalid_signature', message: expect.stringMatching(/no X-HubSpot-Signature-v3/) });
+    expect(JSON.parse(unsigned.body)).toMatchObject({
+      code: 'invalid_signature',
+      message: expect.stringMatching(/no X-HubSpot-Signature-v3/),
+    });
     expect(JSON.parse(stale.body).message).toMatch(/older than 5 minutes/);
     expect(JSON.parse(tooLarge.body).code).toBe('body_too_large');
     expect(JSON.parse(compressed.body).code).toBe('unsupported_encoding');
@@ -167,15 +245,27 @@ describe.skipIf(skip)('webhook refusals', () => {
 
   it('cuts off a body that does not arrive within its deadline (408), refuses a chunked body past 1 MB, and stores neither', async () => {
     const before = await stored();
-    const headers = { 'content-type': 'application/json', 'x-hubspot-request-timestamp': String(Date.now()), 'x-hubspot-signature-v3': 'bm90IGEgc2lnbmF0dXJl' };
+    const headers = {
+      'content-type': 'application/json',
+      'x-hubspot-request-timestamp': String(Date.now()),
+      'x-hubspot-signature-v3': 'bm90IGEgc2lnbmF0dXJl',
+    };
     // 100 bytes of a declared 10,000, then nothing: the socket would otherwise be held for minutes.
-    const stalled = await slowSend(stack.running.url, '/webhooks/hubspot', { headers: { ...headers, 'content-length': '10000' }, bodyBytes: 100, chunkBytes: 100 });
+    const stalled = await slowSend(stack.running.url, '/webhooks/hubspot', {
+      headers: { ...headers, 'content-length': '10000' },
+      bodyBytes: 100,
+      chunkBytes: 100,
+    });
     expect(stalled.status).toBe(408);
     expect(JSON.parse(stalled.body).code).toBe('body_too_slow');
     expect(stalled.headers.connection).toBe('close');
     // No length declared: the limit is found while reading, and the rest is never read.
     const chunked = await slowSend(stack.running.url, '/webhooks/hubspot', {
-      headers: { ...headers, 'transfer-encoding': 'chunked' }, bodyBytes: ONE_MB + 256 * 1024, chunkBytes: 64 * 1024, intervalMs: 1, chunked: true,
+      headers: { ...headers, 'transfer-encoding': 'chunked' },
+      bodyBytes: ONE_MB + 256 * 1024,
+      chunkBytes: 64 * 1024,
+      intervalMs: 1,
+      chunked: true,
     });
     expect(chunked.status).toBe(413);
     expect(JSON.parse(chunked.body).code).toBe('body_too_large');
@@ -196,19 +286,35 @@ describe.skipIf(skip)('webhook refusals', () => {
     const now = new Date().toISOString();
     const { orgId, url } = stack.sandboxes.salesforce;
     const body = outboundEnvelope({ orgId, actionId: '04k8d0000000001AAA', instanceUrl: url }, [
-      { id: `04l8d0000000${String(eventId++).padStart(3, '0')}AAA`, objectType: 'Lead', fields: { Id: '00Q8d00000AbCdE', Email: 'good@example.com', CreatedDate: now, LastModifiedDate: now } },
-      { id: `04l8d0000000${String(eventId++).padStart(3, '0')}AAA`, objectType: 'Lead', fields: { Id: '00Q8d00000AbCdEZZZ', Email: 'bad@example.com', CreatedDate: now, LastModifiedDate: now } },
+      {
+        id: `04l8d0000000${String(eventId++).padStart(3, '0')}AAA`,
+        objectType: 'Lead',
+        fields: { Id: '00Q8d00000AbCdE', Email: 'good@example.com', CreatedDate: now, LastModifiedDate: now },
+      },
+      {
+        id: `04l8d0000000${String(eventId++).padStart(3, '0')}AAA`,
+        objectType: 'Lead',
+        fields: { Id: '00Q8d00000AbCdEZZZ', Email: 'bad@example.com', CreatedDate: now, LastModifiedDate: now },
+      },
     ]);
     const before = await stored();
     const res = await salesforcePost(body);
     expect(res.status).toBe(200);
     expect(res.text).toMatch(/<Ack>true<\/Ack>/);
     expect((await stored()).events).toBe(before.events + 2);
-    type Letter = { queue: string; data: { recordId: string; reason: string }; error: { code: string; message: string } };
-    const letter = await eventually(async () => {
-      const { body: dead } = await stack.running.admin<{ deadLetters: Letter[] }>('GET', '/dead-letters');
-      return dead.deadLetters.find((d) => d.data.reason === 'rejected');
-    }, 10_000, 'the unreadable notification to be parked');
+    type Letter = {
+      queue: string;
+      data: { recordId: string; reason: string };
+      error: { code: string; message: string };
+    };
+    const letter = await eventually(
+      async () => {
+        const { body: dead } = await stack.running.admin<{ deadLetters: Letter[] }>('GET', '/dead-letters');
+        return dead.deadLetters.find((d) => d.data.reason === 'rejected');
+      },
+      10_000,
+      'the unreadable notification to be parked',
+    );
     expect(letter.queue).toBe('enrich.salesforce.lead');
     expect(letter.error.code).toBe('invalid_event');
     expect(letter.error.message).toMatch(/sf:Id is missing or not a valid Salesforce id/);
@@ -225,10 +331,22 @@ describe.skipIf(skip)('webhook refusals', () => {
     expectFault(await salesforcePost(outbound(), 'not-the-secret'), 403, /secret in the path is wrong/);
     expectFault(await salesforcePost(outbound({ orgId: '00D000000000001AAA' })), 403, /OrganizationId does not match/);
     expectFault(await salesforcePost(outbound().replace('</notifications>', '')), 400, /not well-formed XML/);
-    expectFault(await salesforcePost('<?xml version="1.0"?><a>no envelope</a>'), 400, /Not a Salesforce outbound message/);
-    const laughs = '<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;">]>' + outbound().replace(/^<\?xml[^>]*\?>/, '').replace('lead@example.com', '&lol2;');
+    expectFault(
+      await salesforcePost('<?xml version="1.0"?><a>no envelope</a>'),
+      400,
+      /Not a Salesforce outbound message/,
+    );
+    const laughs =
+      '<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;">]>' +
+      outbound()
+        .replace(/^<\?xml[^>]*\?>/, '')
+        .replace('lead@example.com', '&lol2;');
     expectFault(await salesforcePost(laughs), 400, /DOCTYPE and ENTITY declarations are not accepted/);
-    const external = '<?xml version="1.0"?><!DOCTYPE x [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>' + outbound().replace(/^<\?xml[^>]*\?>/, '').replace('lead@example.com', '&xxe;');
+    const external =
+      '<?xml version="1.0"?><!DOCTYPE x [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>' +
+      outbound()
+        .replace(/^<\?xml[^>]*\?>/, '')
+        .replace('lead@example.com', '&xxe;');
     expectFault(await salesforcePost(external), 400, /DOCTYPE and ENTITY declarations are not accepted/);
     const oversize = outbound().replace('lead@example.com', `lead@example.com${' '.repeat(ONE_MB)}`);
     expectFault(await salesforcePost(oversize), 413, /larger than/);
@@ -255,16 +373,29 @@ describe.skipIf(skip)('webhook refusals', () => {
   });
 
   it('keeps /metrics labels to a closed set whatever path junk is posted to', async () => {
-    const labels = async () => (await (await fetch(`${stack.running.url}/metrics`)).text()).split('\n').filter((l) => l.startsWith('crm_enrich_events_received_total{')).map((l) => l.split(' ')[0]);
+    const labels = async () =>
+      (await (await fetch(`${stack.running.url}/metrics`)).text())
+        .split('\n')
+        .filter((l) => l.startsWith('crm_enrich_events_received_total{'))
+        .map((l) => l.split(' ')[0]);
     const before = new Set(await labels());
     for (let i = 0; i < 40; i++) {
       // An encoding the body parser refuses: the error path that used to label by the raw path segment.
-      await post(`/webhooks/junk-${i}-${Math.random().toString(36).slice(2)}`, 'x', { 'content-type': 'application/json', 'content-encoding': 'x-bogus' });
-      await post(`/webhooks/hubspot/junk-${i}`, 'x', { 'content-type': 'application/json', 'content-encoding': 'x-bogus' });
+      await post(`/webhooks/junk-${i}-${Math.random().toString(36).slice(2)}`, 'x', {
+        'content-type': 'application/json',
+        'content-encoding': 'x-bogus',
+      });
+      await post(`/webhooks/hubspot/junk-${i}`, 'x', {
+        'content-type': 'application/json',
+        'content-encoding': 'x-bogus',
+      });
     }
     const after = await labels();
     const added = after.filter((l) => !before.has(l));
-    expect(added.every((l) => /source="(hubspot|salesforce|unknown)"/.test(l!)), added.join(', ')).toBe(true);
+    expect(
+      added.every((l) => /source="(hubspot|salesforce|unknown)"/.test(l!)),
+      added.join(', '),
+    ).toBe(true);
     expect(added.length).toBeLessThanOrEqual(3);
   });
 });

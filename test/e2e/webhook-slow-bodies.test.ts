@@ -37,7 +37,9 @@ describe.skipIf(skip)('slow webhook bodies', () => {
   beforeAll(async () => {
     sandboxes = await startSandboxes({ people: 200, companies: 50 });
     // A short body deadline keeps the test quick; the default (10 s) is the same mechanism.
-    service = await startServiceProcess(serviceEnv(sandboxes, schema, { WEBHOOK_BODY_TIMEOUT_SECONDS: '3', LOG_LEVEL: 'error' }));
+    service = await startServiceProcess(
+      serviceEnv(sandboxes, schema, { WEBHOOK_BODY_TIMEOUT_SECONDS: '3', LOG_LEVEL: 'error' }),
+    );
   });
   afterAll(async () => {
     await killAll([schema]);
@@ -46,14 +48,28 @@ describe.skipIf(skip)('slow webhook bodies', () => {
 
   async function deliver(): Promise<number> {
     const url = `${service.url}/webhooks/hubspot`;
-    const body = JSON.stringify([{
-      eventId: eventId++, subscriptionId: 4001, portalId: sandboxes.hubspot.portalId, appId: 1000001, occurredAt: Date.now(),
-      subscriptionType: 'contact.creation', attemptNumber: 0, objectId: 70_000 + eventId, changeSource: 'CRM',
-    }]);
+    const body = JSON.stringify([
+      {
+        eventId: eventId++,
+        subscriptionId: 4001,
+        portalId: sandboxes.hubspot.portalId,
+        appId: 1000001,
+        occurredAt: Date.now(),
+        subscriptionType: 'contact.creation',
+        attemptNumber: 0,
+        objectId: 70_000 + eventId,
+        changeSource: 'CRM',
+      },
+    ]);
     const timestamp = String(Date.now());
     const res = await fetch(url, {
-      method: 'POST', body,
-      headers: { 'content-type': 'application/json', 'x-hubspot-request-timestamp': timestamp, 'x-hubspot-signature-v3': signV3(HUBSPOT_SECRET, 'POST', url, body, timestamp) },
+      method: 'POST',
+      body,
+      headers: {
+        'content-type': 'application/json',
+        'x-hubspot-request-timestamp': timestamp,
+        'x-hubspot-signature-v3': signV3(HUBSPOT_SECRET, 'POST', url, body, timestamp),
+      },
     });
     await res.text();
     return res.status;
@@ -79,12 +95,22 @@ describe.skipIf(skip)('slow webhook bodies', () => {
     let peak = baseline;
     const sampler = setInterval(() => (peak = Math.max(peak, residentBytes(service.pid))), 50);
     const headers = {
-      'content-type': 'application/json', 'content-length': String(DECLARED),
-      'x-hubspot-request-timestamp': String(Date.now()), 'x-hubspot-signature-v3': 'bm90IGEgc2lnbmF0dXJlIGF0IGFsbA==',
+      'content-type': 'application/json',
+      'content-length': String(DECLARED),
+      'x-hubspot-request-timestamp': String(Date.now()),
+      'x-hubspot-signature-v3': 'bm90IGEgc2lnbmF0dXJlIGF0IGFsbA==',
     };
     // 160 KB a second: a megabyte would take over 6 s, twice the deadline.
-    const attack = Promise.all(Array.from({ length: SENDERS }, () =>
-      slowSend(service.url, '/webhooks/hubspot', { headers, bodyBytes: DECLARED, chunkBytes: 16 * 1024, intervalMs: 100 })));
+    const attack = Promise.all(
+      Array.from({ length: SENDERS }, () =>
+        slowSend(service.url, '/webhooks/hubspot', {
+          headers,
+          bodyBytes: DECLARED,
+          chunkBytes: 16 * 1024,
+          intervalMs: 100,
+        }),
+      ),
+    );
     let finished = false;
     const attackDone = attack.finally(() => (finished = true));
     const valid: number[] = [];
@@ -102,15 +128,27 @@ describe.skipIf(skip)('slow webhook bodies', () => {
     expect(busy.every((a) => a.headers['retry-after'] === '10' && JSON.parse(a.body).code === 'busy')).toBe(true);
     // Cut off at the deadline: answered 408, or reset before the answer could be read (the sender was
     // still writing when the connection closed). Never read to the end, never answered as a delivery.
-    const tally = JSON.stringify(Object.fromEntries([...new Set(statuses)].map((s) => [String(s), statuses.filter((t) => t === s).length])));
+    const tally = JSON.stringify(
+      Object.fromEntries([...new Set(statuses)].map((s) => [String(s), statuses.filter((t) => t === s).length])),
+    );
     expect(statuses.filter((s) => s === 408).length, tally).toBeGreaterThan(0);
-    expect(statuses.every((s) => s === 503 || s === 408 || s === undefined), tally).toBe(true);
+    expect(
+      statuses.every((s) => s === 503 || s === 408 || s === undefined),
+      tally,
+    ).toBe(true);
 
     expect(valid.length).toBeGreaterThan(3);
     expect(valid.every((s) => s === 200)).toBe(true);
     expect(await receivedEvents()).toBe(storedBefore + valid.length);
 
-    expect(peak - baseline, `resident memory went from ${baseline / MB | 0} MB to ${peak / MB | 0} MB`).toBeLessThanOrEqual(50 * MB);
-    await eventually(() => (residentBytes(service.pid) - baseline <= 50 * MB ? true : undefined), 10_000, 'memory to come back');
+    expect(
+      peak - baseline,
+      `resident memory went from ${(baseline / MB) | 0} MB to ${(peak / MB) | 0} MB`,
+    ).toBeLessThanOrEqual(50 * MB);
+    await eventually(
+      () => (residentBytes(service.pid) - baseline <= 50 * MB ? true : undefined),
+      10_000,
+      'memory to come back',
+    );
   });
 });

@@ -10,12 +10,29 @@ describe('what an error means for a job', () => {
     const stopped = new LimiterError('limiter_stopped', 'stopped');
     expect(dispositionOf(stopped, true)).toEqual({ action: 'release', delayMs: 0 });
     // Outside a shutdown a stopped limiter is a failure to retry, not a reason to wait.
-    expect(dispositionOf(stopped, false)).toMatchObject({ action: 'fail', failure: { code: 'limiter_stopped', retryable: true } });
-    expect(dispositionOf(new LimiterError('limiter_full', 'full'), false)).toEqual({ action: 'release', delayMs: 1_000 });
-    expect(dispositionOf(new BudgetExhaustedError('bulk', 3, 3), false)).toEqual({ action: 'release', delayMs: 60_000 });
-    expect(dispositionOf(new CrmError('hubspot', 'rate_limited', 'slow down', 7_000), false)).toEqual({ action: 'release', delayMs: 7_000 });
-    expect(dispositionOf(new CrmError('hubspot', 'validation', 'bad value jane@example.com'), false)).toMatchObject({ action: 'fail', failure: { retryable: false } });
-    expect(JSON.stringify(dispositionOf(new CrmError('hubspot', 'validation', 'bad value jane@example.com'), false))).not.toContain('jane@example.com');
+    expect(dispositionOf(stopped, false)).toMatchObject({
+      action: 'fail',
+      failure: { code: 'limiter_stopped', retryable: true },
+    });
+    expect(dispositionOf(new LimiterError('limiter_full', 'full'), false)).toEqual({
+      action: 'release',
+      delayMs: 1_000,
+    });
+    expect(dispositionOf(new BudgetExhaustedError('bulk', 3, 3), false)).toEqual({
+      action: 'release',
+      delayMs: 60_000,
+    });
+    expect(dispositionOf(new CrmError('hubspot', 'rate_limited', 'slow down', 7_000), false)).toEqual({
+      action: 'release',
+      delayMs: 7_000,
+    });
+    expect(dispositionOf(new CrmError('hubspot', 'validation', 'bad value jane@example.com'), false)).toMatchObject({
+      action: 'fail',
+      failure: { retryable: false },
+    });
+    expect(
+      JSON.stringify(dispositionOf(new CrmError('hubspot', 'validation', 'bad value jane@example.com'), false)),
+    ).not.toContain('jane@example.com');
   });
 });
 

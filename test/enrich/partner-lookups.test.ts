@@ -31,7 +31,13 @@ describe('partner credits', () => {
     const ports = storePorts(store);
     const limiter = createRateLimiter({ id: `credits-${Math.random()}`, max, windowMs: 1000, marginMs: 0 });
     const client = new PartnerClient({ baseUrl: sandbox.url, apiKey: SANDBOX_KEY, limiter, maxRetries: 0 });
-    const lookups = new PartnerLookups({ client, cache: ports.cache, counters: ports.counters, dailyBudget: budget, hardCap: budget });
+    const lookups = new PartnerLookups({
+      client,
+      cache: ports.cache,
+      counters: ports.counters,
+      dailyBudget: budget,
+      hardCap: budget,
+    });
     return { store, ports, limiter, lookups };
   }
 
@@ -42,8 +48,14 @@ describe('partner credits', () => {
       const companies = auCompanyIds().slice(0, 6);
       const all = Promise.all(companies.map((c) => lookups.find('company', [{ by: 'id', value: c }], 'AU', 'bulk')));
       // One goes out in the first second; five wait for the limiter and must not have been counted.
-      await vi.waitFor(() => expect(limiter.counts()).toMatchObject({ queued: 5, dispatched: 1 }), { timeout: 900, interval: 10 });
-      await vi.waitFor(async () => expect(await ports.counters.get(LOOKUPS_COUNTER)).toBe(1), { timeout: 500, interval: 10 });
+      await vi.waitFor(() => expect(limiter.counts()).toMatchObject({ queued: 5, dispatched: 1 }), {
+        timeout: 900,
+        interval: 10,
+      });
+      await vi.waitFor(async () => expect(await ports.counters.get(LOOKUPS_COUNTER)).toBe(1), {
+        timeout: 500,
+        interval: 10,
+      });
       expect(limiter.counts().queued).toBe(5);
       const hits = await all;
       expect(hits.every((h) => h?.key.by === 'id')).toBe(true);
@@ -60,8 +72,13 @@ describe('partner credits', () => {
     sandbox.resetStats();
     try {
       const companies = auCompanyIds().slice(6, 12);
-      const results = await Promise.allSettled(companies.map((c) => lookups.find('company', [{ by: 'id', value: c }], 'AU', 'bulk')));
-      expect(results.filter((r) => r.status === 'fulfilled'), String(results.map((r) => r.status === 'rejected' && r.reason))).toHaveLength(3);
+      const results = await Promise.allSettled(
+        companies.map((c) => lookups.find('company', [{ by: 'id', value: c }], 'AU', 'bulk')),
+      );
+      expect(
+        results.filter((r) => r.status === 'fulfilled'),
+        String(results.map((r) => r.status === 'rejected' && r.reason)),
+      ).toHaveLength(3);
       const refused = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
       expect(refused).toHaveLength(3);
       for (const r of refused) expect(r.reason).toBeInstanceOf(BudgetExhaustedError);
@@ -75,14 +92,29 @@ describe('partner credits', () => {
 
   it('gives a credit back for an attempt the partner refused unserved (429), and keeps it for a 500 it may have served', async () => {
     const { ports, limiter } = await setUp(50, 100);
-    const client = new PartnerClient({ baseUrl: sandbox.url, apiKey: SANDBOX_KEY, limiter, maxRetries: 6, baseDelayMs: 50, maxDelayMs: 200 });
-    const lookups = new PartnerLookups({ client, cache: ports.cache, counters: ports.counters, dailyBudget: 100, hardCap: 100 });
+    const client = new PartnerClient({
+      baseUrl: sandbox.url,
+      apiKey: SANDBOX_KEY,
+      limiter,
+      maxRetries: 6,
+      baseDelayMs: 50,
+      maxDelayMs: 200,
+    });
+    const lookups = new PartnerLookups({
+      client,
+      cache: ports.cache,
+      counters: ports.counters,
+      dailyBudget: 100,
+      hardCap: 100,
+    });
     sandbox.resetStats();
     // Every request refused with 429 for the first 600 ms, then 500s for a third of what gets through.
     sandbox.setFaults({ bursts: { everyMs: 60_000, forMs: 600 }, failRate: 0.3 });
     try {
       const companies = auCompanyIds().slice(12, 20);
-      const hits = await Promise.all(companies.map((c) => lookups.find('company', [{ by: 'id', value: c }], 'AU', 'bulk')));
+      const hits = await Promise.all(
+        companies.map((c) => lookups.find('company', [{ by: 'id', value: c }], 'AU', 'bulk')),
+      );
       expect(hits.every((h) => h !== null)).toBe(true);
       const stats = sandbox.stats();
       expect(stats.injectedBursts).toBeGreaterThan(0);
@@ -98,7 +130,14 @@ describe('partner credits', () => {
 
   it('gives the credit of a refused request back once the store answers again, and goes on with the lookup meanwhile', async () => {
     const { ports, limiter } = await setUp(50, 100);
-    const client = new PartnerClient({ baseUrl: sandbox.url, apiKey: SANDBOX_KEY, limiter, maxRetries: 6, baseDelayMs: 50, maxDelayMs: 200 });
+    const client = new PartnerClient({
+      baseUrl: sandbox.url,
+      apiKey: SANDBOX_KEY,
+      limiter,
+      maxRetries: 6,
+      baseDelayMs: 50,
+      maxDelayMs: 200,
+    });
     // The store refuses the first two refunds, as it does while Postgres restarts.
     let refused = 0;
     const counters = {
@@ -118,13 +157,18 @@ describe('partner credits', () => {
     sandbox.setFaults({ bursts: { everyMs: 60_000, forMs: 400 } });
     try {
       const companies = auCompanyIds().slice(20, 24);
-      const hits = await Promise.all(companies.map((c) => lookups.find('company', [{ by: 'id', value: c }], 'AU', 'bulk')));
+      const hits = await Promise.all(
+        companies.map((c) => lookups.find('company', [{ by: 'id', value: c }], 'AU', 'bulk')),
+      );
       expect(hits.every((h) => h !== null)).toBe(true);
       expect(refused).toBe(2);
       const served = Object.values(sandbox.stats().keys).reduce((n, k) => n + k.served, 0);
       expect(served).toBe(companies.length);
       // The refunds the store refused are paid within a second or two.
-      await vi.waitFor(async () => expect(await ports.counters.get(LOOKUPS_COUNTER)).toBe(served), { timeout: 5_000, interval: 100 });
+      await vi.waitFor(async () => expect(await ports.counters.get(LOOKUPS_COUNTER)).toBe(served), {
+        timeout: 5_000,
+        interval: 100,
+      });
     } finally {
       sandbox.setFaults({ bursts: undefined });
       await limiter.stop();
@@ -143,7 +187,9 @@ describe('partner credits', () => {
       await lookups.find('company', [{ by: 'id', value: a! }], 'AU', 'interactive', held);
       await lookups.find('company', [{ by: 'id', value: b! }], 'AU', 'interactive', held);
       expect(held.spent).toBe(2);
-      await expect(lookups.find('company', [{ by: 'id', value: c! }], 'AU', 'interactive', held)).rejects.toBeInstanceOf(BudgetExhaustedError);
+      await expect(
+        lookups.find('company', [{ by: 'id', value: c! }], 'AU', 'interactive', held),
+      ).rejects.toBeInstanceOf(BudgetExhaustedError);
       const served = Object.values(sandbox.stats().keys).reduce((n, k) => n + k.served, 0);
       expect(served).toBe(2);
       await held.close();

@@ -15,14 +15,20 @@ describe('values out of error text', () => {
     expect(scrubbed).toContain('"value":"<value>"');
     expect(scrubValues('401 with Authorization: Bearer pat-na1-1234abcd')).not.toContain('pat-na1-1234abcd');
     // Dates, counts and ids an admin needs stay.
-    expect(scrubValues("today's lookups (10000) reached the budget on 2026-11-24; record 1001")).toBe("today's lookups (10000) reached the budget on 2026-11-24; record 1001");
+    expect(scrubValues("today's lookups (10000) reached the budget on 2026-11-24; record 1001")).toBe(
+      "today's lookups (10000) reached the budget on 2026-11-24; record 1001",
+    );
   });
 
   it('stores a failed job with the values taken out', () => {
-    const failure = failureOf(new CrmError('salesforce', 'validation', 'INVALID_EMAIL_ADDRESS: invalid email address: jane@example.com'));
+    const failure = failureOf(
+      new CrmError('salesforce', 'validation', 'INVALID_EMAIL_ADDRESS: invalid email address: jane@example.com'),
+    );
     expect(failure.message).toContain('INVALID_EMAIL_ADDRESS');
     expect(failure.message).not.toContain('jane@example.com');
-    expect(failureOf({ code: 'write_failed', message: 'bad value bob@example.org', retryable: true }).message).not.toContain('bob@example.org');
+    expect(
+      failureOf({ code: 'write_failed', message: 'bad value bob@example.org', retryable: true }).message,
+    ).not.toContain('bob@example.org');
   });
 
   it('stays linear on hostile text', () => {

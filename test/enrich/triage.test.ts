@@ -26,7 +26,14 @@ describe('triage', () => {
       created(5, { kind: 'deleted' }),
       created(6, { actor: 'this_service' }),
     ];
-    expect(triage.classify(events, byKind)).toEqual(['interactive', 'bulk', 'interactive', 'interactive', 'bulk', 'interactive']);
+    expect(triage.classify(events, byKind)).toEqual([
+      'interactive',
+      'bulk',
+      'interactive',
+      'interactive',
+      'bulk',
+      'interactive',
+    ]);
   });
 
   it('keeps a change a person made interactive even in a delivery full of an import', () => {
@@ -57,9 +64,22 @@ describe('triage', () => {
     const triage = new Triage({ rateLimit: 5, windowMs: 1_000, now: () => now });
     const script = (i: number) => created(i, { actor: 'app', actorId: 'API:script' });
     const first = Array.from({ length: 8 }, (_, i) => triage.classify([script(i)], byKind)[0]);
-    expect(first).toEqual(['interactive', 'interactive', 'interactive', 'interactive', 'interactive', 'bulk', 'bulk', 'bulk']);
-    expect(triage.classify([created(60, { actor: 'app', actorId: 'INTEGRATION:form' })], byKind)).toEqual(['interactive']);
-    expect(triage.classify([created(50, { source: 'salesforce', objectType: 'Contact' })], byKind)).toEqual(['interactive']);
+    expect(first).toEqual([
+      'interactive',
+      'interactive',
+      'interactive',
+      'interactive',
+      'interactive',
+      'bulk',
+      'bulk',
+      'bulk',
+    ]);
+    expect(triage.classify([created(60, { actor: 'app', actorId: 'INTEGRATION:form' })], byKind)).toEqual([
+      'interactive',
+    ]);
+    expect(triage.classify([created(50, { source: 'salesforce', objectType: 'Contact' })], byKind)).toEqual([
+      'interactive',
+    ]);
     now = 1_500;
     expect(triage.classify([script(9)], byKind)).toEqual(['interactive']);
   });

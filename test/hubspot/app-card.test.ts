@@ -89,7 +89,11 @@ const json = (body: unknown, status = 200) =>
 describe('the crm-enrich record card', () => {
   it('bundles from its folder with the packages its package.json names', async () => {
     const result = await build({
-      entryPoints: [cardFile], bundle: true, write: false, format: 'esm', logLevel: 'silent',
+      entryPoints: [cardFile],
+      bundle: true,
+      write: false,
+      format: 'esm',
+      logLevel: 'silent',
     });
     expect(result.errors).toEqual([]);
     expect(result.outputFiles[0]!.text).toContain(PUBLIC_URL);
@@ -122,8 +126,14 @@ describe('the crm-enrich record card', () => {
 
   it('asks for a company by its own type and says when it was never enriched', async () => {
     const never: CardDataInput = {
-      objectType: 'company', objectId: '77', state: 'never', lastRunAt: null, lastRunTrigger: null,
-      fields: [], company: null, jobChange: null,
+      objectType: 'company',
+      objectId: '77',
+      state: 'never',
+      lastRunAt: null,
+      lastRunTrigger: null,
+      fields: [],
+      company: null,
+      jobChange: null,
     };
     const calls = stubProxy(() => json(CardData.parse(never)));
     const { render, find, findAll, waitFor, mocks } = createRenderer('crm.record.sidebar');

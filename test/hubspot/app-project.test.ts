@@ -83,7 +83,9 @@ describe('the rendered HubSpot app project', () => {
   });
 
   it("passes HubSpot's parser, which validated it against the schemas of its platform version", () => {
-    const types = Object.values(nodes).map((n) => n.componentType).sort();
+    const types = Object.values(nodes)
+      .map((n) => n.componentType)
+      .sort();
     expect(types).toEqual(['APPLICATION', 'CARD', 'WEBHOOKS', 'WORKFLOW_ACTION']);
     const url = 'project-components-external/project-schemas/v3/2025.2';
     expect(schemaRequests.at(-1)).toEqual({ accountId: ACCOUNT_ID, url });
@@ -103,10 +105,14 @@ describe('the rendered HubSpot app project', () => {
   it('asks for the scopes the connector uses, and automation for workflow callbacks', () => {
     expect([...nodes.crm_enrich_app!.config.auth.requiredScopes].sort()).toEqual([
       'automation',
-      'crm.objects.companies.read', 'crm.objects.companies.write',
-      'crm.objects.contacts.read', 'crm.objects.contacts.write',
-      'crm.schemas.companies.read', 'crm.schemas.companies.write',
-      'crm.schemas.contacts.read', 'crm.schemas.contacts.write',
+      'crm.objects.companies.read',
+      'crm.objects.companies.write',
+      'crm.objects.contacts.read',
+      'crm.objects.contacts.write',
+      'crm.schemas.companies.read',
+      'crm.schemas.companies.write',
+      'crm.schemas.contacts.read',
+      'crm.schemas.contacts.write',
     ]);
   });
 
@@ -116,9 +122,14 @@ describe('the rendered HubSpot app project', () => {
     expect(nodes.crm_enrich_app!.config.permittedUrls.fetch).toEqual([PUBLIC_URL]);
     const card = await readFile(join(dir, 'src/app/cards/EnrichmentCard.jsx'), 'utf8');
     expect(card).toContain(`export const SERVICE_URL = '${PUBLIC_URL}';`);
-    const files = ['hsproject.json', 'src/app/app-hsmeta.json', 'src/app/webhooks/webhooks-hsmeta.json',
-      'src/app/workflow-actions/enrich-record-hsmeta.json', 'src/app/cards/enrichment-card-hsmeta.json',
-      'src/app/cards/EnrichmentCard.jsx'];
+    const files = [
+      'hsproject.json',
+      'src/app/app-hsmeta.json',
+      'src/app/webhooks/webhooks-hsmeta.json',
+      'src/app/workflow-actions/enrich-record-hsmeta.json',
+      'src/app/cards/enrichment-card-hsmeta.json',
+      'src/app/cards/EnrichmentCard.jsx',
+    ];
     for (const file of files) {
       expect(await readFile(join(dir, file), 'utf8'), file).not.toContain(TEMPLATE_URL);
     }
@@ -163,30 +174,50 @@ describe('the rendered HubSpot app project', () => {
 
 describe("HubSpot's parser refuses a malformed project", () => {
   const cases: [string, (dir: string) => Promise<void>, RegExp][] = [
-    ['a file that is not JSON', async (dir) => {
-      await writeFile(join(dir, 'src/app/webhooks/webhooks-hsmeta.json'), '{ "uid": "crm_enrich_webhooks", ');
-    }, /webhooks-hsmeta\.json:\s+- Invalid JSON/],
-    ['a workflow action without its URL', async (dir) => {
-      const file = join(dir, 'src/app/workflow-actions/enrich-record-hsmeta.json');
-      const meta = JSON.parse(await readFile(file, 'utf8'));
-      delete meta.config.actionUrl;
-      await writeFile(file, JSON.stringify(meta));
-    }, /Missing required field: 'config\.actionUrl'/],
-    ['a webhook target over plain http', async (dir) => {
-      const file = join(dir, 'src/app/webhooks/webhooks-hsmeta.json');
-      const text = await readFile(file, 'utf8');
-      await writeFile(file, text.replace(`${PUBLIC_URL}/webhooks`, 'http://127.0.0.1:3000/webhooks'));
-    }, /config\.settings\.targetUrl: must match pattern/],
-    ['a card in the wrong folder', async (dir) => {
-      await mkdir(join(dir, 'src/app/settings'), { recursive: true });
-      const from = join(dir, 'src/app/cards/enrichment-card-hsmeta.json');
-      await writeFile(join(dir, 'src/app/settings/enrichment-card-hsmeta.json'), await readFile(from, 'utf8'));
-      await rm(from);
-    }, /'app\/settings' is incorrect for type 'card'/],
-    ['an unknown top-level field', async (dir) => {
-      const file = join(dir, 'src/app/app-hsmeta.json');
-      await writeFile(file, JSON.stringify({ ...JSON.parse(await readFile(file, 'utf8')), scopes: [] }));
-    }, /Unexpected top-level properties found: scopes/],
+    [
+      'a file that is not JSON',
+      async (dir) => {
+        await writeFile(join(dir, 'src/app/webhooks/webhooks-hsmeta.json'), '{ "uid": "crm_enrich_webhooks", ');
+      },
+      /webhooks-hsmeta\.json:\s+- Invalid JSON/,
+    ],
+    [
+      'a workflow action without its URL',
+      async (dir) => {
+        const file = join(dir, 'src/app/workflow-actions/enrich-record-hsmeta.json');
+        const meta = JSON.parse(await readFile(file, 'utf8'));
+        delete meta.config.actionUrl;
+        await writeFile(file, JSON.stringify(meta));
+      },
+      /Missing required field: 'config\.actionUrl'/,
+    ],
+    [
+      'a webhook target over plain http',
+      async (dir) => {
+        const file = join(dir, 'src/app/webhooks/webhooks-hsmeta.json');
+        const text = await readFile(file, 'utf8');
+        await writeFile(file, text.replace(`${PUBLIC_URL}/webhooks`, 'http://127.0.0.1:3000/webhooks'));
+      },
+      /config\.settings\.targetUrl: must match pattern/,
+    ],
+    [
+      'a card in the wrong folder',
+      async (dir) => {
+        await mkdir(join(dir, 'src/app/settings'), { recursive: true });
+        const from = join(dir, 'src/app/cards/enrichment-card-hsmeta.json');
+        await writeFile(join(dir, 'src/app/settings/enrichment-card-hsmeta.json'), await readFile(from, 'utf8'));
+        await rm(from);
+      },
+      /'app\/settings' is incorrect for type 'card'/,
+    ],
+    [
+      'an unknown top-level field',
+      async (dir) => {
+        const file = join(dir, 'src/app/app-hsmeta.json');
+        await writeFile(file, JSON.stringify({ ...JSON.parse(await readFile(file, 'utf8')), scopes: [] }));
+      },
+      /Unexpected top-level properties found: scopes/,
+    ],
   ];
 
   it.each(cases)('%s', async (_name, spoil, expected) => {

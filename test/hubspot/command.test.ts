@@ -6,9 +6,13 @@ import { hubspotConnectorFromConfig } from '../../connectors/hubspot/from-config
 
 describe('crm-enrich sandbox hubspot', () => {
   it('prints where it listens, answers the official API shape there, and stops on SIGTERM', async () => {
-    const child = spawn('node_modules/.bin/tsx', ['src/cli.ts', 'sandbox', 'hubspot', '--port', '0', '--tier', 'pro', '--client-secret', 's3cret'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      'node_modules/.bin/tsx',
+      ['src/cli.ts', 'sandbox', 'hubspot', '--port', '0', '--tier', 'pro', '--client-secret', 's3cret'],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     try {
       let out = '';
       child.stdout.setEncoding('utf8');
@@ -20,7 +24,9 @@ describe('crm-enrich sandbox hubspot', () => {
         });
         child.once('exit', (code) => reject(new Error(`exited with ${code}: ${out}`)));
       });
-      const res = await fetch(`${url}/crm/v3/properties/contacts`, { headers: { authorization: 'Bearer sandbox-token' } });
+      const res = await fetch(`${url}/crm/v3/properties/contacts`, {
+        headers: { authorization: 'Bearer sandbox-token' },
+      });
       expect(res.status).toBe(200);
       expect(res.headers.get('x-hubspot-ratelimit-max')).toBe('190');
       child.kill('SIGTERM');
@@ -32,7 +38,9 @@ describe('crm-enrich sandbox hubspot', () => {
   });
 
   it('refuses a bad --tier with a message naming the option', async () => {
-    const child = spawn('node_modules/.bin/tsx', ['src/cli.ts', 'sandbox', 'hubspot', '--tier', 'gold'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('node_modules/.bin/tsx', ['src/cli.ts', 'sandbox', 'hubspot', '--tier', 'gold'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let err = '';
     child.stderr.setEncoding('utf8').on('data', (c: string) => (err += c));
     const [code] = await once(child, 'exit');
@@ -44,7 +52,9 @@ describe('crm-enrich sandbox hubspot', () => {
 describe('hubspotConnectorFromConfig', () => {
   it('builds nothing without a token and a connector with one', async () => {
     expect(hubspotConnectorFromConfig(loadConfig({}))).toBeUndefined();
-    const connector = hubspotConnectorFromConfig(loadConfig({ HUBSPOT_ACCESS_TOKEN: 't', HUBSPOT_TIER: 'pro' }), { connection: `cfg-${process.pid}` });
+    const connector = hubspotConnectorFromConfig(loadConfig({ HUBSPOT_ACCESS_TOKEN: 't', HUBSPOT_TIER: 'pro' }), {
+      connection: `cfg-${process.pid}`,
+    });
     expect(connector?.kind).toBe('hubspot');
     expect(connector?.batchSize).toBe(100);
     await connector?.close();

@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CrmError, type CrmConnector } from '../../src/core/connector.js';
-import { createHubspotConnector, fullNameFilterGroups, type HubspotConnectorOptions } from '../../connectors/hubspot/connector.js';
+import {
+  createHubspotConnector,
+  fullNameFilterGroups,
+  type HubspotConnectorOptions,
+} from '../../connectors/hubspot/connector.js';
 import { signV3 } from '../../connectors/hubspot/signature.js';
 import { nextDailyReset } from '../../connectors/hubspot/http-errors.js';
 import { startHubspotSandbox, type HubspotSandbox } from '../../connectors/hubspot/sandbox/server.js';
@@ -10,7 +14,13 @@ const connectors: CrmConnector[] = [];
 let n = 0;
 
 function connect(extra: Partial<HubspotConnectorOptions> = {}): CrmConnector {
-  const c = createHubspotConnector({ connection: `test-${process.pid}-${n++}`, accessToken: 'sandbox-token', basePath: sandbox.url, rateLimit: { max: 1000, windowMs: 10_000 }, ...extra });
+  const c = createHubspotConnector({
+    connection: `test-${process.pid}-${n++}`,
+    accessToken: 'sandbox-token',
+    basePath: sandbox.url,
+    rateLimit: { max: 1000, windowMs: 10_000 },
+    ...extra,
+  });
   connectors.push(c);
   return c;
 }
@@ -32,7 +42,10 @@ describe('HubSpot connector against the sandbox', () => {
     const hubspot = connect();
     const ids = Array.from({ length: 250 }, (_, i) => sandbox.createContact({ email: `p${i}@batch.example` }).id);
     const beforeUpdate = batchCalls('/crm/v3/objects/contacts/batch/update');
-    const results = await hubspot.writeRecords('contact', ids.map((id, i) => ({ id, properties: { jobtitle: `Role ${i}` } })));
+    const results = await hubspot.writeRecords(
+      'contact',
+      ids.map((id, i) => ({ id, properties: { jobtitle: `Role ${i}` } })),
+    );
     expect(results.every((r) => r.ok)).toBe(true);
     expect(results.map((r) => r.id)).toEqual(ids);
     expect(batchCalls('/crm/v3/objects/contacts/batch/update') - beforeUpdate).toBe(3);
@@ -43,7 +56,10 @@ describe('HubSpot connector against the sandbox', () => {
     const records = await hubspot.readRecords('contact', [...ids, '99999999'], ['email', 'jobtitle']);
     expect(batchCalls('/crm/v3/objects/contacts/batch/read') - beforeRead).toBe(3);
     expect(records).toHaveLength(250);
-    expect(records.find((r) => r.id === ids[7])?.properties).toMatchObject({ email: 'p7@batch.example', jobtitle: 'Role 7' });
+    expect(records.find((r) => r.id === ids[7])?.properties).toMatchObject({
+      email: 'p7@batch.example',
+      jobtitle: 'Role 7',
+    });
   });
 
   it('handles a 207 record by record: bad enumeration value and unknown id fail, the rest is written', async () => {
@@ -56,7 +72,11 @@ describe('HubSpot connector against the sandbox', () => {
       { id: '424242', properties: { industry: 'BANKING' } },
     ]);
     expect(results[0]).toEqual({ id: a, ok: true });
-    expect(results[1]).toMatchObject({ id: b, ok: false, error: { code: 'validation', retryable: false, fields: ['industry'] } });
+    expect(results[1]).toMatchObject({
+      id: b,
+      ok: false,
+      error: { code: 'validation', retryable: false, fields: ['industry'] },
+    });
     expect(results[2]).toMatchObject({ id: '424242', ok: false, error: { code: 'not_found', retryable: false } });
     expect(sandbox.getCompany(a)).toMatchObject({ industry: 'COMPUTER_SOFTWARE', numberofemployees: '120' });
     expect(sandbox.getCompany(b)?.industry).toBeUndefined();
@@ -80,7 +100,12 @@ describe('HubSpot connector against the sandbox', () => {
     const hubspot = connect();
     const wanted = [
       { name: 'jobtitle', label: 'Job Title', type: 'string' as const },
-      { name: 'crm_enrich_seniority', label: 'Seniority (enriched)', type: 'enumeration' as const, options: ['junior', 'senior', 'executive'] },
+      {
+        name: 'crm_enrich_seniority',
+        label: 'Seniority (enriched)',
+        type: 'enumeration' as const,
+        options: ['junior', 'senior', 'executive'],
+      },
       { name: 'crm_enrich_headcount', label: 'Headcount', type: 'number' as const },
       { name: 'crm_enrich_tags', label: 'Tags', type: 'enumeration' as const },
       { name: 'Bad-Name', label: 'Bad', type: 'string' as const },
@@ -92,8 +117,17 @@ describe('HubSpot connector against the sandbox', () => {
     expect(first.existing).toEqual(['jobtitle']);
     expect(first.missing.map((m) => m.spec.name)).toEqual(['crm_enrich_tags', 'Bad-Name']);
     const schema = await hubspot.readSchema('contact');
-    expect(schema.find((p) => p.name === 'crm_enrich_seniority')).toMatchObject({ type: 'enumeration', custom: true, writable: true, options: ['junior', 'senior', 'executive'] });
-    expect(sandbox.store.definitions.contacts.get('crm_enrich_headcount')).toMatchObject({ type: 'number', fieldType: 'number', groupName: 'crm_enrich' });
+    expect(schema.find((p) => p.name === 'crm_enrich_seniority')).toMatchObject({
+      type: 'enumeration',
+      custom: true,
+      writable: true,
+      options: ['junior', 'senior', 'executive'],
+    });
+    expect(sandbox.store.definitions.contacts.get('crm_enrich_headcount')).toMatchObject({
+      type: 'number',
+      fieldType: 'number',
+      groupName: 'crm_enrich',
+    });
     const second = await hubspot.ensureProperties('contact', wanted.slice(0, 3));
     expect(second.created).toEqual([]);
     expect(second.existing).toEqual(['jobtitle', 'crm_enrich_seniority', 'crm_enrich_headcount']);
@@ -107,15 +141,25 @@ describe('HubSpot connector against the sandbox', () => {
     // A person already made another company the primary one of the first contact.
     sandbox.store.associations.add(ids[0]!, other, [1]);
     const before = batchCalls('/crm/v4/associations/contacts/companies/batch/create');
-    const results = await hubspot.linkToCompanies!('contact', ids.map((recordId, i) => ({ recordId, companyId: employer, ...(i === 0 ? { currentPrimary: other } : {}) })));
+    const results = await hubspot.linkToCompanies!(
+      'contact',
+      ids.map((recordId, i) => ({ recordId, companyId: employer, ...(i === 0 ? { currentPrimary: other } : {}) })),
+    );
     expect(batchCalls('/crm/v4/associations/contacts/companies/batch/create') - before).toBe(1);
     expect(results.map((r) => r.outcome)).toEqual(['linked', ...Array(29).fill('linked_primary')]);
     expect(sandbox.getContact(ids[5]!)?.associatedcompanyid).toBe(employer);
     // The person's choice stays: still primary, and the employer is linked beside it.
     expect(sandbox.getContact(ids[0]!)?.associatedcompanyid).toBe(other);
-    expect(sandbox.store.associations.associated('contacts', ids[0]!).map((a) => a.id).sort()).toEqual([employer, other].sort());
+    expect(
+      sandbox.store.associations
+        .associated('contacts', ids[0]!)
+        .map((a) => a.id)
+        .sort(),
+    ).toEqual([employer, other].sort());
 
-    const again = await hubspot.linkToCompanies!('contact', [{ recordId: ids[5]!, companyId: employer, currentPrimary: employer }]);
+    const again = await hubspot.linkToCompanies!('contact', [
+      { recordId: ids[5]!, companyId: employer, currentPrimary: employer },
+    ]);
     expect(again[0]!.outcome).toBe('already_linked');
     expect(batchCalls('/crm/v4/associations/contacts/companies/batch/create') - before).toBe(1);
   });
@@ -151,7 +195,10 @@ describe('HubSpot connector against the sandbox', () => {
     const employer = sandbox.createCompany({ name: 'Real', domain: 'real.example' }).id;
     const a = sandbox.createContact({ email: 'a@real.example' }).id;
     const b = sandbox.createContact({ email: 'b@real.example' }).id;
-    const results = await hubspot.linkToCompanies!('contact', [{ recordId: a, companyId: employer }, { recordId: b, companyId: '99999999' }]);
+    const results = await hubspot.linkToCompanies!('contact', [
+      { recordId: a, companyId: employer },
+      { recordId: b, companyId: '99999999' },
+    ]);
     expect(results.map((r) => r.outcome)).toEqual(['linked_primary', 'failed']);
     expect(results[1]!.error).toMatch(/OBJECT_NOT_FOUND/);
   });
@@ -164,7 +211,12 @@ describe('HubSpot connector against the sandbox', () => {
     const seen: string[] = [];
     let cursor: string | undefined;
     do {
-      const page = await hubspot.listRecords('company', { properties: ['name'], changedSince: since, cursor, limit: 2 });
+      const page = await hubspot.listRecords('company', {
+        properties: ['name'],
+        changedSince: since,
+        cursor,
+        limit: 2,
+      });
       seen.push(...page.records.map((r) => r.id));
       cursor = page.next;
     } while (cursor);
@@ -219,11 +271,13 @@ describe('HubSpot rate limits', () => {
     expect(limited.stats().rateLimited.TEN_SECONDLY_ROLLING).toBe(0);
   });
 
-  it('keeps its searches within HubSpot\'s 5 per second: no SECONDLY 429', async () => {
+  it("keeps its searches within HubSpot's 5 per second: no SECONDLY 429", async () => {
     const searching = await startHubspotSandbox({ rateLimit: 10_000, searchLagMs: 0 });
     try {
       const hubspot = connect({ basePath: searching.url });
-      const found = await Promise.all(Array.from({ length: 12 }, (_, i) => hubspot.findCompaniesByDomain!([`d${i}.example`])));
+      const found = await Promise.all(
+        Array.from({ length: 12 }, (_, i) => hubspot.findCompaniesByDomain!([`d${i}.example`])),
+      );
       expect(found.every((m) => m.size === 0)).toBe(true);
       expect(searching.stats().byEndpoint['POST /crm/v3/objects/companies/search']).toBe(12);
       // Twelve at once without the search limiter get seven 429s. The sandbox runs in this process, so
@@ -254,7 +308,9 @@ describe('HubSpot rate limits', () => {
       expect(Date.parse(error.resetAt ?? '')).toBeGreaterThan(Date.now());
       expect(error.message).toMatch(/bulk work stops until/);
       const calls = daily.stats().calls;
-      await expect(hubspot.writeRecords('contact', [{ id: '1', properties: { city: 'x' } }])).rejects.toMatchObject({ code: 'daily_limit' });
+      await expect(hubspot.writeRecords('contact', [{ id: '1', properties: { city: 'x' } }])).rejects.toMatchObject({
+        code: 'daily_limit',
+      });
       expect(daily.stats().calls).toBe(calls);
       expect(daily.stats().rateLimited.DAILY).toBe(1);
     } finally {
@@ -282,9 +338,27 @@ describe('HubSpot rate limits', () => {
     const hubspot = connect({ clientSecret: 'portal-secret' });
     const url = 'https://enrich.example.com/webhooks/hubspot';
     const send = (portalId: number) => {
-      const body = JSON.stringify([{ eventId: 1, subscriptionId: 1, portalId, occurredAt: Date.now(), subscriptionType: 'contact.creation', objectId: 5, changeSource: 'CRM_UI' }]);
+      const body = JSON.stringify([
+        {
+          eventId: 1,
+          subscriptionId: 1,
+          portalId,
+          occurredAt: Date.now(),
+          subscriptionType: 'contact.creation',
+          objectId: 5,
+          changeSource: 'CRM_UI',
+        },
+      ]);
       const timestamp = String(Date.now());
-      return hubspot.webhook.parse({ method: 'POST', url, rawBody: Buffer.from(body), headers: { 'x-hubspot-signature-v3': signV3('portal-secret', 'POST', url, body, timestamp), 'x-hubspot-request-timestamp': timestamp } });
+      return hubspot.webhook.parse({
+        method: 'POST',
+        url,
+        rawBody: Buffer.from(body),
+        headers: {
+          'x-hubspot-signature-v3': signV3('portal-secret', 'POST', url, body, timestamp),
+          'x-hubspot-request-timestamp': timestamp,
+        },
+      });
     };
     // Before start-up has read the account, only the signature is checked.
     expect(send(999).ok).toBe(true);
@@ -299,10 +373,16 @@ describe('HubSpot rate limits', () => {
 
 describe('HubSpot sandbox account details', () => {
   it('answers GET /account-info/v3/details with the portal id and a time zone that is not UTC, as HubSpot does', async () => {
-    const res = await fetch(`${sandbox.url}/account-info/v3/details`, { headers: { authorization: 'Bearer sandbox-token' } });
+    const res = await fetch(`${sandbox.url}/account-info/v3/details`, {
+      headers: { authorization: 'Bearer sandbox-token' },
+    });
     expect(res.status).toBe(200);
     const details = (await res.json()) as Record<string, unknown>;
-    expect(details).toMatchObject({ portalId: sandbox.portalId, timeZone: 'Australia/Sydney', uiDomain: 'app.hubspot.com' });
+    expect(details).toMatchObject({
+      portalId: sandbox.portalId,
+      timeZone: 'Australia/Sydney',
+      uiDomain: 'app.hubspot.com',
+    });
     expect(String(details.utcOffset)).toMatch(/^\+1[01]:00$/);
     expect(details.utcOffsetMilliseconds).toBe(Number(String(details.utcOffset).slice(1, 3)) * 3_600_000);
     expect((await fetch(`${sandbox.url}/account-info/v3/details`)).status).toBe(401);
@@ -312,10 +392,19 @@ describe('HubSpot sandbox account details', () => {
 describe('HubSpot connector: finding a record for a person', () => {
   it("searches by e-mail, name or full name, and links to the sandbox's record page once the account is read", async () => {
     const hubspot = connect();
-    const wanted = sandbox.createContact({ email: 'ada.quill@finder.example', firstname: 'Ada', lastname: 'Quillfeather' }).id;
+    const wanted = sandbox.createContact({
+      email: 'ada.quill@finder.example',
+      firstname: 'Ada',
+      lastname: 'Quillfeather',
+    }).id;
     sandbox.createContact({ email: 'someone.else@finder.example', firstname: 'Bo', lastname: 'Other' });
     const searches = sandbox.stats().byEndpoint['POST /crm/v3/objects/contacts/search'] ?? 0;
-    const byEmail = await hubspot.searchRecords!('contact', 'ada.quill@finder.example', ['firstname', 'lastname', 'email'], 20);
+    const byEmail = await hubspot.searchRecords!(
+      'contact',
+      'ada.quill@finder.example',
+      ['firstname', 'lastname', 'email'],
+      20,
+    );
     expect(byEmail.map((r) => r.id)).toEqual([wanted]);
     expect(byEmail[0]!.properties).toMatchObject({ firstname: 'Ada', lastname: 'Quillfeather' });
     const byName = await hubspot.searchRecords!('contact', 'quillfeather', ['email'], 20);
@@ -344,10 +433,20 @@ describe('HubSpot connector: finding a record for a person', () => {
     expect((await fetch(`${sandbox.url}/contacts/1/record/0-1/${wanted}`)).status).toBe(404);
   });
 
-  it('splits a full name into first and last name at each place, within HubSpot\'s five filter groups', () => {
+  it("splits a full name into first and last name at each place, within HubSpot's five filter groups", () => {
     expect(fullNameFilterGroups('Jia Le Ong')).toEqual([
-      { filters: [{ propertyName: 'firstname', operator: 'EQ', value: 'Jia' }, { propertyName: 'lastname', operator: 'EQ', value: 'Le Ong' }] },
-      { filters: [{ propertyName: 'firstname', operator: 'EQ', value: 'Jia Le' }, { propertyName: 'lastname', operator: 'EQ', value: 'Ong' }] },
+      {
+        filters: [
+          { propertyName: 'firstname', operator: 'EQ', value: 'Jia' },
+          { propertyName: 'lastname', operator: 'EQ', value: 'Le Ong' },
+        ],
+      },
+      {
+        filters: [
+          { propertyName: 'firstname', operator: 'EQ', value: 'Jia Le' },
+          { propertyName: 'lastname', operator: 'EQ', value: 'Ong' },
+        ],
+      },
     ]);
     expect(fullNameFilterGroups('ada@x.example other')).toEqual([]);
     expect(fullNameFilterGroups('Ada')).toEqual([]);

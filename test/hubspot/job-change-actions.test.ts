@@ -14,7 +14,12 @@ let hubspot: CrmConnector;
 
 beforeAll(async () => {
   sandbox = await startHubspotSandbox({ rateLimit: 10_000, searchLagMs: 0 });
-  hubspot = createHubspotConnector({ connection: 'hubspot', accessToken: 'sandbox-token', basePath: sandbox.url, rateLimit: { max: 1000, windowMs: 10_000 } });
+  hubspot = createHubspotConnector({
+    connection: 'hubspot',
+    accessToken: 'sandbox-token',
+    basePath: sandbox.url,
+    rateLimit: { max: 1000, windowMs: 10_000 },
+  });
 });
 afterAll(async () => {
   await hubspot.close();
@@ -32,28 +37,46 @@ const act = (recordId: string): JobChangeAct => ({
 
 describe('HubSpot job-change actions', () => {
   it('are refused before the properties exist, then write them and create one task for the owner', async () => {
-    const { id } = sandbox.createContact({ email: 'ann.lee@acme.example', firstname: 'Ann', lastname: 'Lee', hubspot_owner_id: '' });
+    const { id } = sandbox.createContact({
+      email: 'ann.lee@acme.example',
+      firstname: 'Ann',
+      lastname: 'Lee',
+      hubspot_owner_id: '',
+    });
     const before = await hubspot.applyJobChange!('contact', act(id), { properties: true, task: false });
     expect(before).toEqual({ properties: 'failed: validation' });
 
     const provisioned = await hubspot.ensureProperties('contact', [...hubspot.jobChangeProperties!.contact!]);
-    expect(provisioned.created.sort()).toEqual(['crm_enrich_job_change_at', 'crm_enrich_previous_company', 'crm_enrich_previous_title']);
+    expect(provisioned.created.sort()).toEqual([
+      'crm_enrich_job_change_at',
+      'crm_enrich_previous_company',
+      'crm_enrich_previous_title',
+    ]);
 
     const result = await hubspot.applyJobChange!('contact', act(id), { properties: true, task: true });
     expect(result).toEqual({ properties: 'done', task: 'done' });
     const contact = sandbox.getContact(id)!;
-    expect(contact).toMatchObject({ crm_enrich_previous_company: 'Acme Pty Ltd', crm_enrich_previous_title: 'Sales Manager', email: 'ann.lee@acme.example' });
+    expect(contact).toMatchObject({
+      crm_enrich_previous_company: 'Acme Pty Ltd',
+      crm_enrich_previous_title: 'Sales Manager',
+      email: 'ann.lee@acme.example',
+    });
     expect(Date.parse(contact.crm_enrich_job_change_at!)).toBe(Date.parse('2026-11-20T10:00:00Z'));
     const tasks = sandbox.tasks().filter((t) => t.contacts.includes(id));
     expect(tasks).toHaveLength(1);
-    expect(tasks[0]!.properties).toMatchObject({ hs_task_subject: 'Ann Lee moved from Acme Pty Ltd to Globex as VP Sales', hs_task_status: 'NOT_STARTED' });
+    expect(tasks[0]!.properties).toMatchObject({
+      hs_task_subject: 'Ann Lee moved from Acme Pty Ltd to Globex as VP Sales',
+      hs_task_status: 'NOT_STARTED',
+    });
   });
 
-  it('gives the task to the contact\'s owner, and does only the actions switched on', async () => {
+  it("gives the task to the contact's owner, and does only the actions switched on", async () => {
     const ownerId = '12345';
     const { id } = sandbox.createContact({ email: 'bo@acme.example', firstname: 'Bo' });
     sandbox.store.get('contacts', id)!.properties.set('hubspot_owner_id', ownerId);
-    expect(await hubspot.applyJobChange!('contact', act(id), { properties: false, task: true })).toEqual({ task: 'done' });
+    expect(await hubspot.applyJobChange!('contact', act(id), { properties: false, task: true })).toEqual({
+      task: 'done',
+    });
     expect(sandbox.getContact(id)?.crm_enrich_previous_company).toBeUndefined();
     const [task] = sandbox.tasks().filter((t) => t.contacts.includes(id));
     expect(task?.properties.hubspot_owner_id).toBe(ownerId);
@@ -61,7 +84,7 @@ describe('HubSpot job-change actions', () => {
     expect(sandbox.tasks().filter((t) => t.contacts.includes(id))).toHaveLength(1);
   });
 
-  it('reads a list\'s members a page of 250 at a time, and says not_found for an unknown list', async () => {
+  it("reads a list's members a page of 250 at a time, and says not_found for an unknown list", async () => {
     const ids = Array.from({ length: 260 }, (_, i) => sandbox.createContact({ email: `member${i}@list.example` }).id);
     const listId = sandbox.createList(ids);
     const before = sandbox.stats().byEndpoint['GET /crm/v3/lists/{id}/memberships'] ?? 0;

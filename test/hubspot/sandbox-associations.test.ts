@@ -18,31 +18,51 @@ beforeAll(async () => {
 });
 afterAll(() => sandbox.close());
 
-const types = (...ids: number[]) => ids.map((associationTypeId) => ({ associationCategory: Category.HubspotDefined, associationTypeId }));
+const types = (...ids: number[]) =>
+  ids.map((associationTypeId) => ({ associationCategory: Category.HubspotDefined, associationTypeId }));
 
 describe('HubSpot sandbox associations (v4)', () => {
   it('a default association is unlabelled and does not make the company primary', async () => {
     const company = sandbox.createCompany({ name: 'A', domain: 'a-default.example' }).id;
     const contact = sandbox.createContact({ email: 'x@a-default.example' }).id;
-    const res = await client.crm.associations.v4.batchApi.createDefault('contacts', 'companies', { inputs: [{ _from: { id: contact }, to: { id: company } }] });
+    const res = await client.crm.associations.v4.batchApi.createDefault('contacts', 'companies', {
+      inputs: [{ _from: { id: contact }, to: { id: company } }],
+    });
     expect(res.results[0]!.associationSpec.associationTypeId).toBe(279);
     expect(sandbox.getContact(contact)?.associatedcompanyid).toBeUndefined();
     const page = await client.crm.associations.v4.basicApi.getPage('contacts', contact, 'companies');
-    expect(page.results.map((r) => ({ id: String(r.toObjectId), types: r.associationTypes }))).toMatchObject([{ id: company, types: [{ typeId: 279, label: null }] }]);
+    expect(page.results.map((r) => ({ id: String(r.toObjectId), types: r.associationTypes }))).toMatchObject([
+      { id: company, types: [{ typeId: 279, label: null }] },
+    ]);
   });
 
   it('a contact has one primary company: a new primary replaces the old, which stays linked', async () => {
     const first = sandbox.createCompany({ name: 'First', domain: 'first.example' }).id;
     const second = sandbox.createCompany({ name: 'Second', domain: 'second.example' }).id;
     const contact = sandbox.createContact({ email: 'y@first.example' }).id;
-    await client.crm.associations.v4.batchApi.create('contacts', 'companies', { inputs: [{ _from: { id: contact }, to: { id: first }, types: types(279, 1) }] });
+    await client.crm.associations.v4.batchApi.create('contacts', 'companies', {
+      inputs: [{ _from: { id: contact }, to: { id: first }, types: types(279, 1) }],
+    });
     expect(sandbox.getContact(contact)?.associatedcompanyid).toBe(first);
-    const res = await client.crm.associations.v4.batchApi.create('contacts', 'companies', { inputs: [{ _from: { id: contact }, to: { id: second }, types: types(1) }] });
-    expect([String(res.results[0]!.fromObjectId), String(res.results[0]!.toObjectId), res.results[0]!.labels]).toEqual([contact, second, ['Primary']]);
+    const res = await client.crm.associations.v4.batchApi.create('contacts', 'companies', {
+      inputs: [{ _from: { id: contact }, to: { id: second }, types: types(1) }],
+    });
+    expect([String(res.results[0]!.fromObjectId), String(res.results[0]!.toObjectId), res.results[0]!.labels]).toEqual([
+      contact,
+      second,
+      ['Primary'],
+    ]);
     expect(sandbox.getContact(contact)?.associatedcompanyid).toBe(second);
 
-    const read = await client.crm.associations.v4.batchApi.getPage('contacts', 'companies', { inputs: [{ id: contact }] });
-    const byCompany = new Map(read.results[0]!.to.map((t) => [String(t.toObjectId), t.associationTypes.map((a) => a.typeId).sort((a, b) => a - b)]));
+    const read = await client.crm.associations.v4.batchApi.getPage('contacts', 'companies', {
+      inputs: [{ id: contact }],
+    });
+    const byCompany = new Map(
+      read.results[0]!.to.map((t) => [
+        String(t.toObjectId),
+        t.associationTypes.map((a) => a.typeId).sort((a, b) => a - b),
+      ]),
+    );
     expect(byCompany.get(first)).toEqual([279]);
     expect(byCompany.get(second)).toEqual([1, 279]);
     // Seen from the company's side, the same link carries the company-to-contact ids.
@@ -56,10 +76,19 @@ describe('HubSpot sandbox associations (v4)', () => {
     const res = await fetch(`${sandbox.url}/crm/v4/associations/contacts/companies/batch/create`, {
       method: 'POST',
       headers: { authorization: 'Bearer sandbox-token', 'content-type': 'application/json' },
-      body: JSON.stringify({ inputs: [{ from: { id: contact }, to: { id: company }, types: types(279) }, { from: { id: '424242' }, to: { id: company }, types: types(279) }] }),
+      body: JSON.stringify({
+        inputs: [
+          { from: { id: contact }, to: { id: company }, types: types(279) },
+          { from: { id: '424242' }, to: { id: company }, types: types(279) },
+        ],
+      }),
     });
     expect(res.status).toBe(207);
-    const body = (await res.json()) as { results: unknown[]; numErrors: number; errors: Array<{ category: string; context: { ids: string[] } }> };
+    const body = (await res.json()) as {
+      results: unknown[];
+      numErrors: number;
+      errors: Array<{ category: string; context: { ids: string[] } }>;
+    };
     expect(body.results).toHaveLength(1);
     expect(body.errors[0]).toMatchObject({ category: 'OBJECT_NOT_FOUND', context: { ids: ['424242'] } });
   });
@@ -71,8 +100,22 @@ describe('HubSpot sandbox associations (v4)', () => {
         headers: { authorization: 'Bearer sandbox-token', 'content-type': 'application/json' },
         body: JSON.stringify({ inputs }),
       });
-    expect((await post('batch/read', Array.from({ length: 1_001 }, (_, i) => ({ id: String(i) })))).status).toBe(400);
-    expect((await post('batch/associate/default', Array.from({ length: 2_001 }, (_, i) => ({ from: { id: String(i) }, to: { id: '1' } })))).status).toBe(400);
+    expect(
+      (
+        await post(
+          'batch/read',
+          Array.from({ length: 1_001 }, (_, i) => ({ id: String(i) })),
+        )
+      ).status,
+    ).toBe(400);
+    expect(
+      (
+        await post(
+          'batch/associate/default',
+          Array.from({ length: 2_001 }, (_, i) => ({ from: { id: String(i) }, to: { id: '1' } })),
+        )
+      ).status,
+    ).toBe(400);
     const bad = await post('batch/create', [{ from: { id: '1' }, to: { id: '2' }, types: types(3) }]);
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { message: string }).message).toMatch(/Unknown association type ids.*3/);

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { hubspotPropertiesToCrm } from '../../connectors/hubspot/schema.js';
-import { STANDARD_COMPANY_PROPERTIES, STANDARD_CONTACT_PROPERTIES } from '../../connectors/hubspot/sandbox/standard-properties.js';
+import {
+  STANDARD_COMPANY_PROPERTIES,
+  STANDARD_CONTACT_PROPERTIES,
+} from '../../connectors/hubspot/sandbox/standard-properties.js';
 
 describe('hubspotPropertiesToCrm', () => {
   it('reads the standard contact properties with their types and writability', () => {
@@ -27,8 +30,15 @@ describe('hubspotPropertiesToCrm', () => {
   it('marks portal-defined properties custom, drops hidden options and calculated values are read-only', () => {
     const props = hubspotPropertiesToCrm([
       {
-        name: 'crm_enrich_tier', label: 'Tier', type: 'enumeration', fieldType: 'select', hubspotDefined: false,
-        options: [{ label: 'A', value: 'a' }, { label: 'B', value: 'b', hidden: true }],
+        name: 'crm_enrich_tier',
+        label: 'Tier',
+        type: 'enumeration',
+        fieldType: 'select',
+        hubspotDefined: false,
+        options: [
+          { label: 'A', value: 'a' },
+          { label: 'B', value: 'b', hidden: true },
+        ],
       },
       { name: 'score', label: 'Score', type: 'number', fieldType: 'calculation_equation', calculated: true },
     ]);

@@ -50,7 +50,8 @@ describe('HubSpot v3 signatures', () => {
         method: 'POST',
         url: 'https://enrich.example.com/hooks/a%3Ab%40c',
         rawBody: Buffer.from('[]'),
-        header: (n) => ({ 'x-hubspot-signature-v3': OPENSSL_V3_ESCAPED_URL, 'x-hubspot-request-timestamp': TIMESTAMP })[n],
+        header: (n) =>
+          ({ 'x-hubspot-signature-v3': OPENSSL_V3_ESCAPED_URL, 'x-hubspot-request-timestamp': TIMESTAMP })[n],
       },
       { clientSecret: SECRET, now: atSigningTime },
     );
@@ -60,7 +61,10 @@ describe('HubSpot v3 signatures', () => {
   it.each([
     ['a tampered body', request({ body: BODY.replace('"objectId":123', '"objectId":124') })],
     ['a URL that is not the one signed', request({ url: 'https://enrich.example.com/webhooks/hubspot?portal=1' })],
-    ['a signature from another secret', request({ signature: signV3('other-secret', 'POST', URL_CALLED, BODY, TIMESTAMP) })],
+    [
+      'a signature from another secret',
+      request({ signature: signV3('other-secret', 'POST', URL_CALLED, BODY, TIMESTAMP) }),
+    ],
     ['a truncated signature', request({ signature: OPENSSL_V3.slice(0, 20) })],
   ])('rejects %s with 401 and no events', (_what, req) => {
     const result = handler.parse(req);
@@ -84,7 +88,11 @@ describe('HubSpot v3 signatures', () => {
   });
 
   it('takes the scheme and host from the configured public URL', () => {
-    const proxied = createHubspotWebhookHandler({ clientSecret: SECRET, now: atSigningTime, publicUrl: 'https://enrich.example.com' });
+    const proxied = createHubspotWebhookHandler({
+      clientSecret: SECRET,
+      now: atSigningTime,
+      publicUrl: 'https://enrich.example.com',
+    });
     expect(proxied.parse(request({ url: 'http://10.0.0.7:3000/webhooks/hubspot?portal=62515' })).ok).toBe(true);
   });
 });
@@ -105,10 +113,7 @@ describe('HubSpot v1/v2 signatures (workflow webhook actions)', () => {
 
   it('v2 matches the OpenSSL vector when configured, and a wrong one is refused', () => {
     const check = (headers: Record<string, string>) =>
-      verifyHubspotSignature(
-        { ...v2Request, header: (n) => headers[n] },
-        { clientSecret: SECRET, acceptLegacy: true },
-      );
+      verifyHubspotSignature({ ...v2Request, header: (n) => headers[n] }, { clientSecret: SECRET, acceptLegacy: true });
     expect(check(v2Request.headers)).toEqual({ ok: true, version: 'v2' });
     expect(check({ ...v2Request.headers, 'x-hubspot-signature': OPENSSL_V2.replace('c', 'd') }).ok).toBe(false);
   });

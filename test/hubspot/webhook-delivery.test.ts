@@ -38,7 +38,12 @@ beforeAll(async () => {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const rawBody = Buffer.concat(chunks);
-      const result = handler.parse({ method: req.method ?? 'POST', url: new URL(req.url ?? '/', receiverUrl).href, headers: req.headers as Record<string, string>, rawBody });
+      const result = handler.parse({
+        method: req.method ?? 'POST',
+        url: new URL(req.url ?? '/', receiverUrl).href,
+        headers: req.headers as Record<string, string>,
+        rawBody,
+      });
       wireEvents.push(...(JSON.parse(rawBody.toString()) as Record<string, unknown>[]));
       const planned = answer(deliveries.length);
       deliveries.push({
@@ -52,7 +57,12 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
   receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/webhooks/hubspot`;
-  sandbox = await startHubspotSandbox({ clientSecret: SECRET, webhookUrl: receiverUrl, webhookDelaysMs: [30, 60], webhookTimeoutMs: 300 });
+  sandbox = await startHubspotSandbox({
+    clientSecret: SECRET,
+    webhookUrl: receiverUrl,
+    webhookDelaysMs: [30, 60],
+    webhookTimeoutMs: 300,
+  });
 });
 
 afterAll(async () => {
@@ -69,7 +79,9 @@ describe('HubSpot sandbox webhook delivery to the handler', () => {
     await until(() => deliveries.length >= 2);
     const [first, second] = deliveries;
     expect(first?.error).toBeUndefined();
-    expect(first?.events).toEqual([expect.objectContaining({ kind: 'created', objectType: 'contact', recordId: contact.id, source: 'hubspot' })]);
+    expect(first?.events).toEqual([
+      expect.objectContaining({ kind: 'created', objectType: 'contact', recordId: contact.id, source: 'hubspot' }),
+    ]);
     expect(second?.attempt).toEqual([1]);
     expect(second?.events).toHaveLength(1);
     expect(second?.events[0]?.dedupKey).toBe(first?.events[0]?.dedupKey);
@@ -96,7 +108,9 @@ describe('HubSpot sandbox webhook delivery to the handler', () => {
     await until(() => deliveries.length >= 2);
     await sandbox.webhooksIdle();
     const changed = deliveries.flatMap((d) => d.events).filter((e) => e.kind === 'changed');
-    expect(changed).toEqual([expect.objectContaining({ recordId: contact.id, changedProperties: { email: 'ann@changed.example' } })]);
+    expect(changed).toEqual([
+      expect.objectContaining({ recordId: contact.id, changedProperties: { email: 'ann@changed.example' } }),
+    ]);
   });
 
   it('batches a burst into deliveries of at most 100 events', async () => {
@@ -112,9 +126,19 @@ describe('HubSpot sandbox webhook delivery to the handler', () => {
     deliveries.length = 0;
     answer = () => ({ status: 200 });
     const ui = sandbox.createContact({ email: 'typed-in@example.com' });
-    const viaUiRoute = (await (await fetch(`${sandbox.url}/__sandbox/ui/contacts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ properties: { email: 'ui-route@example.com' } }) })).json()) as { id: string };
+    const viaUiRoute = (await (
+      await fetch(`${sandbox.url}/__sandbox/ui/contacts`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ properties: { email: 'ui-route@example.com' } }),
+      })
+    ).json()) as { id: string };
     const api = (await (
-      await fetch(`${sandbox.url}/crm/v3/objects/contacts`, { method: 'POST', headers: { authorization: 'Bearer sandbox-token', 'content-type': 'application/json' }, body: JSON.stringify({ properties: { email: 'by-an-app@example.com' } }) })
+      await fetch(`${sandbox.url}/crm/v3/objects/contacts`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer sandbox-token', 'content-type': 'application/json' },
+        body: JSON.stringify({ properties: { email: 'by-an-app@example.com' } }),
+      })
     ).json()) as { id: string };
     // Wait for these three records' events themselves: a redelivery left over from an earlier test may come too.
     const seen = () => new Set(deliveries.flatMap((d) => d.events).map((e) => e.recordId));
@@ -125,7 +149,11 @@ describe('HubSpot sandbox webhook delivery to the handler', () => {
     // sandbox-token is the app the deliveries are for: its creations are the service's own.
     expect(actors.get(api.id)).toBe('this_service');
     const raw = wireEvents.filter((e) => e.subscriptionType === 'contact.creation');
-    expect(raw.find((e) => String(e.objectId) === api.id)).toMatchObject({ changeFlag: 'CREATED', changeSource: 'INTEGRATION', sourceId: expect.stringMatching(/^\d+$/) });
+    expect(raw.find((e) => String(e.objectId) === api.id)).toMatchObject({
+      changeFlag: 'CREATED',
+      changeSource: 'INTEGRATION',
+      sourceId: expect.stringMatching(/^\d+$/),
+    });
     expect(raw.find((e) => String(e.objectId) === ui.id)).not.toHaveProperty('sourceId');
   });
 });

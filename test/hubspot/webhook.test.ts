@@ -14,11 +14,22 @@ function deliver(events: unknown, options: Partial<Parameters<typeof createHubsp
     method: 'POST',
     url: URL,
     rawBody: Buffer.from(body),
-    headers: { 'X-HubSpot-Signature-v3': signV3(SECRET, 'POST', URL, body, timestamp), 'X-HubSpot-Request-Timestamp': timestamp },
+    headers: {
+      'X-HubSpot-Signature-v3': signV3(SECRET, 'POST', URL, body, timestamp),
+      'X-HubSpot-Request-Timestamp': timestamp,
+    },
   });
 }
 
-const base = { eventId: 100, subscriptionId: 7, portalId: 62515, appId: 54321, occurredAt: NOW - 1000, attemptNumber: 0, changeSource: 'CRM' };
+const base = {
+  eventId: 100,
+  subscriptionId: 7,
+  portalId: 62515,
+  appId: 54321,
+  occurredAt: NOW - 1000,
+  attemptNumber: 0,
+  changeSource: 'CRM',
+};
 
 function events(result: ReturnType<typeof deliver>) {
   if (!result.ok) throw result.error;
@@ -27,24 +38,53 @@ function events(result: ReturnType<typeof deliver>) {
 
 describe('HubSpot webhook parsing', () => {
   it('handles generic object.* events for contacts (0-1) and companies (0-2) like contact.* and company.*', () => {
-    const out = events(deliver([
-      { ...base, subscriptionType: 'object.creation', objectTypeId: '0-1', objectId: 11, changeFlag: 'CREATED' },
-      { ...base, eventId: 102, subscriptionType: 'object.propertyChange', objectTypeId: '0-2', objectId: 12, propertyName: 'domain', propertyValue: 'example.org' },
-      { ...base, eventId: 103, subscriptionType: 'object.creation', objectTypeId: '0-3', objectId: 13 },
-    ]));
+    const out = events(
+      deliver([
+        { ...base, subscriptionType: 'object.creation', objectTypeId: '0-1', objectId: 11, changeFlag: 'CREATED' },
+        {
+          ...base,
+          eventId: 102,
+          subscriptionType: 'object.propertyChange',
+          objectTypeId: '0-2',
+          objectId: 12,
+          propertyName: 'domain',
+          propertyValue: 'example.org',
+        },
+        { ...base, eventId: 103, subscriptionType: 'object.creation', objectTypeId: '0-3', objectId: 13 },
+      ]),
+    );
     expect(out).toEqual([
       expect.objectContaining({ objectType: 'contact', recordId: '11', kind: 'created' }),
-      expect.objectContaining({ objectType: 'company', recordId: '12', kind: 'changed', changedProperties: { domain: 'example.org' } }),
+      expect.objectContaining({
+        objectType: 'company',
+        recordId: '12',
+        kind: 'changed',
+        changedProperties: { domain: 'example.org' },
+      }),
     ]);
   });
 
   it('refuses a delivery with an event of another portal than the connected one, and accepts its own', () => {
-    const foreign = deliver([{ ...base, subscriptionType: 'contact.creation', objectId: 1 }, { ...base, eventId: 104, portalId: 999, subscriptionType: 'contact.creation', objectId: 2 }], { portalId: () => 62515 });
+    const foreign = deliver(
+      [
+        { ...base, subscriptionType: 'contact.creation', objectId: 1 },
+        { ...base, eventId: 104, portalId: 999, subscriptionType: 'contact.creation', objectId: 2 },
+      ],
+      { portalId: () => 62515 },
+    );
     expect(foreign.ok).toBe(false);
     if (!foreign.ok) expect(foreign.error).toMatchObject({ status: 403, code: 'wrong_portal' });
-    expect(events(deliver([{ ...base, subscriptionType: 'contact.creation', objectId: 1 }], { portalId: () => 62515 }))).toHaveLength(1);
+    expect(
+      events(deliver([{ ...base, subscriptionType: 'contact.creation', objectId: 1 }], { portalId: () => 62515 })),
+    ).toHaveLength(1);
     // Until the portal is known, the signature is the check.
-    expect(events(deliver([{ ...base, portalId: 999, subscriptionType: 'contact.creation', objectId: 1 }], { portalId: () => undefined }))).toHaveLength(1);
+    expect(
+      events(
+        deliver([{ ...base, portalId: 999, subscriptionType: 'contact.creation', objectId: 1 }], {
+          portalId: () => undefined,
+        }),
+      ),
+    ).toHaveLength(1);
   });
 
   it('refuses an occurredAt that is no time, instead of failing on it', () => {
@@ -54,25 +94,52 @@ describe('HubSpot webhook parsing', () => {
   });
 
   it('turns creations into created events for contacts and companies', () => {
-    const out = events(deliver([
-      { ...base, subscriptionType: 'contact.creation', objectId: 1, changeFlag: 'NEW' },
-      { ...base, eventId: 101, subscriptionType: 'company.creation', objectId: 2 },
-    ]));
+    const out = events(
+      deliver([
+        { ...base, subscriptionType: 'contact.creation', objectId: 1, changeFlag: 'NEW' },
+        { ...base, eventId: 101, subscriptionType: 'company.creation', objectId: 2 },
+      ]),
+    );
     expect(out).toEqual([
-      expect.objectContaining({ source: 'hubspot', connection: 'eu', objectType: 'contact', recordId: '1', kind: 'created', occurredAt: new Date(NOW - 1000).toISOString() }),
+      expect.objectContaining({
+        source: 'hubspot',
+        connection: 'eu',
+        objectType: 'contact',
+        recordId: '1',
+        kind: 'created',
+        occurredAt: new Date(NOW - 1000).toISOString(),
+      }),
       expect.objectContaining({ objectType: 'company', recordId: '2', kind: 'created' }),
     ]);
   });
 
   it('says who made each change: this app (its own app id as sourceId), another app, a person, bulk work', () => {
-    const out = events(deliver([
-      { ...base, subscriptionType: 'company.creation', objectId: 1, changeSource: 'INTEGRATION', sourceId: '54321' },
-      { ...base, eventId: 101, subscriptionType: 'contact.creation', objectId: 2, changeSource: 'INTEGRATION', sourceId: '777' },
-      { ...base, eventId: 102, subscriptionType: 'contact.creation', objectId: 3, changeSource: 'CRM_UI' },
-      { ...base, eventId: 103, subscriptionType: 'contact.propertyChange', objectId: 4, propertyName: 'email', propertyValue: 'a@b.example', changeSource: 'INTEGRATION', sourceId: 54321 },
-      { ...base, eventId: 104, subscriptionType: 'contact.creation', objectId: 5, changeSource: 'IMPORT' },
-      { ...base, eventId: 105, subscriptionType: 'contact.creation', objectId: 6 },
-    ]));
+    const out = events(
+      deliver([
+        { ...base, subscriptionType: 'company.creation', objectId: 1, changeSource: 'INTEGRATION', sourceId: '54321' },
+        {
+          ...base,
+          eventId: 101,
+          subscriptionType: 'contact.creation',
+          objectId: 2,
+          changeSource: 'INTEGRATION',
+          sourceId: '777',
+        },
+        { ...base, eventId: 102, subscriptionType: 'contact.creation', objectId: 3, changeSource: 'CRM_UI' },
+        {
+          ...base,
+          eventId: 103,
+          subscriptionType: 'contact.propertyChange',
+          objectId: 4,
+          propertyName: 'email',
+          propertyValue: 'a@b.example',
+          changeSource: 'INTEGRATION',
+          sourceId: 54321,
+        },
+        { ...base, eventId: 104, subscriptionType: 'contact.creation', objectId: 5, changeSource: 'IMPORT' },
+        { ...base, eventId: 105, subscriptionType: 'contact.creation', objectId: 6 },
+      ]),
+    );
     expect(out.map((e) => [e.recordId, e.actor ?? 'unknown', e.actorId ?? ''])).toEqual([
       ['1', 'this_service', ''],
       ['2', 'app', 'INTEGRATION:777'],
@@ -84,11 +151,31 @@ describe('HubSpot webhook parsing', () => {
   });
 
   it('keeps property changes on watched properties only', () => {
-    const out = events(deliver([
-      { ...base, subscriptionType: 'contact.propertyChange', objectId: 3, propertyName: 'email', propertyValue: 'new@example.com' },
-      { ...base, subscriptionType: 'contact.propertyChange', objectId: 3, propertyName: 'lifecyclestage', propertyValue: 'lead' },
-      { ...base, subscriptionType: 'company.propertyChange', objectId: 4, propertyName: 'domain', propertyValue: 'example.org' },
-    ]));
+    const out = events(
+      deliver([
+        {
+          ...base,
+          subscriptionType: 'contact.propertyChange',
+          objectId: 3,
+          propertyName: 'email',
+          propertyValue: 'new@example.com',
+        },
+        {
+          ...base,
+          subscriptionType: 'contact.propertyChange',
+          objectId: 3,
+          propertyName: 'lifecyclestage',
+          propertyValue: 'lead',
+        },
+        {
+          ...base,
+          subscriptionType: 'company.propertyChange',
+          objectId: 4,
+          propertyName: 'domain',
+          propertyValue: 'example.org',
+        },
+      ]),
+    );
     expect(out.map((e) => [e.kind, e.recordId, e.changedProperties])).toEqual([
       ['changed', '3', { email: 'new@example.com' }],
       ['changed', '4', { domain: 'example.org' }],
@@ -96,22 +183,41 @@ describe('HubSpot webhook parsing', () => {
   });
 
   it('watches what the mapping says when told', () => {
-    const out = events(deliver(
-      [{ ...base, subscriptionType: 'contact.propertyChange', objectId: 3, propertyName: 'lifecyclestage', propertyValue: 'lead' }],
-      { watchProperties: { contact: ['lifecyclestage'] } },
-    ));
+    const out = events(
+      deliver(
+        [
+          {
+            ...base,
+            subscriptionType: 'contact.propertyChange',
+            objectId: 3,
+            propertyName: 'lifecyclestage',
+            propertyValue: 'lead',
+          },
+        ],
+        { watchProperties: { contact: ['lifecyclestage'] } },
+      ),
+    );
     expect(out).toHaveLength(1);
   });
 
   it('maps privacy deletions, deletions and merges, and ignores other subscriptions', () => {
-    const out = events(deliver([
-      { ...base, subscriptionType: 'contact.privacyDeletion', objectId: 5 },
-      { ...base, subscriptionType: 'company.deletion', objectId: 6 },
-      { ...base, subscriptionType: 'contact.merge', objectId: 7, primaryObjectId: 7, mergedObjectIds: [8, 9], newObjectId: 10 },
-      { ...base, subscriptionType: 'company.merge', objectId: 11, primaryObjectId: 11, mergedObjectIds: [12] },
-      { ...base, subscriptionType: 'contact.associationChange', objectId: 13, fromObjectId: 13, toObjectId: 2 },
-      { ...base, subscriptionType: 'deal.creation', objectId: 14 },
-    ]));
+    const out = events(
+      deliver([
+        { ...base, subscriptionType: 'contact.privacyDeletion', objectId: 5 },
+        { ...base, subscriptionType: 'company.deletion', objectId: 6 },
+        {
+          ...base,
+          subscriptionType: 'contact.merge',
+          objectId: 7,
+          primaryObjectId: 7,
+          mergedObjectIds: [8, 9],
+          newObjectId: 10,
+        },
+        { ...base, subscriptionType: 'company.merge', objectId: 11, primaryObjectId: 11, mergedObjectIds: [12] },
+        { ...base, subscriptionType: 'contact.associationChange', objectId: 13, fromObjectId: 13, toObjectId: 2 },
+        { ...base, subscriptionType: 'deal.creation', objectId: 14 },
+      ]),
+    );
     expect(out.map((e) => [e.kind, e.objectType, e.recordId, e.mergedIds])).toEqual([
       ['privacy_deletion', 'contact', '5', undefined],
       ['deleted', 'company', '6', undefined],
@@ -126,7 +232,13 @@ describe('HubSpot webhook parsing', () => {
   });
 
   it('gives a redelivery the same dedup key and a different event a different one', () => {
-    const event = { ...base, subscriptionType: 'contact.propertyChange', objectId: 3, propertyName: 'email', propertyValue: 'a@example.com' };
+    const event = {
+      ...base,
+      subscriptionType: 'contact.propertyChange',
+      objectId: 3,
+      propertyName: 'email',
+      propertyValue: 'a@example.com',
+    };
     const [first] = events(deliver([event]));
     const [again] = events(deliver([{ ...event, attemptNumber: 3, eventId: 999 }]));
     const [other] = events(deliver([{ ...event, propertyValue: 'b@example.com' }]));
@@ -143,9 +255,24 @@ describe('HubSpot webhook parsing', () => {
     ['not JSON', '{nope', 'invalid_json', /JSON array/],
     ['an object instead of an array', { objectId: 1 }, 'invalid_events', /expected array/],
     ['an empty array', [], 'invalid_events', /at least one event/],
-    ['an event without objectId', [{ ...base, subscriptionType: 'contact.creation' }], 'invalid_events', /events\[0\]\.objectId/],
-    ['an event without a subscription type', [{ ...base, objectId: 1 }], 'invalid_events', /events\[0\]\.subscriptionType/],
-    ['more than 100 events', Array.from({ length: 101 }, (_, i) => ({ ...base, subscriptionType: 'contact.creation', objectId: i })), 'invalid_events', /at most 100/],
+    [
+      'an event without objectId',
+      [{ ...base, subscriptionType: 'contact.creation' }],
+      'invalid_events',
+      /events\[0\]\.objectId/,
+    ],
+    [
+      'an event without a subscription type',
+      [{ ...base, objectId: 1 }],
+      'invalid_events',
+      /events\[0\]\.subscriptionType/,
+    ],
+    [
+      'more than 100 events',
+      Array.from({ length: 101 }, (_, i) => ({ ...base, subscriptionType: 'contact.creation', objectId: i })),
+      'invalid_events',
+      /at most 100/,
+    ],
   ])('answers 400 for %s, naming what is wrong', (_what, body, code, message) => {
     const result = deliver(body);
     expect(result.ok).toBe(false);
@@ -172,13 +299,24 @@ describe('HubSpot webhook parsing', () => {
     const handler = createHubspotWebhookHandler({ clientSecret: SECRET, now: () => NOW });
     const head = (headers: Record<string, string>) => handler.verifyHead({ method: 'POST', url: URL, headers });
     expect(head({})?.message).toMatch(/no X-HubSpot-Signature-v3 header/);
-    expect(head({ 'x-hubspot-signature-v3': 'x', 'x-hubspot-request-timestamp': String(NOW - 6 * 60_000) })?.message).toMatch(/older than 5 minutes/);
+    expect(
+      head({ 'x-hubspot-signature-v3': 'x', 'x-hubspot-request-timestamp': String(NOW - 6 * 60_000) })?.message,
+    ).toMatch(/older than 5 minutes/);
     expect(head({ 'x-hubspot-signature-v3': 'x' })?.code).toBe('invalid_signature');
     expect(head({ 'x-hubspot-signature': 'x' })?.message).toMatch(/v1\/v2 signatures are not accepted/);
     // A fresh v3 signature passes the head; whether it matches is for the body to show.
     expect(head({ 'X-HubSpot-Signature-v3': 'x', 'X-HubSpot-Request-Timestamp': String(NOW) })).toBeUndefined();
     const legacy = createHubspotWebhookHandler({ clientSecret: SECRET, acceptLegacySignatures: true });
-    expect(legacy.verifyHead({ method: 'POST', url: URL, headers: { 'x-hubspot-signature': 'x', 'x-hubspot-signature-version': 'v2' } })).toBeUndefined();
-    expect(createHubspotWebhookHandler({ clientSecret: undefined }).verifyHead({ method: 'POST', url: URL, headers: {} })?.code).toBe('webhook_not_configured');
+    expect(
+      legacy.verifyHead({
+        method: 'POST',
+        url: URL,
+        headers: { 'x-hubspot-signature': 'x', 'x-hubspot-signature-version': 'v2' },
+      }),
+    ).toBeUndefined();
+    expect(
+      createHubspotWebhookHandler({ clientSecret: undefined }).verifyHead({ method: 'POST', url: URL, headers: {} })
+        ?.code,
+    ).toBe('webhook_not_configured');
   });
 });

@@ -183,7 +183,10 @@ describe.each([
       await sleep(20);
     }
     expect(limiter.counts().queued).toBe(3);
-    await expect(limiter.schedule('bulk', async () => 1)).rejects.toMatchObject({ code: 'limiter_full', retryable: true });
+    await expect(limiter.schedule('bulk', async () => 1)).rejects.toMatchObject({
+      code: 'limiter_full',
+      retryable: true,
+    });
     const interactive = [0, 1, 2].map(() => limiter.schedule('interactive', async () => 'ran'));
     for (const p of interactive) p.catch(() => undefined);
     await expect(limiter.schedule('interactive', async () => 1)).rejects.toMatchObject({ code: 'limiter_full' });
@@ -239,7 +242,12 @@ describe('rate limiter options and failures', () => {
   });
 
   it('fails work with limiter_unavailable, naming the host, when Redis cannot be reached', async () => {
-    const limiter = createRateLimiter({ id: `test:${randomUUID()}`, max: 50, windowMs: 1000, redisUrl: 'redis://127.0.0.1:1' });
+    const limiter = createRateLimiter({
+      id: `test:${randomUUID()}`,
+      max: 50,
+      windowMs: 1000,
+      redisUrl: 'redis://127.0.0.1:1',
+    });
     const errors: Error[] = [];
     limiter.on('error', (e) => errors.push(e));
     let ran = false;

@@ -44,12 +44,21 @@ describe.skipIf(skip)('the shared limiter across three processes', () => {
     const runs = await Promise.all(
       [0, 1, 2].map(
         () =>
-          new Promise<{ sent: number; failed: number; statuses: Record<string, number>; ms: number }>((resolve, reject) => {
-            const child = spawn(process.execPath, ['--import', 'tsx', 'test/limits/fixtures/limited-lookups.ts'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
-            let out = '';
-            child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-            child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').at(-1)!)) : reject(new Error(`exit ${code}: ${out}`))));
-          }),
+          new Promise<{ sent: number; failed: number; statuses: Record<string, number>; ms: number }>(
+            (resolve, reject) => {
+              const child = spawn(process.execPath, ['--import', 'tsx', 'test/limits/fixtures/limited-lookups.ts'], {
+                env,
+                stdio: ['ignore', 'pipe', 'inherit'],
+              });
+              let out = '';
+              child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+              child.on('exit', (code) =>
+                code === 0
+                  ? resolve(JSON.parse(out.trim().split('\n').at(-1)!))
+                  : reject(new Error(`exit ${code}: ${out}`)),
+              );
+            },
+          ),
       ),
     );
     const stats = Object.values(sandbox.stats().keys)[0]!;
@@ -60,7 +69,9 @@ describe.skipIf(skip)('the shared limiter across three processes', () => {
     // Most of the allowance is used: 450 requests at 50/s take 9 s, plus the last one's hold and answer;
     // the margin and the late requests cost a few percent.
     const seconds = Math.max(...runs.map((r) => r.ms)) / 1000;
-    console.log(`three processes: ${stats.served} served in ${seconds.toFixed(2)} s, max ${stats.maxWindow} in a sliding second`);
+    console.log(
+      `three processes: ${stats.served} served in ${seconds.toFixed(2)} s, max ${stats.maxWindow} in a sliding second`,
+    );
     expect(seconds).toBeLessThan((3 * PER_PROCESS) / 50 / 0.85 + (SLOW_SEND_MS + LATENCY_MS) / 1000);
   }, 60_000);
 });

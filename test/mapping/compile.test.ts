@@ -56,17 +56,29 @@ describe('the compiled HubSpot contact mapping', () => {
   });
 
   it('lets a do-not-disturb number through only where the field says allow_dnd', () => {
-    const allowing = compileMapping(doc('  - { target: mobilephone, from: current_company.mobile_phones, transform: pick_phone, allow_dnd: true }\n  - { target: phone, from: phones.value, transform: first }\n'));
+    const allowing = compileMapping(
+      doc(
+        '  - { target: mobilephone, from: current_company.mobile_phones, transform: pick_phone, allow_dnd: true }\n  - { target: phone, from: phones.value, transform: first }\n',
+      ),
+    );
     expect(allowing.map(person)).toEqual({ mobilephone: '+61 400 111 222', phone: '+61 2 9000 0000' });
   });
 
   it('gives ordered, normalised match keys and the market', () => {
-    expect(contact.matchKeys({ email: '  Mia@Acme.com.au ', hs_linkedin_url: 'https://www.linkedin.com/in/mia-tan', country: 'Australia' })).toEqual([
+    expect(
+      contact.matchKeys({
+        email: '  Mia@Acme.com.au ',
+        hs_linkedin_url: 'https://www.linkedin.com/in/mia-tan',
+        country: 'Australia',
+      }),
+    ).toEqual([
       { by: 'work_email', value: 'mia@acme.com.au', property: 'email' },
       { by: 'personal_email', value: 'mia@acme.com.au', property: 'email' },
       { by: 'ln_url', value: 'https://www.linkedin.com/in/mia-tan', property: 'hs_linkedin_url' },
     ]);
-    expect(contact.matchKeys({ email: 'not an address', crm_enrich_partner_id: 'p-1' })).toEqual([{ by: 'id', value: 'p-1', property: 'crm_enrich_partner_id' }]);
+    expect(contact.matchKeys({ email: 'not an address', crm_enrich_partner_id: 'p-1' })).toEqual([
+      { by: 'id', value: 'p-1', property: 'crm_enrich_partner_id' },
+    ]);
     expect(contact.market({ country: 'new zealand' })).toBe('NZ');
     expect(contact.market({ country: 'France' })).toBe('AU');
     expect(contact.market({})).toBe('AU');
@@ -98,13 +110,15 @@ describe('the compiled HubSpot contact mapping', () => {
     expect(company.market({ domain: 'horizon.co.nz', country: 'Japan' })).toBe('JP');
   });
 
-  it('says how to find the person\'s company', () => {
+  it("says how to find the person's company", () => {
     expect(contact.companyKey(person)).toEqual({ by: 'fqdn', value: 'acme.com.au' });
     expect(contact.companyKey({})).toBeUndefined();
   });
 
   it('lists the properties to read and the rules', () => {
-    expect(contact.propertiesToRead).toEqual(expect.arrayContaining(['email', 'country', 'jobtitle', 'crm_enrich_enriched_at']));
+    expect(contact.propertiesToRead).toEqual(
+      expect.arrayContaining(['email', 'country', 'jobtitle', 'crm_enrich_enriched_at']),
+    );
     expect(contact.rules.firstname).toBe('fill_empty');
     expect(contact.rules.jobtitle).toBe('protect_edits');
     expect(contact.stampProperty).toBe('crm_enrich_enriched_at');
@@ -113,7 +127,10 @@ describe('the compiled HubSpot contact mapping', () => {
   it('declares the custom properties to provision', () => {
     const specs = customPropertiesOf(contact.document);
     expect(specs.map((s) => s.name)).toContain('crm_enrich_enriched_at');
-    expect(specs.find((s) => s.name === 'crm_enrich_department')).toMatchObject({ type: 'enumeration', label: 'Department' });
+    expect(specs.find((s) => s.name === 'crm_enrich_department')).toMatchObject({
+      type: 'enumeration',
+      label: 'Department',
+    });
     expect(specs.every((s) => s.name.startsWith('crm_enrich_'))).toBe(true);
   });
 });
@@ -139,7 +156,14 @@ describe('formatting per property type', () => {
 `),
       props,
     );
-    expect(m.map({ time_in_current_role: "Jan '20 - Present", year_joined: 2020, headline: 'Sales leader', linkedin: 'https://www.linkedin.com/in/mia' })).toEqual({
+    expect(
+      m.map({
+        time_in_current_role: "Jan '20 - Present",
+        year_joined: 2020,
+        headline: 'Sales leader',
+        linkedin: 'https://www.linkedin.com/in/mia',
+      }),
+    ).toEqual({
       d: '2020-01-01',
       t: '2020-01-01T00:00:00.000Z',
       n: '2020',

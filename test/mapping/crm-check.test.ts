@@ -11,7 +11,14 @@ const schema: CrmProperty[] = [
   { name: 'email', label: 'Email', type: 'email', writable: true, custom: false },
   { name: 'country', label: 'Country', type: 'string', writable: true, custom: false },
   { name: 'jobtitle', label: 'Job Title', type: 'string', writable: true, custom: false, maxLength: 10 },
-  { name: 'hs_seniority', label: 'Seniority', type: 'enumeration', writable: true, custom: false, options: ['manager', 'director'] },
+  {
+    name: 'hs_seniority',
+    label: 'Seniority',
+    type: 'enumeration',
+    writable: true,
+    custom: false,
+    options: ['manager', 'director'],
+  },
   { name: 'numberofemployees', label: 'Employees', type: 'number', writable: true, custom: false },
   { name: 'started', label: 'Started', type: 'date', writable: true, custom: false },
   { name: 'is_public', label: 'Is public', type: 'bool', writable: true, custom: false },
@@ -23,7 +30,10 @@ function check(fields: string, extra = ''): [string, string][] {
   const text = `crm: hubspot\nobject: contact\nsource: person\nmatch: [{ property: email, by: work_email }, { property: linkedin, by: ln_url }]\nmarket: { property: country, default: AU }\nfields:\n${fields}${extra}`;
   const parsed = parseMappingDocument(text, 'm.yaml');
   expect(parsed.problems).toEqual([]);
-  return checkAgainstCrm(parsed.document!, schema, 'm.yaml').map((p) => [p.code, `${p.path.join(' > ')}: ${p.message}`]);
+  return checkAgainstCrm(parsed.document!, schema, 'm.yaml').map((p) => [
+    p.code,
+    `${p.path.join(' > ')}: ${p.message}`,
+  ]);
 }
 
 describe('checkAgainstCrm', () => {
@@ -36,7 +46,10 @@ describe('checkAgainstCrm', () => {
 
   it('refuses read-only targets', () => {
     expect(check('  - { target: hs_object_id, from: id }\n').slice(1)).toEqual([
-      ['read_only_property', 'fields > hs_object_id > target: hs_object_id is read-only in the CRM; choose a writable property'],
+      [
+        'read_only_property',
+        'fields > hs_object_id > target: hs_object_id is read-only in the CRM; choose a writable property',
+      ],
     ]);
   });
 
@@ -47,12 +60,21 @@ describe('checkAgainstCrm', () => {
   - { target: is_public, from: headline }
   - { target: jobtitle, from: position, default: Unknown position }
 `).slice(1);
-    expect(found.map(([code]) => code)).toEqual(['option_not_allowed', 'type_mismatch', 'type_mismatch', 'type_mismatch']);
+    expect(found.map(([code]) => code)).toEqual([
+      'option_not_allowed',
+      'type_mismatch',
+      'type_mismatch',
+      'type_mismatch',
+    ]);
     expect(found[0]![1]).toMatch(/"staff" is not an option of hs_seniority; options: "manager", "director"/);
     expect(found[1]![1]).toMatch(/number property .* add the number transform/);
     expect(found[2]![1]).toMatch(/date property .* add the date transform/);
-    expect(check('  - { target: hs_seniority, from: position }\n').slice(1)[0]![1]).toMatch(/picklist .* add a value map/);
-    expect(check('  - { target: jobtitle, from: seniority, values: { Manager: A very long manager title } }\n').slice(1)).toEqual([
+    expect(check('  - { target: hs_seniority, from: position }\n').slice(1)[0]![1]).toMatch(
+      /picklist .* add a value map/,
+    );
+    expect(
+      check('  - { target: jobtitle, from: seniority, values: { Manager: A very long manager title } }\n').slice(1),
+    ).toEqual([
       ['too_long', 'fields > jobtitle: "A very long manager title" is longer than the 10 characters jobtitle holds'],
     ]);
   });
@@ -68,15 +90,22 @@ describe('checkAgainstCrm', () => {
   });
 
   it('reports a custom property that exists with another type', () => {
-    expect(check('  - { target: crm_enrich_web, from: year_joined, custom: { label: Web, type: number } }\n').slice(1)).toEqual([
-      ['type_mismatch', 'fields > crm_enrich_web > custom > type: crm_enrich_web exists as string but the mapping declares number; make them agree'],
+    expect(
+      check('  - { target: crm_enrich_web, from: year_joined, custom: { label: Web, type: number } }\n').slice(1),
+    ).toEqual([
+      [
+        'type_mismatch',
+        'fields > crm_enrich_web > custom > type: crm_enrich_web exists as string but the mapping declares number; make them agree',
+      ],
     ]);
   });
 });
 
 describe('CRM schema files', () => {
   it('reads the normalised list, a HubSpot properties answer and a Salesforce describe answer', async () => {
-    const normalised = crmPropertiesFrom(JSON.parse(await readFile('test/fixtures/mapping/hubspot/contact.json', 'utf8')));
+    const normalised = crmPropertiesFrom(
+      JSON.parse(await readFile('test/fixtures/mapping/hubspot/contact.json', 'utf8')),
+    );
     expect(normalised.find((p) => p.name === 'jobtitle')).toMatchObject({ type: 'string', writable: true });
     const hubspot = crmPropertiesFrom({ results: STANDARD_CONTACT_PROPERTIES });
     expect(hubspot.find((p) => p.name === 'hs_object_id')).toMatchObject({ writable: false });

@@ -25,7 +25,10 @@ describe('job-change actions file', () => {
   it('ships valid, each action on, and is not read as a mapping', async () => {
     const loaded = await loadJobChangeActions('mappings');
     expect(loaded.problems).toEqual([]);
-    expect(loaded.document?.connections).toEqual({ hubspot: { properties: true, task: true }, salesforce: { properties: true, task: true } });
+    expect(loaded.document?.connections).toEqual({
+      hubspot: { properties: true, task: true },
+      salesforce: { properties: true, task: true },
+    });
     const mappings = await loadMappingDir('mappings');
     expect(mappings.problems).toEqual([]);
     expect(mappings.mappings.map((m) => m.file)).not.toContain('mappings/job-changes.yaml');
@@ -37,20 +40,33 @@ describe('job-change actions file', () => {
   });
 
   it('reports every problem at once with its path', () => {
-    const parsed = parseJobChangeActions('connections:\n  hubspot: { taks: true, properties: yes please }\n  salesforce: 3\nextra: 1\n', 'x.yaml');
+    const parsed = parseJobChangeActions(
+      'connections:\n  hubspot: { taks: true, properties: yes please }\n  salesforce: 3\nextra: 1\n',
+      'x.yaml',
+    );
     expect(parsed.document).toBeUndefined();
     const lines = parsed.problems.map((p) => `${p.path.join(' > ')}: ${p.code}`);
-    expect(lines).toEqual(expect.arrayContaining(['connections > hubspot > taks: unknown_key', 'connections > hubspot > properties: invalid_value',
-      'connections > salesforce: invalid_value', 'extra: unknown_key']));
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        'connections > hubspot > taks: unknown_key',
+        'connections > hubspot > properties: invalid_value',
+        'connections > salesforce: invalid_value',
+        'extra: unknown_key',
+      ]),
+    );
     expect(parsed.problems.find((p) => p.path.at(-1) === 'taks')?.message).toMatch(/did you mean "task"/);
     expect(parseJobChangeActions('connections: [', 'x.yaml').problems[0]?.code).toBe('yaml_syntax');
   });
 
   it('`mappings check` passes the shipped directory and reports a bad actions file beside the mapping problems', async () => {
-    const good = await run(TSX, ['src/cli.ts', 'mappings', 'check', dir], { env: { ...process.env, LOG_LEVEL: 'silent' } });
+    const good = await run(TSX, ['src/cli.ts', 'mappings', 'check', dir], {
+      env: { ...process.env, LOG_LEVEL: 'silent' },
+    });
     expect(good.stdout).toMatch(/5 mappings in .* are valid/);
     await writeFile(join(dir, 'job-changes.yaml'), 'connections:\n  hubspot: { task: maybe, note: 1 }\n');
-    const bad = await run(TSX, ['src/cli.ts', 'mappings', 'check', dir], { env: { ...process.env, LOG_LEVEL: 'silent' } }).catch((e: unknown) => e as { code: number; stderr: string });
+    const bad = await run(TSX, ['src/cli.ts', 'mappings', 'check', dir], {
+      env: { ...process.env, LOG_LEVEL: 'silent' },
+    }).catch((e: unknown) => e as { code: number; stderr: string });
     expect((bad as { code: number }).code).toBe(1);
     const stderr = (bad as { stderr: string }).stderr;
     expect(stderr).toMatch(/job-changes\.yaml: connections > hubspot > task: /);

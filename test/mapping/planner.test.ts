@@ -1,17 +1,32 @@
 import { describe, expect, it } from 'vitest';
 import { plan, sameValue } from '../../src/mapping/planner.js';
 
-const decision = (result: ReturnType<typeof plan>, property: string) => result.decisions.find((d) => d.property === property)!;
+const decision = (result: ReturnType<typeof plan>, property: string) =>
+  result.decisions.find((d) => d.property === property)!;
 
 describe('plan', () => {
   it('does not write a value longer than the CRM takes, and says why, while the rest is written', () => {
     const long = 'x'.repeat(65_537);
-    const out = plan({ current: {}, mapped: { headline: long, jobtitle: 'CTO' }, lastWritten: {}, rules: { headline: 'overwrite', jobtitle: 'overwrite' }, maxValueLength: 65_536 });
+    const out = plan({
+      current: {},
+      mapped: { headline: long, jobtitle: 'CTO' },
+      lastWritten: {},
+      rules: { headline: 'overwrite', jobtitle: 'overwrite' },
+      maxValueLength: 65_536,
+    });
     expect(out.writes).toEqual({ jobtitle: 'CTO' });
     const decision = out.decisions.find((d) => d.property === 'headline')!;
     expect(decision.outcome).toBe('too_long');
     expect(decision.reason).toMatch(/65537 characters, more than the CRM takes \(65536\)/);
-    expect(plan({ current: {}, mapped: { headline: 'x'.repeat(65_536) }, lastWritten: {}, rules: { headline: 'overwrite' }, maxValueLength: 65_536 }).writes.headline).toHaveLength(65_536);
+    expect(
+      plan({
+        current: {},
+        mapped: { headline: 'x'.repeat(65_536) },
+        lastWritten: {},
+        rules: { headline: 'overwrite' },
+        maxValueLength: 65_536,
+      }).writes.headline,
+    ).toHaveLength(65_536);
   });
 
   it('protect_edits writes into an empty property and over our own last write', () => {
@@ -26,13 +41,27 @@ describe('plan', () => {
   });
 
   it('protect_edits keeps a value a person changed since our last write', () => {
-    const result = plan({ current: { jobtitle: 'Chief Executive' }, mapped: { jobtitle: 'CEO' }, lastWritten: { jobtitle: 'CTO' }, rules: { jobtitle: 'protect_edits' } });
+    const result = plan({
+      current: { jobtitle: 'Chief Executive' },
+      mapped: { jobtitle: 'CEO' },
+      lastWritten: { jobtitle: 'CTO' },
+      rules: { jobtitle: 'protect_edits' },
+    });
     expect(result.writes).toEqual({});
-    expect(decision(result, 'jobtitle')).toMatchObject({ outcome: 'kept_person_edit', current: 'Chief Executive', next: 'CEO' });
+    expect(decision(result, 'jobtitle')).toMatchObject({
+      outcome: 'kept_person_edit',
+      current: 'Chief Executive',
+      next: 'CEO',
+    });
   });
 
   it('protect_edits keeps a value we never wrote', () => {
-    const result = plan({ current: { jobtitle: 'Typed by hand' }, mapped: { jobtitle: 'CEO' }, lastWritten: {}, rules: { jobtitle: 'protect_edits' } });
+    const result = plan({
+      current: { jobtitle: 'Typed by hand' },
+      mapped: { jobtitle: 'CEO' },
+      lastWritten: {},
+      rules: { jobtitle: 'protect_edits' },
+    });
     expect(decision(result, 'jobtitle').outcome).toBe('kept_person_edit');
   });
 
@@ -45,19 +74,31 @@ describe('plan', () => {
       stamp: { property: 'enriched_at', value: '2024-01-01T00:00:00.000Z' },
     });
     expect(result.writes).toEqual({});
-    expect(result.decisions.filter((d) => d.property !== 'enriched_at').every((d) => d.outcome === 'unchanged')).toBe(true);
+    expect(result.decisions.filter((d) => d.property !== 'enriched_at').every((d) => d.outcome === 'unchanged')).toBe(
+      true,
+    );
     expect(decision(result, 'enriched_at').outcome).toBe('unchanged');
   });
 
   it('fill_empty writes into a blank value and keeps a filled one', () => {
-    const blank = plan({ current: { company: '  ' }, mapped: { company: 'Acme' }, lastWritten: {}, rules: { company: 'fill_empty' } });
+    const blank = plan({
+      current: { company: '  ' },
+      mapped: { company: 'Acme' },
+      lastWritten: {},
+      rules: { company: 'fill_empty' },
+    });
     expect(blank.writes).toEqual({ company: 'Acme' });
-    const filled = plan({ current: { company: 'Acme Pty' }, mapped: { company: 'Acme' }, lastWritten: { company: 'Acme Pty' }, rules: { company: 'fill_empty' } });
+    const filled = plan({
+      current: { company: 'Acme Pty' },
+      mapped: { company: 'Acme' },
+      lastWritten: { company: 'Acme Pty' },
+      rules: { company: 'fill_empty' },
+    });
     expect(filled.writes).toEqual({});
     expect(decision(filled, 'company').outcome).toBe('filled_already');
   });
 
-  it('overwrite replaces a different value, even a person\'s', () => {
+  it("overwrite replaces a different value, even a person's", () => {
     const result = plan({ current: { id: 'old' }, mapped: { id: 'new' }, lastWritten: {}, rules: { id: 'overwrite' } });
     expect(result.writes).toEqual({ id: 'new' });
   });
@@ -69,7 +110,12 @@ describe('plan', () => {
   });
 
   it('no_value: a property the partner has no value for is not cleared', () => {
-    const result = plan({ current: { phone: '+61 2 1234' }, mapped: {}, lastWritten: { phone: '+61 2 1234' }, rules: { phone: 'overwrite' } });
+    const result = plan({
+      current: { phone: '+61 2 1234' },
+      mapped: {},
+      lastWritten: { phone: '+61 2 1234' },
+      rules: { phone: 'overwrite' },
+    });
     expect(result.writes).toEqual({});
     expect(decision(result, 'phone')).toMatchObject({ outcome: 'no_value', next: null });
   });
@@ -83,7 +129,13 @@ describe('plan', () => {
     const stamp = { property: 'crm_enrich_enriched_at', value: '2024-05-01T00:00:00.000Z' };
     const changed = plan({ current: {}, mapped: { a: '1' }, lastWritten: {}, rules: { a: 'overwrite' }, stamp });
     expect(changed.writes).toEqual({ a: '1', crm_enrich_enriched_at: stamp.value });
-    const alone = plan({ current: { a: '1', crm_enrich_enriched_at: '2020-01-01' }, mapped: { a: '1' }, lastWritten: {}, rules: { a: 'overwrite' }, stamp });
+    const alone = plan({
+      current: { a: '1', crm_enrich_enriched_at: '2020-01-01' },
+      mapped: { a: '1' },
+      lastWritten: {},
+      rules: { a: 'overwrite' },
+      stamp,
+    });
     expect(alone.writes).toEqual({});
   });
 });

@@ -30,7 +30,10 @@ describe('renderFields', () => {
     const rows = rowsOf(text);
     rows.find((r) => r.target === 'jobtitle')!.rule = 'fill_empty';
     const out = renderFields(text, rows);
-    expect(changedLines(text, out)).toEqual({ removed: ['  - { target: jobtitle, from: position }'], added: ['  - { target: jobtitle, from: position, rule: fill_empty }'] });
+    expect(changedLines(text, out)).toEqual({
+      removed: ['  - { target: jobtitle, from: position }'],
+      added: ['  - { target: jobtitle, from: position, rule: fill_empty }'],
+    });
     expect(rowsOf(out)).toEqual(rows);
   });
 
@@ -42,11 +45,16 @@ describe('renderFields', () => {
     phone.transform = 'pick_phone';
     rows.push({ target: 'hs_twitter', from: 'twitter', rule: 'fill_empty' });
     let out = renderFields(text, rows);
-    expect(out).toContain('  # Numbers marked do-not-disturb are never written here (allow_dnd is not set).\n  - { target: phone, from: phones, transform: pick_phone }\n');
+    expect(out).toContain(
+      '  # Numbers marked do-not-disturb are never written here (allow_dnd is not set).\n  - { target: phone, from: phones, transform: pick_phone }\n',
+    );
     expect(out).toContain('  - { target: hs_twitter, from: twitter, rule: fill_empty }\n\nenriched_at:');
     expect(rowsOf(out)).toEqual(rows);
 
-    out = renderFields(text, rows.filter((r) => r !== phone));
+    out = renderFields(
+      text,
+      rows.filter((r) => r !== phone),
+    );
     expect(out).not.toContain('do-not-disturb');
     expect(out).not.toContain('target: phone,');
     expect(out).toContain('# People found by discovery');
@@ -57,11 +65,16 @@ describe('renderFields', () => {
     const rows = rowsOf(text);
     rows.find((r) => r.target === 'jobtitle')!.target = 'hs_job_title';
     const out = renderFields(text, rows);
-    expect(changedLines(text, out)).toEqual({ removed: ['  - { target: jobtitle, from: position }'], added: ['  - { target: hs_job_title, from: position }'] });
+    expect(changedLines(text, out)).toEqual({
+      removed: ['  - { target: jobtitle, from: position }'],
+      added: ['  - { target: hs_job_title, from: position }'],
+    });
   });
 
   it('fills an empty list and refuses text that is not YAML', () => {
-    expect(renderFields('crm: hubspot\nfields: []\n', [{ target: 'a', from: 'b' }])).toBe('crm: hubspot\nfields:\n  - { target: a, from: b }\n');
+    expect(renderFields('crm: hubspot\nfields: []\n', [{ target: 'a', from: 'b' }])).toBe(
+      'crm: hubspot\nfields:\n  - { target: a, from: b }\n',
+    );
     expect(() => renderFields('crm: [hubspot\n', [])).toThrow(RenderError);
   });
 });

@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { TRANSFORMS } from '../../src/mapping/transforms/registry.js';
 import type { ValueKind } from '../../src/mapping/source-paths.js';
 
-function run(name: string, value: unknown, args: Record<string, unknown> = {}, root: Record<string, unknown> = {}): unknown {
+function run(
+  name: string,
+  value: unknown,
+  args: Record<string, unknown> = {},
+  root: Record<string, unknown> = {},
+): unknown {
   const t = TRANSFORMS.get(name)!;
   return t.run(value, t.args.parse(args), { root });
 }
@@ -52,7 +57,11 @@ describe('list transforms', () => {
     expect(run('pick_phone', phones, { kind: 'mobile' }, root)).toBe('+61400000001');
     expect(run('pick_phone', phones, { kind: 'main' }, root)).toBe('+61 2 9999 0000');
     expect(run('pick_phone', ['+1 555 0100'])).toBe('+1 555 0100');
-    expect(infer('pick_phone', { base: 'phone_entry', list: true })).toEqual({ base: 'string', list: false, phone: true });
+    expect(infer('pick_phone', { base: 'phone_entry', list: true })).toEqual({
+      base: 'string',
+      list: false,
+      phone: true,
+    });
     expect(infer('pick_phone', texts)).toMatch(/phone numbers/);
   });
 });
@@ -61,7 +70,11 @@ describe('text transforms', () => {
   it('lowercase and uppercase change case and the known values', () => {
     expect(run('lowercase', 'Manager')).toBe('manager');
     expect(run('uppercase', 'au')).toBe('AU');
-    expect(infer('lowercase', { base: 'string', list: false, domain: ['Manager'] })).toEqual({ base: 'string', list: false, domain: ['manager'] });
+    expect(infer('lowercase', { base: 'string', list: false, domain: ['Manager'] })).toEqual({
+      base: 'string',
+      list: false,
+      domain: ['manager'],
+    });
     expect(infer('uppercase', texts)).toMatch(/one value/);
     expect(infer('lowercase', { base: 'number', list: false })).toMatch(/text value/);
   });
@@ -129,6 +142,23 @@ describe('number and date transforms', () => {
 
 it('every registered transform is covered by this file', () => {
   expect([...TRANSFORMS.keys()].sort()).toEqual(
-    ['date', 'domain_from_url', 'first', 'join', 'last', 'lowercase', 'market', 'number', 'pick_email', 'pick_phone', 'round', 'trim', 'truncate', 'uppercase', 'url_from_handle', 'year'].sort(),
+    [
+      'date',
+      'domain_from_url',
+      'first',
+      'join',
+      'last',
+      'lowercase',
+      'market',
+      'number',
+      'pick_email',
+      'pick_phone',
+      'round',
+      'trim',
+      'truncate',
+      'uppercase',
+      'url_from_handle',
+      'year',
+    ].sort(),
   );
 });

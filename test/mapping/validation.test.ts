@@ -48,14 +48,18 @@ describe('parseMappingDocument', () => {
       'm.yaml: fields > phone > from: "phones" gives a list of phone entry values; add a transform that makes one value (first, join, pick_email, pick_phone) or name a key inside it',
       expect.stringMatching(/^m\.yaml: fields > city > transform: unknown transform "frist"; did you mean "first"\?/),
       'm.yaml: fields > 3: "jobtitle" is already filled by fields > jobtitle; each property may be filled once',
-      expect.stringMatching(/^m\.yaml: fields > hs_seniority > values > Manger: "Manger" can never match: the source only produces .*did you mean "Manager"\?$/),
+      expect.stringMatching(
+        /^m\.yaml: fields > hs_seniority > values > Manger: "Manger" can never match: the source only produces .*did you mean "Manager"\?$/,
+      ),
       expect.stringMatching(/^m\.yaml: fields > company > transform > args: bad arguments for join: separator: /),
       'm.yaml: fields > state > transform: pick_email takes a list of e-mail entries (such as emails.work), but gets a string value',
     ]);
   });
 
   it('reports a bad rule, unknown keys with a suggestion, and wrong types', () => {
-    const found = problems(`${HEAD}fields:\n  - { target: jobtitle, from: position, rule: sometimes, trasform: first }\nextra: 1\n`);
+    const found = problems(
+      `${HEAD}fields:\n  - { target: jobtitle, from: position, rule: sometimes, trasform: first }\nextra: 1\n`,
+    );
     expect(found.map((p) => [p.code, p.path.join(' > ')])).toEqual(
       expect.arrayContaining([
         ['bad_rule', 'fields > jobtitle > rule'],
@@ -80,7 +84,9 @@ describe('parseMappingDocument', () => {
   });
 
   it('guards against __proto__, constructor and prototype as keys and path segments', () => {
-    const keyed = problems(`${HEAD}fields:\n  - { target: jobtitle, from: position, values: { __proto__: x } }\nconstructor: 1\n`);
+    const keyed = problems(
+      `${HEAD}fields:\n  - { target: jobtitle, from: position, values: { __proto__: x } }\nconstructor: 1\n`,
+    );
     expect(keyed.map((p) => p.code)).toEqual(['forbidden_key', 'forbidden_key']);
     expect(keyed.map((p) => p.path.join(' > '))).toEqual(['fields > jobtitle > values > __proto__', 'constructor']);
     const path = problems(`${HEAD}fields:\n  - { target: jobtitle, from: current_company.constructor.prototype }\n`);
@@ -88,7 +94,9 @@ describe('parseMappingDocument', () => {
   });
 
   it('rejects value-map keys a number or true/false source can never produce', () => {
-    const found = problems(`${HEAD}fields:\n  - { target: a, from: year_joined, values: { soon: x, '2020': y } }\n  - { target: b, from: phones.is_dnd, transform: first, values: { yes: x } }\n`);
+    const found = problems(
+      `${HEAD}fields:\n  - { target: a, from: year_joined, values: { soon: x, '2020': y } }\n  - { target: b, from: phones.is_dnd, transform: first, values: { yes: x } }\n`,
+    );
     expect(found.map((p) => [p.code, p.path.join(' > ')])).toEqual([
       ['impossible_value_key', 'fields > a > values > soon'],
       ['impossible_value_key', 'fields > b > values > yes'],
@@ -96,7 +104,9 @@ describe('parseMappingDocument', () => {
   });
 
   it('checks match kinds against the source, and the object against the CRM', () => {
-    const found = problems(`crm: salesforce\nobject: Opportunity\nsource: person\nmatch: [{ property: Website, by: website }]\nmarket: { default: AU }\nfields: []\n`);
+    const found = problems(
+      `crm: salesforce\nobject: Opportunity\nsource: person\nmatch: [{ property: Website, by: website }]\nmarket: { default: AU }\nfields: []\n`,
+    );
     expect(found.map((p) => p.code)).toEqual(['invalid_value', 'bad_match']);
     expect(found[1]?.message).toMatch(/a person cannot be looked up by website/);
   });
@@ -120,7 +130,10 @@ describe('loading a directory', () => {
     dir = await mkdtemp(join(tmpdir(), 'mappings-'));
     await mkdir(join(dir, 'hubspot'));
     await writeFile(join(dir, 'hubspot', 'a.yaml'), `${HEAD}fields:\n  - { target: jobtitle, from: postion }\n`);
-    await writeFile(join(dir, 'hubspot', 'b.yaml'), `${HEAD}fields:\n  - { target: jobtitle, from: position, rule: always }\n`);
+    await writeFile(
+      join(dir, 'hubspot', 'b.yaml'),
+      `${HEAD}fields:\n  - { target: jobtitle, from: position, rule: always }\n`,
+    );
     await writeFile(join(dir, 'hubspot', 'c.yml'), `${HEAD}fields: []\n`);
   });
   afterAll(async () => {

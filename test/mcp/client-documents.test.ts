@@ -53,18 +53,34 @@ beforeEach(() => {
 });
 
 function serveJson(path: string, body: unknown, headers: Record<string, string> = {}): string {
-  routes.set(path, (res) => res.writeHead(200, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body)));
+  routes.set(path, (res) =>
+    res.writeHead(200, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body)),
+  );
   return `${base}${path}`;
 }
 
 function documentFor(url: string, extra: Record<string, unknown> = {}) {
-  return { client_id: url, client_name: 'Document assistant', redirect_uris: [CALLBACK], token_endpoint_auth_method: 'none', ...extra };
+  return {
+    client_id: url,
+    client_name: 'Document assistant',
+    redirect_uris: [CALLBACK],
+    token_endpoint_auth_method: 'none',
+    ...extra,
+  };
 }
 
 /** The test-only way to reach the local server: its name resolves to 127.0.0.1, which is exempt, under its own CA. */
-function localOptions(overrides: Partial<NonNullable<ClientDocumentsOptions['fetch']>> = {}, now?: () => number): ClientDocumentsOptions {
+function localOptions(
+  overrides: Partial<NonNullable<ClientDocumentsOptions['fetch']>> = {},
+  now?: () => number,
+): ClientDocumentsOptions {
   return {
-    fetch: { resolve: async (hostname) => (hostname === HOST ? ['127.0.0.1'] : []), ca, allowAddresses: ['127.0.0.1'], ...overrides },
+    fetch: {
+      resolve: async (hostname) => (hostname === HOST ? ['127.0.0.1'] : []),
+      ca,
+      allowAddresses: ['127.0.0.1'],
+      ...overrides,
+    },
     ...(now ? { now } : {}),
   };
 }
@@ -80,15 +96,28 @@ describe('the metadata document fetch guard', () => {
     ['https://client.example/', /must have a path/],
     ['https://client.example/a/../client.json', /\. or \.\. path segments/],
   ])('refuses %s with the system resolver', async (url, reason) => {
-    await expect(new ClientDocuments().client(url)).rejects.toMatchObject({ errorCode: 'invalid_client', message: expect.stringMatching(reason) });
+    await expect(new ClientDocuments().client(url)).rejects.toMatchObject({
+      errorCode: 'invalid_client',
+      message: expect.stringMatching(reason),
+    });
   });
 
   it('checks every address a name resolves to, after resolution, and refuses when any one is private', async () => {
-    const answers: Record<string, string[]> = { 'internal.example': ['10.1.2.3'], 'mixed.example': ['93.184.216.34', '192.168.1.5'], 'v6.example': ['fd00::1'] };
+    const answers: Record<string, string[]> = {
+      'internal.example': ['10.1.2.3'],
+      'mixed.example': ['93.184.216.34', '192.168.1.5'],
+      'v6.example': ['fd00::1'],
+    };
     const documents = new ClientDocuments({ fetch: { resolve: async (hostname) => answers[hostname] ?? [] } });
-    await expect(documents.client('https://internal.example/c.json')).rejects.toThrow(/10\.1\.2\.3, which is not a public address/);
-    await expect(documents.client('https://mixed.example/c.json')).rejects.toThrow(/192\.168\.1\.5, which is not a public address/);
-    await expect(documents.client('https://v6.example/c.json')).rejects.toThrow(/fd00::1, which is not a public address/);
+    await expect(documents.client('https://internal.example/c.json')).rejects.toThrow(
+      /10\.1\.2\.3, which is not a public address/,
+    );
+    await expect(documents.client('https://mixed.example/c.json')).rejects.toThrow(
+      /192\.168\.1\.5, which is not a public address/,
+    );
+    await expect(documents.client('https://v6.example/c.json')).rejects.toThrow(
+      /fd00::1, which is not a public address/,
+    );
   });
 
   it('keeps refusing loopback when only the resolver is injected, and refuses a server whose certificate is not trusted', async () => {
@@ -110,13 +139,22 @@ describe('the metadata document fetch guard', () => {
     expect(asked).toEqual([HOST]);
   });
 
-  it('refuses a document over 5 KB, a redirect, a slow answer, and a document that is not its URL\'s or not allowed', async () => {
-    const big = serveJson('/big.json', documentFor(`${base}/big.json`, { client_uri: `https://a.example/${'x'.repeat(6000)}` }));
+  it("refuses a document over 5 KB, a redirect, a slow answer, and a document that is not its URL's or not allowed", async () => {
+    const big = serveJson(
+      '/big.json',
+      documentFor(`${base}/big.json`, { client_uri: `https://a.example/${'x'.repeat(6000)}` }),
+    );
     routes.set('/moved.json', (res) => res.writeHead(302, { location: `${base}/target.json` }).end());
     routes.set('/slow.json', (res) => res.writeHead(200, { 'content-type': 'application/json' }).write('{'));
     const other = serveJson('/other.json', documentFor(`${base}/someone-else.json`));
-    const scheme = serveJson('/scheme.json', documentFor(`${base}/scheme.json`, { redirect_uris: ['ms-msdt:/id PCWDiagnostic'] }));
-    const secret = serveJson('/secret.json', documentFor(`${base}/secret.json`, { token_endpoint_auth_method: 'client_secret_basic' }));
+    const scheme = serveJson(
+      '/scheme.json',
+      documentFor(`${base}/scheme.json`, { redirect_uris: ['ms-msdt:/id PCWDiagnostic'] }),
+    );
+    const secret = serveJson(
+      '/secret.json',
+      documentFor(`${base}/secret.json`, { token_endpoint_auth_method: 'client_secret_basic' }),
+    );
     const documents = new ClientDocuments(localOptions({ timeoutMs: 500 }));
     await expect(documents.client(big)).rejects.toThrow(/larger than 5120 bytes/);
     await expect(documents.client(`${base}/moved.json`)).rejects.toThrow(/answered 302; redirects are not followed/);
@@ -165,7 +203,15 @@ describe.skipIf(skip)('signing in with a Client ID Metadata Document', () => {
     await new Promise((resolve) => app.once('listening', resolve));
     url = `http://127.0.0.1:${(app.address() as AddressInfo).port}`;
     const service = stack.running.service;
-    server.use(mcpApp({ service, config: service.config, publicUrl: url, tokenCheck: new AdminTokenCheck(ADMIN_TOKEN), clientDocuments: localOptions() }));
+    server.use(
+      mcpApp({
+        service,
+        config: service.config,
+        publicUrl: url,
+        tokenCheck: new AdminTokenCheck(ADMIN_TOKEN),
+        clientDocuments: localOptions(),
+      }),
+    );
   });
   afterAll(async () => {
     app?.closeAllConnections();
@@ -190,7 +236,10 @@ describe.skipIf(skip)('signing in with a Client ID Metadata Document', () => {
     expect(result.isError).toBeFalsy();
     await mcp.close();
     // Nothing was registered: the document is the registration.
-    const { rows } = await stack.running.service.store.db.query(`SELECT 1 FROM "${stack.running.schema}".mcp_oauth_client WHERE client_id = $1`, [documentUrl]);
+    const { rows } = await stack.running.service.store.db.query(
+      `SELECT 1 FROM "${stack.running.schema}".mcp_oauth_client WHERE client_id = $1`,
+      [documentUrl],
+    );
     expect(rows).toEqual([]);
   });
 

@@ -80,7 +80,9 @@ describe.skipIf(skip)('MCP consent page in Chromium', () => {
     expect(scopes.map((s) => s.split(':')[0])).toEqual(['read', 'write']);
     expect(scopes[1]).toContain('enrich CRM records');
     await expect(page.getByText(callbackUrl)).toBeTruthy();
-    await expect(page.locator('#first-time').textContent()).resolves.toContain('No admin has allowed this client to use this address before');
+    await expect(page.locator('#first-time').textContent()).resolves.toContain(
+      'No admin has allowed this client to use this address before',
+    );
 
     await page.getByLabel('Admin token').fill('not-the-admin-token');
     await page.getByRole('button', { name: 'Allow' }).click();
@@ -112,7 +114,11 @@ describe.skipIf(skip)('MCP consent page in Chromium', () => {
     expect(received).toEqual([]);
 
     // Once the admin has allowed a sign-in to this redirect URI, a later Deny goes back to it.
-    const confirmed = new MemoryOAuthClient({ name: 'Confirmed assistant', redirectUrl: callbackUrl, registeredRedirects: [CALLBACK] });
+    const confirmed = new MemoryOAuthClient({
+      name: 'Confirmed assistant',
+      redirectUrl: callbackUrl,
+      registeredRedirects: [CALLBACK],
+    });
     await signIn(stack.running.url, { client: confirmed });
     confirmed.saveTokens(undefined as never);
     expect(await auth(confirmed, { serverUrl: `${stack.running.url}/mcp` })).toBe('REDIRECT');

@@ -26,16 +26,25 @@ describe('MCP on the embedded default', () => {
     // The same port after the restart: the issuer and the resource tokens are bound to follow it.
     const port = String(await freePort());
     let service = await startServiceProcess({ ...env, PORT: port }, 120_000);
-    const banner = await eventually(() => (service.output().includes('MCP server:') ? service.output() : undefined), 10_000, 'the banner');
+    const banner = await eventually(
+      () => (service.output().includes('MCP server:') ? service.output() : undefined),
+      10_000,
+      'the banner',
+    );
     expect(banner).toContain(`MCP server:         ${service.url}/mcp`);
     const adminToken = readFileSync(join(dataDir, 'admin-token'), 'utf8').trim();
     const partnerUrl = /partner sandbox: +(http:\/\/127\.0\.0\.1:\d+)/.exec(banner)![1]!;
-    const sample = (await (await fetch(`${partnerUrl}/__sandbox/sample?n=1`)).json()) as { companies: { fqdn: string; market: string; name: string }[] };
+    const sample = (await (await fetch(`${partnerUrl}/__sandbox/sample?n=1`)).json()) as {
+      companies: { fqdn: string; market: string; name: string }[];
+    };
     const company = sample.companies[0]!;
 
     const client = await signIn(service.url, { adminToken });
     let mcp = await connect(service.url, client);
-    const found = await mcp.callTool({ name: 'lookup_company', arguments: { by: 'fqdn', value: company.fqdn, market: company.market } });
+    const found = await mcp.callTool({
+      name: 'lookup_company',
+      arguments: { by: 'fqdn', value: company.fqdn, market: company.market },
+    });
     expect(found.isError).toBeFalsy();
     expect(found.structuredContent).toMatchObject({ found: true, record: { name: company.name } });
     await mcp.close();
@@ -46,7 +55,10 @@ describe('MCP on the embedded default', () => {
 
     // The access token issued before the restart still works, then the refresh token rotates.
     mcp = await connect(service.url, client);
-    const cached = await mcp.callTool({ name: 'lookup_company', arguments: { by: 'fqdn', value: company.fqdn, market: company.market } });
+    const cached = await mcp.callTool({
+      name: 'lookup_company',
+      arguments: { by: 'fqdn', value: company.fqdn, market: company.market },
+    });
     expect(cached.structuredContent).toMatchObject({ found: true, fromCache: true });
     await mcp.close();
     const before = client.tokens()!.refresh_token;
@@ -57,6 +69,7 @@ describe('MCP on the embedded default', () => {
     expect(await exitWithin(service, 20_000)).toEqual({ code: 0, signal: null });
     // Nothing of the sign-in is in the log: no token, code or admin token.
     const log = service.output();
-    for (const secret of [adminToken, client.tokens()!.access_token, client.tokens()!.refresh_token!]) expect(log).not.toContain(secret);
+    for (const secret of [adminToken, client.tokens()!.access_token, client.tokens()!.refresh_token!])
+      expect(log).not.toContain(secret);
   }, 300_000);
 });

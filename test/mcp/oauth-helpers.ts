@@ -8,7 +8,11 @@ import { randomBytes } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { auth, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens,
+} from '@modelcontextprotocol/sdk/shared/auth.js';
 import { ADMIN_TOKEN } from '../e2e/stack.js';
 
 export const CALLBACK = 'http://127.0.0.1:53612/callback';
@@ -27,7 +31,13 @@ export class MemoryOAuthClient implements OAuthClientProvider {
   private readonly registeredRedirects: string[];
 
   constructor(
-    options: { redirectUrl?: string; name?: string; preRegistered?: OAuthClientInformationMixed; registeredRedirects?: string[]; clientMetadataUrl?: string } = {},
+    options: {
+      redirectUrl?: string;
+      name?: string;
+      preRegistered?: OAuthClientInformationMixed;
+      registeredRedirects?: string[];
+      clientMetadataUrl?: string;
+    } = {},
   ) {
     this.clientMetadataUrl = options.clientMetadataUrl;
     this.redirectUrl = options.redirectUrl ?? CALLBACK;
@@ -85,30 +95,47 @@ export interface ConsentAnswer {
 }
 
 /** Opens the consent page and answers it the way the form posts. */
-export async function answerConsent(authorizationUrl: URL, decision: 'allow' | 'deny', adminToken: string | undefined = ADMIN_TOKEN): Promise<ConsentAnswer> {
+export async function answerConsent(
+  authorizationUrl: URL,
+  decision: 'allow' | 'deny',
+  adminToken: string | undefined = ADMIN_TOKEN,
+): Promise<ConsentAnswer> {
   const page = await fetch(authorizationUrl, { redirect: 'manual' });
   const html = await page.text();
   if (page.status !== 200) throw new Error(`the consent page answered ${page.status}: ${html.slice(0, 300)}`);
   const request = /name="request" value="([^"]+)"/.exec(html)?.[1];
   if (!request) throw new Error('the consent page has no request field');
-  return postConsent(authorizationUrl.origin, { request, decision, ...(adminToken === undefined ? {} : { admin_token: adminToken }) });
+  return postConsent(authorizationUrl.origin, {
+    request,
+    decision,
+    ...(adminToken === undefined ? {} : { admin_token: adminToken }),
+  });
 }
 
 export async function postConsent(origin: string, form: Record<string, string>): Promise<ConsentAnswer> {
-  const res = await fetch(`${origin}/oauth/consent`, { method: 'POST', body: new URLSearchParams(form), redirect: 'manual' });
+  const res = await fetch(`${origin}/oauth/consent`, {
+    method: 'POST',
+    body: new URLSearchParams(form),
+    redirect: 'manual',
+  });
   const location = res.headers.get('location');
   return { status: res.status, location: location ? new URL(location) : undefined, html: await res.text() };
 }
 
 /** The whole dance with the SDK's `auth()`: discovery, registration, PKCE, consent (over HTTP), token. */
-export async function signIn(serviceUrl: string, options: { client?: MemoryOAuthClient; scope?: string; adminToken?: string } = {}): Promise<MemoryOAuthClient> {
+export async function signIn(
+  serviceUrl: string,
+  options: { client?: MemoryOAuthClient; scope?: string; adminToken?: string } = {},
+): Promise<MemoryOAuthClient> {
   const client = options.client ?? new MemoryOAuthClient();
   const serverUrl = `${serviceUrl}/mcp`;
-  if ((await auth(client, { serverUrl, ...(options.scope ? { scope: options.scope } : {}) })) !== 'REDIRECT') throw new Error('expected the client to be sent to the consent page');
+  if ((await auth(client, { serverUrl, ...(options.scope ? { scope: options.scope } : {}) })) !== 'REDIRECT')
+    throw new Error('expected the client to be sent to the consent page');
   const answer = await answerConsent(client.authorizationUrl!, 'allow', options.adminToken ?? ADMIN_TOKEN);
   const code = answer.location?.searchParams.get('code');
   if (!code) throw new Error(`the consent answered ${answer.status} without a code: ${answer.html.slice(0, 300)}`);
-  if ((await auth(client, { serverUrl, authorizationCode: code })) !== 'AUTHORIZED') throw new Error('the code was not exchanged');
+  if ((await auth(client, { serverUrl, authorizationCode: code })) !== 'AUTHORIZED')
+    throw new Error('the code was not exchanged');
   return client;
 }
 

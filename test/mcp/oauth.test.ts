@@ -7,7 +7,12 @@
  * URI is not trusted (RFC 9700 4.11.2), and `iss` on every answer that is redirected (RFC 9207).
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { auth, discoverAuthorizationServerMetadata, exchangeAuthorization, refreshAuthorization } from '@modelcontextprotocol/sdk/client/auth.js';
+import {
+  auth,
+  discoverAuthorizationServerMetadata,
+  exchangeAuthorization,
+  refreshAuthorization,
+} from '@modelcontextprotocol/sdk/client/auth.js';
 import { describe, expect, it } from 'vitest';
 import { serverUnavailable } from '../support/db.js';
 import { useStack } from '../e2e/use-stack.js';
@@ -20,7 +25,11 @@ describe.skipIf(skip)('MCP OAuth', () => {
   const url = () => stack.running.url;
 
   it('answers /mcp without a token with 401 and a challenge naming the resource metadata and the scope of every tool', async () => {
-    const res = await fetch(`${url()}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const res = await fetch(`${url()}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(res.status).toBe(401);
     const challenge = res.headers.get('www-authenticate') ?? '';
     expect(challenge).toMatch(/^Bearer /);
@@ -28,8 +37,15 @@ describe.skipIf(skip)('MCP OAuth', () => {
     expect(challenge).toContain('scope="read write"');
     expect(challenge).not.toContain('error=');
 
-    const prm = (await (await fetch(`${url()}/.well-known/oauth-protected-resource/mcp`)).json()) as Record<string, unknown>;
-    expect(prm).toMatchObject({ resource: `${url()}/mcp`, authorization_servers: [url()], scopes_supported: ['read', 'write'] });
+    const prm = (await (await fetch(`${url()}/.well-known/oauth-protected-resource/mcp`)).json()) as Record<
+      string,
+      unknown
+    >;
+    expect(prm).toMatchObject({
+      resource: `${url()}/mcp`,
+      authorization_servers: [url()],
+      scopes_supported: ['read', 'write'],
+    });
     const metadata = await discoverAuthorizationServerMetadata(url());
     expect(metadata).toMatchObject({
       issuer: url(),
@@ -64,14 +80,28 @@ describe.skipIf(skip)('MCP OAuth', () => {
     expect(tokens.refresh_token).toBeTruthy();
     expect(tokens.scope).toBe('read write');
     // Only hashes are stored: the token itself is nowhere in the table.
-    const { rows } = await stack.running.service.store.db.query<{ token_hash: string; resource: string }>(`SELECT token_hash, resource FROM "${stack.running.schema}".mcp_oauth_token`);
+    const { rows } = await stack.running.service.store.db.query<{ token_hash: string; resource: string }>(
+      `SELECT token_hash, resource FROM "${stack.running.schema}".mcp_oauth_token`,
+    );
     expect(rows.some((r) => r.token_hash === tokens.access_token)).toBe(false);
-    expect(rows.some((r) => r.token_hash === createHash('sha256').update(tokens.access_token).digest('hex'))).toBe(true);
+    expect(rows.some((r) => r.token_hash === createHash('sha256').update(tokens.access_token).digest('hex'))).toBe(
+      true,
+    );
     expect(new Set(rows.map((r) => r.resource))).toEqual(new Set([`${url()}/mcp`]));
 
     const mcp = await connect(url(), client);
     const { tools } = await mcp.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['enrich_record', 'explain_record', 'filter_options', 'list_job_changes', 'lookup_company', 'lookup_person', 'preview_discovery', 'run_discovery', 'search_people']);
+    expect(tools.map((t) => t.name).sort()).toEqual([
+      'enrich_record',
+      'explain_record',
+      'filter_options',
+      'list_job_changes',
+      'lookup_company',
+      'lookup_person',
+      'preview_discovery',
+      'run_discovery',
+      'search_people',
+    ]);
     await mcp.close();
   });
 
@@ -85,13 +115,26 @@ describe.skipIf(skip)('MCP OAuth', () => {
     expect(second.access_token).not.toBe(first.access_token);
 
     // The new access token works; then the old refresh token is replayed.
-    const ok = await fetch(`${url()}/mcp`, { method: 'POST', headers: mcpHeaders(second.access_token), body: listToolsBody });
+    const ok = await fetch(`${url()}/mcp`, {
+      method: 'POST',
+      headers: mcpHeaders(second.access_token),
+      body: listToolsBody,
+    });
     expect(ok.status).toBe(200);
     const metadata = await discoverAuthorizationServerMetadata(url());
     await expect(
-      refreshAuthorization(url(), { metadata, clientInformation: client.clientInformation()!, refreshToken: first.refresh_token!, resource: `${url()}/mcp` }),
+      refreshAuthorization(url(), {
+        metadata,
+        clientInformation: client.clientInformation()!,
+        refreshToken: first.refresh_token!,
+        resource: `${url()}/mcp`,
+      }),
     ).rejects.toThrow(/refresh token/);
-    const after = await fetch(`${url()}/mcp`, { method: 'POST', headers: mcpHeaders(second.access_token), body: listToolsBody });
+    const after = await fetch(`${url()}/mcp`, {
+      method: 'POST',
+      headers: mcpHeaders(second.access_token),
+      body: listToolsBody,
+    });
     expect(after.status).toBe(401);
     expect(after.headers.get('www-authenticate')).toContain('error="invalid_token"');
   });
@@ -99,9 +142,16 @@ describe.skipIf(skip)('MCP OAuth', () => {
   it('revokes a refresh token with the whole grant', async () => {
     const client = await signIn(url());
     const tokens = client.tokens()!;
-    const res = await fetch(`${url()}/revoke`, { method: 'POST', body: new URLSearchParams({ token: tokens.refresh_token!, client_id: client.clientInformation()!.client_id }) });
+    const res = await fetch(`${url()}/revoke`, {
+      method: 'POST',
+      body: new URLSearchParams({ token: tokens.refresh_token!, client_id: client.clientInformation()!.client_id }),
+    });
     expect(res.status).toBe(200);
-    const call = await fetch(`${url()}/mcp`, { method: 'POST', headers: mcpHeaders(tokens.access_token), body: listToolsBody });
+    const call = await fetch(`${url()}/mcp`, {
+      method: 'POST',
+      headers: mcpHeaders(tokens.access_token),
+      body: listToolsBody,
+    });
     expect(call.status).toBe(401);
   });
 
@@ -153,7 +203,10 @@ describe.skipIf(skip)('MCP OAuth', () => {
     unknown.searchParams.set('client_id', '00000000-0000-4000-8000-000000000000');
     const foreign = new URL(client.authorizationUrl!);
     foreign.searchParams.set('redirect_uri', 'https://evil.example/landing');
-    for (const [request, text] of [[unknown, 'no client has this id'], [foreign, 'not one this client registered']] as const) {
+    for (const [request, text] of [
+      [unknown, 'no client has this id'],
+      [foreign, 'not one this client registered'],
+    ] as const) {
       const res = await fetch(request, { redirect: 'manual' });
       expect(res.status).toBe(400);
       expect(res.headers.get('location')).toBeNull();
@@ -171,13 +224,24 @@ describe.skipIf(skip)('MCP OAuth', () => {
     expect(answer.location!.searchParams.get('iss')).toBe(url());
     const metadata = await discoverAuthorizationServerMetadata(url());
     const exchange = (codeVerifier: string) =>
-      exchangeAuthorization(url(), { metadata, clientInformation: client.clientInformation()!, authorizationCode: code, codeVerifier, redirectUri: CALLBACK, resource: new URL(`${url()}/mcp`) });
+      exchangeAuthorization(url(), {
+        metadata,
+        clientInformation: client.clientInformation()!,
+        authorizationCode: code,
+        codeVerifier,
+        redirectUri: CALLBACK,
+        resource: new URL(`${url()}/mcp`),
+      });
     await expect(exchange(randomBytes(32).toString('base64url'))).rejects.toThrow(/code_verifier/);
     const tokens = await exchange(client.codeVerifier());
     expect(tokens.access_token).toBeTruthy();
     await expect(exchange(client.codeVerifier())).rejects.toThrow(/authorization code/);
     // The replay took back what the code gave.
-    const call = await fetch(`${url()}/mcp`, { method: 'POST', headers: mcpHeaders(tokens.access_token), body: listToolsBody });
+    const call = await fetch(`${url()}/mcp`, {
+      method: 'POST',
+      headers: mcpHeaders(tokens.access_token),
+      body: listToolsBody,
+    });
     expect(call.status).toBe(401);
   });
 
@@ -211,7 +275,10 @@ describe.skipIf(skip)('MCP OAuth', () => {
   });
 
   it('accepts the pre-registered client on any loopback port, and refuses redirects it was not given', async () => {
-    const pre = new MemoryOAuthClient({ redirectUrl: 'http://127.0.0.1:49152/callback', preRegistered: { client_id: 'crm-enrich-mcp' } });
+    const pre = new MemoryOAuthClient({
+      redirectUrl: 'http://127.0.0.1:49152/callback',
+      preRegistered: { client_id: 'crm-enrich-mcp' },
+    });
     await signIn(url(), { client: pre });
     const mcp = await connect(url(), pre);
     expect((await mcp.listTools()).tools.length).toBe(9);
@@ -226,8 +293,15 @@ describe.skipIf(skip)('MCP OAuth', () => {
 
   it('refuses every redirect URI off the allow-list with invalid_redirect_uri, and stores none', async () => {
     const before = await clientRows();
-    for (const uri of ['ms-msdt:/id PCWDiagnostic', 'search-ms:query=x', 'chrome://settings', 'view-source:https://a.example/',
-      'x-javascript:alert(1)', 'https://evil.example/cb#', 'http://attacker.example/cb']) {
+    for (const uri of [
+      'ms-msdt:/id PCWDiagnostic',
+      'search-ms:query=x',
+      'chrome://settings',
+      'view-source:https://a.example/',
+      'x-javascript:alert(1)',
+      'https://evil.example/cb#',
+      'http://attacker.example/cb',
+    ]) {
       const res = await register({ client_name: 'bad', redirect_uris: [uri], token_endpoint_auth_method: 'none' });
       expect(res.status).toBe(400);
       const body = (await res.json()) as { error: string; error_description: string };
@@ -235,9 +309,14 @@ describe.skipIf(skip)('MCP OAuth', () => {
       expect(body.error_description).toContain('redirect_uris');
     }
     const many = Array.from({ length: 11 }, (_, i) => `https://app.example.com/cb${i}`);
-    expect(((await (await register({ redirect_uris: many })).json()) as { error: string }).error).toBe('invalid_redirect_uri');
+    expect(((await (await register({ redirect_uris: many })).json()) as { error: string }).error).toBe(
+      'invalid_redirect_uri',
+    );
     expect(await clientRows()).toBe(before);
-    const ok = await register({ client_name: 'Native', redirect_uris: ['https://evil.example/landing', 'com.example.app:/cb'] });
+    const ok = await register({
+      client_name: 'Native',
+      redirect_uris: ['https://evil.example/landing', 'com.example.app:/cb'],
+    });
     expect(ok.status).toBe(201);
   });
 
@@ -247,15 +326,25 @@ describe.skipIf(skip)('MCP OAuth', () => {
     expect(huge.status).toBe(413);
     const hugeBody = await huge.text();
     expect(hugeBody.length).toBeLessThan(500);
-    expect(JSON.parse(hugeBody)).toMatchObject({ error: 'invalid_client_metadata', error_description: expect.stringContaining('16 KB') });
+    expect(JSON.parse(hugeBody)).toMatchObject({
+      error: 'invalid_client_metadata',
+      error_description: expect.stringContaining('16 KB'),
+    });
     const named = await register({ client_name: 'n'.repeat(101), redirect_uris: [CALLBACK] });
     expect(named.status).toBe(400);
-    expect(await named.json()).toMatchObject({ error: 'invalid_client_metadata', error_description: 'client_name: at most 100 characters' });
+    expect(await named.json()).toMatchObject({
+      error: 'invalid_client_metadata',
+      error_description: 'client_name: at most 100 characters',
+    });
     expect(await clientRows()).toBe(before);
   });
 
   it('refuses to register a plain-http redirect off loopback, naming it', async () => {
-    const res = await register({ client_name: 'bad', redirect_uris: ['http://attacker.example/cb'], token_endpoint_auth_method: 'none' });
+    const res = await register({
+      client_name: 'bad',
+      redirect_uris: ['http://attacker.example/cb'],
+      token_endpoint_auth_method: 'none',
+    });
     expect(res.status).toBe(400);
     const body = (await res.json()) as { error: string; error_description: string };
     expect(body.error).toBe('invalid_redirect_uri');
@@ -265,7 +354,15 @@ describe.skipIf(skip)('MCP OAuth', () => {
   it('binds everything to <PUBLIC_URL>/mcp: a token bound elsewhere is refused at /mcp', async () => {
     const token = `cea_${randomBytes(32).toString('base64url')}`;
     await stack.running.service.store.mcpAuth.saveTokens([
-      { tokenHash: createHash('sha256').update(token).digest('hex'), kind: 'access', grantId: 'g-elsewhere', clientId: 'crm-enrich-mcp', scope: 'read', resource: 'https://other.example/mcp', expiresAt: new Date(Date.now() + 60_000) },
+      {
+        tokenHash: createHash('sha256').update(token).digest('hex'),
+        kind: 'access',
+        grantId: 'g-elsewhere',
+        clientId: 'crm-enrich-mcp',
+        scope: 'read',
+        resource: 'https://other.example/mcp',
+        expiresAt: new Date(Date.now() + 60_000),
+      },
     ]);
     const call = await fetch(`${url()}/mcp`, { method: 'POST', headers: mcpHeaders(token), body: listToolsBody });
     expect(call.status).toBe(401);
@@ -273,7 +370,11 @@ describe.skipIf(skip)('MCP OAuth', () => {
   });
 
   it('answers a bad or unknown bearer token with 401 invalid_token', async () => {
-    const res = await fetch(`${url()}/mcp`, { method: 'POST', headers: mcpHeaders(`cea_${randomBytes(32).toString('base64url')}`), body: listToolsBody });
+    const res = await fetch(`${url()}/mcp`, {
+      method: 'POST',
+      headers: mcpHeaders(`cea_${randomBytes(32).toString('base64url')}`),
+      body: listToolsBody,
+    });
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toContain('error="invalid_token"');
     expect(res.headers.get('www-authenticate')).toContain('resource_metadata=');
@@ -285,7 +386,8 @@ describe.skipIf(skip)('MCP OAuth', () => {
     const page = await (await fetch(client.authorizationUrl!)).text();
     const request = /name="request" value="([^"]+)"/.exec(page)![1]!;
     let last = 0;
-    for (let i = 0; i < 11; i++) last = (await postConsent(url(), { request, decision: 'allow', admin_token: `wrong-${i}` })).status;
+    for (let i = 0; i < 11; i++)
+      last = (await postConsent(url(), { request, decision: 'allow', admin_token: `wrong-${i}` })).status;
     expect(last).toBe(429);
     // The right token waits too, and the admin API shares the count.
     expect((await postConsent(url(), { request, decision: 'allow', admin_token: 'e2e-admin-token' })).status).toBe(429);
@@ -293,7 +395,11 @@ describe.skipIf(skip)('MCP OAuth', () => {
   });
 
   function register(body: Record<string, unknown>): Promise<Response> {
-    return fetch(`${url()}/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    return fetch(`${url()}/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
   }
 
   async function lastUsed(clientId: string): Promise<Date | null> {
@@ -305,17 +411,26 @@ describe.skipIf(skip)('MCP OAuth', () => {
   }
 
   async function clientRows(): Promise<number> {
-    const { rows } = await stack.running.service.store.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM "${stack.running.schema}".mcp_oauth_client`);
+    const { rows } = await stack.running.service.store.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM "${stack.running.schema}".mcp_oauth_client`,
+    );
     return rows[0]!.n;
   }
 
   async function codeRows(): Promise<number> {
-    const { rows } = await stack.running.service.store.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM "${stack.running.schema}".mcp_oauth_code`);
+    const { rows } = await stack.running.service.store.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM "${stack.running.schema}".mcp_oauth_code`,
+    );
     return rows[0]!.n;
   }
 });
 
 const listToolsBody = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
 function mcpHeaders(token: string): Record<string, string> {
-  return { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' };
+  return {
+    authorization: `Bearer ${token}`,
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': '2025-11-25',
+  };
 }

@@ -33,15 +33,24 @@ describe.skipIf(skip)('MCP tools', () => {
 
   async function call(name: string, args: Record<string, unknown>) {
     const result = await mcp.callTool({ name, arguments: args });
-    return { isError: result.isError === true, structured: result.structuredContent as Structured, text: (result.content as { text: string }[])[0]?.text ?? '' };
+    return {
+      isError: result.isError === true,
+      structured: result.structuredContent as Structured,
+      text: (result.content as { text: string }[])[0]?.text ?? '',
+    };
   }
   const credits = () => stack.running.service.store.counters.get(LOOKUPS_COUNTER);
-  const toolAudit = async (tool: string) => (await stack.running.service.store.recordView({ connection: 'mcp', objectType: 'tool', recordId: tool }, 10)).audit;
+  const toolAudit = async (tool: string) =>
+    (await stack.running.service.store.recordView({ connection: 'mcp', objectType: 'tool', recordId: tool }, 10)).audit;
 
   it('looks up a company by domain in a market, spending one credit, then answers from the cache for free', async () => {
     const company = stack.sandboxes.partner.dataset.companyRecords[3]!;
     const before = await credits();
-    const first = await call('lookup_company', { by: 'fqdn', value: `https://www.${company.domain}/about`, market: company.home });
+    const first = await call('lookup_company', {
+      by: 'fqdn',
+      value: `https://www.${company.domain}/about`,
+      market: company.home,
+    });
     expect(first.isError).toBe(false);
     expect(first.structured).toMatchObject({ found: true, fromCache: false, by: 'fqdn', market: company.home });
     expect((first.structured.record as Structured).name).toBe(company.company.name);
@@ -82,12 +91,21 @@ describe.skipIf(skip)('MCP tools', () => {
 
   it('searches people by persona with catalogue codes, page by page, spending no credit', async () => {
     const before = await credits();
-    const first = await call('search_people', { market: 'AU', filters: { company_size: ['51-200', '201-500'] }, pageSize: 5 });
+    const first = await call('search_people', {
+      market: 'AU',
+      filters: { company_size: ['51-200', '201-500'] },
+      pageSize: 5,
+    });
     expect(first.isError).toBe(false);
     const results = first.structured.results as Structured[];
     expect(results.length).toBeGreaterThan(0);
     expect(first.structured).toMatchObject({ page: 0, pageSize: 5, more: results.length === 5 });
-    const second = await call('search_people', { market: 'AU', filters: { company_size: ['51-200', '201-500'] }, pageSize: 5, page: 1 });
+    const second = await call('search_people', {
+      market: 'AU',
+      filters: { company_size: ['51-200', '201-500'] },
+      pageSize: 5,
+      page: 1,
+    });
     const ids = (list: Structured[]) => list.map((r) => r.person_id);
     expect(ids(second.structured.results as Structured[]).some((id) => ids(results).includes(id))).toBe(false);
     // Credits are profile lookups; a search reveals no contact details and spends none.
@@ -96,7 +114,9 @@ describe.skipIf(skip)('MCP tools', () => {
 
   it('names every unknown filter and code before searching, and spends nothing', async () => {
     const before = await credits();
-    const bad = await call('search_people', { filters: { company_size: ['huge'], industry: ['l1:C', 'l9:Z'], favourite_colour: ['blue'] } });
+    const bad = await call('search_people', {
+      filters: { company_size: ['huge'], industry: ['l1:C', 'l9:Z'], favourite_colour: ['blue'] },
+    });
     expect(bad.isError).toBe(true);
     expect(bad.text).toContain('filters.company_size: "huge" is not one of its codes');
     expect(bad.text).toContain('filters.industry: "l9:Z"');
@@ -131,16 +151,27 @@ describe.skipIf(skip)('MCP tools', () => {
     expect(result.structured.finished).toBe(true);
     const written = result.structured.written as Structured[];
     expect(written.length).toBeGreaterThan(0);
-    for (const row of written) expect(row).toMatchObject({ outcome: 'write', rule: expect.any(String), reason: expect.any(String) });
+    for (const row of written)
+      expect(row).toMatchObject({ outcome: 'write', rule: expect.any(String), reason: expect.any(String) });
     expect(written.map((r) => r.property)).toContain('firstname');
-    expect(result.structured.state).toMatchObject({ status: 'enriched', partnerId: person!.id, matchedBy: 'work_email' });
-    expect(stack.sandboxes.hubspot.getContact(id)!.firstname).toBe(written.find((r) => r.property === 'firstname')!.newValue);
+    expect(result.structured.state).toMatchObject({
+      status: 'enriched',
+      partnerId: person!.id,
+      matchedBy: 'work_email',
+    });
+    expect(stack.sandboxes.hubspot.getContact(id)!.firstname).toBe(
+      written.find((r) => r.property === 'firstname')!.newValue,
+    );
 
     const explained = await call('explain_record', { crm: 'hubspot', object: 'contact', id });
     expect(explained.structured).toMatchObject({ known: true, state: { status: 'enriched' } });
     const history = explained.structured.history as Structured[];
-    expect(history.some((r) => r.outcome === 'requested' && r.actor === `mcp:Research assistant (${clientId})`)).toBe(true);
-    expect((explained.structured.lastEnrichment as Structured[]).map((r) => r.property)).toEqual(expect.arrayContaining(written.map((r) => r.property)));
+    expect(history.some((r) => r.outcome === 'requested' && r.actor === `mcp:Research assistant (${clientId})`)).toBe(
+      true,
+    );
+    expect((explained.structured.lastEnrichment as Structured[]).map((r) => r.property)).toEqual(
+      expect.arrayContaining(written.map((r) => r.property)),
+    );
   });
 
   it('explains a record nobody has seen, and refuses an object the CRM does not have', async () => {
@@ -173,14 +204,20 @@ describe.skipIf(skip)('MCP tools', () => {
     }
     const people = [...byCompany.values()].sort((a, b) => b.length - a.length)[0]!;
     const company = sandboxes.hubspot.createCompany({ domain: people[0]!.employer.domain as string });
-    for (let i = 0; i < 100 && !sandboxes.hubspot.getCompany(company.id)?.crm_enrich_partner_id; i++) await new Promise((r) => setTimeout(r, 100));
+    for (let i = 0; i < 100 && !sandboxes.hubspot.getCompany(company.id)?.crm_enrich_partner_id; i++)
+      await new Promise((r) => setTimeout(r, 100));
     await settled(stack);
     // Someone in the company's home market: discovery searches the company's own market.
     const local = people.find((p) => p.market === p.employer.home)!;
     const department = [String(local.departmentId)];
 
     const before = await credits();
-    const preview = await call('preview_discovery', { crm: 'hubspot', companyId: company.id, filters: { department }, limit: 2 });
+    const preview = await call('preview_discovery', {
+      crm: 'hubspot',
+      companyId: company.id,
+      filters: { department },
+      limit: 2,
+    });
     expect(preview.isError, preview.text).toBe(false);
     const candidates = preview.structured.candidates as Structured[];
     expect(candidates.some((c) => c.personId === local.id)).toBe(true);
@@ -189,7 +226,12 @@ describe.skipIf(skip)('MCP tools', () => {
     expect(preview.structured.credits).toBe(creates);
     expect(await credits()).toBe(before);
 
-    const run = await call('run_discovery', { crm: 'hubspot', companyId: company.id, filters: { department }, limit: 2 });
+    const run = await call('run_discovery', {
+      crm: 'hubspot',
+      companyId: company.id,
+      filters: { department },
+      limit: 2,
+    });
     expect(run.isError, run.text).toBe(false);
     expect(run.structured.created).toBe(creates);
     expect(run.structured.credits).toBe(creates);
@@ -197,24 +239,52 @@ describe.skipIf(skip)('MCP tools', () => {
     await settled(stack);
     expect(await credits()).toBe(before + creates);
     for (const p of (run.structured.people as Structured[]).filter((p) => p.action === 'created')) {
-      expect(sandboxes.hubspot.getContact(p.recordId as string)).toMatchObject({ crm_enrich_source: 'discovery', associatedcompanyid: company.id });
+      expect(sandboxes.hubspot.getContact(p.recordId as string)).toMatchObject({
+        crm_enrich_source: 'discovery',
+        associatedcompanyid: company.id,
+      });
     }
-    expect((await toolAudit('run_discovery'))[0]).toMatchObject({ outcome: 'ok', actor: `mcp:Research assistant (${clientId})` });
+    expect((await toolAudit('run_discovery'))[0]).toMatchObject({
+      outcome: 'ok',
+      actor: `mcp:Research assistant (${clientId})`,
+    });
 
-    const bad = await call('preview_discovery', { crm: 'hubspot', companyId: company.id, filters: { department: ['99'] } });
+    const bad = await call('preview_discovery', {
+      crm: 'hubspot',
+      companyId: company.id,
+      filters: { department: ['99'] },
+    });
     expect(bad.isError).toBe(true);
     expect(bad.text).toContain('filters.department: "99"');
   });
 
   it('lists the job changes since a time, newest first, with what the actions did', async () => {
     const jobChanges = stack.running.service.store.jobChanges;
-    const move = (recordId: string, to: string) => jobChanges.observe({
-      key: { connection: 'hubspot', objectType: 'contact', recordId },
-      role: { personId: `pe_${recordId}`, companyId: 'co_2', domain: to, companyName: 'Globex', title: 'VP Sales', started: '2025-06' },
-      change: { connection: 'hubspot', objectType: 'contact', recordId, personId: `pe_${recordId}`, kind: 'employer',
-        from: { companyId: 'co_1', domain: 'acme.example', name: 'Acme' }, to: { companyId: 'co_2', domain: to, name: 'Globex' },
-        oldTitle: 'Sales Manager', newTitle: 'VP Sales', started: '2025-06', reason: 'the current employer changed' },
-    });
+    const move = (recordId: string, to: string) =>
+      jobChanges.observe({
+        key: { connection: 'hubspot', objectType: 'contact', recordId },
+        role: {
+          personId: `pe_${recordId}`,
+          companyId: 'co_2',
+          domain: to,
+          companyName: 'Globex',
+          title: 'VP Sales',
+          started: '2025-06',
+        },
+        change: {
+          connection: 'hubspot',
+          objectType: 'contact',
+          recordId,
+          personId: `pe_${recordId}`,
+          kind: 'employer',
+          from: { companyId: 'co_1', domain: 'acme.example', name: 'Acme' },
+          to: { companyId: 'co_2', domain: to, name: 'Globex' },
+          oldTitle: 'Sales Manager',
+          newTitle: 'VP Sales',
+          started: '2025-06',
+          reason: 'the current employer changed',
+        },
+      });
     const since = new Date(Date.now() - 1000).toISOString();
     const first = await move('jc-1', 'globex.example');
     await jobChanges.recordActions(first!, { task: 'done' });
@@ -223,22 +293,48 @@ describe.skipIf(skip)('MCP tools', () => {
     expect(listed.isError).toBe(false);
     const rows = listed.structured.jobChanges as Structured[];
     expect(rows.map((r) => r.recordId)).toEqual(['jc-2', 'jc-1']);
-    expect(rows[1]).toMatchObject({ connection: 'hubspot', object: 'contact', personId: 'pe_jc-1', kind: 'employer', from: { domain: 'acme.example' },
-      to: { domain: 'globex.example' }, oldTitle: 'Sales Manager', newTitle: 'VP Sales', actions: { task: 'done' } });
-    expect((await call('list_job_changes', { since: new Date(Date.now() + 60_000).toISOString() })).structured.jobChanges).toEqual([]);
+    expect(rows[1]).toMatchObject({
+      connection: 'hubspot',
+      object: 'contact',
+      personId: 'pe_jc-1',
+      kind: 'employer',
+      from: { domain: 'acme.example' },
+      to: { domain: 'globex.example' },
+      oldTitle: 'Sales Manager',
+      newTitle: 'VP Sales',
+      actions: { task: 'done' },
+    });
+    expect(
+      (await call('list_job_changes', { since: new Date(Date.now() + 60_000).toISOString() })).structured.jobChanges,
+    ).toEqual([]);
     const bad = await call('list_job_changes', { since: 'last week' });
     expect(bad.isError).toBe(true);
     expect(bad.text).toMatch(/^since: /);
-    expect((await toolAudit('list_job_changes'))[0]).toMatchObject({ outcome: 'refused', actor: `mcp:Research assistant (${clientId})` });
+    expect((await toolAudit('list_job_changes'))[0]).toMatchObject({
+      outcome: 'refused',
+      actor: `mcp:Research assistant (${clientId})`,
+    });
   });
 
   it('asks for the write scope before enrich_record runs with a read-only token', async () => {
-    const reader = await signIn(stack.running.url, { client: new MemoryOAuthClient({ name: 'Reader' }), scope: 'read' });
+    const reader = await signIn(stack.running.url, {
+      client: new MemoryOAuthClient({ name: 'Reader' }),
+      scope: 'read',
+    });
     expect(reader.tokens()!.scope).toBe('read');
     const res = await fetch(`${stack.running.url}/mcp`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${reader.tokens()!.access_token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'enrich_record', arguments: { crm: 'hubspot', object: 'contact', id: '1' } } }),
+      headers: {
+        authorization: `Bearer ${reader.tokens()!.access_token}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'enrich_record', arguments: { crm: 'hubspot', object: 'contact', id: '1' } },
+      }),
     });
     expect(res.status).toBe(403);
     const challenge = res.headers.get('www-authenticate') ?? '';
@@ -246,13 +342,31 @@ describe.skipIf(skip)('MCP tools', () => {
     expect(challenge).toContain('scope="read write"');
     expect(challenge).toContain('resource_metadata=');
     const readerMcp = await connect(stack.running.url, reader);
-    expect((await readerMcp.callTool({ name: 'filter_options', arguments: { identifiers: ['revenue'] } })).isError).toBeFalsy();
-    expect((await readerMcp.callTool({ name: 'list_job_changes', arguments: { since: new Date(0).toISOString() } })).isError).toBeFalsy();
+    expect(
+      (await readerMcp.callTool({ name: 'filter_options', arguments: { identifiers: ['revenue'] } })).isError,
+    ).toBeFalsy();
+    expect(
+      (await readerMcp.callTool({ name: 'list_job_changes', arguments: { since: new Date(0).toISOString() } })).isError,
+    ).toBeFalsy();
     // The SDK client takes the 403 as a request to step up; holding a refresh token it refreshes (which
     // cannot widen a grant), meets the same 403 and stops: nothing ran.
-    const before = (await stack.running.service.store.recordView({ connection: 'mcp', objectType: 'tool', recordId: 'enrich_record' }, 100)).audit.length;
-    await expect(readerMcp.callTool({ name: 'enrich_record', arguments: { crm: 'hubspot', object: 'contact', id: '1' } })).rejects.toThrow(/403/);
-    expect((await stack.running.service.store.recordView({ connection: 'mcp', objectType: 'tool', recordId: 'enrich_record' }, 100)).audit.length).toBe(before);
+    const before = (
+      await stack.running.service.store.recordView(
+        { connection: 'mcp', objectType: 'tool', recordId: 'enrich_record' },
+        100,
+      )
+    ).audit.length;
+    await expect(
+      readerMcp.callTool({ name: 'enrich_record', arguments: { crm: 'hubspot', object: 'contact', id: '1' } }),
+    ).rejects.toThrow(/403/);
+    expect(
+      (
+        await stack.running.service.store.recordView(
+          { connection: 'mcp', objectType: 'tool', recordId: 'enrich_record' },
+          100,
+        )
+      ).audit.length,
+    ).toBe(before);
     await readerMcp.close();
   });
 });

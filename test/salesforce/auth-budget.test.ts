@@ -47,21 +47,36 @@ describe('Salesforce auth', () => {
 
   it('signs a JWT bearer assertion the token endpoint accepts, and one from another key is refused', async () => {
     const good = createSalesforceConnector({
-      auth: { kind: 'jwt', loginUrl: sandbox.url, clientId: 'sandbox', username: 'integration@example.com', privateKey: sandboxJwtKeyPair().privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() },
+      auth: {
+        kind: 'jwt',
+        loginUrl: sandbox.url,
+        clientId: 'sandbox',
+        username: 'integration@example.com',
+        privateKey: sandboxJwtKeyPair().privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+      },
       apiReserve: 0,
     });
     expect(await good.readRecords('Lead', [leadId], ['Company'], { priority: 'interactive' })).toHaveLength(1);
 
     const other = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
     const bad = createSalesforceConnector({
-      auth: { kind: 'jwt', loginUrl: sandbox.url, clientId: 'sandbox', username: 'integration@example.com', privateKey: other },
+      auth: {
+        kind: 'jwt',
+        loginUrl: sandbox.url,
+        clientId: 'sandbox',
+        username: 'integration@example.com',
+        privateKey: other,
+      },
       apiReserve: 0,
     });
     await expect(bad.readRecords('Lead', [leadId], ['Company'])).rejects.toMatchObject({ code: 'auth' });
   });
 
   it('does not retry forever with a fixed token that Salesforce no longer accepts', async () => {
-    const connector = createSalesforceConnector({ auth: { kind: 'token', instanceUrl: sandbox.url, accessToken: 'expired-token' }, apiReserve: 0 });
+    const connector = createSalesforceConnector({
+      auth: { kind: 'token', instanceUrl: sandbox.url, accessToken: 'expired-token' },
+      apiReserve: 0,
+    });
     await expect(connector.readRecords('Lead', [leadId], ['Email'])).rejects.toMatchObject({ code: 'auth' });
   });
 
@@ -71,7 +86,9 @@ describe('Salesforce auth', () => {
       orgId: '00Dxx0000001gER',
       apiReserve: 0,
     });
-    await expect(connector.readRecords('Lead', [leadId], ['Email'])).rejects.toThrow(/not the configured SALESFORCE_ORG_ID/);
+    await expect(connector.readRecords('Lead', [leadId], ['Email'])).rejects.toThrow(
+      /not the configured SALESFORCE_ORG_ID/,
+    );
   });
 });
 
@@ -86,10 +103,15 @@ describe('Salesforce daily API budget', () => {
     expect(await connector.readRecords('Lead', [leadId], ['Email'], { priority: 'bulk' })).toHaveLength(1);
 
     const before = sandbox.stats().apiCalls;
-    await expect(connector.readRecords('Lead', [leadId], ['Email'], { priority: 'bulk' })).rejects.toMatchObject({ code: 'daily_limit', kind: 'config' });
+    await expect(connector.readRecords('Lead', [leadId], ['Email'], { priority: 'bulk' })).rejects.toMatchObject({
+      code: 'daily_limit',
+      kind: 'config',
+    });
     expect(sandbox.stats().apiCalls).toBe(before);
     expect(await connector.readRecords('Lead', [leadId], ['Email'], { priority: 'interactive' })).toHaveLength(1);
-    await expect(connector.writeRecords('Lead', [{ id: leadId, properties: { Title: 'x' } }])).rejects.toMatchObject({ code: 'daily_limit' });
+    await expect(connector.writeRecords('Lead', [{ id: leadId, properties: { Title: 'x' } }])).rejects.toMatchObject({
+      code: 'daily_limit',
+    });
   });
 
   it('counts calls the way Salesforce does, one per request', async () => {
@@ -107,12 +129,16 @@ describe('Salesforce daily API budget', () => {
     const connector = createSalesforceConnector({ auth: token(), apiReserve: 0, interactiveReserve: 0 });
     await connector.readRecords('Lead', [leadId], ['Email'], { priority: 'interactive' });
     sandbox.setApiUsage(100);
-    const err = await connector.readRecords('Lead', [leadId], ['Email'], { priority: 'interactive' }).catch((e: unknown) => e);
+    const err = await connector
+      .readRecords('Lead', [leadId], ['Email'], { priority: 'interactive' })
+      .catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'daily_limit', kind: 'config', retryable: false });
     expect((err as Error).message).toContain('REQUEST_LIMIT_EXCEEDED');
 
     const refusedBefore = sandbox.stats();
-    await expect(connector.readRecords('Lead', [leadId], ['Email'], { priority: 'interactive' })).rejects.toMatchObject({ code: 'daily_limit' });
+    await expect(connector.readRecords('Lead', [leadId], ['Email'], { priority: 'interactive' })).rejects.toMatchObject(
+      { code: 'daily_limit' },
+    );
     expect(sandbox.stats().byOperation).toEqual(refusedBefore.byOperation);
   });
 
@@ -121,7 +147,9 @@ describe('Salesforce daily API budget', () => {
     const connector = createSalesforceConnector({ auth: token(), apiReserve: 0, interactiveReserve: 0 });
     await connector.readRecords('Lead', [leadId], ['Email'], { priority: 'interactive' });
     sandbox.refuseConcurrent(1);
-    const err = await connector.readRecords('Lead', [leadId], ['Email'], { priority: 'interactive' }).catch((e: unknown) => e);
+    const err = await connector
+      .readRecords('Lead', [leadId], ['Email'], { priority: 'interactive' })
+      .catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'rate_limited', retryable: true, retryAfterMs: 5_000 });
     expect((err as Error).message).toContain('ConcurrentRequests');
     expect(isConcurrentLimit('ConcurrentPerOrgLongTxn Limit exceeded.')).toBe(true);
@@ -144,13 +172,20 @@ describe('Salesforce integration user without View Setup and Configuration', () 
     const restricted = await startSalesforceSandbox({ dailyLimit: 100, viewSetup: false });
     try {
       const lead = restricted.createRecord('Lead', { LastName: 'Doe', Company: 'Acme', Email: 'jane@example.com' });
-      const connector = createSalesforceConnector({ auth: { kind: 'token', instanceUrl: restricted.url, accessToken: restricted.issueToken() }, apiReserve: 25, interactiveReserve: 5, limitsRecheckMs: 0 });
+      const connector = createSalesforceConnector({
+        auth: { kind: 'token', instanceUrl: restricted.url, accessToken: restricted.issueToken() },
+        apiReserve: 25,
+        interactiveReserve: 5,
+        limitsRecheckMs: 0,
+      });
       expect(await connector.readRecords('Lead', [lead], ['Email'], { priority: 'bulk' })).toHaveLength(1);
       expect(restricted.stats().byOperation.limits).toBe(1);
       // The header of the last answer now says 80 of 100 are used: bulk work stops at the reserve of 25.
       restricted.setApiUsage(79);
       expect(await connector.readRecords('Lead', [lead], ['Email'], { priority: 'bulk' })).toHaveLength(1);
-      await expect(connector.readRecords('Lead', [lead], ['Email'], { priority: 'bulk' })).rejects.toMatchObject({ code: 'daily_limit' });
+      await expect(connector.readRecords('Lead', [lead], ['Email'], { priority: 'bulk' })).rejects.toMatchObject({
+        code: 'daily_limit',
+      });
       expect(await connector.readRecords('Lead', [lead], ['Email'], { priority: 'interactive' })).toHaveLength(1);
       // /limits is not asked again once it said no.
       expect(restricted.stats().byOperation.limits).toBe(1);

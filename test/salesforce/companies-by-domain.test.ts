@@ -16,7 +16,11 @@ const account = (key: string, Website: string | null) => {
 
 beforeAll(async () => {
   sandbox = await startSalesforceSandbox();
-  connector = createSalesforceConnector({ auth: { kind: 'token', instanceUrl: sandbox.url, accessToken: sandbox.accessToken }, orgId: sandbox.orgId, apiReserve: 0 });
+  connector = createSalesforceConnector({
+    auth: { kind: 'token', instanceUrl: sandbox.url, accessToken: sandbox.accessToken },
+    orgId: sandbox.orgId,
+    apiReserve: 0,
+  });
   jsforce = new Connection({ instanceUrl: sandbox.url, accessToken: sandbox.accessToken, version: '62.0' });
   account('acme', 'https://www.acme.com/');
   account('globex', 'globex.io');
@@ -47,7 +51,15 @@ describe('Salesforce connector: Accounts by website domain', () => {
 
   it('finds Accounts whose website, in any common form, is the domain, in one query', async () => {
     const before = queries();
-    const found = ids(await connector.findCompaniesByDomain?.(['acme.com', 'Globex.io', 'https://initech.com/', 'umbrella.org', 'nobody.example']));
+    const found = ids(
+      await connector.findCompaniesByDomain?.([
+        'acme.com',
+        'Globex.io',
+        'https://initech.com/',
+        'umbrella.org',
+        'nobody.example',
+      ]),
+    );
     expect(found).toEqual(
       new Map([
         ['acme.com', accounts.acme],
@@ -72,10 +84,18 @@ describe('Salesforce connector: Accounts by website domain', () => {
   });
 
   it('finds Accounts by partner id (here in AccountNumber) or exact name in one query, oldest first', async () => {
-    const enriched = sandbox.createRecord('Account', { Name: 'Renamed Ltd', Website: 'elsewhere.example', AccountNumber: 'co_au000042' });
+    const enriched = sandbox.createRecord('Account', {
+      Name: 'Renamed Ltd',
+      Website: 'elsewhere.example',
+      AccountNumber: 'co_au000042',
+    });
     const named = sandbox.createRecord('Account', { Name: "O'Neil & Sons", Website: 'oneil.example' });
     const before = queries();
-    const found = await connector.findCompaniesByKeys?.({ partnerIdProperty: 'AccountNumber', partnerIds: ['co_au000042', 'co_au999999'], names: ["O'Neil & Sons", 'Nobody Pty Ltd'] });
+    const found = await connector.findCompaniesByKeys?.({
+      partnerIdProperty: 'AccountNumber',
+      partnerIds: ['co_au000042', 'co_au999999'],
+      names: ["O'Neil & Sons", 'Nobody Pty Ltd'],
+    });
     expect(found).toEqual([
       { id: enriched, partnerId: 'co_au000042', name: 'Renamed Ltd' },
       { id: named, partnerId: null, name: "O'Neil & Sons" },
@@ -90,7 +110,16 @@ describe('Salesforce connector: Accounts by website domain', () => {
   });
 
   it('keeps quotes and LIKE wildcards in a domain literal, so they cannot break or widen the query', async () => {
-    const found = ids(await connector.findCompaniesByDomain?.(["o'brien.com", '50%off.com', 'under_score.com', "x.com' OR Name != '", 'a%.com', '_.com']));
+    const found = ids(
+      await connector.findCompaniesByDomain?.([
+        "o'brien.com",
+        '50%off.com',
+        'under_score.com',
+        "x.com' OR Name != '",
+        'a%.com',
+        '_.com',
+      ]),
+    );
     expect(found).toEqual(
       new Map([
         ["o'brien.com", accounts.quote],
@@ -99,14 +128,19 @@ describe('Salesforce connector: Accounts by website domain', () => {
       ]),
     );
     // The escaped wildcards match only themselves: `c_e` would otherwise match acme's website, `%` every website.
-    const literal = await jsforce.query(`SELECT Id FROM Account WHERE Website LIKE ${likeContaining('ac_e.com')} OR Website LIKE ${likeContaining('%')}`);
+    const literal = await jsforce.query(
+      `SELECT Id FROM Account WHERE Website LIKE ${likeContaining('ac_e.com')} OR Website LIKE ${likeContaining('%')}`,
+    );
     expect(literal.records.map((r) => r.Id)).toEqual([accounts.percent]);
     const wild = await jsforce.query("SELECT Id FROM Account WHERE Website LIKE '%ac_e.com%'");
     expect(wild.records.length).toBeGreaterThan(0);
   });
 
   it('splits 250 domains into as few queries as fit the URI limit, each counted', async () => {
-    const domains = Array.from({ length: 250 }, (_, i) => `a-rather-long-company-name-${String(i).padStart(3, '0')}.example.com`);
+    const domains = Array.from(
+      { length: 250 },
+      (_, i) => `a-rather-long-company-name-${String(i).padStart(3, '0')}.example.com`,
+    );
     domains.forEach((d, i) => {
       if (i % 50 === 0) sandbox.createRecord('Account', { Name: d, Website: `https://www.${d}/` });
     });
@@ -114,7 +148,11 @@ describe('Salesforce connector: Accounts by website domain', () => {
     // characters, and a query keeps its URI to 8 KB, half the limit, leaving room for the headers).
     const single = `/services/data/v62.0/query?q=${encodeURIComponent(`SELECT Id, Website FROM Account WHERE ${domains.map((d) => `Website LIKE ${likeContaining(d)}`).join(' OR ')} ORDER BY Id`)}`;
     expect(single.length).toBeGreaterThan(SALESFORCE_MAX_URI);
-    const before = { sandbox: queries(), website: websiteQueries(), connector: connector.stats().byOperation.query ?? 0 };
+    const before = {
+      sandbox: queries(),
+      website: websiteQueries(),
+      connector: connector.stats().byOperation.query ?? 0,
+    };
     const found = await connector.findCompaniesByDomain?.(domains);
     expect([...(found?.keys() ?? [])].sort()).toEqual(domains.filter((_, i) => i % 50 === 0));
     expect(queries() - before.sandbox).toBe(3);
@@ -125,17 +163,26 @@ describe('Salesforce connector: Accounts by website domain', () => {
 
 describe('Salesforce sandbox: LIKE', () => {
   const ids = async (soql: string) => (await jsforce.query(soql)).records.map((r) => r.Id);
-  const errorOf = (soql: string) => jsforce.query(soql).then(() => undefined, (e: Error & { errorCode?: string }) => e.errorCode);
+  const errorOf = (soql: string) =>
+    jsforce.query(soql).then(
+      () => undefined,
+      (e: Error & { errorCode?: string }) => e.errorCode,
+    );
 
   it('matches whole values case-insensitively, with % and _ as wildcards, joined by OR', async () => {
     expect(await ids("SELECT Id FROM Account WHERE Website LIKE 'GLOBEX.IO'")).toEqual([accounts.globex]);
-    expect(await ids("SELECT Id FROM Account WHERE Website LIKE 'globex.i_' OR Website LIKE 'www.umbrella%'")).toEqual([accounts.globex, accounts.umbrella]);
+    expect(await ids("SELECT Id FROM Account WHERE Website LIKE 'globex.i_' OR Website LIKE 'www.umbrella%'")).toEqual([
+      accounts.globex,
+      accounts.umbrella,
+    ]);
     expect(await ids("SELECT Id FROM Account WHERE Website LIKE 'globex'")).toEqual([]);
     expect(await ids("SELECT Id FROM Account WHERE Website LIKE '%o\\'brien%'")).toEqual([accounts.quote]);
   });
 
   it('answers what it does not support with the errors Salesforce gives', async () => {
-    expect(await errorOf("SELECT Id FROM Account WHERE NumberOfEmployees LIKE '1%'")).toBe('INVALID_QUERY_FILTER_OPERATOR');
+    expect(await errorOf("SELECT Id FROM Account WHERE NumberOfEmployees LIKE '1%'")).toBe(
+      'INVALID_QUERY_FILTER_OPERATOR',
+    );
     expect(await errorOf('SELECT Id FROM Account WHERE Website LIKE 5')).toBe('MALFORMED_QUERY');
     expect(await errorOf("SELECT Id FROM Account WHERE Website NOT LIKE 'a%'")).toBe('MALFORMED_QUERY');
     expect(await errorOf("SELECT Id FROM Account WHERE Website LIKE 'a\\qb'")).toBe('MALFORMED_QUERY');

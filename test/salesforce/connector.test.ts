@@ -12,7 +12,17 @@ beforeAll(async () => {
     queryPageSize: 50,
     customFields: {
       Lead: [
-        { name: 'Seniority__c', type: 'picklist', label: 'Seniority', picklistValues: ['Junior', 'Senior', 'Executive'].map((v) => ({ active: true, label: v, value: v, defaultValue: false })) },
+        {
+          name: 'Seniority__c',
+          type: 'picklist',
+          label: 'Seniority',
+          picklistValues: ['Junior', 'Senior', 'Executive'].map((v) => ({
+            active: true,
+            label: v,
+            value: v,
+            defaultValue: false,
+          })),
+        },
         { name: 'Enriched_At__c', type: 'datetime', label: 'Enriched At' },
       ],
     },
@@ -23,7 +33,14 @@ beforeAll(async () => {
     apiReserve: 0,
   });
   for (let i = 0; i < 260; i++) {
-    leads.push(sandbox.createRecord('Lead', { LastName: `Lead ${i}`, Company: `Company ${i}`, Email: `lead${i}@example.com`, NumberOfEmployees: i }));
+    leads.push(
+      sandbox.createRecord('Lead', {
+        LastName: `Lead ${i}`,
+        Company: `Company ${i}`,
+        Email: `lead${i}@example.com`,
+        NumberOfEmployees: i,
+      }),
+    );
   }
 });
 
@@ -37,7 +54,11 @@ const calls = (operation: string) => sandbox.stats().byOperation[operation] ?? 0
 describe('Salesforce connector: reads', () => {
   it('reads records by id as strings, leaving out ids that do not exist', async () => {
     const missing = '00Q8d0000009ZZZ';
-    const records = await connector.readRecords('Lead', [leads[0] ?? '', leads[1] ?? '', missing, 'not-an-id'], ['Email', 'NumberOfEmployees', 'Title']);
+    const records = await connector.readRecords(
+      'Lead',
+      [leads[0] ?? '', leads[1] ?? '', missing, 'not-an-id'],
+      ['Email', 'NumberOfEmployees', 'Title'],
+    );
     expect(records.map((r) => r.id)).toEqual([leads[0], leads[1]]);
     expect(records[1]?.properties).toEqual({ Email: 'lead1@example.com', NumberOfEmployees: '1', Title: null });
     expect(records[0]?.updatedAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
@@ -70,8 +91,12 @@ describe('Salesforce connector: reads', () => {
 
   it('refuses field names that are not Salesforce API names before sending anything', async () => {
     const before = sandbox.stats().apiCalls;
-    await expect(connector.readRecords('Lead', [leads[0] ?? ''], ["Email FROM Lead WHERE Id != ''"])).rejects.toMatchObject({ code: 'validation' });
-    await expect(connector.readRecords('Opportunity', [leads[0] ?? ''], ['Email'])).rejects.toThrow(/Unsupported Salesforce object/);
+    await expect(
+      connector.readRecords('Lead', [leads[0] ?? ''], ["Email FROM Lead WHERE Id != ''"]),
+    ).rejects.toMatchObject({ code: 'validation' });
+    await expect(connector.readRecords('Opportunity', [leads[0] ?? ''], ['Email'])).rejects.toThrow(
+      /Unsupported Salesforce object/,
+    );
     expect(sandbox.stats().apiCalls).toBe(before);
   });
 
@@ -86,7 +111,9 @@ describe('Salesforce connector: reads', () => {
 describe('Salesforce connector: writes', () => {
   it('writes 250 updates in two collections calls, every record saved', async () => {
     const before = calls('collections.update');
-    const updates = leads.slice(0, 250).map((id, i) => ({ id, properties: { Title: `Title ${i}`, NumberOfEmployees: String(1000 + i) } }));
+    const updates = leads
+      .slice(0, 250)
+      .map((id, i) => ({ id, properties: { Title: `Title ${i}`, NumberOfEmployees: String(1000 + i) } }));
     const results = await connector.writeRecords('Lead', updates);
     expect(calls('collections.update') - before).toBe(2);
     expect(results).toHaveLength(250);
@@ -134,9 +161,15 @@ describe('Salesforce connector: writes', () => {
 
   it('sends numbers as numbers and clears a value with an empty string', async () => {
     const id = leads[20] ?? '';
-    const [result] = await connector.writeRecords('Lead', [{ id, properties: { AnnualRevenue: '2500000', Email: '', Seniority__c: 'Senior' } }]);
+    const [result] = await connector.writeRecords('Lead', [
+      { id, properties: { AnnualRevenue: '2500000', Email: '', Seniority__c: 'Senior' } },
+    ]);
     expect(result?.ok).toBe(true);
-    expect(sandbox.getRecord('Lead', id)).toMatchObject({ AnnualRevenue: 2500000, Email: null, Seniority__c: 'Senior' });
+    expect(sandbox.getRecord('Lead', id)).toMatchObject({
+      AnnualRevenue: 2500000,
+      Email: null,
+      Seniority__c: 'Senior',
+    });
   });
 });
 
@@ -146,7 +179,12 @@ describe('Salesforce connector: listing', () => {
     let cursor: string | undefined;
     let pages = 0;
     do {
-      const page = await connector.listRecords('Lead', { properties: ['Email'], changedSince: new Date(0), limit: 70, cursor });
+      const page = await connector.listRecords('Lead', {
+        properties: ['Email'],
+        changedSince: new Date(0),
+        limit: 70,
+        cursor,
+      });
       seen.push(...page.records.map((r) => r.id));
       cursor = page.next;
       pages += 1;
@@ -183,17 +221,28 @@ describe('Salesforce connector: schema', () => {
 
 describe('Salesforce connector: finding a record for a person', () => {
   it('finds Contacts by exact e-mail or part of the name, and Accounts by name or website, in one query each', async () => {
-    const ada = sandbox.createRecord('Contact', { FirstName: 'Ada', LastName: "O'Quillfeather", Email: 'ada@finder.example' });
+    const ada = sandbox.createRecord('Contact', {
+      FirstName: 'Ada',
+      LastName: "O'Quillfeather",
+      Email: 'ada@finder.example',
+    });
     sandbox.createRecord('Contact', { FirstName: 'Bo', LastName: 'Other', Email: 'bo@finder.example' });
-    const account = sandbox.createRecord('Account', { Name: 'Finder Works', Website: 'https://www.finder-works.example' });
+    const account = sandbox.createRecord('Account', {
+      Name: 'Finder Works',
+      Website: 'https://www.finder-works.example',
+    });
     const before = calls('query');
-    expect((await connector.searchRecords!('Contact', 'ada@finder.example', ['Name', 'Email'], 20)).map((r) => r.id)).toEqual([ada]);
+    expect(
+      (await connector.searchRecords!('Contact', 'ada@finder.example', ['Name', 'Email'], 20)).map((r) => r.id),
+    ).toEqual([ada]);
     const byName = await connector.searchRecords!('Contact', "o'quill", ['Name', 'Email'], 20);
     expect(byName.map((r) => r.id)).toEqual([ada]);
     expect(byName[0]!.properties).toMatchObject({ Name: "Ada O'Quillfeather", Email: 'ada@finder.example' });
     // A LIKE wildcard in the text is matched as itself, not as "anything".
     expect(await connector.searchRecords!('Contact', '%', ['Name'], 20)).toEqual([]);
-    expect((await connector.searchRecords!('Account', 'finder-works.example', ['Name'], 20)).map((r) => r.id)).toEqual([account]);
+    expect((await connector.searchRecords!('Account', 'finder-works.example', ['Name'], 20)).map((r) => r.id)).toEqual([
+      account,
+    ]);
     expect(calls('query') - before).toBe(4);
     // A full name, with any spacing: found as first and last name in the same one query.
     const byFullName = await connector.searchRecords!('Contact', " Ada  O'Quillfeather ", ['Name'], 20);

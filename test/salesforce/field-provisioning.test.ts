@@ -127,10 +127,11 @@ describe('Salesforce fields created through the Metadata API', () => {
 
   it('sends at most ten fields per create call, as Salesforce allows', async () => {
     const { connector, calls } = await start();
-    const many = Array.from(
-      { length: 12 },
-      (_, i): PropertySpec => ({ name: `CE_Extra_${i}__c`, label: `Extra ${i}`, type: 'string' }),
-    );
+    const many = Array.from({ length: 12 }, (_, i): PropertySpec => ({
+      name: `CE_Extra_${i}__c`,
+      label: `Extra ${i}`,
+      type: 'string',
+    }));
     const result = await connector.ensureProperties('Lead', many);
     expect(result.created).toHaveLength(12);
     expect(calls('metadata.createMetadata')).toBe(2);

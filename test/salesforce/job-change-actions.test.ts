@@ -13,7 +13,11 @@ let sandbox: SalesforceSandbox;
 let bare: SalesforceSandbox;
 const connectors: CrmConnector[] = [];
 const connect = (s: SalesforceSandbox) => {
-  const c = createSalesforceConnector({ auth: { kind: 'token', instanceUrl: s.url, accessToken: s.accessToken }, orgId: s.orgId, apiReserve: 0 });
+  const c = createSalesforceConnector({
+    auth: { kind: 'token', instanceUrl: s.url, accessToken: s.accessToken },
+    orgId: s.orgId,
+    apiReserve: 0,
+  });
   connectors.push(c);
   return c;
 };
@@ -21,7 +25,9 @@ const connect = (s: SalesforceSandbox) => {
 beforeAll(async () => {
   const probe = connect(await startSalesforceSandbox()); // only to read the field specs the connector declares
   const fields = probe.jobChangeProperties!;
-  sandbox = await startSalesforceSandbox({ customFields: { Contact: describeFieldsFor([...fields.Contact!]), Lead: describeFieldsFor([...fields.Lead!]) } });
+  sandbox = await startSalesforceSandbox({
+    customFields: { Contact: describeFieldsFor([...fields.Contact!]), Lead: describeFieldsFor([...fields.Lead!]) },
+  });
   bare = await startSalesforceSandbox();
 });
 afterAll(async () => {
@@ -42,19 +48,32 @@ describe('Salesforce job-change actions', () => {
   it('writes the CE_ fields and creates one Task for the owner with WhoId the Contact', async () => {
     const salesforce = connect(sandbox);
     const id = sandbox.createRecord('Contact', { FirstName: 'Ann', LastName: 'Lee', Email: 'ann.lee@acme.example' });
-    expect(await salesforce.applyJobChange!('Contact', act(id), { properties: true, task: true })).toEqual({ properties: 'done', task: 'done' });
+    expect(await salesforce.applyJobChange!('Contact', act(id), { properties: true, task: true })).toEqual({
+      properties: 'done',
+      task: 'done',
+    });
     const contact = sandbox.getRecord('Contact', id)!;
-    expect(contact).toMatchObject({ CE_Previous_Company__c: 'Acme Pty Ltd', CE_Previous_Title__c: 'Sales Manager', Email: 'ann.lee@acme.example' });
+    expect(contact).toMatchObject({
+      CE_Previous_Company__c: 'Acme Pty Ltd',
+      CE_Previous_Title__c: 'Sales Manager',
+      Email: 'ann.lee@acme.example',
+    });
     expect(Date.parse(String(contact.CE_Job_Change_At__c))).toBe(Date.parse('2026-11-20T10:00:00Z'));
     const tasks = sandbox.records('Task').filter((t) => t.WhoId === id);
     expect(tasks).toHaveLength(1);
-    expect(tasks[0]).toMatchObject({ Subject: 'Ann Lee moved from Acme Pty Ltd to globex.example as VP Sales', Status: 'Not Started', OwnerId: contact.OwnerId });
+    expect(tasks[0]).toMatchObject({
+      Subject: 'Ann Lee moved from Acme Pty Ltd to globex.example as VP Sales',
+      Status: 'Not Started',
+      OwnerId: contact.OwnerId,
+    });
   });
 
   it('acts on a Lead too, and only as switched on', async () => {
     const salesforce = connect(sandbox);
     const id = sandbox.createRecord('Lead', { LastName: 'Ng', Company: 'Acme' });
-    expect(await salesforce.applyJobChange!('Lead', act(id), { properties: false, task: true })).toEqual({ task: 'done' });
+    expect(await salesforce.applyJobChange!('Lead', act(id), { properties: false, task: true })).toEqual({
+      task: 'done',
+    });
     expect(sandbox.getRecord('Lead', id)?.CE_Previous_Company__c ?? null).toBeNull();
     expect(sandbox.records('Task').filter((t) => t.WhoId === id)).toHaveLength(1);
     expect(await salesforce.applyJobChange!('Account', act(id), { properties: true, task: true })).toEqual({});

@@ -96,7 +96,12 @@ describe('Salesforce outbound messages from the sandbox', () => {
     sandbox.updateRecord('Contact', id, { Email: 'new@example.com' });
     await vi.waitFor(() => expect(receiver.stored.size).toBe(2));
     const changed = [...receiver.stored.values()][1];
-    expect(changed).toMatchObject({ objectType: 'Contact', recordId: id, kind: 'changed', values: expect.objectContaining({ Email: 'new@example.com' }) });
+    expect(changed).toMatchObject({
+      objectType: 'Contact',
+      recordId: id,
+      kind: 'changed',
+      values: expect.objectContaining({ Email: 'new@example.com' }),
+    });
     await new Promise((r) => setTimeout(r, 50));
     expect(receiver.stored.size).toBe(2);
   });
@@ -126,6 +131,9 @@ describe('Salesforce outbound messages from the sandbox', () => {
     expect(receiver.stored.size).toBe(0);
     sandbox.setOutboundUrl(receiver.url + SECRET);
     await vi.waitFor(() => expect(receiver.stored.size).toBe(1));
-    expect([...receiver.stored.values()][0]).toMatchObject({ objectType: 'Account', values: expect.objectContaining({ Website: 'globex.example' }) });
+    expect([...receiver.stored.values()][0]).toMatchObject({
+      objectType: 'Account',
+      values: expect.objectContaining({ Website: 'globex.example' }),
+    });
   });
 });

@@ -41,10 +41,18 @@ describe('Salesforce sandbox wire format', () => {
       body: 'grant_type=client_credentials&client_id=sandbox&client_secret=sandbox',
     });
     const body = (await res.json()) as Record<string, string>;
-    expect(body).toMatchObject({ instance_url: sandbox.url, token_type: 'Bearer', id: expect.stringContaining(`/id/${sandbox.orgId}/005`) });
+    expect(body).toMatchObject({
+      instance_url: sandbox.url,
+      token_type: 'Bearer',
+      id: expect.stringContaining(`/id/${sandbox.orgId}/005`),
+    });
     expect(body.signature).toBeTruthy();
     expect((await api('GET', '/limits', undefined, body.access_token)).status).toBe(200);
-    const bad = await fetch(`${sandbox.url}/services/oauth2/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=password' });
+    const bad = await fetch(`${sandbox.url}/services/oauth2/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'grant_type=password',
+    });
     expect(bad.status).toBe(400);
   });
 
@@ -62,14 +70,37 @@ describe('Salesforce sandbox wire format', () => {
   });
 
   it('reports unknown fields, bad e-mail and wrong types in Salesforce error bodies', async () => {
-    expect(await api('PATCH', `/sobjects/Lead/${lead}`, { Foo__c: 1 })).toMatchObject({ status: 400, json: [{ errorCode: 'INVALID_FIELD', fields: ['Foo__c'] }] });
-    expect(await api('PATCH', `/sobjects/Lead/${lead}`, { Email: 'not-an-email' })).toMatchObject({ status: 400, json: [{ errorCode: 'INVALID_EMAIL_ADDRESS' }] });
-    expect(await api('PATCH', `/sobjects/Lead/${lead}`, { NumberOfEmployees: 'many' })).toMatchObject({ status: 400, json: [{ errorCode: 'INVALID_TYPE_ON_FIELD_IN_RECORD' }] });
-    expect(await api('POST', '/sobjects/Lead', { LastName: 'No Company' })).toMatchObject({ status: 400, json: [{ errorCode: 'REQUIRED_FIELD_MISSING', fields: ['Company'] }] });
-    expect(await api('GET', '/query?q=' + encodeURIComponent("SELECT Id FROM Lead WHERE Id IN ('zzz')"))).toMatchObject({ status: 400, json: [{ errorCode: 'INVALID_QUERY_FILTER_OPERATOR' }] });
-    expect(await api('GET', '/query?q=' + encodeURIComponent('SELECT Id FROM Opportunity'))).toMatchObject({ status: 400, json: [{ errorCode: 'INVALID_TYPE' }] });
-    expect(await api('GET', '/query?q=' + encodeURIComponent('SELECT Id Lead'))).toMatchObject({ status: 400, json: [{ errorCode: 'MALFORMED_QUERY' }] });
-    expect(await api('GET', '/sobjects/Lead/00Q8d0000009ZZZ')).toMatchObject({ status: 404, json: [{ errorCode: 'NOT_FOUND' }] });
+    expect(await api('PATCH', `/sobjects/Lead/${lead}`, { Foo__c: 1 })).toMatchObject({
+      status: 400,
+      json: [{ errorCode: 'INVALID_FIELD', fields: ['Foo__c'] }],
+    });
+    expect(await api('PATCH', `/sobjects/Lead/${lead}`, { Email: 'not-an-email' })).toMatchObject({
+      status: 400,
+      json: [{ errorCode: 'INVALID_EMAIL_ADDRESS' }],
+    });
+    expect(await api('PATCH', `/sobjects/Lead/${lead}`, { NumberOfEmployees: 'many' })).toMatchObject({
+      status: 400,
+      json: [{ errorCode: 'INVALID_TYPE_ON_FIELD_IN_RECORD' }],
+    });
+    expect(await api('POST', '/sobjects/Lead', { LastName: 'No Company' })).toMatchObject({
+      status: 400,
+      json: [{ errorCode: 'REQUIRED_FIELD_MISSING', fields: ['Company'] }],
+    });
+    expect(await api('GET', '/query?q=' + encodeURIComponent("SELECT Id FROM Lead WHERE Id IN ('zzz')"))).toMatchObject(
+      { status: 400, json: [{ errorCode: 'INVALID_QUERY_FILTER_OPERATOR' }] },
+    );
+    expect(await api('GET', '/query?q=' + encodeURIComponent('SELECT Id FROM Opportunity'))).toMatchObject({
+      status: 400,
+      json: [{ errorCode: 'INVALID_TYPE' }],
+    });
+    expect(await api('GET', '/query?q=' + encodeURIComponent('SELECT Id Lead'))).toMatchObject({
+      status: 400,
+      json: [{ errorCode: 'MALFORMED_QUERY' }],
+    });
+    expect(await api('GET', '/sobjects/Lead/00Q8d0000009ZZZ')).toMatchObject({
+      status: 404,
+      json: [{ errorCode: 'NOT_FOUND' }],
+    });
   });
 
   it('reports usage in Sforce-Limit-Info and answers 403 REQUEST_LIMIT_EXCEEDED once the allocation is spent', async () => {
@@ -84,13 +115,17 @@ describe('Salesforce sandbox wire format', () => {
 
   it('refuses a URI longer than Salesforce accepts (414), and a URI and headers that are together (431)', async () => {
     const ids = Array.from({ length: 700 }, () => `'${lead}'`).join(',');
-    expect((await api('GET', '/query?q=' + encodeURIComponent(`SELECT Id FROM Lead WHERE Id IN (${ids})`))).status).toBe(414);
+    expect(
+      (await api('GET', '/query?q=' + encodeURIComponent(`SELECT Id FROM Lead WHERE Id IN (${ids})`))).status,
+    ).toBe(414);
     // Under 16,384 bytes of URI, but not with a large header added.
     const fewer = Array.from({ length: 450 }, () => `'${lead}'`).join(',');
     const path = '/query?q=' + encodeURIComponent(`SELECT Id FROM Lead WHERE Id IN (${fewer})`);
     expect(path.length).toBeLessThan(16_384);
     expect((await api('GET', path)).status).toBe(200);
-    const res = await fetch(`${sandbox.url}/services/data/v62.0${path}`, { headers: { authorization: `Bearer ${sandbox.accessToken}`, 'x-padding': 'p'.repeat(6_000) } });
+    const res = await fetch(`${sandbox.url}/services/data/v62.0${path}`, {
+      headers: { authorization: `Bearer ${sandbox.accessToken}`, 'x-padding': 'p'.repeat(6_000) },
+    });
     expect(res.status).toBe(431);
     expect(((await res.json()) as { errorCode: string }[])[0]?.errorCode).toBe('REQUEST_HEADER_FIELDS_TOO_LARGE');
   });
@@ -98,10 +133,15 @@ describe('Salesforce sandbox wire format', () => {
 
 describe('sandbox SOQL', () => {
   it('parses the subset the connector sends', () => {
-    const q = parseSoql("SELECT Id, Email FROM Lead WHERE LastModifiedDate >= 2024-05-01T00:00:00.000Z AND (LastModifiedDate > 2024-05-01T00:00:00Z OR (LastModifiedDate = 2024-05-01T00:00:00Z AND Id > 'a\\'b')) ORDER BY LastModifiedDate ASC, Id DESC LIMIT 70");
+    const q = parseSoql(
+      "SELECT Id, Email FROM Lead WHERE LastModifiedDate >= 2024-05-01T00:00:00.000Z AND (LastModifiedDate > 2024-05-01T00:00:00Z OR (LastModifiedDate = 2024-05-01T00:00:00Z AND Id > 'a\\'b')) ORDER BY LastModifiedDate ASC, Id DESC LIMIT 70",
+    );
     expect(q.fields).toEqual(['Id', 'Email']);
     expect(q.object).toBe('Lead');
-    expect(q.orderBy).toEqual([{ field: 'LastModifiedDate', descending: false }, { field: 'Id', descending: true }]);
+    expect(q.orderBy).toEqual([
+      { field: 'LastModifiedDate', descending: false },
+      { field: 'Id', descending: true },
+    ]);
     expect(q.limit).toBe(70);
     expect(JSON.stringify(q.where)).toContain('"value":"a\'b"');
   });
@@ -122,7 +162,11 @@ describe('sandbox SOQL', () => {
 
 describe('crm-enrich sandbox salesforce', () => {
   it('prints where it listens, serves its stats, and stops on SIGTERM', async () => {
-    const child = spawn('node_modules/.bin/tsx', ['src/cli.ts', 'sandbox', 'salesforce', '--port', '0', '--daily-limit', '50'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      'node_modules/.bin/tsx',
+      ['src/cli.ts', 'sandbox', 'salesforce', '--port', '0', '--daily-limit', '50'],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     const url = await new Promise<string>((resolve, reject) => {
       let out = '';
       child.stdout.on('data', (d: Buffer) => {

@@ -7,7 +7,13 @@ describe('salesforceDescribeToCrm', () => {
   const byName = new Map(lead.map((p) => [p.name, p]));
 
   it('keeps the real API names and normalises their types', () => {
-    expect(byName.get('Email')).toMatchObject({ type: 'email', writable: true, maxLength: 80, custom: false, crmType: 'email' });
+    expect(byName.get('Email')).toMatchObject({
+      type: 'email',
+      writable: true,
+      maxLength: 80,
+      custom: false,
+      crmType: 'email',
+    });
     expect(byName.get('NumberOfEmployees')).toMatchObject({ type: 'number', writable: true });
     expect(byName.get('AnnualRevenue')).toMatchObject({ type: 'number', crmType: 'currency' });
     expect(byName.get('Website')).toMatchObject({ type: 'url', maxLength: 255 });
@@ -25,7 +31,9 @@ describe('salesforceDescribeToCrm', () => {
     expect(byName.get('Industry')?.options).toEqual(INDUSTRY_VALUES);
     const fields = [
       describeField({
-        name: 'Tier__c', type: 'picklist', label: 'Tier',
+        name: 'Tier__c',
+        type: 'picklist',
+        label: 'Tier',
         picklistValues: [
           { active: true, label: 'A', value: 'A', defaultValue: false },
           { active: false, label: 'Old', value: 'Old', defaultValue: false },
@@ -33,7 +41,16 @@ describe('salesforceDescribeToCrm', () => {
       }),
     ];
     expect(salesforceDescribeToCrm({ name: 'Lead', fields })).toEqual([
-      { name: 'Tier__c', label: 'Tier', type: 'enumeration', writable: true, custom: true, crmType: 'picklist', maxLength: 255, options: ['A'] },
+      {
+        name: 'Tier__c',
+        label: 'Tier',
+        type: 'enumeration',
+        writable: true,
+        custom: true,
+        crmType: 'picklist',
+        maxLength: 255,
+        options: ['A'],
+      },
     ]);
   });
 
@@ -51,13 +68,27 @@ describe('salesforceDescribeToCrm', () => {
   it('refuses input that is not a describe answer, naming the bad path', () => {
     expect(() => salesforceDescribeToCrm({ name: 'Lead', fields: [{ name: 'X' }] })).toThrow(SalesforceDescribeError);
     expect(() => salesforceDescribeToCrm([])).toThrow(/describe answer: \(root\)/);
-    expect(() => salesforceDescribeToCrm({ name: 'Lead', fields: [{ name: 'X', type: 'string', label: 'X' }] })).toThrow(/fields\.0\.updateable/);
+    expect(() =>
+      salesforceDescribeToCrm({ name: 'Lead', fields: [{ name: 'X', type: 'string', label: 'X' }] }),
+    ).toThrow(/fields\.0\.updateable/);
   });
 
   it('gives every object the standard fields an enrichment maps to', () => {
     const contact = salesforceDescribeToCrm({ name: 'Contact', fields: standardFields('Contact') }).map((p) => p.name);
-    expect(contact).toEqual(expect.arrayContaining(['Email', 'Title', 'Department', 'Phone', 'MobilePhone', 'MailingCountry', 'AccountId']));
+    expect(contact).toEqual(
+      expect.arrayContaining(['Email', 'Title', 'Department', 'Phone', 'MobilePhone', 'MailingCountry', 'AccountId']),
+    );
     const account = salesforceDescribeToCrm({ name: 'Account', fields: standardFields('Account') }).map((p) => p.name);
-    expect(account).toEqual(expect.arrayContaining(['Name', 'Website', 'Industry', 'NumberOfEmployees', 'AnnualRevenue', 'BillingCountry', 'Sic']));
+    expect(account).toEqual(
+      expect.arrayContaining([
+        'Name',
+        'Website',
+        'Industry',
+        'NumberOfEmployees',
+        'AnnualRevenue',
+        'BillingCountry',
+        'Sic',
+      ]),
+    );
   });
 });

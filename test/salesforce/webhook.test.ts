@@ -7,7 +7,11 @@ const SECRET = 's3cret-path-segment';
 const handler = createSalesforceWebhookHandler({ orgId: ORG, secret: SECRET });
 
 /** The example from Salesforce's documentation, as the wire facts give it. */
-const envelope = (org = ORG, notificationId = '04l1N00000HVEMpQAP', extra = '') => `<?xml version="1.0" encoding="UTF-8"?>
+const envelope = (
+  org = ORG,
+  notificationId = '04l1N00000HVEMpQAP',
+  extra = '',
+) => `<?xml version="1.0" encoding="UTF-8"?>
 <soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"><soapenv:Body>
  <notifications xmlns="http://soap.sforce.com/2005/09/outbound">
   <OrganizationId>${org}</OrganizationId><ActionId>04k1N0000008pXOQAY</ActionId>
@@ -52,7 +56,9 @@ describe('Salesforce outbound messages', () => {
     const ack = handler.ackReply(result.events);
     expect(ack.status).toBe(200);
     expect(ack.contentType).toMatch(/^text\/xml/);
-    expect(ack.body).toContain('<notificationsResponse xmlns="http://soap.sforce.com/2005/09/outbound"><Ack>true</Ack></notificationsResponse>');
+    expect(ack.body).toContain(
+      '<notificationsResponse xmlns="http://soap.sforce.com/2005/09/outbound"><Ack>true</Ack></notificationsResponse>',
+    );
   });
 
   it('gives a redelivered message the same dedup key, and another notification a different one', () => {
@@ -110,8 +116,11 @@ describe('Salesforce outbound messages', () => {
   });
 
   it('refuses an entity-expansion payload before parsing it', () => {
-    const laughs = `<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol">${Array.from({ length: 9 }, (_, i) =>
-      `<!ENTITY lol${i + 1} "${`&lol${i === 0 ? '' : i};`.repeat(10)}">`).join('')}]>` +
+    const laughs =
+      `<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol">${Array.from(
+        { length: 9 },
+        (_, i) => `<!ENTITY lol${i + 1} "${`&lol${i === 0 ? '' : i};`.repeat(10)}">`,
+      ).join('')}]>` +
       envelope().replace('<?xml version="1.0" encoding="UTF-8"?>', '').replace('jane@example.com', '&lol9;');
     expect(refused(request(laughs))).toMatchObject({ status: 400, code: 'xml_declaration_refused' });
     const external = `<?xml version="1.0"?><!DOCTYPE x [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>${envelope().replace('<?xml version="1.0" encoding="UTF-8"?>', '')}`;
@@ -133,17 +142,28 @@ describe('Salesforce outbound messages', () => {
   });
 
   it('answers a store failure with a 5xx fault so Salesforce redelivers', () => {
-    const reply = handler.errorReply(new (class extends Error { status = 503; code = 'store_unavailable'; })('could not store') as never);
+    const reply = handler.errorReply(
+      new (class extends Error {
+        status = 503;
+        code = 'store_unavailable';
+      })('could not store') as never,
+    );
     expect(reply.status).toBe(503);
     expect(reply.body).toContain('<faultcode>soapenv:Server</faultcode>');
   });
 });
 
 describe('Flow HTTP callouts (JSON)', () => {
-  const json = (body: object, secret?: string) => request(JSON.stringify({ organizationId: ORG, ...body }), { contentType: 'application/json', secret });
+  const json = (body: object, secret?: string) =>
+    request(JSON.stringify({ organizationId: ORG, ...body }), { contentType: 'application/json', secret });
 
   it('turns records into events with a key that survives a resend', () => {
-    const body = { records: [{ type: 'Contact', id: '0035g00000AbCdE', eventId: 'interview-1' }, { type: 'Lead', id: '00Q1N00000bS2eOUAS', lastModifiedDate: '2024-05-01T12:00:00.000+0000', kind: 'created' }] };
+    const body = {
+      records: [
+        { type: 'Contact', id: '0035g00000AbCdE', eventId: 'interview-1' },
+        { type: 'Lead', id: '00Q1N00000bS2eOUAS', lastModifiedDate: '2024-05-01T12:00:00.000+0000', kind: 'created' },
+      ],
+    };
     const result = handler.parse(json(body));
     if (!result.ok) throw result.error;
     expect(result.events.map((e) => [e.objectType, e.recordId, e.kind, e.dedupKey])).toEqual([
@@ -177,14 +197,29 @@ describe('Flow HTTP callouts (JSON)', () => {
     if (!first.ok || !again.ok) return;
     expect(first.events).toEqual([expect.objectContaining({ objectType: 'Lead', kind: 'changed' })]);
     expect(again.events[0]!.dedupKey).toBe(first.events[0]!.dedupKey);
-    const withEvent = handler.parse(json({ records: [{ type: 'Lead', id: '00Q1N00000bS2eOUAS', eventId: 'interview-1' }] }));
+    const withEvent = handler.parse(
+      json({ records: [{ type: 'Lead', id: '00Q1N00000bS2eOUAS', eventId: 'interview-1' }] }),
+    );
     expect(withEvent.ok && withEvent.events[0]!.dedupKey).not.toBe(first.events[0]!.dedupKey);
   });
 
   it('checks the secret and org for JSON too', () => {
-    expect(refused(json({ records: [{ type: 'Lead', id: '00Q1N00000bS2eOUAS', eventId: 'e' }] }, 'nope')).code).toBe('wrong_secret');
-    expect(refused(json({ organizationId: '00Dxx0000001gER', records: [{ type: 'Lead', id: '00Q1N00000bS2eOUAS', eventId: 'e' }] })).code).toBe('wrong_org');
-    const withoutOrg = refused(request(JSON.stringify({ records: [{ type: 'Lead', id: '00Q1N00000bS2eOUAS' }] }), { contentType: 'application/json' }));
+    expect(refused(json({ records: [{ type: 'Lead', id: '00Q1N00000bS2eOUAS', eventId: 'e' }] }, 'nope')).code).toBe(
+      'wrong_secret',
+    );
+    expect(
+      refused(
+        json({
+          organizationId: '00Dxx0000001gER',
+          records: [{ type: 'Lead', id: '00Q1N00000bS2eOUAS', eventId: 'e' }],
+        }),
+      ).code,
+    ).toBe('wrong_org');
+    const withoutOrg = refused(
+      request(JSON.stringify({ records: [{ type: 'Lead', id: '00Q1N00000bS2eOUAS' }] }), {
+        contentType: 'application/json',
+      }),
+    );
     expect(withoutOrg.code).toBe('invalid_callout');
     expect(withoutOrg.message).toContain('organizationId');
   });
@@ -196,7 +231,10 @@ describe('Flow HTTP callouts (JSON)', () => {
       notification('04l1N00000HVEMpQA1', '<sf:Id>00Q1N00000bS2eOUAS</sf:Id>') +
       // A valid shape whose checksum suffix does not match.
       notification('04l1N00000HVEMpQA2', '<sf:Id>00Q1N00000bS2eOZZZ</sf:Id>') +
-      notification('04l1N00000HVEMpQA3', '<sf:Id>00Q1N00000bS2eP</sf:Id><sf:LastModifiedDate>jane@example.com</sf:LastModifiedDate>');
+      notification(
+        '04l1N00000HVEMpQA3',
+        '<sf:Id>00Q1N00000bS2eP</sf:Id><sf:LastModifiedDate>jane@example.com</sf:LastModifiedDate>',
+      );
     const body = envelope().replace(/<Notification>[\s\S]*<\/Notification>/, three);
     const result = handler.parse(request(body));
     if (!result.ok) throw result.error;
@@ -223,14 +261,29 @@ describe('Flow HTTP callouts (JSON)', () => {
     }
   });
 
-  it('refuses from the head a wrong secret or a declared body over the limit, in the sender\'s format, and passes the rest', () => {
+  it("refuses from the head a wrong secret or a declared body over the limit, in the sender's format, and passes the rest", () => {
     const head = (secret: string, headers: Record<string, string>) =>
-      handler.verifyHead({ method: 'POST', url: 'https://enrich.example.com/webhooks/salesforce/x', headers, params: { secret } });
-    expect(head('wrong', { 'content-type': 'text/xml', 'content-length': '10' })).toMatchObject({ status: 403, code: 'wrong_secret' });
-    expect(head(SECRET, { 'content-type': 'application/json', 'content-length': String(2 * 1024 * 1024) }))
-      .toMatchObject({ status: 413, code: 'too_large', constructor: FlowCalloutError });
+      handler.verifyHead({
+        method: 'POST',
+        url: 'https://enrich.example.com/webhooks/salesforce/x',
+        headers,
+        params: { secret },
+      });
+    expect(head('wrong', { 'content-type': 'text/xml', 'content-length': '10' })).toMatchObject({
+      status: 403,
+      code: 'wrong_secret',
+    });
+    expect(
+      head(SECRET, { 'content-type': 'application/json', 'content-length': String(2 * 1024 * 1024) }),
+    ).toMatchObject({ status: 413, code: 'too_large', constructor: FlowCalloutError });
     expect(head(SECRET, { 'content-type': 'text/xml', 'content-length': '2048' })).toBeUndefined();
-    expect(createSalesforceWebhookHandler({ secret: SECRET }).verifyHead({ method: 'POST', url: 'https://e.example/', headers: {}, params: { secret: SECRET } }))
-      .toMatchObject({ status: 503, code: 'not_configured' });
+    expect(
+      createSalesforceWebhookHandler({ secret: SECRET }).verifyHead({
+        method: 'POST',
+        url: 'https://e.example/',
+        headers: {},
+        params: { secret: SECRET },
+      }),
+    ).toMatchObject({ status: 503, code: 'not_configured' });
   });
 });

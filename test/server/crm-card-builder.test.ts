@@ -13,21 +13,62 @@ const key = { connection: 'hubspot', objectType: 'contact', recordId: '1001' };
 let nextId = 1;
 function row(fields: Partial<AuditRow>): AuditRow {
   return {
-    id: nextId++, ...key, property: null, oldValue: null, newValue: null, rule: null, outcome: null, reason: null, jobId: null, actor: null,
-    at: new Date('2026-11-26T10:00:00Z'), ...fields,
+    id: nextId++,
+    ...key,
+    property: null,
+    oldValue: null,
+    newValue: null,
+    rule: null,
+    outcome: null,
+    reason: null,
+    jobId: null,
+    actor: null,
+    at: new Date('2026-11-26T10:00:00Z'),
+    ...fields,
   };
 }
 const state: RecordState = {
-  ...key, status: 'enriched', partnerId: 'p1', matchKey: 'email:x', market: 'au', lastEnrichedAt: new Date('2026-11-26T10:00:00Z'),
-  nextRefreshAt: null, lastError: null, dataHash: 'h', written: { jobtitle: 'Head of Sales', seniority: null }, companyId: '2002',
-  companyReason: 'matched by domain', updatedAt: new Date('2026-11-26T10:00:01Z'),
+  ...key,
+  status: 'enriched',
+  partnerId: 'p1',
+  matchKey: 'email:x',
+  market: 'au',
+  lastEnrichedAt: new Date('2026-11-26T10:00:00Z'),
+  nextRefreshAt: null,
+  lastError: null,
+  dataHash: 'h',
+  written: { jobtitle: 'Head of Sales', seniority: null },
+  companyId: '2002',
+  companyReason: 'matched by domain',
+  updatedAt: new Date('2026-11-26T10:00:01Z'),
 };
 
 describe('the record card data', () => {
   it('shows the fields last written with the reason of their newest write, the company and the newest run', () => {
-    const older = row({ property: 'jobtitle', outcome: 'write', reason: 'the property is empty', jobId: 'job-1', at: new Date('2026-11-20T10:00:00Z') });
-    const newer = row({ property: 'jobtitle', outcome: 'write', reason: 'the partner has a newer value', jobId: 'job-2', at: new Date('2026-11-26T10:00:00Z') });
-    const data = CardData.parse(buildCardData({ objectType: 'contact', objectId: '1001', state, audit: [newer, older], triggers: new Map([['job-2', 'workflow']]), companyName: 'Equator Estates' }));
+    const older = row({
+      property: 'jobtitle',
+      outcome: 'write',
+      reason: 'the property is empty',
+      jobId: 'job-1',
+      at: new Date('2026-11-20T10:00:00Z'),
+    });
+    const newer = row({
+      property: 'jobtitle',
+      outcome: 'write',
+      reason: 'the partner has a newer value',
+      jobId: 'job-2',
+      at: new Date('2026-11-26T10:00:00Z'),
+    });
+    const data = CardData.parse(
+      buildCardData({
+        objectType: 'contact',
+        objectId: '1001',
+        state,
+        audit: [newer, older],
+        triggers: new Map([['job-2', 'workflow']]),
+        companyName: 'Equator Estates',
+      }),
+    );
     expect(data).toEqual({
       objectType: 'contact',
       objectId: '1001',
@@ -44,14 +85,45 @@ describe('the record card data', () => {
 
   it('is pending while a request from the card or a workflow has not settled, and no longer once a run has', () => {
     const run = row({ outcome: 'unchanged', reason: 'nothing new', jobId: 'job-3' });
-    const request = row({ outcome: 'requested', reason: 'enrichment asked for by hubspot:card', actor: 'hubspot:card' });
-    expect(buildCardData({ objectType: 'contact', objectId: '1001', state, audit: [request, run], triggers: new Map(), companyName: null }).state).toBe('pending');
+    const request = row({
+      outcome: 'requested',
+      reason: 'enrichment asked for by hubspot:card',
+      actor: 'hubspot:card',
+    });
+    expect(
+      buildCardData({
+        objectType: 'contact',
+        objectId: '1001',
+        state,
+        audit: [request, run],
+        triggers: new Map(),
+        companyName: null,
+      }).state,
+    ).toBe('pending');
     const later = row({ outcome: 'unchanged', reason: 'nothing new', jobId: 'job-4' });
-    expect(buildCardData({ objectType: 'contact', objectId: '1001', state, audit: [later, request, run], triggers: new Map(), companyName: null }).state).toBe('enriched');
+    expect(
+      buildCardData({
+        objectType: 'contact',
+        objectId: '1001',
+        state,
+        audit: [later, request, run],
+        triggers: new Map(),
+        companyName: null,
+      }).state,
+    ).toBe('enriched');
   });
 
   it('says never for a record crm-enrich has not looked at, and no_match for one it could not match on', () => {
-    const never = CardData.parse(buildCardData({ objectType: 'contact', objectId: '1001', state: undefined, audit: [], triggers: new Map(), companyName: null }));
+    const never = CardData.parse(
+      buildCardData({
+        objectType: 'contact',
+        objectId: '1001',
+        state: undefined,
+        audit: [],
+        triggers: new Map(),
+        companyName: null,
+      }),
+    );
     expect(never).toEqual({
       objectType: 'contact',
       objectId: '1001',
@@ -64,9 +136,25 @@ describe('the record card data', () => {
       company: null,
       jobChange: null,
     });
-    const skipped = buildCardData({ objectType: 'contact', objectId: '1001', state: { ...state, status: 'skipped', written: {}, companyId: null }, audit: [], triggers: new Map(), companyName: null });
+    const skipped = buildCardData({
+      objectType: 'contact',
+      objectId: '1001',
+      state: { ...state, status: 'skipped', written: {}, companyId: null },
+      audit: [],
+      triggers: new Map(),
+      companyName: null,
+    });
     expect(skipped.state).toBe('no_match');
     // A run whose job the queue no longer keeps has no trigger to show.
-    expect(buildCardData({ objectType: 'contact', objectId: '1001', state, audit: [row({ outcome: 'unchanged', reason: 'x', jobId: 'gone' })], triggers: new Map(), companyName: null }).lastRunTrigger).toBeNull();
+    expect(
+      buildCardData({
+        objectType: 'contact',
+        objectId: '1001',
+        state,
+        audit: [row({ outcome: 'unchanged', reason: 'x', jobId: 'gone' })],
+        triggers: new Map(),
+        companyName: null,
+      }).lastRunTrigger,
+    ).toBeNull();
   });
 });

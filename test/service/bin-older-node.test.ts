@@ -16,7 +16,10 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const OLD_NODE = process.env.OLD_NODE ?? '/usr/bin/node';
 
 async function olderNode(): Promise<string | undefined> {
-  const version = await exec(OLD_NODE, ['--version']).then((r) => r.stdout.trim(), () => undefined);
+  const version = await exec(OLD_NODE, ['--version']).then(
+    (r) => r.stdout.trim(),
+    () => undefined,
+  );
   if (!version) return `no Node at ${OLD_NODE}`;
   return Number(version.slice(1).split('.')[0]) < 22 ? undefined : `${OLD_NODE} is ${version}, not older than 22`;
 }
@@ -29,15 +32,26 @@ describe.skipIf(skip)('bin/crm-enrich.js on an older Node', () => {
   afterAll(() => rmSync(alone, { recursive: true, force: true }));
 
   it("runs the command on the node package's Node 22", async () => {
-    const { stdout } = await exec(OLD_NODE, [join(ROOT, 'bin/crm-enrich.js'), 'mappings', 'check', join(ROOT, 'mappings')], { cwd: ROOT });
+    const { stdout } = await exec(
+      OLD_NODE,
+      [join(ROOT, 'bin/crm-enrich.js'), 'mappings', 'check', join(ROOT, 'mappings')],
+      { cwd: ROOT },
+    );
     // tsx and the commands need Node 22: on the older Node itself this would not get this far.
     expect(stdout.trim()).toMatch(/^\d+ mappings in .*mappings are valid/);
   }, 60_000);
 
   it('says what to do where no Node 22 is at hand, in one line', async () => {
     copyFileSync(join(ROOT, 'bin/crm-enrich.js'), join(alone, 'crm-enrich.js'));
-    const failed = await exec(OLD_NODE, [join(alone, 'crm-enrich.js'), '--help']).then(() => undefined, (e: { code: number; stderr: string }) => e);
+    const failed = await exec(OLD_NODE, [join(alone, 'crm-enrich.js'), '--help']).then(
+      () => undefined,
+      (e: { code: number; stderr: string }) => e,
+    );
     expect(failed?.code).toBe(1);
-    expect(failed?.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^crm-enrich needs Node 22 or later, and this is Node 2\d\.[\d.]+\. Install Node 22, or .*npm run cli/)]);
+    expect(failed?.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(
+        /^crm-enrich needs Node 22 or later, and this is Node 2\d\.[\d.]+\. Install Node 22, or .*npm run cli/,
+      ),
+    ]);
   });
 });

@@ -29,7 +29,9 @@ async function secretOf(env: Record<string, string>): Promise<string | undefined
 
 describe('embedded default secrets', () => {
   it('uses the HubSpot client secret the user set', async () => {
-    expect(await secretOf({ CRM_ENRICH_DATA_DIR: tempDir(), HUBSPOT_CLIENT_SECRET: 'the-one-i-set' })).toBe('the-one-i-set');
+    expect(await secretOf({ CRM_ENRICH_DATA_DIR: tempDir(), HUBSPOT_CLIENT_SECRET: 'the-one-i-set' })).toBe(
+      'the-one-i-set',
+    );
   });
 
   it('otherwise generates one per data directory, keeps it, and shows it to nobody else', async () => {

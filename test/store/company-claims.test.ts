@@ -9,13 +9,20 @@ describeEachBackend('company claims', (t) => {
     expect(Object.fromEntries(first)).toEqual({ 'acme.com': { kind: 'mine' }, 'globex.com': { kind: 'mine' } });
 
     // Concurrent claims on one domain: exactly one wins.
-    const racers = await Promise.all(['b', 'c', 'd', 'e'].map((h) => claims.claim('default', ['initech.com'], h, 60_000)));
+    const racers = await Promise.all(
+      ['b', 'c', 'd', 'e'].map((h) => claims.claim('default', ['initech.com'], h, 60_000)),
+    );
     expect(racers.filter((r) => r.get('initech.com')?.kind === 'mine')).toHaveLength(1);
 
     expect((await claims.claim('default', ['acme.com'], 'b', 60_000)).get('acme.com')).toEqual({ kind: 'held' });
     await claims.settle('default', 'acme.com', 'a', '901');
-    expect((await claims.claim('default', ['acme.com'], 'b', 0)).get('acme.com')).toEqual({ kind: 'created', companyId: '901' });
-    expect(Object.fromEntries(await claims.created('default', ['acme.com', 'globex.com']))).toEqual({ 'acme.com': '901' });
+    expect((await claims.claim('default', ['acme.com'], 'b', 0)).get('acme.com')).toEqual({
+      kind: 'created',
+      companyId: '901',
+    });
+    expect(Object.fromEntries(await claims.created('default', ['acme.com', 'globex.com']))).toEqual({
+      'acme.com': '901',
+    });
     // Another connection has its own claims.
     expect((await claims.claim('eu', ['acme.com'], 'b', 60_000)).get('acme.com')).toEqual({ kind: 'mine' });
 

@@ -10,7 +10,9 @@ describeEachBackend('daily reservations', (t) => {
     // Each asks for 1 to 3; together they want far more than the 17 the limit leaves after what is spent.
     await first.counters.increment('things', 3);
     const wanted = Array.from({ length: 20 }, (_, i) => 1 + (i % 3));
-    const held = await Promise.all(wanted.map((n, i) => (i % 2 ? second : first).reservations.reserve('things', n, 20)));
+    const held = await Promise.all(
+      wanted.map((n, i) => (i % 2 ? second : first).reservations.reserve('things', n, 20)),
+    );
     expect(held.reduce((sum, r) => sum + r.granted, 0)).toBe(17);
     for (const [i, r] of held.entries()) expect(r.granted).toBeLessThanOrEqual(wanted[i]!);
     expect(await first.counters.get('things')).toBe(20);

@@ -6,7 +6,9 @@ describeEachBackend('discovery store', (t) => {
     const store = await t.openStore();
     const d = store.discovery;
     // Concurrent runs on one person: exactly one gets it.
-    const racers = await Promise.all(['a', 'b', 'c', 'd'].map((h) => d.claim('hubspot', 'pe_1', 'contact', '900', h, 60_000)));
+    const racers = await Promise.all(
+      ['a', 'b', 'c', 'd'].map((h) => d.claim('hubspot', 'pe_1', 'contact', '900', h, 60_000)),
+    );
     expect(racers.filter((r) => r.kind === 'mine')).toHaveLength(1);
     const holder = ['a', 'b', 'c', 'd'][racers.findIndex((r) => r.kind === 'mine')]!;
     expect(await d.claim('hubspot', 'pe_1', 'contact', '900', 'x', 60_000)).toEqual({ kind: 'held' });
@@ -15,8 +17,14 @@ describeEachBackend('discovery store', (t) => {
     await d.settle('hubspot', 'pe_1', 'someone-else', 'created', '1', null);
     expect((await d.done('hubspot', ['pe_1'])).size).toBe(0);
     await d.settle('hubspot', 'pe_1', holder, 'created', '501', 'managers');
-    expect(await d.claim('hubspot', 'pe_1', 'contact', '900', 'x', 0)).toEqual({ kind: 'done', action: 'created', recordId: '501' });
-    expect(Object.fromEntries(await d.done('hubspot', ['pe_1', 'pe_2']))).toEqual({ pe_1: { action: 'created', recordId: '501' } });
+    expect(await d.claim('hubspot', 'pe_1', 'contact', '900', 'x', 0)).toEqual({
+      kind: 'done',
+      action: 'created',
+      recordId: '501',
+    });
+    expect(Object.fromEntries(await d.done('hubspot', ['pe_1', 'pe_2']))).toEqual({
+      pe_1: { action: 'created', recordId: '501' },
+    });
     // Another connection keeps its own.
     expect(await d.claim('salesforce', 'pe_1', 'Contact', '001', 'x', 60_000)).toEqual({ kind: 'mine' });
 

@@ -11,20 +11,61 @@ const email = 'ada.lovelace@example.com';
 async function fill(store: Store): Promise<void> {
   for (const r of [ada, bob]) {
     const who = r === ada ? email : 'bob@example.com';
-    await store.state.upsertMany([{ ...r, status: 'enriched', partnerId: `p-${r.recordId}`, matchKey: 'email', written: { email: who, jobtitle: 'CTO' } }]);
-    await store.audit.record([{ ...r, property: 'jobtitle', newValue: 'CTO' }, { ...r, reason: `no change for ${who}` }]);
-    await store.cache.putMany([{ key: { kind: 'person', idType: 'email', value: who }, hit: true, response: { id: `p-${r.recordId}`, email: who } }]);
+    await store.state.upsertMany([
+      {
+        ...r,
+        status: 'enriched',
+        partnerId: `p-${r.recordId}`,
+        matchKey: 'email',
+        written: { email: who, jobtitle: 'CTO' },
+      },
+    ]);
+    await store.audit.record([
+      { ...r, property: 'jobtitle', newValue: 'CTO' },
+      { ...r, reason: `no change for ${who}` },
+    ]);
+    await store.cache.putMany([
+      {
+        key: { kind: 'person', idType: 'email', value: who },
+        hit: true,
+        response: { id: `p-${r.recordId}`, email: who },
+      },
+    ]);
     await store.queue.enqueue(Q, [{ data: { ...r, email: who }, dedupKey: `evt-${r.recordId}` }]);
-    const role = { personId: `p-${r.recordId}`, companyId: 'co_2', domain: 'globex.example', companyName: 'Globex', title: 'CTO', started: '2025-06' };
+    const role = {
+      personId: `p-${r.recordId}`,
+      companyId: 'co_2',
+      domain: 'globex.example',
+      companyName: 'Globex',
+      title: 'CTO',
+      started: '2025-06',
+    };
     const employer = { companyId: 'co_1', domain: 'acme.example', name: 'Acme' };
-    await store.jobChanges.observe({ key: r, role, change: { ...r, personId: role.personId, kind: 'employer', from: employer, to: employer,
-      oldTitle: 'CEO', newTitle: 'CTO', started: '2025-06', reason: 'moved' } });
+    await store.jobChanges.observe({
+      key: r,
+      role,
+      change: {
+        ...r,
+        personId: role.personId,
+        kind: 'employer',
+        from: employer,
+        to: employer,
+        oldTitle: 'CEO',
+        newTitle: 'CTO',
+        started: '2025-06',
+        reason: 'moved',
+      },
+    });
   }
 }
 
-const jobChangeRows = async (store: Store, recordId: string) => (await store.db.query<{ n: number }>(
-  `SELECT (SELECT count(*) FROM "${store.schema}".record_roles WHERE record_id = $1) + (SELECT count(*) FROM "${store.schema}".job_changes WHERE record_id = $1) AS n`,
-  [recordId])).rows[0]!.n;
+const jobChangeRows = async (store: Store, recordId: string) =>
+  (
+    await store.db.query<{ n: number }>(
+      `SELECT (SELECT count(*) FROM "${store.schema}".record_roles WHERE record_id = $1) + (SELECT count(*) FROM "${store.schema}".job_changes WHERE record_id = $1) AS n`,
+      [recordId],
+    )
+  ).rows[0]!.n;
 
 /** Every row in our tables and the queue's that mentions the record id or the address. */
 async function traces(store: Store, recordId: string, needle: string): Promise<number> {
@@ -47,7 +88,14 @@ describeEachBackend('erasure', (t) => {
     expect(await traces(store, '7', email)).toBeGreaterThan(0);
 
     const report = await store.erasure.eraseRecord(ada, { emails: [email] });
-    expect(report).toEqual({ enrichmentState: 1, auditLog: 2, lookupCache: 1, jobs: 1, receivedEvents: 1, jobChanges: 2 });
+    expect(report).toEqual({
+      enrichmentState: 1,
+      auditLog: 2,
+      lookupCache: 1,
+      jobs: 1,
+      receivedEvents: 1,
+      jobChanges: 2,
+    });
     expect(await traces(store, '7', email)).toBe(0);
     expect(Number(await jobChangeRows(store, '7'))).toBe(0);
     expect(Number(await jobChangeRows(store, '8'))).toBe(2);

@@ -16,7 +16,10 @@ describeEachBackend('job insert', (t) => {
     const store = await t.openStore();
     await store.queue.ensureQueue(QUEUE);
     const boss = new PgBoss({
-      db: t.backend === 'pglite' ? fromPglite(t.pglite()) : { executeSql: (text: string, values?: unknown[]) => store.db.query(text, values) },
+      db:
+        t.backend === 'pglite'
+          ? fromPglite(t.pglite())
+          : { executeSql: (text: string, values?: unknown[]) => store.db.query(text, values) },
       schema: store.schema,
       backend: t.backend === 'pglite' ? 'pglite' : 'postgres',
       supervise: false,
@@ -38,7 +41,10 @@ describeEachBackend('job insert', (t) => {
         { id: ids.boss[1]!, data, priority: 0, startAfter: later },
       ]);
 
-      const { rows } = await store.db.query<Record<string, unknown>>(`SELECT * FROM "${store.schema}".job WHERE name = $1`, [QUEUE]);
+      const { rows } = await store.db.query<Record<string, unknown>>(
+        `SELECT * FROM "${store.schema}".job WHERE name = $1`,
+        [QUEUE],
+      );
       const byId = new Map(rows.map((r) => [String(r.id), r]));
       const columns = Object.keys(rows[0]!);
       expect(columns.length).toBeGreaterThan(20);
@@ -69,7 +75,9 @@ describeEachBackend('job insert', (t) => {
     const store = await t.openStore();
     await store.queue.ensureQueue(QUEUE);
     const data = { connection: 'c1', objectType: 'contact', recordId: '7' };
-    const first = await insertJobs(store.db, store.schema, QUEUE, [{ id: randomUUID(), keyHash: 'b'.repeat(64), data, priority: 10 }]);
+    const first = await insertJobs(store.db, store.schema, QUEUE, [
+      { id: randomUUID(), keyHash: 'b'.repeat(64), data, priority: 10 },
+    ]);
     const again = await insertJobs(store.db, store.schema, QUEUE, [
       { id: randomUUID(), keyHash: 'b'.repeat(64), data, priority: 10 },
       { id: randomUUID(), keyHash: 'c'.repeat(64), data, priority: 10 },
@@ -89,10 +97,17 @@ describeEachBackend('job insert', (t) => {
     const store = await t.openStore();
     await store.queue.ensureQueue(QUEUE);
     const inserted = await insertJobs(store.db, store.schema, 'no.such.queue', [
-      { id: randomUUID(), keyHash: 'd'.repeat(64), data: { connection: 'c1', objectType: 'contact', recordId: '1' }, priority: 10 },
+      {
+        id: randomUUID(),
+        keyHash: 'd'.repeat(64),
+        data: { connection: 'c1', objectType: 'contact', recordId: '1' },
+        priority: 10,
+      },
     ]);
     expect(inserted.size).toBe(0);
-    const { rows } = await store.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM "${store.schema}".received_event`);
+    const { rows } = await store.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM "${store.schema}".received_event`,
+    );
     expect(rows[0]!.n).toBe(0);
   });
 });

@@ -9,13 +9,23 @@ describeEachBackend('MCP OAuth store', (t) => {
   it('keeps registered clients with their metadata', async () => {
     const { mcpAuth } = await t.openStore();
     await mcpAuth.saveClient('c1', { client_name: 'Assistant', redirect_uris: ['http://127.0.0.1:53612/callback'] });
-    expect(await mcpAuth.client('c1')).toEqual({ client_name: 'Assistant', redirect_uris: ['http://127.0.0.1:53612/callback'] });
+    expect(await mcpAuth.client('c1')).toEqual({
+      client_name: 'Assistant',
+      redirect_uris: ['http://127.0.0.1:53612/callback'],
+    });
     expect(await mcpAuth.client('c2')).toBeUndefined();
   });
 
   it('answers a consent request once, and not after it expired', async () => {
     const { mcpAuth } = await t.openStore();
-    const row = { clientId: 'c1', redirectUri: 'http://127.0.0.1:1/cb', scope: 'read', codeChallenge: 'x', state: null, resource: RESOURCE };
+    const row = {
+      clientId: 'c1',
+      redirectUri: 'http://127.0.0.1:1/cb',
+      scope: 'read',
+      codeChallenge: 'x',
+      state: null,
+      resource: RESOURCE,
+    };
     await mcpAuth.saveRequest('r1', { ...row, expiresAt: soon() });
     await mcpAuth.saveRequest('r2', { ...row, expiresAt: past() });
     expect(await mcpAuth.request('r1')).toMatchObject({ clientId: 'c1', scope: 'read' });
@@ -27,7 +37,15 @@ describeEachBackend('MCP OAuth store', (t) => {
 
   it('lets a code be taken once, by its own client, and says when it comes back', async () => {
     const { mcpAuth } = await t.openStore();
-    await mcpAuth.saveCode('h1', { grantId: 'g1', clientId: 'c1', redirectUri: 'http://127.0.0.1:1/cb', scope: 'read write', codeChallenge: 'ch', resource: RESOURCE, expiresAt: soon() });
+    await mcpAuth.saveCode('h1', {
+      grantId: 'g1',
+      clientId: 'c1',
+      redirectUri: 'http://127.0.0.1:1/cb',
+      scope: 'read write',
+      codeChallenge: 'ch',
+      resource: RESOURCE,
+      expiresAt: soon(),
+    });
     expect(await mcpAuth.takeCode('h1', 'c2')).toEqual({ kind: 'unknown' });
     const [a, b] = await Promise.all([mcpAuth.takeCode('h1', 'c1'), mcpAuth.takeCode('h1', 'c1')]);
     expect([a.kind, b.kind].sort()).toEqual(['ok', 'reused']);
@@ -55,7 +73,10 @@ describeEachBackend('MCP OAuth store', (t) => {
   it('drops registered clients left unused, keeps those in use or holding a live token, and their confirmed redirects with them', async () => {
     const { mcpAuth, db, schema } = await t.openStore();
     const backdate = (id: string, column: string, age: string) =>
-      db.query(`UPDATE "${schema}".mcp_oauth_client SET ${column} = now() - $2::interval WHERE client_id = $1`, [id, age]);
+      db.query(`UPDATE "${schema}".mcp_oauth_client SET ${column} = now() - $2::interval WHERE client_id = $1`, [
+        id,
+        age,
+      ]);
     for (const id of ['junk', 'fresh', 'idle', 'busy', 'holder']) await mcpAuth.saveClient(id, { client_name: id });
     await backdate('junk', 'created_at', '2 days');
     for (const id of ['idle', 'busy', 'holder']) {
@@ -66,7 +87,15 @@ describeEachBackend('MCP OAuth store', (t) => {
     await backdate('holder', 'last_used_at', '31 days');
     await backdate('busy', 'last_used_at', '2 days');
     await mcpAuth.saveTokens([
-      { tokenHash: 'h-live', kind: 'refresh', grantId: 'g', clientId: 'holder', scope: 'read', resource: RESOURCE, expiresAt: soon() },
+      {
+        tokenHash: 'h-live',
+        kind: 'refresh',
+        grantId: 'g',
+        clientId: 'holder',
+        scope: 'read',
+        resource: RESOURCE,
+        expiresAt: soon(),
+      },
     ]);
     await mcpAuth.confirmRedirect('idle', 'http://127.0.0.1/cb');
     await mcpAuth.confirmRedirect('busy', 'http://127.0.0.1/cb');

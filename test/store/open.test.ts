@@ -57,8 +57,13 @@ describe('embedded database lock file', () => {
   });
 
   it('says which settings to give when there is neither a URL nor a data directory', async () => {
-    await expect(openStore({})).rejects.toMatchObject({ code: 'invalid_input', message: expect.stringMatching(/DATABASE_URL.*CRM_ENRICH_DATA_DIR/) });
-    await expect(openStore({ dataDir: tempDir(), schema: 'Robert; DROP' })).rejects.toMatchObject({ code: 'invalid_schema' });
+    await expect(openStore({})).rejects.toMatchObject({
+      code: 'invalid_input',
+      message: expect.stringMatching(/DATABASE_URL.*CRM_ENRICH_DATA_DIR/),
+    });
+    await expect(openStore({ dataDir: tempDir(), schema: 'Robert; DROP' })).rejects.toMatchObject({
+      code: 'invalid_schema',
+    });
   });
 });
 
@@ -77,34 +82,39 @@ describeEachBackend('migrations', (t) => {
 });
 
 const serverReason = await serverUnavailable();
-describe.skipIf(!!serverReason)(`migrations racing on the server${serverReason ? ` (skipped: ${serverReason})` : ''}`, () => {
-  it('apply once when several instances start together', async () => {
-    const schema = uniqueSchema('race');
-    const pools = Array.from({ length: 4 }, () => new pg.Pool({ connectionString: SERVER_URL, max: 2 }));
-    try {
-      const results = await Promise.all(pools.map((pool) => migrate(poolDb(pool, false), schema)));
-      const all = listMigrations().map((m) => m.version);
-      expect(results.filter((r) => r.applied.length > 0)).toHaveLength(1);
-      expect(results.flatMap((r) => r.applied)).toEqual(all);
-      const { rows } = await pools[0]!.query(`SELECT count(*)::int AS n FROM "${schema}".schema_migration`);
-      expect(rows[0].n).toBe(all.length);
-    } finally {
-      await pools[0]!.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-      await Promise.all(pools.map((p) => p.end()));
-    }
-  });
+describe.skipIf(!!serverReason)(
+  `migrations racing on the server${serverReason ? ` (skipped: ${serverReason})` : ''}`,
+  () => {
+    it('apply once when several instances start together', async () => {
+      const schema = uniqueSchema('race');
+      const pools = Array.from({ length: 4 }, () => new pg.Pool({ connectionString: SERVER_URL, max: 2 }));
+      try {
+        const results = await Promise.all(pools.map((pool) => migrate(poolDb(pool, false), schema)));
+        const all = listMigrations().map((m) => m.version);
+        expect(results.filter((r) => r.applied.length > 0)).toHaveLength(1);
+        expect(results.flatMap((r) => r.applied)).toEqual(all);
+        const { rows } = await pools[0]!.query(`SELECT count(*)::int AS n FROM "${schema}".schema_migration`);
+        expect(rows[0].n).toBe(all.length);
+      } finally {
+        await pools[0]!.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+        await Promise.all(pools.map((p) => p.end()));
+      }
+    });
 
-  it('start whole stores (queue schema included) together without error', async () => {
-    const schema = uniqueSchema('race');
-    const stores = await Promise.all(Array.from({ length: 3 }, () => openStore({ databaseUrl: SERVER_URL, schema, poolSize: 2 })));
-    try {
-      await stores[0]!.queue.enqueue('q', [{ data: { connection: 'c', objectType: 'o', recordId: '1' } }]);
-      expect(await stores[2]!.queue.depth('q')).toBe(1);
-    } finally {
-      await Promise.all(stores.map((s) => s.close()));
-      const pool = new pg.Pool({ connectionString: SERVER_URL, max: 1 });
-      await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-      await pool.end();
-    }
-  });
-});
+    it('start whole stores (queue schema included) together without error', async () => {
+      const schema = uniqueSchema('race');
+      const stores = await Promise.all(
+        Array.from({ length: 3 }, () => openStore({ databaseUrl: SERVER_URL, schema, poolSize: 2 })),
+      );
+      try {
+        await stores[0]!.queue.enqueue('q', [{ data: { connection: 'c', objectType: 'o', recordId: '1' } }]);
+        expect(await stores[2]!.queue.depth('q')).toBe(1);
+      } finally {
+        await Promise.all(stores.map((s) => s.close()));
+        const pool = new pg.Pool({ connectionString: SERVER_URL, max: 1 });
+        await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+        await pool.end();
+      }
+    });
+  },
+);

@@ -17,7 +17,9 @@ describe.skipIf(skip)('pool queries', () => {
   afterAll(() => db.close());
 
   const prepared = async () =>
-    (await db.query<{ statement: string }>('SELECT statement FROM pg_prepared_statements')).rows.map((r) => r.statement);
+    (await db.query<{ statement: string }>('SELECT statement FROM pg_prepared_statements')).rows.map(
+      (r) => r.statement,
+    );
 
   it('prepares a statement with parameters once and reuses it, in and out of transactions', async () => {
     const text = 'SELECT $1::int + 1 AS n /* prepared-statements test */';

@@ -51,7 +51,10 @@ describeEachBackend('job queue', (t) => {
 
   it('hands out interactive work ahead of bulk work and claims a batch at once', async () => {
     const store = await t.openStore();
-    await store.queue.enqueue(Q, Array.from({ length: 5 }, (_, i) => ({ data: ref(`bulk-${i}`), priority: 'bulk' as const })));
+    await store.queue.enqueue(
+      Q,
+      Array.from({ length: 5 }, (_, i) => ({ data: ref(`bulk-${i}`), priority: 'bulk' as const })),
+    );
     await store.queue.enqueue(Q, [{ data: ref('new-1'), priority: 'interactive' }, { data: ref('new-2') }]);
     const batch = await store.queue.claim(Q, 3);
     expect(batch).toHaveLength(3);
@@ -90,13 +93,25 @@ describeEachBackend('job queue', (t) => {
     await store.queue.enqueue(Q, [{ data: ref('bad'), dedupKey: 'k-bad' }, { data: ref('good') }]);
     const batch = await store.queue.claim(Q, 10);
     const bad = batch.find((j) => j.data.recordId === 'bad')!;
-    await store.queue.complete(Q, batch.filter((j) => j !== bad));
+    await store.queue.complete(
+      Q,
+      batch.filter((j) => j !== bad),
+    );
     expect(await store.queue.fail(Q, bad, new Error('partner answered 503'))).toBe(true);
 
     // Backoff: not handed out again at once, and listed as retrying with the error it met.
     expect(await store.queue.claim(Q, 10)).toEqual([]);
     const retrying = await store.queue.retrying();
-    expect(retrying).toEqual([expect.objectContaining({ id: bad.id, queue: Q, data: ref('bad'), failedAttempts: 1, attemptsLeft: 1, error: expect.objectContaining({ message: 'partner answered 503' }) })]);
+    expect(retrying).toEqual([
+      expect.objectContaining({
+        id: bad.id,
+        queue: Q,
+        data: ref('bad'),
+        failedAttempts: 1,
+        attemptsLeft: 1,
+        error: expect.objectContaining({ message: 'partner answered 503' }),
+      }),
+    ]);
     expect(retrying[0]!.nextAttemptAt.getTime()).toBeGreaterThan(Date.now() - 1000);
     const [second] = await waitFor(async () => {
       const jobs = await store.queue.claim(Q, 10);
@@ -109,7 +124,12 @@ describeEachBackend('job queue', (t) => {
     const dead = await store.queue.deadLetters();
     expect(dead).toHaveLength(1);
     expect(await store.queue.retrying()).toEqual([]);
-    expect(dead[0]).toMatchObject({ queue: Q, data: ref('bad'), attempts: 2, error: { message: 'partner answered 500', code: 'unavailable' } });
+    expect(dead[0]).toMatchObject({
+      queue: Q,
+      data: ref('bad'),
+      attempts: 2,
+      error: { message: 'partner answered 500', code: 'unavailable' },
+    });
     expect(await store.queue.claim(Q, 10)).toEqual([]);
 
     expect(await store.queue.replay([dead[0]!.id])).toBe(1);
@@ -132,9 +152,15 @@ describeEachBackend('job queue', (t) => {
     const store = await t.openStore({ queue: { maxAttempts: 5 } });
     await store.queue.enqueue(Q, [{ data: ref('invalid') }]);
     const [job] = await store.queue.claim(Q, 1);
-    await store.queue.fail(Q, job!, { code: 'validation', message: 'property jobtitle is read-only', retryable: false });
+    await store.queue.fail(Q, job!, {
+      code: 'validation',
+      message: 'property jobtitle is read-only',
+      retryable: false,
+    });
     expect(await store.queue.depth(Q)).toBe(0);
-    expect(await store.queue.deadLetters()).toMatchObject([{ data: ref('invalid'), attempts: 1, error: { code: 'validation', message: 'property jobtitle is read-only' } }]);
+    expect(await store.queue.deadLetters()).toMatchObject([
+      { data: ref('invalid'), attempts: 1, error: { code: 'validation', message: 'property jobtitle is read-only' } },
+    ]);
   });
 
   it('puts released jobs back without spending an attempt, after the delay', async () => {
@@ -152,7 +178,7 @@ describeEachBackend('job queue', (t) => {
     expect(await store.queue.complete(Q, [third!])).toBe(1);
   });
 
-  it('hands a stopped worker\'s jobs to another at once, without an attempt, while a beating holder keeps its own', async () => {
+  it("hands a stopped worker's jobs to another at once, without an attempt, while a beating holder keeps its own", async () => {
     const store = await t.openStore();
     await store.queue.enqueue(Q, [{ data: ref('alive') }, { data: ref('dead') }]);
     const claimed = await store.queue.claim(Q, 10);
@@ -189,7 +215,10 @@ describeEachBackend('job queue', (t) => {
   it('commits batches that arrive together as one group, each with its own counts, a key shared between them stored once', async () => {
     const store = await t.openStore();
     const batches = Array.from({ length: 12 }, (_, b) =>
-      Array.from({ length: 5 }, (_, i) => ({ data: ref(`g${b}-${i}`), dedupKey: i === 0 ? 'shared-key' : `key-${b}-${i}` })),
+      Array.from({ length: 5 }, (_, i) => ({
+        data: ref(`g${b}-${i}`),
+        dedupKey: i === 0 ? 'shared-key' : `key-${b}-${i}`,
+      })),
     );
     const results = await Promise.all(batches.map((jobs) => store.queue.enqueue(Q, jobs)));
     // The shared key is new for exactly one batch; every other batch sees it as a duplicate.
@@ -216,7 +245,10 @@ describeEachBackend('job queue', (t) => {
       store.queue.enqueue(Q, [{ data: ref('manual-1') }, { data: ref('g0-1'), dedupKey: 'key-0-1' }]),
       store.queue.enqueue(Q, [{ data: ref('manual-2') }, { data: ref('new-1'), dedupKey: 'key-new-1' }]),
     ]);
-    expect(mixed.map((r) => [r.enqueued, r.duplicates])).toEqual([[1, 1], [2, 0]]);
+    expect(mixed.map((r) => [r.enqueued, r.duplicates])).toEqual([
+      [1, 1],
+      [2, 0],
+    ]);
   });
 
   it('applies changed retry, expiry and attempt settings at the next start, to the jobs stored from then on', async () => {
@@ -226,13 +258,23 @@ describeEachBackend('job queue', (t) => {
     await first.close();
 
     const policyOf = async (store: typeof first) =>
-      (await store.db.query<{ record: string; retry_delay: number; expire_seconds: number; retry_limit: number }>(
-        `SELECT data->>'recordId' AS record, retry_delay, expire_seconds, retry_limit FROM "${schema}".job WHERE name = $1 ORDER BY created_on`, [Q],
-      )).rows;
+      (
+        await store.db.query<{ record: string; retry_delay: number; expire_seconds: number; retry_limit: number }>(
+          `SELECT data->>'recordId' AS record, retry_delay, expire_seconds, retry_limit FROM "${schema}".job WHERE name = $1 ORDER BY created_on`,
+          [Q],
+        )
+      ).rows;
     const queueRow = async (store: typeof first) =>
-      (await store.db.query(`SELECT retry_delay, expire_seconds, retry_limit FROM "${schema}".queue WHERE name = $1`, [Q])).rows[0];
+      (
+        await store.db.query(`SELECT retry_delay, expire_seconds, retry_limit FROM "${schema}".queue WHERE name = $1`, [
+          Q,
+        ])
+      ).rows[0];
 
-    const second = await t.openStore({ schema, queue: { retryDelaySeconds: 30, expireInSeconds: 120, maxAttempts: 3 } });
+    const second = await t.openStore({
+      schema,
+      queue: { retryDelaySeconds: 30, expireInSeconds: 120, maxAttempts: 3 },
+    });
     await second.queue.enqueue(Q, [{ data: ref('after') }]);
     expect(await queueRow(second)).toEqual({ retry_delay: 30, expire_seconds: 120, retry_limit: 2 });
     // The job stored before keeps the policy it was stored with; the new one has the new settings.
@@ -245,7 +287,12 @@ describeEachBackend('job queue', (t) => {
     // Started again with the same settings, nothing is rewritten.
     const third = await t.openStore({ schema, queue: { retryDelaySeconds: 30, expireInSeconds: 120, maxAttempts: 3 } });
     await third.queue.enqueue(Q, [{ data: ref('again') }]);
-    expect((await policyOf(third)).at(-1)).toEqual({ record: 'again', retry_delay: 30, expire_seconds: 120, retry_limit: 2 });
+    expect((await policyOf(third)).at(-1)).toEqual({
+      record: 'again',
+      retry_delay: 30,
+      expire_seconds: 120,
+      retry_limit: 2,
+    });
   });
 
   it('describes each policy change by its setting, from what to what', () => {
@@ -254,6 +301,8 @@ describeEachBackend('job queue', (t) => {
       { retryLimit: 2, retryDelay: 30, retryDelayMax: 3600, expireInSeconds: 300 },
     );
     expect(update).toEqual({ retryLimit: 2, retryDelay: 30 });
-    expect(describeChanges(changes)).toBe('CRM_ENRICH_JOB_ATTEMPTS 5 -> 3; CRM_ENRICH_JOB_RETRY_DELAY_SECONDS 10 -> 30');
+    expect(describeChanges(changes)).toBe(
+      'CRM_ENRICH_JOB_ATTEMPTS 5 -> 3; CRM_ENRICH_JOB_RETRY_DELAY_SECONDS 10 -> 30',
+    );
   });
 });

@@ -36,7 +36,11 @@ describeEachBackend('stat series', (t) => {
     await a.flush(); // nothing new: writes no counts twice
 
     const minute = await store.series.read(at('2026-05-01T10:00:00Z'), at('2026-05-01T10:03:00Z'), 60);
-    expect(minute.steps.map((s) => s.toISOString())).toEqual(['2026-05-01T10:00:00.000Z', '2026-05-01T10:01:00.000Z', '2026-05-01T10:02:00.000Z']);
+    expect(minute.steps.map((s) => s.toISOString())).toEqual([
+      '2026-05-01T10:00:00.000Z',
+      '2026-05-01T10:01:00.000Z',
+      '2026-05-01T10:02:00.000Z',
+    ]);
     expect(minute.values[SERIES.job('enriched')]).toEqual([7, 1, 0]);
     expect(minute.values[SERIES.job('no_match')]).toEqual([1, 0, 0]);
     expect(minute.values[SERIES.crmCalls('hubspot')]).toEqual([7, 4, 0]);
@@ -74,7 +78,10 @@ describeEachBackend('stat series', (t) => {
   it('prunes minutes older than the days kept', async () => {
     const store = await t.openStore();
     const old = new Date(Date.now() - 40 * 86_400_000);
-    await store.series.add([{ bucket: old, name: 'jobs.enriched', value: 1 }, { bucket: new Date(), name: 'jobs.enriched', value: 1 }]);
+    await store.series.add([
+      { bucket: old, name: 'jobs.enriched', value: 1 },
+      { bucket: new Date(), name: 'jobs.enriched', value: 1 },
+    ]);
     expect(await store.series.prune(35)).toBe(1);
     expect(await store.series.prune(35)).toBe(0);
   });
@@ -110,6 +117,8 @@ describeEachBackend('stat series', (t) => {
       { property: 'phone', records: 4, before: 0, after: 1 },
       { property: 'city', records: 4, before: 0, after: 0 },
     ]);
-    expect(await store.coverage.of('hubspot', 'company', ['name'])).toEqual([{ property: 'name', records: 0, before: 0, after: 0 }]);
+    expect(await store.coverage.of('hubspot', 'company', ['name'])).toEqual([
+      { property: 'name', records: 0, before: 0, after: 0 },
+    ]);
   });
 });

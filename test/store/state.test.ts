@@ -9,15 +9,34 @@ describeEachBackend('enrichment state', (t) => {
   it('upserts many rows, keeps fields a later write leaves out and merges written values', async () => {
     const { state } = await t.openStore();
     const at = new Date('2026-01-01T00:00:00Z');
-    expect(await state.upsertMany([
-      { ...key('1'), status: 'enriched', partnerId: 'p-1', matchKey: 'email', market: 'de', lastEnrichedAt: at, nextRefreshAt: new Date(at.getTime() + 30 * day), dataHash: 'h1', written: { jobtitle: 'CTO', phone: '+49 1' } },
-      { ...key('2'), status: 'no_match', matchKey: 'email' },
-    ])).toBe(2);
+    expect(
+      await state.upsertMany([
+        {
+          ...key('1'),
+          status: 'enriched',
+          partnerId: 'p-1',
+          matchKey: 'email',
+          market: 'de',
+          lastEnrichedAt: at,
+          nextRefreshAt: new Date(at.getTime() + 30 * day),
+          dataHash: 'h1',
+          written: { jobtitle: 'CTO', phone: '+49 1' },
+        },
+        { ...key('2'), status: 'no_match', matchKey: 'email' },
+      ]),
+    ).toBe(2);
 
-    await state.upsertMany([{ ...key('1'), status: 'failed', lastError: 'partner answered 503', written: { jobtitle: 'CEO' } }]);
+    await state.upsertMany([
+      { ...key('1'), status: 'failed', lastError: 'partner answered 503', written: { jobtitle: 'CEO' } },
+    ]);
     const one = await state.get(key('1'));
     expect(one).toMatchObject({
-      status: 'failed', partnerId: 'p-1', matchKey: 'email', market: 'de', dataHash: 'h1', lastError: 'partner answered 503',
+      status: 'failed',
+      partnerId: 'p-1',
+      matchKey: 'email',
+      market: 'de',
+      dataHash: 'h1',
+      lastError: 'partner answered 503',
       written: { jobtitle: 'CEO', phone: '+49 1' },
     });
     expect(one?.lastEnrichedAt?.toISOString()).toBe(at.toISOString());
@@ -29,12 +48,20 @@ describeEachBackend('enrichment state', (t) => {
     expect(await state.get(key('nope'))).toBeUndefined();
     expect([...(await state.getMany('default', 'contact', ['1', '2', '3'])).keys()].sort()).toEqual(['1', '2']);
     expect(await state.countByStatus()).toEqual({ enriched: 1, no_match: 1, failed: 0, skipped: 0 });
-    expect(await state.countByStatus({ objectType: 'company' })).toEqual({ enriched: 0, no_match: 0, failed: 0, skipped: 0 });
+    expect(await state.countByStatus({ objectType: 'company' })).toEqual({
+      enriched: 0,
+      no_match: 0,
+      failed: 0,
+      skipped: 0,
+    });
   });
 
   it('refuses a status it does not know, naming the record and field', async () => {
     const { state } = await t.openStore();
-    await expect(state.upsertMany([{ ...key('1'), status: 'done' as 'enriched' }])).rejects.toMatchObject({ code: 'invalid_input', details: { field: 'status' } });
+    await expect(state.upsertMany([{ ...key('1'), status: 'done' as 'enriched' }])).rejects.toMatchObject({
+      code: 'invalid_input',
+      details: { field: 'status' },
+    });
   });
 
   it('picks stale records oldest first, page by page, for one CRM object only', async () => {
@@ -47,7 +74,9 @@ describeEachBackend('enrichment state', (t) => {
       nextRefreshAt: new Date(now.getTime() + (i < 20 ? -(20 - i) * 1000 : day)),
     }));
     await state.upsertMany(rows);
-    await state.upsertMany([{ connection: 'default', objectType: 'company', recordId: 'c1', status: 'enriched', nextRefreshAt: new Date(0) }]);
+    await state.upsertMany([
+      { connection: 'default', objectType: 'company', recordId: 'c1', status: 'enriched', nextRefreshAt: new Date(0) },
+    ]);
     await state.upsertMany([{ ...key('never'), status: 'enriched', nextRefreshAt: null }]);
 
     const seen: string[] = [];
@@ -65,10 +94,18 @@ describeEachBackend('enrichment state', (t) => {
     const old = new Date('2026-01-01T00:00:00Z');
     const recent = new Date('2026-02-01T00:00:00Z');
     await store.state.upsertMany([
-      { ...key('a'), status: 'enriched', partnerId: 'p-a', lastEnrichedAt: old, written: { jobtitle: 'CTO', city: 'Berlin' } },
+      {
+        ...key('a'),
+        status: 'enriched',
+        partnerId: 'p-a',
+        lastEnrichedAt: old,
+        written: { jobtitle: 'CTO', city: 'Berlin' },
+      },
       { ...key('b'), status: 'enriched', partnerId: 'p-b', lastEnrichedAt: recent, written: { jobtitle: 'CEO' } },
     ]);
-    await store.audit.record([{ ...key('b'), property: 'jobtitle', oldValue: null, newValue: 'CEO', rule: 'fill_empty' }]);
+    await store.audit.record([
+      { ...key('b'), property: 'jobtitle', oldValue: null, newValue: 'CEO', rule: 'fill_empty' },
+    ]);
 
     // Survivor "s" has no state of its own: it takes the most recently enriched one.
     const merged = await store.state.merge('default', 'contact', 's', ['a', 'b']);
@@ -102,13 +139,16 @@ describeEachBackend('enrichment state', (t) => {
 });
 
 describeEachBackend('record view', (t) => {
-  it('reads a record\'s state and audit rows together, from one snapshot', async () => {
+  it("reads a record's state and audit rows together, from one snapshot", async () => {
     const store = await t.openStore();
     const key = { connection: 'default', objectType: 'contact', recordId: 'view-1' };
     expect(await store.recordView(key, 10)).toEqual({ state: undefined, audit: [] });
     await store.db.transaction(async (tx) => {
       await store.state.upsertMany([{ ...key, status: 'no_match' }], tx);
-      await store.audit.record([{ ...key, outcome: 'no_match', reason: 'the partner has no record for work_email' }], tx);
+      await store.audit.record(
+        [{ ...key, outcome: 'no_match', reason: 'the partner has no record for work_email' }],
+        tx,
+      );
     });
     const view = await store.recordView(key, 10);
     expect(view.state?.status).toBe('no_match');

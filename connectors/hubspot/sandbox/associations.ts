@@ -46,7 +46,11 @@ export class SandboxAssociations {
   /** Whether `typeId` names a contact-company type from the given side. */
   knownType(fromContact: boolean, typeId: number): boolean {
     const defined = fromContact ? ASSOCIATION_TYPES.contactToCompany : ASSOCIATION_TYPES.companyToContact;
-    return typeId === defined.unlabeled || typeId === defined.primary || this.labels.some((l) => (fromContact ? l.contactToCompany : l.companyToContact) === typeId);
+    return (
+      typeId === defined.unlabeled ||
+      typeId === defined.primary ||
+      this.labels.some((l) => (fromContact ? l.contactToCompany : l.companyToContact) === typeId)
+    );
   }
 
   /**
@@ -88,7 +92,10 @@ export class SandboxAssociations {
   /** The objects on the other side of `id`, each with its types as seen from `id`'s side. */
   associated(from: 'contacts' | 'companies', id: string): Array<{ id: string; types: AssociationType[] }> {
     if (from === 'contacts') {
-      return [...(this.byContact.get(id) ?? [])].map(([companyId, types]) => ({ id: companyId, types: [...types].map((t) => this.describe(true, t)) }));
+      return [...(this.byContact.get(id) ?? [])].map(([companyId, types]) => ({
+        id: companyId,
+        types: [...types].map((t) => this.describe(true, t)),
+      }));
     }
     return [...(this.byCompany.get(id) ?? [])].map((contactId) => {
       const types = this.byContact.get(contactId)?.get(id) ?? new Set<number>();

@@ -2,12 +2,14 @@ import { InvalidArgumentError, type Command } from 'commander';
 
 const whole = (name: string, min: number) => (value: string) => {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < min || n > 65_535) throw new InvalidArgumentError(`${name} expects a whole number from ${min} to 65535, got '${value}'`);
+  if (!Number.isInteger(n) || n < min || n > 65_535)
+    throw new InvalidArgumentError(`${name} expects a whole number from ${min} to 65535, got '${value}'`);
   return n;
 };
 
 const tier = (value: string) => {
-  if (value !== 'starter' && value !== 'pro') throw new InvalidArgumentError(`--tier expects starter or pro, got '${value}'`);
+  if (value !== 'starter' && value !== 'pro')
+    throw new InvalidArgumentError(`--tier expects starter or pro, got '${value}'`);
   return value;
 };
 
@@ -19,9 +21,17 @@ const absoluteUrl = (option: string) => (value: string) => {
 /** `--require companies:founded_year,contacts:jobtitle`: the portal's required properties, by object. */
 export function parseRequired(value: string): Partial<Record<'contacts' | 'companies', string[]>> {
   const out: Partial<Record<'contacts' | 'companies', string[]>> = {};
-  for (const item of value.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const item of value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const [object, property, extra] = item.split(':');
-    if ((object !== 'contacts' && object !== 'companies') || !property || !/^[a-z0-9_]+$/.test(property) || extra !== undefined) {
+    if (
+      (object !== 'contacts' && object !== 'companies') ||
+      !property ||
+      !/^[a-z0-9_]+$/.test(property) ||
+      extra !== undefined
+    ) {
       throw new InvalidArgumentError(
         `--require expects <object>:<property>[,...] with object contacts or companies and a property's internal name, ` +
           `e.g. companies:founded_year; got '${item}'`,
@@ -30,7 +40,9 @@ export function parseRequired(value: string): Partial<Record<'contacts' | 'compa
     out[object] = [...new Set([...(out[object] ?? []), property])];
   }
   if (Object.keys(out).length === 0) {
-    throw new InvalidArgumentError(`--require expects <object>:<property>[,...], e.g. companies:founded_year; got '${value}'`);
+    throw new InvalidArgumentError(
+      `--require expects <object>:<property>[,...], e.g. companies:founded_year; got '${value}'`,
+    );
   }
   return out;
 }
@@ -39,22 +51,53 @@ export function parseRequired(value: string): Partial<Record<'contacts' | 'compa
 export function registerHubspotSandboxCommand(parent: Command): void {
   parent
     .command('hubspot')
-    .description('run a local HubSpot portal (CRM objects, properties, search, associations, signed webhooks) that @hubspot/api-client can talk to')
+    .description(
+      'run a local HubSpot portal (CRM objects, properties, search, associations, signed webhooks) that @hubspot/api-client can talk to',
+    )
     .option('--port <n>', 'port to listen on (0 picks a free one)', whole('--port', 0), 0)
-    .option('--webhook-url <url>', 'where app webhooks are POSTed, e.g. http://127.0.0.1:3000/webhooks/hubspot', absoluteUrl('--webhook-url'))
-    .option('--app-url <url>', "the app's public URL, where workflow actions and card fetches go, e.g. http://127.0.0.1:3000", absoluteUrl('--app-url'))
+    .option(
+      '--webhook-url <url>',
+      'where app webhooks are POSTed, e.g. http://127.0.0.1:3000/webhooks/hubspot',
+      absoluteUrl('--webhook-url'),
+    )
+    .option(
+      '--app-url <url>',
+      "the app's public URL, where workflow actions and card fetches go, e.g. http://127.0.0.1:3000",
+      absoluteUrl('--app-url'),
+    )
     .option('--client-secret <s>', 'the app client secret webhooks are signed with', 'sandbox-client-secret')
     .option('--access-token <t>', 'the private-app token the portal accepts', 'sandbox-token')
     .option('--tier <tier>', 'API limits: starter (100 per 10 s) or pro (190 per 10 s)', tier, 'starter')
-    .option('--require <object:property,...>', "properties the portal requires, e.g. companies:founded_year: an app's create or update that leaves one empty is refused, as HubSpot does from API version 2026-09", parseRequired)
-    .action(async (opts: { port: number; webhookUrl?: string; appUrl?: string; clientSecret: string; accessToken: string; tier: 'starter' | 'pro'; require?: ReturnType<typeof parseRequired> }) => {
-      const { startHubspotSandbox } = await import('./server.js');
-      const sandbox = await startHubspotSandbox(opts);
-      console.log(`hubspot sandbox listening on ${sandbox.url}`);
-      console.log(`portal ${sandbox.portalId}; access token and client secret as configured; stats at ${sandbox.url}/__sandbox/stats`);
-      if (opts.require) console.log(`required properties: ${Object.entries(opts.require).flatMap(([o, ps]) => ps.map((p) => `${o}:${p}`)).join(', ')}`);
-      const stop = () => void sandbox.close().then(() => process.exit(0));
-      process.once('SIGTERM', stop);
-      process.once('SIGINT', stop);
-    });
+    .option(
+      '--require <object:property,...>',
+      "properties the portal requires, e.g. companies:founded_year: an app's create or update that leaves one empty is refused, as HubSpot does from API version 2026-09",
+      parseRequired,
+    )
+    .action(
+      async (opts: {
+        port: number;
+        webhookUrl?: string;
+        appUrl?: string;
+        clientSecret: string;
+        accessToken: string;
+        tier: 'starter' | 'pro';
+        require?: ReturnType<typeof parseRequired>;
+      }) => {
+        const { startHubspotSandbox } = await import('./server.js');
+        const sandbox = await startHubspotSandbox(opts);
+        console.log(`hubspot sandbox listening on ${sandbox.url}`);
+        console.log(
+          `portal ${sandbox.portalId}; access token and client secret as configured; stats at ${sandbox.url}/__sandbox/stats`,
+        );
+        if (opts.require)
+          console.log(
+            `required properties: ${Object.entries(opts.require)
+              .flatMap(([o, ps]) => ps.map((p) => `${o}:${p}`))
+              .join(', ')}`,
+          );
+        const stop = () => void sandbox.close().then(() => process.exit(0));
+        process.once('SIGTERM', stop);
+        process.once('SIGINT', stop);
+      },
+    );
 }

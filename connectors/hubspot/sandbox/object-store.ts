@@ -44,7 +44,16 @@ export type ChangeSource = 'CRM_UI' | 'INTEGRATION' | 'IMPORT' | 'CRM_UI_BULK_AC
 
 export type ChangeEvent =
   | { kind: 'creation'; objectType: ObjectType; id: string; at: number; source: ChangeSource; appId?: number }
-  | { kind: 'propertyChange'; objectType: ObjectType; id: string; at: number; name: string; value: string; source: ChangeSource; appId?: number };
+  | {
+      kind: 'propertyChange';
+      objectType: ObjectType;
+      id: string;
+      at: number;
+      name: string;
+      value: string;
+      source: ChangeSource;
+      appId?: number;
+    };
 
 export class ValidationFailure extends Error {
   constructor(readonly problems: PropertyProblem[]) {
@@ -64,7 +73,10 @@ const DEFAULT_GROUPS: Record<ObjectType, string[]> = {
 };
 
 export class SandboxObjectStore {
-  readonly definitions: Record<ObjectType, Map<string, HubspotProperty>> = { contacts: new Map(), companies: new Map() };
+  readonly definitions: Record<ObjectType, Map<string, HubspotProperty>> = {
+    contacts: new Map(),
+    companies: new Map(),
+  };
   readonly groups: Record<ObjectType, Map<string, PropertyGroup>> = { contacts: new Map(), companies: new Map() };
   readonly objects: Record<ObjectType, Map<string, StoredObject>> = { contacts: new Map(), companies: new Map() };
   /** Contact-company associations; `associatedcompanyid` follows the primary one. */
@@ -150,19 +162,31 @@ export class SandboxObjectStore {
   }
 
   /** Like `check`, and for an app's writes the portal's required properties too. */
-  private checkWrite(type: ObjectType, values: Record<string, unknown>, source: ChangeSource, object?: StoredObject): void {
+  private checkWrite(
+    type: ObjectType,
+    values: Record<string, unknown>,
+    source: ChangeSource,
+    object?: StoredObject,
+  ): void {
     this.check(type, values);
     const missing = source === 'INTEGRATION' ? this.missingRequired(type, values, object) : [];
     if (missing.length > 0) throw new ValidationFailure(missing);
   }
 
   /** `appId`: the app whose token made an INTEGRATION change (its webhooks name it as sourceId). */
-  create(type: ObjectType, values: Record<string, unknown>, source: ChangeSource = 'CRM_UI', now = Date.now(), appId?: number): StoredObject {
+  create(
+    type: ObjectType,
+    values: Record<string, unknown>,
+    source: ChangeSource = 'CRM_UI',
+    now = Date.now(),
+    appId?: number,
+  ): StoredObject {
     this.checkWrite(type, values, source);
     const id = String(this.nextId++);
     const at = new Date(now);
     const object: StoredObject = { id, properties: new Map(), createdAt: at, updatedAt: at };
-    for (const [k, v] of Object.entries(values)) if (v !== null && v !== undefined && v !== '') object.properties.set(k, String(v));
+    for (const [k, v] of Object.entries(values))
+      if (v !== null && v !== undefined && v !== '') object.properties.set(k, String(v));
     this.stamp(type, object, now, true);
     this.objects[type].set(id, object);
     this.inOrder[type].push(object);
@@ -178,14 +202,26 @@ export class SandboxObjectStore {
   searchView(object: StoredObject, now = Date.now()): StoredObject | undefined {
     this.dropIndexedCopies(now);
     if (now - object.updatedAt.getTime() >= this.searchLagMs) return object;
-    return object.indexed && { ...object, properties: object.indexed.properties, updatedAt: new Date(object.indexed.at) };
+    return (
+      object.indexed && { ...object, properties: object.indexed.properties, updatedAt: new Date(object.indexed.at) }
+    );
   }
 
   /** Applies an update already checked; returns the names whose value changed. */
-  update(type: ObjectType, object: StoredObject, values: Record<string, unknown>, source: ChangeSource = 'CRM_UI', now = Date.now(), appId?: number): string[] {
+  update(
+    type: ObjectType,
+    object: StoredObject,
+    values: Record<string, unknown>,
+    source: ChangeSource = 'CRM_UI',
+    now = Date.now(),
+    appId?: number,
+  ): string[] {
     this.checkWrite(type, values, source, object);
     // The version search keeps showing until this change is indexed: the current one, if it was indexed by now.
-    const before = this.searchLagMs > 0 && now - object.updatedAt.getTime() >= this.searchLagMs ? { properties: new Map(object.properties), at: object.updatedAt.getTime() } : object.indexed;
+    const before =
+      this.searchLagMs > 0 && now - object.updatedAt.getTime() >= this.searchLagMs
+        ? { properties: new Map(object.properties), at: object.updatedAt.getTime() }
+        : object.indexed;
     const changed: string[] = [];
     const previousEmail = object.properties.get('email');
     for (const [k, raw] of Object.entries(values)) {
@@ -206,7 +242,16 @@ export class SandboxObjectStore {
       // After the new time is set: the copy just made is needed until this change is indexed.
       this.dropIndexedCopies(now);
       for (const name of changed) {
-        this.onChange({ kind: 'propertyChange', objectType: type, id: object.id, at: now, name, value: object.properties.get(name) ?? '', source, ...(appId ? { appId } : {}) });
+        this.onChange({
+          kind: 'propertyChange',
+          objectType: type,
+          id: object.id,
+          at: now,
+          name,
+          value: object.properties.get(name) ?? '',
+          source,
+          ...(appId ? { appId } : {}),
+        });
       }
     }
     return changed;
@@ -228,7 +273,17 @@ export class SandboxObjectStore {
 
   /** The wire form of an object: requested properties (null when empty) plus the ones HubSpot always returns. */
   toWire(type: ObjectType, object: StoredObject, requested: string[] | undefined): Record<string, unknown> {
-    const names = requested && requested.length > 0 ? [...new Set([...requested, 'hs_object_id', 'createdate', type === 'contacts' ? 'lastmodifieddate' : 'hs_lastmodifieddate'])] : DEFAULT_RETURNED[type];
+    const names =
+      requested && requested.length > 0
+        ? [
+            ...new Set([
+              ...requested,
+              'hs_object_id',
+              'createdate',
+              type === 'contacts' ? 'lastmodifieddate' : 'hs_lastmodifieddate',
+            ]),
+          ]
+        : DEFAULT_RETURNED[type];
     const properties: Record<string, string | null> = {};
     for (const name of names) {
       if (this.definitions[type].has(name)) properties[name] = object.properties.get(name) ?? null;

@@ -6,12 +6,23 @@ import type { HubspotProperty } from '../property-wire.js';
 
 export interface PropertyProblem {
   name: string;
-  code: 'PROPERTY_DOESNT_EXIST' | 'READ_ONLY_VALUE' | 'INVALID_OPTION' | 'INVALID_INTEGER' | 'INVALID_DATE' | 'INVALID_BOOLEAN' | 'INVALID_STRING_LENGTH' | 'REQUIRED_PROPERTY';
+  code:
+    | 'PROPERTY_DOESNT_EXIST'
+    | 'READ_ONLY_VALUE'
+    | 'INVALID_OPTION'
+    | 'INVALID_INTEGER'
+    | 'INVALID_DATE'
+    | 'INVALID_BOOLEAN'
+    | 'INVALID_STRING_LENGTH'
+    | 'REQUIRED_PROPERTY';
   message: string;
 }
 
 /** Problems that make the whole request wrong (HubSpot answers 400), as opposed to a bad value (per record). */
-export const REQUEST_PROBLEMS: ReadonlySet<PropertyProblem['code']> = new Set(['PROPERTY_DOESNT_EXIST', 'READ_ONLY_VALUE']);
+export const REQUEST_PROBLEMS: ReadonlySet<PropertyProblem['code']> = new Set([
+  'PROPERTY_DOESNT_EXIST',
+  'READ_ONLY_VALUE',
+]);
 
 function checkValue(def: HubspotProperty, value: string): PropertyProblem | undefined {
   if (value === '') return undefined;
@@ -35,7 +46,10 @@ function checkValue(def: HubspotProperty, value: string): PropertyProblem | unde
       return {
         name,
         code: 'INVALID_OPTION',
-        message: `${bad} was not one of the allowed options: [${allowed.map((a) => `label: "${def.options?.find((o) => o.value === a)?.label ?? a}" value: "${a}"`).slice(0, 10).join(', ')}${allowed.length > 10 ? ', ...' : ''}]`,
+        message: `${bad} was not one of the allowed options: [${allowed
+          .map((a) => `label: "${def.options?.find((o) => o.value === a)?.label ?? a}" value: "${a}"`)
+          .slice(0, 10)
+          .join(', ')}${allowed.length > 10 ? ', ...' : ''}]`,
       };
     }
   }
@@ -57,13 +71,21 @@ export function validateProperties(
       continue;
     }
     if (def.modificationMetadata?.readOnlyValue || def.calculated) {
-      problems.push({ name, code: 'READ_ONLY_VALUE', message: `"${name}" is a read only property; its value cannot be set.` });
+      problems.push({
+        name,
+        code: 'READ_ONLY_VALUE',
+        message: `"${name}" is a read only property; its value cannot be set.`,
+      });
       continue;
     }
     const value = raw === null || raw === undefined ? '' : String(raw);
     if (value.length > MAX_VALUE_LENGTH) {
       // HubSpot's limit for any property value (its knowledge base: "property field types").
-      problems.push({ name, code: 'INVALID_STRING_LENGTH', message: `Property "${name}" has a value of ${value.length} characters; the maximum is ${MAX_VALUE_LENGTH}.` });
+      problems.push({
+        name,
+        code: 'INVALID_STRING_LENGTH',
+        message: `Property "${name}" has a value of ${value.length} characters; the maximum is ${MAX_VALUE_LENGTH}.`,
+      });
       continue;
     }
     const problem = checkValue(def, value);
@@ -74,7 +96,13 @@ export function validateProperties(
 
 /** HubSpot's message format: "Property values were not valid: [json of the problems]". */
 export function problemsMessage(problems: PropertyProblem[]): string {
-  const detail = problems.map((p) => ({ isValid: false, message: p.message, error: p.code, name: p.name, localizedErrorMessage: p.message }));
+  const detail = problems.map((p) => ({
+    isValid: false,
+    message: p.message,
+    error: p.code,
+    name: p.name,
+    localizedErrorMessage: p.message,
+  }));
   return `Property values were not valid: ${JSON.stringify(detail)}`;
 }
 

@@ -40,7 +40,8 @@ export class RatePolicy {
     }
     while (this.calls.length > 0 && (this.calls[0] ?? 0) <= now - this.windowMs) this.calls.shift();
     if (this.usedToday >= this.daily) return { ok: false, policyName: 'DAILY', headers: this.headers() };
-    if (this.calls.length >= this.perWindow) return { ok: false, policyName: 'TEN_SECONDLY_ROLLING', headers: this.headers() };
+    if (this.calls.length >= this.perWindow)
+      return { ok: false, policyName: 'TEN_SECONDLY_ROLLING', headers: this.headers() };
     this.calls.push(now);
     this.usedToday++;
     return { ok: true, headers: this.headers() };
@@ -67,10 +68,20 @@ export class RatePolicy {
       this.day = this.today();
       this.usedToday = 0;
     }
-    return { usageLimit: this.daily, currentUsage: this.usedToday, resetsAt: nextDailyReset(this.now(), this.timeZone), collectedAt: new Date(this.now()).toISOString() };
+    return {
+      usageLimit: this.daily,
+      currentUsage: this.usedToday,
+      resetsAt: nextDailyReset(this.now(), this.timeZone),
+      collectedAt: new Date(this.now()).toISOString(),
+    };
   }
 
   private today(): string {
-    return new Intl.DateTimeFormat('en-CA', { timeZone: this.timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date(this.now()));
+    return new Intl.DateTimeFormat('en-CA', {
+      timeZone: this.timeZone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+    }).format(new Date(this.now()));
   }
 }

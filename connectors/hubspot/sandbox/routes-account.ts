@@ -19,7 +19,10 @@ export function utcOffset(timeZone: string, at = new Date()): { text: string; ms
   const match = /GMT([+-])(\d{2}):(\d{2})/.exec(name);
   if (!match) return { text: '+00:00', ms: 0 };
   const sign = match[1] === '-' ? -1 : 1;
-  return { text: `${match[1]}${match[2]}:${match[3]}`, ms: sign * (Number(match[2]) * 3_600_000 + Number(match[3]) * 60_000) };
+  return {
+    text: `${match[1]}${match[2]}:${match[3]}`,
+    ms: sign * (Number(match[2]) * 3_600_000 + Number(match[3]) * 60_000),
+  };
 }
 
 export function accountRoutes(options: AccountOptions): Router {

@@ -23,7 +23,12 @@ function pairOr400(req: Request, res: Response): Pair | undefined {
   const from = objectTypeOf(String(req.params.from));
   const to = objectTypeOf(String(req.params.to));
   if (!from || !to || from === to) {
-    sendError(res, 400, 'VALIDATION_ERROR', `The sandbox portal associates contacts with companies; got ${String(req.params.from)} to ${String(req.params.to)}.`);
+    sendError(
+      res,
+      400,
+      'VALIDATION_ERROR',
+      `The sandbox portal associates contacts with companies; got ${String(req.params.from)} to ${String(req.params.to)}.`,
+    );
     return undefined;
   }
   return { from, to };
@@ -41,7 +46,12 @@ function inputsOr400(req: Request, res: Response, limit: number): unknown[] | un
     return undefined;
   }
   if (inputs.length > limit) {
-    sendError(res, 400, 'VALIDATION_ERROR', `Batch input is too large: ${inputs.length} inputs, the limit is ${limit}.`);
+    sendError(
+      res,
+      400,
+      'VALIDATION_ERROR',
+      `Batch input is too large: ${inputs.length} inputs, the limit is ${limit}.`,
+    );
     return undefined;
   }
   return inputs;
@@ -53,12 +63,23 @@ function idOf(value: unknown): string | undefined {
 }
 
 function notFound(type: ObjectType, ids: string[]): ErrorDetail & { status: string; category: string } {
-  return { status: 'error', category: 'OBJECT_NOT_FOUND', message: `No ${type} with ids ${ids.join(', ')}.`, context: { ids } };
+  return {
+    status: 'error',
+    category: 'OBJECT_NOT_FOUND',
+    message: `No ${type} with ids ${ids.join(', ')}.`,
+    context: { ids },
+  };
 }
 
 function batchBody(results: unknown[], errors: unknown[]) {
   const now = new Date().toISOString();
-  return { status: 'COMPLETE', results, ...(errors.length ? { numErrors: errors.length, errors } : {}), startedAt: now, completedAt: now };
+  return {
+    status: 'COMPLETE',
+    results,
+    ...(errors.length ? { numErrors: errors.length, errors } : {}),
+    startedAt: now,
+    completedAt: now,
+  };
 }
 
 export function associationRoutes(store: SandboxObjectStore): Router {
@@ -85,10 +106,15 @@ export function associationRoutes(store: SandboxObjectStore): Router {
     if (!exists(pair.to, toId)) return sendNotFound(res, `${pair.to} ${toId}`);
     associations.add(...sides(pair, fromId, toId), []);
     const fromContact = pair.from === 'contacts';
-    res.json(batchBody([
-      { from: { id: fromId }, to: { id: toId }, associationSpec: spec(fromContact) },
-      { from: { id: toId }, to: { id: fromId }, associationSpec: spec(!fromContact) },
-    ], []));
+    res.json(
+      batchBody(
+        [
+          { from: { id: fromId }, to: { id: toId }, associationSpec: spec(fromContact) },
+          { from: { id: toId }, to: { id: fromId }, associationSpec: spec(!fromContact) },
+        ],
+        [],
+      ),
+    );
   });
 
   r.put('/crm/v4/objects/:from/:fromId/associations/:to/:toId', (req, res) => {
@@ -97,22 +123,44 @@ export function associationRoutes(store: SandboxObjectStore): Router {
     const fromId = String(req.params.fromId);
     const toId = String(req.params.toId);
     const body: unknown = req.body;
-    if (!Array.isArray(body) || body.length === 0) return sendError(res, 400, 'VALIDATION_ERROR', 'Invalid input JSON: expected an array of association specs.');
+    if (!Array.isArray(body) || body.length === 0)
+      return sendError(res, 400, 'VALIDATION_ERROR', 'Invalid input JSON: expected an array of association specs.');
     const typeIds = body.map((s) => Number((s as { associationTypeId?: unknown }).associationTypeId));
     const fromContact = pair.from === 'contacts';
     const unknown = typeIds.filter((t) => !associations.knownType(fromContact, t));
-    if (unknown.length) return sendError(res, 400, 'VALIDATION_ERROR', `Unknown association type ids from ${pair.from} to ${pair.to}: ${unknown.join(', ')}.`);
+    if (unknown.length)
+      return sendError(
+        res,
+        400,
+        'VALIDATION_ERROR',
+        `Unknown association type ids from ${pair.from} to ${pair.to}: ${unknown.join(', ')}.`,
+      );
     if (!exists(pair.from, fromId)) return sendNotFound(res, `${pair.from} ${fromId}`);
     if (!exists(pair.to, toId)) return sendNotFound(res, `${pair.to} ${toId}`);
-    associations.add(...sides(pair, fromId, toId), fromContact ? typeIds : typeIds.map((t) => associations.toContactSide(t)));
-    const labels = associations.associated(pair.from, fromId).find((a) => a.id === toId)?.types.flatMap((t) => (t.label ? [t.label] : [])) ?? [];
-    res.status(201).json({ fromObjectTypeId: TYPE_IDS[pair.from], fromObjectId: Number(fromId), toObjectTypeId: TYPE_IDS[pair.to], toObjectId: Number(toId), labels });
+    associations.add(
+      ...sides(pair, fromId, toId),
+      fromContact ? typeIds : typeIds.map((t) => associations.toContactSide(t)),
+    );
+    const labels =
+      associations
+        .associated(pair.from, fromId)
+        .find((a) => a.id === toId)
+        ?.types.flatMap((t) => (t.label ? [t.label] : [])) ?? [];
+    res.status(201).json({
+      fromObjectTypeId: TYPE_IDS[pair.from],
+      fromObjectId: Number(fromId),
+      toObjectTypeId: TYPE_IDS[pair.to],
+      toObjectId: Number(toId),
+      labels,
+    });
   });
 
   r.get('/crm/v4/objects/:from/:fromId/associations/:to', (req, res) => {
     const pair = pairOr400(req, res);
     if (!pair) return;
-    const results = associations.associated(pair.from, String(req.params.fromId)).map((a) => ({ toObjectId: Number(a.id), associationTypes: a.types }));
+    const results = associations
+      .associated(pair.from, String(req.params.fromId))
+      .map((a) => ({ toObjectId: Number(a.id), associationTypes: a.types }));
     res.json({ results });
   });
 
@@ -127,7 +175,8 @@ export function associationRoutes(store: SandboxObjectStore): Router {
     for (const input of inputs) {
       const fromId = idOf((input as { from?: unknown }).from);
       const toId = idOf((input as { to?: unknown }).to);
-      if (!fromId || !toId) return sendError(res, 400, 'VALIDATION_ERROR', 'Invalid input JSON: every input needs from.id and to.id.');
+      if (!fromId || !toId)
+        return sendError(res, 400, 'VALIDATION_ERROR', 'Invalid input JSON: every input needs from.id and to.id.');
       const missing = missingOf(pair, fromId, toId);
       if (missing) {
         errors.push(missing);
@@ -151,11 +200,22 @@ export function associationRoutes(store: SandboxObjectStore): Router {
       const fromId = idOf(from);
       const toId = idOf(to);
       if (!fromId || !toId || !Array.isArray(types) || types.length === 0) {
-        return sendError(res, 400, 'VALIDATION_ERROR', 'Invalid input JSON: every input needs from.id, to.id and at least one of types.');
+        return sendError(
+          res,
+          400,
+          'VALIDATION_ERROR',
+          'Invalid input JSON: every input needs from.id, to.id and at least one of types.',
+        );
       }
       const typeIds = types.map((t) => Number((t as { associationTypeId?: unknown }).associationTypeId));
       const unknown = typeIds.filter((t) => !associations.knownType(fromContact, t));
-      if (unknown.length) return sendError(res, 400, 'VALIDATION_ERROR', `Unknown association type ids from ${pair.from} to ${pair.to}: ${unknown.join(', ')}.`);
+      if (unknown.length)
+        return sendError(
+          res,
+          400,
+          'VALIDATION_ERROR',
+          `Unknown association type ids from ${pair.from} to ${pair.to}: ${unknown.join(', ')}.`,
+        );
       parsed.push({ fromId, toId, typeIds });
     }
     const results: unknown[] = [];
@@ -166,9 +226,22 @@ export function associationRoutes(store: SandboxObjectStore): Router {
         errors.push(missing);
         continue;
       }
-      associations.add(...sides(pair, fromId, toId), fromContact ? typeIds : typeIds.map((t) => associations.toContactSide(t)));
-      const labels = associations.associated(pair.from, fromId).find((a) => a.id === toId)?.types.flatMap((t) => (t.label ? [t.label] : [])) ?? [];
-      results.push({ fromObjectTypeId: TYPE_IDS[pair.from], fromObjectId: Number(fromId), toObjectTypeId: TYPE_IDS[pair.to], toObjectId: Number(toId), labels });
+      associations.add(
+        ...sides(pair, fromId, toId),
+        fromContact ? typeIds : typeIds.map((t) => associations.toContactSide(t)),
+      );
+      const labels =
+        associations
+          .associated(pair.from, fromId)
+          .find((a) => a.id === toId)
+          ?.types.flatMap((t) => (t.label ? [t.label] : [])) ?? [];
+      results.push({
+        fromObjectTypeId: TYPE_IDS[pair.from],
+        fromObjectId: Number(fromId),
+        toObjectTypeId: TYPE_IDS[pair.to],
+        toObjectId: Number(toId),
+        labels,
+      });
     }
     res.status(errors.length ? 207 : 201).json(batchBody(results, errors));
   });
@@ -187,7 +260,9 @@ export function associationRoutes(store: SandboxObjectStore): Router {
         missing.push(id);
         continue;
       }
-      const to = associations.associated(pair.from, id).map((a) => ({ toObjectId: Number(a.id), associationTypes: a.types }));
+      const to = associations
+        .associated(pair.from, id)
+        .map((a) => ({ toObjectId: Number(a.id), associationTypes: a.types }));
       // HubSpot leaves out an object with no associations of the asked type.
       if (to.length) results.push({ from: { id }, to });
     }

@@ -15,7 +15,10 @@ export class SandboxLists {
   /** A static list of these record ids; its id. */
   create(recordIds: string[]): string {
     const id = String(++this.counter);
-    this.lists.set(id, [...new Set(recordIds)].sort((a, b) => Number(a) - Number(b)));
+    this.lists.set(
+      id,
+      [...new Set(recordIds)].sort((a, b) => Number(a) - Number(b)),
+    );
     return id;
   }
 

@@ -2,7 +2,13 @@
  * CRM objects v3: single and batch read/create/update, list and search, for contacts and companies.
  */
 import { Router, type Request, type Response } from 'express';
-import { objectTypeOf, ValidationFailure, type ObjectType, type SandboxObjectStore, type StoredObject } from './object-store.js';
+import {
+  objectTypeOf,
+  ValidationFailure,
+  type ObjectType,
+  type SandboxObjectStore,
+  type StoredObject,
+} from './object-store.js';
 import { REQUEST_PROBLEMS, problemsMessage, validateProperties } from './property-validation.js';
 import { MAX_SEARCH_RESULTS, searchObjects, SearchRequestSchema } from './search.js';
 import { errorBody, sendError, sendNotFound, sendRequired, sendValidation, type ErrorDetail } from './wire-errors.js';
@@ -13,12 +19,16 @@ const LABEL: Record<ObjectType, string> = { contacts: 'CONTACT', companies: 'COM
 function queryList(value: unknown): string[] | undefined {
   if (value === undefined) return undefined;
   const items = Array.isArray(value) ? value : [value];
-  return items.flatMap((v) => String(v).split(',')).map((s) => s.trim()).filter(Boolean);
+  return items
+    .flatMap((v) => String(v).split(','))
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 function typeOr404(req: Request, res: Response): ObjectType | undefined {
   const type = objectTypeOf(String(req.params.objectType));
-  if (!type) sendError(res, 400, 'VALIDATION_ERROR', `Unable to infer object type from: ${String(req.params.objectType)}`);
+  if (!type)
+    sendError(res, 400, 'VALIDATION_ERROR', `Unable to infer object type from: ${String(req.params.objectType)}`);
   return type;
 }
 
@@ -39,7 +49,22 @@ export function objectRoutes(store: SandboxObjectStore): Router {
   const batchEnvelope = (results: unknown[], errors: ErrorDetail[], startedAt: string) => ({
     status: 'COMPLETE',
     results,
-    ...(errors.length > 0 ? { numErrors: errors.length, errors: errors.map((e) => errorBody(e.code === 'OBJECT_NOT_FOUND' ? 'OBJECT_NOT_FOUND' : e.code === 'CONFLICT' ? 'CONFLICT' : 'VALIDATION_ERROR', e.message, { context: e.context })) } : {}),
+    ...(errors.length > 0
+      ? {
+          numErrors: errors.length,
+          errors: errors.map((e) =>
+            errorBody(
+              e.code === 'OBJECT_NOT_FOUND'
+                ? 'OBJECT_NOT_FOUND'
+                : e.code === 'CONFLICT'
+                  ? 'CONFLICT'
+                  : 'VALIDATION_ERROR',
+              e.message,
+              { context: e.context },
+            ),
+          ),
+        }
+      : {}),
     startedAt,
     completedAt: new Date().toISOString(),
   });
@@ -49,9 +74,15 @@ export function objectRoutes(store: SandboxObjectStore): Router {
     if (!type) return;
     const startedAt = new Date().toISOString();
     const inputs = (req.body as { inputs?: unknown } | undefined)?.inputs;
-    if (!Array.isArray(inputs)) return sendError(res, 400, 'VALIDATION_ERROR', 'Invalid input JSON: "inputs" must be an array.');
+    if (!Array.isArray(inputs))
+      return sendError(res, 400, 'VALIDATION_ERROR', 'Invalid input JSON: "inputs" must be an array.');
     if (inputs.length > MAX_BATCH_INPUTS) {
-      return sendError(res, 400, 'VALIDATION_ERROR', `Batch input limit exceeded: ${inputs.length} inputs were sent but the limit is ${MAX_BATCH_INPUTS}.`);
+      return sendError(
+        res,
+        400,
+        'VALIDATION_ERROR',
+        `Batch input limit exceeded: ${inputs.length} inputs were sent but the limit is ${MAX_BATCH_INPUTS}.`,
+      );
     }
     const action = String(req.params.action);
     const errors: ErrorDetail[] = [];
@@ -65,19 +96,31 @@ export function objectRoutes(store: SandboxObjectStore): Router {
         else missing.push(String(input?.id));
       }
       if (missing.length > 0) {
-        errors.push({ code: 'OBJECT_NOT_FOUND', message: `Could not get some ${LABEL[type]} objects, they may be deleted or not exist. Check that ids are valid.`, context: { ids: missing } });
+        errors.push({
+          code: 'OBJECT_NOT_FOUND',
+          message: `Could not get some ${LABEL[type]} objects, they may be deleted or not exist. Check that ids are valid.`,
+          context: { ids: missing },
+        });
       }
     } else if (action === 'update' || action === 'create') {
       const all = (inputs as unknown[]).map((i) => propertiesOf(i) ?? {});
-      const requestProblems = all.flatMap((p) => validateProperties(store.definitions[type], p)).filter((p) => REQUEST_PROBLEMS.has(p.code));
-      if (requestProblems.length > 0) return sendValidation(res, [...new Map(requestProblems.map((p) => [p.name + p.code, p])).values()]);
+      const requestProblems = all
+        .flatMap((p) => validateProperties(store.definitions[type], p))
+        .filter((p) => REQUEST_PROBLEMS.has(p.code));
+      if (requestProblems.length > 0)
+        return sendValidation(res, [...new Map(requestProblems.map((p) => [p.name + p.code, p])).values()]);
       // A write that leaves one of the portal's required properties empty refuses the whole batch, naming each input.
       const missing = (inputs as { id?: unknown }[]).map((input, i) => {
         if (action === 'create') return store.missingRequired(type, all[i] ?? {});
         const object = find(type, String(input?.id));
         return object ? store.missingRequired(type, all[i] ?? {}, object) : [];
       });
-      if (missing.some((m) => m.length > 0)) return sendRequired(res, missing, action === 'update' ? (inputs as { id?: unknown }[]).map((input) => String(input?.id)) : undefined);
+      if (missing.some((m) => m.length > 0))
+        return sendRequired(
+          res,
+          missing,
+          action === 'update' ? (inputs as { id?: unknown }[]).map((input) => String(input?.id)) : undefined,
+        );
       (inputs as { id?: unknown }[]).forEach((input, i) => {
         const values = all[i] ?? {};
         const id = String(input?.id);
@@ -85,15 +128,26 @@ export function objectRoutes(store: SandboxObjectStore): Router {
           if (action === 'update') {
             const object = find(type, id);
             if (!object) {
-              errors.push({ code: 'OBJECT_NOT_FOUND', message: `Could not get some ${LABEL[type]} objects, they may be deleted or not exist. Check that ids are valid.`, context: { ids: [id] } });
+              errors.push({
+                code: 'OBJECT_NOT_FOUND',
+                message: `Could not get some ${LABEL[type]} objects, they may be deleted or not exist. Check that ids are valid.`,
+                context: { ids: [id] },
+              });
               return;
             }
             store.update(type, object, values, 'INTEGRATION', undefined, appOf(res));
             results.push(store.toWire(type, object, Object.keys(values)));
           } else {
-            const existing = type === 'contacts' && typeof values.email === 'string' ? store.findContactByEmail(values.email) : undefined;
+            const existing =
+              type === 'contacts' && typeof values.email === 'string'
+                ? store.findContactByEmail(values.email)
+                : undefined;
             if (existing) {
-              errors.push({ code: 'CONFLICT', message: `Contact already exists. Existing ID: ${existing.id}`, context: { ids: [existing.id] } });
+              errors.push({
+                code: 'CONFLICT',
+                message: `Contact already exists. Existing ID: ${existing.id}`,
+                context: { ids: [existing.id] },
+              });
               return;
             }
             const created = store.create(type, values, 'INTEGRATION', undefined, appOf(res));
@@ -101,7 +155,11 @@ export function objectRoutes(store: SandboxObjectStore): Router {
           }
         } catch (e) {
           if (!(e instanceof ValidationFailure)) throw e;
-          errors.push({ code: 'VALIDATION_ERROR', message: problemsMessage(e.problems), context: { ids: action === 'update' ? [id] : [String(i)], propertyName: e.problems.map((p) => p.name) } });
+          errors.push({
+            code: 'VALIDATION_ERROR',
+            message: problemsMessage(e.problems),
+            context: { ids: action === 'update' ? [id] : [String(i)], propertyName: e.problems.map((p) => p.name) },
+          });
         }
       });
     } else {
@@ -117,14 +175,26 @@ export function objectRoutes(store: SandboxObjectStore): Router {
     const parsed = SearchRequestSchema.safeParse(req.body ?? {});
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      return sendError(res, 400, 'VALIDATION_ERROR', `Invalid search request at ${issue?.path.join('.') ?? ''}: ${issue?.message ?? ''}`);
+      return sendError(
+        res,
+        400,
+        'VALIDATION_ERROR',
+        `Invalid search request at ${issue?.path.join('.') ?? ''}: ${issue?.message ?? ''}`,
+      );
     }
     const after = parsed.data.after === undefined ? 0 : Number(parsed.data.after);
     if (!Number.isInteger(after) || after < 0 || after + parsed.data.limit > MAX_SEARCH_RESULTS) {
-      return sendError(res, 400, 'VALIDATION_ERROR', `Invalid search request: a search returns at most ${MAX_SEARCH_RESULTS} results; after + limit may not exceed ${MAX_SEARCH_RESULTS}`);
+      return sendError(
+        res,
+        400,
+        'VALIDATION_ERROR',
+        `Invalid search request: a search returns at most ${MAX_SEARCH_RESULTS} results; after + limit may not exceed ${MAX_SEARCH_RESULTS}`,
+      );
     }
     const now = Date.now();
-    const found = searchObjects(store.objects[type].values(), parsed.data, store.definitions[type], (o) => store.searchView(o, now));
+    const found = searchObjects(store.objects[type].values(), parsed.data, store.definitions[type], (o) =>
+      store.searchView(o, now),
+    );
     res.json({
       total: found.total,
       results: found.page.map((o) => store.toWire(type, o, parsed.data.properties)),
@@ -149,7 +219,8 @@ export function objectRoutes(store: SandboxObjectStore): Router {
     const type = typeOr404(req, res);
     if (!type) return;
     const values = propertiesOf(req.body) ?? {};
-    const existing = type === 'contacts' && typeof values.email === 'string' ? store.findContactByEmail(values.email) : undefined;
+    const existing =
+      type === 'contacts' && typeof values.email === 'string' ? store.findContactByEmail(values.email) : undefined;
     if (existing) return sendError(res, 409, 'CONFLICT', `Contact already exists. Existing ID: ${existing.id}`);
     try {
       const created = store.create(type, values, 'INTEGRATION', undefined, appOf(res));

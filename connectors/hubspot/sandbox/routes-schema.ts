@@ -19,21 +19,35 @@ const FIELD_TYPES_FOR: Record<string, string[]> = {
 
 function typeOr400(req: Request, res: Response): ObjectType | undefined {
   const type = objectTypeOf(String(req.params.objectType));
-  if (!type) sendError(res, 400, 'VALIDATION_ERROR', `Unable to infer object type from: ${String(req.params.objectType)}`);
+  if (!type)
+    sendError(res, 400, 'VALIDATION_ERROR', `Unable to infer object type from: ${String(req.params.objectType)}`);
   return type;
 }
 
-function propertyCreateProblem(body: Record<string, unknown>, store: SandboxObjectStore, type: ObjectType): string | undefined {
+function propertyCreateProblem(
+  body: Record<string, unknown>,
+  store: SandboxObjectStore,
+  type: ObjectType,
+): string | undefined {
   for (const field of ['name', 'label', 'type', 'fieldType', 'groupName']) {
     if (typeof body[field] !== 'string' || body[field] === '') return `Missing required field "${field}"`;
   }
-  const [name, valueType, fieldType, groupName] = [body.name, body.type, body.fieldType, body.groupName].map(String) as [string, string, string, string];
-  if (!/^[a-z][a-z0-9_]*$/.test(name)) return `Property name "${name}" must start with a letter and hold only lower-case letters, digits and underscores`;
-  if (!(HUBSPOT_TYPES as readonly string[]).includes(valueType)) return `Invalid type "${valueType}"; expected one of ${HUBSPOT_TYPES.join(', ')}`;
+  const [name, valueType, fieldType, groupName] = [body.name, body.type, body.fieldType, body.groupName].map(
+    String,
+  ) as [string, string, string, string];
+  if (!/^[a-z][a-z0-9_]*$/.test(name))
+    return `Property name "${name}" must start with a letter and hold only lower-case letters, digits and underscores`;
+  if (!(HUBSPOT_TYPES as readonly string[]).includes(valueType))
+    return `Invalid type "${valueType}"; expected one of ${HUBSPOT_TYPES.join(', ')}`;
   if (!(HUBSPOT_FIELD_TYPES as readonly string[]).includes(fieldType)) return `Invalid fieldType "${fieldType}"`;
-  if (!(FIELD_TYPES_FOR[valueType] ?? []).includes(fieldType)) return `fieldType "${fieldType}" cannot be used with type "${valueType}"`;
+  if (!(FIELD_TYPES_FOR[valueType] ?? []).includes(fieldType))
+    return `fieldType "${fieldType}" cannot be used with type "${valueType}"`;
   if (!store.groups[type].has(groupName)) return `Property group "${groupName}" does not exist`;
-  if (valueType === 'enumeration' && fieldType !== 'booleancheckbox' && (!Array.isArray(body.options) || body.options.length === 0)) {
+  if (
+    valueType === 'enumeration' &&
+    fieldType !== 'booleancheckbox' &&
+    (!Array.isArray(body.options) || body.options.length === 0)
+  ) {
     return 'An enumeration property needs at least one option';
   }
   return undefined;
@@ -55,9 +69,15 @@ export function schemaRoutes(store: SandboxObjectStore): Router {
   r.post('/crm/v3/properties/:objectType/groups', (req, res) => {
     const type = typeOr400(req, res);
     if (!type) return;
-    const { name, label, displayOrder } = (req.body ?? {}) as { name?: unknown; label?: unknown; displayOrder?: unknown };
-    if (typeof name !== 'string' || typeof label !== 'string') return sendError(res, 400, 'VALIDATION_ERROR', 'A property group needs "name" and "label".');
-    if (store.groups[type].has(name)) return sendError(res, 409, 'OBJECT_ALREADY_EXISTS', `A property group named '${name}' already exists.`);
+    const { name, label, displayOrder } = (req.body ?? {}) as {
+      name?: unknown;
+      label?: unknown;
+      displayOrder?: unknown;
+    };
+    if (typeof name !== 'string' || typeof label !== 'string')
+      return sendError(res, 400, 'VALIDATION_ERROR', 'A property group needs "name" and "label".');
+    if (store.groups[type].has(name))
+      return sendError(res, 409, 'OBJECT_ALREADY_EXISTS', `A property group named '${name}' already exists.`);
     const group = { name, label, displayOrder: typeof displayOrder === 'number' ? displayOrder : -1, archived: false };
     store.groups[type].set(name, group);
     res.status(201).json(group);
@@ -78,9 +98,18 @@ export function schemaRoutes(store: SandboxObjectStore): Router {
     const problem = propertyCreateProblem(body, store, type);
     if (problem) return sendError(res, 400, 'VALIDATION_ERROR', problem);
     const name = String(body.name);
-    if (store.definitions[type].has(name)) return sendError(res, 409, 'OBJECT_ALREADY_EXISTS', `Property named '${name}' already exists.`);
+    if (store.definitions[type].has(name))
+      return sendError(res, 409, 'OBJECT_ALREADY_EXISTS', `Property named '${name}' already exists.`);
     const at = new Date().toISOString();
-    const options = Array.isArray(body.options) ? (body.options as { label: string; value: string; displayOrder?: number; hidden?: boolean; description?: string }[]) : [];
+    const options = Array.isArray(body.options)
+      ? (body.options as {
+          label: string;
+          value: string;
+          displayOrder?: number;
+          hidden?: boolean;
+          description?: string;
+        }[])
+      : [];
     const created: HubspotProperty = {
       updatedAt: at,
       createdAt: at,
@@ -90,7 +119,13 @@ export function schemaRoutes(store: SandboxObjectStore): Router {
       fieldType: String(body.fieldType),
       description: typeof body.description === 'string' ? body.description : '',
       groupName: String(body.groupName),
-      options: options.map((o, i) => ({ label: o.label, value: o.value, description: o.description ?? '', displayOrder: o.displayOrder ?? i, hidden: o.hidden ?? false })),
+      options: options.map((o, i) => ({
+        label: o.label,
+        value: o.value,
+        description: o.description ?? '',
+        displayOrder: o.displayOrder ?? i,
+        hidden: o.hidden ?? false,
+      })),
       displayOrder: typeof body.displayOrder === 'number' ? body.displayOrder : -1,
       calculated: false,
       externalOptions: false,

@@ -11,7 +11,21 @@ export const MAX_SEARCH_LIMIT = 200;
 
 const FilterSchema = z.object({
   propertyName: z.string().min(1),
-  operator: z.enum(['EQ', 'NEQ', 'LT', 'LTE', 'GT', 'GTE', 'BETWEEN', 'IN', 'NOT_IN', 'HAS_PROPERTY', 'NOT_HAS_PROPERTY', 'CONTAINS_TOKEN', 'NOT_CONTAINS_TOKEN']),
+  operator: z.enum([
+    'EQ',
+    'NEQ',
+    'LT',
+    'LTE',
+    'GT',
+    'GTE',
+    'BETWEEN',
+    'IN',
+    'NOT_IN',
+    'HAS_PROPERTY',
+    'NOT_HAS_PROPERTY',
+    'CONTAINS_TOKEN',
+    'NOT_CONTAINS_TOKEN',
+  ]),
   value: z.union([z.string(), z.number(), z.boolean()]).optional(),
   highValue: z.union([z.string(), z.number()]).optional(),
   values: z.array(z.union([z.string(), z.number()])).optional(),
@@ -27,9 +41,18 @@ export const SearchRequestSchema = z.object({
   filterGroups: z
     .array(z.object({ filters: z.array(FilterSchema).max(MAX_FILTERS_PER_GROUP) }))
     .max(MAX_FILTER_GROUPS)
-    .refine((groups) => groups.reduce((n, g) => n + g.filters.length, 0) <= MAX_FILTERS, { message: `at most ${MAX_FILTERS} filters in all filter groups together` })
+    .refine((groups) => groups.reduce((n, g) => n + g.filters.length, 0) <= MAX_FILTERS, {
+      message: `at most ${MAX_FILTERS} filters in all filter groups together`,
+    })
     .default([]),
-  sorts: z.array(z.union([z.string(), z.object({ propertyName: z.string(), direction: z.enum(['ASCENDING', 'DESCENDING']).optional() })])).default([]),
+  sorts: z
+    .array(
+      z.union([
+        z.string(),
+        z.object({ propertyName: z.string(), direction: z.enum(['ASCENDING', 'DESCENDING']).optional() }),
+      ]),
+    )
+    .default([]),
   properties: z.array(z.string()).default([]),
   limit: z.number().int().min(0).max(MAX_SEARCH_LIMIT).default(10),
   after: z.union([z.string(), z.number()]).optional(),
@@ -70,7 +93,9 @@ function matches(object: StoredObject, filter: Filter, defs: ReadonlyMap<string,
     case 'IN':
       // As in HubSpot, IN on a text property matches stored values case-insensitively but takes the
       // listed values as given: they must be lower case, or they match nothing.
-      return (filter.values ?? []).some((v) => (typeof have === 'string' ? String(v) === have : comparable(def, v) === have));
+      return (filter.values ?? []).some((v) =>
+        typeof have === 'string' ? String(v) === have : comparable(def, v) === have,
+      );
     case 'NOT_IN':
       return !(filter.values ?? []).some((v) => comparable(def, v) === have);
     case 'CONTAINS_TOKEN':
@@ -78,7 +103,12 @@ function matches(object: StoredObject, filter: Filter, defs: ReadonlyMap<string,
     case 'NOT_CONTAINS_TOKEN':
       return !(typeof have === 'string' && typeof want === 'string' && have.includes(want.replaceAll('*', '')));
     case 'BETWEEN':
-      return want !== undefined && filter.highValue !== undefined && have >= want && have <= comparable(def, filter.highValue);
+      return (
+        want !== undefined &&
+        filter.highValue !== undefined &&
+        have >= want &&
+        have <= comparable(def, filter.highValue)
+      );
   }
   if (want === undefined) return false;
   switch (filter.operator) {
@@ -103,11 +133,13 @@ export function searchObjects(
 ): { total: number; page: StoredObject[]; nextAfter?: string } {
   const groups = request.filterGroups;
   const query = request.query?.toLowerCase();
-  let found = [...objects].flatMap((o) => view(o) ?? []).filter(
-    (o) =>
-      (groups.length === 0 || groups.some((g) => g.filters.every((f) => matches(o, f, defs)))) &&
-      (!query || [...o.properties.values()].some((v) => v.toLowerCase().includes(query))),
-  );
+  let found = [...objects]
+    .flatMap((o) => view(o) ?? [])
+    .filter(
+      (o) =>
+        (groups.length === 0 || groups.some((g) => g.filters.every((f) => matches(o, f, defs)))) &&
+        (!query || [...o.properties.values()].some((v) => v.toLowerCase().includes(query))),
+    );
   found.sort((a, b) => Number(a.id) - Number(b.id));
   const sort = request.sorts[0];
   if (sort !== undefined) {
@@ -124,5 +156,9 @@ export function searchObjects(
   const page = found.slice(start, start + request.limit);
   const end = start + page.length;
   // Paging stops at 10,000 results however many match: no `after` leads past them.
-  return { total: found.length, page, nextAfter: end < found.length && end < MAX_SEARCH_RESULTS ? String(end) : undefined };
+  return {
+    total: found.length,
+    page,
+    nextAfter: end < found.length && end < MAX_SEARCH_RESULTS ? String(end) : undefined,
+  };
 }

@@ -7,7 +7,13 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { HubspotProperty } from '../property-wire.js';
-import { objectTypeOf, SandboxObjectStore, type ChangeSource, type ObjectType, type StoredObject } from './object-store.js';
+import {
+  objectTypeOf,
+  SandboxObjectStore,
+  type ChangeSource,
+  type ObjectType,
+  type StoredObject,
+} from './object-store.js';
 import { RatePolicy, TIER_LIMITS, type SandboxTier } from './rate-policy.js';
 import { missingRecordHtml, recordPageHtml } from '../../../src/core/record-page-html.js';
 import { accountRoutes } from './routes-account.js';
@@ -162,7 +168,13 @@ export async function startHubspotSandbox(options: HubspotSandboxOptions = {}): 
   const token = options.accessToken ?? 'sandbox-token';
   const tier = TIER_LIMITS[options.tier ?? 'starter'];
   const timeZone = options.timeZone ?? 'Australia/Sydney';
-  const policy = new RatePolicy(options.rateLimit ?? tier.perWindow, options.rateWindowMs ?? 10_000, options.dailyLimit ?? tier.daily, Date.now, timeZone);
+  const policy = new RatePolicy(
+    options.rateLimit ?? tier.perWindow,
+    options.rateWindowMs ?? 10_000,
+    options.dailyLimit ?? tier.daily,
+    Date.now,
+    timeZone,
+  );
   const searchPolicy = new RatePolicy(options.searchesPerSecond ?? 5, 1_000, Number.MAX_SAFE_INTEGER);
   const importerPolicy = new RatePolicy(tier.perWindow, 10_000, tier.daily, Date.now, timeZone);
   const appOfToken = new Map([
@@ -170,7 +182,8 @@ export async function startHubspotSandbox(options: HubspotSandboxOptions = {}): 
     [`Bearer ${IMPORTER_TOKEN}`, IMPORTER_APP_ID],
   ]);
   const portalId = options.portalId ?? 62515;
-  const subscribed = (type: ObjectType) => new Set([...DEFAULT_WEBHOOK_PROPERTIES[type], ...(options.webhookProperties?.[type] ?? [])]);
+  const subscribed = (type: ObjectType) =>
+    new Set([...DEFAULT_WEBHOOK_PROPERTIES[type], ...(options.webhookProperties?.[type] ?? [])]);
   const sender = new WebhookSender({
     url: options.webhookUrl,
     clientSecret: options.clientSecret ?? 'sandbox-client-secret',
@@ -184,14 +197,28 @@ export async function startHubspotSandbox(options: HubspotSandboxOptions = {}): 
   const tasks = new SandboxTasks();
   const lists = new SandboxLists();
   store.searchLagMs = options.searchLagMs ?? 2_000;
-  store.required = { contacts: [...(options.require?.contacts ?? [])], companies: [...(options.require?.companies ?? [])] };
+  store.required = {
+    contacts: [...(options.require?.contacts ?? [])],
+    companies: [...(options.require?.companies ?? [])],
+  };
 
-  const freshStats = () => ({ calls: 0, byEndpoint: {} as Record<string, number>, rateLimited: { TEN_SECONDLY_ROLLING: 0, DAILY: 0, SECONDLY: 0 }, unauthorized: 0, injected: { '429': 0, '5xx': 0 } });
+  const freshStats = () => ({
+    calls: 0,
+    byEndpoint: {} as Record<string, number>,
+    rateLimited: { TEN_SECONDLY_ROLLING: 0, DAILY: 0, SECONDLY: 0 },
+    unauthorized: 0,
+    injected: { '429': 0, '5xx': 0 },
+  });
   let stats = freshStats();
   let refuse429 = evenly(options.faults?.rate429);
   let refuse5xx = evenly(options.faults?.rate5xx);
 
-  const actions = workflowActions({ portalId, appId: SANDBOX_APP_ID, clientSecret: options.clientSecret ?? 'sandbox-client-secret', appUrl: options.appUrl });
+  const actions = workflowActions({
+    portalId,
+    appId: SANDBOX_APP_ID,
+    clientSecret: options.clientSecret ?? 'sandbox-client-secret',
+    appUrl: options.appUrl,
+  });
 
   const app = express();
   app.disable('x-powered-by');
@@ -202,7 +229,8 @@ export async function startHubspotSandbox(options: HubspotSandboxOptions = {}): 
   // A person creating a record in HubSpot's UI (changeSource CRM_UI), for tools outside this process;
   // the API's own create is an app's (INTEGRATION).
   app.post('/__sandbox/ui/:objectType', express.json(), (req, res) => {
-    const type = req.params.objectType === 'contacts' || req.params.objectType === 'companies' ? req.params.objectType : undefined;
+    const type =
+      req.params.objectType === 'contacts' || req.params.objectType === 'companies' ? req.params.objectType : undefined;
     const properties = (req.body as { properties?: Record<string, unknown> } | undefined)?.properties;
     if (!type || !properties || typeof properties !== 'object') {
       res.status(400).json({ message: 'POST /__sandbox/ui/contacts|companies with {"properties": {...}}' });
@@ -221,9 +249,11 @@ export async function startHubspotSandbox(options: HubspotSandboxOptions = {}): 
     const object = type && Number(req.params.portalId) === portalId ? store.get(type, req.params.id) : undefined;
     res.type('html');
     const { portalId: portal, typeId, id } = req.params;
-    if (!type || !object) return res.status(404).send(missingRecordHtml('HubSpot', `record ${typeId}/${id} in portal ${portal}`));
+    if (!type || !object)
+      return res.status(404).send(missingRecordHtml('HubSpot', `record ${typeId}/${id} in portal ${portal}`));
     const p = Object.fromEntries(object.properties);
-    const title = type === 'companies' ? (p.name ?? p.domain) : [p.firstname, p.lastname].filter(Boolean).join(' ') || p.email;
+    const title =
+      type === 'companies' ? (p.name ?? p.domain) : [p.firstname, p.lastname].filter(Boolean).join(' ') || p.email;
     const kind = type === 'companies' ? 'Company' : 'Contact';
     res.send(recordPageHtml('HubSpot', `${kind} ${object.id}${title ? `: ${title}` : ''}`, p));
   });
@@ -239,7 +269,12 @@ export async function startHubspotSandbox(options: HubspotSandboxOptions = {}): 
     res.locals.appId = appId;
     if (refuse429()) {
       stats.injected['429']++;
-      return res.status(429).json({ ...errorBody('RATE_LIMITS', 'You have reached your ten_secondly_rolling limit.'), errorType: 'RATE_LIMIT', policyName: 'TEN_SECONDLY_ROLLING', groupName: `api-calls:${portalId}` });
+      return res.status(429).json({
+        ...errorBody('RATE_LIMITS', 'You have reached your ten_secondly_rolling limit.'),
+        errorType: 'RATE_LIMIT',
+        policyName: 'TEN_SECONDLY_ROLLING',
+        groupName: `api-calls:${portalId}`,
+      });
     }
     if (refuse5xx()) {
       stats.injected['5xx']++;
@@ -248,14 +283,26 @@ export async function startHubspotSandbox(options: HubspotSandboxOptions = {}): 
     if (req.method === 'POST' && /^\/crm\/v3\/objects\/[^/]+\/search$/.test(req.path) && !searchPolicy.take().ok) {
       // Search has its own limit, per token and second; HubSpot answers it with policy SECONDLY.
       stats.rateLimited.SECONDLY++;
-      return res.status(429).json({ ...errorBody('RATE_LIMITS', 'You have reached your secondly limit.'), errorType: 'RATE_LIMIT', policyName: 'SECONDLY' });
+      return res.status(429).json({
+        ...errorBody('RATE_LIMITS', 'You have reached your secondly limit.'),
+        errorType: 'RATE_LIMIT',
+        policyName: 'SECONDLY',
+      });
     }
     const decision = (appId === IMPORTER_APP_ID ? importerPolicy : policy).take();
     res.set(decision.headers);
     if (!decision.ok) {
       stats.rateLimited[decision.policyName]++;
-      const message = decision.policyName === 'DAILY' ? 'You have reached your daily limit.' : 'You have reached your ten_secondly_rolling limit.';
-      return res.status(429).json({ ...errorBody('RATE_LIMITS', message), errorType: 'RATE_LIMIT', policyName: decision.policyName, groupName: `api-calls:${portalId}` });
+      const message =
+        decision.policyName === 'DAILY'
+          ? 'You have reached your daily limit.'
+          : 'You have reached your ten_secondly_rolling limit.';
+      return res.status(429).json({
+        ...errorBody('RATE_LIMITS', message),
+        errorType: 'RATE_LIMIT',
+        policyName: decision.policyName,
+        groupName: `api-calls:${portalId}`,
+      });
     }
     next();
   });
@@ -270,7 +317,9 @@ export async function startHubspotSandbox(options: HubspotSandboxOptions = {}): 
   };
   app.post('/crm/v3/objects/:objectType/batch/update', (req, _res, next) => {
     const inputs = (req.body as { inputs?: unknown } | undefined)?.inputs;
-    if (Array.isArray(inputs)) for (const input of inputs as { id?: unknown; properties?: unknown }[]) logWrite(req.params.objectType, input?.id, input?.properties);
+    if (Array.isArray(inputs))
+      for (const input of inputs as { id?: unknown; properties?: unknown }[])
+        logWrite(req.params.objectType, input?.id, input?.properties);
     next();
   });
   app.patch('/crm/v3/objects/:objectType/:id', (req, _res, next) => {
@@ -285,9 +334,12 @@ export async function startHubspotSandbox(options: HubspotSandboxOptions = {}): 
   app.use(objectRoutes(store));
   app.use(schemaRoutes(store));
   app.use(associationRoutes(store));
-  app.use((_req: Request, res: Response) => sendError(res, 404, 'OBJECT_NOT_FOUND', 'No route for this path in the HubSpot sandbox.'));
+  app.use((_req: Request, res: Response) =>
+    sendError(res, 404, 'OBJECT_NOT_FOUND', 'No route for this path in the HubSpot sandbox.'),
+  );
   app.use((err: Error & { status?: number; type?: string }, _req: Request, res: Response, _next: NextFunction) => {
-    if (err.type === 'entity.parse.failed') return sendError(res, 400, 'VALIDATION_ERROR', `Invalid input JSON: ${err.message}`);
+    if (err.type === 'entity.parse.failed')
+      return sendError(res, 400, 'VALIDATION_ERROR', `Invalid input JSON: ${err.message}`);
     sendError(res, err.status ?? 500, 'INTERNAL_ERROR', err.message);
   });
 

@@ -20,7 +20,14 @@ function options(pairs: [string, string][]): HubspotPropertyOption[] {
   return pairs.map(([value, label], i) => ({ label, value, description: '', displayOrder: i, hidden: false }));
 }
 
-function prop(name: string, label: string, type: string, fieldType: string, groupName: string, extra: Extra = {}): HubspotProperty {
+function prop(
+  name: string,
+  label: string,
+  type: string,
+  fieldType: string,
+  groupName: string,
+  extra: Extra = {},
+): HubspotProperty {
   const readOnly = extra.readOnly ?? false;
   return {
     updatedAt: DEFINED_AT,
@@ -44,24 +51,43 @@ function prop(name: string, label: string, type: string, fieldType: string, grou
 }
 
 const LIFECYCLE_STAGES: [string, string][] = [
-  ['subscriber', 'Subscriber'], ['lead', 'Lead'], ['marketingqualifiedlead', 'Marketing Qualified Lead'],
-  ['salesqualifiedlead', 'Sales Qualified Lead'], ['opportunity', 'Opportunity'], ['customer', 'Customer'],
-  ['evangelist', 'Evangelist'], ['other', 'Other'],
+  ['subscriber', 'Subscriber'],
+  ['lead', 'Lead'],
+  ['marketingqualifiedlead', 'Marketing Qualified Lead'],
+  ['salesqualifiedlead', 'Sales Qualified Lead'],
+  ['opportunity', 'Opportunity'],
+  ['customer', 'Customer'],
+  ['evangelist', 'Evangelist'],
+  ['other', 'Other'],
 ];
 
 const LEAD_STATUSES: [string, string][] = [
-  ['NEW', 'New'], ['OPEN', 'Open'], ['IN_PROGRESS', 'In Progress'], ['OPEN_DEAL', 'Open Deal'],
-  ['UNQUALIFIED', 'Unqualified'], ['ATTEMPTED_TO_CONTACT', 'Attempted to Contact'], ['CONNECTED', 'Connected'],
+  ['NEW', 'New'],
+  ['OPEN', 'Open'],
+  ['IN_PROGRESS', 'In Progress'],
+  ['OPEN_DEAL', 'Open Deal'],
+  ['UNQUALIFIED', 'Unqualified'],
+  ['ATTEMPTED_TO_CONTACT', 'Attempted to Contact'],
+  ['CONNECTED', 'Connected'],
   ['BAD_TIMING', 'Bad Timing'],
 ];
 
 const CONTACT_EMPLOYEE_RANGES: [string, string][] = [
-  ['1-5', '1-5'], ['5-25', '5-25'], ['25-50', '25-50'], ['50-100', '50-100'], ['100-500', '100-500'],
-  ['500-1000', '500-1000'], ['1000+', '1000+'],
+  ['1-5', '1-5'],
+  ['5-25', '5-25'],
+  ['25-50', '25-50'],
+  ['50-100', '50-100'],
+  ['100-500', '100-500'],
+  ['500-1000', '500-1000'],
+  ['1000+', '1000+'],
 ];
 
 const COMPANY_TYPES: [string, string][] = [
-  ['PROSPECT', 'Prospect'], ['PARTNER', 'Partner'], ['RESELLER', 'Reseller'], ['VENDOR', 'Vendor'], ['OTHER', 'Other'],
+  ['PROSPECT', 'Prospect'],
+  ['PARTNER', 'Partner'],
+  ['RESELLER', 'Reseller'],
+  ['VENDOR', 'Vendor'],
+  ['OTHER', 'Other'],
 ];
 
 const CI = 'contactinformation';
@@ -78,7 +104,7 @@ export const STANDARD_CONTACT_PROPERTIES: HubspotProperty[] = [
   prop('phone', 'Phone Number', 'string', 'phonenumber', CI, { description: "A contact's primary phone number" }),
   prop('mobilephone', 'Mobile Phone Number', 'string', 'phonenumber', CI),
   prop('fax', 'Fax Number', 'string', 'text', CI),
-  prop('company', 'Company Name', 'string', 'text', CI, { description: 'Name of the contact\'s company' }),
+  prop('company', 'Company Name', 'string', 'text', CI, { description: "Name of the contact's company" }),
   prop('website', 'Website URL', 'string', 'text', CI),
   prop('industry', 'Industry', 'string', 'text', CI, { description: 'The industry a contact is in' }),
   prop('numemployees', 'Number of Employees', 'enumeration', 'select', CI, { options: CONTACT_EMPLOYEE_RANGES }),
@@ -120,7 +146,12 @@ export const STANDARD_COMPANY_PROPERTIES: HubspotProperty[] = [
   prop('annualrevenue', 'Annual Revenue', 'number', 'number', CO),
   prop('founded_year', 'Year Founded', 'string', 'text', CO),
   prop('description', 'Description', 'string', 'textarea', CO),
-  prop('is_public', 'Is Public', 'bool', 'booleancheckbox', CO, { options: [['true', 'True'], ['false', 'False']] }),
+  prop('is_public', 'Is Public', 'bool', 'booleancheckbox', CO, {
+    options: [
+      ['true', 'True'],
+      ['false', 'False'],
+    ],
+  }),
   prop('type', 'Type', 'enumeration', 'select', CO, { options: COMPANY_TYPES }),
   prop('timezone', 'Time Zone', 'string', 'text', CO),
   prop('linkedin_company_page', 'LinkedIn Company Page', 'string', 'text', SOCIAL),

@@ -8,7 +8,9 @@ import type { ChangeEvent, ObjectType } from './object-store.js';
 
 export const MAX_REDELIVERIES = 10;
 /** Roughly HubSpot's spread of retries over a day. */
-export const DEFAULT_REDELIVERY_DELAYS_MS = [60_000, 120_000, 300_000, 600_000, 1_800_000, 3_600_000, 7_200_000, 14_400_000, 28_800_000, 28_800_000];
+export const DEFAULT_REDELIVERY_DELAYS_MS = [
+  60_000, 120_000, 300_000, 600_000, 1_800_000, 3_600_000, 7_200_000, 14_400_000, 28_800_000, 28_800_000,
+];
 
 export interface WebhookSenderOptions {
   url?: string;
@@ -46,7 +48,10 @@ interface WireEvent {
 }
 
 const SUBSCRIPTION_IDS: Record<string, number> = {
-  'contact.creation': 101, 'contact.propertyChange': 102, 'company.creation': 201, 'company.propertyChange': 202,
+  'contact.creation': 101,
+  'contact.propertyChange': 102,
+  'company.creation': 201,
+  'company.propertyChange': 202,
 };
 
 export class WebhookSender {

@@ -12,11 +12,21 @@ export interface ErrorDetail {
   context?: Record<string, string[]>;
 }
 
-export function errorBody(category: string, message: string, extra: { errors?: ErrorDetail[]; context?: Record<string, string[]> } = {}) {
+export function errorBody(
+  category: string,
+  message: string,
+  extra: { errors?: ErrorDetail[]; context?: Record<string, string[]> } = {},
+) {
   return { status: 'error', message, correlationId: randomUUID(), category, ...extra };
 }
 
-export function sendError(res: Response, status: number, category: string, message: string, extra: { errors?: ErrorDetail[]; context?: Record<string, string[]> } = {}): void {
+export function sendError(
+  res: Response,
+  status: number,
+  category: string,
+  message: string,
+  extra: { errors?: ErrorDetail[]; context?: Record<string, string[]> } = {},
+): void {
   res.status(status).json(errorBody(category, message, extra));
 }
 
@@ -35,7 +45,11 @@ export function sendValidation(res: Response, problems: PropertyProblem[]): void
 export function sendRequired(res: Response, missing: PropertyProblem[][], ids?: string[]): void {
   const all = [...new Map(missing.flat().map((p) => [p.name, p])).values()];
   const errors = missing.flatMap((problems, i) =>
-    problems.map((p) => ({ message: p.message, code: p.code, context: { propertyName: [p.name], ids: [ids?.[i] ?? String(i)] } })),
+    problems.map((p) => ({
+      message: p.message,
+      code: p.code,
+      context: { propertyName: [p.name], ids: [ids?.[i] ?? String(i)] },
+    })),
   );
   sendError(res, 400, 'VALIDATION_ERROR', problemsMessage(all), { errors });
 }

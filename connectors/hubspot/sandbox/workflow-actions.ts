@@ -47,7 +47,12 @@ export interface WorkflowActions {
 }
 
 const OBJECT_TYPES: Record<string, 'CONTACT' | 'COMPANY' | undefined> = {
-  contact: 'CONTACT', contacts: 'CONTACT', '0-1': 'CONTACT', company: 'COMPANY', companies: 'COMPANY', '0-2': 'COMPANY',
+  contact: 'CONTACT',
+  contacts: 'CONTACT',
+  '0-1': 'CONTACT',
+  company: 'COMPANY',
+  companies: 'COMPANY',
+  '0-2': 'COMPANY',
 };
 
 export function workflowActions(options: WorkflowActionOptions): WorkflowActions {
@@ -62,7 +67,11 @@ export function workflowActions(options: WorkflowActionOptions): WorkflowActions
   const actionTarget = () => actionUrl ?? (appUrl ? `${appUrl}/hubspot/actions/enrich` : undefined);
 
   /** A request as HubSpot signs it: v3 over method, URL, body and timestamp with the app's secret. */
-  async function signedFetch(method: string, url: string, body: string | undefined): Promise<{ status: number; body: unknown }> {
+  async function signedFetch(
+    method: string,
+    url: string,
+    body: string | undefined,
+  ): Promise<{ status: number; body: unknown }> {
     const timestamp = String(Date.now());
     const headers: Record<string, string> = {
       'X-HubSpot-Signature-v3': signV3(secret, method, url, body ?? '', timestamp),
@@ -104,9 +113,16 @@ export function workflowActions(options: WorkflowActionOptions): WorkflowActions
     const objectType = OBJECT_TYPES[String(body.objectType ?? '').toLowerCase()];
     const objectId = String(body.objectId ?? '');
     if (!objectType) return sendError(res, 400, 'VALIDATION_ERROR', 'objectType: expected contact or company');
-    if (!/^\d+$/.test(objectId)) return sendError(res, 400, 'VALIDATION_ERROR', 'objectId: expected a record id (digits)');
+    if (!/^\d+$/.test(objectId))
+      return sendError(res, 400, 'VALIDATION_ERROR', 'objectId: expected a record id (digits)');
     const url = actionTarget();
-    if (!url) return sendError(res, 409, 'NOT_CONFIGURED', 'No action URL: PUT /__sandbox/workflows/action {"actionUrl": ...} first.');
+    if (!url)
+      return sendError(
+        res,
+        409,
+        'NOT_CONFIGURED',
+        'No action URL: PUT /__sandbox/workflows/action {"actionUrl": ...} first.',
+      );
     const callbackId = `ap-${options.portalId}-${Date.now()}-${next++}`;
     const request = {
       callbackId,
@@ -115,7 +131,15 @@ export function workflowActions(options: WorkflowActionOptions): WorkflowActions
       object: { objectId: Number(objectId), objectType },
       inputFields: {},
     };
-    const execution: ActionExecution = { callbackId, objectType, objectId, state: 'failed', httpStatus: null, outputFields: null, completedBy: null };
+    const execution: ActionExecution = {
+      callbackId,
+      objectType,
+      objectId,
+      state: 'failed',
+      httpStatus: null,
+      outputFields: null,
+      completedBy: null,
+    };
     executions.set(callbackId, execution);
     try {
       const answer = await signedFetch('POST', url, JSON.stringify(request));
@@ -143,9 +167,20 @@ export function workflowActions(options: WorkflowActionOptions): WorkflowActions
 
   // A card's hubspot.fetch: {"path": "/hubspot/card/contact/123", "method": "GET"|"POST", "body"?, "portalId"?, "userId"?}.
   controls.post('/__sandbox/cards/fetch', async (req: Request, res: Response) => {
-    const body = (req.body ?? {}) as { path?: unknown; method?: unknown; body?: unknown; portalId?: unknown; userId?: unknown };
+    const body = (req.body ?? {}) as {
+      path?: unknown;
+      method?: unknown;
+      body?: unknown;
+      portalId?: unknown;
+      userId?: unknown;
+    };
     if (typeof body.path !== 'string' || !body.path.startsWith('/')) {
-      return sendError(res, 400, 'VALIDATION_ERROR', 'path: expected a path on the app, e.g. /hubspot/card/contact/123');
+      return sendError(
+        res,
+        400,
+        'VALIDATION_ERROR',
+        'path: expected a path on the app, e.g. /hubspot/card/contact/123',
+      );
     }
     const method = body.method === undefined ? 'GET' : String(body.method).toUpperCase();
     if (!['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].includes(method)) {
@@ -173,8 +208,15 @@ export function workflowActions(options: WorkflowActionOptions): WorkflowActions
       return sendError(res, 502, 'INTERNAL_ERROR', 'Bad gateway; retry the request.');
     }
     const execution = executions.get(String(req.params.callbackId));
-    if (!execution) return sendError(res, 404, 'OBJECT_NOT_FOUND', `No blocked action execution with callback id ${String(req.params.callbackId)}.`);
-    if (execution.state !== 'blocked') return sendError(res, 400, 'VALIDATION_ERROR', 'This action execution is not waiting for a callback.');
+    if (!execution)
+      return sendError(
+        res,
+        404,
+        'OBJECT_NOT_FOUND',
+        `No blocked action execution with callback id ${String(req.params.callbackId)}.`,
+      );
+    if (execution.state !== 'blocked')
+      return sendError(res, 400, 'VALIDATION_ERROR', 'This action execution is not waiting for a callback.');
     const outputFields = (req.body as { outputFields?: unknown } | undefined)?.outputFields;
     if (!outputFields || typeof outputFields !== 'object' || Array.isArray(outputFields)) {
       return sendError(res, 400, 'VALIDATION_ERROR', 'outputFields: required, an object');

@@ -16,7 +16,10 @@ const absoluteUrl = (value: string) => {
 
 const orgId = (value: string) => {
   const id = toId18(value);
-  if (!id?.startsWith('00D')) throw new InvalidArgumentError(`--org-id expects a 15- or 18-character organization id starting with 00D, got '${value}'`);
+  if (!id?.startsWith('00D'))
+    throw new InvalidArgumentError(
+      `--org-id expects a 15- or 18-character organization id starting with 00D, got '${value}'`,
+    );
   return id;
 };
 
@@ -26,14 +29,20 @@ export function registerSalesforceSandboxCommand(parent: Command): void {
     .command('salesforce')
     .description('run a local Salesforce org (OAuth, REST data API, SOQL, outbound messages) that jsforce can talk to')
     .option('--port <n>', 'port to listen on (0 picks a free one)', whole('--port', 0, 65_535), 0)
-    .option('--outbound-url <url>', 'where outbound messages are POSTed, e.g. http://127.0.0.1:3000/webhooks/salesforce/<secret>', absoluteUrl)
+    .option(
+      '--outbound-url <url>',
+      'where outbound messages are POSTed, e.g. http://127.0.0.1:3000/webhooks/salesforce/<secret>',
+      absoluteUrl,
+    )
     .option('--org-id <id>', 'the organization id the org reports and puts in outbound messages', orgId)
     .option('--daily-limit <n>', "the org's 24-hour API allocation", whole('--daily-limit', 1, 100_000_000), 15_000)
     .action(async (opts: { port: number; outboundUrl?: string; orgId?: string; dailyLimit: number }) => {
       const { startSalesforceSandbox } = await import('./server.js');
       const sandbox = await startSalesforceSandbox(opts);
       console.log(`salesforce sandbox listening on ${sandbox.url}`);
-      console.log(`org ${sandbox.orgId}; OAuth client credentials client_id=sandbox client_secret=sandbox; stats at ${sandbox.url}/__sandbox/stats`);
+      console.log(
+        `org ${sandbox.orgId}; OAuth client credentials client_id=sandbox client_secret=sandbox; stats at ${sandbox.url}/__sandbox/stats`,
+      );
       const stop = () => void sandbox.close().then(() => process.exit(0));
       process.once('SIGTERM', stop);
       process.once('SIGINT', stop);

@@ -70,7 +70,9 @@ export class SandboxOAuth {
         token_type: 'Bearer',
         issued_at: issuedAt,
         scope: 'api',
-        signature: createHmac('sha256', this.options.clientSecret).update(id + issuedAt).digest('base64'),
+        signature: createHmac('sha256', this.options.clientSecret)
+          .update(id + issuedAt)
+          .digest('base64'),
       },
     };
   }
@@ -81,7 +83,11 @@ export class SandboxOAuth {
     if (!verified.ok) return verified.reason;
     if (verified.claims.iss !== this.options.clientId) return 'invalid client_id';
     // Salesforce wants its login host (or the org's own URL) as the audience.
-    if (![instanceUrl, 'https://login.salesforce.com', 'https://test.salesforce.com'].includes(verified.claims.aud.replace(/\/$/, ''))) {
+    if (
+      ![instanceUrl, 'https://login.salesforce.com', 'https://test.salesforce.com'].includes(
+        verified.claims.aud.replace(/\/$/, ''),
+      )
+    ) {
       return 'audience is invalid';
     }
     if (verified.claims.exp * 1000 < Date.now()) return 'expired authorization code';

@@ -5,8 +5,12 @@
 import { idSuffix, toId18 } from '../ids.js';
 import { fieldsOf, parseSoql, type Condition, type Membership, type SoqlValue } from './soql.js';
 import {
-  OBJECT_LABELS, SANDBOX_OBJECT_TYPES, describeField, standardFields,
-  type DescribeField, type SandboxObjectType,
+  OBJECT_LABELS,
+  SANDBOX_OBJECT_TYPES,
+  describeField,
+  standardFields,
+  type DescribeField,
+  type SandboxObjectType,
 } from './standard-fields.js';
 
 export type FieldValue = string | number | boolean | null;
@@ -44,7 +48,12 @@ export interface StoredRecord {
 
 export type RecordChange = { type: SandboxObjectType; id: string; created: boolean; changed: string[] };
 
-const REQUIRED: Record<SandboxObjectType, string[]> = { Lead: ['LastName', 'Company'], Contact: ['LastName'], Account: ['Name'], Task: [] };
+const REQUIRED: Record<SandboxObjectType, string[]> = {
+  Lead: ['LastName', 'Company'],
+  Contact: ['LastName'],
+  Account: ['Name'],
+  Task: [],
+};
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 /** Salesforce's datetime wire format: `2024-05-01T12:00:00.000+0000`. */
@@ -69,7 +78,14 @@ export class OrgData {
   ) {
     for (const type of SANDBOX_OBJECT_TYPES) {
       const custom = (customFields[type] ?? []).map((f) =>
-        describeField({ type: 'string', label: f.name ?? '', name: '', ...f, custom: true, restrictedPicklist: f.restrictedPicklist ?? f.type === 'picklist' }),
+        describeField({
+          type: 'string',
+          label: f.name ?? '',
+          name: '',
+          ...f,
+          custom: true,
+          restrictedPicklist: f.restrictedPicklist ?? f.type === 'picklist',
+        }),
       );
       this.fields.set(type, [...standardFields(type), ...custom]);
     }
@@ -153,14 +169,37 @@ export class OrgData {
     if ('errors' in checked) return { success: false, errors: checked.errors };
     const missing = REQUIRED[type].filter((f) => checked.fields[f] === undefined || checked.fields[f] === null);
     if (missing.length > 0) {
-      return { success: false, errors: [{ statusCode: 'REQUIRED_FIELD_MISSING', message: `Required fields are missing: [${missing.join(', ')}]`, fields: missing }] };
+      return {
+        success: false,
+        errors: [
+          {
+            statusCode: 'REQUIRED_FIELD_MISSING',
+            message: `Required fields are missing: [${missing.join(', ')}]`,
+            fields: missing,
+          },
+        ],
+      };
     }
     const id = this.newId(OBJECT_LABELS[type].keyPrefix);
     const now = sfDatetime(this.stamp());
-    const fields: Fields = { ...checked.fields, Id: id, IsDeleted: false, OwnerId: '005' + '8d0000000001AAA', CreatedDate: now, LastModifiedDate: now, SystemModstamp: now };
+    const fields: Fields = {
+      ...checked.fields,
+      Id: id,
+      IsDeleted: false,
+      OwnerId: '005' + '8d0000000001AAA',
+      CreatedDate: now,
+      LastModifiedDate: now,
+      SystemModstamp: now,
+    };
     if (type === 'Lead') fields.Status ??= 'Open - Not Contacted';
-    if (type === 'Task') Object.assign(fields, { Status: fields.Status ?? 'Not Started', Priority: fields.Priority ?? 'Normal', OwnerId: checked.fields.OwnerId ?? fields.OwnerId });
-    if (type === 'Lead' || type === 'Contact') fields.Name = [fields.FirstName, fields.LastName].filter(Boolean).join(' ');
+    if (type === 'Task')
+      Object.assign(fields, {
+        Status: fields.Status ?? 'Not Started',
+        Priority: fields.Priority ?? 'Normal',
+        OwnerId: checked.fields.OwnerId ?? fields.OwnerId,
+      });
+    if (type === 'Lead' || type === 'Contact')
+      fields.Name = [fields.FirstName, fields.LastName].filter(Boolean).join(' ');
     this.records.set(id, { type, id, fields });
     this.onChange({ type, id, created: true, changed: Object.keys(checked.fields) });
     return { id, success: true, errors: [] };
@@ -169,11 +208,21 @@ export class OrgData {
   update(type: SandboxObjectType, id: string, values: Record<string, unknown>): SaveResult {
     const id18 = toId18(id);
     if (!id18 || !id18.startsWith(OBJECT_LABELS[type].keyPrefix)) {
-      return { id, success: false, errors: [{ statusCode: 'MALFORMED_ID', message: `${type} ID: id value of incorrect type: ${id}`, fields: ['Id'] }] };
+      return {
+        id,
+        success: false,
+        errors: [
+          { statusCode: 'MALFORMED_ID', message: `${type} ID: id value of incorrect type: ${id}`, fields: ['Id'] },
+        ],
+      };
     }
     const record = this.get(type, id18);
     if (!record) {
-      return { id: id18, success: false, errors: [{ statusCode: 'ENTITY_IS_DELETED', message: 'entity is deleted', fields: [] }] };
+      return {
+        id: id18,
+        success: false,
+        errors: [{ statusCode: 'ENTITY_IS_DELETED', message: 'entity is deleted', fields: [] }],
+      };
     }
     const checked = this.check(type, values, 'update');
     if ('errors' in checked) return { id: id18, success: false, errors: checked.errors };
@@ -201,11 +250,18 @@ export class OrgData {
     }
     for (const field of whereFields(query.where, 'like')) {
       if (!TEXT_TYPES.has(this.field(type, field)?.type ?? '')) {
-        throw new RequestError(400, 'INVALID_QUERY_FILTER_OPERATOR', `invalid operator on field '${field}': LIKE applies to text fields only.`, [field]);
+        throw new RequestError(
+          400,
+          'INVALID_QUERY_FILTER_OPERATOR',
+          `invalid operator on field '${field}': LIKE applies to text fields only.`,
+          [field],
+        );
       }
     }
     const name = (n: string) => canonical.get(n) ?? n;
-    const matches = [...this.records.values()].filter((r) => r.type === type && (!query.where || this.test(r.fields, query.where, name)));
+    const matches = [...this.records.values()].filter(
+      (r) => r.type === type && (!query.where || this.test(r.fields, query.where, name)),
+    );
     if (query.orderBy.length > 0) {
       matches.sort((a, b) => {
         for (const o of query.orderBy) {
@@ -219,7 +275,10 @@ export class OrgData {
     return {
       type,
       filteredOn: [...new Set(whereFields(query.where).map(name))].sort(),
-      rows: limited.map((r) => ({ id: r.id, fields: Object.fromEntries(query.fields.map((f) => [name(f), r.fields[name(f)] ?? null])) })),
+      rows: limited.map((r) => ({
+        id: r.id,
+        fields: Object.fromEntries(query.fields.map((f) => [name(f), r.fields[name(f)] ?? null])),
+      })),
     };
   }
 
@@ -255,7 +314,11 @@ export class OrgData {
     return value;
   }
 
-  private check(type: SandboxObjectType, values: Record<string, unknown>, mode: 'create' | 'update'): { fields: Fields } | { errors: SaveError[] } {
+  private check(
+    type: SandboxObjectType,
+    values: Record<string, unknown>,
+    mode: 'create' | 'update',
+  ): { fields: Fields } | { errors: SaveError[] } {
     const out: Fields = {};
     const errors: SaveError[] = [];
     for (const [name, raw] of Object.entries(values)) {
@@ -281,10 +344,17 @@ export class OrgData {
   /** A lookup must name a record of a type it refers to, as in Salesforce (a Contact's AccountId an existing Account). */
   private referenceProblem(field: DescribeField, value: unknown): SaveError | undefined {
     if (field.type !== 'reference' || value === null || value === undefined) return undefined;
-    const refersToSandboxObject = field.referenceTo.filter((t): t is SandboxObjectType => (SANDBOX_OBJECT_TYPES as readonly string[]).includes(t));
+    const refersToSandboxObject = field.referenceTo.filter((t): t is SandboxObjectType =>
+      (SANDBOX_OBJECT_TYPES as readonly string[]).includes(t),
+    );
     if (refersToSandboxObject.length === 0) return undefined;
     const id = toId18(String(value));
-    if (!id) return { statusCode: 'MALFORMED_ID', message: `${field.label}: id value of incorrect type: ${String(value)}`, fields: [field.name] };
+    if (!id)
+      return {
+        statusCode: 'MALFORMED_ID',
+        message: `${field.label}: id value of incorrect type: ${String(value)}`,
+        fields: [field.name],
+      };
     if (refersToSandboxObject.some((t) => this.get(t, id))) return undefined;
     return { statusCode: 'INVALID_CROSS_REFERENCE_KEY', message: 'invalid cross reference id', fields: [field.name] };
   }
@@ -301,24 +371,44 @@ function valueProblem(field: DescribeField, value: unknown): SaveError | undefin
   if (['int', 'double', 'currency'].includes(field.type)) {
     const n = typeof value === 'number' ? value : typeof value === 'string' ? Number(value) : NaN;
     if (!Number.isFinite(n) || (field.type === 'int' && !Number.isInteger(n))) {
-      return { statusCode: 'INVALID_TYPE_ON_FIELD_IN_RECORD', message: `${field.label}: value not of required type: ${String(value)}`, fields };
+      return {
+        statusCode: 'INVALID_TYPE_ON_FIELD_IN_RECORD',
+        message: `${field.label}: value not of required type: ${String(value)}`,
+        fields,
+      };
     }
     return undefined;
   }
   if (field.type === 'boolean') {
     return typeof value === 'boolean' || value === 'true' || value === 'false'
       ? undefined
-      : { statusCode: 'INVALID_TYPE_ON_FIELD_IN_RECORD', message: `${field.label}: value not of required type: ${String(value)}`, fields };
+      : {
+          statusCode: 'INVALID_TYPE_ON_FIELD_IN_RECORD',
+          message: `${field.label}: value not of required type: ${String(value)}`,
+          fields,
+        };
   }
   const text = String(value);
   if (field.length > 0 && text.length > field.length) {
-    return { statusCode: 'STRING_TOO_LONG', message: `${field.label}: data value too large: ${text.slice(0, 40)} (max length=${field.length})`, fields };
+    return {
+      statusCode: 'STRING_TOO_LONG',
+      message: `${field.label}: data value too large: ${text.slice(0, 40)} (max length=${field.length})`,
+      fields,
+    };
   }
   if (field.type === 'email' && !EMAIL.test(text)) {
     return { statusCode: 'INVALID_EMAIL_ADDRESS', message: `${field.label}: invalid email address: ${text}`, fields };
   }
-  if (field.type === 'picklist' && field.restrictedPicklist && !field.picklistValues.some((v) => v.active && v.value === text)) {
-    return { statusCode: 'INVALID_OR_NULL_FOR_RESTRICTED_PICKLIST', message: `${field.label}: bad value for restricted picklist field: ${text}`, fields };
+  if (
+    field.type === 'picklist' &&
+    field.restrictedPicklist &&
+    !field.picklistValues.some((v) => v.active && v.value === text)
+  ) {
+    return {
+      statusCode: 'INVALID_OR_NULL_FOR_RESTRICTED_PICKLIST',
+      message: `${field.label}: bad value for restricted picklist field: ${text}`,
+      fields,
+    };
   }
   return undefined;
 }

@@ -38,7 +38,10 @@ const ACK = /<(?:\w+:)?Ack>\s*true\s*<\/(?:\w+:)?Ack>/;
 const escapeXml = (s: string) =>
   s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
 
-export function outboundEnvelope(options: { orgId: string; actionId: string; instanceUrl: string }, notifications: OutboundNotification[]): string {
+export function outboundEnvelope(
+  options: { orgId: string; actionId: string; instanceUrl: string },
+  notifications: OutboundNotification[],
+): string {
   const org15 = options.orgId.slice(0, 15);
   const body = notifications
     .map((n) => {
@@ -152,7 +155,8 @@ export class OutboundDelivery {
       this.inFlight = undefined;
     }
     if (acked) this.stats.acked += batch.notifications.length;
-    else if (Date.now() - batch.firstTriedAt > (this.options.giveUpAfterMs ?? 24 * 3600_000)) this.stats.dropped += batch.notifications.length;
+    else if (Date.now() - batch.firstTriedAt > (this.options.giveUpAfterMs ?? 24 * 3600_000))
+      this.stats.dropped += batch.notifications.length;
     else this.retries.push(batch);
     if (this.queue.length > 0) this.schedule(0);
     else this.scheduleRetry();

@@ -59,12 +59,23 @@ export function restRoutes(ctx: RestContext): Router {
   const cursors = new Map<string, { type: SandboxObjectType; rows: { id: string; fields: Fields }[] }>();
 
   const count = (operation: string) => (req: Request, res: Response, next: NextFunction) => {
-    if (req.originalUrl.length > MAX_URI) return fail(res, 414, 'URI_TOO_LONG', `The request URI is longer than ${MAX_URI} bytes; send fewer ids per query.`);
+    if (req.originalUrl.length > MAX_URI)
+      return fail(
+        res,
+        414,
+        'URI_TOO_LONG',
+        `The request URI is longer than ${MAX_URI} bytes; send fewer ids per query.`,
+      );
     // Salesforce's limit covers the request line and the headers together (help article 000386264).
     const headerBytes = req.rawHeaders.reduce((n, part, i) => n + Buffer.byteLength(part) + (i % 2 === 0 ? 2 : 2), 0);
     const requestLine = Buffer.byteLength(`${req.method} ${req.originalUrl} HTTP/1.1`) + 2;
     if (requestLine + headerBytes > MAX_URI) {
-      return fail(res, 431, 'REQUEST_HEADER_FIELDS_TOO_LARGE', `The request line and headers are larger than ${MAX_URI} bytes.`);
+      return fail(
+        res,
+        431,
+        'REQUEST_HEADER_FIELDS_TOO_LARGE',
+        `The request line and headers are larger than ${MAX_URI} bytes.`,
+      );
     }
     const bearer = /^Bearer (.+)$/i.exec(req.headers.authorization ?? '')?.[1];
     if (!ctx.isValidToken(bearer)) return fail(res, 401, 'INVALID_SESSION_ID', 'Session expired or invalid');
@@ -100,9 +111,16 @@ export function restRoutes(ctx: RestContext): Router {
 
   router.get('/limits', count('limits'), (_req, res) => {
     if (ctx.viewSetup === false) {
-      return fail(res, 403, 'INSUFFICIENT_ACCESS', 'The Limits resource requires the View Setup and Configuration permission.');
+      return fail(
+        res,
+        403,
+        'INSUFFICIENT_ACCESS',
+        'The Limits resource requires the View Setup and Configuration permission.',
+      );
     }
-    res.json({ DailyApiRequests: { Max: ctx.usage.dailyLimit, Remaining: Math.max(0, ctx.usage.dailyLimit - ctx.usage.used) } });
+    res.json({
+      DailyApiRequests: { Max: ctx.usage.dailyLimit, Remaining: Math.max(0, ctx.usage.dailyLimit - ctx.usage.used) },
+    });
   });
 
   router.get('/query', count('query'), (req, res) => {
@@ -127,10 +145,20 @@ export function restRoutes(ctx: RestContext): Router {
     if (!type) return;
     const meta = OBJECT_LABELS[type];
     res.json({
-      name: type, label: meta.label, labelPlural: meta.labelPlural, keyPrefix: meta.keyPrefix, custom: false,
-      createable: true, updateable: true, queryable: true, retrieveable: true,
+      name: type,
+      label: meta.label,
+      labelPlural: meta.labelPlural,
+      keyPrefix: meta.keyPrefix,
+      custom: false,
+      createable: true,
+      updateable: true,
+      queryable: true,
+      retrieveable: true,
       fields: ctx.org.describeFields(type),
-      urls: { sobject: `/services/data/${version(req)}/sobjects/${type}`, describe: `/services/data/${version(req)}/sobjects/${type}/describe` },
+      urls: {
+        sobject: `/services/data/${version(req)}/sobjects/${type}`,
+        describe: `/services/data/${version(req)}/sobjects/${type}/describe`,
+      },
     });
   });
 
@@ -139,7 +167,10 @@ export function restRoutes(ctx: RestContext): Router {
     if (!type) return;
     ctx.org.checkKnownFields(type, req.body ?? {});
     const result = ctx.org.create(type, req.body ?? {});
-    if (!result.success) return res.status(400).json(result.errors.map((e) => ({ message: e.message, errorCode: e.statusCode, fields: e.fields })));
+    if (!result.success)
+      return res
+        .status(400)
+        .json(result.errors.map((e) => ({ message: e.message, errorCode: e.statusCode, fields: e.fields })));
     res.status(201).json(saveResultJson(result));
   });
 
@@ -164,7 +195,10 @@ export function restRoutes(ctx: RestContext): Router {
     if (!ctx.org.get(type, String(req.params.id))) return notFound(res);
     ctx.org.checkKnownFields(type, req.body ?? {});
     const result = ctx.org.update(type, String(req.params.id), req.body ?? {});
-    if (!result.success) return res.status(400).json(result.errors.map((e) => ({ message: e.message, errorCode: e.statusCode, fields: e.fields })));
+    if (!result.success)
+      return res
+        .status(400)
+        .json(result.errors.map((e) => ({ message: e.message, errorCode: e.statusCode, fields: e.fields })));
     res.status(204).end();
   });
 
@@ -172,16 +206,28 @@ export function restRoutes(ctx: RestContext): Router {
     const records: unknown = req.body?.records;
     if (!Array.isArray(records)) return fail(res, 400, 'JSON_PARSER_ERROR', 'records: expected an array of sObjects');
     if (records.length > MAX_COLLECTION) {
-      return fail(res, 400, 'EXCEEDED_ID_LIMIT', `record limit reached. cannot submit more than ${MAX_COLLECTION} records into this call`);
+      return fail(
+        res,
+        400,
+        'EXCEEDED_ID_LIMIT',
+        `record limit reached. cannot submit more than ${MAX_COLLECTION} records into this call`,
+      );
     }
     const typed = records.map((r: Record<string, unknown>) => {
       const type = String((r.attributes as { type?: unknown } | undefined)?.type ?? '');
-      if (!isSandboxObjectType(type)) throw new RequestError(400, 'INVALID_TYPE', `sObject type '${type}' is not supported. Every record needs attributes.type.`);
+      if (!isSandboxObjectType(type))
+        throw new RequestError(
+          400,
+          'INVALID_TYPE',
+          `sObject type '${type}' is not supported. Every record needs attributes.type.`,
+        );
       ctx.org.checkKnownFields(type, r);
       return { type, record: r };
     });
     const results = typed.map(({ type, record }) =>
-      mode === 'create' ? ctx.org.create(type, record) : ctx.org.update(type, String(record.id ?? record.Id ?? ''), record),
+      mode === 'create'
+        ? ctx.org.create(type, record)
+        : ctx.org.update(type, String(record.id ?? record.Id ?? ''), record),
     );
     res.status(200).json(results.map(saveResultJson));
   };

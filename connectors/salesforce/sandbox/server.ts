@@ -21,7 +21,17 @@ const withSuffix = (id15: string) => id15 + idSuffix(id15);
 export const SANDBOX_ORG_ID = withSuffix('00D8d0000000001');
 const USER_ID = withSuffix('0058d0000000001');
 const VERSIONS = ['58.0', '59.0', '60.0', '61.0', '62.0'];
-const OUTBOUND_FIELDS = ['Id', 'FirstName', 'LastName', 'Name', 'Email', 'Company', 'Website', 'CreatedDate', 'LastModifiedDate'];
+const OUTBOUND_FIELDS = [
+  'Id',
+  'FirstName',
+  'LastName',
+  'Name',
+  'Email',
+  'Company',
+  'Website',
+  'CreatedDate',
+  'LastModifiedDate',
+];
 
 export interface SalesforceSandboxOptions {
   /** false: the integration user lacks "View Setup and Configuration": GET /limits answers 403. */
@@ -74,7 +84,11 @@ export interface SalesforceSandbox {
   refuseConcurrent(n: number): void;
   stats(): SalesforceSandboxStats;
   /** `notify: false` creates a record as one that existed before the outbound message rule did: no message is sent. */
-  createRecord(type: SandboxObjectType, fields: Record<string, string | number | boolean | null>, options?: { notify?: boolean }): string;
+  createRecord(
+    type: SandboxObjectType,
+    fields: Record<string, string | number | boolean | null>,
+    options?: { notify?: boolean },
+  ): string;
   updateRecord(type: SandboxObjectType, id: string, fields: Record<string, string | number | boolean | null>): void;
   getRecord(type: SandboxObjectType, id: string): Fields | undefined;
   /** Every record of a type, oldest first, with its id. */
@@ -86,7 +100,13 @@ export async function startSalesforceSandbox(options: SalesforceSandboxOptions =
   const orgId = options.orgId ?? SANDBOX_ORG_ID;
   const watched = new Set(options.watchedFields ?? ['Email', 'Website', 'Company']);
   let baseUrl = '';
-  const usage: ApiUsage = { dailyLimit: options.dailyLimit ?? 15_000, used: 0, byOperation: {}, queriesByFilter: {}, concurrentRefusals: 0 };
+  const usage: ApiUsage = {
+    dailyLimit: options.dailyLimit ?? 15_000,
+    used: 0,
+    byOperation: {},
+    queriesByFilter: {},
+    concurrentRefusals: 0,
+  };
   const oauth = new SandboxOAuth({
     clientId: options.clientId ?? 'sandbox',
     clientSecret: options.clientSecret ?? 'sandbox',
@@ -111,12 +131,15 @@ export async function startSalesforceSandbox(options: SalesforceSandboxOptions =
     const record = org.get(change.type, change.id);
     if (!record) return;
     const fields = Object.fromEntries(
-      [...new Set([...OUTBOUND_FIELDS, ...watched])].filter((f) => f in record.fields).map((f) => [f, record.fields[f] ?? null]),
+      [...new Set([...OUTBOUND_FIELDS, ...watched])]
+        .filter((f) => f in record.fields)
+        .map((f) => [f, record.fields[f] ?? null]),
     );
     outbound.enqueue({ id: org.newId('04l'), objectType: change.type, fields });
   };
   const org = new OrgData(options.customFields, onChange);
-  for (const [type, names] of Object.entries(options.hiddenFields ?? {})) org.hideFields(type as SandboxObjectType, names ?? []);
+  for (const [type, names] of Object.entries(options.hiddenFields ?? {}))
+    org.hideFields(type as SandboxObjectType, names ?? []);
 
   const app = express();
   app.disable('x-powered-by');
@@ -136,14 +159,21 @@ export async function startSalesforceSandbox(options: SalesforceSandboxOptions =
     const type = (SANDBOX_OBJECT_TYPES as readonly string[]).includes(asked) ? (asked as SandboxObjectType) : undefined;
     const record = type ? org.get(type, req.params.id) : undefined;
     res.type('html');
-    if (!type || !record) return res.status(404).send(missingRecordHtml('Salesforce', `${asked} with id ${req.params.id}`));
+    if (!type || !record)
+      return res.status(404).send(missingRecordHtml('Salesforce', `${asked} with id ${req.params.id}`));
     const name = record.fields.Name ?? [record.fields.FirstName, record.fields.LastName].filter(Boolean).join(' ');
     res.send(recordPageHtml('Salesforce', `${type} ${record.fields.Id}${name ? `: ${name}` : ''}`, record.fields));
   });
   app.get('/id/:orgId/:userId', (req, res) => {
     const bearer = /^Bearer (.+)$/i.exec(req.headers.authorization ?? '')?.[1];
-    if (!oauth.isValid(bearer)) return res.status(401).json([{ message: 'Session expired or invalid', errorCode: 'INVALID_SESSION_ID' }]);
-    res.json({ id: `${baseUrl}/id/${orgId}/${USER_ID}`, organization_id: orgId, user_id: USER_ID, username: 'integration@sandbox.example' });
+    if (!oauth.isValid(bearer))
+      return res.status(401).json([{ message: 'Session expired or invalid', errorCode: 'INVALID_SESSION_ID' }]);
+    res.json({
+      id: `${baseUrl}/id/${orgId}/${USER_ID}`,
+      organization_id: orgId,
+      user_id: USER_ID,
+      username: 'integration@sandbox.example',
+    });
   });
   app.use(
     '/services/data/:version',
@@ -155,7 +185,13 @@ export async function startSalesforceSandbox(options: SalesforceSandboxOptions =
       next();
     },
     express.json({ limit: '50mb' }),
-    restRoutes({ org, usage, isValidToken: (b) => oauth.isValid(b), queryPageSize: options.queryPageSize ?? 2000, viewSetup: options.viewSetup ?? true }),
+    restRoutes({
+      org,
+      usage,
+      isValidToken: (b) => oauth.isValid(b),
+      queryPageSize: options.queryPageSize ?? 2000,
+      viewSetup: options.viewSetup ?? true,
+    }),
   );
 
   app.use(

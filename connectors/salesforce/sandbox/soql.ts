@@ -50,7 +50,8 @@ export class SoqlError extends Error {
   }
 }
 
-const TOKEN = /\s*(?:('(?:[^'\\]|\\.)*')|(\d{4}-\d{2}-\d{2}T[\d:.]+(?:Z|[+-]\d{2}:?\d{2}))|(-?\d+(?:\.\d+)?)|(!=|<=|>=|[=<>(),])|([A-Za-z_][A-Za-z0-9_.]*))/y;
+const TOKEN =
+  /\s*(?:('(?:[^'\\]|\\.)*')|(\d{4}-\d{2}-\d{2}T[\d:.]+(?:Z|[+-]\d{2}:?\d{2}))|(-?\d+(?:\.\d+)?)|(!=|<=|>=|[=<>(),])|([A-Za-z_][A-Za-z0-9_.]*))/y;
 
 /** `raw` keeps a string literal's escapes, which LIKE reads differently from other comparisons. */
 type Token = { kind: 'string' | 'datetime' | 'number' | 'punct' | 'word'; text: string; raw?: string };
@@ -63,7 +64,8 @@ function tokenize(soql: string): Token[] {
     const at = TOKEN.lastIndex;
     const m = TOKEN.exec(soql);
     if (!m) throw new SoqlError('MALFORMED_QUERY', `unexpected token at position ${at}: ${soql.slice(at, at + 20)}`);
-    if (m[1] !== undefined) tokens.push({ kind: 'string', text: m[1].slice(1, -1).replace(/\\(.)/g, '$1'), raw: m[1].slice(1, -1) });
+    if (m[1] !== undefined)
+      tokens.push({ kind: 'string', text: m[1].slice(1, -1).replace(/\\(.)/g, '$1'), raw: m[1].slice(1, -1) });
     else if (m[2] !== undefined) tokens.push({ kind: 'datetime', text: m[2] });
     else if (m[3] !== undefined) tokens.push({ kind: 'number', text: m[3] });
     else if (m[4] !== undefined) tokens.push({ kind: 'punct', text: m[4] });
@@ -90,11 +92,13 @@ class Parser {
   }
   private expectWord(word: string): void {
     const t = this.next();
-    if (t.kind !== 'word' || t.text.toUpperCase() !== word) throw new SoqlError('MALFORMED_QUERY', `expecting ${word}, found '${t.text}'`);
+    if (t.kind !== 'word' || t.text.toUpperCase() !== word)
+      throw new SoqlError('MALFORMED_QUERY', `expecting ${word}, found '${t.text}'`);
   }
   private expectPunct(p: string): void {
     const t = this.next();
-    if (t.kind !== 'punct' || t.text !== p) throw new SoqlError('MALFORMED_QUERY', `expecting '${p}', found '${t.text}'`);
+    if (t.kind !== 'punct' || t.text !== p)
+      throw new SoqlError('MALFORMED_QUERY', `expecting '${p}', found '${t.text}'`);
   }
   private field(): string {
     const t = this.next();
@@ -130,7 +134,8 @@ class Parser {
     if (this.isWord('LIMIT')) {
       this.next();
       const t = this.next();
-      if (t.kind !== 'number' || !/^\d+$/.test(t.text)) throw new SoqlError('MALFORMED_QUERY', `LIMIT must be a whole number, found '${t.text}'`);
+      if (t.kind !== 'number' || !/^\d+$/.test(t.text))
+        throw new SoqlError('MALFORMED_QUERY', `LIMIT must be a whole number, found '${t.text}'`);
       query.limit = Number(t.text);
     }
     const rest = this.peek();
@@ -179,7 +184,8 @@ class Parser {
     if (this.isWord('LIKE')) {
       this.next();
       const t = this.next();
-      if (t.kind !== 'string' || t.raw === undefined) throw new SoqlError('MALFORMED_QUERY', `LIKE expects a quoted string, found '${t.text}'`);
+      if (t.kind !== 'string' || t.raw === undefined)
+        throw new SoqlError('MALFORMED_QUERY', `LIKE expects a quoted string, found '${t.text}'`);
       return { kind: 'like', field, pattern: likePattern(t.raw) };
     }
     const op = this.next();
@@ -206,7 +212,18 @@ class Parser {
   }
 }
 
-const LIKE_ESCAPES: Record<string, string> = { n: '\n', r: '\r', t: '\t', b: '\b', f: '\f', '"': '"', "'": "'", '\\': '\\', '%': '%', _: '_' };
+const LIKE_ESCAPES: Record<string, string> = {
+  n: '\n',
+  r: '\r',
+  t: '\t',
+  b: '\b',
+  f: '\f',
+  '"': '"',
+  "'": "'",
+  '\\': '\\',
+  '%': '%',
+  _: '_',
+};
 const regexLiteral = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** A LIKE pattern as a whole-value, case-insensitive regular expression. */
@@ -216,7 +233,8 @@ function likePattern(raw: string): RegExp {
     const ch = raw[i] ?? '';
     if (ch === '\\') {
       const escaped = LIKE_ESCAPES[(raw[++i] ?? '').toLowerCase()];
-      if (escaped === undefined) throw new SoqlError('MALFORMED_QUERY', `invalid escape sequence in LIKE pattern: \\${raw[i] ?? ''}`);
+      if (escaped === undefined)
+        throw new SoqlError('MALFORMED_QUERY', `invalid escape sequence in LIKE pattern: \\${raw[i] ?? ''}`);
       source += regexLiteral(escaped);
     } else if (ch === '%') source += '[\\s\\S]*';
     else if (ch === '_') source += '[\\s\\S]';

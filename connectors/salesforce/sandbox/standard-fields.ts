@@ -5,8 +5,20 @@
  */
 
 export type DescribeFieldType =
-  | 'id' | 'string' | 'email' | 'phone' | 'url' | 'picklist' | 'int' | 'double' | 'currency'
-  | 'textarea' | 'date' | 'datetime' | 'boolean' | 'reference';
+  | 'id'
+  | 'string'
+  | 'email'
+  | 'phone'
+  | 'url'
+  | 'picklist'
+  | 'int'
+  | 'double'
+  | 'currency'
+  | 'textarea'
+  | 'date'
+  | 'datetime'
+  | 'boolean'
+  | 'reference';
 
 export interface PicklistValue {
   active: boolean;
@@ -62,44 +74,162 @@ const picklist = (values: string[]): PicklistValue[] =>
 
 /** Salesforce's standard Industry values (Setup > Object Manager > Account > Industry). */
 export const INDUSTRY_VALUES = [
-  'Agriculture', 'Apparel', 'Banking', 'Biotechnology', 'Chemicals', 'Communications', 'Construction',
-  'Consulting', 'Education', 'Electronics', 'Energy', 'Engineering', 'Entertainment', 'Environmental',
-  'Finance', 'Food & Beverage', 'Government', 'Healthcare', 'Hospitality', 'Insurance', 'Machinery',
-  'Manufacturing', 'Media', 'Not For Profit', 'Other', 'Recreation', 'Retail', 'Shipping', 'Technology',
-  'Telecommunications', 'Transportation', 'Utilities',
+  'Agriculture',
+  'Apparel',
+  'Banking',
+  'Biotechnology',
+  'Chemicals',
+  'Communications',
+  'Construction',
+  'Consulting',
+  'Education',
+  'Electronics',
+  'Energy',
+  'Engineering',
+  'Entertainment',
+  'Environmental',
+  'Finance',
+  'Food & Beverage',
+  'Government',
+  'Healthcare',
+  'Hospitality',
+  'Insurance',
+  'Machinery',
+  'Manufacturing',
+  'Media',
+  'Not For Profit',
+  'Other',
+  'Recreation',
+  'Retail',
+  'Shipping',
+  'Technology',
+  'Telecommunications',
+  'Transportation',
+  'Utilities',
 ];
 const LEAD_SOURCE_VALUES = ['Web', 'Phone Inquiry', 'Partner Referral', 'Purchased List', 'Other'];
 const RATING_VALUES = ['Hot', 'Warm', 'Cold'];
 const SALUTATION_VALUES = ['Mr.', 'Ms.', 'Mrs.', 'Dr.', 'Prof.'];
-const LEAD_STATUS_VALUES = ['Open - Not Contacted', 'Working - Contacted', 'Closed - Converted', 'Closed - Not Converted'];
+const LEAD_STATUS_VALUES = [
+  'Open - Not Contacted',
+  'Working - Contacted',
+  'Closed - Converted',
+  'Closed - Not Converted',
+];
 const ACCOUNT_TYPE_VALUES = [
-  'Prospect', 'Customer - Direct', 'Customer - Channel', 'Channel Partner / Reseller', 'Installation Partner',
-  'Technology Partner', 'Other',
+  'Prospect',
+  'Customer - Direct',
+  'Customer - Channel',
+  'Channel Partner / Reseller',
+  'Installation Partner',
+  'Technology Partner',
+  'Other',
 ];
 const OWNERSHIP_VALUES = ['Public', 'Private', 'Subsidiary', 'Other'];
 
 const systemFields = (): DescribeField[] => [
-  describeField({ name: 'Id', type: 'id', label: 'Record ID', length: 18, updateable: false, createable: false, nillable: false }),
-  describeField({ name: 'IsDeleted', type: 'boolean', label: 'Deleted', updateable: false, createable: false, nillable: false }),
-  describeField({ name: 'OwnerId', type: 'reference', label: 'Owner ID', length: 18, referenceTo: ['User'], nillable: false }),
-  describeField({ name: 'CreatedDate', type: 'datetime', label: 'Created Date', updateable: false, createable: false, nillable: false }),
-  describeField({ name: 'CreatedById', type: 'reference', label: 'Created By ID', length: 18, updateable: false, createable: false, nillable: false, referenceTo: ['User'] }),
-  describeField({ name: 'LastModifiedDate', type: 'datetime', label: 'Last Modified Date', updateable: false, createable: false, nillable: false }),
-  describeField({ name: 'LastModifiedById', type: 'reference', label: 'Last Modified By ID', length: 18, updateable: false, createable: false, nillable: false, referenceTo: ['User'] }),
-  describeField({ name: 'SystemModstamp', type: 'datetime', label: 'System Modstamp', updateable: false, createable: false, nillable: false }),
+  describeField({
+    name: 'Id',
+    type: 'id',
+    label: 'Record ID',
+    length: 18,
+    updateable: false,
+    createable: false,
+    nillable: false,
+  }),
+  describeField({
+    name: 'IsDeleted',
+    type: 'boolean',
+    label: 'Deleted',
+    updateable: false,
+    createable: false,
+    nillable: false,
+  }),
+  describeField({
+    name: 'OwnerId',
+    type: 'reference',
+    label: 'Owner ID',
+    length: 18,
+    referenceTo: ['User'],
+    nillable: false,
+  }),
+  describeField({
+    name: 'CreatedDate',
+    type: 'datetime',
+    label: 'Created Date',
+    updateable: false,
+    createable: false,
+    nillable: false,
+  }),
+  describeField({
+    name: 'CreatedById',
+    type: 'reference',
+    label: 'Created By ID',
+    length: 18,
+    updateable: false,
+    createable: false,
+    nillable: false,
+    referenceTo: ['User'],
+  }),
+  describeField({
+    name: 'LastModifiedDate',
+    type: 'datetime',
+    label: 'Last Modified Date',
+    updateable: false,
+    createable: false,
+    nillable: false,
+  }),
+  describeField({
+    name: 'LastModifiedById',
+    type: 'reference',
+    label: 'Last Modified By ID',
+    length: 18,
+    updateable: false,
+    createable: false,
+    nillable: false,
+    referenceTo: ['User'],
+  }),
+  describeField({
+    name: 'SystemModstamp',
+    type: 'datetime',
+    label: 'System Modstamp',
+    updateable: false,
+    createable: false,
+    nillable: false,
+  }),
 ];
 
 const person = (): DescribeField[] => [
-  describeField({ name: 'Salutation', type: 'picklist', label: 'Salutation', length: 40, picklistValues: picklist(SALUTATION_VALUES) }),
+  describeField({
+    name: 'Salutation',
+    type: 'picklist',
+    label: 'Salutation',
+    length: 40,
+    picklistValues: picklist(SALUTATION_VALUES),
+  }),
   describeField({ name: 'FirstName', type: 'string', label: 'First Name', length: 40 }),
   describeField({ name: 'LastName', type: 'string', label: 'Last Name', length: 80, nillable: false }),
-  describeField({ name: 'Name', type: 'string', label: 'Full Name', length: 121, updateable: false, createable: false, nillable: false }),
+  describeField({
+    name: 'Name',
+    type: 'string',
+    label: 'Full Name',
+    length: 121,
+    updateable: false,
+    createable: false,
+    nillable: false,
+  }),
   describeField({ name: 'Title', type: 'string', label: 'Title', length: 128 }),
   describeField({ name: 'Email', type: 'email', label: 'Email', length: 80 }),
   describeField({ name: 'Phone', type: 'phone', label: 'Phone', length: 40 }),
   describeField({ name: 'MobilePhone', type: 'phone', label: 'Mobile Phone', length: 40 }),
   describeField({ name: 'Fax', type: 'phone', label: 'Fax', length: 40 }),
-  describeField({ name: 'LeadSource', type: 'picklist', label: 'Lead Source', length: 255, picklistValues: picklist(LEAD_SOURCE_VALUES) }),
+  describeField({
+    name: 'LeadSource',
+    type: 'picklist',
+    label: 'Lead Source',
+    length: 255,
+    picklistValues: picklist(LEAD_SOURCE_VALUES),
+  }),
   describeField({ name: 'Description', type: 'textarea', label: 'Description', length: 32000 }),
 ];
 
@@ -113,10 +243,22 @@ const address = (prefix: string, label: string): DescribeField[] => [
 
 const firmographics = (): DescribeField[] => [
   describeField({ name: 'Website', type: 'url', label: 'Website', length: 255 }),
-  describeField({ name: 'Industry', type: 'picklist', label: 'Industry', length: 255, picklistValues: picklist(INDUSTRY_VALUES) }),
+  describeField({
+    name: 'Industry',
+    type: 'picklist',
+    label: 'Industry',
+    length: 255,
+    picklistValues: picklist(INDUSTRY_VALUES),
+  }),
   describeField({ name: 'NumberOfEmployees', type: 'int', label: 'Employees', digits: 8 }),
   describeField({ name: 'AnnualRevenue', type: 'currency', label: 'Annual Revenue', precision: 18, scale: 0 }),
-  describeField({ name: 'Rating', type: 'picklist', label: 'Rating', length: 255, picklistValues: picklist(RATING_VALUES) }),
+  describeField({
+    name: 'Rating',
+    type: 'picklist',
+    label: 'Rating',
+    length: 255,
+    picklistValues: picklist(RATING_VALUES),
+  }),
 ];
 
 function leadFields(): DescribeField[] {
@@ -126,10 +268,30 @@ function leadFields(): DescribeField[] {
     describeField({ name: 'Company', type: 'string', label: 'Company', length: 255, nillable: false }),
     ...address('', ''),
     ...firmographics(),
-    describeField({ name: 'Status', type: 'picklist', label: 'Status', length: 255, nillable: false, picklistValues: picklist(LEAD_STATUS_VALUES), restrictedPicklist: true }),
+    describeField({
+      name: 'Status',
+      type: 'picklist',
+      label: 'Status',
+      length: 255,
+      nillable: false,
+      picklistValues: picklist(LEAD_STATUS_VALUES),
+      restrictedPicklist: true,
+    }),
     describeField({ name: 'IsConverted', type: 'boolean', label: 'Converted', updateable: false, nillable: false }),
-    describeField({ name: 'ConvertedDate', type: 'date', label: 'Converted Date', updateable: false, createable: false }),
-    describeField({ name: 'LastActivityDate', type: 'date', label: 'Last Activity', updateable: false, createable: false }),
+    describeField({
+      name: 'ConvertedDate',
+      type: 'date',
+      label: 'Converted Date',
+      updateable: false,
+      createable: false,
+    }),
+    describeField({
+      name: 'LastActivityDate',
+      type: 'date',
+      label: 'Last Activity',
+      updateable: false,
+      createable: false,
+    }),
   ].map(trimLabel);
 }
 
@@ -146,7 +308,13 @@ function contactFields(): DescribeField[] {
     describeField({ name: 'Birthdate', type: 'date', label: 'Birthdate' }),
     ...address('Mailing', 'Mailing'),
     ...address('Other', 'Other'),
-    describeField({ name: 'LastActivityDate', type: 'date', label: 'Last Activity', updateable: false, createable: false }),
+    describeField({
+      name: 'LastActivityDate',
+      type: 'date',
+      label: 'Last Activity',
+      updateable: false,
+      createable: false,
+    }),
   ];
 }
 
@@ -154,8 +322,20 @@ function accountFields(): DescribeField[] {
   return [
     ...systemFields(),
     describeField({ name: 'Name', type: 'string', label: 'Account Name', length: 255, nillable: false }),
-    describeField({ name: 'Type', type: 'picklist', label: 'Account Type', length: 255, picklistValues: picklist(ACCOUNT_TYPE_VALUES) }),
-    describeField({ name: 'ParentId', type: 'reference', label: 'Parent Account ID', length: 18, referenceTo: ['Account'] }),
+    describeField({
+      name: 'Type',
+      type: 'picklist',
+      label: 'Account Type',
+      length: 255,
+      picklistValues: picklist(ACCOUNT_TYPE_VALUES),
+    }),
+    describeField({
+      name: 'ParentId',
+      type: 'reference',
+      label: 'Parent Account ID',
+      length: 18,
+      referenceTo: ['Account'],
+    }),
     ...address('Billing', 'Billing'),
     ...address('Shipping', 'Shipping'),
     describeField({ name: 'Phone', type: 'phone', label: 'Account Phone', length: 40 }),
@@ -164,12 +344,30 @@ function accountFields(): DescribeField[] {
     ...firmographics(),
     describeField({ name: 'Sic', type: 'string', label: 'SIC Code', length: 20 }),
     describeField({ name: 'SicDesc', type: 'string', label: 'SIC Description', length: 80 }),
-    describeField({ name: 'Ownership', type: 'picklist', label: 'Ownership', length: 255, picklistValues: picklist(OWNERSHIP_VALUES) }),
+    describeField({
+      name: 'Ownership',
+      type: 'picklist',
+      label: 'Ownership',
+      length: 255,
+      picklistValues: picklist(OWNERSHIP_VALUES),
+    }),
     describeField({ name: 'TickerSymbol', type: 'string', label: 'Ticker Symbol', length: 20 }),
     describeField({ name: 'Site', type: 'string', label: 'Account Site', length: 80 }),
-    describeField({ name: 'AccountSource', type: 'picklist', label: 'Account Source', length: 255, picklistValues: picklist(LEAD_SOURCE_VALUES) }),
+    describeField({
+      name: 'AccountSource',
+      type: 'picklist',
+      label: 'Account Source',
+      length: 255,
+      picklistValues: picklist(LEAD_SOURCE_VALUES),
+    }),
     describeField({ name: 'Description', type: 'textarea', label: 'Account Description', length: 32000 }),
-    describeField({ name: 'LastActivityDate', type: 'date', label: 'Last Activity', updateable: false, createable: false }),
+    describeField({
+      name: 'LastActivityDate',
+      type: 'date',
+      label: 'Last Activity',
+      updateable: false,
+      createable: false,
+    }),
   ];
 }
 
@@ -197,8 +395,24 @@ function taskFields(): DescribeField[] {
     describeField({ name: 'Description', type: 'textarea', label: 'Description', length: 32000 }),
     describeField({ name: 'WhoId', type: 'reference', label: 'Name ID', length: 18, referenceTo: ['Contact', 'Lead'] }),
     describeField({ name: 'ActivityDate', type: 'date', label: 'Due Date Only' }),
-    describeField({ name: 'Status', type: 'picklist', label: 'Status', length: 255, nillable: false, picklistValues: picklist(TASK_STATUS_VALUES), restrictedPicklist: true }),
-    describeField({ name: 'Priority', type: 'picklist', label: 'Priority', length: 255, nillable: false, picklistValues: picklist(TASK_PRIORITY_VALUES), restrictedPicklist: true }),
+    describeField({
+      name: 'Status',
+      type: 'picklist',
+      label: 'Status',
+      length: 255,
+      nillable: false,
+      picklistValues: picklist(TASK_STATUS_VALUES),
+      restrictedPicklist: true,
+    }),
+    describeField({
+      name: 'Priority',
+      type: 'picklist',
+      label: 'Priority',
+      length: 255,
+      nillable: false,
+      picklistValues: picklist(TASK_PRIORITY_VALUES),
+      restrictedPicklist: true,
+    }),
   ];
 }
 

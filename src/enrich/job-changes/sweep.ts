@@ -20,11 +20,14 @@ const PropertySegment = z.strictObject({
 });
 
 const WhereSegment = z.strictObject({
-  where: z.string().trim().min(1).max(4000).describe('a SOQL condition (Salesforce), e.g. LeadSource = \'Web\''),
+  where: z.string().trim().min(1).max(4000).describe("a SOQL condition (Salesforce), e.g. LeadSource = 'Web'"),
 });
 
 const ListSegment = z.strictObject({
-  listId: z.string().trim().regex(/^\d{1,20}$/, 'expected a HubSpot list id (digits)'),
+  listId: z
+    .string()
+    .trim()
+    .regex(/^\d{1,20}$/, 'expected a HubSpot list id (digits)'),
 });
 
 export const SweepRequest = z.strictObject({
@@ -92,31 +95,48 @@ export class JobChangeSweep {
   private async members(connector: CrmConnector, objectType: string, segment: Segment): Promise<{ id: string }[]> {
     if ('listId' in segment) {
       if (!connector.listMembers) {
-        throw new SweepError('segment_not_supported', `${connector.connection} has no lists; give {"property", "value"} or {"where"}`, 'segment.listId');
+        throw new SweepError(
+          'segment_not_supported',
+          `${connector.connection} has no lists; give {"property", "value"} or {"where"}`,
+          'segment.listId',
+        );
       }
       try {
         return (await connector.listMembers(segment.listId, { priority: 'bulk' })).map((id) => ({ id }));
       } catch (error) {
         if (error instanceof CrmError && error.code === 'not_found') {
-          throw new SweepError('invalid_sweep', `segment.listId: the CRM has no list ${segment.listId}`, 'segment.listId');
+          throw new SweepError(
+            'invalid_sweep',
+            `segment.listId: the CRM has no list ${segment.listId}`,
+            'segment.listId',
+          );
         }
         throw error;
       }
     }
     if ('where' in segment) {
       if (!connector.findRecordsWhere) {
-        throw new SweepError('segment_not_supported', `${connector.connection} takes no query condition; give {"property", "value"}`, 'segment.where');
+        throw new SweepError(
+          'segment_not_supported',
+          `${connector.connection} takes no query condition; give {"property", "value"}`,
+          'segment.where',
+        );
       }
       try {
         return await connector.findRecordsWhere(objectType, segment.where, [], { priority: 'bulk' });
       } catch (error) {
         if (error instanceof CrmError && error.code === 'validation') {
-          throw new SweepError('invalid_sweep', `segment.where: the CRM refused the condition (${error.message})`, 'segment.where');
+          throw new SweepError(
+            'invalid_sweep',
+            `segment.where: the CRM refused the condition (${error.message})`,
+            'segment.where',
+          );
         }
         throw error;
       }
     }
-    if (!connector.findRecords) throw new SweepError('segment_not_supported', `${connector.connection} cannot list a segment`, 'segment');
+    if (!connector.findRecords)
+      throw new SweepError('segment_not_supported', `${connector.connection} cannot list a segment`, 'segment');
     const values = Array.isArray(segment.value) ? segment.value : [segment.value];
     if (segment.operator === 'EQ' && values.length > 1) {
       throw new SweepError('invalid_sweep', 'segment.value: EQ takes one value; use IN for several', 'segment.value');

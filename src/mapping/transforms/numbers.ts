@@ -5,7 +5,8 @@ import type { ValueKind } from '../source-paths.js';
 
 function oneValue(name: string, input: ValueKind, accepts: ValueKind['base'][]): string | undefined {
   if (input.list) return `${name} takes one value; add first before it (it gets ${describeKind(input)})`;
-  if (input.base !== 'any' && !accepts.includes(input.base)) return `${name} takes ${accepts.join(' or ')}, but gets ${describeKind(input)}`;
+  if (input.base !== 'any' && !accepts.includes(input.base))
+    return `${name} takes ${accepts.join(' or ')}, but gets ${describeKind(input)}`;
   return undefined;
 }
 
@@ -56,7 +57,9 @@ export function parseDate(value: unknown): Date | undefined {
   if (value instanceof Date) return Number.isNaN(value.getTime()) ? undefined : value;
   if (typeof value === 'number') {
     if (!Number.isFinite(value)) return undefined;
-    return value >= 1000 && value <= 9999 && Number.isInteger(value) ? new Date(Date.UTC(value, 0, 1)) : new Date(value);
+    return value >= 1000 && value <= 9999 && Number.isInteger(value)
+      ? new Date(Date.UTC(value, 0, 1))
+      : new Date(value);
   }
   if (typeof value !== 'string') return undefined;
   const text = value.trim();
@@ -79,7 +82,7 @@ function valid(date: Date): Date | undefined {
 
 export const date = defineTransform({
   name: 'date',
-  summary: "a date from a year, epoch milliseconds, YYYY-MM-DD, an ISO time or text such as \"Mar '21 - Present\"",
+  summary: 'a date from a year, epoch milliseconds, YYYY-MM-DD, an ISO time or text such as "Mar \'21 - Present"',
   args: z.strictObject({}),
   infer: (input) => oneValue('date', input, ['string', 'number', 'date']) ?? { base: 'date', list: false },
   run: (value) => parseDate(value),

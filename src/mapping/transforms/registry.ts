@@ -8,7 +8,22 @@ import { domainFromUrl, lowercase, market, trim, truncate, uppercase, urlFromHan
 import type { Transform } from './transform.js';
 
 export const TRANSFORMS: ReadonlyMap<string, Transform> = new Map(
-  [first, last, join, pickEmail, pickPhone, lowercase, uppercase, trim, truncate, domainFromUrl, urlFromHandle, market, number, round, date, year].map(
-    (t) => [t.name, t],
-  ),
+  [
+    first,
+    last,
+    join,
+    pickEmail,
+    pickPhone,
+    lowercase,
+    uppercase,
+    trim,
+    truncate,
+    domainFromUrl,
+    urlFromHandle,
+    market,
+    number,
+    round,
+    date,
+    year,
+  ].map((t) => [t.name, t]),
 );

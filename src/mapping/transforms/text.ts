@@ -10,7 +10,8 @@ const noArgs = z.strictObject({});
 
 function textInput(name: string, input: ValueKind): string | undefined {
   if (input.list) return `${name} takes one value; add first or join before it (it gets ${describeKind(input)})`;
-  if (input.base !== 'string' && input.base !== 'any') return `${name} takes a text value, but gets ${describeKind(input)}`;
+  if (input.base !== 'string' && input.base !== 'any')
+    return `${name} takes a text value, but gets ${describeKind(input)}`;
   return undefined;
 }
 

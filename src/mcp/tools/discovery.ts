@@ -11,7 +11,12 @@ import { runTool, ToolRefusal, type ToolContext } from '../tool-call.js';
 
 const DiscoveryInput = {
   crm: z.enum(['hubspot', 'salesforce']).describe('the CRM the company is in'),
-  companyId: z.string().trim().min(1).max(64).describe('the CRM id of an enriched company (HubSpot company, Salesforce Account)'),
+  companyId: z
+    .string()
+    .trim()
+    .min(1)
+    .max(64)
+    .describe('the CRM id of an enriched company (HubSpot company, Salesforce Account)'),
   persona: z.string().trim().min(1).max(80).optional().describe('a saved persona (instead of filters)'),
   filters: z
     .object({
@@ -53,15 +58,48 @@ export function registerDiscoveryTools(server: McpServer, ctx: ToolContext): voi
     'preview_discovery',
     {
       title: 'Preview discovery at a company',
-      description: 'The people at one enriched CRM company who fit a persona, and for each what adding them would do (create, link to a record already there, or skip and why), with the credits it would spend. Changes nothing and spends no credit.',
+      description:
+        'The people at one enriched CRM company who fit a persona, and for each what adding them would do (create, link to a record already there, or skip and why), with the credits it would spend. Changes nothing and spends no credit.',
       inputSchema: DiscoveryInput,
-      outputSchema: { company: Company, description: z.string(), candidates: z.array(Candidate), credits: z.number(), counts: z.object({ create: z.number(), link: z.number(), skip: z.number() }) },
+      outputSchema: {
+        company: Company,
+        description: z.string(),
+        candidates: z.array(Candidate),
+        credits: z.number(),
+        counts: z.object({ create: z.number(), link: z.number(), skip: z.number() }),
+      },
       annotations: { readOnlyHint: true, openWorldHint: true },
     },
     (input) =>
       runTool(ctx, 'preview_discovery', async () => {
         const p = await refusing(() => discovery.preview(input));
-        const candidates = p.candidates.map(({ personId, position, seniority, department, hasEmail, hasDndPhone, action, code, reason, recordId, credit }) => ({ personId, position, seniority, department, hasEmail, hasDndPhone, action, code, reason, recordId, credit }));
+        const candidates = p.candidates.map(
+          ({
+            personId,
+            position,
+            seniority,
+            department,
+            hasEmail,
+            hasDndPhone,
+            action,
+            code,
+            reason,
+            recordId,
+            credit,
+          }) => ({
+            personId,
+            position,
+            seniority,
+            department,
+            hasEmail,
+            hasDndPhone,
+            action,
+            code,
+            reason,
+            recordId,
+            credit,
+          }),
+        );
         return {
           result: { company: p.company, description: p.description, candidates, credits: p.credits, counts: p.counts },
           summary: `${input.crm} company ${input.companyId}: ${p.counts.create} to create, ${p.counts.link} to link, ${p.counts.skip} skipped, ${p.credits} credits`,
@@ -72,7 +110,8 @@ export function registerDiscoveryTools(server: McpServer, ctx: ToolContext): voi
     'run_discovery',
     {
       title: 'Add people at a company',
-      description: 'Adds the people preview_discovery lists: creates new ones in the CRM through the mapping (one credit each), links those already there with the company, never creates anyone twice, and stops at the run, daily and credit limits. Needs the write scope.',
+      description:
+        'Adds the people preview_discovery lists: creates new ones in the CRM through the mapping (one credit each), links those already there with the company, never creates anyone twice, and stops at the run, daily and credit limits. Needs the write scope.',
       inputSchema: DiscoveryInput,
       outputSchema: {
         company: Company,
@@ -81,7 +120,15 @@ export function registerDiscoveryTools(server: McpServer, ctx: ToolContext): voi
         skipped: z.number(),
         credits: z.number(),
         stopped: z.object({ reason: z.string(), message: z.string() }).nullable(),
-        people: z.array(z.object({ personId: z.string(), action: z.string(), code: z.string(), reason: z.string(), recordId: z.string().nullable() })),
+        people: z.array(
+          z.object({
+            personId: z.string(),
+            action: z.string(),
+            code: z.string(),
+            reason: z.string(),
+            recordId: z.string().nullable(),
+          }),
+        ),
       },
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
     },
@@ -89,7 +136,15 @@ export function registerDiscoveryTools(server: McpServer, ctx: ToolContext): voi
       runTool(ctx, 'run_discovery', async () => {
         const r = await refusing(() => discovery.run(input));
         return {
-          result: { company: r.company, created: r.created, linked: r.linked, skipped: r.skipped, credits: r.credits, stopped: r.stopped, people: r.people },
+          result: {
+            company: r.company,
+            created: r.created,
+            linked: r.linked,
+            skipped: r.skipped,
+            credits: r.credits,
+            stopped: r.stopped,
+            people: r.people,
+          },
           summary: `${input.crm} company ${input.companyId}: ${r.created} created, ${r.linked} linked, ${r.skipped} skipped, ${r.credits} credits${r.stopped ? `; stopped: ${r.stopped.reason}` : ''}`,
         };
       }),

@@ -14,12 +14,20 @@ import { runTool, ToolRefusal, type ToolContext } from '../tool-call.js';
 const value = z.string().trim().min(1, 'value must not be empty').max(2048, 'value is at most 2048 characters');
 
 const CompanyInput = {
-  by: z.enum(COMPANY_LOOKUPS).describe('which identifier `value` is: id (partner id), ln_slug, ln_url (professional-network slug or URL), fqdn (domain), abn (Australian business number), website'),
+  by: z
+    .enum(COMPANY_LOOKUPS)
+    .describe(
+      'which identifier `value` is: id (partner id), ln_slug, ln_url (professional-network slug or URL), fqdn (domain), abn (Australian business number), website',
+    ),
   value: value.describe('the identifier, e.g. acme.com.au for fqdn'),
   market: Market.default(DEFAULT_MARKET).describe('market whose region-specific data to return (AU by default)'),
 };
 const PersonInput = {
-  by: z.enum(PERSON_LOOKUPS).describe('which identifier `value` is: id (partner id), ln_slug, ln_url (professional-network slug or URL), work_email, personal_email'),
+  by: z
+    .enum(PERSON_LOOKUPS)
+    .describe(
+      'which identifier `value` is: id (partner id), ln_slug, ln_url (professional-network slug or URL), work_email, personal_email',
+    ),
   value: value.describe('the identifier, e.g. jane.doe@acme.com.au for work_email'),
 };
 const lookupOutput = <T extends z.ZodType>(record: T) => ({
@@ -33,7 +41,8 @@ const PersonOutput = lookupOutput(Person);
 
 function normalised(by: (typeof COMPANY_LOOKUPS)[number] | (typeof PERSON_LOOKUPS)[number], raw: string): string {
   const resolved = resolveMatchValue(by, raw);
-  if (resolved === undefined) throw new ToolRefusal(`value: this is not a usable ${by} (check its form, e.g. ${EXAMPLES[by]})`);
+  if (resolved === undefined)
+    throw new ToolRefusal(`value: this is not a usable ${by} (check its form, e.g. ${EXAMPLES[by]})`);
   return resolved;
 }
 
@@ -54,7 +63,8 @@ export function registerLookupTools(server: McpServer, ctx: ToolContext): void {
     'lookup_company',
     {
       title: 'Look up a company',
-      description: 'The partner\'s company profile (size, industry, revenue, registry numbers, locations) by one identifier. Spends one partner credit unless cached.',
+      description:
+        "The partner's company profile (size, industry, revenue, registry numbers, locations) by one identifier. Spends one partner credit unless cached.",
       inputSchema: CompanyInput,
       outputSchema: CompanyOutput,
       annotations: { readOnlyHint: true, openWorldHint: true },
@@ -63,15 +73,25 @@ export function registerLookupTools(server: McpServer, ctx: ToolContext): void {
       runTool(ctx, 'lookup_company', async () => {
         const key = { by: input.by, value: normalised(input.by, input.value) };
         const hit = await lookups.find('company', [key], input.market, 'interactive');
-        const result = { found: hit !== null, fromCache: hit?.fromCache ?? false, by: input.by, market: input.market, ...(hit ? { record: hit.data } : {}) };
-        return { result, summary: `company by ${input.by} in ${input.market}: ${hit ? 'found' : 'no match'}${hit?.fromCache ? ' (from cache)' : ''}` };
+        const result = {
+          found: hit !== null,
+          fromCache: hit?.fromCache ?? false,
+          by: input.by,
+          market: input.market,
+          ...(hit ? { record: hit.data } : {}),
+        };
+        return {
+          result,
+          summary: `company by ${input.by} in ${input.market}: ${hit ? 'found' : 'no match'}${hit?.fromCache ? ' (from cache)' : ''}`,
+        };
       }),
   );
   server.registerTool(
     'lookup_person',
     {
       title: 'Look up a person',
-      description: 'The partner\'s person profile (position, seniority, department, employer, phones, e-mails) by one identifier. Spends one partner credit unless cached.',
+      description:
+        "The partner's person profile (position, seniority, department, employer, phones, e-mails) by one identifier. Spends one partner credit unless cached.",
       inputSchema: PersonInput,
       outputSchema: PersonOutput,
       annotations: { readOnlyHint: true, openWorldHint: true },
@@ -81,8 +101,16 @@ export function registerLookupTools(server: McpServer, ctx: ToolContext): void {
         const key = { by: input.by, value: normalised(input.by, input.value) };
         // People are not region-specific: the market is not part of their lookup.
         const hit = await lookups.find('person', [key], DEFAULT_MARKET, 'interactive');
-        const result = { found: hit !== null, fromCache: hit?.fromCache ?? false, by: input.by, ...(hit ? { record: hit.data } : {}) };
-        return { result, summary: `person by ${input.by}: ${hit ? 'found' : 'no match'}${hit?.fromCache ? ' (from cache)' : ''}` };
+        const result = {
+          found: hit !== null,
+          fromCache: hit?.fromCache ?? false,
+          by: input.by,
+          ...(hit ? { record: hit.data } : {}),
+        };
+        return {
+          result,
+          summary: `person by ${input.by}: ${hit ? 'found' : 'no match'}${hit?.fromCache ? ' (from cache)' : ''}`,
+        };
       }),
   );
 }

@@ -16,7 +16,12 @@ const POLL_MS = 300;
 
 const RecordInput = {
   crm: z.enum(['hubspot', 'salesforce']).describe('the CRM the record is in'),
-  object: z.string().trim().min(1).max(100).describe('object type, e.g. contact or company (HubSpot), Contact, Lead or Account (Salesforce)'),
+  object: z
+    .string()
+    .trim()
+    .min(1)
+    .max(100)
+    .describe('object type, e.g. contact or company (HubSpot), Contact, Lead or Account (Salesforce)'),
   id: z.string().trim().min(1).max(100).describe('the record id in the CRM'),
 };
 const AuditRow = z.object({
@@ -44,7 +49,9 @@ const State = z.object({
 const ExplainOutput = {
   known: z.boolean(),
   state: State.nullable(),
-  lastEnrichment: z.array(AuditRow).describe('the rows of the newest enrichment run: each property written or kept, and why'),
+  lastEnrichment: z
+    .array(AuditRow)
+    .describe('the rows of the newest enrichment run: each property written or kept, and why'),
   history: z.array(AuditRow).describe('the audit trail, newest first'),
 };
 const EnrichOutput = {
@@ -60,8 +67,12 @@ export function registerRecordTools(server: McpServer, ctx: ToolContext): void {
     'explain_record',
     {
       title: 'Explain a record',
-      description: 'What crm-enrich knows about one CRM record: its enrichment state, the newest run, and the audit history of what was written, by which rule, and why.',
-      inputSchema: { ...RecordInput, limit: z.number().int().min(1).max(500).default(50).describe('audit rows to return') },
+      description:
+        'What crm-enrich knows about one CRM record: its enrichment state, the newest run, and the audit history of what was written, by which rule, and why.',
+      inputSchema: {
+        ...RecordInput,
+        limit: z.number().int().min(1).max(500).default(50).describe('audit rows to return'),
+      },
       outputSchema: ExplainOutput,
       annotations: { readOnlyHint: true },
     },
@@ -70,8 +81,14 @@ export function registerRecordTools(server: McpServer, ctx: ToolContext): void {
         const connector = connectorFor(service.connectors, { kind: input.crm });
         if (!connector) throw new ToolRefusal(`crm: no ${input.crm} connection is configured`);
         const objectType = objectTypeIn(connector, input.object);
-        if (!objectType) throw new ToolRefusal(`object: ${input.crm} has no object "${input.object}"; use one of ${connector.objectTypes.join(', ')}`);
-        const { state, audit } = await service.store.recordView({ connection: connector.connection, objectType, recordId: input.id }, input.limit);
+        if (!objectType)
+          throw new ToolRefusal(
+            `object: ${input.crm} has no object "${input.object}"; use one of ${connector.objectTypes.join(', ')}`,
+          );
+        const { state, audit } = await service.store.recordView(
+          { connection: connector.connection, objectType, recordId: input.id },
+          input.limit,
+        );
         const newestRun = audit.find((r) => r.jobId && !r.actor)?.jobId;
         return {
           result: {
@@ -88,7 +105,8 @@ export function registerRecordTools(server: McpServer, ctx: ToolContext): void {
     'enrich_record',
     {
       title: 'Enrich a record',
-      description: 'Enriches one CRM record now, through the mapping and its write rules (person edits are kept), and answers with what was written and why. Spends a partner credit unless cached. Needs the write scope.',
+      description:
+        'Enriches one CRM record now, through the mapping and its write rules (person edits are kept), and answers with what was written and why. Spends a partner credit unless cached. Needs the write scope.',
       inputSchema: RecordInput,
       outputSchema: EnrichOutput,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
@@ -96,19 +114,38 @@ export function registerRecordTools(server: McpServer, ctx: ToolContext): void {
     (input) =>
       runTool(ctx, 'enrich_record', async () => {
         const target = mappedObject(service.connectors, service.mappings, { kind: input.crm }, input.object);
-        if (!target) throw new ToolRefusal(`object: ${input.crm}/${input.object} is not a mapped object of a configured CRM`);
+        if (!target)
+          throw new ToolRefusal(`object: ${input.crm}/${input.object} is not a mapped object of a configured CRM`);
         const key = { connection: target.connector.connection, objectType: target.objectType, recordId: input.id };
         const since = (await service.store.recordView(key, 1)).audit[0]?.id ?? 0;
-        await service.store.audit.record([{ ...key, outcome: 'requested', reason: `enrichment asked for through MCP by ${actorOf(ctx.auth)}`, actor: actorOf(ctx.auth) }]);
+        await service.store.audit.record([
+          {
+            ...key,
+            outcome: 'requested',
+            reason: `enrichment asked for through MCP by ${actorOf(ctx.auth)}`,
+            actor: actorOf(ctx.auth),
+          },
+        ]);
         await service.enrichNow(key.connection, key.objectType, key.recordId);
         const run = await waitForRun(service, key, since, ctx.enrichWaitMs);
         const rows = run?.rows ?? [];
         const written = rows.filter((r) => r.outcome === 'write');
         return {
-          result: { finished: run !== undefined, written: written.map(rowView), other: rows.filter((r) => r.outcome !== 'write').map(rowView), state: run?.state ? stateView(run.state) : null },
-          summary: run ? `${input.crm} ${key.objectType} ${input.id}: ${written.length} properties written` : `${input.crm} ${key.objectType} ${input.id}: queued, not finished within the wait`,
+          result: {
+            finished: run !== undefined,
+            written: written.map(rowView),
+            other: rows.filter((r) => r.outcome !== 'write').map(rowView),
+            state: run?.state ? stateView(run.state) : null,
+          },
+          summary: run
+            ? `${input.crm} ${key.objectType} ${input.id}: ${written.length} properties written`
+            : `${input.crm} ${key.objectType} ${input.id}: queued, not finished within the wait`,
           text: run
-            ? `${written.length} properties written${written.length ? `: ${written.map((r) => r.property).join(', ')}` : ''}. ${rows.filter((r) => r.outcome !== 'write').map((r) => r.reason).filter(Boolean).join('; ')}`
+            ? `${written.length} properties written${written.length ? `: ${written.map((r) => r.property).join(', ')}` : ''}. ${rows
+                .filter((r) => r.outcome !== 'write')
+                .map((r) => r.reason)
+                .filter(Boolean)
+                .join('; ')}`
             : 'The enrichment is queued but had not finished; call explain_record in a moment to see what it wrote.',
         };
       }),
@@ -119,7 +156,12 @@ type Key = { connection: string; objectType: string; recordId: string };
 type RecordView = Awaited<ReturnType<AdminContext['store']['recordView']>>;
 
 /** The rows of the first run after `since` (our own request row aside), once it has settled. */
-async function waitForRun(service: AdminContext, key: Key, since: number, waitMs: number): Promise<{ rows: AuditRow[]; state: RecordView['state'] } | undefined> {
+async function waitForRun(
+  service: AdminContext,
+  key: Key,
+  since: number,
+  waitMs: number,
+): Promise<{ rows: AuditRow[]; state: RecordView['state'] } | undefined> {
   const deadline = Date.now() + waitMs;
   for (;;) {
     const { state, audit } = await service.store.recordView(key, 200);
@@ -132,7 +174,16 @@ async function waitForRun(service: AdminContext, key: Key, since: number, waitMs
 }
 
 function rowView(r: AuditRow) {
-  return { at: r.at.toISOString(), property: r.property, oldValue: r.oldValue, newValue: r.newValue, rule: r.rule, outcome: r.outcome, reason: r.reason, actor: r.actor };
+  return {
+    at: r.at.toISOString(),
+    property: r.property,
+    oldValue: r.oldValue,
+    newValue: r.newValue,
+    rule: r.rule,
+    outcome: r.outcome,
+    reason: r.reason,
+    actor: r.actor,
+  };
 }
 
 function stateView(s: NonNullable<RecordView['state']>) {

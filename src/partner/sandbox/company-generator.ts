@@ -34,15 +34,39 @@ export interface CompanyRecord {
 }
 
 const MARKET_WEIGHTS: Record<Market, number> = {
-  AU: 20, NZ: 6, SG: 10, MY: 8, ID: 8, PH: 7, HK: 7, JP: 8, VN: 6, KR: 6, TH: 6, US: 12, CA: 6,
+  AU: 20,
+  NZ: 6,
+  SG: 10,
+  MY: 8,
+  ID: 8,
+  PH: 7,
+  HK: 7,
+  JP: 8,
+  VN: 6,
+  KR: 6,
+  TH: 6,
+  US: 12,
+  CA: 6,
 };
 const WEIGHTED_MARKETS: Market[] = MARKETS.flatMap((m) => Array<Market>(MARKET_WEIGHTS[m]).fill(m));
 const SIZE_WEIGHTS = [30, 28, 18, 9, 6, 5, 2, 2];
 const WEIGHTED_SIZES = SIZE_WEIGHTS.flatMap((w, i) => Array<number>(w).fill(i));
-const VC_STAGES = ['Not venture-backed', 'Not venture-backed', 'Not venture-backed', 'Seed', 'Series A', 'Series B', 'Series C'];
+const VC_STAGES = [
+  'Not venture-backed',
+  'Not venture-backed',
+  'Not venture-backed',
+  'Seed',
+  'Series A',
+  'Series B',
+  'Series C',
+];
 
 function kebab(text: string): string {
-  return text.toLowerCase().replace(/&/g, 'and').replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+  return text
+    .toLowerCase()
+    .replace(/&/g, 'and')
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
 }
 
 export function generateCompany(prng: Prng, index: number, usedNames: Set<string>): CompanyRecord {
@@ -64,7 +88,12 @@ export function generateCompany(prng: Prng, index: number, usedNames: Set<string
   const globalEmployees = prng.int(sizeBand[1], Math.min(sizeBand[2], sizeBand[1] * 4));
   const founded = prng.chance(0.1) ? prng.int(1900, 1949) : prng.int(1950, 2023);
   const isMnc = globalEmployees > 200 && prng.chance(0.5);
-  const otherMarkets = isMnc ? prng.sample(MARKETS.filter((m) => m !== home), prng.int(1, 3)) : [];
+  const otherMarkets = isMnc
+    ? prng.sample(
+        MARKETS.filter((m) => m !== home),
+        prng.int(1, 3),
+      )
+    : [];
 
   const regions = new Map<Market, RegionData>();
   const homeCount = otherMarkets.length > 0 ? Math.ceil(globalEmployees * 0.6) : globalEmployees;
@@ -85,12 +114,31 @@ export function generateCompany(prng: Prng, index: number, usedNames: Set<string
       return [m, s, city] as [Market, string, string];
     }),
   ];
-  const revenueIndex = Math.min(REVENUE_BANDS.length - 1, Math.max(0, SIZE_BANDS.indexOf(sizeBand) - 1 + prng.int(0, 1)));
+  const revenueIndex = Math.min(
+    REVENUE_BANDS.length - 1,
+    Math.max(0, SIZE_BANDS.indexOf(sizeBand) - 1 + prng.int(0, 1)),
+  );
   const revenue = REVENUE_BANDS[revenueIndex]!;
-  const companyType = globalEmployees > 1000 && prng.chance(0.4) ? COMPANY_TYPES[1] : prng.pick(COMPANY_TYPES.slice(0, 5));
+  const companyType =
+    globalEmployees > 1000 && prng.chance(0.4) ? COMPANY_TYPES[1] : prng.pick(COMPANY_TYPES.slice(0, 5));
   const customer = prng.pick(['b2b', 'b2b', 'b2c', 'both'] as const);
-  const keywords = [sub.label.toLowerCase(), ...prng.sample(['innovation', 'sustainability', 'quality', 'family owned',
-    'award winning', 'export', 'digital', 'customer first', 'local'], prng.int(1, 3))];
+  const keywords = [
+    sub.label.toLowerCase(),
+    ...prng.sample(
+      [
+        'innovation',
+        'sustainability',
+        'quality',
+        'family owned',
+        'award winning',
+        'export',
+        'digital',
+        'customer first',
+        'local',
+      ],
+      prng.int(1, 3),
+    ),
+  ];
   const phoneDigits = prng.digits(9);
   const region = regions.get(home)!;
   const website = `https://www.${domain}`;
@@ -114,9 +162,17 @@ export function generateCompany(prng: Prng, index: number, usedNames: Set<string
     revenue: revenue[1],
     phones: [`${info.dial} ${phoneDigits.slice(0, 1)} ${phoneDigits.slice(1, 5)} ${phoneDigits.slice(5)}`],
     emails: [`info@${domain}`, `sales@${domain}`],
-    social_media: { twitter: slug.replace(/-/g, ''), youtube: slug, facebook: slug, linkedin: slug, instagram: slug.replace(/-/g, '_') },
+    social_media: {
+      twitter: slug.replace(/-/g, ''),
+      youtube: slug,
+      facebook: slug,
+      linkedin: slug,
+      instagram: slug.replace(/-/g, '_'),
+    },
     industry_codes: {
-      sic: prng.digits(4), duns: prng.digits(9), naics: prng.digits(6),
+      sic: prng.digits(4),
+      duns: prng.digits(9),
+      naics: prng.digits(6),
       ...(home === 'AU' || home === 'NZ' ? { anzsic: `${sub.code.slice(4)}${prng.digits(2)}` } : {}),
       ...region.identifiers,
     },

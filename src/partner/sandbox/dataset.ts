@@ -70,7 +70,12 @@ export function createDataset(options: DatasetOptions = {}): PartnerDataset {
   }
   // One map per key, keyed by the record's own strings: a combined `kind|key` index made 80,000 more
   // strings, which the embedded default holds in the service's own heap.
-  const personBy = { id: new Map<string, PersonRecord>(), slug: new Map<string, PersonRecord>(), work: new Map<string, PersonRecord>(), personal: new Map<string, PersonRecord>() };
+  const personBy = {
+    id: new Map<string, PersonRecord>(),
+    slug: new Map<string, PersonRecord>(),
+    work: new Map<string, PersonRecord>(),
+    personal: new Map<string, PersonRecord>(),
+  };
   const byCompany = new Map<string, PersonRecord[]>();
   for (const record of personRecords) {
     personBy.id.set(record.id, record);
@@ -93,21 +98,29 @@ export function createDataset(options: DatasetOptions = {}): PartnerDataset {
     personRecords,
     findCompany(by, value) {
       switch (by) {
-        case 'id': return companyIndex.get(`id|${value.trim()}`);
+        case 'id':
+          return companyIndex.get(`id|${value.trim()}`);
         case 'ln_slug':
-        case 'ln_url': return companyIndex.get(`slug|${normalizeSlug(value)}`);
+        case 'ln_url':
+          return companyIndex.get(`slug|${normalizeSlug(value)}`);
         case 'fqdn':
-        case 'website': return companyIndex.get(`host|${normalizeHost(value)}`);
-        case 'abn': return companyIndex.get(`abn|${normalizeDigits(value)}`);
+        case 'website':
+          return companyIndex.get(`host|${normalizeHost(value)}`);
+        case 'abn':
+          return companyIndex.get(`abn|${normalizeDigits(value)}`);
       }
     },
     findPerson(by, value) {
       switch (by) {
-        case 'id': return personBy.id.get(value.trim());
+        case 'id':
+          return personBy.id.get(value.trim());
         case 'ln_slug':
-        case 'ln_url': return personBy.slug.get(normalizeSlug(value));
-        case 'work_email': return personBy.work.get(normalizeEmail(value));
-        case 'personal_email': return personBy.personal.get(normalizeEmail(value));
+        case 'ln_url':
+          return personBy.slug.get(normalizeSlug(value));
+        case 'work_email':
+          return personBy.work.get(normalizeEmail(value));
+        case 'personal_email':
+          return personBy.personal.get(normalizeEmail(value));
       }
     },
     peopleAt(companyId) {

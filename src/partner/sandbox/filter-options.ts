@@ -5,7 +5,16 @@
  * `invalid_request` in the filter-options error body, with a reason that says what to change.
  */
 import type { FilterOptionsResponse } from '../schemas.js';
-import { CATALOGUE, FILTERS_BY_ID, FILTER_IDENTIFIERS, MARKET_ENTRIES, PAGED_FILTERS, PAGE_SIZE, type CatalogueValue, type FilterDefinition } from './catalogue.js';
+import {
+  CATALOGUE,
+  FILTERS_BY_ID,
+  FILTER_IDENTIFIERS,
+  MARKET_ENTRIES,
+  PAGED_FILTERS,
+  PAGE_SIZE,
+  type CatalogueValue,
+  type FilterDefinition,
+} from './catalogue.js';
 import { SandboxHttpError } from './http-error.js';
 import { INDUSTRY_DIVISIONS } from './industries.js';
 
@@ -14,7 +23,10 @@ const invalid = (reason: string) => SandboxHttpError.filter(400, 'invalid_reques
 
 function identifiersOf(query: URLSearchParams): string[] | undefined {
   if (!query.has('identifiers')) return undefined;
-  const ids = query.getAll('identifiers').flatMap((v) => v.split(',')).map((v) => v.trim());
+  const ids = query
+    .getAll('identifiers')
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim());
   const unknown = ids.filter((id) => !FILTERS_BY_ID.has(id));
   if (unknown.length > 0) {
     const shown = unknown.map((id) => (id === '' ? '(empty)' : `"${id}"`)).join(', ');
@@ -31,9 +43,10 @@ function single(query: URLSearchParams, name: string): string | undefined {
 
 function page(def: FilterDefinition, all: CatalogueValue[], search: string | undefined, offset: number) {
   const needle = search?.toLowerCase();
-  const matching = needle === undefined
-    ? all
-    : all.filter((v) => v.label.toLowerCase().includes(needle) || v.code.toLowerCase().includes(needle));
+  const matching =
+    needle === undefined
+      ? all
+      : all.filter((v) => v.label.toLowerCase().includes(needle) || v.code.toLowerCase().includes(needle));
   return {
     ...def,
     values: matching.slice(offset, offset + PAGE_SIZE),
@@ -42,7 +55,8 @@ function page(def: FilterDefinition, all: CatalogueValue[], search: string | und
 }
 
 export function filterOptions(query: URLSearchParams): FilterOptionsResponse {
-  if (query.has('size')) throw invalid(`the page size is fixed at ${PAGE_SIZE}; remove the size parameter and page with offset`);
+  if (query.has('size'))
+    throw invalid(`the page size is fixed at ${PAGE_SIZE}; remove the size parameter and page with offset`);
   const identifiers = identifiersOf(query);
   const search = single(query, 'search');
   const offsetText = single(query, 'offset');
@@ -61,8 +75,10 @@ export function filterOptions(query: URLSearchParams): FilterOptionsResponse {
   const paged = chosen.filter((id) => (PAGED_FILTERS as readonly string[]).includes(id));
   const pagingParams = ['search', 'offset', 'levelOne'].filter((p) => query.has(p));
   if (pagingParams.length > 0 && paged.length !== 1) {
-    throw invalid(`${pagingParams.join(', ')} needs exactly one paged filter (${PAGED_FILTERS.join(', ')}) in identifiers; ` +
-      `${paged.length === 0 ? 'none was' : `${paged.length} were`} given`);
+    throw invalid(
+      `${pagingParams.join(', ')} needs exactly one paged filter (${PAGED_FILTERS.join(', ')}) in identifiers; ` +
+        `${paged.length === 0 ? 'none was' : `${paged.length} were`} given`,
+    );
   }
   let industryValues: CatalogueValue[] | undefined;
   if (levelOne !== undefined) {
@@ -71,7 +87,9 @@ export function filterOptions(query: URLSearchParams): FilterOptionsResponse {
     }
     const division = INDUSTRY_DIVISIONS.find((d) => d.code === levelOne);
     if (!division) {
-      throw invalid(`unknown levelOne code "${levelOne}"; top-level industry codes are ${INDUSTRY_DIVISIONS.map((d) => d.code).join(', ')}`);
+      throw invalid(
+        `unknown levelOne code "${levelOne}"; top-level industry codes are ${INDUSTRY_DIVISIONS.map((d) => d.code).join(', ')}`,
+      );
     }
     industryValues = [...division.subdivisions].sort((a, b) => a.label.localeCompare(b.label, 'en'));
   }

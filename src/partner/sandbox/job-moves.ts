@@ -12,11 +12,21 @@ import { Prng } from './prng.js';
 const MoveRequest = z.union([
   z.strictObject({
     share: z.number().min(0).max(1),
-    seed: z.number().int().min(0).max(2 ** 32 - 1).optional(),
+    seed: z
+      .number()
+      .int()
+      .min(0)
+      .max(2 ** 32 - 1)
+      .optional(),
   }),
   z.strictObject({
     personIds: z.array(z.string().min(1)).min(1).max(100_000),
-    seed: z.number().int().min(0).max(2 ** 32 - 1).optional(),
+    seed: z
+      .number()
+      .int()
+      .min(0)
+      .max(2 ** 32 - 1)
+      .optional(),
   }),
 ]);
 export type MoveRequest = z.infer<typeof MoveRequest>;
@@ -37,9 +47,11 @@ const ref = (record: CompanyRecord): CompanyRef => ({ companyId: record.company.
 function parse(body: unknown): MoveRequest {
   const parsed = MoveRequest.safeParse(body);
   if (parsed.success) return parsed.data;
-  throw SandboxHttpError.generic(400,
-    'give {"share": <0..1>, "seed": <whole number>} or {"personIds": ["pe_..."], "seed": <whole number>}; '
-    + parsed.error.issues.map((issue) => `${issue.path.join('.') || 'body'}: ${issue.message}`).join('; '));
+  throw SandboxHttpError.generic(
+    400,
+    'give {"share": <0..1>, "seed": <whole number>} or {"personIds": ["pe_..."], "seed": <whole number>}; ' +
+      parsed.error.issues.map((issue) => `${issue.path.join('.') || 'body'}: ${issue.message}`).join('; '),
+  );
 }
 
 function chosen(dataset: PartnerDataset, request: MoveRequest, prng: Prng): PersonRecord[] {

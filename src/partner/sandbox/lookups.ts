@@ -10,7 +10,10 @@ import { SandboxHttpError } from './http-error.js';
 function singleLookup<T extends string>(query: URLSearchParams, names: readonly T[]): { by: T; value: string } {
   const given = names.filter((name) => query.has(name));
   if (given.length !== 1) {
-    const problem = given.length === 0 ? 'no lookup parameter was given' : `several lookup parameters were given (${given.join(', ')})`;
+    const problem =
+      given.length === 0
+        ? 'no lookup parameter was given'
+        : `several lookup parameters were given (${given.join(', ')})`;
     throw SandboxHttpError.generic(400, `${problem}; give exactly one of ${names.join(', ')}`);
   }
   const by = given[0] as T;

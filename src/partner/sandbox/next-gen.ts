@@ -66,7 +66,10 @@ export function makeNextGen(prng: Prng, slug: string, website: string, name: str
       },
       traffic_share: { countries: { [home]: prng.int(40, 90) }, organic, paid: 100 - organic },
       marketing_channels_distribution: {
-        Direct: direct, Search: search, Referrals: referrals, Social: social,
+        Direct: direct,
+        Search: search,
+        Referrals: referrals,
+        Social: social,
         Mail: Math.max(0, 100 - direct - search - referrals - social),
       },
     },

@@ -17,7 +17,11 @@ export function normalizeHost(input: string): string {
  * `https://www.linkedin.com/company/acme/` or `linkedin.com/in/jane-doe?trk=x`.
  */
 export function normalizeSlug(input: string): string {
-  const value = input.trim().toLowerCase().replace(/[?#].*$/, '').replace(/\/+$/, '');
+  const value = input
+    .trim()
+    .toLowerCase()
+    .replace(/[?#].*$/, '')
+    .replace(/\/+$/, '');
   const segments = value.split('/').filter(Boolean);
   return segments[segments.length - 1] ?? '';
 }

@@ -12,7 +12,13 @@ import { countryScope, filtersPredicate } from './search-filters.js';
 export const MAX_SEARCH_SIZE = 100;
 const badField = (message: string) => SandboxHttpError.generic(400, message);
 
-function wholeNumber(body: Record<string, unknown>, field: string, min: number, max: number, what: string): number | undefined {
+function wholeNumber(
+  body: Record<string, unknown>,
+  field: string,
+  min: number,
+  max: number,
+  what: string,
+): number | undefined {
   const value = body[field];
   if (value === undefined || value === null || value === '') return undefined;
   const text = typeof value === 'number' ? String(value) : value;
@@ -44,7 +50,8 @@ function toSearchResult(record: PersonRecord): PersonSearchResult {
 }
 
 export function searchPeople(dataset: PartnerDataset, body: unknown): PersonSearchResult[] {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw badField('the request body must be a JSON object');
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw badField('the request body must be a JSON object');
   const fields = body as Record<string, unknown>;
   const selected = optionalString(fields, 'selectedCountry') ?? DEFAULT_MARKET;
   if (!(MARKETS as readonly string[]).includes(selected)) {

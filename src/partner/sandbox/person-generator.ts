@@ -19,11 +19,32 @@ const AS_OF = { year: 2025, month: 6 } as const;
 const SENIORITY_WEIGHTS = [3, 4, 6, 12, 25, 45, 5];
 const WEIGHTED_SENIORITY = SENIORITY_WEIGHTS.flatMap((w, i) => Array<number>(w).fill(i + 1));
 const WEIGHTED_DEPARTMENT = [1, 2, 2, 2, 3, 4, 4, 5, 5, 5, 6, 7, 8, 9, 10, 11, 11, 12, 13, 14, 14, 15, 16, 17];
-const DELIVERABILITY = ['deliverable', 'deliverable', 'deliverable', 'deliverable', 'deliverable', 'deliverable', 'deliverable',
-  'risky', 'risky', 'undeliverable'];
+const DELIVERABILITY = [
+  'deliverable',
+  'deliverable',
+  'deliverable',
+  'deliverable',
+  'deliverable',
+  'deliverable',
+  'deliverable',
+  'risky',
+  'risky',
+  'undeliverable',
+];
 
 /** Personal addresses live where real ones do: at the free-mail providers people use in these markets. */
-const FREE_MAIL = ['gmail.com', 'outlook.com', 'yahoo.com', 'hotmail.com', 'icloud.com', 'bigpond.com', 'yahoo.com.au', 'naver.com', 'qq.com', 'yahoo.co.jp'];
+const FREE_MAIL = [
+  'gmail.com',
+  'outlook.com',
+  'yahoo.com',
+  'hotmail.com',
+  'icloud.com',
+  'bigpond.com',
+  'yahoo.com.au',
+  'naver.com',
+  'qq.com',
+  'yahoo.co.jp',
+];
 
 const emailParts = new Map<string, string>();
 function emailPart(text: string): string {
@@ -38,12 +59,18 @@ function emailPart(text: string): string {
 function positionFor(prng: Prng, seniority: number, department: number): string {
   const role = DEPARTMENT_ROLES[department] ?? DEPARTMENT_ROLES[17]!;
   switch (seniority) {
-    case 1: return prng.pick(['Non-Executive Director', 'Company Director', 'Board Member', 'Chair of the Board']);
-    case 2: return prng.pick(['Founder', 'Co-Founder', 'Owner', 'Founder & CEO']);
-    case 3: return department === 13 || department === 10 ? 'Partner' : role.chief;
-    case 4: return prng.pick([`Head of ${role.area}`, `Director of ${role.area}`, `VP ${role.area}`]);
-    case 5: return `${role.area} Manager`;
-    default: return prng.pick(role.staff);
+    case 1:
+      return prng.pick(['Non-Executive Director', 'Company Director', 'Board Member', 'Chair of the Board']);
+    case 2:
+      return prng.pick(['Founder', 'Co-Founder', 'Owner', 'Founder & CEO']);
+    case 3:
+      return department === 13 || department === 10 ? 'Partner' : role.chief;
+    case 4:
+      return prng.pick([`Head of ${role.area}`, `Director of ${role.area}`, `VP ${role.area}`]);
+    case 5:
+      return `${role.area} Manager`;
+    default:
+      return prng.pick(role.staff);
   }
 }
 
@@ -71,15 +98,26 @@ export class PersonRecord {
   private readonly names: { first: string; last: string; middle?: string; gender: 'female' | 'male' };
   private readonly place: { state: string; city: string };
 
-  constructor(prng: Prng, private readonly seed: number, private readonly index: number, employer: CompanyRecord,
-    private readonly others: readonly CompanyRecord[], usedWorkEmails: Set<string>) {
+  constructor(
+    prng: Prng,
+    private readonly seed: number,
+    private readonly index: number,
+    employer: CompanyRecord,
+    private readonly others: readonly CompanyRecord[],
+    usedWorkEmails: Set<string>,
+  ) {
     this.market = prng.chance(0.8) ? employer.home : prng.pick([...employer.regions.keys()]);
     const info = MARKET_INFO[this.market];
     const pool = prng.pick(info.names);
     const gender = prng.chance(0.5) ? 'female' : 'male';
     const first = prng.pick(GIVEN_NAMES[pool][gender]);
     const last = prng.pick(FAMILY_NAMES[pool]);
-    this.names = { first, last, gender, middle: pool === 'anglo' && prng.chance(0.3) ? prng.pick(GIVEN_NAMES.anglo[gender]) : undefined };
+    this.names = {
+      first,
+      last,
+      gender,
+      middle: pool === 'anglo' && prng.chance(0.3) ? prng.pick(GIVEN_NAMES.anglo[gender]) : undefined,
+    };
     this.id = `pe_${String(index + 1).padStart(7, '0')}`;
     this.seniorityId = prng.pick(WEIGHTED_SENIORITY);
     this.departmentId = prng.pick(WEIGHTED_DEPARTMENT);
@@ -100,11 +138,14 @@ export class PersonRecord {
     }
     this.job = { employer, position, monthsInRole, workEmail };
     this.generatedWorkEmail = workEmail !== undefined;
-    if (emailRoll > 0.1 && prng.chance(0.45)) this.personalEmail = `${emailPart(first)}${emailPart(last)}${index}@${FREE_MAIL[index % FREE_MAIL.length]}`;
+    if (emailRoll > 0.1 && prng.chance(0.45))
+      this.personalEmail = `${emailPart(first)}${emailPart(last)}${index}@${FREE_MAIL[index % FREE_MAIL.length]}`;
     this.mobile = prng.chance(0.6) ? `${info.dial} 4${prng.digits(2)} ${prng.digits(3)} ${prng.digits(3)}` : undefined;
     this.phones = [
       ...(this.mobile ? [{ value: this.mobile, is_dnd: prng.chance(0.2) }] : []),
-      ...(prng.chance(0.3) ? [{ value: `${info.dial} ${prng.digits(1)} ${prng.digits(4)} ${prng.digits(4)}`, is_dnd: prng.chance(0.1) }] : []),
+      ...(prng.chance(0.3)
+        ? [{ value: `${info.dial} ${prng.digits(1)} ${prng.digits(4)} ${prng.digits(4)}`, is_dnd: prng.chance(0.1) }]
+        : []),
     ];
   }
 
@@ -131,14 +172,30 @@ export class PersonRecord {
    * `pastWorkEmails`; the personal address stays. Returns the new work address.
    */
   moveTo(employer: CompanyRecord, taken: (address: string) => boolean): string {
-    const prng = new Prng(Math.imul(this.seed + 7, 0x27d4eb2d) ^ Math.imul(this.index + this.pastWorkEmails.length + 2, 0x165667b1));
+    const prng = new Prng(
+      Math.imul(this.seed + 7, 0x27d4eb2d) ^ Math.imul(this.index + this.pastWorkEmails.length + 2, 0x165667b1),
+    );
     if (this.job.workEmail) this.pastWorkEmails.push(this.job.workEmail);
     const workEmail = this.workAddress(employer, taken);
-    this.job = { employer, position: positionFor(prng, this.seniorityId, this.departmentId), monthsInRole: 0, workEmail };
+    this.job = {
+      employer,
+      position: positionFor(prng, this.seniorityId, this.departmentId),
+      monthsInRole: 0,
+      workEmail,
+    };
     if (this.changes) {
       // What the partner had changed about the old job says nothing of the new one.
-      const { position: _p, headline: _h, description: _d, current_company: _c, emails: _e, time_in_current_role: _t,
-        month_joined: _m, year_joined: _y, ...rest } = this.changes;
+      const {
+        position: _p,
+        headline: _h,
+        description: _d,
+        current_company: _c,
+        emails: _e,
+        time_in_current_role: _t,
+        month_joined: _m,
+        year_joined: _y,
+        ...rest
+      } = this.changes;
       this.changes = rest;
     }
     return workEmail;
@@ -194,8 +251,15 @@ export class PersonRecord {
       description: `${first} is ${/^[AEIOU]/.test(this.position) ? 'an' : 'a'} ${this.position} at ${shortName} in ${city}, working in ${role.area.toLowerCase()}.`,
       position: this.position,
       current_company: {
-        id: company.id, name: company.name, size: company.company_size, website: company.website, linkedin: company.linkedin,
-        industry: company.industries, main_phones: company.phones, other_phones: [], mobile_phones: this.mobile ? [this.mobile] : [],
+        id: company.id,
+        name: company.name,
+        size: company.company_size,
+        website: company.website,
+        linkedin: company.linkedin,
+        industry: company.industries,
+        main_phones: company.phones,
+        other_phones: [],
+        mobile_phones: this.mobile ? [this.mobile] : [],
       },
       time_in_current_role: `${tenure(monthJoined, yearJoined)} - Present`,
       month_joined: monthJoined,
@@ -204,15 +268,28 @@ export class PersonRecord {
         personal: this.personalEmail ? [{ value: this.personalEmail, deliverability: prng.pick(DELIVERABILITY) }] : [],
         // Drawn only for those generated with a work address, so a move leaves the rest of the profile as it was.
         work: this.workEmail
-          ? [{ value: this.workEmail, deliverability: this.generatedWorkEmail ? prng.pick(DELIVERABILITY) : 'deliverable' }]
+          ? [
+              {
+                value: this.workEmail,
+                deliverability: this.generatedWorkEmail ? prng.pick(DELIVERABILITY) : 'deliverable',
+              },
+            ]
           : [],
       },
       phones: this.phones.map((p) => ({ ...p })),
       linkedin: `https://www.linkedin.com/in/${this.slug}`,
       social_media: {
-        linkedin: { handle: this.slug, connections: prng.chance(0.4) ? '500+' : String(prng.int(20, 499)), followers: prng.int(20, 5000) },
-        ...(this.departmentId === 5 ? { github: { handle: this.slug.replace(/-/g, ''), followers: prng.int(0, 900), stars: prng.int(0, 3000) } } : {}),
-        ...(prng.chance(0.3) ? { twitter: { handle: `${emailPart(first)}_${emailPart(last)}`, followers: prng.int(10, 20000) } } : {}),
+        linkedin: {
+          handle: this.slug,
+          connections: prng.chance(0.4) ? '500+' : String(prng.int(20, 499)),
+          followers: prng.int(20, 5000),
+        },
+        ...(this.departmentId === 5
+          ? { github: { handle: this.slug.replace(/-/g, ''), followers: prng.int(0, 900), stars: prng.int(0, 3000) } }
+          : {}),
+        ...(prng.chance(0.3)
+          ? { twitter: { handle: `${emailPart(first)}_${emailPart(last)}`, followers: prng.int(10, 20000) } }
+          : {}),
         ...(prng.chance(0.2) ? { facebook: handle(3000) } : {}),
         ...(prng.chance(0.05) ? { youtube: handle(50000) } : {}),
         ...(prng.chance(0.05) ? { pintrest: handle(5000) } : {}),
@@ -226,17 +303,30 @@ export class PersonRecord {
         field: prng.pick(FIELDS_OF_STUDY),
         degree: prng.pick(DEGREES),
         date_range: `${graduated - prng.int(2, 4)} - ${graduated}`,
-        school_name: prng.pick([`University of ${schoolCity}`, `${schoolCity} Institute of Technology`, `${schoolCity} Business School`]),
+        school_name: prng.pick([
+          `University of ${schoolCity}`,
+          `${schoolCity} Institute of Technology`,
+          `${schoolCity} Business School`,
+        ]),
       },
       keywords: [role.area.toLowerCase(), ...(company.industries ?? []).map((i) => i.toLowerCase())],
       secondary_position: previous
-        ? [{
-            company_id: previous.company.id, company_name: previous.company.name, company_size: previous.company.company_size,
-            company_website: previous.company.website, company_linkedin: previous.company.linkedin,
-            company_industry: previous.company.industries?.[0], cleaned_position: prng.pick(['Advisor', 'Board Member', 'Mentor', 'Volunteer']),
-            time_in_current_role: `${tenure(monthJoined, yearJoined)} - Present`, seniority: SENIORITIES[6], department: DEPARTMENTS[16],
-            month_joined: monthJoined, year_joined: String(yearJoined),
-          }]
+        ? [
+            {
+              company_id: previous.company.id,
+              company_name: previous.company.name,
+              company_size: previous.company.company_size,
+              company_website: previous.company.website,
+              company_linkedin: previous.company.linkedin,
+              company_industry: previous.company.industries?.[0],
+              cleaned_position: prng.pick(['Advisor', 'Board Member', 'Mentor', 'Volunteer']),
+              time_in_current_role: `${tenure(monthJoined, yearJoined)} - Present`,
+              seniority: SENIORITIES[6],
+              department: DEPARTMENTS[16],
+              month_joined: monthJoined,
+              year_joined: String(yearJoined),
+            },
+          ]
         : [],
     };
   }

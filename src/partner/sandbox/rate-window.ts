@@ -46,7 +46,10 @@ export type Admission = { allowed: true } | { allowed: false; retryAfterSeconds:
 export class RateWindow {
   private keys = new Map<string, KeyState>();
 
-  constructor(private readonly limitPerSecond: number, private readonly clock: () => number = () => performance.now()) {}
+  constructor(
+    private readonly limitPerSecond: number,
+    private readonly clock: () => number = () => performance.now(),
+  ) {}
 
   admit(key: string): Admission {
     const now = this.clock();

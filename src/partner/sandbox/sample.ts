@@ -11,7 +11,8 @@ const MAX_SAMPLE = 100;
 function count(query: URLSearchParams, name: string, fallback: number, max: number): number {
   const raw = query.get(name);
   if (raw === null) return fallback;
-  if (!/^\d+$/.test(raw) || Number(raw) > max) throw SandboxHttpError.generic(400, `${name} must be a whole number from 0 to ${max}`);
+  if (!/^\d+$/.test(raw) || Number(raw) > max)
+    throw SandboxHttpError.generic(400, `${name} must be a whole number from 0 to ${max}`);
   return Number(raw);
 }
 

@@ -12,8 +12,11 @@ import type { PersonRecord } from './person-generator.js';
 export type PersonPredicate = (person: PersonRecord) => boolean;
 
 const invalidValue = (filter: string, value: string) =>
-  SandboxHttpError.filter(422, 'invalid_filter_value',
-    `filter "${filter}" does not take the value "${value}"; see GET /filter-options?identifiers=${filter} for its codes`);
+  SandboxHttpError.filter(
+    422,
+    'invalid_filter_value',
+    `filter "${filter}" does not take the value "${value}"; see GET /filter-options?identifiers=${filter} for its codes`,
+  );
 const invalidRequest = (reason: string) => SandboxHttpError.filter(400, 'invalid_request', reason);
 
 function isValidCode(def: FilterDefinition, code: string): boolean {
@@ -25,7 +28,11 @@ function isValidCode(def: FilterDefinition, code: string): boolean {
   return range[2] === '' || Number(range[1]) <= Number(range[2]);
 }
 
-function inRange(code: string, value: number, bands: readonly (readonly [string, number, number, ...unknown[]])[]): boolean {
+function inRange(
+  code: string,
+  value: number,
+  bands: readonly (readonly [string, number, number, ...unknown[]])[],
+): boolean {
   const range = /^range:(\d+)-(\d*)$/.exec(code);
   if (range) return value >= Number(range[1]) && (range[2] === '' || value <= Number(range[2]));
   const band = bands.find(([c]) => c === code);
@@ -44,22 +51,33 @@ function matcher(identifier: string, code: string): PersonPredicate {
     case 'global_company_size':
       return (p) => inRange(code, p.employer.globalEmployees, SIZE_BANDS);
     case 'year_founded':
-      return code.startsWith('range:') ? (p) => inRange(code, p.employer.founded, []) : (p) => p.employer.facets.year_founded?.includes(code) ?? false;
-    case 'keywords': return (p) => contains(p.employer.company.keywords ?? [], code);
-    case 'services': return (p) => contains([...(p.employer.company.industries ?? []), p.employer.company.description], code);
-    case 'products': return (p) => contains([p.employer.company.tagline, ...(p.employer.company.keywords ?? [])], code);
-    case 'position': return (p) => contains([p.position], code);
-    case 'skills': return (p) => contains(p.skills, code);
-    case 'seniority': return (p) => String(p.seniorityId) === code;
-    case 'department': return (p) => String(p.departmentId) === code;
-    case 'people_location': return (p) => p.locationCodes.includes(code);
+      return code.startsWith('range:')
+        ? (p) => inRange(code, p.employer.founded, [])
+        : (p) => p.employer.facets.year_founded?.includes(code) ?? false;
+    case 'keywords':
+      return (p) => contains(p.employer.company.keywords ?? [], code);
+    case 'services':
+      return (p) => contains([...(p.employer.company.industries ?? []), p.employer.company.description], code);
+    case 'products':
+      return (p) => contains([p.employer.company.tagline, ...(p.employer.company.keywords ?? [])], code);
+    case 'position':
+      return (p) => contains([p.position], code);
+    case 'skills':
+      return (p) => contains(p.skills, code);
+    case 'seniority':
+      return (p) => String(p.seniorityId) === code;
+    case 'department':
+      return (p) => String(p.departmentId) === code;
+    case 'people_location':
+      return (p) => p.locationCodes.includes(code);
     case 'current_role_duration': {
       const index = ROLE_DURATIONS.findIndex(([c]) => c === code);
       const min = index > 0 ? (ROLE_DURATIONS[index - 1]?.[2] ?? 0) : 0;
       const max = ROLE_DURATIONS[index]?.[2] ?? 0;
       return (p) => p.monthsInRole >= min && p.monthsInRole < max;
     }
-    default: return (p) => p.employer.facets[identifier]?.includes(code) ?? false;
+    default:
+      return (p) => p.employer.facets[identifier]?.includes(code) ?? false;
   }
 }
 
@@ -72,7 +90,10 @@ export function filtersPredicate(filters: unknown): PersonPredicate {
   const predicates: PersonPredicate[] = [];
   for (const [identifier, codes] of Object.entries(filters)) {
     const def = FILTERS_BY_ID.get(identifier);
-    if (!def) throw invalidRequest(`unknown filter identifier "${identifier}"; valid identifiers are ${FILTER_IDENTIFIERS.join(', ')}`);
+    if (!def)
+      throw invalidRequest(
+        `unknown filter identifier "${identifier}"; valid identifiers are ${FILTER_IDENTIFIERS.join(', ')}`,
+      );
     if (!Array.isArray(codes) || codes.some((c) => typeof c !== 'string')) {
       throw invalidRequest(`filters.${identifier} must be an array of code strings`);
     }
@@ -90,8 +111,11 @@ export function countryScope(country: unknown): Market[] | undefined {
   if (!Array.isArray(country)) throw invalidRequest('country must be an array of market codes');
   for (const code of country) {
     if (typeof code !== 'string' || !(MARKETS as readonly string[]).includes(code)) {
-      throw SandboxHttpError.filter(422, 'invalid_filter_value',
-        `country does not take the value "${String(code)}"; markets are ${MARKETS.join(', ')}`);
+      throw SandboxHttpError.filter(
+        422,
+        'invalid_filter_value',
+        `country does not take the value "${String(code)}"; markets are ${MARKETS.join(', ')}`,
+      );
     }
   }
   return country as Market[];

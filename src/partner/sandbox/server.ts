@@ -86,7 +86,8 @@ const ROUTES: Record<string, { method: string; handler: Handler }> = {
 };
 
 function checkRate(rate: number): number {
-  if (!Number.isFinite(rate) || rate < 0 || rate > 1) throw new RangeError(`fail rate must be from 0 to 1, got ${rate}`);
+  if (!Number.isFinite(rate) || rate < 0 || rate > 1)
+    throw new RangeError(`fail rate must be from 0 to 1, got ${rate}`);
   return rate;
 }
 
@@ -119,7 +120,8 @@ export async function startPartnerSandbox(options: PartnerSandboxOptions = {}): 
   const validKeys = new Set(options.keys ?? [SANDBOX_KEY]);
   const dataset = createDataset({ seed, companies: options.companies, people: options.people });
   const share = options.jobChangesShare;
-  if (share !== undefined && !(share >= 0 && share <= 1)) throw new RangeError(`job changes share must be from 0 to 1, got ${share}`);
+  if (share !== undefined && !(share >= 0 && share <= 1))
+    throw new RangeError(`job changes share must be from 0 to 1, got ${share}`);
   if (share !== undefined) moveJobs(dataset, { share, seed });
   const window = new RateWindow(options.rateLimitPerSecond ?? 50);
   const failures = new Prng(seed ^ 0x5eed);
@@ -133,7 +135,13 @@ export async function startPartnerSandbox(options: PartnerSandboxOptions = {}): 
   let injectedBursts = 0;
   const inBurst = () => bursts !== undefined && (Date.now() - burstsFrom) % bursts.everyMs < bursts.forMs;
 
-  const stats = (): SandboxStats => ({ keys: window.stats(), unauthorized, injectedFailures, injectedTimeouts, injectedBursts });
+  const stats = (): SandboxStats => ({
+    keys: window.stats(),
+    unauthorized,
+    injectedFailures,
+    injectedTimeouts,
+    injectedBursts,
+  });
 
   async function control(path: string, query: URLSearchParams, req: IncomingMessage): Promise<[number, unknown]> {
     if (path === '/__sandbox/stats' && req.method === 'GET') return [200, stats()];
@@ -146,25 +154,45 @@ export async function startPartnerSandbox(options: PartnerSandboxOptions = {}): 
       failRate = rate;
       return [200, { failRate }];
     }
-    if (path === '/__sandbox/job-changes' && req.method === 'POST') return [200, moveJobs(dataset, await readJson(req))];
-    throw SandboxHttpError.generic(404, `no sandbox control ${req.method} ${path}; use GET /__sandbox/stats, `
-      + 'GET /__sandbox/sample, POST /__sandbox/fail-rate or POST /__sandbox/job-changes');
+    if (path === '/__sandbox/job-changes' && req.method === 'POST')
+      return [200, moveJobs(dataset, await readJson(req))];
+    throw SandboxHttpError.generic(
+      404,
+      `no sandbox control ${req.method} ${path}; use GET /__sandbox/stats, ` +
+        'GET /__sandbox/sample, POST /__sandbox/fail-rate or POST /__sandbox/job-changes',
+    );
   }
 
-  async function api(req: IncomingMessage, path: string, query: URLSearchParams): Promise<[number, unknown, Record<string, string>?]> {
+  async function api(
+    req: IncomingMessage,
+    path: string,
+    query: URLSearchParams,
+  ): Promise<[number, unknown, Record<string, string>?]> {
     const route = ROUTES[path];
-    if (!route) throw SandboxHttpError.generic(404, `no endpoint ${path}; the API has GET /company, GET /people, POST /people/search and GET /filter-options`);
+    if (!route)
+      throw SandboxHttpError.generic(
+        404,
+        `no endpoint ${path}; the API has GET /company, GET /people, POST /people/search and GET /filter-options`,
+      );
     if (req.method !== route.method) {
       throw SandboxHttpError.generic(405, `${path} takes ${route.method}, not ${req.method}`, { allow: route.method });
     }
     const key = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1];
     if (key === SANDBOX_KEY_NO_ORG) {
       unauthorized++;
-      throw SandboxHttpError.filter(403, 'org_required', 'this API key belongs to no organisation; create the key inside an organisation in the dashboard');
+      throw SandboxHttpError.filter(
+        403,
+        'org_required',
+        'this API key belongs to no organisation; create the key inside an organisation in the dashboard',
+      );
     }
     if (key === undefined || !validKeys.has(key)) {
       unauthorized++;
-      throw SandboxHttpError.generic(401, 'missing or invalid API key; send the header Authorization: Bearer <API key>', { 'www-authenticate': 'Bearer' });
+      throw SandboxHttpError.generic(
+        401,
+        'missing or invalid API key; send the header Authorization: Bearer <API key>',
+        { 'www-authenticate': 'Bearer' },
+      );
     }
     if (inBurst()) {
       injectedBursts++;
@@ -172,9 +200,13 @@ export async function startPartnerSandbox(options: PartnerSandboxOptions = {}): 
     }
     const admission = window.admit(key);
     if (!admission.allowed) {
-      throw SandboxHttpError.generic(429, 'rate limit of 50 requests per second for this API key exceeded; wait Retry-After seconds', {
-        'retry-after': String(admission.retryAfterSeconds),
-      });
+      throw SandboxHttpError.generic(
+        429,
+        'rate limit of 50 requests per second for this API key exceeded; wait Retry-After seconds',
+        {
+          'retry-after': String(admission.retryAfterSeconds),
+        },
+      );
     }
     const body = route.method === 'POST' ? await readJson(req) : undefined;
     if (failRate > 0 && failures.next() < failRate) {

@@ -13,7 +13,11 @@ afterAll(async () => {
 
 describe('createPartnerClient', () => {
   it('builds a working client and a limiter named by a hash of the key, from the environment', async () => {
-    const config = loadConfig({ PARTNER_BASE_URL: sandbox.url, PARTNER_API_KEY: 'sandbox-key', PARTNER_RATE_LIMIT: '20' });
+    const config = loadConfig({
+      PARTNER_BASE_URL: sandbox.url,
+      PARTNER_API_KEY: 'sandbox-key',
+      PARTNER_RATE_LIMIT: '20',
+    });
     const { client, limiter } = createPartnerClient(config);
     try {
       expect(limiter.id).toMatch(/^partner:[0-9a-f]{12}$/);
@@ -43,7 +47,9 @@ describe('createPartnerClient', () => {
 
   it('names every missing variable', () => {
     expect(() => createPartnerClient(loadConfig({}))).toThrow(ConfigError);
-    expect(() => createPartnerClient(loadConfig({}))).toThrow(/PARTNER_BASE_URL: expected[\s\S]*PARTNER_API_KEY: expected/);
+    expect(() => createPartnerClient(loadConfig({}))).toThrow(
+      /PARTNER_BASE_URL: expected[\s\S]*PARTNER_API_KEY: expected/,
+    );
   });
 
   it('stops at a bad PARTNER_LOOKUP_PARAMS before building anything', () => {

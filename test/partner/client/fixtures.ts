@@ -4,7 +4,11 @@ import { createRateLimiter, type SharedRateLimiter } from '../../../src/limits/c
 import { PartnerClient, type PartnerClientOptions } from '../../../src/partner/client.js';
 import { PartnerError } from '../../../src/partner/partner-error.js';
 import type { PartnerRequestEvent } from '../../../src/partner/partner-transport.js';
-import { startPartnerSandbox, type PartnerSandbox, type PartnerSandboxOptions } from '../../../src/partner/sandbox/server.js';
+import {
+  startPartnerSandbox,
+  type PartnerSandbox,
+  type PartnerSandboxOptions,
+} from '../../../src/partner/sandbox/server.js';
 
 export const KEY = 'sandbox-key';
 
@@ -15,7 +19,13 @@ export interface Sample {
 
 /** A sandbox, its sample identifiers, and a way to make clients that are all closed together. */
 export async function partnerFixture(options: PartnerSandboxOptions = {}) {
-  const sandbox: PartnerSandbox = await startPartnerSandbox({ port: 0, companies: 300, people: 3000, seed: 7, ...options });
+  const sandbox: PartnerSandbox = await startPartnerSandbox({
+    port: 0,
+    companies: 300,
+    people: 3000,
+    seed: 7,
+    ...options,
+  });
   const sample = (await (await fetch(`${sandbox.url}/__sandbox/sample?market=AU&n=20`)).json()) as Sample;
   const limiters: SharedRateLimiter[] = [];
   // Every client of one fixture shares the key's limiter, as in the service; a test that wants the

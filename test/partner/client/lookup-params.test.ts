@@ -16,9 +16,15 @@ describe('PARTNER_LOOKUP_PARAMS', () => {
 
   it.each([
     ['{company:', /PARTNER_LOOKUP_PARAMS: expected a JSON object/],
-    ['{"company":{"domain":"x"}}', /PARTNER_LOOKUP_PARAMS: company: unknown key domain; expected one of id, ln_slug, ln_url, fqdn, abn, website/],
+    [
+      '{"company":{"domain":"x"}}',
+      /PARTNER_LOOKUP_PARAMS: company: unknown key domain; expected one of id, ln_slug, ln_url, fqdn, abn, website/,
+    ],
     ['{"people":{}}', /PARTNER_LOOKUP_PARAMS: \(top level\): unknown key people; expected one of company, person/],
-    ['{"person":{"work_email":"has space"}}', /PARTNER_LOOKUP_PARAMS: person.work_email: expected a query parameter name/],
+    [
+      '{"person":{"work_email":"has space"}}',
+      /PARTNER_LOOKUP_PARAMS: person.work_email: expected a query parameter name/,
+    ],
   ])('refuses %s naming the variable and the entry', (json, message) => {
     expect(() => parseLookupParams(json)).toThrow(ConfigError);
     expect(() => parseLookupParams(json)).toThrow(message);

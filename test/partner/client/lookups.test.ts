@@ -25,7 +25,9 @@ describe('partner client lookups against the sandbox', () => {
 
   it('sends the market and gets region-specific data back', async () => {
     const { client } = fx.client();
-    const nz = (await (await fetch(`${fx.sandbox.url}/__sandbox/sample?market=NZ&n=1`)).json()) as { companies: Array<Record<string, string>> };
+    const nz = (await (await fetch(`${fx.sandbox.url}/__sandbox/sample?market=NZ&n=1`)).json()) as {
+      companies: Array<Record<string, string>>;
+    };
     const company = nz.companies[0]!;
     const found = await client.lookupCompany({ by: 'id', value: company.id!, country: 'NZ' });
     expect(found?.industry_codes?.nzbn).toBe(company.nzbn);
@@ -59,7 +61,9 @@ describe('partner client lookups against the sandbox', () => {
 
   it('treats a 404 without the provider error body as an error, not as no match', async () => {
     // A web server that is not the API, as a wrong PARTNER_BASE_URL would reach.
-    const web = createServer((_req, res) => res.writeHead(404, { 'content-type': 'text/html' }).end('<h1>Not Found</h1>'));
+    const web = createServer((_req, res) =>
+      res.writeHead(404, { 'content-type': 'text/html' }).end('<h1>Not Found</h1>'),
+    );
     await new Promise<void>((resolve) => web.listen(0, '127.0.0.1', resolve));
     try {
       const { client } = fx.client({ baseUrl: `http://127.0.0.1:${(web.address() as AddressInfo).port}` });
@@ -106,7 +110,12 @@ describe('partner client lookups against the sandbox', () => {
     expect(error.kind).toBe('config');
     expect(error.message).toMatch(/Check PARTNER_API_KEY/);
     expect(events).toHaveLength(1);
-    for (const text of [error.message, inspect(error, { depth: 10 }), JSON.stringify(error), inspect(client, { depth: 10, showHidden: true })]) {
+    for (const text of [
+      error.message,
+      inspect(error, { depth: 10 }),
+      JSON.stringify(error),
+      inspect(client, { depth: 10, showHidden: true }),
+    ]) {
       expect(text).not.toContain(secret);
     }
   });
@@ -139,16 +148,29 @@ describe('partner client search and filter options', () => {
   it('searches people with every body field', async () => {
     const { client } = fx.client();
     const person = fx.sample.people[0]!;
-    const results = await client.searchPeople({ companyId: person.company_id, selectedCountry: 'AU', from: '0', size: '100' });
+    const results = await client.searchPeople({
+      companyId: person.company_id,
+      selectedCountry: 'AU',
+      from: '0',
+      size: '100',
+    });
     expect(results.map((r) => r.person_id)).toContain(person.id);
     const word = results[0]!.position!.split(' ')[0]!;
     const narrowed = await client.searchPeople({ companyId: person.company_id, position: word });
     expect(narrowed.map((r) => r.person_id)).toContain(results[0]!.person_id);
     for (const r of narrowed) expect(r.position?.toLowerCase()).toContain(word.toLowerCase());
     // seniority and department reach the provider: out-of-range ids come back as its 400.
-    await expect(client.searchPeople({ seniority: '9' })).rejects.toMatchObject({ status: 400, message: expect.stringMatching(/seniority/) });
-    await expect(client.searchPeople({ department: '18' })).rejects.toMatchObject({ status: 400, message: expect.stringMatching(/department/) });
-    expect(await client.searchPeople({ seniority: '7', department: '17', selectedCountry: 'AU', size: '2' })).toHaveLength(2);
+    await expect(client.searchPeople({ seniority: '9' })).rejects.toMatchObject({
+      status: 400,
+      message: expect.stringMatching(/seniority/),
+    });
+    await expect(client.searchPeople({ department: '18' })).rejects.toMatchObject({
+      status: 400,
+      message: expect.stringMatching(/department/),
+    });
+    expect(
+      await client.searchPeople({ seniority: '7', department: '17', selectedCountry: 'AU', size: '2' }),
+    ).toHaveLength(2);
   });
 
   it('pages through every result with from and size', async () => {

@@ -1,9 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { backoffDelayMs, parseRetryAfter, partnerErrorFor, PARTNER_RETRY_TABLE } from '../../../src/partner/retry-policy.js';
+import {
+  backoffDelayMs,
+  parseRetryAfter,
+  partnerErrorFor,
+  PARTNER_RETRY_TABLE,
+} from '../../../src/partner/retry-policy.js';
 
 describe('partner retry policy', () => {
   it('retries exactly 429, 5xx, timeouts and connection errors', () => {
-    const retried = Object.entries(PARTNER_RETRY_TABLE).filter(([, rule]) => rule.retry).map(([situation]) => situation);
+    const retried = Object.entries(PARTNER_RETRY_TABLE)
+      .filter(([, rule]) => rule.retry)
+      .map(([situation]) => situation);
     expect(retried.sort()).toEqual(['429', '5xx', 'connection', 'timeout']);
   });
 
@@ -37,7 +44,11 @@ describe('partner retry policy', () => {
     expect(refused.code).toBe('invalid_filter_value');
     expect(refused.message).toContain('industry: unknown value l1:ZZ');
     expect(refused.retryable).toBe(false);
-    const failed = partnerErrorFor({ type: 'response', status: 502, body: '<html>Bad gateway</html>' }, 'GET /company', 5);
+    const failed = partnerErrorFor(
+      { type: 'response', status: 502, body: '<html>Bad gateway</html>' },
+      'GET /company',
+      5,
+    );
     expect(failed.code).toBe('server_error');
     expect(failed.message).toContain('Bad gateway');
     expect(failed.attempts).toBe(5);

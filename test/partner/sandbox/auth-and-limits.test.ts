@@ -9,7 +9,12 @@ beforeAll(async () => {
 });
 afterAll(() => sandbox.close());
 
-const ENDPOINTS: [string, unknown?][] = [['/company?id=co_au000001'], ['/people?id=pe_0000001'], ['/people/search', {}], ['/filter-options']];
+const ENDPOINTS: [string, unknown?][] = [
+  ['/company?id=co_au000001'],
+  ['/people?id=pe_0000001'],
+  ['/people/search', {}],
+  ['/filter-options'],
+];
 
 describe('authentication', () => {
   it('answers 401 with the generic body when the key is missing or invalid, on every endpoint', async () => {
@@ -20,7 +25,9 @@ describe('authentication', () => {
         expect(GenericErrorBody.parse(answer.body).error).toBe(401);
       }
     }
-    const basic = await fetch(`${sandbox.url}/filter-options`, { headers: { authorization: 'Basic c2FuZGJveC1rZXk=' } });
+    const basic = await fetch(`${sandbox.url}/filter-options`, {
+      headers: { authorization: 'Basic c2FuZGJveC1rZXk=' },
+    });
     expect(basic.status).toBe(401);
   });
 
@@ -78,7 +85,9 @@ describe('rate limit', () => {
     expect((await call(sandbox.url, '/filter-options?identifiers=revenue')).status).toBe(200);
 
     const stats = await call(sandbox.url, '/__sandbox/stats', { key: null });
-    expect(stats.body).toMatchObject({ keys: { [key]: { served: 51, rejected: 60, maxWindow: 110 }, 'sandbox-key': { served: 1 } } });
+    expect(stats.body).toMatchObject({
+      keys: { [key]: { served: 51, rejected: 60, maxWindow: 110 }, 'sandbox-key': { served: 1 } },
+    });
   });
 });
 

@@ -37,7 +37,9 @@ describe('crm-enrich sandbox partner', () => {
   it('prints its address, serves the API and stops cleanly on SIGTERM', async () => {
     const run = cli('--port', '0', '--seed', '3', '--companies', '40', '--people', '80', '--latency-ms', '5');
     const url = await run.listening;
-    const answer = await fetch(`${url}/filter-options?identifiers=revenue`, { headers: { authorization: 'Bearer sandbox-key' } });
+    const answer = await fetch(`${url}/filter-options?identifiers=revenue`, {
+      headers: { authorization: 'Bearer sandbox-key' },
+    });
     expect(answer.status).toBe(200);
     expect(FilterOptionsResponse.parse(await answer.json()).filters[0]!.identifier).toBe('revenue');
     const sample = (await (await fetch(`${url}/__sandbox/sample?n=100`)).json()) as { companies: unknown[] };
@@ -50,7 +52,9 @@ describe('crm-enrich sandbox partner', () => {
     const run = cli('--port', '0', '--seed', '3', '--companies', '40', '--people', '80', '--job-changes-share', '1');
     const url = await run.listening;
     const generated = createDataset({ seed: 3, companies: 40, people: 80 }).personRecords[0]!;
-    const answer = await fetch(`${url}/people?id=${generated.id}`, { headers: { authorization: 'Bearer sandbox-key' } });
+    const answer = await fetch(`${url}/people?id=${generated.id}`, {
+      headers: { authorization: 'Bearer sandbox-key' },
+    });
     const person = (await answer.json()) as { current_company: { id: string } };
     expect(person.current_company.id).not.toBe(generated.employer.company.id);
     run.child.kill('SIGTERM');

@@ -61,7 +61,9 @@ describe('partner sandbox dataset', () => {
   });
 
   it('keeps employee counts and registry numbers per market', () => {
-    const multinational = dataset.companyRecords.find((r) => r.regions.size > 1 && r.home !== 'AU' && r.regions.has('AU'));
+    const multinational = dataset.companyRecords.find(
+      (r) => r.regions.size > 1 && r.home !== 'AU' && r.regions.has('AU'),
+    );
     expect(multinational).toBeDefined();
     const home = companyInMarket(multinational!, multinational!.home);
     const au = companyInMarket(multinational!, 'AU');
@@ -76,9 +78,15 @@ describe('partner sandbox dataset', () => {
     const phones = dataset.people.flatMap((p) => p.phones ?? []);
     expect(phones.some((p) => p.is_dnd === true)).toBe(true);
     expect(phones.some((p) => p.is_dnd === false)).toBe(true);
-    const noEmail = dataset.people.filter((p) => (p.emails?.work?.length ?? 0) + (p.emails?.personal?.length ?? 0) === 0);
+    const noEmail = dataset.people.filter(
+      (p) => (p.emails?.work?.length ?? 0) + (p.emails?.personal?.length ?? 0) === 0,
+    );
     expect(noEmail.length).toBeGreaterThan(100);
-    const deliverability = new Set(dataset.people.flatMap((p) => [...(p.emails?.work ?? []), ...(p.emails?.personal ?? [])]).map((e) => e.deliverability));
+    const deliverability = new Set(
+      dataset.people
+        .flatMap((p) => [...(p.emails?.work ?? []), ...(p.emails?.personal ?? [])])
+        .map((e) => e.deliverability),
+    );
     expect(deliverability).toEqual(new Set(['deliverable', 'risky', 'undeliverable']));
   });
 
@@ -86,9 +94,13 @@ describe('partner sandbox dataset', () => {
     const byId = new Map(dataset.companies.map((c) => [c.id, c]));
     const wrong = dataset.people.filter((person) => {
       const company = byId.get(person.current_company?.id);
-      return !company || person.current_company?.name !== company.name || person.current_company?.website !== company.website ||
+      return (
+        !company ||
+        person.current_company?.name !== company.name ||
+        person.current_company?.website !== company.website ||
         person.current_company?.linkedin !== company.linkedin ||
-        (person.emails?.work ?? []).some((e) => !e.value?.endsWith(`@${company.fqdn}`));
+        (person.emails?.work ?? []).some((e) => !e.value?.endsWith(`@${company.fqdn}`))
+      );
     });
     expect(wrong.map((p) => p.id)).toEqual([]);
   });
@@ -97,10 +109,13 @@ describe('partner sandbox dataset', () => {
     const seniorities = new Set<string>(Object.values(SENIORITIES));
     const departments = new Set<string>(Object.values(DEPARTMENTS));
     const freeMail = new FreeMailDomains();
-    const wrong = dataset.people.filter((person) =>
-      !seniorities.has(person.seniority ?? '') || !departments.has(person.department ?? '') ||
-      (person.emails?.work ?? []).some((e) => !/@[a-z0-9.-]+\.example$/.test(e.value ?? '')) ||
-      (person.emails?.personal ?? []).some((e) => !freeMail.has((e.value ?? '').split('@')[1] ?? '')));
+    const wrong = dataset.people.filter(
+      (person) =>
+        !seniorities.has(person.seniority ?? '') ||
+        !departments.has(person.department ?? '') ||
+        (person.emails?.work ?? []).some((e) => !/@[a-z0-9.-]+\.example$/.test(e.value ?? '')) ||
+        (person.emails?.personal ?? []).some((e) => !freeMail.has((e.value ?? '').split('@')[1] ?? '')),
+    );
     expect(wrong.map((p) => p.id)).toEqual([]);
     expect(new Set(dataset.people.map((p) => p.seniority)).size).toBe(7);
     expect(new Set(dataset.people.map((p) => p.department)).size).toBe(17);

@@ -9,9 +9,30 @@ beforeAll(async () => {
 });
 afterAll(() => sandbox.close());
 
-const ALL = ['industry', 'location', 'hq_location', 'company_size', 'global_company_size', 'revenue', 'company_type',
-  'year_founded', 'is_mnc', 'b2b_vs_b2c', 'target_market', 'multiple_locations', 'job_posts', 'keywords', 'services',
-  'products', 'position', 'seniority', 'department', 'skills', 'current_role_duration', 'people_location'];
+const ALL = [
+  'industry',
+  'location',
+  'hq_location',
+  'company_size',
+  'global_company_size',
+  'revenue',
+  'company_type',
+  'year_founded',
+  'is_mnc',
+  'b2b_vs_b2c',
+  'target_market',
+  'multiple_locations',
+  'job_posts',
+  'keywords',
+  'services',
+  'products',
+  'position',
+  'seniority',
+  'department',
+  'skills',
+  'current_role_duration',
+  'people_location',
+];
 const PAGED = ['industry', 'location', 'hq_location', 'people_location'];
 
 async function options(query: string): Promise<FilterOptionsResponse> {
@@ -39,9 +60,17 @@ describe('GET /filter-options', () => {
       expect(filter.page !== undefined, filter.identifier).toBe(PAGED.includes(filter.identifier));
     }
     const byId = new Map(all.filters.map((f) => [f.identifier, f]));
-    expect(byId.get('position')).toMatchObject({ label: 'Job title', group: 'people', kind: 'text',
-      endpoints: ['company_search', 'people_search', 'people_in_company_search'] });
-    expect(byId.get('company_size')).toMatchObject({ kind: 'list_or_range', counts: 'per_market', endpoints: ['company_search', 'people_search'] });
+    expect(byId.get('position')).toMatchObject({
+      label: 'Job title',
+      group: 'people',
+      kind: 'text',
+      endpoints: ['company_search', 'people_search', 'people_in_company_search'],
+    });
+    expect(byId.get('company_size')).toMatchObject({
+      kind: 'list_or_range',
+      counts: 'per_market',
+      endpoints: ['company_search', 'people_search'],
+    });
     expect(byId.get('industry')!.values!.every((v) => /^l1:[A-Z]$/.test(v.code))).toBe(true);
     expect(byId.get('seniority')!.values).toHaveLength(7);
     expect(byId.get('department')!.values).toHaveLength(17);
@@ -109,12 +138,19 @@ describe('GET /filter-options', () => {
   });
 
   it('refuses an offset that is not a whole number of at least 0', async () => {
-    for (const offset of ['-1', '1.5', 'ten']) expect(await refused(`?identifiers=location&offset=${offset}`)).toMatch(/offset/);
+    for (const offset of ['-1', '1.5', 'ten'])
+      expect(await refused(`?identifiers=location&offset=${offset}`)).toMatch(/offset/);
   });
 
   it('refuses search, offset or levelOne without exactly one paged filter', async () => {
-    for (const query of ['?search=a', '?offset=0', '?identifiers=revenue&search=a', '?identifiers=location,industry&offset=20',
-      '?identifiers=revenue&levelOne=l1:C', '?levelOne=l1:C']) {
+    for (const query of [
+      '?search=a',
+      '?offset=0',
+      '?identifiers=revenue&search=a',
+      '?identifiers=location,industry&offset=20',
+      '?identifiers=revenue&levelOne=l1:C',
+      '?levelOne=l1:C',
+    ]) {
       expect(await refused(query), query).toMatch(/exactly one paged filter/);
     }
   });
@@ -127,8 +163,10 @@ describe('GET /filter-options', () => {
     expect(industry.values!.every((v) => v.code.startsWith('l2:C'))).toBe(true);
     const searched = (await options('?identifiers=industry&levelOne=l1:C&search=METAL&offset=1')).filters[0]!;
     expect(searched.page).toEqual({ offset: 1, size: 20, total: 3 });
-    expect(searched.values!.map((v) => v.label)).toEqual(['Non-Metallic Mineral Product Manufacturing',
-      'Primary Metal and Metal Product Manufacturing']);
+    expect(searched.values!.map((v) => v.label)).toEqual([
+      'Non-Metallic Mineral Product Manufacturing',
+      'Primary Metal and Metal Product Manufacturing',
+    ]);
   });
 
   it('returns only top-level industry codes without levelOne', async () => {
@@ -142,6 +180,8 @@ describe('GET /filter-options', () => {
     expect(await refused('?identifiers=industry&levelOne=l1:C1')).toMatch(/\^l1:/);
     expect(await refused('?identifiers=industry&levelOne=l1:ZZ')).toMatch(/unknown levelOne code "l1:ZZ"/);
     expect(await refused('?identifiers=location&levelOne=l1:C')).toMatch(/only works with identifiers=industry/);
-    expect(await refused('?identifiers=industry,revenue&levelOne=l1:C')).toMatch(/only works with identifiers=industry/);
+    expect(await refused('?identifiers=industry,revenue&levelOne=l1:C')).toMatch(
+      /only works with identifiers=industry/,
+    );
   });
 });

@@ -7,7 +7,11 @@ export interface Answer {
   body: unknown;
 }
 
-export async function call(base: string, path: string, init: { key?: string | null; method?: string; body?: unknown } = {}): Promise<Answer> {
+export async function call(
+  base: string,
+  path: string,
+  init: { key?: string | null; method?: string; body?: unknown } = {},
+): Promise<Answer> {
   const headers: Record<string, string> = {};
   const key = init.key === undefined ? KEY : init.key;
   if (key !== null) headers.authorization = `Bearer ${key}`;

@@ -35,15 +35,23 @@ describe('POST /__sandbox/job-changes', () => {
     expect(moved!.from.domain).toBe(before.work_email!.split('@')[1]);
     expect(moved!.to.domain).not.toBe(moved!.from.domain);
 
-    const keys: [PersonLookup, string | undefined][] = [['id', before.id], ['ln_slug', before.ln_slug], ['ln_url', before.ln_url],
-      ['work_email', before.work_email], ...(before.personal_email ? [['personal_email', before.personal_email] as [PersonLookup, string]] : [])];
+    const keys: [PersonLookup, string | undefined][] = [
+      ['id', before.id],
+      ['ln_slug', before.ln_slug],
+      ['ln_url', before.ln_url],
+      ['work_email', before.work_email],
+      ...(before.personal_email ? [['personal_email', before.personal_email] as [PersonLookup, string]] : []),
+    ];
     expect(keys.some(([by]) => by === 'personal_email')).toBe(true);
     for (const [by, value] of keys) {
       const now = (await client.lookupPerson({ by, value: value! }))!;
       expect(now.id, by).toBe(before.id);
       expect(now.current_company?.id, by).toBe(moved!.to.companyId);
       expect(now.current_company?.website, by).toContain(moved!.to.domain);
-      expect(now.emails?.work?.map((e) => e.value), by).toEqual([expect.stringMatching(new RegExp(`@${moved!.to.domain.replace(/\./g, '\\.')}$`))]);
+      expect(
+        now.emails?.work?.map((e) => e.value),
+        by,
+      ).toEqual([expect.stringMatching(new RegExp(`@${moved!.to.domain.replace(/\./g, '\\.')}$`))]);
       expect(now.emails?.personal, by).toEqual(old.emails?.personal);
       expect(now.time_in_current_role, by).toBe("Jun '25 - Present");
       expect([now.month_joined, now.year_joined], by).toEqual([6, 2025]);
@@ -56,8 +64,10 @@ describe('POST /__sandbox/job-changes', () => {
   });
 
   it('moves a share of everyone, the same people to the same companies for the same seed', async () => {
-    const [a, b] = await Promise.all([startPartnerSandbox({ companies: 40, people: 200, seed: 5 }),
-      startPartnerSandbox({ companies: 40, people: 200, seed: 5 })]);
+    const [a, b] = await Promise.all([
+      startPartnerSandbox({ companies: 40, people: 200, seed: 5 }),
+      startPartnerSandbox({ companies: 40, people: 200, seed: 5 }),
+    ]);
     try {
       const first = (await move(a.url, { share: 0.2, seed: 7 })).body as Moved;
       const second = (await move(b.url, { share: 0.2, seed: 7 })).body as Moved;

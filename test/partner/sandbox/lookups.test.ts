@@ -9,15 +9,40 @@ beforeAll(async () => {
 });
 afterAll(() => sandbox.close());
 
-interface SampleCompany { id: string; fqdn: string; website: string; ln_slug: string; ln_url: string; abn?: string; nzbn?: string; uen?: string }
-interface SamplePerson { id: string; ln_slug: string; ln_url: string; work_email: string; personal_email?: string }
+interface SampleCompany {
+  id: string;
+  fqdn: string;
+  website: string;
+  ln_slug: string;
+  ln_url: string;
+  abn?: string;
+  nzbn?: string;
+  uen?: string;
+}
+interface SamplePerson {
+  id: string;
+  ln_slug: string;
+  ln_url: string;
+  work_email: string;
+  personal_email?: string;
+}
 const sample = async (market: string, n = 3) =>
-  (await call(sandbox.url, `/__sandbox/sample?market=${market}&n=${n}`, { key: null })).body as { companies: SampleCompany[]; people: SamplePerson[] };
+  (await call(sandbox.url, `/__sandbox/sample?market=${market}&n=${n}`, { key: null })).body as {
+    companies: SampleCompany[];
+    people: SamplePerson[];
+  };
 
 describe('GET /company', () => {
   it('finds a company by each lookup parameter and answers a Company', async () => {
     const [company] = (await sample('AU')).companies;
-    const params = { id: company!.id, ln_slug: company!.ln_slug, ln_url: company!.ln_url, fqdn: company!.fqdn, abn: company!.abn!, website: company!.website };
+    const params = {
+      id: company!.id,
+      ln_slug: company!.ln_slug,
+      ln_url: company!.ln_url,
+      fqdn: company!.fqdn,
+      abn: company!.abn!,
+      website: company!.website,
+    };
     for (const [name, value] of Object.entries(params)) {
       const answer = await call(sandbox.url, `/company?${name}=${encodeURIComponent(value)}`);
       expect(answer.status, name).toBe(200);
@@ -56,11 +81,15 @@ describe('GET /company', () => {
   });
 
   it('defaults country to AU and counts employees in the requested region', async () => {
-    const record = sandbox.dataset.companyRecords.find((r) => r.home !== 'AU' && r.regions.has('AU') && r.regions.size > 2)!;
+    const record = sandbox.dataset.companyRecords.find(
+      (r) => r.home !== 'AU' && r.regions.has('AU') && r.regions.size > 2,
+    )!;
     const other = [...record.regions.keys()].find((m) => m !== 'AU' && m !== record.home)!;
     const byDefault = Company.parse((await call(sandbox.url, `/company?id=${record.company.id}`)).body);
     const inOther = Company.parse((await call(sandbox.url, `/company?id=${record.company.id}&country=${other}`)).body);
-    const inHome = Company.parse((await call(sandbox.url, `/company?id=${record.company.id}&country=${record.home}`)).body);
+    const inHome = Company.parse(
+      (await call(sandbox.url, `/company?id=${record.company.id}&country=${record.home}`)).body,
+    );
     expect(byDefault.employee_count).toBe(record.regions.get('AU')!.employeeCount);
     expect(byDefault.industry_codes?.abn).toBe(record.regions.get('AU')!.identifiers.abn);
     expect(inOther.employee_count).toBe(record.regions.get(other)!.employeeCount);
@@ -71,10 +100,14 @@ describe('GET /company', () => {
 
   it('accepts each of the 13 markets and refuses any other country with 400', async () => {
     const [company] = (await sample('JP')).companies;
-    for (const market of MARKETS) expect((await call(sandbox.url, `/company?id=${company!.id}&country=${market}`)).status).toBe(200);
+    for (const market of MARKETS)
+      expect((await call(sandbox.url, `/company?id=${company!.id}&country=${market}`)).status).toBe(200);
     const answer = await call(sandbox.url, `/company?id=${company!.id}&country=GB`);
     expect(answer.status).toBe(400);
-    expect(GenericErrorBody.parse(answer.body)).toMatchObject({ error: 400, message: expect.stringContaining('country') });
+    expect(GenericErrorBody.parse(answer.body)).toMatchObject({
+      error: 400,
+      message: expect.stringContaining('country'),
+    });
   });
 
   it('refuses no lookup parameter, several, a repeated one or an empty one with a 400 naming the problem', async () => {
@@ -102,7 +135,13 @@ describe('GET /people', () => {
   it('finds a person by each lookup parameter and answers a Person', async () => {
     const people = (await sample('SG', 40)).people;
     const person = people.find((p) => p.personal_email)!;
-    const params = { id: person.id, ln_slug: person.ln_slug, ln_url: person.ln_url, work_email: person.work_email, personal_email: person.personal_email! };
+    const params = {
+      id: person.id,
+      ln_slug: person.ln_slug,
+      ln_url: person.ln_url,
+      work_email: person.work_email,
+      personal_email: person.personal_email!,
+    };
     for (const [name, value] of Object.entries(params)) {
       const answer = await call(sandbox.url, `/people?${name}=${encodeURIComponent(value)}`);
       expect(answer.status, name).toBe(200);
@@ -112,8 +151,10 @@ describe('GET /people', () => {
 
   it('matches e-mail addresses and profile URLs case-insensitively', async () => {
     const [person] = (await sample('US')).people;
-    for (const query of [`work_email=${encodeURIComponent(person!.work_email.toUpperCase())}`,
-      `ln_url=${encodeURIComponent(`HTTPS://WWW.LINKEDIN.COM/IN/${person!.ln_slug}/`)}`]) {
+    for (const query of [
+      `work_email=${encodeURIComponent(person!.work_email.toUpperCase())}`,
+      `ln_url=${encodeURIComponent(`HTTPS://WWW.LINKEDIN.COM/IN/${person!.ln_slug}/`)}`,
+    ]) {
       const answer = await call(sandbox.url, `/people?${query}`);
       expect(answer.status, query).toBe(200);
       expect((answer.body as Person).id).toBe(person!.id);
@@ -121,8 +162,13 @@ describe('GET /people', () => {
   });
 
   it('does not find a work e-mail given as a personal one', async () => {
-    const person = sandbox.dataset.people.find((p) => (p.emails?.work?.length ?? 0) > 0 && p.emails?.personal?.length === 0)!;
-    const answer = await call(sandbox.url, `/people?personal_email=${encodeURIComponent(person.emails!.work![0]!.value!)}`);
+    const person = sandbox.dataset.people.find(
+      (p) => (p.emails?.work?.length ?? 0) > 0 && p.emails?.personal?.length === 0,
+    )!;
+    const answer = await call(
+      sandbox.url,
+      `/people?personal_email=${encodeURIComponent(person.emails!.work![0]!.value!)}`,
+    );
     expect(answer.status).toBe(404);
     expect(GenericErrorBody.parse(answer.body).error).toBe(404);
   });

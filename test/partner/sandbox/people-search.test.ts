@@ -1,5 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FilterErrorBody, GenericErrorBody, PersonSearchResponse, type PersonSearchResult } from '../../../src/partner/schemas.js';
+import {
+  FilterErrorBody,
+  GenericErrorBody,
+  PersonSearchResponse,
+  type PersonSearchResult,
+} from '../../../src/partner/schemas.js';
 import { startPartnerSandbox, type PartnerSandbox } from '../../../src/partner/sandbox/server.js';
 import { call } from './http.js';
 
@@ -24,9 +29,14 @@ describe('POST /people/search', () => {
     for (const result of results) {
       const person = record(result);
       expect(person.market).toBe('AU');
-      expect(result).toMatchObject({ position: person.person.position, company_name: person.person.current_company?.name });
+      expect(result).toMatchObject({
+        position: person.person.position,
+        company_name: person.person.current_company?.name,
+      });
       expect(person.person.linkedin?.endsWith(`/${result.linkedin}`)).toBe(true);
-      expect(result.has_email).toBe((person.person.emails?.work?.length ?? 0) + (person.person.emails?.personal?.length ?? 0) > 0);
+      expect(result.has_email).toBe(
+        (person.person.emails?.work?.length ?? 0) + (person.person.emails?.personal?.length ?? 0) > 0,
+      );
       expect(result.has_dnd_phone).toBe(person.person.phones?.some((p) => p.is_dnd) ?? false);
       expect(result.has_phone).toBe((person.person.phones?.length ?? 0) > 0);
       expect(result.has_personal_email).toBe((person.person.emails?.personal?.length ?? 0) > 0);
@@ -40,7 +50,9 @@ describe('POST /people/search', () => {
     for (const r of results) expect(record(r)).toMatchObject({ market: 'JP', seniorityId: 5, departmentId: 2 });
     const engineers = await search({ selectedCountry: 'US', position: 'engineer', size: '20' });
     expect(engineers.every((r) => /engineer/i.test(r.position ?? ''))).toBe(true);
-    const company = sandbox.dataset.companyRecords.find((c) => c.home === 'SG' && sandbox.dataset.peopleAt(c.company.id!).length > 3)!;
+    const company = sandbox.dataset.companyRecords.find(
+      (c) => c.home === 'SG' && sandbox.dataset.peopleAt(c.company.id!).length > 3,
+    )!;
     const staff = await search({ companyId: company.company.id, selectedCountry: 'SG', size: '100' });
     expect(staff.length).toBeGreaterThan(0);
     expect(staff.every((r) => record(r).employer === company)).toBe(true);
@@ -57,10 +69,18 @@ describe('POST /people/search', () => {
 
   it('refuses bad fields with a 400 generic body naming the field', async () => {
     const cases: [unknown, string][] = [
-      [{ seniority: '0' }, 'seniority'], [{ seniority: '8' }, 'seniority'], [{ department: '18' }, 'department'],
-      [{ department: 'sales' }, 'department'], [{ selectedCountry: 'GB' }, 'selectedCountry'], [{ from: '-1' }, 'from'],
-      [{ size: '101' }, 'size'], [{ size: '0' }, 'size'], [{ size: 'ten' }, 'size'], [{ companyId: 12 }, 'companyId'],
-      [[], 'JSON object'], ['{not json', 'not valid JSON'],
+      [{ seniority: '0' }, 'seniority'],
+      [{ seniority: '8' }, 'seniority'],
+      [{ department: '18' }, 'department'],
+      [{ department: 'sales' }, 'department'],
+      [{ selectedCountry: 'GB' }, 'selectedCountry'],
+      [{ from: '-1' }, 'from'],
+      [{ size: '101' }, 'size'],
+      [{ size: '0' }, 'size'],
+      [{ size: 'ten' }, 'size'],
+      [{ companyId: 12 }, 'companyId'],
+      [[], 'JSON object'],
+      ['{not json', 'not valid JSON'],
     ];
     for (const [body, field] of cases) {
       const answer = await call(sandbox.url, '/people/search', { body });
@@ -85,7 +105,10 @@ describe('POST /people/search', () => {
       expect(employees).toBeGreaterThanOrEqual(11);
       expect(employees).toBeLessThanOrEqual(500);
     }
-    const skilled = await search({ filters: { skills: ['contains:python'], people_location: ['state:Victoria, Australia:AU'] }, size: '50' });
+    const skilled = await search({
+      filters: { skills: ['contains:python'], people_location: ['state:Victoria, Australia:AU'] },
+      size: '50',
+    });
     expect(skilled.length).toBeGreaterThan(0);
     for (const r of skilled) {
       expect(record(r).person.skills).toContain('Python');
@@ -121,7 +144,12 @@ describe('POST /people/search', () => {
   });
 
   it('refuses an unknown filter identifier or a malformed filters object with 400 invalid_request', async () => {
-    for (const body of [{ filters: { colour: ['red'] } }, { filters: ['industry'] }, { filters: { industry: 'l1:C' } }, { country: 'AU' }]) {
+    for (const body of [
+      { filters: { colour: ['red'] } },
+      { filters: ['industry'] },
+      { filters: { industry: 'l1:C' } },
+      { country: 'AU' },
+    ]) {
       const answer = await call(sandbox.url, '/people/search', { body });
       expect(answer.status, JSON.stringify(body)).toBe(400);
       expect(FilterErrorBody.parse(answer.body).error.code).toBe('invalid_request');

@@ -4,7 +4,13 @@ import { RateWindow } from '../../../src/partner/sandbox/rate-window.js';
 function windowAt(limit: number) {
   let now = 0;
   const window = new RateWindow(limit, () => now);
-  return { window, at: (t: number) => { now = t; return window.admit('k'); } };
+  return {
+    window,
+    at: (t: number) => {
+      now = t;
+      return window.admit('k');
+    },
+  };
 }
 
 describe('RateWindow', () => {

@@ -12,13 +12,18 @@ import { loadStats, wireStats } from './stats.js';
 
 const panels = ['mappings', 'records', 'dead-letters', 'discovery', 'job-changes', 'stats'];
 const loaders = {
-  mappings: () => loadMappings(), records: () => undefined, 'dead-letters': () => loadDeadLetters(), discovery: () => loadDiscovery(),
-  'job-changes': () => loadJobChanges(), stats: () => loadStats(),
+  mappings: () => loadMappings(),
+  records: () => undefined,
+  'dead-letters': () => loadDeadLetters(),
+  discovery: () => loadDiscovery(),
+  'job-changes': () => loadJobChanges(),
+  stats: () => loadStats(),
 };
 
 function showTab(name) {
   for (const panel of panels) $(panel).hidden = panel !== name;
-  for (const button of document.querySelectorAll('#tabs [data-tab]')) button.setAttribute('aria-pressed', String(button.dataset.tab === name));
+  for (const button of document.querySelectorAll('#tabs [data-tab]'))
+    button.setAttribute('aria-pressed', String(button.dataset.tab === name));
   return loaders[name]();
 }
 
@@ -27,7 +32,9 @@ function signOut(reason) {
   for (const panel of panels) $(panel).hidden = true;
   $('tabs').hidden = true;
   $('sign-in').hidden = false;
-  $('sign-in-message').replaceChildren(...(reason ? [h('p', {}, 'The admin token was refused.'), errorView(reason)] : []));
+  $('sign-in-message').replaceChildren(
+    ...(reason ? [h('p', {}, 'The admin token was refused.'), errorView(reason)] : []),
+  );
   $('token').focus();
 }
 
@@ -55,7 +62,8 @@ $('sign-in-form').addEventListener('submit', (event) => {
   enter();
 });
 $('sign-out').addEventListener('click', () => signOut());
-for (const button of document.querySelectorAll('#tabs [data-tab]')) button.addEventListener('click', () => showTab(button.dataset.tab));
+for (const button of document.querySelectorAll('#tabs [data-tab]'))
+  button.addEventListener('click', () => showTab(button.dataset.tab));
 wireMappings();
 wireRecords();
 wireDeadLetters();

@@ -4,12 +4,16 @@ import { $, api, count, crmName, h, ok, queueName, run, table, when } from './co
 
 const reasonOf = (error) => {
   if (typeof error === 'string') return error;
-  if (error && typeof error === 'object' && 'message' in error) return error.code ? `${error.code}: ${error.message}` : String(error.message);
+  if (error && typeof error === 'object' && 'message' in error)
+    return error.code ? `${error.code}: ${error.message}` : String(error.message);
   return JSON.stringify(error);
 };
 
 /** Failures of one cause read alike but for the record's ids and counts in them. */
-const causeOf = (error) => reasonOf(error).replace(/\b[0-9a-f]{8}-[0-9a-f-]{27}\b/gi, '…').replace(/\d{3,}/g, '#');
+const causeOf = (error) =>
+  reasonOf(error)
+    .replace(/\b[0-9a-f]{8}-[0-9a-f-]{27}\b/gi, '…')
+    .replace(/\d{3,}/g, '#');
 
 const recordName = (data) => `${crmName(data.connection)} ${data.objectType} ${data.recordId}`;
 
@@ -19,7 +23,14 @@ async function loadRetrying() {
     table(
       `Jobs still being tried (${count(retrying.length)}${retrying.length >= 100 ? '+' : ''})`,
       ['Record', 'Work', 'Failed attempts', 'Attempts left', 'Next attempt', 'Last error'],
-      retrying.map((j) => [recordName(j.data), queueName(j.queue), count(j.failedAttempts), count(j.attemptsLeft), when(j.nextAttemptAt), reasonOf(j.error)]),
+      retrying.map((j) => [
+        recordName(j.data),
+        queueName(j.queue),
+        count(j.failedAttempts),
+        count(j.attemptsLeft),
+        when(j.nextAttemptAt),
+        reasonOf(j.error),
+      ]),
       'No job is waiting to be tried again.',
     ),
   );
@@ -37,22 +48,63 @@ export function loadDeadLetters() {
       group.ids.push(d.id);
       groups.set(cause, group);
     }
-    $('dead-letter-groups').replaceChildren(...(deadLetters.length
-        ? [table('Dead letters by error', ['Error', 'Jobs', 'Latest', 'Replay'],
-            [...groups.values()].sort((a, b) => b.ids.length - a.ids.length).map((g, i) => [
-              g.example, count(g.ids.length), when(g.latest),
-              h('button', { type: 'button', 'aria-label': `Replay the ${g.ids.length} job${g.ids.length === 1 ? '' : 's'} of error ${i + 1}`, onclick: () => replay(g.ids) }, `Replay ${count(g.ids.length)}`),
-            ]))]
-        : []));
-    $('dead-letter-list').tBodies[0].replaceChildren(...(deadLetters.length
-      ? deadLetters.map((d) => {
-          const record = recordName(d.data);
-          return h('tr', {},
-            h('th', { scope: 'row', 'data-label': 'Record' }, record), h('td', { 'data-label': 'Work' }, queueName(d.queue)), h('td', { 'data-label': 'Attempts' }, count(d.attempts)),
-            h('td', { 'data-label': 'Dead since' }, when(d.deadAt)), h('td', { 'data-label': 'Reason' }, reasonOf(d.error)),
-            h('td', {}, h('button', { type: 'button', 'aria-label': `Replay ${record}`, onclick: () => replay([d.id]) }, 'Replay')));
-        })
-      : [h('tr', {}, h('td', { colspan: 6, class: 'none' }, 'No dead letters: every job finished or is still being tried.'))]));
+    $('dead-letter-groups').replaceChildren(
+      ...(deadLetters.length
+        ? [
+            table(
+              'Dead letters by error',
+              ['Error', 'Jobs', 'Latest', 'Replay'],
+              [...groups.values()]
+                .sort((a, b) => b.ids.length - a.ids.length)
+                .map((g, i) => [
+                  g.example,
+                  count(g.ids.length),
+                  when(g.latest),
+                  h(
+                    'button',
+                    {
+                      type: 'button',
+                      'aria-label': `Replay the ${g.ids.length} job${g.ids.length === 1 ? '' : 's'} of error ${i + 1}`,
+                      onclick: () => replay(g.ids),
+                    },
+                    `Replay ${count(g.ids.length)}`,
+                  ),
+                ]),
+            ),
+          ]
+        : []),
+    );
+    $('dead-letter-list').tBodies[0].replaceChildren(
+      ...(deadLetters.length
+        ? deadLetters.map((d) => {
+            const record = recordName(d.data);
+            return h(
+              'tr',
+              {},
+              h('th', { scope: 'row', 'data-label': 'Record' }, record),
+              h('td', { 'data-label': 'Work' }, queueName(d.queue)),
+              h('td', { 'data-label': 'Attempts' }, count(d.attempts)),
+              h('td', { 'data-label': 'Dead since' }, when(d.deadAt)),
+              h('td', { 'data-label': 'Reason' }, reasonOf(d.error)),
+              h(
+                'td',
+                {},
+                h(
+                  'button',
+                  { type: 'button', 'aria-label': `Replay ${record}`, onclick: () => replay([d.id]) },
+                  'Replay',
+                ),
+              ),
+            );
+          })
+        : [
+            h(
+              'tr',
+              {},
+              h('td', { colspan: 6, class: 'none' }, 'No dead letters: every job finished or is still being tried.'),
+            ),
+          ]),
+    );
   });
 }
 

@@ -15,8 +15,12 @@ async function loadCatalogue() {
   for (const id of ['seniority', 'department']) {
     const box = $(`persona-${id}`);
     const legend = box.querySelector('legend');
-    box.replaceChildren(legend, ...[...(catalogue.get(id) ?? new Map())].map(([code, label]) =>
-      h('label', { class: 'check' }, h('input', { type: 'checkbox', name: id, value: code }), ` ${label}`)));
+    box.replaceChildren(
+      legend,
+      ...[...(catalogue.get(id) ?? new Map())].map(([code, label]) =>
+        h('label', { class: 'check' }, h('input', { type: 'checkbox', name: id, value: code }), ` ${label}`),
+      ),
+    );
   }
 }
 
@@ -25,24 +29,36 @@ const labelsOf = (id, codes) => (codes ?? []).map((c) => catalogue.get(id)?.get(
 // a persona that leaves it open found the person whatever it is.
 const searched = (id, value) => (value ? labelsOf(id, [value]) : 'Any (not in the persona)');
 /** Who a person is before their profile is looked up (the search gives no name): their profile handle. */
-const personLabel = (o, candidates) => o.name ?? candidates.find((c) => c.personId === o.personId)?.profile ?? o.personId;
+const personLabel = (o, candidates) =>
+  o.name ?? candidates.find((c) => c.personId === o.personId)?.profile ?? o.personId;
 const describe = (filters) =>
   [
     filters.seniority?.length ? `Seniority: ${labelsOf('seniority', filters.seniority)}` : '',
     filters.department?.length ? `Department: ${labelsOf('department', filters.department)}` : '',
     filters.position?.length ? `Titles containing: ${filters.position.join(', ')}` : '',
-  ].filter(Boolean).join('; ');
+  ]
+    .filter(Boolean)
+    .join('; ');
 
 async function loadPersonas() {
   ({ personas } = await api('GET', 'personas'));
   $('persona-list').replaceChildren(
-    table('Saved personas', ['Name', 'Who', 'Description', 'Edit', 'Delete'],
+    table(
+      'Saved personas',
+      ['Name', 'Who', 'Description', 'Edit', 'Delete'],
       personas.map((p) => [
-        p.name, describe(p.filters), shown(p.description),
+        p.name,
+        describe(p.filters),
+        shown(p.description),
         h('button', { type: 'button', 'aria-label': `Edit persona ${p.name}`, onclick: () => editPersona(p) }, 'Edit'),
-        h('button', { type: 'button', 'aria-label': `Delete persona ${p.name}`, onclick: () => deletePersona(p.name) }, 'Delete'),
+        h(
+          'button',
+          { type: 'button', 'aria-label': `Delete persona ${p.name}`, onclick: () => deletePersona(p.name) },
+          'Delete',
+        ),
       ]),
-      'No persona is saved yet: save one below.'),
+      'No persona is saved yet: save one below.',
+    ),
   );
   const select = $('discovery-persona');
   const chosen = select.value;
@@ -54,7 +70,8 @@ function editPersona(p) {
   const form = $('persona-form');
   form.elements.name.value = p.name;
   form.elements.description.value = p.description ?? '';
-  for (const box of form.querySelectorAll('input[type=checkbox]')) box.checked = (p.filters[box.name] ?? []).includes(box.value);
+  for (const box of form.querySelectorAll('input[type=checkbox]'))
+    box.checked = (p.filters[box.name] ?? []).includes(box.value);
   form.elements.position.value = (p.filters.position ?? []).join('\n');
   form.elements.name.focus();
 }
@@ -67,7 +84,10 @@ function savePersona(event) {
   const filters = {
     seniority: picked('seniority'),
     department: picked('department'),
-    position: form.elements.position.value.split('\n').map((t) => t.trim()).filter(Boolean),
+    position: form.elements.position.value
+      .split('\n')
+      .map((t) => t.trim())
+      .filter(Boolean),
   };
   for (const key of Object.keys(filters)) if (!filters[key].length) delete filters[key];
   const name = form.elements.name.value.trim();
@@ -110,16 +130,37 @@ function preview(event) {
     lastPreview = { body, preview: p };
     const acting = p.counts.create + p.counts.link;
     return [
-      h('p', {}, `${p.company.name ?? `Company ${p.company.id}`} (${crmName(p.crm)}), market ${p.company.market}: ${p.description}. `,
+      h(
+        'p',
+        {},
+        `${p.company.name ?? `Company ${p.company.id}`} (${crmName(p.crm)}), market ${p.company.market}: ${p.description}. `,
         `${count(p.candidates.length)} people found: ${count(p.counts.create)} to create, ${count(p.counts.link)} to link, ${count(p.counts.skip)} to skip; `,
-        `${count(p.credits)} credit${p.credits === 1 ? '' : 's'} to spend. Discovery may create ${count(p.dailyRemaining)} more records today.`),
-      table(`People the persona finds at ${p.company.name ?? p.company.id}`, ['Profile', 'Position', 'Seniority', 'Department', 'E-mail known', 'Action', 'Why', 'Credit'],
-        p.candidates.map((c) => [shown(c.profile), shown(c.position), searched('seniority', c.seniority), searched('department', c.department),
-          c.hasEmail ? 'Yes' : 'No', h('span', { class: `action ${c.action}` }, ACTION_NAMES[c.action] ?? c.action), c.reason, c.credit ? 'Yes' : 'No']),
-        'Nobody at this company fits the persona.'),
-      h('div', { class: 'actions' },
-        h('button', { type: 'button', id: 'discovery-run', disabled: acting === 0 ? true : undefined, onclick: runDiscovery },
-          acting ? `Add ${count(acting)} ${acting === 1 ? 'person' : 'people'} to ${crmName(p.crm)}` : 'Nothing to add')),
+        `${count(p.credits)} credit${p.credits === 1 ? '' : 's'} to spend. Discovery may create ${count(p.dailyRemaining)} more records today.`,
+      ),
+      table(
+        `People the persona finds at ${p.company.name ?? p.company.id}`,
+        ['Profile', 'Position', 'Seniority', 'Department', 'E-mail known', 'Action', 'Why', 'Credit'],
+        p.candidates.map((c) => [
+          shown(c.profile),
+          shown(c.position),
+          searched('seniority', c.seniority),
+          searched('department', c.department),
+          c.hasEmail ? 'Yes' : 'No',
+          h('span', { class: `action ${c.action}` }, ACTION_NAMES[c.action] ?? c.action),
+          c.reason,
+          c.credit ? 'Yes' : 'No',
+        ]),
+        'Nobody at this company fits the persona.',
+      ),
+      h(
+        'div',
+        { class: 'actions' },
+        h(
+          'button',
+          { type: 'button', id: 'discovery-run', disabled: acting === 0 ? true : undefined, onclick: runDiscovery },
+          acting ? `Add ${count(acting)} ${acting === 1 ? 'person' : 'people'} to ${crmName(p.crm)}` : 'Nothing to add',
+        ),
+      ),
     ];
   });
 }
@@ -133,10 +174,15 @@ function runDiscovery() {
   return run($('discovery-run-result'), async () => {
     const result = await api('POST', 'discovery/run', body);
     return [
-      ok(`Done: ${count(result.created)} created, ${count(result.linked)} linked, ${count(result.skipped)} skipped, ${count(result.credits)} credit${result.credits === 1 ? '' : 's'} spent.`),
+      ok(
+        `Done: ${count(result.created)} created, ${count(result.linked)} linked, ${count(result.skipped)} skipped, ${count(result.credits)} credit${result.credits === 1 ? '' : 's'} spent.`,
+      ),
       result.stopped ? h('p', {}, `Stopped early: ${result.stopped.message}`) : null,
-      table('What happened to each person', ['Person', 'Outcome', 'Why', 'CRM record'],
-        result.people.map((o) => [personLabel(o, p.candidates), o.action, o.reason, shown(o.recordId)])),
+      table(
+        'What happened to each person',
+        ['Person', 'Outcome', 'Why', 'CRM record'],
+        result.people.map((o) => [personLabel(o, p.candidates), o.action, o.reason, shown(o.recordId)]),
+      ),
     ];
   });
 }

@@ -39,18 +39,44 @@ export function diffView(before, after, labels) {
       return;
     }
     fold();
-    if (line.kind === 'removed') items.push(h('li', { class: 'removed' }, h('del', {}, h('span', { class: 'visually-hidden' }, 'removed: '), `- ${line.text}`)));
-    else if (line.kind === 'added') items.push(h('li', { class: 'added' }, h('ins', {}, h('span', { class: 'visually-hidden' }, 'added: '), `+ ${line.text}`)));
+    if (line.kind === 'removed')
+      items.push(
+        h(
+          'li',
+          { class: 'removed' },
+          h('del', {}, h('span', { class: 'visually-hidden' }, 'removed: '), `- ${line.text}`),
+        ),
+      );
+    else if (line.kind === 'added')
+      items.push(
+        h('li', { class: 'added' }, h('ins', {}, h('span', { class: 'visually-hidden' }, 'added: '), `+ ${line.text}`)),
+      );
     else items.push(h('li', { class: 'same' }, `  ${line.text}`));
   });
   fold();
   const count = (kind) => lines.filter((l) => l.kind === kind).length;
   const removed = count('removed');
   const added = count('added');
-  return h('div', { class: 'diff' },
-    h('p', { class: 'diff-legend' }, removed || added
-      ? [h('span', { class: 'removed' }, `- ${removed} line${removed === 1 ? '' : 's'} only in ${labels.before}`), ' ', h('span', { class: 'added' }, `+ ${added} line${added === 1 ? '' : 's'} only in ${labels.after}`)]
-      : `${labels.before} and ${labels.after} are the same.`),
-    removed || added ? // A long diff scrolls in its own box; tabindex lets a keyboard user scroll it too.
-    h('ol', { class: 'diff-lines', tabindex: 0, 'aria-label': `Changes from ${labels.before} to ${labels.after}` }, items) : null);
+  return h(
+    'div',
+    { class: 'diff' },
+    h(
+      'p',
+      { class: 'diff-legend' },
+      removed || added
+        ? [
+            h('span', { class: 'removed' }, `- ${removed} line${removed === 1 ? '' : 's'} only in ${labels.before}`),
+            ' ',
+            h('span', { class: 'added' }, `+ ${added} line${added === 1 ? '' : 's'} only in ${labels.after}`),
+          ]
+        : `${labels.before} and ${labels.after} are the same.`,
+    ),
+    removed || added // A long diff scrolls in its own box; tabindex lets a keyboard user scroll it too.
+      ? h(
+          'ol',
+          { class: 'diff-lines', tabindex: 0, 'aria-label': `Changes from ${labels.before} to ${labels.after}` },
+          items,
+        )
+      : null,
+  );
 }

@@ -13,9 +13,25 @@ let onEdit = () => undefined;
 /** The lists the pickers offer, as the fields route answers them. */
 export function setPickers(lists) {
   catalog = lists;
-  const rules = h('dl', {}, lists.rules.map((r) => [h('dt', {}, h('code', {}, r.name), r.default ? ' (default)' : ''), h('dd', {}, r.description)]));
-  const transforms = h('dl', {}, lists.transforms.map((t) => [h('dt', {}, h('code', {}, t.name)), h('dd', {}, t.description)]));
-  $('picker-help-body').replaceChildren(h('h4', {}, 'Rules: when a value is written'), rules, h('h4', {}, 'Transforms'), transforms);
+  const rules = h(
+    'dl',
+    {},
+    lists.rules.map((r) => [
+      h('dt', {}, h('code', {}, r.name), r.default ? ' (default)' : ''),
+      h('dd', {}, r.description),
+    ]),
+  );
+  const transforms = h(
+    'dl',
+    {},
+    lists.transforms.map((t) => [h('dt', {}, h('code', {}, t.name)), h('dd', {}, t.description)]),
+  );
+  $('picker-help-body').replaceChildren(
+    h('h4', {}, 'Rules: when a value is written'),
+    rules,
+    h('h4', {}, 'Transforms'),
+    transforms,
+  );
 }
 
 /**
@@ -45,13 +61,30 @@ function option(value, text, selected, disabled = false) {
 
 function targetPicker(row, i) {
   const known = catalog.targets.some((t) => t.name === row.target);
-  const extra = row.target && !known
-    ? option(row.target, row.custom ? `${row.custom.label} (${row.target}, ${row.custom.type}, declared here, created by provisioning)` : `${row.target} (not in the CRM)`, true)
-    : null;
-  return h('select', { 'aria-label': `Target property, row ${i + 1}`, class: 'pick-target', 'data-key': 'target' },
+  const extra =
+    row.target && !known
+      ? option(
+          row.target,
+          row.custom
+            ? `${row.custom.label} (${row.target}, ${row.custom.type}, declared here, created by provisioning)`
+            : `${row.target} (not in the CRM)`,
+          true,
+        )
+      : null;
+  return h(
+    'select',
+    { 'aria-label': `Target property, row ${i + 1}`, class: 'pick-target', 'data-key': 'target' },
     option('', 'Choose a property…', !row.target, false),
     extra,
-    catalog.targets.map((t) => option(t.name, `${t.label} (${t.name}, ${t.type}${t.readOnly ? ', read-only' : ''})`, t.name === row.target, t.readOnly && t.name !== row.target)));
+    catalog.targets.map((t) =>
+      option(
+        t.name,
+        `${t.label} (${t.name}, ${t.type}${t.readOnly ? ', read-only' : ''})`,
+        t.name === row.target,
+        t.readOnly && t.name !== row.target,
+      ),
+    ),
+  );
 }
 
 /** Partner fields grouped by where they sit in the record: top-level ones, then one group per section. */
@@ -65,10 +98,19 @@ function sourcePicker(row, i) {
     groups.get(head).push(p);
   }
   const known = paths.some((p) => p.path === row.from);
-  return h('select', { 'aria-label': `Source field for ${rowName(row, i)}`, class: 'pick-source', 'data-key': 'from' },
+  return h(
+    'select',
+    { 'aria-label': `Source field for ${rowName(row, i)}`, class: 'pick-source', 'data-key': 'from' },
     option('', 'Choose a partner field…', !row.from),
     row.from && !known ? option(row.from, `${row.from} (not a listed field)`, true) : null,
-    [...groups].map(([label, list]) => h('optgroup', { label: `${label} (partner ${kind})` }, list.map((p) => option(p.path, `${p.path} (${p.type})`, p.path === row.from)))));
+    [...groups].map(([label, list]) =>
+      h(
+        'optgroup',
+        { label: `${label} (partner ${kind})` },
+        list.map((p) => option(p.path, `${p.path} (${p.type})`, p.path === row.from)),
+      ),
+    ),
+  );
 }
 
 function transformPicker(row, i) {
@@ -77,39 +119,68 @@ function transformPicker(row, i) {
   // Several steps, or a name the registry does not know: offered as they are, edited as YAML.
   const complex = Array.isArray(t) ? t.map((s) => (typeof s === 'string' ? s : s?.name)).join(' → ') : undefined;
   const known = name === undefined || catalog.transforms.some((x) => x.name === name);
-  const args = t && typeof t === 'object' && !Array.isArray(t) && t.args ? ` (${Object.entries(t.args).map(([k, v]) => `${k}: ${JSON.stringify(v)}`).join(', ')})` : '';
-  return h('select', { 'aria-label': `Transform for ${rowName(row, i)}`, class: 'pick-transform', 'data-key': 'transform' },
+  const args =
+    t && typeof t === 'object' && !Array.isArray(t) && t.args
+      ? ` (${Object.entries(t.args)
+          .map(([k, v]) => `${k}: ${JSON.stringify(v)}`)
+          .join(', ')})`
+      : '';
+  return h(
+    'select',
+    { 'aria-label': `Transform for ${rowName(row, i)}`, class: 'pick-transform', 'data-key': 'transform' },
     option('', 'None', t === undefined),
     complex ? option(KEEP, `${complex} (several steps; edit as YAML)`, true) : null,
     !complex && !known ? option(KEEP, `${name} (unknown)`, true) : null,
-    catalog.transforms.map((x) => option(x.name, `${x.name}${x.name === name ? args : ''}`, !complex && x.name === name)));
+    catalog.transforms.map((x) =>
+      option(x.name, `${x.name}${x.name === name ? args : ''}`, !complex && x.name === name),
+    ),
+  );
 }
 
 function rulePicker(row, i) {
   const fallback = catalog.rules.find((r) => r.default);
   const known = row.rule === undefined || catalog.rules.some((r) => r.name === row.rule);
-  return h('select', { 'aria-label': `Rule for ${rowName(row, i)}`, class: 'pick-rule', 'data-key': 'rule' },
+  return h(
+    'select',
+    { 'aria-label': `Rule for ${rowName(row, i)}`, class: 'pick-rule', 'data-key': 'rule' },
     option('', `Default (${fallback?.name ?? 'protect_edits'})`, row.rule === undefined),
     known ? null : option(KEEP, `${String(row.rule)} (unknown)`, true),
-    catalog.rules.map((r) => option(r.name, `${r.name}: ${r.description}`, r.name === row.rule)));
+    catalog.rules.map((r) => option(r.name, `${r.name}: ${r.description}`, r.name === row.rule)),
+  );
 }
 
-const OTHER_KEYS = { values: 'value map', default: 'default value', custom: 'custom property', allow_dnd: 'do-not-disturb numbers allowed' };
+const OTHER_KEYS = {
+  values: 'value map',
+  default: 'default value',
+  custom: 'custom property',
+  allow_dnd: 'do-not-disturb numbers allowed',
+};
 
 function rowView(row, i) {
   const others = Object.keys(row).filter((k) => !['target', 'from', 'transform', 'rule'].includes(k));
-  const note = others.length ? h('p', { class: 'hint' }, `Also: ${others.map((k) => OTHER_KEYS[k] ?? k).join(', ')} (edit as YAML)`) : null;
-  return h('tr', { class: 'field-row', 'data-row': i },
+  const note = others.length
+    ? h('p', { class: 'hint' }, `Also: ${others.map((k) => OTHER_KEYS[k] ?? k).join(', ')} (edit as YAML)`)
+    : null;
+  return h(
+    'tr',
+    { class: 'field-row', 'data-row': i },
     h('td', { 'data-label': 'Target property' }, targetPicker(row, i), note),
     h('td', { 'data-label': 'Source field' }, sourcePicker(row, i)),
     h('td', { 'data-label': 'Transform' }, transformPicker(row, i)),
     h('td', { 'data-label': 'Rule' }, rulePicker(row, i)),
-    h('td', {}, h('button', { type: 'button', class: 'remove-row', 'aria-label': `Remove ${rowName(row, i)}` }, 'Remove')));
+    h(
+      'td',
+      {},
+      h('button', { type: 'button', class: 'remove-row', 'aria-label': `Remove ${rowName(row, i)}` }, 'Remove'),
+    ),
+  );
 }
 
 function renderRows() {
   const body = $('mapping-fields').tBodies[0];
-  body.replaceChildren(...(rows.length ? rows.map(rowView) : [h('tr', {}, h('td', { colspan: 5 }, 'No fields yet: add one.'))]));
+  body.replaceChildren(
+    ...(rows.length ? rows.map(rowView) : [h('tr', {}, h('td', { colspan: 5 }, 'No fields yet: add one.'))]),
+  );
 }
 
 /** What a picker's new value does to its row. */
@@ -120,7 +191,8 @@ function apply(row, key, value) {
   else if (key === 'transform') {
     const before = row.transform;
     // A transform's arguments belong to it: kept while the name stays, dropped with another one.
-    row.transform = before && typeof before === 'object' && !Array.isArray(before) && before.name === value ? before : value;
+    row.transform =
+      before && typeof before === 'object' && !Array.isArray(before) && before.name === value ? before : value;
   } else row[key] = value;
 }
 
@@ -148,7 +220,12 @@ export function showRowProblems(problems) {
   const elsewhere = [];
   for (const p of problems) {
     const [head, which, key] = String(p.field ?? '').split(' > ');
-    const index = head !== 'fields' || which === undefined ? -1 : /^\d+$/.test(which) ? Number(which) : rows.findIndex((r) => r.target === which);
+    const index =
+      head !== 'fields' || which === undefined
+        ? -1
+        : /^\d+$/.test(which)
+          ? Number(which)
+          : rows.findIndex((r) => r.target === which);
     if (index < 0 || index >= rows.length) {
       elsewhere.push(p);
       continue;
@@ -160,8 +237,21 @@ export function showRowProblems(problems) {
     const tr = body.querySelector(`tr.field-row[data-row="${index}"]`);
     if (!tr) continue;
     const id = `row-problems-${index}`;
-    tr.after(h('tr', { class: 'row-problems' }, h('td', { colspan: 5 },
-      h('ul', { id, 'aria-label': `Problems in ${rowName(rows[index], index)}` }, list.map((p) => h('li', {}, h('code', {}, p.field), ': ', p.message))))));
+    tr.after(
+      h(
+        'tr',
+        { class: 'row-problems' },
+        h(
+          'td',
+          { colspan: 5 },
+          h(
+            'ul',
+            { id, 'aria-label': `Problems in ${rowName(rows[index], index)}` },
+            list.map((p) => h('li', {}, h('code', {}, p.field), ': ', p.message)),
+          ),
+        ),
+      ),
+    );
     const keys = new Set(list.map((p) => p.key ?? 'target'));
     for (const select of tr.querySelectorAll('select')) {
       const key = select.dataset.key;
@@ -192,7 +282,9 @@ export function wireFieldEditor(edited) {
     const i = Number(button.closest('tr').dataset.row);
     rows.splice(i, 1);
     renderRows();
-    (body.querySelector(`tr.field-row[data-row="${Math.min(i, rows.length - 1)}"] .remove-row`) ?? $('add-field')).focus();
+    (
+      body.querySelector(`tr.field-row[data-row="${Math.min(i, rows.length - 1)}"] .remove-row`) ?? $('add-field')
+    ).focus();
     onEdit();
   });
   $('add-field').addEventListener('click', () => {

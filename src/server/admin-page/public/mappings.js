@@ -14,7 +14,9 @@ const authorName = (author) => (String(author).startsWith('file:') ? 'Shipped wi
 /** On a phone each table row becomes a card; every cell carries its column's name to show there. */
 function labelCells(tableNode) {
   // A column whose name is only for screen readers (Open) shows none on the card either: its button says it.
-  const names = [...tableNode.querySelectorAll('thead th')].map((th) => (th.querySelector('.visually-hidden') ? '' : th.textContent.trim()));
+  const names = [...tableNode.querySelectorAll('thead th')].map((th) =>
+    th.querySelector('.visually-hidden') ? '' : th.textContent.trim(),
+  );
   for (const row of tableNode.querySelectorAll('tbody tr')) {
     [...row.children].forEach((cell, i) => {
       if (names[i] && cell.colSpan === 1) cell.dataset.label = names[i];
@@ -27,12 +29,33 @@ function labelCells(tableNode) {
 export async function loadMappings() {
   await run($('mappings-message'), async () => {
     const { mappings } = await api('GET', 'mappings');
-    $('mapping-list').tBodies[0].replaceChildren(...mappings.map((m) => {
-      const name = `${m.crm}/${m.object}`;
-      return h('tr', {},
-        h('th', { scope: 'row' }, name), h('td', {}, m.version), h('td', {}, authorName(m.author)), h('td', {}, m.comment), h('td', {}, when(m.createdAt)),
-        h('td', {}, h('button', { type: 'button', 'aria-label': `Open ${name}`, onclick: () => leaveDraft() && openMapping(m.crm, m.object) }, 'Open')));
-    }));
+    $('mapping-list').tBodies[0].replaceChildren(
+      ...mappings.map((m) => {
+        const name = `${m.crm}/${m.object}`;
+        return h(
+          'tr',
+          {},
+          h('th', { scope: 'row' }, name),
+          h('td', {}, m.version),
+          h('td', {}, authorName(m.author)),
+          h('td', {}, m.comment),
+          h('td', {}, when(m.createdAt)),
+          h(
+            'td',
+            {},
+            h(
+              'button',
+              {
+                type: 'button',
+                'aria-label': `Open ${name}`,
+                onclick: () => leaveDraft() && openMapping(m.crm, m.object),
+              },
+              'Open',
+            ),
+          ),
+        );
+      }),
+    );
     labelCells($('mapping-list'));
     fillRecordPickers(mappings);
   });
@@ -77,7 +100,8 @@ async function sync(withRows, mine) {
     else if (result.fields) setRows(result.fields);
     setRowsEnabled(withRows || result.fields !== null);
     showProblems(result.problems);
-    if (!withRows && result.fields === null) $('draft-status').append(h('p', {}, 'The pickers are off until the YAML parses again.'));
+    if (!withRows && result.fields === null)
+      $('draft-status').append(h('p', {}, 'The pickers are off until the YAML parses again.'));
   } catch (error) {
     if (mine !== sequence) return;
     editor.dataset.state = 'problems';
@@ -91,11 +115,27 @@ function showProblems(problems) {
   const elsewhere = showRowProblems(problems);
   $('mapping-editor').dataset.state = problems.length ? 'problems' : 'valid';
   const n = problems.length;
-  $('draft-status').replaceChildren(n === 0
-    ? ok('No problems: this mapping passes the same checks as crm-enrich mappings check.')
-    : h('div', { class: 'error' },
-      h('p', {}, h('strong', {}, `${n} problem${n === 1 ? '' : 's'}`), elsewhere.length < n ? ' (each shown under its row)' : ''),
-      elsewhere.length ? h('ul', {}, elsewhere.map((p) => h('li', {}, h('code', {}, p.field || '(document)'), ': ', p.message))) : null));
+  $('draft-status').replaceChildren(
+    n === 0
+      ? ok('No problems: this mapping passes the same checks as crm-enrich mappings check.')
+      : h(
+          'div',
+          { class: 'error' },
+          h(
+            'p',
+            {},
+            h('strong', {}, `${n} problem${n === 1 ? '' : 's'}`),
+            elsewhere.length < n ? ' (each shown under its row)' : '',
+          ),
+          elsewhere.length
+            ? h(
+                'ul',
+                {},
+                elsewhere.map((p) => h('li', {}, h('code', {}, p.field || '(document)'), ': ', p.message)),
+              )
+            : null,
+        ),
+  );
 }
 
 /** Whether the open mapping has edits that are not saved. */
@@ -126,12 +166,53 @@ async function openMapping(crm, object) {
     clearTimeout(timer);
     $('mapping-detail-title').textContent = `${active.crm}/${active.objectType}: version ${active.version} is active`;
     $('mapping-document').value = active.document;
-    for (const id of ['validate-result', 'preview-result', 'save-result', 'versions-result', 'version-diff', 'draft-status']) $(id).replaceChildren();
-    $('mapping-versions').tBodies[0].replaceChildren(...versions.map((v) =>
-      h('tr', { class: v.active ? 'active' : null },
-        h('th', { scope: 'row' }, v.version), h('td', {}, authorName(v.author)), h('td', {}, v.comment), h('td', {}, when(v.createdAt)),
-        h('td', {}, v.active ? 'Active' : h('button', { type: 'button', onclick: () => rollBack(v.version) }, `Roll back to version ${v.version}`)),
-        h('td', {}, v.active ? '' : h('button', { type: 'button', 'aria-label': `Compare version ${v.version} with the active version`, onclick: () => compare(v.version) }, 'Compare')))));
+    for (const id of [
+      'validate-result',
+      'preview-result',
+      'save-result',
+      'versions-result',
+      'version-diff',
+      'draft-status',
+    ])
+      $(id).replaceChildren();
+    $('mapping-versions').tBodies[0].replaceChildren(
+      ...versions.map((v) =>
+        h(
+          'tr',
+          { class: v.active ? 'active' : null },
+          h('th', { scope: 'row' }, v.version),
+          h('td', {}, authorName(v.author)),
+          h('td', {}, v.comment),
+          h('td', {}, when(v.createdAt)),
+          h(
+            'td',
+            {},
+            v.active
+              ? 'Active'
+              : h(
+                  'button',
+                  { type: 'button', onclick: () => rollBack(v.version) },
+                  `Roll back to version ${v.version}`,
+                ),
+          ),
+          h(
+            'td',
+            {},
+            v.active
+              ? ''
+              : h(
+                  'button',
+                  {
+                    type: 'button',
+                    'aria-label': `Compare version ${v.version} with the active version`,
+                    onclick: () => compare(v.version),
+                  },
+                  'Compare',
+                ),
+          ),
+        ),
+      ),
+    );
     labelCells($('mapping-versions'));
     $('mapping-detail').hidden = false;
     updateSave();
@@ -142,7 +223,10 @@ async function openMapping(crm, object) {
     if (lists.error) {
       // Without the CRM's schema there is nothing to pick from; the YAML view still works.
       $('yaml-view').open = true;
-      $('draft-status').replaceChildren(h('p', {}, 'The pickers need the CRM schema, which could not be read; edit as YAML instead.'), errorView(lists.error));
+      $('draft-status').replaceChildren(
+        h('p', {}, 'The pickers need the CRM schema, which could not be read; edit as YAML instead.'),
+        errorView(lists.error),
+      );
       return null;
     }
     setPickers(lists);
@@ -165,13 +249,35 @@ function preview(event) {
   return run($('preview-result'), async () => {
     await flushDraft();
     const recordId = $('preview-record').value.trim();
-    const result = await api('POST', 'mappings/preview', { document: $('mapping-document').value, crm: current.crm, object: current.object, recordId });
+    const result = await api('POST', 'mappings/preview', {
+      document: $('mapping-document').value,
+      crm: current.crm,
+      object: current.object,
+      recordId,
+    });
     const writes = Object.keys(result.wouldWrite).length;
     return [
-      h('p', {}, `Record ${result.record.id}: `, result.match ? `the partner matched it by ${result.match.by}` : 'the partner has no match for it',
-        `; saving this document would write ${writes} propert${writes === 1 ? 'y' : 'ies'}. Nothing was written.`),
-      labelCells(table(`Preview of ${current.crm}/${current.object} ${result.record.id}`, ['Property', 'Current', 'New', 'Rule', 'Outcome', 'Reason'],
-        result.rows.map((r) => [h('code', {}, r.property), shown(r.current), shown(r.new), r.rule, h('span', { class: `outcome ${r.outcome}` }, r.outcome), r.reason ?? '']))),
+      h(
+        'p',
+        {},
+        `Record ${result.record.id}: `,
+        result.match ? `the partner matched it by ${result.match.by}` : 'the partner has no match for it',
+        `; saving this document would write ${writes} propert${writes === 1 ? 'y' : 'ies'}. Nothing was written.`,
+      ),
+      labelCells(
+        table(
+          `Preview of ${current.crm}/${current.object} ${result.record.id}`,
+          ['Property', 'Current', 'New', 'Rule', 'Outcome', 'Reason'],
+          result.rows.map((r) => [
+            h('code', {}, r.property),
+            shown(r.current),
+            shown(r.new),
+            r.rule,
+            h('span', { class: `outcome ${r.outcome}` }, r.outcome),
+            r.reason ?? '',
+          ]),
+        ),
+      ),
     ];
   });
 }
@@ -211,18 +317,31 @@ async function save(event) {
   if (document === active.document) return updateSave();
   // The service would refuse it with the same problems the editor already shows: say so instead of asking.
   if ($('mapping-editor').dataset.state === 'problems') {
-    return $('save-result').replaceChildren(h('div', { class: 'error', role: 'alert' }, h('p', {}, 'Not saved: the draft has problems (shown with the fields above); fix them first.')));
+    return $('save-result').replaceChildren(
+      h(
+        'div',
+        { class: 'error', role: 'alert' },
+        h('p', {}, 'Not saved: the draft has problems (shown with the fields above); fix them first.'),
+      ),
+    );
   }
   const comment = $('save-comment').value.trim();
   const yes = await confirmAction({
     title: `Save a new version of ${crm}/${object}?`,
     text: `It becomes the active version at once, with the comment “${comment}”. These are the changes from version ${active.version}:`,
-    diff: diffView(active.document, document, { before: `version ${active.version} (active)`, after: 'the new version' }),
+    diff: diffView(active.document, document, {
+      before: `version ${active.version} (active)`,
+      after: 'the new version',
+    }),
     confirm: 'Save version',
   });
   if (!yes) return $('save').focus();
   return run($('save-result'), async () => {
-    const saved = await api('POST', `mappings/${enc(crm)}/${enc(object)}/versions`, { document, author: $('save-author').value, comment });
+    const saved = await api('POST', `mappings/${enc(crm)}/${enc(object)}/versions`, {
+      document,
+      author: $('save-author').value,
+      comment,
+    });
     await openMapping(crm, object);
     await loadMappings();
     $('save-comment').value = '';
@@ -241,7 +360,10 @@ function compare(version) {
     const document = await versionDocument(version);
     return [
       h('h4', {}, `Version ${version} compared with the active version ${active.version}`),
-      diffView(document, active.document, { before: `version ${version}`, after: `version ${active.version} (active)` }),
+      diffView(document, active.document, {
+        before: `version ${version}`,
+        after: `version ${active.version} (active)`,
+      }),
     ];
   });
 }
@@ -257,7 +379,10 @@ async function rollBack(version) {
   const yes = await confirmAction({
     title: `Roll back ${crm}/${object} to version ${version}?`,
     text: `Version ${version} becomes the active version at once, in place of version ${active.version}. This is what changes:`,
-    diff: diffView(active.document, document, { before: `version ${active.version} (active now)`, after: `version ${version}` }),
+    diff: diffView(active.document, document, {
+      before: `version ${active.version} (active now)`,
+      after: `version ${version}`,
+    }),
     confirm: 'Roll back',
   });
   if (!yes) return undefined;

@@ -2,8 +2,14 @@
 // the CRM, its audit history grouped by run, and enrich-now.
 import { $, api, crmName, definitions, enc, h, objectName, ok, run, shown, table, when } from './core.js';
 
-export const STATUS_NAMES = { enriched: 'Enriched', no_match: 'No match', pending: 'Waiting', failed: 'Failed', skipped: 'Skipped' };
-const statusName = (status) => (status ? STATUS_NAMES[status] ?? status : 'Not enriched yet');
+export const STATUS_NAMES = {
+  enriched: 'Enriched',
+  no_match: 'No match',
+  pending: 'Waiting',
+  failed: 'Failed',
+  skipped: 'Skipped',
+};
+const statusName = (status) => (status ? (STATUS_NAMES[status] ?? status) : 'Not enriched yet');
 
 /** Audit outcomes as a person reads them; the code stays in the title for whoever searches the logs. */
 const OUTCOME_NAMES = {
@@ -23,13 +29,24 @@ const OUTCOME_NAMES = {
 };
 /** What started a run's job, as the record view's `trigger` names it. */
 const TRIGGER_NAMES = {
-  created: 'a new record (webhook)', changed: 'a change (webhook)', refresh: 'the scheduled refresh', catchup: 'the catch-up sweep',
-  backfill: 'a backfill', manual: '"Enrich now" on this page', company: "a person's employer", merged: 'a merge', deleted: 'a deletion',
-  privacy_deletion: 'a privacy deletion', rejected: 'an unreadable delivery', workflow: 'a HubSpot workflow', card: 'the HubSpot record card',
+  created: 'a new record (webhook)',
+  changed: 'a change (webhook)',
+  refresh: 'the scheduled refresh',
+  catchup: 'the catch-up sweep',
+  backfill: 'a backfill',
+  manual: '"Enrich now" on this page',
+  company: "a person's employer",
+  merged: 'a merge',
+  deleted: 'a deletion',
+  privacy_deletion: 'a privacy deletion',
+  rejected: 'an unreadable delivery',
+  workflow: 'a HubSpot workflow',
+  card: 'the HubSpot record card',
   flow: 'a Salesforce flow',
 };
 const triggerName = (trigger) => TRIGGER_NAMES[trigger] ?? trigger;
-const outcomeName = (outcome) => (outcome ? h('span', { class: `outcome ${outcome}`, title: outcome }, OUTCOME_NAMES[outcome] ?? outcome) : '');
+const outcomeName = (outcome) =>
+  outcome ? h('span', { class: `outcome ${outcome}`, title: outcome }, OUTCOME_NAMES[outcome] ?? outcome) : '';
 
 let selected;
 
@@ -56,8 +73,19 @@ function search(event) {
       `${results.length} ${objectName(object).toLowerCase()}${results.length === 1 ? '' : 's'} found in ${crmName(connection)}`,
       ['Name', 'E-mail or website', 'Id', 'Status', 'Open'],
       results.map((r) => [
-        shown(r.name), shown(r.detail), r.id, statusName(r.status),
-        h('button', { type: 'button', 'aria-label': `Open ${r.name ?? r.detail ?? r.id}`, onclick: () => open(connection, object, r) }, 'Open'),
+        shown(r.name),
+        shown(r.detail),
+        r.id,
+        statusName(r.status),
+        h(
+          'button',
+          {
+            type: 'button',
+            'aria-label': `Open ${r.name ?? r.detail ?? r.id}`,
+            onclick: () => open(connection, object, r),
+          },
+          'Open',
+        ),
       ]),
       `No ${objectName(object).toLowerCase()} in ${crmName(connection)} matches “${q}”.`,
     );
@@ -78,15 +106,33 @@ function runView(run, index, runs, complete) {
     run.actor ? `, by ${run.actor}` : '',
     run.trigger ? `, started by ${triggerName(run.trigger)}` : '',
     ` — ${written} propert${written === 1 ? 'y' : 'ies'} written`,
-    noted.length ? `; ${noted.map((r) => r.reason).filter(Boolean).join('; ')}` : '',
+    noted.length
+      ? `; ${noted
+          .map((r) => r.reason)
+          .filter(Boolean)
+          .join('; ')}`
+      : '',
   ].join('');
   const rows = run.rows.filter((r) => r.property);
-  return h('details', { class: 'run', open: index === 0 ? true : undefined },
+  return h(
+    'details',
+    { class: 'run', open: index === 0 ? true : undefined },
     h('summary', {}, summary),
     rows.length
-      ? table(`${name === 'Run' ? `Run of ${when(run.at)}` : name}, property by property`, ['Property', 'Old value', 'New value', 'Rule', 'Outcome', 'Reason'],
-          rows.map((a) => [h('code', {}, a.property), shown(a.oldValue), shown(a.newValue), a.rule ?? '', outcomeName(a.outcome), a.reason ?? '']))
-      : null);
+      ? table(
+          `${name === 'Run' ? `Run of ${when(run.at)}` : name}, property by property`,
+          ['Property', 'Old value', 'New value', 'Rule', 'Outcome', 'Reason'],
+          rows.map((a) => [
+            h('code', {}, a.property),
+            shown(a.oldValue),
+            shown(a.newValue),
+            a.rule ?? '',
+            outcomeName(a.outcome),
+            a.reason ?? '',
+          ]),
+        )
+      : null,
+  );
 }
 
 function open(connection, object, found) {
@@ -103,18 +149,39 @@ function open(connection, object, found) {
     const title = found.name ?? found.detail ?? `${objectName(object)} ${found.id}`;
     return [
       h('h3', {}, title),
-      h('div', { class: 'actions' },
+      h(
+        'div',
+        { class: 'actions' },
         crmLink(crmUrl, `Open in ${crmName(connection)}`),
-        h('button', { type: 'button', id: 'enrich-now', onclick: enrichNow }, 'Enrich now')),
+        h('button', { type: 'button', id: 'enrich-now', onclick: enrichNow }, 'Enrich now'),
+      ),
       state
         ? definitions([
-            ['Status', statusName(state.status)], ['Record id', found.id], ['Matched by', shown(state.matchKey)], ['Partner id', shown(state.partnerId)],
-            ['Market', shown(state.market)], ['Last enriched', shown(when(state.lastEnrichedAt))], ['Next refresh', shown(when(state.nextRefreshAt))],
-            ['Company', company ? [crmLink(company.url, `${company.objectType ?? 'Company'} ${company.id}`) ?? company.id, company.reason ? ` (${company.reason})` : ''] : shown(null)],
-            ['Last error', shown(state.lastError)], ['Updated', when(state.updatedAt)],
+            ['Status', statusName(state.status)],
+            ['Record id', found.id],
+            ['Matched by', shown(state.matchKey)],
+            ['Partner id', shown(state.partnerId)],
+            ['Market', shown(state.market)],
+            ['Last enriched', shown(when(state.lastEnrichedAt))],
+            ['Next refresh', shown(when(state.nextRefreshAt))],
+            [
+              'Company',
+              company
+                ? [
+                    crmLink(company.url, `${company.objectType ?? 'Company'} ${company.id}`) ?? company.id,
+                    company.reason ? ` (${company.reason})` : '',
+                  ]
+                : shown(null),
+            ],
+            ['Last error', shown(state.lastError)],
+            ['Updated', when(state.updatedAt)],
           ])
         : h('p', {}, 'crm-enrich has not enriched this record yet. "Enrich now" queues it ahead of bulk work.'),
-      h('h4', {}, `History: ${complete ? '' : 'the last '}${runs.length} run${runs.length === 1 ? '' : 's'}, newest first`),
+      h(
+        'h4',
+        {},
+        `History: ${complete ? '' : 'the last '}${runs.length} run${runs.length === 1 ? '' : 's'}, newest first`,
+      ),
       runs.length ? runs.map((r, i) => runView(r, i, runs, complete)) : h('p', {}, 'No audit rows for this record.'),
     ];
   });
@@ -125,7 +192,11 @@ function enrichNow() {
   const { connection, object, id } = selected;
   return run($('records-message'), async () => {
     const { queued } = await api('POST', `records/${enc(connection)}/${enc(object)}/${enc(id)}/enrich`);
-    return ok(queued ? 'Queued ahead of bulk work; the history below updates when it has run.' : 'The record is already queued.');
+    return ok(
+      queued
+        ? 'Queued ahead of bulk work; the history below updates when it has run.'
+        : 'The record is already queued.',
+    );
   });
 }
 

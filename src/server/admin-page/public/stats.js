@@ -1,14 +1,51 @@
 // Stats: charts over a chosen period (GET stats/series) above today's numbers (GET stats), refreshed
 // every 30 seconds while the tab is shown. A refresh updates each chart and its table in place, so the
 // reader keeps their scroll position and any "Show data" they opened.
-import { $, api, count, crmName, definitions, errorView, h, humanize, plural, queueName, run, table, when } from './core.js';
+import {
+  $,
+  api,
+  count,
+  crmName,
+  definitions,
+  errorView,
+  h,
+  humanize,
+  plural,
+  queueName,
+  run,
+  table,
+  when,
+} from './core.js';
 
-const STATUS_NAMES = { enriched: 'Enriched', no_match: 'No match', pending: 'Waiting', failed: 'Failed', skipped: 'Skipped' };
-const RANGE_TEXT = { '1h': 'the last hour', '24h': 'the last 24 hours', '7d': 'the last 7 days', '30d': 'the last 30 days' };
+const STATUS_NAMES = {
+  enriched: 'Enriched',
+  no_match: 'No match',
+  pending: 'Waiting',
+  failed: 'Failed',
+  skipped: 'Skipped',
+};
+const RANGE_TEXT = {
+  '1h': 'the last hour',
+  '24h': 'the last 24 hours',
+  '7d': 'the last 7 days',
+  '30d': 'the last 30 days',
+};
 // Each at least 4.5:1 against white, so a line or bar reads as well as text would.
 const INK = '#1c2430';
-const COLOURS = { blue: '#1f5fbf', grey: '#5b6675', orange: '#a84f00', red: '#a4262c', green: '#1e6b35', purple: '#6a3d9a' };
-const OUTCOMES = [['written', 'Written', COLOURS.blue], ['unchanged', 'Unchanged', COLOURS.grey], ['no_match', 'No match', COLOURS.orange], ['failed', 'Failed', COLOURS.red]];
+const COLOURS = {
+  blue: '#1f5fbf',
+  grey: '#5b6675',
+  orange: '#a84f00',
+  red: '#a4262c',
+  green: '#1e6b35',
+  purple: '#6a3d9a',
+};
+const OUTCOMES = [
+  ['written', 'Written', COLOURS.blue],
+  ['unchanged', 'Unchanged', COLOURS.grey],
+  ['no_match', 'No match', COLOURS.orange],
+  ['failed', 'Failed', COLOURS.red],
+];
 
 // Chart.js is served by the service (admin/assets/vendor) and loaded once, on the first view that draws a chart.
 let library;
@@ -39,10 +76,13 @@ const age = (seconds) => {
 };
 const unit = (n, one) => (n === 1 ? one : `${count(n)} ${one}s`);
 const stepText = (seconds) => (seconds < 3600 ? unit(seconds / 60, 'minute') : unit(seconds / 3600, 'hour'));
-const timeCell = (iso) => h('time', { datetime: iso }, new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' }));
+const timeCell = (iso) =>
+  h('time', { datetime: iso }, new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' }));
 function axisLabel(iso, range) {
   const at = new Date(iso);
-  return range === '1h' || range === '24h' ? at.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' }) : at.toLocaleString(undefined, { month: 'short', day: 'numeric', hour: '2-digit' });
+  return range === '1h' || range === '24h'
+    ? at.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' })
+    : at.toLocaleString(undefined, { month: 'short', day: 'numeric', hour: '2-digit' });
 }
 
 /** The figure of every chart by its key, kept across refreshes. */
@@ -55,7 +95,15 @@ function figureFor(key) {
   const caption = h('figcaption', {});
   const box = h('div', { class: 'chart-box' }, canvas);
   const details = h('details', {}, h('summary', {}, 'Show data'));
-  f = { key, canvas, caption, box, details, figure: h('figure', { class: 'chart', 'data-chart': key }, caption, box, details), chart: undefined };
+  f = {
+    key,
+    canvas,
+    caption,
+    box,
+    details,
+    figure: h('figure', { class: 'chart', 'data-chart': key }, caption, box, details),
+    chart: undefined,
+  };
   figures.set(key, f);
   return f;
 }
@@ -70,7 +118,11 @@ function options(extra = {}) {
     plugins: { legend: { labels: { color: INK, boxWidth: 12 } } },
     ...extra,
     scales: {
-      x: { ticks: { color: INK, maxRotation: 0, autoSkip: true, maxTicksLimit: window.innerWidth < 640 ? 4 : 6 }, grid: { display: false }, ...extra.scales?.x },
+      x: {
+        ticks: { color: INK, maxRotation: 0, autoSkip: true, maxTicksLimit: window.innerWidth < 640 ? 4 : 6 },
+        grid: { display: false },
+        ...extra.scales?.x,
+      },
       y: { beginAtZero: true, ticks: { color: INK, precision: 0 }, ...extra.scales?.y },
       ...(extra.scales?.y2 ? { y2: extra.scales.y2 } : {}),
     },
@@ -83,7 +135,12 @@ function draw(Chart, spec) {
   f.caption.textContent = spec.title;
   f.canvas.setAttribute('aria-label', spec.label);
   if (spec.height) f.box.style.height = spec.height;
-  const numbers = table(spec.table.caption, spec.table.headers, spec.table.rows, spec.table.empty ?? 'Nothing in this period.');
+  const numbers = table(
+    spec.table.caption,
+    spec.table.headers,
+    spec.table.rows,
+    spec.table.empty ?? 'Nothing in this period.',
+  );
   const old = f.details.querySelector('table');
   if (old) old.replaceWith(numbers);
   else f.details.append(numbers);
@@ -116,10 +173,22 @@ function specs(d) {
     label: `Enrichments by outcome over ${period}: ${OUTCOMES.map(([k, name]) => `${count(sum(e[k]))} ${name.toLowerCase()}`).join(', ')}.`,
     chart: {
       type: 'bar',
-      data: { labels, datasets: OUTCOMES.map(([k, name, colour]) => ({ label: name, data: e[k], backgroundColor: colour, stack: 'outcomes' })) },
+      data: {
+        labels,
+        datasets: OUTCOMES.map(([k, name, colour]) => ({
+          label: name,
+          data: e[k],
+          backgroundColor: colour,
+          stack: 'outcomes',
+        })),
+      },
       options: options({ scales: { x: { stacked: true }, y: { stacked: true } } }),
     },
-    table: { caption: `Enrichments by outcome, ${per}`, headers: ['Time', ...OUTCOMES.map(([, name]) => name)], rows: steps.map((s, i) => [timeCell(s), ...OUTCOMES.map(([k]) => count(e[k][i]))]) },
+    table: {
+      caption: `Enrichments by outcome, ${per}`,
+      headers: ['Time', ...OUTCOMES.map(([, name]) => name)],
+      rows: steps.map((s, i) => [timeCell(s), ...OUTCOMES.map(([k]) => count(e[k][i]))]),
+    },
   });
 
   const credits = series.creditsPerDay;
@@ -132,7 +201,9 @@ function specs(d) {
   const usedShare = budget ? ` (${percent((today?.used ?? 0) / budget)})` : '';
   out.push({
     key: 'credits',
-    title: budgetDrawn ? 'Partner credits per day against the budget' : `Partner credits per day (the budget, ${count(budget)} a day, is far above)`,
+    title: budgetDrawn
+      ? 'Partner credits per day against the budget'
+      : `Partner credits per day (the budget, ${count(budget)} a day, is far above)`,
     label: `Partner credits per day over ${period}: ${count(today?.used ?? 0)} of a budget of ${count(budget)} used today (UTC)${usedShare}.`,
     chart: {
       type: 'bar',
@@ -141,13 +212,33 @@ function specs(d) {
         datasets: [
           { label: 'Credits used', data: credits.map((c) => c.used), backgroundColor: COLOURS.blue, order: 2 },
           ...(budgetDrawn
-            ? [{ label: 'Daily budget', type: 'line', data: credits.map((c) => c.budget), borderColor: COLOURS.red, backgroundColor: COLOURS.red, borderDash: [6, 4], pointRadius: 3, order: 1 }]
+            ? [
+                {
+                  label: 'Daily budget',
+                  type: 'line',
+                  data: credits.map((c) => c.budget),
+                  borderColor: COLOURS.red,
+                  backgroundColor: COLOURS.red,
+                  borderDash: [6, 4],
+                  pointRadius: 3,
+                  order: 1,
+                },
+              ]
             : []),
         ],
       },
       options: options(),
     },
-    table: { caption: 'Partner credits per day (UTC)', headers: ['Day', 'Used', 'Budget', 'Left'], rows: credits.map((c) => [h('time', { datetime: c.day }, c.day), count(c.used), count(c.budget), count(Math.max(0, c.budget - c.used))]) },
+    table: {
+      caption: 'Partner credits per day (UTC)',
+      headers: ['Day', 'Used', 'Budget', 'Left'],
+      rows: credits.map((c) => [
+        h('time', { datetime: c.day }, c.day),
+        count(c.used),
+        count(c.budget),
+        count(Math.max(0, c.budget - c.used)),
+      ]),
+    },
   });
 
   for (const [connection, c] of Object.entries(series.crmCalls).sort(([a], [b]) => a.localeCompare(b))) {
@@ -163,12 +254,28 @@ function specs(d) {
           labels,
           datasets: [
             { label: 'Calls', data: c.calls, backgroundColor: COLOURS.blue, order: 2 },
-            ...(limit === null ? [] : [{ label: 'Limit', type: 'line', data: steps.map(() => limit), borderColor: COLOURS.red, borderDash: [6, 4], pointRadius: 0, order: 1 }]),
+            ...(limit === null
+              ? []
+              : [
+                  {
+                    label: 'Limit',
+                    type: 'line',
+                    data: steps.map(() => limit),
+                    borderColor: COLOURS.red,
+                    borderDash: [6, 4],
+                    pointRadius: 0,
+                    order: 1,
+                  },
+                ]),
           ],
         },
         options: options(),
       },
-      table: { caption: `${name} calls ${per}`, headers: ['Time', 'Calls', 'Allowed'], rows: steps.map((s, i) => [timeCell(s), count(c.calls[i]), limit === null ? 'not known' : count(limit)]) },
+      table: {
+        caption: `${name} calls ${per}`,
+        headers: ['Time', 'Calls', 'Allowed'],
+        rows: steps.map((s, i) => [timeCell(s), count(c.calls[i]), limit === null ? 'not known' : count(limit)]),
+      },
     });
   }
 
@@ -180,10 +287,28 @@ function specs(d) {
     label: `Match rate over ${period}: ${tried ? `${percent(matched / tried)} (${count(matched)} of ${count(tried)} records matched)` : 'no record looked up'}.`,
     chart: {
       type: 'line',
-      data: { labels, datasets: [{ label: 'Matched records (%)', data: series.matchRate.map((r) => (r === null ? null : Math.round(r * 1000) / 10)), borderColor: COLOURS.green, backgroundColor: COLOURS.green, pointRadius: 3, spanGaps: false }] },
-      options: options({ scales: { y: { beginAtZero: true, max: 100, ticks: { color: INK, callback: (v) => `${v} %` } } } }),
+      data: {
+        labels,
+        datasets: [
+          {
+            label: 'Matched records (%)',
+            data: series.matchRate.map((r) => (r === null ? null : Math.round(r * 1000) / 10)),
+            borderColor: COLOURS.green,
+            backgroundColor: COLOURS.green,
+            pointRadius: 3,
+            spanGaps: false,
+          },
+        ],
+      },
+      options: options({
+        scales: { y: { beginAtZero: true, max: 100, ticks: { color: INK, callback: (v) => `${v} %` } } },
+      }),
     },
-    table: { caption: `Match rate, ${per}`, headers: ['Time', 'Match rate'], rows: steps.map((s, i) => [timeCell(s), percent(series.matchRate[i])]) },
+    table: {
+      caption: `Match rate, ${per}`,
+      headers: ['Time', 'Match rate'],
+      rows: steps.map((s, i) => [timeCell(s), percent(series.matchRate[i])]),
+    },
   });
 
   const { hits, misses } = series.cache;
@@ -194,10 +319,20 @@ function specs(d) {
     label: `Cache hits over ${period}: ${count(sum(hits))} of ${count(lookups)} lookups answered from the cache${lookups ? ` (${percent(sum(hits) / lookups)})` : ''}.`,
     chart: {
       type: 'bar',
-      data: { labels, datasets: [{ label: 'From the cache', data: hits, backgroundColor: COLOURS.green, stack: 'l' }, { label: 'From the partner', data: misses, backgroundColor: COLOURS.grey, stack: 'l' }] },
+      data: {
+        labels,
+        datasets: [
+          { label: 'From the cache', data: hits, backgroundColor: COLOURS.green, stack: 'l' },
+          { label: 'From the partner', data: misses, backgroundColor: COLOURS.grey, stack: 'l' },
+        ],
+      },
       options: options({ scales: { x: { stacked: true }, y: { stacked: true } } }),
     },
-    table: { caption: `Lookups, ${per}`, headers: ['Time', 'Cache hits', 'From the partner'], rows: steps.map((s, i) => [timeCell(s), count(hits[i]), count(misses[i])]) },
+    table: {
+      caption: `Lookups, ${per}`,
+      headers: ['Time', 'Cache hits', 'From the partner'],
+      rows: steps.map((s, i) => [timeCell(s), count(hits[i]), count(misses[i])]),
+    },
   });
 
   const q = series.queue;
@@ -210,13 +345,46 @@ function specs(d) {
       data: {
         labels,
         datasets: [
-          { label: 'Jobs waiting or running', data: q.depth, borderColor: COLOURS.blue, backgroundColor: COLOURS.blue, pointRadius: 2, yAxisID: 'y' },
-          { label: 'Oldest waiting job (minutes)', data: q.oldestAgeSeconds.map((s) => (s === null ? null : Math.round(s / 6) / 10)), borderColor: COLOURS.purple, backgroundColor: COLOURS.purple, borderDash: [6, 4], pointRadius: 2, yAxisID: 'y2' },
+          {
+            label: 'Jobs waiting or running',
+            data: q.depth,
+            borderColor: COLOURS.blue,
+            backgroundColor: COLOURS.blue,
+            pointRadius: 2,
+            yAxisID: 'y',
+          },
+          {
+            label: 'Oldest waiting job (minutes)',
+            data: q.oldestAgeSeconds.map((s) => (s === null ? null : Math.round(s / 6) / 10)),
+            borderColor: COLOURS.purple,
+            backgroundColor: COLOURS.purple,
+            borderDash: [6, 4],
+            pointRadius: 2,
+            yAxisID: 'y2',
+          },
         ],
       },
-      options: options({ scales: { y2: { position: 'right', beginAtZero: true, grid: { display: false }, ticks: { color: INK }, title: { display: true, text: 'minutes', color: INK } } } }),
+      options: options({
+        scales: {
+          y2: {
+            position: 'right',
+            beginAtZero: true,
+            grid: { display: false },
+            ticks: { color: INK },
+            title: { display: true, text: 'minutes', color: INK },
+          },
+        },
+      }),
     },
-    table: { caption: 'Queue samples (the highest of each step)', headers: ['Time', 'Jobs', 'Oldest waiting'], rows: steps.map((s, i) => [timeCell(s), q.depth[i] === null ? 'no sample' : count(q.depth[i]), q.depth[i] === null ? '' : q.oldestAgeSeconds[i] === null ? 'none waiting' : age(q.oldestAgeSeconds[i])]) },
+    table: {
+      caption: 'Queue samples (the highest of each step)',
+      headers: ['Time', 'Jobs', 'Oldest waiting'],
+      rows: steps.map((s, i) => [
+        timeCell(s),
+        q.depth[i] === null ? 'no sample' : count(q.depth[i]),
+        q.depth[i] === null ? '' : q.oldestAgeSeconds[i] === null ? 'none waiting' : age(q.oldestAgeSeconds[i]),
+      ]),
+    },
   });
 
   // One coverage chart per mapped object crm-enrich has worked on: a bar pair per property stays readable.
@@ -245,12 +413,28 @@ function specs(d) {
             { label: 'After (%)', data: rows.map((c) => share(c.after, c.records)), backgroundColor: COLOURS.blue },
           ],
         },
-        options: options({ indexAxis: 'y', scales: { x: { beginAtZero: true, max: 100, grid: { display: true }, ticks: { color: INK, callback: (v) => `${v} %` } }, y: { ticks: { color: INK, autoSkip: false } } } }),
+        options: options({
+          indexAxis: 'y',
+          scales: {
+            x: {
+              beginAtZero: true,
+              max: 100,
+              grid: { display: true },
+              ticks: { color: INK, callback: (v) => `${v} %` },
+            },
+            y: { ticks: { color: INK, autoSkip: false } },
+          },
+        }),
       },
       table: {
         caption: `${what[0].toUpperCase()}${what.slice(1)} with each mapped property filled`,
         headers: ['Property', 'Records', 'Before', 'After'],
-        rows: rows.map((c) => [h('code', {}, c.property), count(c.records), `${count(c.before)} (${share(c.before, c.records)} %)`, `${count(c.after)} (${share(c.after, c.records)} %)`]),
+        rows: rows.map((c) => [
+          h('code', {}, c.property),
+          count(c.records),
+          `${count(c.before)} (${share(c.before, c.records)} %)`,
+          `${count(c.after)} (${share(c.after, c.records)} %)`,
+        ]),
       },
     });
   }
@@ -260,7 +444,12 @@ function specs(d) {
       title: 'Field coverage before and after enrichment',
       label: 'Field coverage: no record of a mapped object has been worked on yet.',
       chart: { type: 'bar', data: { labels: [], datasets: [] }, options: options() },
-      table: { caption: 'Records with each mapped property filled', headers: ['Property', 'Records', 'Before', 'After'], rows: [], empty: 'No record worked on yet.' },
+      table: {
+        caption: 'Records with each mapped property filled',
+        headers: ['Property', 'Records', 'Before', 'After'],
+        rows: [],
+        empty: 'No record worked on yet.',
+      },
     });
   }
   return out;
@@ -269,8 +458,14 @@ function specs(d) {
 /** The time of the first step of a series answer that holds anything, or null. */
 function firstData(d) {
   const { series } = d;
-  const lists = [...Object.values(series.enrichments), series.cache.hits, series.cache.misses, series.partnerRequests ?? [], series.queue.depth,
-    ...Object.values(series.crmCalls).map((c) => c.calls)];
+  const lists = [
+    ...Object.values(series.enrichments),
+    series.cache.hits,
+    series.cache.misses,
+    series.partnerRequests ?? [],
+    series.queue.depth,
+    ...Object.values(series.crmCalls).map((c) => c.calls),
+  ];
   const first = d.steps.findIndex((_, i) => lists.some((l) => l[i] !== null && l[i] !== undefined && l[i] !== 0));
   return first < 0 ? null : new Date(d.steps[first]).getTime();
 }
@@ -302,7 +497,8 @@ async function loadCharts() {
       figures.delete(key);
     }
     // Only a new or gone chart re-orders the figures; a refresh leaves the nodes where they are.
-    if (drawn.some((f, i) => container.children[i] !== f.figure) || container.children.length !== drawn.length) container.replaceChildren(...drawn.map((f) => f.figure));
+    if (drawn.some((f, i) => container.children[i] !== f.figure) || container.children.length !== drawn.length)
+      container.replaceChildren(...drawn.map((f) => f.figure));
     for (const f of drawn) render(Chart, f);
     container.dataset.range = d.range;
     container.dataset.to = d.to;
@@ -317,11 +513,22 @@ function numbers(s) {
   const matched = s.records?.enriched ?? 0;
   const tried = matched + (s.records?.no_match ?? 0);
   return [
-    h('p', { class: 'as-of' }, 'As of ', h('time', { datetime: new Date().toISOString() }, when(new Date())), '; refreshed every 30 seconds while this tab is open.'),
+    h(
+      'p',
+      { class: 'as-of' },
+      'As of ',
+      h('time', { datetime: new Date().toISOString() }, when(new Date())),
+      '; refreshed every 30 seconds while this tab is open.',
+    ),
     definitions([
       ['Queue depth', count(s.queueDepth)],
       ['Dead letters', count(s.deadLetters)],
-      ['Match rate', s.matchRate === null ? 'no record tried yet' : `${(s.matchRate * 100).toFixed(1)} % (${count(matched)} of ${count(tried)} records)`],
+      [
+        'Match rate',
+        s.matchRate === null
+          ? 'no record tried yet'
+          : `${(s.matchRate * 100).toFixed(1)} % (${count(matched)} of ${count(tried)} records)`,
+      ],
       ['Partner lookups today', count(s.today.partnerLookups)],
       ['Cache hits today', count(s.today.cacheHits)],
       ['Budget left today', `${count(s.today.budgetLeft)} of ${count(s.today.budget)}`],
@@ -329,12 +536,32 @@ function numbers(s) {
       ['Bulk work', s.today.bulkPaused ? 'paused: the budget is spent' : 'running'],
       ["Changes made with crm-enrich's token by something else today", count(s.today.foreignTokenChanges)],
     ]),
-    table('Jobs by outcome since the service started', ['Outcome', 'Jobs'], entries(s.jobsByOutcome).map(([k, v]) => [humanize(k), count(v)])),
-    table('Records by status', ['Status', 'Records'], entries(s.records).map(([k, v]) => [STATUS_NAMES[k] ?? humanize(k), count(v)])),
-    table('Queues', ['Queue', 'Waiting', 'Active', 'Completed', 'Failed'], s.queues.map((q) => [queueName(q.queue), count(q.waiting), count(q.active), count(q.completed), count(q.failed)])),
-    table('CRM calls', ['CRM', 'Calls', 'By operation'], entries(s.crmCalls).map(([connection, c]) => [
-      crmName(connection), count(c.calls), entries(c.byOperation).map(([op, n]) => `${op}: ${count(n)}`).join(', '),
-    ])),
+    table(
+      'Jobs by outcome since the service started',
+      ['Outcome', 'Jobs'],
+      entries(s.jobsByOutcome).map(([k, v]) => [humanize(k), count(v)]),
+    ),
+    table(
+      'Records by status',
+      ['Status', 'Records'],
+      entries(s.records).map(([k, v]) => [STATUS_NAMES[k] ?? humanize(k), count(v)]),
+    ),
+    table(
+      'Queues',
+      ['Queue', 'Waiting', 'Active', 'Completed', 'Failed'],
+      s.queues.map((q) => [queueName(q.queue), count(q.waiting), count(q.active), count(q.completed), count(q.failed)]),
+    ),
+    table(
+      'CRM calls',
+      ['CRM', 'Calls', 'By operation'],
+      entries(s.crmCalls).map(([connection, c]) => [
+        crmName(connection),
+        count(c.calls),
+        entries(c.byOperation)
+          .map(([op, n]) => `${op}: ${count(n)}`)
+          .join(', '),
+      ]),
+    ),
   ];
 }
 
