@@ -255,6 +255,9 @@ for (let next = 0; ;) {
   await sleep(50);
 }
 const seconds = (performance.now() - started) / 1000;
+// Utilisation is what the key served while the backfill ran; lookups of the links that land afterwards
+// (a created company's) count as credits below, not as time the key was busy in `seconds`.
+const servedInTime = (await partnerServed()).served - partnerBefore.served;
 clearInterval(sampler);
 loopDelay.disable();
 // Links are made right after each write; let the last ones land before counting.
@@ -298,7 +301,7 @@ const busiestTenSeconds = Math.max(
 const boundBy =
   busiestTenSeconds >= 0.9 * TIER_LIMITS.starter.perWindow
     ? 'hubspot'
-    : served / seconds >= 0.9 * LIMIT
+    : servedInTime / seconds >= 0.9 * LIMIT
       ? 'partner'
       : 'neither';
 const byDomain = new Map<string, number>();
@@ -391,7 +394,7 @@ partnerProcess.kill('SIGTERM');
 await sandboxes.close();
 await dropSchema(schema);
 console.log(
-  `BENCH pipeline instances=${instances} records=${records} seconds=${seconds.toFixed(1)} partner_utilisation=${(served / seconds / LIMIT).toFixed(3)} partner_429=${rejected} ` +
+  `BENCH pipeline instances=${instances} records=${records} seconds=${seconds.toFixed(1)} partner_utilisation=${(servedInTime / seconds / LIMIT).toFixed(3)} partner_requests=${served} partner_429=${rejected} ` +
     `crm_calls=${crmCalls} crm_calls_min=${crmCallsMin} bound_by=${boundBy} idle_p95_ms=${p95(idle).toFixed(0)} new_record_p95_ms=${p95(newLatencies).toFixed(0)} rss_mb=${rssMb.toFixed(0)} ` +
     `crm_writes=${batchWrites} crm_writes_min=${batchWritesMin} duplicates=${duplicates} ` +
     `link_calls=${linkCalls} link_calls_min=${linkCallsMin} companies=${byDomain.size} duplicate_companies=${duplicateCompanies} unlinked=${unlinked}`,
