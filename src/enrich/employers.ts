@@ -54,6 +54,8 @@ export interface ClaimsPort {
   ): Promise<Map<string, { kind: 'mine' } | { kind: 'created'; companyId: string } | { kind: 'held' }>>;
   settle(connection: string, domain: string, holder: string, companyId: string): Promise<void>;
   release(connection: string, domain: string, holder: string): Promise<void>;
+  /** The holder is still at work on these claims: they are not stale. */
+  touch(connection: string, domains: string[], holder: string): Promise<void>;
   reportDuplicate(connection: string, domain: string, companyIds: string[]): Promise<void>;
   reportNearMatch(connection: string, domain: string, name: string, companyIds: string[]): Promise<void>;
 }
@@ -88,8 +90,8 @@ export interface EmployerResolverOptions {
   /** How long to wait for another instance's creation before giving up for now (the job is retried). */
   claimWaitMs?: number;
   /**
-   * A claim older than this without a company is taken over: its holder died (default 60 s, well past the
-   * lookups and the one creation call a holder makes under its claim).
+   * A claim whose holder stopped touching it this long ago is taken over: its holder died (default 15 s;
+   * a live holder touches its claims every third of that while it looks the companies up and creates them).
    */
   staleClaimMs?: number;
 }
@@ -186,11 +188,12 @@ export class EmployerResolver {
     const priority: Priority = 'bulk';
     for (const [domain, p] of batch) this.resolving.set(domain, p);
     let results: Map<string, EmployerResolution>;
+    let held: Set<string>;
     try {
-      results = await this.resolveAll(
+      ({ results, held } = await this.resolveAll(
         [...batch.values()].map((p) => p.employer),
         priority,
-      );
+      ));
     } catch (error) {
       for (const [domain, p] of batch) {
         this.resolving.delete(domain);
@@ -200,6 +203,13 @@ export class EmployerResolver {
     }
     for (const domain of batch.keys()) this.resolving.delete(domain);
     for (const [domain, p] of batch) {
+      if (held.has(domain)) {
+        const error = new Error(
+          `another instance is still creating the company for ${domain}; the link is tried again`,
+        );
+        for (const w of p.waiters) w.reject(error);
+        continue;
+      }
       const r = results.get(domain) ?? { kind: 'none', reason: `no company could be found for ${domain}` };
       if (r.kind === 'found') this.remember(domain, r.companyId, r.reason);
       for (const w of p.waiters) w.resolve(r);
@@ -211,7 +221,11 @@ export class EmployerResolver {
     this.recent.set(domain, { companyId, reason, at: Date.now() });
   }
 
-  private async resolveAll(employers: Employer[], priority: Priority): Promise<Map<string, EmployerResolution>> {
+  /** `held`: domains another instance is still creating a company for, past the wait: tried again later. */
+  private async resolveAll(
+    employers: Employer[],
+    priority: Priority,
+  ): Promise<{ results: Map<string, EmployerResolution>; held: Set<string> }> {
     const { connector, claims } = this.options;
     const connection = connector.connection;
     const out = new Map<string, EmployerResolution>();
@@ -279,10 +293,12 @@ export class EmployerResolver {
       }
     }
     const enriched = new Set<string>();
+    const held = new Set<string>();
     if (creatable.length) {
       const created = await this.createOnce(creatable, priority);
       for (const [d, r] of created.results) out.set(d, r);
       for (const id of created.enriched) enriched.add(id);
+      for (const d of created.held) held.add(d);
     }
 
     // Companies found in the CRM are enriched by a job of their own; those crm-enrich created were
@@ -291,7 +307,7 @@ export class EmployerResolver {
       r.kind === 'found' && !r.createdByUs ? [{ companyId: r.companyId, market: byDomain.get(domain)!.market }] : [],
     );
     await this.queueEnrichment(toEnrich.filter((c) => !enriched.has(c.companyId)));
-    return out;
+    return { results: out, held };
   }
 
   /**
@@ -372,10 +388,10 @@ export class EmployerResolver {
   private async createOnce(
     companies: (NewCompany & { market: Market })[],
     priority: Priority,
-  ): Promise<{ results: Map<string, EmployerResolution>; enriched: string[] }> {
+  ): Promise<{ results: Map<string, EmployerResolution>; enriched: string[]; held: string[] }> {
     const { connector, claims } = this.options;
     const connection = connector.connection;
-    const staleMs = this.options.staleClaimMs ?? 60_000;
+    const staleMs = this.options.staleClaimMs ?? 15_000;
     const out = new Map<string, EmployerResolution>();
     const enriched: string[] = [];
     const byDomain = new Map(companies.map((c) => [c.domain, c]));
@@ -393,14 +409,36 @@ export class EmployerResolver {
           });
       }
       const mine = todo.filter((d) => claimed.get(d)?.kind === 'mine').map((d) => byDomain.get(d)!);
-      if (mine.length) enriched.push(...(await this.create(await this.plan(mine), priority, out)));
-      todo = todo.filter((d) => claimed.get(d)?.kind === 'held');
-      if (todo.length === 0) return { results: out, enriched };
-      if (Date.now() >= deadline)
-        throw new Error(
-          `another instance is still creating the company for ${todo.join(', ')}; the link is tried again`,
+      if (mine.length) {
+        const made = await this.whileHolding(mine, staleMs, async () =>
+          this.create(await this.plan(mine), priority, out),
         );
+        enriched.push(...made);
+      }
+      todo = todo.filter((d) => claimed.get(d)?.kind === 'held');
+      if (todo.length === 0) return { results: out, enriched, held: [] };
+      // These domains' records have their links tried again with their jobs; the rest of the batch is done.
+      if (Date.now() >= deadline) return { results: out, enriched, held: todo };
       await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+
+  /** Runs `work` while touching the claims of `companies` every third of `staleMs`, so they never look stale. */
+  private async whileHolding<T>(companies: NewCompany[], staleMs: number, work: () => Promise<T>): Promise<T> {
+    const { connector, claims } = this.options;
+    const domains = companies.map((c) => c.domain);
+    const beat = setInterval(
+      () => {
+        claims.touch(connector.connection, domains, this.holder).catch((error: unknown) => {
+          log.warn({ err: error }, 'could not vouch for company claims; another instance may take them over');
+        });
+      },
+      Math.max(100, staleMs / 3),
+    );
+    try {
+      return await work();
+    } finally {
+      clearInterval(beat);
     }
   }
 

@@ -35,10 +35,11 @@ export type { LaneOptions, LaneStopOptions } from './lane-options.js';
 const log = logger('enrich.lane');
 
 /**
- * Batches of written records a lane may hold while their employers gather (up to the resolver's linger)
- * without holding back its lookups: at 50 lookups a second, six seconds of them.
+ * Batches of written records a lane may hold while their employers gather (up to the resolver's linger,
+ * or while a dead instance's company claims go stale) without holding back its lookups: at 50 lookups a
+ * second, twenty seconds of them, a few megabytes.
  */
-const WAITING_BATCHES = 3;
+const WAITING_BATCHES = 10;
 
 /** Jobs that touch only our own records, with no CRM read and no lookup. */
 const HOUSEKEEPING: ReadonlySet<string> = new Set(['privacy_deletion', 'merged', 'deleted', 'rejected']);

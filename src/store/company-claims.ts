@@ -83,6 +83,19 @@ export class CompanyClaims {
     );
   }
 
+  /**
+   * Says the holder is still at work on these claims (looking the companies up, creating them), so no
+   * one takes them over as stale while it lives.
+   */
+  async touch(connection: string, domains: string[], holder: string): Promise<void> {
+    if (domains.length === 0) return;
+    await this.db.query(
+      `UPDATE "${this.schema}".company_claim SET claimed_at = now()
+        WHERE connection = $1 AND domain = ANY($2::text[]) AND claimed_by = $3 AND company_id IS NULL`,
+      [connection, domains, holder],
+    );
+  }
+
   /** Gives up a claim without a company (the creation failed), so the next caller may try. */
   async release(connection: string, domain: string, holder: string): Promise<void> {
     await this.db.query(

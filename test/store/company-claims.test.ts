@@ -36,6 +36,26 @@ describeEachBackend('company claims', (t) => {
     expect((await claims.claim('default', ['globex.com'], 'c', 60_000)).get('globex.com')).toEqual({ kind: 'mine' });
   });
 
+  it('keeps a claim its holder touches from going stale, and only the holder can touch it', async () => {
+    const store = await t.openStore();
+    const claims = store.companies;
+    expect((await claims.claim('default', ['touched.example'], 'a', 60_000)).get('touched.example')).toEqual({
+      kind: 'mine',
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    // Another holder's touch changes nothing: the claim is 300 ms old, older than a 200 ms stale time.
+    await claims.touch('default', ['touched.example'], 'b');
+    expect((await claims.claim('default', ['touched.example'], 'b', 200)).get('touched.example')).toEqual({
+      kind: 'mine',
+    });
+    // b holds it now; its touches keep it from c as long as they come within the stale time.
+    await new Promise((r) => setTimeout(r, 300));
+    await claims.touch('default', ['touched.example'], 'b');
+    expect((await claims.claim('default', ['touched.example'], 'c', 200)).get('touched.example')).toEqual({
+      kind: 'held',
+    });
+  });
+
   it('keeps the latest report of a domain held by several companies', async () => {
     const store = await t.openStore();
     await store.companies.reportDuplicate('default', 'acme.com', ['1', '2']);
