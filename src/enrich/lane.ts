@@ -53,7 +53,8 @@ export class Lane extends EventEmitter<LaneEvents> {
   private readonly buffer: WriteBuffer<Work>;
   private readonly runner: RecordRunner;
   private readonly batches = new Set<Promise<void>>();
-  private stopping = new AbortController();
+  /** Aborted by `stop`, for good: a lane is started once and stopped once, with its service. */
+  private readonly stopping = new AbortController();
   private reading: Promise<void> | undefined;
 
   constructor(private readonly options: LaneOptions) {
@@ -124,7 +125,6 @@ export class Lane extends EventEmitter<LaneEvents> {
 
   start(): void {
     if (this.reading) return;
-    if (this.stopping.signal.aborted) this.stopping = new AbortController();
     this.held.startHeartbeat(this.options.heartbeatMs ?? 5_000);
     this.reading = (async () => {
       for await (const jobs of this.claims.batches()) this.take(jobs);
