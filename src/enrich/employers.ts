@@ -41,8 +41,11 @@ export interface Employer {
 }
 
 export type EmployerResolution =
-  /** `createdByUs`: crm-enrich created the company (here or on another instance), enriched as it was made. */
-  { kind: 'found'; companyId: string; reason: string; createdByUs?: boolean } | { kind: 'none'; reason: string };
+  /**
+   * `enrichedByCreator`: crm-enrich created the company (here or on another instance) and its creator saw
+   * to its enrichment, in the creation or by a job: none is queued for it again.
+   */
+  { kind: 'found'; companyId: string; reason: string; enrichedByCreator?: boolean } | { kind: 'none'; reason: string };
 
 export interface ClaimsPort {
   created(connection: string, domains: string[]): Promise<Map<string, string>>;
@@ -237,7 +240,7 @@ export class EmployerResolver {
         kind: 'found',
         companyId: id,
         reason: `created by crm-enrich for ${domain}`,
-        createdByUs: true,
+        enrichedByCreator: true,
       });
     }
     const toSearch = domains.filter((d) => !out.has(d));
@@ -292,21 +295,20 @@ export class EmployerResolver {
           });
       }
     }
-    const enriched = new Set<string>();
     const held = new Set<string>();
     if (creatable.length) {
       const created = await this.createOnce(creatable, priority);
       for (const [d, r] of created.results) out.set(d, r);
-      for (const id of created.enriched) enriched.add(id);
       for (const d of created.held) held.add(d);
     }
 
-    // Companies found in the CRM are enriched by a job of their own; those crm-enrich created were
-    // enriched by their creation (whichever instance created them), unless it had to create them bare.
+    // Companies found in the CRM, and those created here bare, are enriched by a job of their own.
     const toEnrich = [...out].flatMap(([domain, r]) =>
-      r.kind === 'found' && !r.createdByUs ? [{ companyId: r.companyId, market: byDomain.get(domain)!.market }] : [],
+      r.kind === 'found' && !r.enrichedByCreator
+        ? [{ companyId: r.companyId, market: byDomain.get(domain)!.market }]
+        : [],
     );
-    await this.queueEnrichment(toEnrich.filter((c) => !enriched.has(c.companyId)));
+    await this.queueEnrichment(toEnrich);
     return { results: out, held };
   }
 
@@ -382,18 +384,16 @@ export class EmployerResolver {
    * Claims each domain, plans the values of the companies this instance won and creates them (with those
    * values), and waits for what others are creating, claiming again as it waits: a claim whose holder
    * died is taken over once it is `staleClaimMs` old. Only the winner looks the company up, so several
-   * instances never spend a credit each on one new employer. `enriched`: the companies created here
-   * with their values.
+   * instances never spend a credit each on one new employer. `held`: domains still held past the wait.
    */
   private async createOnce(
     companies: (NewCompany & { market: Market })[],
     priority: Priority,
-  ): Promise<{ results: Map<string, EmployerResolution>; enriched: string[]; held: string[] }> {
+  ): Promise<{ results: Map<string, EmployerResolution>; held: string[] }> {
     const { connector, claims } = this.options;
     const connection = connector.connection;
     const staleMs = this.options.staleClaimMs ?? 15_000;
     const out = new Map<string, EmployerResolution>();
-    const enriched: string[] = [];
     const byDomain = new Map(companies.map((c) => [c.domain, c]));
     const deadline = Date.now() + (this.options.claimWaitMs ?? 30_000);
     let todo = companies.map((c) => c.domain);
@@ -405,20 +405,16 @@ export class EmployerResolver {
             kind: 'found',
             companyId: c.companyId,
             reason: `created by crm-enrich for ${d}`,
-            createdByUs: true,
+            enrichedByCreator: true,
           });
       }
       const mine = todo.filter((d) => claimed.get(d)?.kind === 'mine').map((d) => byDomain.get(d)!);
-      if (mine.length) {
-        const made = await this.whileHolding(mine, staleMs, async () =>
-          this.create(await this.plan(mine), priority, out),
-        );
-        enriched.push(...made);
-      }
+      if (mine.length)
+        await this.whileHolding(mine, staleMs, async () => this.create(await this.plan(mine), priority, out));
       todo = todo.filter((d) => claimed.get(d)?.kind === 'held');
-      if (todo.length === 0) return { results: out, enriched, held: [] };
+      if (todo.length === 0) return { results: out, held: [] };
       // These domains' records have their links tried again with their jobs; the rest of the batch is done.
-      if (Date.now() >= deadline) return { results: out, enriched, held: todo };
+      if (Date.now() >= deadline) return { results: out, held: todo };
       await new Promise((r) => setTimeout(r, 200));
     }
   }
@@ -442,12 +438,12 @@ export class EmployerResolver {
     }
   }
 
-  /** Creates companies whose domains this instance claimed; returns those created with their enrichment. */
+  /** Creates companies whose domains this instance claimed, each with the values planned for it. */
   private async create(
     mine: PlannedCompany[],
     priority: Priority,
     out: Map<string, EmployerResolution>,
-  ): Promise<string[]> {
+  ): Promise<void> {
     const { connector, claims } = this.options;
     const connection = connector.connection;
     let results;
@@ -466,7 +462,7 @@ export class EmployerResolver {
       connector.companyObjectType,
       made.map((m) => m.companyId),
     );
-    for (const [i, { company: c }] of mine.entries()) {
+    for (const [i, { company: c, plan }] of mine.entries()) {
       const r = results[i];
       if (r?.ok) {
         await claims.settle(connection, c.domain, this.holder, r.id);
@@ -474,6 +470,8 @@ export class EmployerResolver {
           kind: 'found',
           companyId: r.id,
           reason: `created for ${c.domain} (${c.name}, known to the partner)`,
+          // Created bare (no plan): its enrichment is a job's, queued with the found ones.
+          ...(plan ? { enrichedByCreator: true } : {}),
         });
         log.info({ connection, domain: c.domain, companyId: r.id }, 'created a company for a new employer');
       } else {
@@ -484,9 +482,7 @@ export class EmployerResolver {
         });
       }
     }
-    if (!this.options.planner) return [];
-    await this.options.planner.settle(made);
-    return made.filter((m) => m.planned.plan).map((m) => m.companyId);
+    await this.options.planner?.settle(made);
   }
 
   /** Each new company's enriched values, planned before its creation; bare where no planner is set. */

@@ -6,8 +6,9 @@
  * 2. the service's own doings are dropped, judged once, from what Postgres holds (so every instance
  *    judges alike): a creation event of a record the service created, or a change that only echoes
  *    values it wrote or is writing (a lane keeps the identity values of a write in Postgres before it
- *    sends it, since the CRM's change event may come back before the write is settled). Anything else made with the service's token (a script that reuses it) is work
- *    like any other, and is counted. A change event delivered with the record's creation event adds
+ *    sends it, since the CRM's change event may come back before the write is settled). Anything else
+ *    made with the service's token (a script that reuses it) is work like any other, and is counted.
+ *    A change event delivered with the record's creation event adds
  *    nothing either (a CRM announces the values a record was created with as changes too): the
  *    creation's run reads the record as it is;
  * 3. each remaining event is interactive or bulk by who made it and how its source behaves (Triage);
@@ -69,15 +70,10 @@ export class Intake {
       queue: queueName(event.connection, event.objectType),
     }));
     const result = jobs.length ? await this.options.enqueue.enqueue(jobs) : { inserted: 0, duplicates: 0 };
-    const woken = new Map<string, Priority>();
-    for (const job of jobs) {
-      const key = `${job.data.connection}\u0000${job.data.objectType}`;
-      if (woken.get(key) !== 'interactive') woken.set(key, job.priority);
-    }
-    for (const [key, priority] of woken) {
-      const [connection, objectType] = key.split('\u0000') as [string, string];
-      this.options.wake(connection, objectType, priority);
-    }
+    // One wake per lane, interactive if any of its new jobs is.
+    const lanes = new Map<string, NewJob>();
+    for (const job of jobs) if (lanes.get(job.queue)?.priority !== 'interactive') lanes.set(job.queue, job);
+    for (const { data, priority } of lanes.values()) this.options.wake(data.connection, data.objectType, priority);
     return { stored: result.inserted, duplicates: result.duplicates, ignored: events.length - wanted.length };
   }
 
