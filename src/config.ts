@@ -148,6 +148,13 @@ export const ConfigSchema = z
       }),
     /** A job-change sweep looks up only people whose partner data is at least this many days old (0: everyone in the segment). */
     JOB_CHANGE_MIN_AGE_DAYS: int(30, 0, 3650),
+    /** When the segments of the job-change actions file's `sweep` section are swept; `off` (the default) to never. */
+    JOB_CHANGE_CRON: z
+      .string()
+      .default('off')
+      .refine((v) => v === 'off' || cron.validate(v), {
+        message: 'expected a cron expression (five fields, or six with seconds) or off',
+      }),
     /** People scheduled discovery may add per company per visit. */
     DISCOVERY_SCHEDULED_LIMIT: int(10, 1, 1000),
     /** The MCP server at /mcp and its OAuth authorization server (consent by the admin token). */

@@ -54,6 +54,14 @@ describe('loadConfig', () => {
     );
   });
 
+  it('takes the job-change sweep schedule as a cron expression, off by default, naming the variable when wrong', () => {
+    expect(loadConfig({}).JOB_CHANGE_CRON).toBe('off');
+    expect(loadConfig({ JOB_CHANGE_CRON: '0 5 * * 1' }).JOB_CHANGE_CRON).toBe('0 5 * * 1');
+    expect(() => loadConfig({ JOB_CHANGE_CRON: 'every monday' })).toThrow(
+      /JOB_CHANGE_CRON: expected a cron expression \(five fields, or six with seconds\) or off/,
+    );
+  });
+
   it('treats an empty variable as unset', () => {
     expect(loadConfig({ DATABASE_URL: '' }).DATABASE_URL).toBeUndefined();
   });

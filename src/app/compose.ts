@@ -14,7 +14,7 @@ import { FreeMailDomains } from '../enrich/free-mail.js';
 import { FOREIGN_TOKEN_COUNTER, Intake } from '../enrich/intake.js';
 import { jobChangeActionsFor } from '../enrich/job-changes/actions.js';
 import { JobChangeObserver } from '../enrich/job-changes/observer.js';
-import { loadJobChangeActions } from '../mapping/job-change-actions.js';
+import { loadJobChangeActions, type ScheduledSweep } from '../mapping/job-change-actions.js';
 import { PartnerLookups } from '../enrich/partner-lookups.js';
 import { createRateLimiter, type SharedRateLimiter } from '../limits/create-rate-limiter.js';
 import { limiterIdFor } from '../limits/limiter-id.js';
@@ -78,6 +78,8 @@ export interface Parts {
   readonly metrics: Metrics;
   /** Counts for the admin page's charts, written to the store every few seconds. */
   readonly stats: StatsRecorder;
+  /** By connection, the segments JOB_CHANGE_CRON sweeps (the job-change actions file's `sweep` section). */
+  readonly jobChangeSweeps: Readonly<Record<string, readonly ScheduledSweep[]>>;
 }
 
 /** Opens everything and checks the mappings against each CRM; throws (naming every problem) on invalid mappings, closing what it opened. */
@@ -284,6 +286,7 @@ export async function compose(options: ComposeOptions): Promise<Parts> {
       discovery,
       metrics,
       stats,
+      jobChangeSweeps: jobChangeActions.document?.sweep ?? {},
     };
   } catch (error) {
     for (const close of closers.reverse()) await close().catch(() => undefined);

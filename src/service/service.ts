@@ -15,11 +15,13 @@ import type { Enricher } from '../enrich/enricher.js';
 import type { Intake } from '../enrich/intake.js';
 import { queueName } from '../enrich/jobs.js';
 import type { PartnerLookups } from '../enrich/partner-lookups.js';
+import { runScheduledSweeps, type ScheduledSweepResult } from '../enrich/job-changes/scheduled-sweep.js';
 import { runRefreshTick } from '../enrich/refresh.js';
 import type { SharedRateLimiter } from '../limits/create-rate-limiter.js';
 import { logger } from '../logger.js';
 import type { PartnerClient } from '../partner/client.js';
 import { adminRoutes } from '../server/admin-routes.js';
+import { jobChangeSweepFor } from '../server/job-change-routes.js';
 import { createApp } from '../server/app.js';
 import { createHttpServer, webhookBodyLimits } from '../server/http-server.js';
 import type { Metrics } from '../server/metrics.js';
@@ -47,6 +49,7 @@ export class Service {
   private server: Server | undefined;
   private task: ScheduledTask | undefined;
   private discoveryTask: ScheduledTask | undefined;
+  private jobChangeTask: ScheduledTask | undefined;
   private mappingPoll: NodeJS.Timeout | undefined;
   private reaper: NodeJS.Timeout | undefined;
   private callbackSender: WorkflowCallbackSender | undefined;
@@ -67,6 +70,7 @@ export class Service {
   readonly discovery: Discovery;
   readonly metrics: Metrics;
   readonly stats: StatsRecorder;
+  private readonly jobChangeSweeps: Parts['jobChangeSweeps'];
 
   private constructor(
     parts: Parts,
@@ -89,6 +93,7 @@ export class Service {
       discovery: this.discovery,
       metrics: this.metrics,
       stats: this.stats,
+      jobChangeSweeps: this.jobChangeSweeps,
     } = parts);
   }
 
@@ -127,6 +132,21 @@ export class Service {
     return runScheduledDiscovery(this.discovery, this.connectors, this.mappings, this.config.DISCOVERY_SCHEDULED_LIMIT);
   }
 
+  /** Sweeps the segments of the job-change actions file's `sweep` section (the JOB_CHANGE_CRON schedule). */
+  async sweepJobChangesNow(now = new Date()): Promise<ScheduledSweepResult[]> {
+    const results = await runScheduledSweeps(
+      jobChangeSweepFor(this),
+      this.jobChangeSweeps,
+      this.connectors.map((c) => c.connection),
+      now,
+    );
+    for (const result of results) {
+      if ('error' in result) log.error(result, 'a scheduled job-change sweep failed; it runs again at its next time');
+      else log.info(result, 'scheduled job-change sweep');
+    }
+    return results;
+  }
+
   /** Drops what has outlived its use: expired cache entries, old event keys, counters and cron claims. */
   async housekeeping(): Promise<Record<string, number>> {
     const pruned = {
@@ -157,7 +177,7 @@ export class Service {
           await this.refreshNow();
           await this.housekeeping();
         },
-        { name: 'crm-enrich-refresh', runCoordinator: this.store.cron, noOverlap: true },
+        { name: 'crm-enrich-refresh', distributed: true, runCoordinator: this.store.cron, noOverlap: true },
       );
     }
     if (this.options.schedule !== false && this.config.DISCOVERY_CRON !== 'off') {
@@ -168,7 +188,15 @@ export class Service {
             log.error({ err: error }, 'scheduled discovery failed; it runs again at its next time'),
           );
         },
-        { name: 'crm-enrich-discovery', runCoordinator: this.store.cron, noOverlap: true },
+        { name: 'crm-enrich-discovery', distributed: true, runCoordinator: this.store.cron, noOverlap: true },
+      );
+    }
+    if (this.options.schedule !== false && this.config.JOB_CHANGE_CRON !== 'off') {
+      // The tick's time, not the clock's, names the sweep's jobs: one tick is one sweep whoever runs it.
+      this.jobChangeTask = cron.schedule(
+        this.config.JOB_CHANGE_CRON,
+        async (context) => void (await this.sweepJobChangesNow(context.date)),
+        { name: 'crm-enrich-job-changes', distributed: true, runCoordinator: this.store.cron, noOverlap: true },
       );
     }
     this.mappingPoll = setInterval(() => {
@@ -277,6 +305,8 @@ export class Service {
     await this.task?.destroy?.();
     await this.discoveryTask?.stop();
     await this.discoveryTask?.destroy?.();
+    await this.jobChangeTask?.stop();
+    await this.jobChangeTask?.destroy?.();
     if (this.mappingPoll) clearInterval(this.mappingPoll);
     if (this.reaper) clearInterval(this.reaper);
     const serverClosed = this.server

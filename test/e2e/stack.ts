@@ -132,7 +132,7 @@ export async function startService(
   const service = await Service.start({
     config,
     adminToken: ADMIN_TOKEN,
-    schedule: false,
+    schedule: options.schedule ?? false,
     store: {
       schema,
       queue: {

@@ -26,9 +26,17 @@ describe('job-change actions file', () => {
     const loaded = await loadJobChangeActions('mappings');
     expect(loaded.problems).toEqual([]);
     expect(loaded.document?.connections).toEqual({
-      hubspot: { properties: true, task: true },
-      salesforce: { properties: true, task: true },
+      hubspot: { properties: true, task: true, employer: true, newContact: false },
+      salesforce: { properties: true, task: true, employer: true, newContact: false },
     });
+    expect(loaded.document?.sweep.hubspot).toEqual([
+      {
+        object: 'contact',
+        segment: { property: 'lifecyclestage', operator: 'EQ', value: 'customer' },
+        olderThanDays: 30,
+      },
+    ]);
+    expect(loaded.document?.sweep.salesforce?.[0]?.object).toBe('Contact');
     const mappings = await loadMappingDir('mappings');
     expect(mappings.problems).toEqual([]);
     expect(mappings.mappings.map((m) => m.file)).not.toContain('mappings/job-changes.yaml');
@@ -36,7 +44,61 @@ describe('job-change actions file', () => {
 
   it('turns actions off one by one, the rest on by default', () => {
     const parsed = parseJobChangeActions('connections:\n  hubspot: { task: false }\n', 'x.yaml');
-    expect(parsed.document?.connections.hubspot).toEqual({ properties: true, task: false });
+    expect(parsed.document?.connections.hubspot).toEqual({
+      properties: true,
+      task: false,
+      employer: true,
+      newContact: false,
+    });
+    expect(parsed.document?.sweep).toEqual({});
+  });
+
+  it('reads scheduled sweeps and reports every problem of the sweep section at once, with its path', () => {
+    const good = parseJobChangeActions(
+      'connections: {}\nsweep:\n  hubspot:\n    - { object: contact, segment: { listId: "42" } }\n' +
+        '  salesforce:\n    - { object: Lead, segment: { where: "LeadSource = \'Web\'" }, olderThanDays: 0 }\n',
+      'x.yaml',
+    );
+    expect(good.problems).toEqual([]);
+    expect(good.document?.sweep).toEqual({
+      hubspot: [{ object: 'contact', segment: { listId: '42' } }],
+      salesforce: [{ object: 'Lead', segment: { where: "LeadSource = 'Web'" }, olderThanDays: 0 }],
+    });
+    const bad = parseJobChangeActions(
+      [
+        'connections: {}',
+        'sweep:',
+        '  hubspot:',
+        '    - { object: company, segment: { where: "x = 1" } }',
+        '    - { object: contact, segment: { property: lifecyclestage }, olderThanDays: -2 }',
+        '    - { object: contact, segment: { listId: abc } }',
+        '    - { objekt: contact, segment: { foo: 1 } }',
+        '  salesforce:',
+        '    - { object: Contact, segment: { listId: "12" } }',
+        '  pipedrive:',
+        '    - { object: person, segment: { property: a, value: b } }',
+        '',
+      ].join('\n'),
+      'x.yaml',
+    );
+    expect(bad.document).toBeUndefined();
+    const lines = bad.problems.map((p) => `${p.path.join(' > ')}: ${p.code}: ${p.message}`);
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        'sweep > hubspot > 0 > object: invalid_value: hubspot sweeps contact, not company',
+        expect.stringMatching(
+          /^sweep > hubspot > 0 > segment > where: invalid_value: a SOQL condition is for Salesforce/,
+        ),
+        expect.stringMatching(/^sweep > hubspot > 1 > segment > value: invalid_value: expected a value/),
+        expect.stringMatching(/^sweep > hubspot > 1 > olderThanDays: invalid_value: /),
+        'sweep > hubspot > 2 > segment > listId: invalid_value: expected a HubSpot list id (digits)',
+        expect.stringMatching(/^sweep > hubspot > 3 > objekt: unknown_key: .*did you mean "object"/),
+        expect.stringMatching(/^sweep > hubspot > 3 > segment: invalid_value: expected \{property/),
+        expect.stringMatching(/^sweep > salesforce > 0 > segment > listId: invalid_value: lists are HubSpot's/),
+        'sweep > pipedrive: invalid_value: no connection "pipedrive"; use hubspot or salesforce',
+      ]),
+    );
+    expect(bad.problems).toHaveLength(10);
   });
 
   it('reports every problem at once with its path', () => {

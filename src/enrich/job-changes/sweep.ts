@@ -9,32 +9,16 @@ import { z } from 'zod';
 import { CrmError, type CrmConnector } from '../../core/connector.js';
 import { AppError } from '../../core/errors.js';
 import type { CompiledMapping } from '../../mapping/compile.js';
+import { OlderThanDays, SweepSegment } from '../../mapping/sweep-segment.js';
 import { queueName } from '../jobs.js';
 import { LOOKUPS_COUNTER } from '../partner-lookups.js';
 import type { CacheKey, CounterPort, EnqueuePort, NewJob, RecordState, StatePort } from '../ports.js';
 
-const PropertySegment = z.strictObject({
-  property: z.string().min(1).describe('the CRM property (HubSpot) or field (Salesforce) to filter on'),
-  operator: z.enum(['EQ', 'IN']).default('EQ'),
-  value: z.union([z.string().min(1), z.array(z.string().min(1)).min(1).max(100)]),
-});
-
-const WhereSegment = z.strictObject({
-  where: z.string().trim().min(1).max(4000).describe("a SOQL condition (Salesforce), e.g. LeadSource = 'Web'"),
-});
-
-const ListSegment = z.strictObject({
-  listId: z
-    .string()
-    .trim()
-    .regex(/^\d{1,20}$/, 'expected a HubSpot list id (digits)'),
-});
-
 export const SweepRequest = z.strictObject({
   connection: z.string().min(1),
   object: z.string().min(1),
-  segment: z.union([PropertySegment, WhereSegment, ListSegment]),
-  olderThanDays: z.number().int().min(0).max(3650).optional(),
+  segment: SweepSegment,
+  olderThanDays: OlderThanDays.optional(),
 });
 export type SweepRequest = z.input<typeof SweepRequest>;
 
@@ -199,7 +183,7 @@ export class JobChangeSweep {
 }
 
 /** The records of a segment: a property filter (every CRM that can find records), or a CRM query condition. */
-type Segment = z.output<typeof SweepRequest>['segment'];
+type Segment = SweepSegment;
 
 /** The cached answers a refresh of this record would read: by its partner id, and by the key that matched last. */
 function cacheKeysOf(state: RecordState): CacheKey[] {
