@@ -1,7 +1,8 @@
 /**
- * HubSpot's job-change actions (issue 33): the contact's job-change properties, and a task for the
- * contact's owner associated with the contact (tasks API v3, task-to-contact type 204). The contact's
- * e-mail is never written here.
+ * HubSpot's job-change actions (issue 33): the contact's job-change properties, a task for the
+ * contact's owner associated with the contact (tasks API v3, task-to-contact type 204), the new employer
+ * made primary with the old one labelled "Former employee", and a new contact at the new employer. The
+ * contact's e-mail is never written here.
  */
 import { AssociationSpecAssociationCategoryEnum } from '@hubspot/api-client/lib/codegen/crm/objects/tasks/models/all.js';
 import type {
@@ -14,6 +15,8 @@ import type {
 import { parseCrmAnswer } from '../../src/core/crm-answer.js';
 import { AppError } from '../../src/core/errors.js';
 import { jobChangeSubject } from '../../src/core/job-change-subject.js';
+import { formerEmployeeLabel } from './former-employee-label.js';
+import { contactAtNewEmployer, moveToNewEmployer } from './job-change-employer.js';
 import { apiType, toRecord, type HubspotCalls } from './sdk-objects.js';
 import { HubspotObjects } from './wire-schemas.js';
 
@@ -44,12 +47,17 @@ export const HUBSPOT_JOB_CHANGE_PROPERTIES: readonly PropertySpec[] = [
 /** The error's stable code only: a CRM's message may quote the record's values. */
 const failure = (error: unknown) => `failed: ${error instanceof AppError ? error.code : 'error'}`;
 
-export function hubspotJobChangeActions({
-  runner,
-  sdk,
-}: HubspotCalls): Required<Pick<CrmConnector, 'applyJobChange' | 'jobChangeProperties'>> {
+export function hubspotJobChangeActions(
+  calls: HubspotCalls,
+): Required<Pick<CrmConnector, 'applyJobChange' | 'jobChangeProperties' | 'provisionJobChangeSchema'>> {
+  const { runner, sdk } = calls;
+  const label = formerEmployeeLabel(calls);
   return {
     jobChangeProperties: { contact: HUBSPOT_JOB_CHANGE_PROPERTIES },
+
+    async provisionJobChangeSchema() {
+      return [await label.provision()];
+    },
 
     async applyJobChange(
       objectType: string,
@@ -116,6 +124,21 @@ export function hubspotJobChangeActions({
           done.task = 'done';
         } catch (error) {
           done.task = failure(error);
+        }
+      }
+      if (actions.employer) {
+        try {
+          const typeId = change.previousCompanyId ? await label.typeId(priority) : undefined;
+          done.employer = await moveToNewEmployer(calls, typeId, change, priority);
+        } catch (error) {
+          done.employer = failure(error);
+        }
+      }
+      if (actions.newContact) {
+        try {
+          done.newContact = await contactAtNewEmployer(calls, change, priority);
+        } catch (error) {
+          done.newContact = failure(error);
         }
       }
       return done;

@@ -29,3 +29,14 @@ export const AccountDetails = z.looseObject({
 export const DailyUsage = z.looseObject({
   results: z.array(z.looseObject({ usageLimit: z.number(), currentUsage: z.number(), resetsAt: z.string() })).min(1),
 });
+
+/** GET and POST /crm/v4/associations/{from}/{to}/labels: the pair's association types, ours among them. */
+export const AssociationLabels = z.looseObject({
+  results: z.array(
+    z.looseObject({
+      category: z.string(),
+      typeId: z.number().int(),
+      label: z.string().nullish(),
+    }),
+  ),
+});

@@ -266,12 +266,22 @@ export interface JobChangeAct {
   oldTitle: string | null;
   newTitle: string | null;
   detectedAt: Date;
+  /** For `employer`: the company the record was linked with (HubSpot's primary company, Salesforce's AccountId). */
+  previousCompanyId?: string | null;
+  /** For `employer`: the new employer's company record, found or created once per domain; null when none could be. */
+  newCompanyId?: string | null;
+  /** Why there is no `newCompanyId` (creation off, the partner names no domain, ...). */
+  newCompanyReason?: string;
+  /** For `newContact`: the person at the new employer, as the partner knows them (a work e-mail there). */
+  newContact?: { email: string; firstName: string | null; lastName: string | null } | null;
 }
 
 /** Which job-change actions to carry out (the actions file's entry for the connection). */
 export interface JobChangeActionSwitches {
   properties: boolean;
   task: boolean;
+  employer?: boolean;
+  newContact?: boolean;
 }
 
 export interface CrmConnector {
@@ -356,6 +366,12 @@ export interface CrmConnector {
   ): Promise<Record<string, string>>;
   /** By person object type, the properties `applyJobChange` writes, provisioned like mapped custom properties. */
   readonly jobChangeProperties?: Readonly<Record<string, readonly PropertySpec[]>>;
+  /**
+   * Creates what the `employer` action needs besides properties (HubSpot: the "Former employee"
+   * contact-to-company association label); answers one line per thing, created or already there.
+   * Never called without a person asking (`crm-enrich mappings provision`).
+   */
+  provisionJobChangeSchema?(): Promise<string[]>;
 
   /**
    * Records holding one of `values` in a property (compared without case), or any value when `values`

@@ -97,6 +97,7 @@ export class RecordRunner {
       plan: result,
       mapping,
       jobId: work.jobs[0]!.id,
+      links,
     });
     const writesFirst =
       !links.connector.companyLinkInWrite && result.kind === 'planned' && Object.keys(result.plan.writes).length > 0;

@@ -70,6 +70,8 @@ export async function provisionHubspotSandbox(config: Config, mappings: LoadedMa
     // The job-change actions' properties too (mappings/job-changes.yaml), so a sandbox move can set them.
     for (const [object, specs] of Object.entries(provisioner.jobChangeProperties ?? {}))
       await provisioner.ensureProperties(object, [...specs]);
+    // And the "Former employee" association label the employer action puts on the company a contact left.
+    await provisioner.provisionJobChangeSchema?.();
   } finally {
     await provisioner.close();
   }

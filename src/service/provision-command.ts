@@ -10,7 +10,10 @@ import { loadJobChangeActions } from '../mapping/job-change-actions.js';
 import { customPropertiesOf, loadMappingDir, MappingError } from '../mapping/index.js';
 import { connectorFor, connectorsFromConfig } from './connectors.js';
 
-/** The properties the job-change actions write, for each connection whose actions file entry has `properties` on. */
+/**
+ * What the job-change actions need: the properties they write, for each connection whose actions file
+ * entry has `properties` on, and what `employer` needs besides (HubSpot's "Former employee" label).
+ */
 async function provisionJobChangeProperties(
   connectors: CrmConnector[],
   options: { mappings: string; crm?: string; object?: string },
@@ -21,7 +24,12 @@ async function provisionJobChangeProperties(
   let outstanding = 0;
   for (const connector of connectors) {
     if (options.crm && connector.kind !== options.crm) continue;
-    if (!actions.document?.connections[connector.connection]?.properties) continue;
+    const switches = actions.document?.connections[connector.connection];
+    if (switches?.employer && connector.provisionJobChangeSchema && !options.object) {
+      for (const line of await connector.provisionJobChangeSchema())
+        out.write(`job-change actions (${connector.kind}): ${line}\n`);
+    }
+    if (!switches?.properties) continue;
     for (const [object, specs] of Object.entries(connector.jobChangeProperties ?? {})) {
       if (options.object && object.toLowerCase() !== options.object.toLowerCase()) continue;
       const result = await connector.ensureProperties(object, [...specs]);

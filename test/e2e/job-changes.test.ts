@@ -9,7 +9,7 @@ import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { sweep } from '../../src/service/job-changes-command.js';
 import { serverUnavailable } from '../support/db.js';
-import { partnerServed, settled, stateReaches } from './probes.js';
+import { hubspotCalls, partnerServed, settled, stateReaches } from './probes.js';
 import { ADMIN_TOKEN, eventually, partnerPeople } from './stack.js';
 import { useStack } from './use-stack.js';
 
@@ -71,8 +71,12 @@ describe.skipIf(skip)('job changes', () => {
     const movedCustomers = new Set(moving.filter((c) => c.customer).map((c) => c.id));
     expect(movedCustomers.size).toBe(40);
 
+    const primaryBefore = new Map(contacts.map((c) => [c.id, hubspot.store.associations.primaryCompanyOf(c.id)]));
+    expect([...primaryBefore.values()].every(Boolean), 'every contact was linked with its employer').toBe(true);
     const servedBefore = partnerServed(stack.sandboxes);
+    const lookupsBefore = partner.stats().byEndpoint;
     const tasksBefore = hubspot.tasks().length;
+    const companySearchesBefore = hubspotCalls(stack.sandboxes, '/crm/v3/objects/companies/search');
     const sweep = await stack.running.admin<{ segment: number; eligible: number; enqueued: number; deferred: number }>(
       'POST',
       '/job-changes/sweep',
@@ -108,10 +112,15 @@ describe.skipIf(skip)('job changes', () => {
       expect(change.personId).toBe(contact.person.id);
       expect(change.kind).toBe('employer');
       expect(change.to.domain).toBe(moved.find((m) => m.personId === contact.person.id)!.to.domain);
-      expect(change.actions).toEqual({ properties: 'done', task: 'done' });
+      expect(change.actions).toEqual({ properties: 'done', task: 'done', employer: 'done' });
     }
     expect(listed.weekly.reduce((n, w) => n + w.count, 0)).toBe(40);
-    expect(partnerServed(stack.sandboxes) - servedBefore).toBeLessThanOrEqual(200);
+    // One person lookup per swept person; a new employer's company created for the moves costs one
+    // company lookup (its enrichment), shared by everyone who moved there.
+    const lookups = partner.stats().byEndpoint;
+    expect((lookups['GET /people'] ?? 0) - (lookupsBefore['GET /people'] ?? 0)).toBeLessThanOrEqual(200);
+    const companiesCreated = hubspot.store.objects.companies.size - companiesBefore;
+    expect(partnerServed(stack.sandboxes) - servedBefore).toBeLessThanOrEqual(200 + companiesCreated);
 
     const tasks = hubspot.tasks().slice(tasksBefore);
     expect(tasks).toHaveLength(40);
@@ -126,8 +135,33 @@ describe.skipIf(skip)('job changes', () => {
     expect(emails).toHaveLength(210);
     expect(new Set(emails).size).toBe(210);
     const domains = [...hubspot.store.objects.companies.values()].map((o) => o.properties.get('domain'));
-    expect(new Set(domains).size).toBe(domains.length);
-    expect(hubspot.store.objects.companies.size).toBe(companiesBefore);
+    expect(new Set(domains).size, 'no company twice').toBe(domains.length);
+    // The new employers were found by domain or created once each: one company per new domain.
+    const newDomains = new Set(listed.jobChanges.map((j) => j.to.domain));
+    expect(hubspot.store.objects.companies.size - companiesBefore).toBeLessThanOrEqual(newDomains.size);
+    expect(
+      hubspotCalls(stack.sandboxes, '/crm/v3/objects/companies/search') - companySearchesBefore,
+    ).toBeLessThanOrEqual(newDomains.size);
+    const formerEmployee = (contactId: string, companyId: string) =>
+      hubspot.store.associations
+        .associated('contacts', contactId)
+        .find((a) => a.id === companyId)
+        ?.types.map((t) => t.label);
+    for (const c of contacts) {
+      const primary = hubspot.store.associations.primaryCompanyOf(c.id)!;
+      const was = primaryBefore.get(c.id)!;
+      if (!movedCustomers.has(c.id)) {
+        expect(primary, 'who stayed keeps their company').toBe(was);
+        continue;
+      }
+      const to = moved.find((m) => m.personId === c.person.id)!.to.domain;
+      expect(hubspot.getCompany(primary)?.domain, 'the new employer is the primary company').toBe(to);
+      expect(hubspot.getContact(c.id)?.associatedcompanyid).toBe(primary);
+      expect(formerEmployee(c.id, was), 'the old company is labelled').toEqual(
+        expect.arrayContaining(['Former employee']),
+      );
+      expect(formerEmployee(c.id, was)).not.toContain('Primary');
+    }
 
     const metrics = await (await fetch(`${stack.running.url}/metrics`)).text();
     expect(metrics).toMatch(/crm_enrich_job_changes_total\{connection="hubspot",kind="employer"\} 40/);

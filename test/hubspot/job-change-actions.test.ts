@@ -98,4 +98,62 @@ describe('HubSpot job-change actions', () => {
     expect(result.task).toMatch(/^failed: [a-z_]+$/);
     expect(await hubspot.applyJobChange!('company', act('1'), { properties: true, task: true })).toEqual({});
   });
+
+  it('moves the contact to the new employer as primary and labels the old company "Former employee"', async () => {
+    const acme = sandbox.createCompany({ name: 'Acme Pty Ltd', domain: 'acme-move.example' }).id;
+    const globex = sandbox.createCompany({ name: 'Globex', domain: 'globex-move.example' }).id;
+    const { id } = sandbox.createContact({ email: 'cy@acme-move.example', firstname: 'Cy' });
+    sandbox.store.associations.add(id, acme, [1]);
+    const move = { ...act(id), previousCompanyId: acme, newCompanyId: globex };
+    const only = { properties: false, task: false, employer: true };
+
+    expect(await hubspot.applyJobChange!('contact', move, only)).toEqual({
+      employer: expect.stringMatching(/^failed: label_missing .*mappings provision/),
+    });
+    expect(sandbox.getContact(id)?.associatedcompanyid).toBe(acme);
+    expect(await hubspot.provisionJobChangeSchema!()).toEqual([expect.stringMatching(/^created association label/)]);
+    expect(await hubspot.provisionJobChangeSchema!()).toEqual([expect.stringMatching(/already there$/)]);
+
+    expect(await hubspot.applyJobChange!('contact', move, only)).toEqual({ employer: 'done' });
+    expect(sandbox.getContact(id)).toMatchObject({ associatedcompanyid: globex, email: 'cy@acme-move.example' });
+    const labels = Object.fromEntries(
+      sandbox.store.associations.associated('contacts', id).map((a) => [a.id, a.types.map((t) => t.label).sort()]),
+    );
+    expect(labels).toEqual({ [acme]: ['Former employee', null], [globex]: ['Primary', null] });
+
+    const none = await hubspot.applyJobChange!(
+      'contact',
+      { ...move, newCompanyId: null, newCompanyReason: 'creation is off' },
+      only,
+    );
+    expect(none).toEqual({ employer: 'skipped: creation is off' });
+  });
+
+  it('creates a contact at the new employer once, never beside one that has the address', async () => {
+    const globex = sandbox.createCompany({ name: 'Globex', domain: 'globex-new.example' }).id;
+    const { id } = sandbox.createContact({ email: 'di@acme.example', firstname: 'Di' });
+    const newContact = { email: 'di.park@globex-new.example', firstName: 'Di', lastName: 'Park' };
+    const move = { ...act(id), newCompanyId: globex, newContact };
+    const only = { properties: false, task: false, newContact: true };
+    const holders = () =>
+      [...sandbox.store.objects.contacts.values()].filter((o) => o.properties.get('email') === newContact.email);
+
+    expect(await hubspot.applyJobChange!('contact', move, only)).toEqual({ newContact: 'done' });
+    expect(holders()).toHaveLength(1);
+    const created = holders()[0]!.id;
+    expect(sandbox.getContact(created)).toMatchObject({
+      firstname: 'Di',
+      lastname: 'Park',
+      jobtitle: 'VP Sales',
+      associatedcompanyid: globex,
+    });
+    expect(await hubspot.applyJobChange!('contact', move, only)).toEqual({
+      newContact: 'skipped: a contact has the work e-mail already',
+    });
+    expect(holders()).toHaveLength(1);
+    expect(sandbox.getContact(id)?.email).toBe('di@acme.example');
+    expect(await hubspot.applyJobChange!('contact', { ...move, newContact: null }, only)).toEqual({
+      newContact: 'skipped: the partner knows no work e-mail at the new employer',
+    });
+  });
 });

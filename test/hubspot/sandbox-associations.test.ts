@@ -120,4 +120,51 @@ describe('HubSpot sandbox associations (v4)', () => {
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { message: string }).message).toMatch(/Unknown association type ids.*3/);
   });
+
+  it('creates and lists user-defined labels through the labels API, and archives a label from a pair', async () => {
+    const schema = client.crm.associations.v4.schema.definitionsApi;
+    const before = await schema.getAll('contacts', 'companies');
+    expect(before.results.map((t) => [t.category, t.typeId, t.label ?? null])).toEqual(
+      expect.arrayContaining([
+        ['HUBSPOT_DEFINED', 1, 'Primary'],
+        ['HUBSPOT_DEFINED', 279, null],
+      ]),
+    );
+    const created = await schema.create('contacts', 'companies', { label: 'Alumnus', name: 'alumnus' });
+    expect(created.results.map((t) => [t.category, t.label])).toEqual([
+      ['USER_DEFINED', 'Alumnus'],
+      ['USER_DEFINED', 'Alumnus'],
+    ]);
+    const typeId = (await schema.getAll('contacts', 'companies')).results.find((t) => t.label === 'Alumnus')!.typeId;
+    // The company's side lists the paired id.
+    const inverse = (await schema.getAll('companies', 'contacts')).results.find((t) => t.label === 'Alumnus')!.typeId;
+    expect(inverse).not.toBe(typeId);
+    expect(created.results.map((t) => t.typeId).sort()).toEqual([typeId, inverse].sort());
+    await expect(schema.create('contacts', 'companies', { label: 'Again', name: 'alumnus' })).rejects.toMatchObject({
+      code: 409,
+    });
+    await expect(schema.create('contacts', 'companies', { label: '', name: 'x' })).rejects.toMatchObject({ code: 400 });
+
+    const company = sandbox.createCompany({ name: 'Left', domain: 'left.example' }).id;
+    const contact = sandbox.createContact({ email: 'z@left.example' }).id;
+    const labelled = [{ associationCategory: Category.UserDefined, associationTypeId: typeId }];
+    await client.crm.associations.v4.batchApi.create('contacts', 'companies', {
+      inputs: [{ _from: { id: contact }, to: { id: company }, types: [...types(1), ...labelled] }],
+    });
+    const labels = async () =>
+      (await client.crm.associations.v4.basicApi.getPage('contacts', contact, 'companies')).results.map((r) =>
+        r.associationTypes.map((t) => t.label ?? null).sort(),
+      );
+    expect(await labels()).toEqual([['Alumnus', 'Primary', null].sort()]);
+    await client.crm.associations.v4.batchApi.archiveLabels('contacts', 'companies', {
+      inputs: [{ _from: { id: contact }, to: { id: company }, types: types(1) }],
+    });
+    expect(await labels()).toEqual([['Alumnus', null].sort()]);
+    expect(sandbox.getContact(contact)?.associatedcompanyid ?? '').toBe('');
+    // The unlabelled type stays while a label does; asked away with the last label, the pair goes.
+    await client.crm.associations.v4.batchApi.archiveLabels('contacts', 'companies', {
+      inputs: [{ _from: { id: contact }, to: { id: company }, types: [...types(279), ...labelled] }],
+    });
+    expect(await labels()).toEqual([]);
+  });
 });

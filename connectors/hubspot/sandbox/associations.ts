@@ -14,6 +14,8 @@ export const ASSOCIATION_TYPES = {
 /** A user-defined label: its contact-to-company type id and, for the company's side, the paired id. */
 export interface AssociationLabel {
   label: string;
+  /** The internal name the labels API takes (unique per object pair). */
+  name: string;
   contactToCompany: number;
   companyToContact: number;
 }
@@ -33,14 +35,46 @@ export class SandboxAssociations {
 
   constructor(private readonly onPrimaryChange: (contactId: string, companyId: string | undefined) => void) {}
 
-  /** Defines a user label (as an admin does in the portal's settings) and returns its type ids. */
-  defineLabel(label: string): AssociationLabel {
-    const existing = this.labels.find((l) => l.label === label);
+  /** Defines a user label (as an admin does in the portal's settings, or the labels API) and returns its type ids. */
+  defineLabel(label: string, name = label.toLowerCase().replace(/[^a-z0-9]+/g, '_')): AssociationLabel {
+    const existing = this.labels.find((l) => l.name === name);
     if (existing) return existing;
     const contactToCompany = 1_000 + this.labels.length * 2;
-    const created = { label, contactToCompany, companyToContact: contactToCompany + 1 };
+    const created = { label, name, contactToCompany, companyToContact: contactToCompany + 1 };
     this.labels.push(created);
     return created;
+  }
+
+  labelNamed(name: string): AssociationLabel | undefined {
+    return this.labels.find((l) => l.name === name);
+  }
+
+  /** Every contact-company type from one side, as the labels API lists them: HubSpot's own, then the user labels. */
+  definitions(fromContact: boolean): AssociationType[] {
+    const defined = fromContact ? ASSOCIATION_TYPES.contactToCompany : ASSOCIATION_TYPES.companyToContact;
+    return [
+      defined.primary,
+      defined.unlabeled,
+      ...this.labels.map((l) => (fromContact ? l.contactToCompany : l.companyToContact)),
+    ].map((t) => this.describe(fromContact, t));
+  }
+
+  /**
+   * Removes some types from a pair (type ids from the contact's side), as HubSpot's label archive does:
+   * the unlabelled type stays while any label does, and goes with the pair once it is the last one asked
+   * to go. Removing the primary type leaves the contact without a primary company.
+   */
+  removeTypes(contactId: string, companyId: string, typeIds: number[]): void {
+    const { unlabeled, primary } = ASSOCIATION_TYPES.contactToCompany;
+    const types = this.byContact.get(contactId)?.get(companyId);
+    if (!types) return;
+    const wasPrimary = types.has(primary);
+    for (const id of typeIds) if (id !== unlabeled) types.delete(id);
+    if (typeIds.includes(unlabeled) && types.size === 1) {
+      this.remove(contactId, companyId);
+      return;
+    }
+    if (wasPrimary && !types.has(primary)) this.onPrimaryChange(contactId, undefined);
   }
 
   /** Whether `typeId` names a contact-company type from the given side. */

@@ -1,6 +1,7 @@
 /**
  * Associations v4 between contacts and companies: the single default and labelled PUTs, the list of
- * one object's associations, and the batch endpoints (associate default, create with types, read),
+ * one object's associations, the batch endpoints (associate default, create with types, archive labels,
+ * read), the labels (association definitions) of the pair, listed and created,
  * with HubSpot's input limits, 207 answers for the inputs that name missing objects, and the
  * type ids as seen from each side (contact to company 279 / primary 1, company to contact 280 / 2).
  */
@@ -244,6 +245,79 @@ export function associationRoutes(store: SandboxObjectStore): Router {
       });
     }
     res.status(errors.length ? 207 : 201).json(batchBody(results, errors));
+  });
+
+  r.get('/crm/v4/associations/:from/:to/labels', (req, res) => {
+    const pair = pairOr400(req, res);
+    if (!pair) return;
+    res.json({ results: associations.definitions(pair.from === 'contacts') });
+  });
+
+  r.post('/crm/v4/associations/:from/:to/labels', (req, res) => {
+    const pair = pairOr400(req, res);
+    if (!pair) return;
+    const { label, name, inverseLabel } = (req.body ?? {}) as {
+      label?: unknown;
+      name?: unknown;
+      inverseLabel?: unknown;
+    };
+    if (typeof label !== 'string' || !label.trim() || label.length > 100)
+      return sendError(res, 400, 'VALIDATION_ERROR', 'label is required: text of 1 to 100 characters.');
+    if (typeof name !== 'string' || !/^[a-z][a-z0-9_]{0,99}$/.test(name))
+      return sendError(
+        res,
+        400,
+        'VALIDATION_ERROR',
+        'name is required: lower-case letters, digits and underscores, starting with a letter.',
+      );
+    if (inverseLabel !== undefined && typeof inverseLabel !== 'string')
+      return sendError(res, 400, 'VALIDATION_ERROR', 'inverseLabel must be text.');
+    if (associations.labelNamed(name))
+      return sendError(res, 409, 'CONFLICT', `An association label named ${name} already exists.`);
+    const defined = associations.defineLabel(label.trim(), name);
+    const [forward, inverse] =
+      pair.from === 'contacts'
+        ? [defined.contactToCompany, defined.companyToContact]
+        : [defined.companyToContact, defined.contactToCompany];
+    res.json({
+      results: [
+        { category: 'USER_DEFINED', typeId: forward, label: defined.label },
+        { category: 'USER_DEFINED', typeId: inverse, label: defined.label },
+      ],
+    });
+  });
+
+  r.post('/crm/v4/associations/:from/:to/batch/labels/archive', (req, res) => {
+    const pair = pairOr400(req, res);
+    if (!pair) return;
+    const inputs = inputsOr400(req, res, ASSOCIATION_BATCH_LIMITS.create);
+    if (!inputs) return;
+    const fromContact = pair.from === 'contacts';
+    const parsed: Array<{ fromId: string; toId: string; typeIds: number[] }> = [];
+    for (const input of inputs) {
+      const { from, to, types } = input as { from?: unknown; to?: unknown; types?: unknown };
+      const fromId = idOf(from);
+      const toId = idOf(to);
+      if (!fromId || !toId || !Array.isArray(types) || types.length === 0)
+        return sendError(
+          res,
+          400,
+          'VALIDATION_ERROR',
+          'Invalid input JSON: every input needs from.id, to.id and at least one of types.',
+        );
+      const typeIds = types.map((t) => Number((t as { associationTypeId?: unknown }).associationTypeId));
+      const unknown = typeIds.filter((t) => !associations.knownType(fromContact, t));
+      if (unknown.length)
+        return sendError(
+          res,
+          400,
+          'VALIDATION_ERROR',
+          `Unknown association type ids from ${pair.from} to ${pair.to}: ${unknown.join(', ')}.`,
+        );
+      parsed.push({ fromId, toId, typeIds: fromContact ? typeIds : typeIds.map((t) => associations.toContactSide(t)) });
+    }
+    for (const { fromId, toId, typeIds } of parsed) associations.removeTypes(...sides(pair, fromId, toId), typeIds);
+    res.status(204).end();
   });
 
   r.post('/crm/v4/associations/:from/:to/batch/read', (req, res) => {

@@ -1,6 +1,7 @@
 /**
  * The actions of a detected move, per connection, as the actions file switches them: handed to the
- * connection's connector (`applyJobChange`), which knows its CRM's calls. A connection the file does
+ * connection's connector (`applyJobChange`), which knows its CRM's calls, with the new employer's
+ * company when an action follows the person there. A connection the file does
  * not name, or whose connector has no such actions, only records its moves.
  */
 import type { CrmConnector } from '../../core/connector.js';
@@ -15,9 +16,11 @@ export function jobChangeActionsFor(
     const switches = document?.connections[connection];
     const connector = connectors.find((c) => c.connection === connection);
     const apply = connector?.applyJobChange?.bind(connector);
-    if (!switches || !apply || (!switches.properties && !switches.task)) return undefined;
-    return (change) =>
-      apply(
+    if (!switches || !apply || !Object.values(switches).some(Boolean)) return undefined;
+    return async (change, _record, context) => {
+      // The new employer's company is found or created only for the actions that use it.
+      const company = switches.employer || switches.newContact ? await context.newCompany() : undefined;
+      return apply(
         change.objectType,
         {
           recordId: change.recordId,
@@ -26,9 +29,14 @@ export function jobChangeActionsFor(
           oldTitle: change.oldTitle,
           newTitle: change.newTitle,
           detectedAt: change.detectedAt,
+          previousCompanyId: context.previousCompanyId,
+          newCompanyId: company && 'companyId' in company ? company.companyId : null,
+          ...(company && 'reason' in company ? { newCompanyReason: company.reason } : {}),
+          newContact: switches.newContact ? context.newContact : null,
         },
         switches,
         { priority: 'bulk' },
       );
+    };
   };
 }

@@ -6,12 +6,18 @@
  * of its own.
  */
 import { EventEmitter } from 'node:events';
-import type { CrmRecord } from '../../core/connector.js';
+import type { CrmConnector, CrmRecord } from '../../core/connector.js';
 import type { CompiledMapping } from '../../mapping/compile.js';
 import type { JobChange, NewJobChange, RoleObservation, StoredRole } from '../../store/job-changes.js';
+import type { Priority } from '../../core/limiter.js';
+import type { Market } from '../../partner/schemas.js';
+import { employerOf, type Employer, type EmployerResolution } from '../employers.js';
 import type { AuditEntry } from '../ports.js';
+import { companyLinkProperty } from '../read-properties.js';
 import type { RecordPlan } from '../record-plan.js';
 import { detectJobChange, type Role } from './detect.js';
+import { keepIdentifiers } from './keep-identifiers.js';
+import { workEmailAt } from './work-email.js';
 
 /** What job changes need from the store; the store's JobChangeStore is one. */
 export interface JobChangePort {
@@ -20,16 +26,39 @@ export interface JobChangePort {
   recordActions(id: string, actions: Record<string, string>): Promise<void>;
 }
 
+/** What the actions of a move may need beyond the move itself; the new employer is resolved only when asked. */
+export interface MoveContext {
+  /** The company the record is linked with now (HubSpot's primary company, Salesforce's AccountId). */
+  previousCompanyId: string | null;
+  /** The new employer's company record, found or created once per domain by the lane's employer resolver. */
+  newCompany(): Promise<{ companyId: string } | { reason: string }>;
+  /** The person at the new employer as the partner knows them, when it knows a work e-mail there. */
+  newContact: { email: string; firstName: string | null; lastName: string | null } | null;
+}
+
 /** Carries out the actions declared for a move; answers what became of each, by action name. */
-export type JobChangeActions = (change: JobChange, record: CrmRecord) => Promise<Record<string, string>>;
+export type JobChangeActions = (
+  change: JobChange,
+  record: CrmRecord,
+  context: MoveContext,
+) => Promise<Record<string, string>>;
+
+/** How the lane links records with companies (its LinkContext), for the actions that follow the person. */
+export interface ObservedLinks {
+  connector: CrmConnector;
+  employers?: { resolve(employer: Employer, priority: Priority): Promise<EmployerResolution> };
+  freeMail?: { has(domain: string): boolean };
+}
 
 export interface ObservedLookup {
   connection: string;
   objectType: string;
   record: CrmRecord;
+  /** A move takes back the plan's writes to the record's identifiers (keep-identifiers.ts). */
   plan: RecordPlan;
   mapping: CompiledMapping;
   jobId: string | null;
+  links?: ObservedLinks;
 }
 
 export interface JobChangeObserverOptions {
@@ -103,12 +132,43 @@ export class JobChangeObserver extends EventEmitter<{ detected: [JobChange] }> {
     };
     const id = await this.options.store.observe({ key, role: storedRole(now), change, audit });
     const stored: JobChange = { ...change, id: id!, detectedAt: this.options.now?.() ?? new Date(), actions: {} };
+    plan.plan = keepIdentifiers(
+      plan.plan,
+      mapping.document.match.map((m) => m.property),
+    );
     this.emit('detected', stored);
     const act = this.options.actions?.(connection);
     if (act) {
-      stored.actions = await act(stored, record);
+      stored.actions = await act(stored, record, moveContext(input, plan, now.employer.domain));
       await this.options.store.recordActions(stored.id, stored.actions);
     }
     return stored;
   }
+}
+
+function moveContext(
+  { objectType, record, mapping, links }: ObservedLookup,
+  plan: Extract<RecordPlan, { kind: 'planned' }>,
+  domain: string | null,
+): MoveContext {
+  const property = links && companyLinkProperty(links.connector, objectType, mapping);
+  const linked = property ? record.properties[property] : undefined;
+  const data = plan.hit.data;
+  return {
+    previousCompanyId: typeof linked === 'string' && linked.trim() ? linked.trim() : null,
+    async newCompany() {
+      if (!links?.employers || !property) return { reason: `${objectType} records are not linked with companies here` };
+      // The partner's employer only: the record's e-mail still names the company the person left.
+      const employer = employerOf({
+        partner: data,
+        partnerDomain: mapping.companyKey(data)?.value,
+        market: plan.market as Market,
+        freeMail: links.freeMail ?? { has: () => false },
+      });
+      if (!employer) return { reason: 'the partner names no website for the new employer' };
+      const resolution = await links.employers.resolve(employer, 'bulk');
+      return resolution.kind === 'found' ? { companyId: resolution.companyId } : { reason: resolution.reason };
+    },
+    newContact: workEmailAt(data, domain),
+  };
 }

@@ -50,6 +50,8 @@ export interface SandboxStats {
   injectedTimeouts: number;
   /** Requests refused with 429 during a burst. */
   injectedBursts: number;
+  /** Requests that reached an endpoint (found or not), by endpoint (`GET /people`, `GET /company`, ...). */
+  byEndpoint: Record<string, number>;
 }
 
 /** The faults the sandbox injects on purpose; each 0 (or no bursts) by default. */
@@ -133,6 +135,7 @@ export async function startPartnerSandbox(options: PartnerSandboxOptions = {}): 
   let injectedFailures = 0;
   let injectedTimeouts = 0;
   let injectedBursts = 0;
+  let byEndpoint: Record<string, number> = {};
   const inBurst = () => bursts !== undefined && (Date.now() - burstsFrom) % bursts.everyMs < bursts.forMs;
 
   const stats = (): SandboxStats => ({
@@ -141,6 +144,7 @@ export async function startPartnerSandbox(options: PartnerSandboxOptions = {}): 
     injectedFailures,
     injectedTimeouts,
     injectedBursts,
+    byEndpoint: { ...byEndpoint },
   });
 
   async function control(path: string, query: URLSearchParams, req: IncomingMessage): Promise<[number, unknown]> {
@@ -217,6 +221,8 @@ export async function startPartnerSandbox(options: PartnerSandboxOptions = {}): 
       injectedTimeouts++;
       throw NO_ANSWER;
     }
+    const endpoint = `${route.method} ${path}`;
+    byEndpoint[endpoint] = (byEndpoint[endpoint] ?? 0) + 1;
     return [200, route.handler(dataset, query, body)];
   }
 
@@ -271,6 +277,7 @@ export async function startPartnerSandbox(options: PartnerSandboxOptions = {}): 
       injectedFailures = 0;
       injectedTimeouts = 0;
       injectedBursts = 0;
+      byEndpoint = {};
     },
     close: () =>
       new Promise<void>((resolve, reject) => {
