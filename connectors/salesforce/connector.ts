@@ -319,6 +319,9 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
       readRecords: (objectType, ids, properties, callOptions) =>
         connector.readRecords(objectType, ids, properties, callOptions),
       writeRecords: (objectType, updates, callOptions) => connector.writeRecords(objectType, updates, callOptions),
+      findRecords: (objectType, where, properties, callOptions) =>
+        connector.findRecords!(objectType, where, properties, callOptions),
+      createRecords: (objectType, records, callOptions) => connector.createRecords!(objectType, records, callOptions),
     }),
 
     readSchema: (objectType) => readSchema(objectType),

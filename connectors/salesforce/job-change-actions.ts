@@ -1,7 +1,9 @@
 /**
- * Salesforce's job-change actions (issue 33): the record's CE_* job-change fields, and a Task for the
- * record's owner with WhoId the Contact or Lead. The record's Email is never written here. The fields
- * are custom fields an admin adds (`crm-enrich mappings provision` prints them).
+ * Salesforce's job-change actions (issue 33): the record's CE_* job-change fields, a Task for the
+ * record's owner with WhoId the Contact or Lead, the Contact moved to the new employer's Account (the old
+ * one kept as an AccountContactRelation or in a field), and a new Contact at the new employer. The
+ * record's Email is never written here. The fields are custom fields `crm-enrich mappings provision`
+ * creates through the Metadata API.
  */
 import type {
   CallOptions,
@@ -13,6 +15,7 @@ import type {
 import { parseCrmAnswer } from '../../src/core/crm-answer.js';
 import { AppError } from '../../src/core/errors.js';
 import { jobChangeSubject } from '../../src/core/job-change-subject.js';
+import { SALESFORCE_PREVIOUS_ACCOUNT_FIELD, salesforceEmployerActions } from './job-change-employer.js';
 import type { SalesforceSession } from './session.js';
 import { SaveResults } from './wire-schemas.js';
 
@@ -47,15 +50,20 @@ interface Deps {
   session: SalesforceSession;
   readRecords: CrmConnector['readRecords'];
   writeRecords: CrmConnector['writeRecords'];
+  findRecords: NonNullable<CrmConnector['findRecords']>;
+  createRecords: NonNullable<CrmConnector['createRecords']>;
 }
 
-export function salesforceJobChangeActions({
-  session,
-  readRecords,
-  writeRecords,
-}: Deps): Required<Pick<CrmConnector, 'applyJobChange' | 'jobChangeProperties'>> {
+export function salesforceJobChangeActions(
+  deps: Deps,
+): Required<Pick<CrmConnector, 'applyJobChange' | 'jobChangeProperties'>> {
+  const { session, readRecords, writeRecords } = deps;
+  const employer = salesforceEmployerActions(deps);
   return {
-    jobChangeProperties: { Contact: SALESFORCE_JOB_CHANGE_FIELDS, Lead: SALESFORCE_JOB_CHANGE_FIELDS },
+    jobChangeProperties: {
+      Contact: [...SALESFORCE_JOB_CHANGE_FIELDS, SALESFORCE_PREVIOUS_ACCOUNT_FIELD],
+      Lead: SALESFORCE_JOB_CHANGE_FIELDS,
+    },
 
     async applyJobChange(
       objectType: string,
@@ -108,6 +116,20 @@ export function salesforceJobChangeActions({
           done.task = saved?.success ? 'done' : `failed: ${saved?.errors?.[0]?.errorCode ?? 'not_created'}`;
         } catch (error) {
           done.task = failure(error);
+        }
+      }
+      if (actions.employer) {
+        try {
+          done.employer = await employer.moveToNewEmployer(objectType, change, priority);
+        } catch (error) {
+          done.employer = failure(error);
+        }
+      }
+      if (actions.newContact) {
+        try {
+          done.newContact = await employer.contactAtNewEmployer(change, priority);
+        } catch (error) {
+          done.newContact = failure(error);
         }
       }
       return done;

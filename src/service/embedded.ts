@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { hubspotConnectorFromConfig } from '../../connectors/hubspot/from-config.js';
 import { startHubspotSandbox, type HubspotSandbox } from '../../connectors/hubspot/sandbox/server.js';
 import { SALESFORCE_JOB_CHANGE_FIELDS } from '../../connectors/salesforce/job-change-actions.js';
+import { SALESFORCE_PREVIOUS_ACCOUNT_FIELD } from '../../connectors/salesforce/job-change-employer.js';
 import { describeFieldsFor } from '../../connectors/salesforce/sandbox/fields-from-specs.js';
 import {
   startSalesforceSandbox,
@@ -87,6 +88,7 @@ export function salesforceSandboxFields(mappings: LoadedMapping[]): SalesforceSa
   // The job-change actions' fields too (mappings/job-changes.yaml), as an admin adds them.
   for (const object of ['Contact', 'Lead'] as const)
     fields[object] = [...(fields[object] ?? []), ...describeFieldsFor([...SALESFORCE_JOB_CHANGE_FIELDS])];
+  fields.Contact = [...(fields.Contact ?? []), ...describeFieldsFor([SALESFORCE_PREVIOUS_ACCOUNT_FIELD])];
   return fields;
 }
 

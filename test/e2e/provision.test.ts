@@ -92,7 +92,10 @@ describe.skipIf(skip)('custom properties', () => {
     // The job-change actions' properties too (mappings/job-changes.yaml turns them on for both CRMs).
     expect(printed).toMatch(/job-change actions \(hubspot contact\): 3 created/);
     expect(printed).toMatch(/created crm_enrich_previous_title/);
-    expect(printed).toMatch(/job-change actions \(salesforce Contact\): 3 created, 0 already there, 0 to add by hand/);
+    expect(printed).toMatch(/job-change actions \(salesforce Contact\): 4 created, 0 already there, 0 to add by hand/);
+    expect(printed).toMatch(/created CE_Previous_Account__c/);
+    // And the "Former employee" association label the employer action uses.
+    expect(printed).toMatch(/job-change actions \(hubspot\): created association label "Former employee"/);
     expect(outstanding).toBe(0);
 
     const after = await start();

@@ -1,10 +1,14 @@
 /**
- * Job changes end to end on Salesforce: enriched Contacts of a segment (Lead Source = Partner
- * Referral) and a few outside it, some of each moved in the partner sandbox; one sweep over the segment
- * flags exactly the moved Contacts in it, spends at most one lookup per swept person, creates one Task
- * (WhoId the Contact) per move, writes the CE_ fields, keeps every Email and creates no Account twice.
+ * Job changes end to end on Salesforce, the goal of issue 33: 200 enriched Contacts of a segment (Lead
+ * Source = Partner Referral) and ten outside it, 20% of the segment moved in the partner sandbox (and
+ * everyone outside it). One sweep over the segment finds every move in it and flags no one who stayed
+ * (precision and recall 1.0), spends at most one person lookup per swept Contact, creates one Task (WhoId
+ * the Contact) per move, leaves no Contact or Account twice and keeps every Email; each moved Contact's
+ * AccountId is its new employer's Account, and the Account it left is kept as an inactive
+ * AccountContactRelation.
  */
 import { describe, expect, it } from 'vitest';
+import { domainOf } from '../../src/core/domain.js';
 import { serverUnavailable } from '../support/db.js';
 import { jobsInFlight, partnerServed, settled } from './probes.js';
 import { eventually, partnerPeople } from './stack.js';
@@ -13,14 +17,18 @@ import { useStack } from './use-stack.js';
 const skip = await serverUnavailable();
 if (skip) console.warn(`skipping Salesforce job-change tests: ${skip}`);
 
-describe.skipIf(skip)('Salesforce job changes', () => {
-  const stack = useStack({ sandboxes: { people: 1_000, companies: 150 } });
+interface Listed {
+  jobChanges: { recordId: string; personId: string; to: { domain: string }; actions: Record<string, string> }[];
+}
 
-  it('one sweep over a field segment finds the moves in it, with a Task and the CE_ fields for each', async () => {
+describe.skipIf(skip)('Salesforce job changes', () => {
+  const stack = useStack({ sandboxes: { people: 2_000, companies: 300 } });
+
+  it('one sweep finds every move of the segment and nothing else; the Contact follows the person', async () => {
     const { salesforce, partner } = stack.sandboxes;
-    const people = partnerPeople(stack.sandboxes, 30, 40);
+    const people = partnerPeople(stack.sandboxes, 210);
     const contacts = people.map((p, i) => {
-      const inSegment = i < 25;
+      const inSegment = i < 200;
       const id = salesforce.createRecord('Contact', {
         LastName: p.person.last_name!,
         FirstName: p.person.first_name!,
@@ -30,29 +38,42 @@ describe.skipIf(skip)('Salesforce job changes', () => {
       return { person: p, id, email: p.workEmail!, inSegment };
     });
     await eventually(
-      () => (contacts.every((c) => salesforce.getRecord('Contact', c.id)?.CE_Partner_Id__c) ? true : undefined),
-      60_000,
-      'every Contact enriched',
+      () =>
+        contacts.every((c) => {
+          const now = salesforce.getRecord('Contact', c.id);
+          return now?.CE_Partner_Id__c && now.AccountId;
+        })
+          ? true
+          : undefined,
+      180_000,
+      'every Contact enriched and linked with its Account',
     );
     await eventually(
       () => (salesforce.stats().outbound.pending === 0 ? true : undefined),
-      20_000,
+      30_000,
       'outbound messages delivered',
     );
-    await settled(stack, 30_000);
+    await settled(stack, 60_000);
+    const accountBefore = new Map(
+      contacts.map((c) => [c.id, String(salesforce.getRecord('Contact', c.id)!.AccountId)]),
+    );
     const accountsBefore = salesforce.records('Account').length;
 
+    // Every fifth Contact of the segment moves, and so does everyone outside it (the sweep must not see them).
     const moving = contacts.filter((c, i) => (c.inSegment && i % 5 === 0) || !c.inSegment);
     const answer = await fetch(`${partner.url}/__sandbox/job-changes`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ personIds: moving.map((c) => c.person.id) }),
+      body: JSON.stringify({ personIds: moving.map((c) => c.person.id), seed: 7 }),
     });
     expect(answer.status).toBe(200);
+    const { moved } = (await answer.json()) as { moved: { personId: string; to: { domain: string } }[] };
+    expect(moved).toHaveLength(50);
     const movedInSegment = new Set(moving.filter((c) => c.inSegment).map((c) => c.id));
-    expect(movedInSegment.size).toBe(5);
+    expect(movedInSegment.size).toBe(40);
 
     const served = partnerServed(stack.sandboxes);
+    const lookupsBefore = partner.stats().byEndpoint['GET /people'] ?? 0;
     const sweep = await stack.running.admin<{ segment: number; eligible: number; enqueued: number }>(
       'POST',
       '/job-changes/sweep',
@@ -63,63 +84,88 @@ describe.skipIf(skip)('Salesforce job changes', () => {
         olderThanDays: 0,
       },
     );
-    expect(sweep.body).toMatchObject({ segment: 25, eligible: 25, enqueued: 25 });
-    await eventually(async () => ((await jobsInFlight(stack.running)) === 0 ? true : undefined), 60_000, 'the sweep');
-    await settled(stack, 30_000);
+    expect(sweep.body).toEqual({ segment: 200, eligible: 200, enqueued: 200, deferred: 0 });
+    await eventually(async () => ((await jobsInFlight(stack.running)) === 0 ? true : undefined), 180_000, 'the sweep');
+    await settled(stack, 60_000);
 
-    const { body } = await stack.running.admin<{ jobChanges: { recordId: string; actions: Record<string, string> }[] }>(
-      'GET',
-      '/job-changes?connection=salesforce&limit=100',
-    );
-    expect(new Set(body.jobChanges.map((j) => j.recordId))).toEqual(movedInSegment);
-    expect(body.jobChanges).toHaveLength(5);
-    for (const j of body.jobChanges) expect(j.actions).toEqual({ properties: 'done', task: 'done' });
-    expect(partnerServed(stack.sandboxes) - served).toBeLessThanOrEqual(25);
+    const { body } = await stack.running.admin<Listed>('GET', '/job-changes?connection=salesforce&limit=1000');
+    const flagged = new Set(body.jobChanges.map((j) => j.recordId));
+    const truePositives = [...flagged].filter((id) => movedInSegment.has(id)).length;
+    expect(truePositives / flagged.size, 'precision').toBe(1);
+    expect(truePositives / movedInSegment.size, 'recall').toBe(1);
+    expect(body.jobChanges).toHaveLength(40);
+    for (const j of body.jobChanges) {
+      expect(j.actions).toEqual({ properties: 'done', task: 'done', employer: 'done' });
+      const contact = contacts.find((c) => c.id === j.recordId)!;
+      expect(j.personId).toBe(contact.person.id);
+      expect(j.to.domain).toBe(moved.find((m) => m.personId === contact.person.id)!.to.domain);
+    }
+    // One person lookup per swept Contact; a new employer's Account created for the moves costs one
+    // company lookup (its enrichment), shared by everyone who moved there.
+    expect((partner.stats().byEndpoint['GET /people'] ?? 0) - lookupsBefore).toBeLessThanOrEqual(200);
+    const accountsCreated = salesforce.records('Account').length - accountsBefore;
+    expect(accountsCreated).toBeLessThanOrEqual(new Set(body.jobChanges.map((j) => j.to.domain)).size);
+    expect(partnerServed(stack.sandboxes) - served).toBeLessThanOrEqual(200 + accountsCreated);
 
     const tasks = salesforce.records('Task');
-    expect(tasks).toHaveLength(5);
+    expect(tasks).toHaveLength(40);
     expect(new Set(tasks.map((t) => t.WhoId))).toEqual(movedInSegment);
+
+    const relations = salesforce.records('AccountContactRelation');
     for (const c of contacts) {
       const now = salesforce.getRecord('Contact', c.id)!;
-      expect(now.Email).toBe(c.email);
+      expect(now.Email, 'the old e-mail is kept').toBe(c.email);
       expect(Boolean(now.CE_Job_Change_At__c)).toBe(movedInSegment.has(c.id));
+      const was = accountBefore.get(c.id)!;
+      if (!movedInSegment.has(c.id)) {
+        expect(now.AccountId, 'who stayed (or was not swept) keeps the Account').toBe(was);
+        continue;
+      }
+      const to = moved.find((m) => m.personId === c.person.id)!.to.domain;
+      const account = salesforce.getRecord('Account', String(now.AccountId))!;
+      expect(domainOf(String(account.Website)), 'the new employer is the Account').toBe(to);
+      const mine = relations.filter((r) => r.ContactId === c.id);
+      expect(mine.find((r) => r.AccountId === was)).toMatchObject({ IsDirect: false, IsActive: false });
+      expect(mine.find((r) => r.AccountId === now.AccountId)).toMatchObject({ IsDirect: true, IsActive: true });
     }
-    expect(salesforce.records('Account').length).toBe(accountsBefore);
+    const emails = salesforce.records('Contact').map((c) => String(c.Email).toLowerCase());
+    expect(emails).toHaveLength(210);
+    expect(new Set(emails).size, 'no Contact twice').toBe(210);
+    const websites = salesforce
+      .records('Account')
+      .map((a) => domainOf(String(a.Website ?? '')))
+      .filter(Boolean);
+    expect(new Set(websites).size, 'no Account twice').toBe(websites.length);
+  }, 600_000);
 
-    // A SOQL condition selects a segment too: the Web Contacts, all of whom moved.
+  it('sweeps a SOQL condition, and refuses one Salesforce refuses, naming the field', async () => {
+    const { salesforce } = stack.sandboxes;
+    const outside = salesforce.records('Contact').filter((c) => c.LeadSource === 'Web');
+    expect(outside).toHaveLength(10);
     const byWhere = await stack.running.admin<{ segment: number; enqueued: number }>('POST', '/job-changes/sweep', {
       connection: 'salesforce',
       object: 'Contact',
       segment: { where: "LeadSource = 'Web'" },
       olderThanDays: 0,
     });
-    expect(byWhere.body).toMatchObject({ segment: 5, enqueued: 5 });
+    expect(byWhere.body).toMatchObject({ segment: 10, enqueued: 10 });
     await eventually(
       async () => ((await jobsInFlight(stack.running)) === 0 ? true : undefined),
       60_000,
       'the second sweep',
     );
-    await settled(stack, 30_000);
-    const { body: after } = await stack.running.admin<{ jobChanges: { recordId: string }[] }>(
-      'GET',
-      '/job-changes?connection=salesforce&limit=100',
-    );
-    expect(new Set(after.jobChanges.map((j) => j.recordId))).toEqual(new Set(moving.map((c) => c.id)));
+    await settled(stack, 60_000);
+    const { body } = await stack.running.admin<Listed>('GET', '/job-changes?connection=salesforce&limit=1000');
+    // Everyone outside the segment moved too: this sweep finds them, and only them, on top of the 40.
+    const outsideIds = new Set(outside.map((o) => o.Id));
+    expect(body.jobChanges.filter((j) => outsideIds.has(j.recordId))).toHaveLength(10);
+    expect(body.jobChanges).toHaveLength(50);
     const bad = await stack.running.admin<{ error: { code: string; details: { field: string } } }>(
       'POST',
       '/job-changes/sweep',
-      {
-        connection: 'salesforce',
-        object: 'Contact',
-        segment: { where: 'LeadSource ==' },
-      },
+      { connection: 'salesforce', object: 'Contact', segment: { where: 'LeadSource ==' } },
     );
     expect(bad.status).toBe(400);
     expect(bad.body.error).toMatchObject({ code: 'invalid_sweep', details: { field: 'segment.where' } });
-    const websites = salesforce
-      .records('Account')
-      .map((a) => String(a.Website ?? '').toLowerCase())
-      .filter(Boolean);
-    expect(new Set(websites).size).toBe(websites.length);
   }, 300_000);
 });

@@ -53,6 +53,7 @@ const REQUIRED: Record<SandboxObjectType, string[]> = {
   Contact: ['LastName'],
   Account: ['Name'],
   Task: [],
+  AccountContactRelation: ['AccountId', 'ContactId'],
 };
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -65,6 +66,16 @@ export function isSandboxObjectType(type: string): type is SandboxObjectType {
   return (SANDBOX_OBJECT_TYPES as readonly string[]).includes(type);
 }
 
+/** What the org has switched on in its settings. */
+export interface OrgFeatures {
+  /**
+   * Contacts to Multiple Accounts (Setup, Account Settings): the AccountContactRelation object, a direct
+   * relationship per Contact with its Account, kept by Salesforce as AccountId changes. Off: the object
+   * does not exist for the API.
+   */
+  contactsToMultipleAccounts: boolean;
+}
+
 export class OrgData {
   private readonly fields = new Map<SandboxObjectType, DescribeField[]>();
   private readonly records = new Map<string, StoredRecord>();
@@ -75,6 +86,7 @@ export class OrgData {
   constructor(
     customFields: Partial<Record<SandboxObjectType, Partial<DescribeField>[]>> = {},
     private readonly onChange: (change: RecordChange) => void = () => {},
+    private readonly features: OrgFeatures = { contactsToMultipleAccounts: true },
   ) {
     for (const type of SANDBOX_OBJECT_TYPES) {
       const custom = (customFields[type] ?? []).map((f) =>
@@ -137,6 +149,12 @@ export class OrgData {
     return this.describeFields(type).find((f) => f.name.toLowerCase() === lower);
   }
 
+  /** Whether the API knows the object in this org (AccountContactRelation only with Contacts to Multiple Accounts). */
+  serves(type: string): type is SandboxObjectType {
+    if (!isSandboxObjectType(type)) return false;
+    return type !== 'AccountContactRelation' || this.features.contactsToMultipleAccounts;
+  }
+
   /** A new 18-character id with the object's key prefix. */
   newId(prefix: string): string {
     const id15 = `${prefix}8d0000${(++this.counter).toString(36).toUpperCase().padStart(6, '0')}`;
@@ -180,6 +198,22 @@ export class OrgData {
         ],
       };
     }
+    if (type === 'AccountContactRelation') {
+      const existing = this.relation(String(checked.fields.ContactId), String(checked.fields.AccountId));
+      if (existing)
+        return {
+          success: false,
+          errors: [
+            {
+              statusCode: 'DUPLICATE_VALUE',
+              message: `duplicate value found: <unknown> duplicates value on record with id: ${existing.id}`,
+              fields: [],
+            },
+          ],
+        };
+      checked.fields.IsActive ??= true;
+      checked.fields.IsDirect = false;
+    }
     const id = this.newId(OBJECT_LABELS[type].keyPrefix);
     const now = sfDatetime(this.stamp());
     const fields: Fields = {
@@ -201,8 +235,54 @@ export class OrgData {
     if (type === 'Lead' || type === 'Contact')
       fields.Name = [fields.FirstName, fields.LastName].filter(Boolean).join(' ');
     this.records.set(id, { type, id, fields });
+    if (type === 'Contact' && fields.AccountId) this.makeDirect(id, String(fields.AccountId));
     this.onChange({ type, id, created: true, changed: Object.keys(checked.fields) });
     return { id, success: true, errors: [] };
+  }
+
+  /** The relationship of a contact with an account, if any. */
+  private relation(contactId: string, accountId: string): StoredRecord | undefined {
+    return this.all('AccountContactRelation').find(
+      (r) => r.fields.ContactId === toId18(contactId) && r.fields.AccountId === toId18(accountId),
+    );
+  }
+
+  /**
+   * As Salesforce keeps a contact's relationships when its AccountId is set: the relationship with the
+   * previous primary account is removed ("to remove a direct relationship, change the contact's primary
+   * account"), and the new account's becomes the direct one, made if there was none.
+   */
+  private makeDirect(contactId: string, accountId: string, previous?: string): void {
+    if (!this.features.contactsToMultipleAccounts) return;
+    if (previous) {
+      const old = this.relation(contactId, previous);
+      if (old?.fields.IsDirect) this.records.delete(old.id);
+    }
+    const existing = this.relation(contactId, accountId);
+    if (existing) {
+      Object.assign(existing.fields, { IsDirect: true, IsActive: true });
+      return;
+    }
+    const id = this.newId(OBJECT_LABELS.AccountContactRelation.keyPrefix);
+    const now = sfDatetime(this.stamp());
+    this.records.set(id, {
+      type: 'AccountContactRelation',
+      id,
+      fields: {
+        Id: id,
+        IsDeleted: false,
+        AccountId: toId18(accountId) ?? accountId,
+        ContactId: toId18(contactId) ?? contactId,
+        IsActive: true,
+        IsDirect: true,
+        Roles: null,
+        StartDate: null,
+        EndDate: null,
+        CreatedDate: now,
+        LastModifiedDate: now,
+        SystemModstamp: now,
+      },
+    });
   }
 
   update(type: SandboxObjectType, id: string, values: Record<string, unknown>): SaveResult {
@@ -227,7 +307,10 @@ export class OrgData {
     const checked = this.check(type, values, 'update');
     if ('errors' in checked) return { id: id18, success: false, errors: checked.errors };
     const changed = Object.keys(checked.fields).filter((k) => record.fields[k] !== checked.fields[k]);
+    const previousAccount = record.fields.AccountId;
     Object.assign(record.fields, checked.fields);
+    if (type === 'Contact' && changed.includes('AccountId') && record.fields.AccountId)
+      this.makeDirect(id18, String(record.fields.AccountId), previousAccount ? String(previousAccount) : undefined);
     const now = sfDatetime(this.stamp());
     record.fields.LastModifiedDate = now;
     record.fields.SystemModstamp = now;
@@ -238,7 +321,7 @@ export class OrgData {
   /** Runs a SOQL query; answers every matching record (paging is the caller's) and the fields it filtered on. */
   query(soql: string): { type: SandboxObjectType; rows: { id: string; fields: Fields }[]; filteredOn: string[] } {
     const query = parseSoql(soql);
-    if (!isSandboxObjectType(query.object)) {
+    if (!this.serves(query.object)) {
       throw new RequestError(400, 'INVALID_TYPE', `sObject type '${query.object}' is not supported.`);
     }
     const type = query.object;

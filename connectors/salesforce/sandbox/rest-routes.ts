@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
-import { isSandboxObjectType, RequestError, type Fields, type OrgData, type SaveResult } from './org-data.js';
+import { RequestError, type Fields, type OrgData, type SaveResult } from './org-data.js';
 import { SoqlError } from './soql.js';
 import { OBJECT_LABELS, type SandboxObjectType } from './standard-fields.js';
 
@@ -39,13 +39,6 @@ const fail = (res: Response, status: number, errorCode: string, message: string,
 
 const notFound = (res: Response) => fail(res, 404, 'NOT_FOUND', 'The requested resource does not exist');
 
-function sobjectType(req: Request, res: Response): SandboxObjectType | undefined {
-  const type = String(req.params.type);
-  if (isSandboxObjectType(type)) return type;
-  notFound(res);
-  return undefined;
-}
-
 function withAttributes(version: string, type: string, id: string, fields: Fields) {
   return { attributes: { type, url: `/services/data/${version}/sobjects/${type}/${id}` }, ...fields };
 }
@@ -57,6 +50,13 @@ function saveResultJson(result: SaveResult) {
 export function restRoutes(ctx: RestContext): Router {
   const router = express.Router({ mergeParams: true });
   const cursors = new Map<string, { type: SandboxObjectType; rows: { id: string; fields: Fields }[] }>();
+  /** The object the path names, when this org has it (else 404, as for an object the org lacks). */
+  const sobjectType = (req: Request, res: Response): SandboxObjectType | undefined => {
+    const type = String(req.params.type);
+    if (ctx.org.serves(type)) return type;
+    notFound(res);
+    return undefined;
+  };
 
   const count = (operation: string) => (req: Request, res: Response, next: NextFunction) => {
     if (req.originalUrl.length > MAX_URI)
@@ -215,7 +215,7 @@ export function restRoutes(ctx: RestContext): Router {
     }
     const typed = records.map((r: Record<string, unknown>) => {
       const type = String((r.attributes as { type?: unknown } | undefined)?.type ?? '');
-      if (!isSandboxObjectType(type))
+      if (!ctx.org.serves(type))
         throw new RequestError(
           400,
           'INVALID_TYPE',

@@ -57,6 +57,11 @@ export interface SalesforceSandboxOptions {
   queryPageSize?: number;
   /** Permission sets assigned to the integration user; Crm_Enrich_Integration, as deploy/salesforce sets up. */
   assignedPermissionSets?: string[];
+  /**
+   * Contacts to Multiple Accounts switched on (the default here): AccountContactRelation exists and each
+   * Contact's AccountId has its direct relationship. false: an org without it (the object is unknown).
+   */
+  contactsToMultipleAccounts?: boolean;
 }
 
 export interface SalesforceSandboxStats {
@@ -125,8 +130,8 @@ export async function startSalesforceSandbox(options: SalesforceSandboxOptions =
   });
   let quiet = false;
   const onChange = (change: RecordChange) => {
-    // Outbound messages are set up for the enriched objects only; a Task sends none.
-    if (quiet || change.type === 'Task') return;
+    // Outbound messages are set up for the enriched objects only; a Task or a relationship sends none.
+    if (quiet || change.type === 'Task' || change.type === 'AccountContactRelation') return;
     if (!change.created && !change.changed.some((f) => watched.has(f))) return;
     const record = org.get(change.type, change.id);
     if (!record) return;
@@ -137,7 +142,9 @@ export async function startSalesforceSandbox(options: SalesforceSandboxOptions =
     );
     outbound.enqueue({ id: org.newId('04l'), objectType: change.type, fields });
   };
-  const org = new OrgData(options.customFields, onChange);
+  const org = new OrgData(options.customFields, onChange, {
+    contactsToMultipleAccounts: options.contactsToMultipleAccounts ?? true,
+  });
   for (const [type, names] of Object.entries(options.hiddenFields ?? {}))
     org.hideFields(type as SandboxObjectType, names ?? []);
 

@@ -45,8 +45,14 @@ export interface DescribeField {
   referenceTo: string[];
 }
 
-export type SandboxObjectType = 'Lead' | 'Contact' | 'Account' | 'Task';
-export const SANDBOX_OBJECT_TYPES: readonly SandboxObjectType[] = ['Lead', 'Contact', 'Account', 'Task'];
+export type SandboxObjectType = 'Lead' | 'Contact' | 'Account' | 'Task' | 'AccountContactRelation';
+export const SANDBOX_OBJECT_TYPES: readonly SandboxObjectType[] = [
+  'Lead',
+  'Contact',
+  'Account',
+  'Task',
+  'AccountContactRelation',
+];
 
 type FieldInit = Partial<DescribeField> & Pick<DescribeField, 'name' | 'type' | 'label'>;
 
@@ -381,7 +387,66 @@ export function standardFields(objectType: SandboxObjectType): DescribeField[] {
   if (objectType === 'Lead') return leadFields();
   if (objectType === 'Contact') return contactFields();
   if (objectType === 'Task') return taskFields();
+  if (objectType === 'AccountContactRelation') return accountContactRelationFields();
   return accountFields();
+}
+
+const ACR_ROLE_VALUES = [
+  'Business User',
+  'Decision Maker',
+  'Economic Buyer',
+  'Economic Decision Maker',
+  'Evaluator',
+  'Executive Sponsor',
+  'Influencer',
+  'Technical Buyer',
+  'Other',
+];
+
+/**
+ * A contact's relationship with an account (orgs with Contacts to Multiple Accounts): the account and
+ * contact are set at creation only; IsDirect (the contact's primary account) is Salesforce's to set.
+ */
+function accountContactRelationFields(): DescribeField[] {
+  return [
+    ...systemFields(),
+    describeField({
+      name: 'AccountId',
+      type: 'reference',
+      label: 'Account ID',
+      length: 18,
+      updateable: false,
+      nillable: false,
+      referenceTo: ['Account'],
+    }),
+    describeField({
+      name: 'ContactId',
+      type: 'reference',
+      label: 'Contact ID',
+      length: 18,
+      updateable: false,
+      nillable: false,
+      referenceTo: ['Contact'],
+    }),
+    describeField({ name: 'IsActive', type: 'boolean', label: 'Active', nillable: false }),
+    describeField({
+      name: 'IsDirect',
+      type: 'boolean',
+      label: 'Direct',
+      updateable: false,
+      createable: false,
+      nillable: false,
+    }),
+    describeField({
+      name: 'Roles',
+      type: 'picklist',
+      label: 'Roles',
+      length: 4099,
+      picklistValues: picklist(ACR_ROLE_VALUES),
+    }),
+    describeField({ name: 'StartDate', type: 'date', label: 'Start Date' }),
+    describeField({ name: 'EndDate', type: 'date', label: 'End Date' }),
+  ];
 }
 
 const TASK_STATUS_VALUES = ['Not Started', 'In Progress', 'Completed', 'Waiting on someone else', 'Deferred'];
@@ -421,4 +486,9 @@ export const OBJECT_LABELS: Record<SandboxObjectType, { label: string; labelPlur
   Contact: { label: 'Contact', labelPlural: 'Contacts', keyPrefix: '003' },
   Account: { label: 'Account', labelPlural: 'Accounts', keyPrefix: '001' },
   Task: { label: 'Task', labelPlural: 'Tasks', keyPrefix: '00T' },
+  AccountContactRelation: {
+    label: 'Account Contact Relationship',
+    labelPlural: 'Account Contact Relationships',
+    keyPrefix: '07k',
+  },
 };
