@@ -133,6 +133,7 @@ export async function startService(
     config,
     adminToken: ADMIN_TOKEN,
     schedule: options.schedule ?? false,
+    ...(options.mappingsDir ? { mappingsDir: options.mappingsDir } : {}),
     store: {
       schema,
       queue: {
