@@ -354,9 +354,11 @@ export interface CrmConnector {
    * Carries out the actions a person record's job change sets off, each only when switched on:
    * `properties` writes when the person moved, the previous employer and the previous title on the
    * record (the properties `jobChangeProperties` names; never the record's e-mail); `task` creates one
-   * task for the record's owner, "<name> moved from <old> to <new> as <title>", linked with the record.
-   * Answers what became of each action asked for, by name: `done`, or `failed: <why>` (one failing
-   * does not stop the other). Where the CRM has no such action the connector leaves this out.
+   * task for the record's owner, "<name> moved from <old> to <new> as <title>", linked with the record;
+   * `employer` makes `newCompanyId` the record's company and keeps `previousCompanyId` linked as a former
+   * employer; `newContact` creates `newContact` at the new employer unless a record has its e-mail.
+   * Answers what became of each action asked for, by name: `done`, `skipped: <why>` or `failed: <why>`
+   * (one failing does not stop the others). Where the CRM has no such action the connector leaves this out.
    */
   applyJobChange?(
     objectType: string,

@@ -22,7 +22,11 @@ const JobChange = z.object({
   oldTitle: z.string().nullable(),
   newTitle: z.string().nullable(),
   detectedAt: z.string(),
-  actions: z.record(z.string(), z.string()).describe('by action, what became of it: done, or failed: <code>'),
+  actions: z
+    .record(z.string(), z.string())
+    .describe(
+      'by action (properties, task, employer, newContact), what became of it: done, skipped: <why>, or failed: <code>',
+    ),
 });
 
 export function registerJobChangeTools(server: McpServer, ctx: ToolContext): void {
