@@ -6,7 +6,23 @@
  */
 import type { CrmConnector } from '../../core/connector.js';
 import type { JobChangeActionsDocument } from '../../mapping/job-change-actions.js';
-import type { JobChangeActions } from './observer.js';
+import { AppError } from '../../core/errors.js';
+import type { JobChangeActions, MoveContext } from './observer.js';
+
+/**
+ * The new employer's company, or why there is none. A failure to resolve it (a claim held past its wait,
+ * the CRM unreachable) is that action's outcome, not the run's: the move is stored already, and a retried
+ * run would see no move to act on.
+ */
+async function newCompanyOf(context: MoveContext): Promise<{ companyId: string } | { reason: string }> {
+  try {
+    return await context.newCompany();
+  } catch (error) {
+    return {
+      reason: `the new employer's company could not be resolved (${error instanceof AppError ? error.code : 'error'})`,
+    };
+  }
+}
 
 export function jobChangeActionsFor(
   connectors: readonly CrmConnector[],
@@ -19,7 +35,7 @@ export function jobChangeActionsFor(
     if (!switches || !apply || !Object.values(switches).some(Boolean)) return undefined;
     return async (change, _record, context) => {
       // The new employer's company is found or created only for the actions that use it.
-      const company = switches.employer || switches.newContact ? await context.newCompany() : undefined;
+      const company = switches.employer || switches.newContact ? await newCompanyOf(context) : undefined;
       return apply(
         change.objectType,
         {
