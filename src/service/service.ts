@@ -50,6 +50,8 @@ export class Service {
   private task: ScheduledTask | undefined;
   private discoveryTask: ScheduledTask | undefined;
   private jobChangeTask: ScheduledTask | undefined;
+  /** The scheduled sweep under way, which stop lets finish before the connectors close. */
+  private jobChangeSweep: Promise<unknown> | undefined;
   private mappingPoll: NodeJS.Timeout | undefined;
   private reaper: NodeJS.Timeout | undefined;
   private callbackSender: WorkflowCallbackSender | undefined;
@@ -195,7 +197,10 @@ export class Service {
       // The tick's time, not the clock's, names the sweep's jobs: one tick is one sweep whoever runs it.
       this.jobChangeTask = cron.schedule(
         this.config.JOB_CHANGE_CRON,
-        async (context) => void (await this.sweepJobChangesNow(context.date)),
+        async (context) => {
+          this.jobChangeSweep = this.sweepJobChangesNow(context.date);
+          await this.jobChangeSweep;
+        },
         { name: 'crm-enrich-job-changes', distributed: true, runCoordinator: this.store.cron, noOverlap: true },
       );
     }
@@ -307,6 +312,7 @@ export class Service {
     await this.discoveryTask?.destroy?.();
     await this.jobChangeTask?.stop();
     await this.jobChangeTask?.destroy?.();
+    await this.jobChangeSweep?.catch(() => undefined);
     if (this.mappingPoll) clearInterval(this.mappingPoll);
     if (this.reaper) clearInterval(this.reaper);
     const serverClosed = this.server

@@ -1,7 +1,7 @@
 /**
  * JOB_CHANGE_CRON: two instances on one database, each with the schedule on, sweep the actions file's
- * segments once per tick between them (the Postgres run coordinator elects one instance per tick), and
- * stop sweeping when they stop.
+ * segments at most once per tick between them (the Postgres run coordinator elects one instance per
+ * tick), and stop sweeping when they stop.
  */
 import { describe, expect, it } from 'vitest';
 import pg from 'pg';
@@ -32,9 +32,12 @@ describe.skipIf(skip)('job-change sweep schedule', () => {
         .query<{ key: string }>(`SELECT key FROM "${a.schema}".cron_claim WHERE key LIKE 'crm-enrich-job-changes:%'`)
         .finally(() => db.end());
       const searches = hubspotCalls(sandboxes, SEGMENT_SEARCH) - searchesBefore;
-      // Each elected tick swept the HubSpot segment once (the shipped file's customers): one search each.
+      // Each tick is claimed by one instance and swept by it alone: one search of the HubSpot segment (the
+      // shipped file's customers) per claimed tick at most, where two unclaimed schedules would make two.
+      // A claimed tick may go unswept: one still overlapping its predecessor, or one the stop cut short.
       expect(claims.length).toBeGreaterThanOrEqual(3);
-      expect(searches).toBe(claims.length);
+      expect(searches).toBeLessThanOrEqual(claims.length);
+      expect(searches).toBeGreaterThanOrEqual(2);
       await new Promise((r) => setTimeout(r, 1_500));
       expect(hubspotCalls(sandboxes, SEGMENT_SEARCH) - searchesBefore, 'no sweep after stop').toBe(searches);
     } finally {
