@@ -35,7 +35,12 @@ export function jobChangeActionsFor(
     if (!switches || !apply || !Object.values(switches).some(Boolean)) return undefined;
     return async (change, _record, context) => {
       // The new employer's company is found or created only for the actions that use it.
-      const company = switches.employer || switches.newContact ? await newCompanyOf(context) : undefined;
+      const moved = change.kind === 'employer';
+      const company = !moved
+        ? { reason: 'a new role at the same employer' }
+        : switches.employer || switches.newContact
+          ? await newCompanyOf(context)
+          : undefined;
       return apply(
         change.objectType,
         {
@@ -48,7 +53,7 @@ export function jobChangeActionsFor(
           previousCompanyId: context.previousCompanyId,
           newCompanyId: company && 'companyId' in company ? company.companyId : null,
           ...(company && 'reason' in company ? { newCompanyReason: company.reason } : {}),
-          newContact: switches.newContact ? context.newContact : null,
+          newContact: switches.newContact && moved ? context.newContact : null,
         },
         switches,
         { priority: 'bulk' },

@@ -132,6 +132,7 @@ export class JobChangeObserver extends EventEmitter<{ detected: [JobChange] }> {
     };
     const id = await this.options.store.observe({ key, role: storedRole(now), change, audit });
     const stored: JobChange = { ...change, id: id!, detectedAt: this.options.now?.() ?? new Date(), actions: {} };
+    // The record run writes this plan next: a move never rewrites how the record is known.
     plan.plan = keepIdentifiers(
       plan.plan,
       mapping.document.match.map((m) => m.property),

@@ -97,4 +97,18 @@ describe('jobChangeActionsFor', () => {
     await act(change, { id: '42', properties: {} }, none);
     expect(asked[1]!.change).toMatchObject({ newCompanyId: null, newCompanyReason: 'creation is off' });
   });
+
+  it('leaves the company alone for a new role at the same employer', async () => {
+    asked.length = 0;
+    let resolved = 0;
+    const found = context(async () => (resolved++, { companyId: '202' }));
+    const act = jobChangeActionsFor([connector], switches({ employer: true, newContact: true }))('hubspot')!;
+    await act({ ...change, kind: 'new_role' }, { id: '42', properties: {} }, found);
+    expect(resolved).toBe(0);
+    expect(asked[0]!.change).toMatchObject({
+      newCompanyId: null,
+      newCompanyReason: 'a new role at the same employer',
+      newContact: null,
+    });
+  });
 });
