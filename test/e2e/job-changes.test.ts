@@ -7,7 +7,7 @@
  */
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { sweep } from '../../src/service/job-changes-command.js';
+import { sweep } from '../../src/cli/job-changes-command.js';
 import { serverUnavailable } from '../support/db.js';
 import { partnerServed, settled, stateReaches } from './probes.js';
 import { ADMIN_TOKEN, eventually, partnerPeople } from './stack.js';

@@ -9,7 +9,7 @@ import { startHubspotSandbox, type HubspotSandbox } from '../../connectors/hubsp
 import { startSalesforceSandbox, type SalesforceSandbox } from '../../connectors/salesforce/sandbox/server.js';
 import { loadConfig } from '../../src/config.js';
 import { startPartnerSandbox, type PartnerSandbox } from '../../src/partner/sandbox/server.js';
-import { provision } from '../../src/service/provision-command.js';
+import { provision } from '../../src/cli/provision-command.js';
 import { Service } from '../../src/service/service.js';
 import { SERVER_URL, serverUnavailable, uniqueSchema } from '../support/db.js';
 import { dropSchema } from './probes.js';

@@ -16,7 +16,7 @@ import {
 import { loadConfig, type Config } from '../../src/config.js';
 import { loadMappingDir } from '../../src/mapping/index.js';
 import { startPartnerSandbox, type PartnerSandbox } from '../../src/partner/sandbox/server.js';
-import { provisionHubspotSandbox, salesforceSandboxFields } from '../../src/service/embedded.js';
+import { provisionHubspotSandbox, salesforceSandboxFields } from '../../src/cli/embedded.js';
 import { Service, type ServiceOptions } from '../../src/service/service.js';
 import type { QueueSettings } from '../../src/store/queue.js';
 import { SERVER_URL, uniqueSchema } from '../support/db.js';

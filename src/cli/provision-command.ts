@@ -8,7 +8,7 @@ import { loadConfig } from '../config.js';
 import type { CrmConnector } from '../core/connector.js';
 import { loadJobChangeActions } from '../mapping/job-change-actions.js';
 import { customPropertiesOf, loadMappingDir, MappingError } from '../mapping/index.js';
-import { connectorFor, connectorsFromConfig } from './connectors.js';
+import { connectorFor, connectorsFromConfig } from '../service/connectors.js';
 
 /** The properties the job-change actions write, for each connection whose actions file entry has `properties` on. */
 async function provisionJobChangeProperties(

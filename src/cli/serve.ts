@@ -4,7 +4,7 @@ import { logger } from '../logger.js';
 import { banner, startDemo } from './demo.js';
 import { embeddedEnvironment } from './embedded.js';
 import { preflight } from './preflight.js';
-import { Service } from './service.js';
+import { Service } from '../service/service.js';
 
 const log = logger('service.serve');
 
