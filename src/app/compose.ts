@@ -29,14 +29,15 @@ import {
 import { PartnerClient } from '../partner/client.js';
 import { parseLookupParams } from '../partner/lookup-params.js';
 import { Metrics } from '../server/metrics.js';
-import { Backfills } from '../service/backfills.js';
-import { connectorFor, connectorsFromConfig, objectTypeIn } from '../service/connectors.js';
-import { MappingRegistry } from '../service/mapping-registry.js';
-import { storePorts, type StorePorts } from '../service/store-ports.js';
+import { Backfills } from '../enrich/backfills.js';
+import { connectorsFromConfig } from './connectors.js';
+import { connectorFor, objectTypeIn } from '../core/connector-lookup.js';
+import { MappingRegistry } from '../mapping/registry.js';
+import { storePorts, type StorePorts } from './store-ports.js';
 import { defaultCacheTtls } from '../store/lookup-cache.js';
 import type { QueueSettings } from '../store/queue.js';
 import { openStore, type Store, type StoreOptions } from '../store/store.js';
-import { SERIES, StatsRecorder } from '../service/stats-recorder.js';
+import { SERIES, StatsRecorder } from '../store/stats-recorder.js';
 
 const log = logger('service');
 

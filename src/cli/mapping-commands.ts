@@ -47,10 +47,11 @@ interface CheckOptions {
  * for every declared custom property the CRM does not have yet.
  */
 async function liveSchemas(mappings: LoadedMapping[], schemas: Map<string, CrmProperty[]>): Promise<MappingProblem[]> {
-  const [{ loadConfig }, { connectorFor, connectorsFromConfig }, { missingCustomProperties }, { schemaKey }] =
+  const [{ loadConfig }, { connectorsFromConfig }, { connectorFor }, { missingCustomProperties }, { schemaKey }] =
     await Promise.all([
       import('../config.js'),
-      import('../service/connectors.js'),
+      import('../app/connectors.js'),
+      import('../core/connector-lookup.js'),
       import('../mapping/custom-properties.js'),
       import('../mapping/loader.js'),
     ]);

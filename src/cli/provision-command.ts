@@ -8,7 +8,8 @@ import { loadConfig } from '../config.js';
 import type { CrmConnector } from '../core/connector.js';
 import { loadJobChangeActions } from '../mapping/job-change-actions.js';
 import { customPropertiesOf, loadMappingDir, MappingError } from '../mapping/index.js';
-import { connectorFor, connectorsFromConfig } from '../service/connectors.js';
+import { connectorsFromConfig } from '../app/connectors.js';
+import { connectorFor } from '../core/connector-lookup.js';
 
 /** The properties the job-change actions write, for each connection whose actions file entry has `properties` on. */
 async function provisionJobChangeProperties(

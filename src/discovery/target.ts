@@ -9,7 +9,7 @@ import type { CallOptions, CrmConnector, CrmRecord } from '../core/connector.js'
 import type { CompiledMapping } from '../mapping/index.js';
 import { missingDiscoveryProperties } from '../mapping/index.js';
 import type { Market } from '../partner/schemas.js';
-import { connectorFor } from '../service/connectors.js';
+import { connectorFor } from '../core/connector-lookup.js';
 
 export class DiscoveryError extends AppError {
   constructor(

@@ -5,7 +5,7 @@
  * field coverage before and after (from the audit trail).
  */
 import { LOOKUPS_COUNTER } from '../enrich/partner-lookups.js';
-import { SERIES } from '../service/stats-recorder.js';
+import { SERIES } from '../store/stats-recorder.js';
 import { utcDay } from '../store/daily-counters.js';
 import type { CallLimit } from '../core/connector.js';
 import type { AdminContext } from './admin-context.js';

@@ -14,7 +14,7 @@ import { sourceCatalog, type SourceKind } from '../mapping/source-paths.js';
 import { TRANSFORMS } from '../mapping/transforms/registry.js';
 import { describeKind } from '../mapping/transforms/transform.js';
 import { OBJECTS } from '../mapping/validate.js';
-import { connectorFor, objectTypeIn } from '../service/connectors.js';
+import { connectorFor, objectTypeIn } from '../core/connector-lookup.js';
 import type { AdminContext } from './admin-context.js';
 import { parse, route } from './admin-request.js';
 import { HttpError } from './http-error.js';

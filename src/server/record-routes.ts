@@ -6,7 +6,7 @@
 import { Router } from 'express';
 import type { CrmConnector, CrmRecord } from '../core/connector.js';
 import { queueName } from '../enrich/jobs.js';
-import { connectorFor, mappedObject, objectTypeIn } from '../service/connectors.js';
+import { connectorFor, mappedObject, objectTypeIn } from '../core/connector-lookup.js';
 import type { AuditRow } from '../store/audit-log.js';
 import type { AdminContext } from './admin-context.js';
 import { route } from './admin-request.js';

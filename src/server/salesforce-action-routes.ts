@@ -9,7 +9,7 @@ import { Router } from 'express';
 import { z } from 'zod';
 import { toId18 } from '../../connectors/salesforce/ids.js';
 import { enrichAndWait, type OnDemandOutcome } from '../enrich/on-demand.js';
-import { mappedObject } from '../service/connectors.js';
+import { mappedObject } from '../core/connector-lookup.js';
 import { route } from './admin-request.js';
 import { jsonOf, onDemandDeps, rawBody, type EntryPointContext } from './entry-point-context.js';
 import { HttpError } from './http-error.js';

@@ -24,15 +24,15 @@ import { createApp } from '../server/app.js';
 import { createHttpServer, webhookBodyLimits } from '../server/http-server.js';
 import type { Metrics } from '../server/metrics.js';
 import type { Store } from '../store/store.js';
-import type { Backfills } from './backfills.js';
-import type { MappingRegistry } from './mapping-registry.js';
-import type { StorePorts } from './store-ports.js';
-import type { StatsRecorder } from './stats-recorder.js';
+import type { Backfills } from '../enrich/backfills.js';
+import type { MappingRegistry } from '../mapping/registry.js';
+import type { StorePorts } from '../app/store-ports.js';
+import type { StatsRecorder } from '../store/stats-recorder.js';
 import { AdminTokenCheck } from '../server/admin-auth.js';
 import { mcpApp } from '../mcp/mcp-app.js';
 import { crmEntryPoints } from '../server/crm-entry-points.js';
 import { onDemandDeps } from '../server/entry-point-context.js';
-import { WorkflowCallbackSender } from './workflow-callback-sender.js';
+import { WorkflowCallbackSender } from '../server/workflow-callback-sender.js';
 
 const log = logger('service');
 

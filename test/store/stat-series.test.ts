@@ -5,7 +5,7 @@
  * backlog gauge reads pg-boss's table, and field coverage reads the audit trail before and after.
  */
 import { expect, it } from 'vitest';
-import { StatsRecorder, SERIES } from '../../src/service/stats-recorder.js';
+import { StatsRecorder, SERIES } from '../../src/store/stats-recorder.js';
 import { describeEachBackend } from '../support/db.js';
 
 const at = (iso: string) => new Date(iso);

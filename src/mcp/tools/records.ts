@@ -8,7 +8,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { AdminContext } from '../../server/admin-context.js';
-import { connectorFor, mappedObject, objectTypeIn } from '../../service/connectors.js';
+import { connectorFor, mappedObject, objectTypeIn } from '../../core/connector-lookup.js';
 import type { AuditRow } from '../../store/audit-log.js';
 import { actorOf, runTool, ToolRefusal, type ToolContext } from '../tool-call.js';
 

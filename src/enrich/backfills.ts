@@ -3,11 +3,11 @@
  * by page in the background, resumed after a restart, and reported with how much work is left.
  */
 import { AppError } from '../core/errors.js';
-import { connectorFor, objectTypeIn } from './connectors.js';
+import { connectorFor, objectTypeIn } from '../core/connector-lookup.js';
 import type { CrmConnector } from '../core/connector.js';
-import { driveBackfill, readBackfill, startBackfill, type BackfillDeps, type BackfillRun } from '../enrich/backfill.js';
-import { backfillDryRun, type DryRunReport } from '../enrich/backfill-dry-run.js';
-import { queueName } from '../enrich/jobs.js';
+import { driveBackfill, readBackfill, startBackfill, type BackfillDeps, type BackfillRun } from './backfill.js';
+import { backfillDryRun, type DryRunReport } from './backfill-dry-run.js';
+import { queueName } from './jobs.js';
 import { logger } from '../logger.js';
 import type { CompiledMapping } from '../mapping/index.js';
 import type { Store } from '../store/store.js';
@@ -35,7 +35,10 @@ export class Backfills {
     private readonly deps: BackfillDeps,
     private readonly connectors: CrmConnector[],
     private readonly mapping: (crm: string, objectType: string) => CompiledMapping | undefined,
-    private readonly store: Store,
+    private readonly store: {
+      readonly companies: Pick<Store['companies'], 'created'>;
+      readonly queue: Pick<Store['queue'], 'counts'>;
+    },
     private readonly companies: {
       freeMail: { has(domain: string): boolean };
       creates: (connector: CrmConnector) => boolean;
