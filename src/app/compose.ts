@@ -2,13 +2,17 @@
  * The composition root: every part of the service built from the configuration, once, as plain
  * objects with named options. The store, the partner client under the key's shared limiter, the CRM
  * connectors, the active mappings (checked against each CRM's schema), the partner lookups, one
- * enrichment lane per mapped CRM object, backfills and discovery. `Service` only runs them.
+ * enrichment lane per mapped CRM object, backfills and discovery, and what the admin API and the
+ * schedules ask of them. `Service` only starts and stops them; `startService` (start-service.ts) joins the two.
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Config } from '../config.js';
 import type { CrmConnector, CrmProperty } from '../core/connector.js';
+import type { Priority } from '../core/limiter.js';
 import { Discovery } from '../discovery/discovery.js';
+import { runScheduledDiscovery } from '../discovery/schedule.js';
+import { enrichNow } from '../enrich/enrich-now.js';
 import { Enricher } from '../enrich/enricher.js';
 import { FreeMailDomains } from '../enrich/free-mail.js';
 import { FOREIGN_TOKEN_COUNTER, Intake } from '../enrich/intake.js';
@@ -16,6 +20,7 @@ import { jobChangeActionsFor } from '../enrich/job-changes/actions.js';
 import { JobChangeObserver } from '../enrich/job-changes/observer.js';
 import { loadJobChangeActions } from '../mapping/job-change-actions.js';
 import { PartnerLookups } from '../enrich/partner-lookups.js';
+import { runRefreshTick } from '../enrich/refresh.js';
 import { createRateLimiter, type SharedRateLimiter } from '../limits/create-rate-limiter.js';
 import { limiterIdFor } from '../limits/limiter-id.js';
 import { logger } from '../logger.js';
@@ -29,11 +34,15 @@ import {
 import { PartnerClient } from '../partner/client.js';
 import { parseLookupParams } from '../partner/lookup-params.js';
 import { Metrics } from '../server/metrics.js';
+import { onDemandDeps } from '../server/entry-point-context.js';
+import { WorkflowCallbackSender } from '../server/workflow-callback-sender.js';
+import type { Parts } from '../service/parts.js';
 import { Backfills } from '../enrich/backfills.js';
 import { connectorsFromConfig } from './connectors.js';
 import { connectorFor, objectTypeIn } from '../core/connector-lookup.js';
 import { MappingRegistry } from '../mapping/registry.js';
-import { storePorts, type StorePorts } from './store-ports.js';
+import { storePorts } from './store-ports.js';
+import { pruneExpired } from '../store/housekeeping.js';
 import { defaultCacheTtls } from '../store/lookup-cache.js';
 import type { QueueSettings } from '../store/queue.js';
 import { openStore, type Store, type StoreOptions } from '../store/store.js';
@@ -59,26 +68,6 @@ export interface ComposeOptions {
   connectors?: CrmConnector[];
   /** How often the admin page's chart counts are written (10 s by default). */
   statsFlushMs?: number;
-}
-
-/** Everything the running service is made of. */
-export interface Parts {
-  readonly config: Config;
-  readonly store: Store;
-  readonly ports: StorePorts;
-  readonly limiter: SharedRateLimiter;
-  readonly partner: PartnerClient;
-  readonly lookups: PartnerLookups;
-  readonly connectors: CrmConnector[];
-  readonly mappings: MappingRegistry;
-  readonly enricher: Enricher;
-  /** What incoming events become: the one way into the queue for webhooks. */
-  readonly intake: Intake;
-  readonly backfills: Backfills;
-  readonly discovery: Discovery;
-  readonly metrics: Metrics;
-  /** Counts for the admin page's charts, written to the store every few seconds. */
-  readonly stats: StatsRecorder;
 }
 
 /** Opens everything and checks the mappings against each CRM; throws (naming every problem) on invalid mappings, closing what it opened. */
@@ -270,6 +259,14 @@ export async function compose(options: ComposeOptions): Promise<Parts> {
       holder: `${hostname()}:${process.pid}:${randomUUID()}`,
     });
 
+    const wake = (connection: string, objectType: string, priority: Priority) =>
+      enricher.wake(connection, objectType, priority);
+    const callbacks = new WorkflowCallbackSender({
+      callbacks: store.workflowCallbacks,
+      deps: onDemandDeps({ config, store, ports, connectors, mappings, enricher }),
+      connectors,
+    });
+
     return {
       config,
       store,
@@ -285,6 +282,20 @@ export async function compose(options: ComposeOptions): Promise<Parts> {
       discovery,
       metrics,
       stats,
+      callbacks,
+      enrichNow: (connection, objectType, recordId) =>
+        enrichNow({ enqueue: ports.enqueue, wake }, connection, objectType, recordId),
+      refreshNow: () =>
+        runRefreshTick({
+          connectors,
+          mapping: (crm, o) => mappings.get(crm, o),
+          stale: ports.stale,
+          queue: ports.enqueue,
+          kv: ports.kv,
+        }),
+      discoverScheduledNow: () =>
+        runScheduledDiscovery(discovery, connectors, mappings, config.DISCOVERY_SCHEDULED_LIMIT),
+      housekeeping: () => pruneExpired(store),
     };
   } catch (error) {
     for (const close of closers.reverse()) await close().catch(() => undefined);

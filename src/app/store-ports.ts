@@ -1,36 +1,8 @@
 /** Binds the pipeline's narrow ports to the Postgres store. */
 import type { Priority } from '../core/limiter.js';
 import { EnrichJobData, type EnrichJob } from '../enrich/jobs.js';
-import type {
-  AuditPort,
-  CacheKey,
-  CounterPort,
-  CreatedRecordsPort,
-  PendingWritesPort,
-  EnqueuePort,
-  ErasurePort,
-  JobQueuePort,
-  KeyValuePort,
-  LookupCachePort,
-  StalePort,
-  RecordState,
-  StatePort,
-} from '../enrich/ports.js';
+import type { CacheKey, RecordState, StorePorts } from '../enrich/ports.js';
 import type { Store } from '../store/store.js';
-
-export interface StorePorts {
-  queue: JobQueuePort;
-  enqueue: EnqueuePort;
-  state: StatePort;
-  audit: AuditPort;
-  cache: LookupCachePort;
-  counters: CounterPort;
-  erasure: ErasurePort;
-  stale: StalePort;
-  kv: KeyValuePort;
-  created: CreatedRecordsPort;
-  writing: PendingWritesPort;
-}
 
 const INTERACTIVE_FLOOR = 5;
 

@@ -125,3 +125,18 @@ export interface CreatedRecordsPort {
   /** Which of these records crm-enrich created. */
   has(connection: string, objectType: string, recordIds: string[]): Promise<Set<string>>;
 }
+
+/** Every port the pipeline and its jobs use, as the composition root binds them to the store (src/app/store-ports.ts). */
+export interface StorePorts {
+  queue: JobQueuePort;
+  enqueue: EnqueuePort;
+  state: StatePort;
+  audit: AuditPort;
+  cache: LookupCachePort;
+  counters: CounterPort;
+  erasure: ErasurePort;
+  stale: StalePort;
+  kv: KeyValuePort;
+  created: CreatedRecordsPort;
+  writing: PendingWritesPort;
+}

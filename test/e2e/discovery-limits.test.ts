@@ -22,7 +22,7 @@ describe.skipIf(skip)('discovery runs at once', () => {
   const stack = useStack({
     service: { env: { DISCOVERY_DAILY_LIMIT: String(DAILY_LIMIT), PARTNER_DAILY_LOOKUP_BUDGET: String(BUDGET) } },
   });
-  const counter = (name: string) => stack.running.service.store.counters.get(name);
+  const counter = (name: string) => stack.running.service.parts.store.counters.get(name);
   let companies: { id: string; department: string }[] = [];
 
   /** Four enriched HubSpot companies, each with at least four partner people of one department with e-mail. */
@@ -83,7 +83,7 @@ describe.skipIf(skip)('discovery runs at once', () => {
 
   it('spends no more credits than the budget leaves, and gives back what the runs reserved', async () => {
     await targets();
-    const { counters } = stack.running.service.store;
+    const { counters } = stack.running.service.parts.store;
     // Two credits left today.
     await counters.increment(LOOKUPS_COUNTER, BUDGET - 2 - (await counter(LOOKUPS_COUNTER)));
     const runs = await twentyRuns();
@@ -98,7 +98,7 @@ describe.skipIf(skip)('discovery runs at once', () => {
   });
 
   it("creates no more records than today's discovery limit, however many runs start at once", async () => {
-    const { counters } = stack.running.service.store;
+    const { counters } = stack.running.service.parts.store;
     await counters.increment(LOOKUPS_COUNTER, -200);
     const creditsBefore = await counter(LOOKUPS_COUNTER);
     const createdBefore = await counter(DISCOVERY_CREATED_COUNTER);

@@ -17,7 +17,7 @@ if (skip) console.warn(`skipping discovery tests: ${skip}`);
 
 describe.skipIf(skip)('discovery of people at a target company', () => {
   const stack = useStack();
-  const credits = () => stack.running.service.ports.counters.get(LOOKUPS_COUNTER);
+  const credits = () => stack.running.service.parts.ports.counters.get(LOOKUPS_COUNTER);
 
   /** A partner company with many people, its record in HubSpot enriched (so its partner id is known). */
   async function targetCompany() {

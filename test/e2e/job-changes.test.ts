@@ -89,7 +89,7 @@ describe.skipIf(skip)('job changes', () => {
     const since = encodeURIComponent(new Date(Date.now() - 3_600_000).toISOString());
     await eventually(
       async () =>
-        (await stack.running.service.store.queue.counts()).every(
+        (await stack.running.service.parts.store.queue.counts()).every(
           (q) => q.queue === 'dead_letter' || q.depth + q.active === 0,
         )
           ? true
@@ -142,7 +142,7 @@ describe.skipIf(skip)('job changes', () => {
     expect(again.body.enqueued).toBe(200);
     await eventually(
       async () =>
-        (await stack.running.service.store.queue.counts()).every(
+        (await stack.running.service.parts.store.queue.counts()).every(
           (q) => q.queue === 'dead_letter' || q.depth + q.active === 0,
         )
           ? true
@@ -206,7 +206,7 @@ describe.skipIf(skip)('job changes', () => {
     expect((hubspot.stats().byEndpoint['GET /crm/v3/lists/{id}/memberships'] ?? 0) - before).toBe(1);
     await eventually(
       async () =>
-        (await stack.running.service.store.queue.counts()).every(
+        (await stack.running.service.parts.store.queue.counts()).every(
           (q) => q.queue === 'dead_letter' || q.depth + q.active === 0,
         )
           ? true

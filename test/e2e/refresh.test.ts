@@ -78,7 +78,7 @@ describe.skipIf(skip)('refresh', () => {
     Object.assign(person, partnerRecord.person);
     await daysPass([contact!]);
 
-    expect((await stack.running.service.refreshNow()).refresh).toBe(1);
+    expect((await stack.running.service.parts.refreshNow()).refresh).toBe(1);
     const after = await eventually(
       () => {
         const c = stack.sandboxes.hubspot.getContact(id);
@@ -148,7 +148,7 @@ describe.skipIf(skip)('refresh', () => {
     const auditBefore = await auditRows();
     await daysPass(contacts);
 
-    expect((await stack.running.service.refreshNow()).refresh).toBe(3);
+    expect((await stack.running.service.parts.refreshNow()).refresh).toBe(3);
     await eventually(
       async () => {
         const rows = await schemaQuery(
@@ -173,6 +173,6 @@ describe.skipIf(skip)('refresh', () => {
       expect(latest?.outcome).toBe('unchanged');
     }
     // A second refresh tick finds nothing due: the refreshed records moved their due time forward.
-    expect((await stack.running.service.refreshNow()).refresh).toBe(0);
+    expect((await stack.running.service.parts.refreshNow()).refresh).toBe(0);
   });
 });
