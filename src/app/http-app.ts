@@ -4,7 +4,7 @@
  * because HubSpot signs the URL it calls.
  */
 import { mcpApp } from '../mcp/mcp-app.js';
-import { AdminTokenCheck } from '../server/admin-auth.js';
+import { AdminTokenCheck } from '../auth/admin-token.js';
 import { adminRoutes } from '../server/admin-routes.js';
 import { createApp } from '../server/app.js';
 import { crmEntryPoints } from '../server/crm-entry-points.js';

@@ -5,7 +5,7 @@
  */
 import { Router } from 'express';
 import type { Config } from '../config.js';
-import type { AdminTokenCheck } from '../server/admin-auth.js';
+import type { AdminTokenCheck } from '../auth/admin-token.js';
 import type { AdminContext } from '../server/admin-context.js';
 import { authRoutes } from './auth-routes.js';
 import { ClientDocuments, type ClientDocumentsOptions } from './client-documents.js';

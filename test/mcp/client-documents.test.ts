@@ -12,7 +12,7 @@ import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ClientDocuments, type ClientDocumentsOptions } from '../../src/mcp/client-documents.js';
 import { mcpApp } from '../../src/mcp/mcp-app.js';
-import { AdminTokenCheck } from '../../src/server/admin-auth.js';
+import { AdminTokenCheck } from '../../src/auth/admin-token.js';
 import { ADMIN_TOKEN } from '../e2e/stack.js';
 import { useStack } from '../e2e/use-stack.js';
 import { serverUnavailable } from '../support/db.js';
