@@ -21,7 +21,12 @@ export interface EntryPointContext {
     Config,
     'HUBSPOT_CLIENT_SECRET' | 'SALESFORCE_WEBHOOK_SECRET' | 'HUBSPOT_ACTION_WAIT_MS' | 'SALESFORCE_ACTION_WAIT_MS'
   >;
-  readonly store: Store;
+  readonly store: {
+    readonly recordView: Store['recordView'];
+    readonly audit: Pick<Store['audit'], 'record'>;
+    readonly queue: Pick<Store['queue'], 'lookup'>;
+    readonly workflowCallbacks: Pick<Store['workflowCallbacks'], 'add'>;
+  };
   readonly ports: { readonly enqueue: EnqueuePort };
   readonly connectors: readonly CrmConnector[];
   readonly mappings: { get(crm: string, objectType: string): unknown };

@@ -7,7 +7,7 @@
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import type { AdminContext } from '../../server/admin-context.js';
+import type { McpContext } from '../mcp-context.js';
 import { connectorFor, mappedObject, objectTypeIn } from '../../core/connector-lookup.js';
 import type { AuditRow } from '../../store/audit-log.js';
 import { actorOf, runTool, ToolRefusal, type ToolContext } from '../tool-call.js';
@@ -153,11 +153,11 @@ export function registerRecordTools(server: McpServer, ctx: ToolContext): void {
 }
 
 type Key = { connection: string; objectType: string; recordId: string };
-type RecordView = Awaited<ReturnType<AdminContext['store']['recordView']>>;
+type RecordView = Awaited<ReturnType<McpContext['store']['recordView']>>;
 
 /** The rows of the first run after `since` (our own request row aside), once it has settled. */
 async function waitForRun(
-  service: AdminContext,
+  service: McpContext,
   key: Key,
   since: number,
   waitMs: number,
