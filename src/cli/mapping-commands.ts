@@ -20,9 +20,9 @@ async function sandboxSchemas(): Promise<Map<string, CrmProperty[]>> {
     { schemaKey },
   ] = await Promise.all([
     import('../../connectors/hubspot/schema.js'),
-    import('../../connectors/hubspot/sandbox/standard-properties.js'),
+    import('../../connectors/hubspot/standard-properties.js'),
     import('../../connectors/salesforce/schema.js'),
-    import('../../connectors/salesforce/sandbox/standard-fields.js'),
+    import('../../connectors/salesforce/standard-fields.js'),
     import('../mapping/loader.js'),
   ]);
   const schemas = new Map<string, CrmProperty[]>();

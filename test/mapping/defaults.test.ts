@@ -3,8 +3,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import {
   STANDARD_COMPANY_PROPERTIES,
   STANDARD_CONTACT_PROPERTIES,
-} from '../../connectors/hubspot/sandbox/standard-properties.js';
-import { standardFields } from '../../connectors/salesforce/sandbox/standard-fields.js';
+} from '../../connectors/hubspot/standard-properties.js';
+import { standardFields } from '../../connectors/salesforce/standard-fields.js';
 import { hubspotPropertiesToCrm } from '../../connectors/hubspot/schema.js';
 import { salesforceDescribeToCrm } from '../../connectors/salesforce/schema.js';
 import { compileMapping } from '../../src/mapping/compile.js';

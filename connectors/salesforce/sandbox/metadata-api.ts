@@ -9,7 +9,7 @@ import express, { type Request, type Response, type Router } from 'express';
 import { XMLBuilder, XMLParser } from 'fast-xml-parser';
 import { isSandboxObjectType, type OrgData } from './org-data.js';
 import type { ApiUsage } from './rest-routes.js';
-import { describeField, type DescribeField } from './standard-fields.js';
+import { describeField, type DescribeField } from '../standard-fields.js';
 
 export interface MetadataContext {
   org: OrgData;

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { isSandboxObjectType, RequestError, type Fields, type OrgData, type SaveResult } from './org-data.js';
 import { SoqlError } from './soql.js';
-import { OBJECT_LABELS, type SandboxObjectType } from './standard-fields.js';
+import { OBJECT_LABELS, type SandboxObjectType } from '../standard-fields.js';
 
 export interface ApiUsage {
   dailyLimit: number;
