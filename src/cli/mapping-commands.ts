@@ -81,8 +81,8 @@ async function liveSchemas(mappings: LoadedMapping[], schemas: Map<string, CrmPr
 }
 
 async function check(dir: string, options: CheckOptions): Promise<number> {
-  const { loadMappingDir, validateMappings, readCrmSchemaDir, schemaKey } = await import('../mapping/loader.js');
-  const { readCrmSchemaFile } = await import('../mapping/crm-schema-file.js');
+  const { loadMappingDir, validateMappings, schemaKey } = await import('../mapping/loader.js');
+  const { readCrmSchemaDir, readCrmSchemaFile } = await import('./crm-schema-file.js');
   const { formatProblems } = await import('../mapping/problems.js');
   const schemas = options.sandbox ? await sandboxSchemas() : new Map<string, CrmProperty[]>();
   try {
@@ -147,7 +147,7 @@ interface PreviewOptions {
 
 async function preview(options: PreviewOptions): Promise<number> {
   const { previewMapping, formatPlanTable } = await import('../mapping/preview.js');
-  const { readCrmSchemaFile } = await import('../mapping/crm-schema-file.js');
+  const { readCrmSchemaFile } = await import('./crm-schema-file.js');
   try {
     const schema = options.schema ? await readCrmSchemaFile(options.schema) : undefined;
     const result = await previewMapping({

@@ -4,7 +4,7 @@ import { STANDARD_CONTACT_PROPERTIES } from '../../connectors/hubspot/standard-p
 import { standardFields } from '../../connectors/salesforce/standard-fields.js';
 import type { CrmProperty } from '../../src/core/connector.js';
 import { checkAgainstCrm } from '../../src/mapping/crm-check.js';
-import { crmPropertiesFrom } from '../../src/mapping/crm-schema-file.js';
+import { crmPropertiesFrom } from '../../src/cli/crm-schema-file.js';
 import { parseMappingDocument } from '../../src/mapping/parse.js';
 
 const schema: CrmProperty[] = [

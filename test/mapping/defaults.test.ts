@@ -10,13 +10,8 @@ import { salesforceDescribeToCrm } from '../../connectors/salesforce/schema.js';
 import { compileMapping } from '../../src/mapping/compile.js';
 import { customPropertiesOf } from '../../src/mapping/custom-properties.js';
 import { mappingJsonSchema } from '../../src/mapping/format.js';
-import {
-  loadMappingDir,
-  readCrmSchemaDir,
-  schemaKey,
-  validateMappings,
-  type LoadedMapping,
-} from '../../src/mapping/loader.js';
+import { readCrmSchemaDir } from '../../src/cli/crm-schema-file.js';
+import { loadMappingDir, schemaKey, validateMappings, type LoadedMapping } from '../../src/mapping/loader.js';
 import { formatProblems } from '../../src/mapping/problems.js';
 import { sourceCatalog } from '../../src/mapping/source-paths.js';
 
