@@ -1,10 +1,8 @@
 /** Binds the pipeline's narrow ports to the Postgres store. */
-import type { Priority } from '../core/limiter.js';
 import { EnrichJobData, type EnrichJob } from '../enrich/jobs.js';
 import type { CacheKey, RecordState, StorePorts } from '../enrich/ports.js';
+import { priorityOf } from '../store/queue.js';
 import type { Store } from '../store/store.js';
-
-const INTERACTIVE_FLOOR = 5;
 
 export function storePorts(store: Store): StorePorts {
   const cacheKey = (key: CacheKey) => ({
@@ -20,7 +18,7 @@ export function storePorts(store: Store): StorePorts {
         return jobs.map((j): EnrichJob => ({
           id: j.id,
           data: EnrichJobData.parse(j.data),
-          priority: (j.priority >= INTERACTIVE_FLOOR ? 'interactive' : 'bulk') as Priority,
+          priority: priorityOf(j.priority),
           retryCount: j.retryCount,
         }));
       },

@@ -37,6 +37,14 @@ const log = logger('store.queue');
 /** How a priority is stored in the job table (pg-boss claims the highest first). */
 export const PRIORITY: Record<Priority, number> = { interactive: 10, bulk: 0 };
 
+/**
+ * The priority a stored number stands for: anything from halfway to interactive's number up, so a
+ * value written by another encoding (pg-boss's default 0, a hand-made job) still reads as one of the two.
+ */
+export function priorityOf(stored: number): Priority {
+  return stored >= PRIORITY.interactive / 2 ? 'interactive' : 'bulk';
+}
+
 export interface QueueSettings {
   /** Attempts before a job is parked in the dead letter, the first one included. */
   maxAttempts: number;
