@@ -195,7 +195,7 @@ function stateView(s: NonNullable<RecordView['state']>) {
     lastEnrichedAt: s.lastEnrichedAt?.toISOString() ?? null,
     nextRefreshAt: s.nextRefreshAt?.toISOString() ?? null,
     lastError: s.lastError,
-    written: s.written,
+    written: s.lastWritten,
     companyId: s.companyId,
     companyReason: s.companyReason,
   };
