@@ -216,7 +216,7 @@ export async function compose(options: ComposeOptions): Promise<Parts> {
       enqueue: ports.enqueue,
       wake: (connection, objectType, priority) => enricher.wake(connection, objectType, priority),
       onForeignUseOfToken: (events) => {
-        for (const e of events) metrics.foreignTokenChanges.inc({ crm: e.source });
+        for (const e of events) metrics.foreignTokenChanges.inc({ crm: e.crm });
         void ports.counters.increment(FOREIGN_TOKEN_COUNTER, events.length).catch((error: unknown) => {
           log.warn(
             { err: error },

@@ -113,7 +113,7 @@ export type ChangeActor = 'person' | 'app' | 'bulk' | 'this_service';
 
 /** One thing that happened to one CRM record, parsed from a webhook or produced by a sweep. */
 export interface RecordEvent {
-  source: CrmKind;
+  crm: CrmKind;
   /** Connection name (one per portal/org); `default` unless several are configured. */
   connection: string;
   /** The CRM's object name: `contact`/`company` (HubSpot), `Lead`/`Contact`/`Account` (Salesforce). */

@@ -56,7 +56,7 @@ export class Intake {
   }
 
   async receive(events: RecordEvent[]): Promise<IntakeResult> {
-    const mapped = events.filter((e) => e.kind === 'privacy_deletion' || this.options.mapping(e.source, e.objectType));
+    const mapped = events.filter((e) => e.kind === 'privacy_deletion' || this.options.mapping(e.crm, e.objectType));
     const own = await this.ownDoings(mapped);
     const creations = new Set(mapped.filter((e) => e.kind === 'created').map(recordKey));
     const wanted = mapped.filter((e) => !own.has(e) && !(e.kind === 'changed' && creations.has(recordKey(e))));
@@ -87,11 +87,11 @@ export class Intake {
     const groups = new Map<string, RecordEvent[]>();
     for (const e of events) {
       if (e.kind !== 'changed' && !(e.kind === 'created' && e.actor === 'this_service')) continue;
-      const key = `${e.source}\u0000${e.connection}\u0000${e.objectType}`;
+      const key = `${e.crm}\u0000${e.connection}\u0000${e.objectType}`;
       groups.set(key, [...(groups.get(key) ?? []), e]);
     }
     for (const group of groups.values()) {
-      const { connection, objectType, source } = group[0]!;
+      const { connection, objectType, crm } = group[0]!;
       const creations = group.filter((e) => e.kind === 'created');
       const changes = group.filter((e) => e.kind === 'changed');
       const ids = (list: RecordEvent[]) => [...new Set(list.map((e) => e.recordId))];
@@ -101,7 +101,7 @@ export class Intake {
         changes.length ? this.options.writing.get(connection, objectType, ids(changes)) : new Map(),
       ]);
       for (const e of creations) if (created.has(e.recordId)) own.add(e);
-      const mapping = this.options.mapping(source, objectType);
+      const mapping = this.options.mapping(crm, objectType);
       for (const e of changes) {
         const state = states.get(e.recordId);
         const pending = writing.get(e.recordId);
@@ -119,5 +119,5 @@ export class Intake {
 }
 
 function recordKey(e: RecordEvent): string {
-  return `${e.source}\u0000${e.connection}\u0000${e.objectType}\u0000${e.recordId}`;
+  return `${e.crm}\u0000${e.connection}\u0000${e.objectType}\u0000${e.recordId}`;
 }

@@ -29,7 +29,9 @@ export interface JobQueuePort {
  * A record's state as the pipeline sees it: the store's row (src/store/enrichment-state.ts) without its
  * update time, and with only the values we wrote (`lastWritten` without the nulls the store's may hold).
  */
-export type RecordState = Omit<StoredRecordState, 'updatedAt' | 'lastWritten'> & { lastWritten: Record<string, string> };
+export type RecordState = Omit<StoredRecordState, 'updatedAt' | 'lastWritten'> & {
+  lastWritten: Record<string, string>;
+};
 
 export interface StatePort {
   getMany(connection: string, objectType: string, recordIds: string[]): Promise<Map<string, RecordState>>;
