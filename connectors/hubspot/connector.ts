@@ -159,7 +159,7 @@ export function createHubspotConnector(options: HubspotConnectorOptions): CrmCon
   });
 
   return {
-    kind: 'hubspot',
+    crm: 'hubspot',
     connection,
     batchSize: HUBSPOT_BATCH_SIZE,
     objectTypes: ['contact', 'company'],

@@ -178,7 +178,7 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
   });
 
   const connector: CrmConnector = {
-    kind: 'salesforce',
+    crm: 'salesforce',
     connection: connectionName,
     batchSize: COLLECTION_LIMIT,
     objectTypes: SALESFORCE_OBJECT_TYPES,

@@ -130,7 +130,7 @@ export async function compose(options: ComposeOptions): Promise<Parts> {
     await Promise.all(connectors.map((c) => c.prepare?.()));
     const schemas = await readSchemas(connectors, loaded.mappings);
     const mappings = new MappingRegistry(store.mappings, schemas);
-    await mappings.load(loaded.mappings.filter((m) => connectors.some((c) => c.kind === m.document.crm)));
+    await mappings.load(loaded.mappings.filter((m) => connectors.some((c) => c.crm === m.document.crm)));
     for (const entry of mappings.list()) {
       const { crm, objectType } = entry.version;
       const missing = missingCustomProperties(entry.compiled.document, schemas.get(schemaKey(crm, objectType)) ?? []);
@@ -173,7 +173,7 @@ export async function compose(options: ComposeOptions): Promise<Parts> {
 
     const freeMail = new FreeMailDomains(config.CRM_ENRICH_FREE_EMAIL_DOMAINS);
     const createsCompanies = (c: CrmConnector) =>
-      c.kind === 'hubspot' ? config.HUBSPOT_CREATE_COMPANIES : config.SALESFORCE_CREATE_ACCOUNTS;
+      c.crm === 'hubspot' ? config.HUBSPOT_CREATE_COMPANIES : config.SALESFORCE_CREATE_ACCOUNTS;
     const jobChanges = new JobChangeObserver({
       store: store.jobChanges,
       actions: jobChangeActionsFor(connectors, jobChangeActions.document),
@@ -318,7 +318,7 @@ function queueSettingsFrom(config: Config): Partial<QueueSettings> {
 async function readSchemas(connectors: CrmConnector[], mappings: LoadedMapping[]): Promise<Map<string, CrmProperty[]>> {
   const schemas = new Map<string, CrmProperty[]>();
   for (const { document } of mappings) {
-    const connector = connectorFor(connectors, { kind: document.crm });
+    const connector = connectorFor(connectors, { crm: document.crm });
     if (!connector) continue;
     const objectType = objectTypeIn(connector, document.object) ?? document.object;
     schemas.set(schemaKey(document.crm, document.object), await connector.readSchema(objectType));

@@ -40,9 +40,9 @@ function gaugeRefresher({ store, connectors, metrics }: Parts): () => Promise<vo
     for (const q of await store.queue.counts()) metrics.queueDepth.set({ queue: q.queue }, q.depth + q.active);
     for (const connector of connectors) {
       for (const [operation, n] of Object.entries(connector.stats().byOperation)) {
-        const key = `${connector.kind}:${operation}`;
+        const key = `${connector.crm}:${operation}`;
         const delta = n - (crmCallsSeen.get(key) ?? 0);
-        if (delta > 0) metrics.crmCalls.inc({ crm: connector.kind, operation }, delta);
+        if (delta > 0) metrics.crmCalls.inc({ crm: connector.crm, operation }, delta);
         crmCallsSeen.set(key, n);
       }
     }

@@ -61,7 +61,7 @@ async function liveSchemas(mappings: LoadedMapping[], schemas: Map<string, CrmPr
   const problems: MappingProblem[] = [];
   try {
     for (const { file, document } of mappings) {
-      const connector = connectorFor(connectors, { kind: document.crm });
+      const connector = connectorFor(connectors, { crm: document.crm });
       if (!connector) continue;
       const properties = await connector.readSchema(document.object);
       schemas.set(schemaKey(document.crm, document.object), properties);

@@ -5,15 +5,15 @@
 import type { CrmConnector } from './connector.js';
 
 /**
- * The connector of a CRM kind (`hubspot`, `salesforce`) or of a connection name. One connection per CRM
+ * The connector of a CRM (`hubspot`, `salesforce`) or of a connection name. One connection per CRM
  * today, so the two coincide; callers say which they mean.
  */
 export function connectorFor(
   connectors: readonly CrmConnector[],
-  key: { kind: string } | { connection: string },
+  key: { crm: string } | { connection: string },
 ): CrmConnector | undefined {
-  return 'kind' in key
-    ? connectors.find((c) => c.kind === key.kind)
+  return 'crm' in key
+    ? connectors.find((c) => c.crm === key.crm)
     : connectors.find((c) => c.connection === key.connection);
 }
 
@@ -30,11 +30,11 @@ export function objectTypeIn(connector: CrmConnector, object: string): string | 
 export function mappedObject(
   connectors: readonly CrmConnector[],
   mappings: { get(crm: string, objectType: string): unknown },
-  key: { kind: string } | { connection: string },
+  key: { crm: string } | { connection: string },
   object: string,
 ): { connector: CrmConnector; objectType: string } | undefined {
   const connector = connectorFor(connectors, key);
   const objectType = connector && objectTypeIn(connector, object);
-  if (!connector || !objectType || !mappings.get(connector.kind, objectType)) return undefined;
+  if (!connector || !objectType || !mappings.get(connector.crm, objectType)) return undefined;
   return { connector, objectType };
 }

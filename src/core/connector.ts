@@ -275,7 +275,7 @@ export interface JobChangeActionSwitches {
 }
 
 export interface CrmConnector {
-  readonly kind: CrmKind;
+  readonly crm: CrmKind;
   readonly connection: string;
   /** Largest number of records one read or one write call may carry (HubSpot 100, Salesforce 200). */
   readonly batchSize: number;

@@ -56,9 +56,9 @@ export class Backfills {
         `no connection named "${connection}"; configured: ${this.connectors.map((c) => c.connection).join(', ') || 'none'}`,
       );
     const objectType = objectTypeIn(connector, object);
-    const mapping = objectType ? this.mapping(connector.kind, objectType) : undefined;
+    const mapping = objectType ? this.mapping(connector.crm, objectType) : undefined;
     if (!objectType || !mapping) {
-      const mapped = connector.objectTypes.filter((o) => this.mapping(connector.kind, o));
+      const mapped = connector.objectTypes.filter((o) => this.mapping(connector.crm, o));
       throw new BackfillError(
         'unknown_object',
         `"${object}" is not a mapped object of ${connection}; mapped: ${mapped.join(', ') || 'none'}`,
@@ -102,7 +102,7 @@ export class Backfills {
   resumeAll(): void {
     for (const connector of this.connectors) {
       for (const objectType of connector.objectTypes) {
-        const mapping = this.mapping(connector.kind, objectType);
+        const mapping = this.mapping(connector.crm, objectType);
         if (mapping) this.resume(connector, objectType, mapping);
       }
     }

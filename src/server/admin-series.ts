@@ -85,7 +85,7 @@ export async function adminSeries(service: AdminContext, range: RangeName, now =
         service.connectors.map((c) => [
           c.connection,
           {
-            crm: c.kind,
+            crm: c.crm,
             calls: counter(SERIES.crmCalls(c.connection)),
             limitPerStep: limitPerStep(c.stats().limits, step),
           },
@@ -100,7 +100,7 @@ export async function adminSeries(service: AdminContext, range: RangeName, now =
 async function fieldCoverage(service: AdminContext) {
   const rows = [];
   for (const { compiled, version } of service.mappings.list()) {
-    const connection = service.connectors.find((c) => c.kind === version.crm)?.connection;
+    const connection = service.connectors.find((c) => c.crm === version.crm)?.connection;
     if (!connection) continue;
     // The enriched-at stamp is filled on every write by design; it says nothing about the data.
     const properties = Object.keys(compiled.rules).filter((p) => p !== compiled.stampProperty);

@@ -85,7 +85,7 @@ export function checkHubspotSignature(req: Request, ctx: EntryPointContext, publ
 
 /** The connected HubSpot connector, or a 503 naming what to set. */
 export function hubspotOf(ctx: EntryPointContext): CrmConnector {
-  const connector = ctx.connectors.find((c) => c.kind === 'hubspot');
+  const connector = ctx.connectors.find((c) => c.crm === 'hubspot');
   if (!connector) throw new HttpError(503, 'not_configured', 'HubSpot is not connected: set HUBSPOT_ACCESS_TOKEN.');
   return connector;
 }

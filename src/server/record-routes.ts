@@ -28,7 +28,7 @@ const LABEL_PROPERTIES: Record<string, Record<string, { name: string[]; detail: 
 const SEARCH_LIMIT = 20;
 
 function labelsFor(connector: CrmConnector, objectType: string) {
-  return LABEL_PROPERTIES[connector.kind]?.[objectType] ?? { name: [], detail: '' };
+  return LABEL_PROPERTIES[connector.crm]?.[objectType] ?? { name: [], detail: '' };
 }
 
 function describe(record: CrmRecord, labels: { name: string[]; detail: string }) {
@@ -41,7 +41,7 @@ function describe(record: CrmRecord, labels: { name: string[]; detail: string })
 
 /** A record id as the CRM spells them: HubSpot's are digits, Salesforce's 15 or 18 letters and digits. */
 function looksLikeId(connector: CrmConnector, text: string): boolean {
-  return connector.kind === 'hubspot' ? /^\d{1,20}$/.test(text) : /^[a-zA-Z0-9]{15}(?:[a-zA-Z0-9]{3})?$/.test(text);
+  return connector.crm === 'hubspot' ? /^\d{1,20}$/.test(text) : /^[a-zA-Z0-9]{15}(?:[a-zA-Z0-9]{3})?$/.test(text);
 }
 
 /** One enrichment run: the audit rows one job (or one person's action) wrote, oldest row first. */

@@ -63,7 +63,7 @@ export function salesforceActionRoutes(ctx: EntryPointContext): Router {
         const field = issue.path.join('.') || 'body';
         throw new HttpError(400, 'invalid_request', `${field}: ${issue.message}`, { field });
       }
-      const connector = ctx.connectors.find((c) => c.kind === 'salesforce');
+      const connector = ctx.connectors.find((c) => c.crm === 'salesforce');
       if (!connector) throw new HttpError(503, 'not_configured', 'Salesforce is not connected: set its credentials.');
       const org = connector.accountId?.();
       if (!org || org.slice(0, 15) !== parsed.data.organizationId.slice(0, 15)) {

@@ -78,7 +78,7 @@ export function registerRecordTools(server: McpServer, ctx: ToolContext): void {
     },
     (input) =>
       runTool(ctx, 'explain_record', async () => {
-        const connector = connectorFor(service.connectors, { kind: input.crm });
+        const connector = connectorFor(service.connectors, { crm: input.crm });
         if (!connector) throw new ToolRefusal(`crm: no ${input.crm} connection is configured`);
         const objectType = objectTypeIn(connector, input.object);
         if (!objectType)
@@ -113,7 +113,7 @@ export function registerRecordTools(server: McpServer, ctx: ToolContext): void {
     },
     (input) =>
       runTool(ctx, 'enrich_record', async () => {
-        const target = mappedObject(service.connectors, service.mappings, { kind: input.crm }, input.object);
+        const target = mappedObject(service.connectors, service.mappings, { crm: input.crm }, input.object);
         if (!target)
           throw new ToolRefusal(`object: ${input.crm}/${input.object} is not a mapped object of a configured CRM`);
         const key = { connection: target.connector.connection, objectType: target.objectType, recordId: input.id };
