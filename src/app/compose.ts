@@ -142,7 +142,7 @@ export async function compose(options: ComposeOptions): Promise<Parts> {
         `needs custom properties the CRM lacks: ${missing.map((p) => p.name).join(', ')}`,
       );
       log.error(
-        { crm, object: objectType, missing: missing.map((p) => p.name) },
+        { crm, objectType, missing: missing.map((p) => p.name) },
         `the ${crm} ${objectType} mapping is not started: its custom properties do not exist yet. Run \`crm-enrich mappings provision\` (it creates them where the CRM allows, and prints what an admin must add where it does not), or remove them from the mapping`,
       );
     }
