@@ -128,7 +128,10 @@ export interface CreatedRecordsPort {
   has(connection: string, objectType: string, recordIds: string[]): Promise<Set<string>>;
 }
 
-/** Every port the pipeline and its jobs use, as the composition root binds them to the store (src/app/store-ports.ts). */
+/**
+ * Every port the pipeline and its jobs use, as the composition root binds them to the store
+ * (src/app/store-ports.ts).
+ */
 export interface StorePorts {
   queue: JobQueuePort;
   enqueue: EnqueuePort;
