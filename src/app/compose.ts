@@ -137,7 +137,7 @@ export async function compose(options: ComposeOptions): Promise<Parts> {
       flushMs: options.statsFlushMs,
     });
     partner.on('request', () => stats.count(SERIES.partnerRequests));
-    await Promise.all(connectors.map((c) => c.prepare?.()));
+    await Promise.all(connectors.map(async (c) => c.prepare?.()));
     const schemas = await readSchemas(connectors, loaded.mappings);
     const mappings = new MappingRegistry(store.mappings, schemas);
     await mappings.load(loaded.mappings.filter((m) => connectors.some((c) => c.kind === m.document.crm)));
