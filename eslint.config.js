@@ -95,6 +95,9 @@ export default defineConfig(
       // An `async` function without `await` is how a method keeps a Promise-returning contract (close(),
       // health checks, route handlers) and turns a throw into a rejection.
       '@typescript-eslint/require-await': 'off',
+      // `let x; ... callback reading x ...; x = ...` is how a callback refers to what it is passed to
+      // before that exists; `const` would throw if the callback ran first.
+      'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
     },
   },
   {

@@ -247,14 +247,9 @@ export class RecordStateStore {
       const base = survivor ?? newest;
       if (!base) return;
       // What we wrote to any of the merged records may now sit on the survivor; the survivor's own wins.
-      const written = Object.assign(
-        {},
-        ...states
-          .slice()
-          .reverse()
-          .map((s) => s.written),
-        survivor?.written ?? {},
-      );
+      const written: Record<string, string> = {};
+      for (const s of states.slice().reverse()) Object.assign(written, s.written);
+      Object.assign(written, survivor?.written);
       await tx.query(
         `DELETE FROM ${this.table} WHERE connection = $1 AND object_type = $2 AND record_id = ANY($3::text[])`,
         [connection, objectType, others],
