@@ -1,5 +1,4 @@
 /** Binds the pipeline's narrow ports to the Postgres store. */
-import type { Priority } from '../core/limiter.js';
 import { EnrichJobData, type EnrichJob } from '../enrich/jobs.js';
 import type {
   AuditPort,
@@ -48,7 +47,7 @@ export function storePorts(store: Store): StorePorts {
         return jobs.map((j): EnrichJob => ({
           id: j.id,
           data: EnrichJobData.parse(j.data),
-          priority: (j.priority >= INTERACTIVE_FLOOR ? 'interactive' : 'bulk') as Priority,
+          priority: j.priority >= INTERACTIVE_FLOOR ? 'interactive' : 'bulk',
           retryCount: j.retryCount,
         }));
       },
