@@ -132,7 +132,10 @@ export default defineConfig(
     [[`^\\./(?!core/)`, only('a root module (config, logger)', 'src/core')], SANDBOX],
   ),
   boundary(['src/core/**'], [['^\\.\\./', 'src/core imports nothing outside itself']]),
-  boundary(['src/limits/**'], [[everythingBut(['core']), only('src/limits', 'src/core')], CONNECTOR, SANDBOX]),
+  boundary(
+    ['src/limits/**'],
+    [[`${everythingBut(['core'])}|${rootModules(['config', 'logger'])}`, only('src/limits', 'src/core')], CONNECTOR],
+  ),
   boundary(
     ['src/store/**'],
     [[everythingBut(['core']), only('src/store', 'src/core and the root modules')], CONNECTOR, SANDBOX],
