@@ -21,7 +21,7 @@ import { JobChangeObserver } from '../enrich/job-changes/observer.js';
 import { loadJobChangeActions } from '../mapping/job-change-actions.js';
 import { PartnerLookups } from '../enrich/partner-lookups.js';
 import { runRefreshTick } from '../enrich/refresh.js';
-import { createRateLimiter, type SharedRateLimiter } from '../limits/create-rate-limiter.js';
+import { createRateLimiter } from '../limits/create-rate-limiter.js';
 import { limiterIdFor } from '../limits/limiter-id.js';
 import { logger } from '../logger.js';
 import {
@@ -45,7 +45,7 @@ import { storePorts } from './store-ports.js';
 import { pruneExpired } from '../store/housekeeping.js';
 import { defaultCacheTtls } from '../store/lookup-cache.js';
 import type { QueueSettings } from '../store/queue.js';
-import { openStore, type Store, type StoreOptions } from '../store/store.js';
+import { openStore, type StoreOptions } from '../store/store.js';
 import { SERIES, StatsRecorder } from '../store/stats-recorder.js';
 
 const log = logger('service');
@@ -127,7 +127,7 @@ export async function compose(options: ComposeOptions): Promise<Parts> {
       flushMs: options.statsFlushMs,
     });
     partner.on('request', () => stats.count(SERIES.partnerRequests));
-    await Promise.all(connectors.map((c) => c.prepare?.()));
+    await Promise.all(connectors.map(async (c) => c.prepare?.()));
     const schemas = await readSchemas(connectors, loaded.mappings);
     const mappings = new MappingRegistry(store.mappings, schemas);
     await mappings.load(loaded.mappings.filter((m) => connectors.some((c) => c.crm === m.document.crm)));

@@ -37,7 +37,7 @@ export function crmPropertiesFrom(json: unknown): CrmProperty[] {
       const issue = parsed.error.issues[0]!;
       throw new CrmSchemaFileError(`not a property list: [${issue.path.join('.')}] ${issue.message}`);
     }
-    return parsed.data as CrmProperty[];
+    return parsed.data;
   }
   if (json && typeof json === 'object' && 'fields' in json) return salesforceDescribeToCrm(json);
   return hubspotPropertiesToCrm(json);

@@ -64,8 +64,8 @@ export class Enricher extends EventEmitter<LaneEvents> {
    * when a company mapping is active.
    */
   private resolverFor(connector: CrmConnector, options: EnricherOptions): EmployerResolver | undefined {
-    const { findCompaniesByDomain, companyObjectType } = connector;
-    if (!findCompaniesByDomain || !companyObjectType) return undefined;
+    const { companyObjectType } = connector;
+    if (!connector.findCompaniesByDomain || !companyObjectType) return undefined;
     const companyMapping = options.mapping(connector.crm, companyObjectType);
     const enrichCompanies = !!companyMapping;
     const partnerIdProperty = companyMapping?.document.match.find((m) => m.by === 'id')?.property;

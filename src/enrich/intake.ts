@@ -20,7 +20,7 @@ import type { CompiledMapping } from '../mapping/compile.js';
 import type { Priority } from '../core/limiter.js';
 import { isOwnChange } from './echo.js';
 import { EVENT_REASONS, jobFromEvent, priorityOf, queueName } from './jobs.js';
-import type { CreatedRecordsPort, EnqueuePort, NewJob, PendingWritesPort, StatePort } from './ports.js';
+import type { CreatedRecordsPort, EnqueuePort, NewJob, PendingWritesPort, RecordState, StatePort } from './ports.js';
 import { Triage } from './triage.js';
 
 /** Today's count of changes made with the service's token that it did not make (admin stats). */
@@ -97,8 +97,12 @@ export class Intake {
       const ids = (list: RecordEvent[]) => [...new Set(list.map((e) => e.recordId))];
       const [created, states, writing] = await Promise.all([
         this.options.created.has(connection, objectType, ids(creations)),
-        changes.length ? this.options.state.getMany(connection, objectType, ids(changes)) : new Map(),
-        changes.length ? this.options.writing.get(connection, objectType, ids(changes)) : new Map(),
+        changes.length
+          ? this.options.state.getMany(connection, objectType, ids(changes))
+          : new Map<string, RecordState>(),
+        changes.length
+          ? this.options.writing.get(connection, objectType, ids(changes))
+          : new Map<string, Record<string, string>>(),
       ]);
       for (const e of creations) if (created.has(e.recordId)) own.add(e);
       const mapping = this.options.mapping(crm, objectType);

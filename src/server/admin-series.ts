@@ -28,8 +28,8 @@ export const OUTCOMES = {
 } as const;
 
 export function parseRange(value: unknown): RangeName {
-  const range = value === undefined ? '24h' : String(value);
-  if (range in RANGES) return range as RangeName;
+  const range = value ?? '24h';
+  if (typeof range === 'string' && Object.hasOwn(RANGES, range)) return range as RangeName;
   throw new HttpError(400, 'invalid_request', `range: expected one of ${Object.keys(RANGES).join(', ')}`, {
     field: 'range',
   });

@@ -108,7 +108,7 @@ export function recordRoutes(service: AdminContext): Router {
     '/records/:connection/:object',
     route(async (req, res) => {
       const { connector, objectType } = target(String(req.params.connection), String(req.params.object));
-      const text = String(req.query.q ?? '').trim();
+      const text = typeof req.query.q === 'string' ? req.query.q.trim() : '';
       if (!text)
         throw new HttpError(400, 'invalid_request', 'q: give a record id, an e-mail address or a name to search for', {
           field: 'q',

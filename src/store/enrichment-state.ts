@@ -247,14 +247,9 @@ export class RecordStateStore {
       const base = survivor ?? newest;
       if (!base) return;
       // What we wrote to any of the merged records may now sit on the survivor; the survivor's own wins.
-      const lastWritten = Object.assign(
-        {},
-        ...states
-          .slice()
-          .reverse()
-          .map((s) => s.lastWritten),
-        survivor?.lastWritten ?? {},
-      );
+      const lastWritten: Record<string, string | null> = {};
+      for (const s of states.slice().reverse()) Object.assign(lastWritten, s.lastWritten);
+      Object.assign(lastWritten, survivor?.lastWritten);
       await tx.query(
         `DELETE FROM ${this.table} WHERE connection = $1 AND object_type = $2 AND record_id = ANY($3::text[])`,
         [connection, objectType, others],

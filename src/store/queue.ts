@@ -7,7 +7,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { PGlite } from '@electric-sql/pglite';
 import type pg from 'pg';
-import { PgBoss, fromPglite, type Db as BossDb, type JobWithMetadata } from 'pg-boss';
+import { PgBoss, fromPglite, type Db as BossDb } from 'pg-boss';
 import type { Priority } from '../core/limiter.js';
 import { logger } from '../logger.js';
 import type { Db } from './db.js';
@@ -209,7 +209,7 @@ export class JobQueue {
         group = { waiting: [], committing: 0 };
         this.groups.set(queue, group);
       }
-      group.waiting.push({ jobs: jobs as JobInput[], resolve, reject });
+      group.waiting.push({ jobs, resolve, reject });
       if (group.committing < MAX_COMMITS_PER_QUEUE) void this.commitGroups(queue, group);
     });
   }
@@ -289,7 +289,7 @@ export class JobQueue {
    */
   async claim<T extends RecordRef = RecordRef>(queue: string, limit: number): Promise<ClaimedJob<T>[]> {
     await this.ensureQueue(queue);
-    const jobs = (await this.boss.fetch<T>(queue, { batchSize: limit, includeMetadata: true })) as JobWithMetadata<T>[];
+    const jobs = await this.boss.fetch<T>(queue, { batchSize: limit, includeMetadata: true });
     return jobs.map((j) => ({
       id: j.id,
       queue,

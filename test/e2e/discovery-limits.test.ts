@@ -23,7 +23,7 @@ describe.skipIf(skip)('discovery runs at once', () => {
     service: { env: { DISCOVERY_DAILY_LIMIT: String(DAILY_LIMIT), PARTNER_DAILY_LOOKUP_BUDGET: String(BUDGET) } },
   });
   const counter = (name: string) => stack.running.service.parts.store.counters.get(name);
-  let companies: { id: string; department: string }[] = [];
+  const companies: { id: string; department: string }[] = [];
 
   /** Four enriched HubSpot companies, each with at least four partner people of one department with e-mail. */
   async function targets() {
@@ -33,7 +33,7 @@ describe.skipIf(skip)('discovery runs at once', () => {
     for (const p of sandboxes.partner.dataset.personRecords) {
       if (!p.workEmail || p.market !== p.employer.home) continue;
       const key = `${String(p.employer.company.id)}|${String(p.departmentId)}`;
-      const g = groups.get(key) ?? { domain: p.employer.domain as string, department: String(p.departmentId), n: 0 };
+      const g = groups.get(key) ?? { domain: p.employer.domain, department: String(p.departmentId), n: 0 };
       g.n++;
       groups.set(key, g);
     }

@@ -27,7 +27,7 @@ describe.skipIf(skip)('discovery in Salesforce', () => {
     const people = [...byCompany.values()].sort((a, b) => b.length - a.length)[0]!;
     const account = salesforce.createRecord('Account', {
       Name: 'Target',
-      Website: `https://www.${people[0]!.employer.domain as string}/`,
+      Website: `https://www.${people[0]!.employer.domain}/`,
     });
     await eventually(
       () => salesforce.getRecord('Account', account)?.CE_Partner_Id__c || undefined,

@@ -204,7 +204,7 @@ describe.skipIf(skip)('MCP tools', () => {
       if (p.workEmail) byCompany.set(id, [...(byCompany.get(id) ?? []), p]);
     }
     const people = [...byCompany.values()].sort((a, b) => b.length - a.length)[0]!;
-    const company = sandboxes.hubspot.createCompany({ domain: people[0]!.employer.domain as string });
+    const company = sandboxes.hubspot.createCompany({ domain: people[0]!.employer.domain });
     for (let i = 0; i < 100 && !sandboxes.hubspot.getCompany(company.id)?.crm_enrich_partner_id; i++)
       await new Promise((r) => setTimeout(r, 100));
     await settled(stack);
