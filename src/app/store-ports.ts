@@ -1,38 +1,8 @@
 /** Binds the pipeline's narrow ports to the Postgres store. */
-import type { Priority } from '../core/limiter.js';
 import { EnrichJobData, type EnrichJob } from '../enrich/jobs.js';
-import type {
-  AuditPort,
-  CacheKey,
-  CounterPort,
-  CreatedRecordsPort,
-  PendingWritesPort,
-  EnqueuePort,
-  ErasurePort,
-  JobQueuePort,
-  KeyValuePort,
-  LookupCachePort,
-  StalePort,
-  RecordState,
-  StatePort,
-} from '../enrich/ports.js';
+import type { CacheKey, StorePorts } from '../enrich/ports.js';
+import { priorityOf } from '../store/queue.js';
 import type { Store } from '../store/store.js';
-
-export interface StorePorts {
-  queue: JobQueuePort;
-  enqueue: EnqueuePort;
-  state: StatePort;
-  audit: AuditPort;
-  cache: LookupCachePort;
-  counters: CounterPort;
-  erasure: ErasurePort;
-  stale: StalePort;
-  kv: KeyValuePort;
-  created: CreatedRecordsPort;
-  writing: PendingWritesPort;
-}
-
-const INTERACTIVE_FLOOR = 5;
 
 export function storePorts(store: Store): StorePorts {
   const cacheKey = (key: CacheKey) => ({
@@ -48,7 +18,7 @@ export function storePorts(store: Store): StorePorts {
         return jobs.map((j): EnrichJob => ({
           id: j.id,
           data: EnrichJobData.parse(j.data),
-          priority: (j.priority >= INTERACTIVE_FLOOR ? 'interactive' : 'bulk') as Priority,
+          priority: priorityOf(j.priority),
           retryCount: j.retryCount,
         }));
       },
@@ -80,23 +50,23 @@ export function storePorts(store: Store): StorePorts {
       async getMany(connection, objectType, recordIds) {
         const rows = await store.state.getMany(connection, objectType, recordIds);
         return new Map(
-          [...rows].map(([id, { written, updatedAt: _, ...rest }]) => [
+          [...rows].map(([id, { lastWritten, updatedAt: _, ...rest }]) => [
             id,
             {
               ...rest,
               lastWritten: Object.fromEntries(
-                Object.entries(written).filter((e): e is [string, string] => e[1] !== null),
+                Object.entries(lastWritten).filter((e): e is [string, string] => e[1] !== null),
               ),
             },
           ]),
         );
       },
       async upsertMany(rows) {
-        await store.state.upsertMany(rows.map(stateRow));
+        await store.state.upsertMany(rows);
       },
       async settle(rows, audit) {
         await store.db.transaction(async (tx) => {
-          if (rows.length) await store.state.upsertMany(rows.map(stateRow), tx);
+          if (rows.length) await store.state.upsertMany(rows, tx);
           if (audit.length) await store.audit.record(audit, tx);
           // The writes these outcomes settle are in the states now: their pending rows are done.
           const settled = new Map<string, { connection: string; objectType: string; ids: string[] }>();
@@ -156,8 +126,4 @@ export function storePorts(store: Store): StorePorts {
     created: store.created,
     writing: store.pendingWrites,
   };
-}
-
-function stateRow({ lastWritten, ...rest }: RecordState) {
-  return { ...rest, written: lastWritten };
 }

@@ -20,7 +20,7 @@ export interface DuplicateDomain {
   seenAt: Date;
 }
 
-export class CompanyClaims {
+export class DomainClaims {
   constructor(
     private readonly db: Db,
     private readonly schema: string,
