@@ -37,6 +37,7 @@ import { defaultCacheTtls } from '../store/lookup-cache.js';
 import type { QueueSettings } from '../store/queue.js';
 import { openStore, type Store, type StoreOptions } from '../store/store.js';
 import { SERIES, StatsRecorder } from '../service/stats-recorder.js';
+import { bindAccounts } from './bind-accounts.js';
 
 const log = logger('service');
 
@@ -138,6 +139,7 @@ export async function compose(options: ComposeOptions): Promise<Parts> {
     });
     partner.on('request', () => stats.count(SERIES.partnerRequests));
     await Promise.all(connectors.map((c) => c.prepare?.()));
+    await bindAccounts(store.accounts, connectors);
     const schemas = await readSchemas(connectors, loaded.mappings);
     const mappings = new MappingRegistry(store.mappings, schemas);
     await mappings.load(loaded.mappings.filter((m) => connectors.some((c) => c.kind === m.document.crm)));

@@ -175,6 +175,24 @@ export async function startSalesforceSandbox(options: SalesforceSandboxOptions =
       username: 'integration@sandbox.example',
     });
   });
+  // OpenID Connect UserInfo, as Salesforce answers it for a valid access token: who and which org.
+  app.get('/services/oauth2/userinfo', (req, res) => {
+    const bearer = /^Bearer (.+)$/i.exec(req.headers.authorization ?? '')?.[1];
+    if (!oauth.isValid(bearer)) return res.status(403).type('text/plain').send('Bad_OAuth_Token');
+    res.json({
+      sub: `${baseUrl}/id/${orgId}/${USER_ID}`,
+      user_id: USER_ID,
+      organization_id: orgId,
+      preferred_username: 'integration@sandbox.example',
+      nickname: 'integration',
+      name: 'Integration User',
+      email: 'integration@sandbox.example',
+      email_verified: true,
+      user_type: 'STANDARD',
+      active: true,
+      is_app_installed: true,
+    });
+  });
   app.use(
     '/services/data/:version',
     (req, res, next) => {
