@@ -345,7 +345,8 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
     async readAccount(): Promise<string> {
       const answer = await call('userinfo', 'interactive', (c) => c.request('/services/oauth2/userinfo'));
       const orgId = toId18(parseCrmAnswer('salesforce', UserInfo, answer, 'userinfo').organization_id);
-      if (!orgId) throw new CrmError('salesforce', 'invalid_response', 'Salesforce answered an org id that is not one.');
+      if (!orgId)
+        throw new CrmError('salesforce', 'invalid_response', 'Salesforce answered an org id that is not one.');
       if (options.orgId && toId18(options.orgId) !== orgId)
         throw new CrmError(
           'salesforce',

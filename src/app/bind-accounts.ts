@@ -10,7 +10,10 @@ import type { AccountBinding, ConnectionAccounts } from '../store/connection-acc
 
 const log = logger('service');
 
-export async function bindAccounts(accounts: ConnectionAccounts, connectors: CrmConnector[]): Promise<AccountBinding[]> {
+export async function bindAccounts(
+  accounts: ConnectionAccounts,
+  connectors: CrmConnector[],
+): Promise<AccountBinding[]> {
   const bindings: AccountBinding[] = [];
   for (const connector of connectors) {
     const account = await connector.readAccount();

@@ -124,8 +124,11 @@ describeEachBackend('enrichment state', (t) => {
     const table = `"${store.schema}".enrichment_state`;
     const now = new Date().toISOString();
     for (const [sql, params] of [
-      [staleQuery(table, false), ['default', 'contact', now, 500]],
-      [staleQuery(table, true), ['default', 'contact', now, 500, new Date(Date.now() - 200 * day).toISOString(), '5']],
+      [staleQuery(table, false), ['default', 'contact', now, 500, '']],
+      [
+        staleQuery(table, true),
+        ['default', 'contact', now, 500, new Date(Date.now() - 200 * day).toISOString(), '5', ''],
+      ],
     ] as const) {
       const { rows: plan } = await store.db.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${sql}`, [...params]);
       const text = plan.map((r) => r['QUERY PLAN']).join('\n');
