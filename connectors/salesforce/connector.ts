@@ -343,8 +343,17 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
     accountId: () => options.orgId,
 
     async readAccount(): Promise<string> {
-      const answer = await call('userinfo', 'interactive', (c) => c.request('/services/oauth2/userinfo'));
-      const orgId = toId18(parseCrmAnswer('salesforce', UserInfo, answer, 'userinfo').organization_id);
+      // An OAuth session names its org in the token answer; a given token is asked through UserInfo.
+      await connection();
+      const named =
+        session.orgId() ??
+        parseCrmAnswer(
+          'salesforce',
+          UserInfo,
+          await call('userinfo', 'interactive', (c) => c.request('/services/oauth2/userinfo')),
+          'userinfo',
+        ).organization_id;
+      const orgId = toId18(named);
       if (!orgId)
         throw new CrmError('salesforce', 'invalid_response', 'Salesforce answered an org id that is not one.');
       if (options.orgId && toId18(options.orgId) !== orgId)

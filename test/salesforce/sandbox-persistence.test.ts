@@ -53,6 +53,14 @@ describe('Salesforce sandbox kept in a data directory', () => {
     const wrong = connectorOn(sandbox, '00D8d0000000001');
     await expect(wrong.readAccount()).rejects.toThrow(CrmError);
     await expect(wrong.readAccount()).rejects.toThrow(/belong to org 00D5e0000012345/);
+    // An OAuth session: the token answer's identity URL names the org, so no UserInfo call is needed.
+    const oauth = createSalesforceConnector({
+      auth: { kind: 'client_credentials', loginUrl: sandbox.url, clientId: 'sandbox', clientSecret: 'sandbox' },
+    });
+    expect(await oauth.readAccount()).toBe(sandbox.orgId);
+    expect(oauth.stats().byOperation.userinfo).toBeUndefined();
+    expect(connector.stats().byOperation.userinfo).toBe(1);
+    await oauth.close();
     const refused = await fetch(`${sandbox.url}/services/oauth2/userinfo`, { headers: { authorization: 'Bearer x' } });
     expect(refused.status).toBe(403);
     await Promise.all([connector.close(), wrong.close()]);
