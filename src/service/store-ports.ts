@@ -166,7 +166,10 @@ export function storePorts(store: Store): StorePorts {
         return new Set((await store.state.getMany(connection, objectType, recordIds)).keys());
       },
     },
-    kv: store.settings,
+    kv: {
+      get: (key) => store.settings.get(store.accounts.settingKey(key)),
+      set: (key, value) => store.settings.set(store.accounts.settingKey(key), value),
+    },
     created: store.created,
     writing: store.pendingWrites,
   };

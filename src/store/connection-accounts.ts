@@ -58,6 +58,16 @@ export class ConnectionAccounts {
   }
 
   /**
+   * The name a setting is kept under. A setting named for a bound connection (`<kind>:<connection>:...`:
+   * a sweep's watermark, a backfill's run and cursor) is its account's, kept as `<name>@<account>`.
+   */
+  settingKey(key: string): string {
+    const connection = key.split(':')[1];
+    const account = connection === undefined ? UNBOUND_ACCOUNT : this.of(connection);
+    return account === UNBOUND_ACCOUNT ? key : `${key}@${account}`;
+  }
+
+  /**
    * The bound accounts as a JSON object (connection to account), for statements over every connection:
    * `account = COALESCE($n::jsonb ->> connection, '')` keeps each connection's current account's rows.
    */
@@ -89,6 +99,13 @@ export class ConnectionAccounts {
           );
           adopted += n[0]?.n ?? 0;
         }
+        const { rows: n } = await tx.query<{ n: number }>(
+          `WITH moved AS (UPDATE ${s}.setting SET key = key || '@' || $2
+                           WHERE split_part(key, ':', 2) = $1 AND strpos(key, '@') = 0 RETURNING 1)
+           SELECT count(*)::int AS n FROM moved`,
+          [connection, account],
+        );
+        adopted += n[0]?.n ?? 0;
       }
       await tx.query(
         `INSERT INTO ${s}.connection_account (connection, crm, account) VALUES ($1, $2, $3)

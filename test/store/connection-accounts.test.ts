@@ -44,6 +44,7 @@ async function databaseBeforeAccounts(t: TestDb): Promise<string> {
       `INSERT INTO company_claim (connection, domain, company_id, claimed_by, created_at)
          VALUES ('hubspot', 'acme.example', '1003', 'an-instance', now());`,
       `INSERT INTO created_record (connection, object_type, record_id) VALUES ('hubspot', 'company', '1003');`,
+      `INSERT INTO setting (key, value) VALUES ('sweep:hubspot:contact', '2026-11-01T00:00:00.000Z');`,
       'RESET search_path;',
     ].join('\n'),
   );
@@ -57,7 +58,7 @@ describeEachBackend('state of one account', (t) => {
 
     // First start after the upgrade: the account read now is the one the old rows belong to.
     const first = await upgraded.accounts.bind('hubspot', 'hubspot', '62515');
-    expect(first).toMatchObject({ account: '62515', adopted: 4 });
+    expect(first).toMatchObject({ account: '62515', adopted: 5 });
     expect(first.previous).toBeUndefined();
     expect(await upgraded.state.get(key)).toMatchObject({ status: 'enriched', companyId: '1003' });
     expect((await upgraded.audit.forRecord(key)).map((r) => r.newValue)).toEqual(['CEO']);
@@ -65,6 +66,8 @@ describeEachBackend('state of one account', (t) => {
       'acme.example': '1003',
     });
     expect(await upgraded.created.has('hubspot', 'company', ['1003'])).toEqual(new Set(['1003']));
+    // The catch-up sweep's watermark is the account's too.
+    expect(await storePorts(upgraded).kv.get('sweep:hubspot:contact')).toBe('2026-11-01T00:00:00.000Z');
 
     // A restart on the same account: nothing to say, nothing moved, the same state.
     const restarted = await t.openStore({ schema });
@@ -83,6 +86,7 @@ describeEachBackend('state of one account', (t) => {
     expect((await other.companies.created('hubspot', ['acme.example'])).size).toBe(0);
     expect((await other.created.has('hubspot', 'company', ['1003'])).size).toBe(0);
     expect(await other.state.countByStatus({ connection: 'hubspot' })).toMatchObject({ enriched: 0 });
+    expect(await storePorts(other).kv.get('sweep:hubspot:contact')).toBeUndefined();
     // Its own record 1001 gets a state of its own, beside the first portal's.
     await other.state.upsertMany([{ ...key, status: 'no_match' }]);
     expect((await other.state.get(key))?.status).toBe('no_match');

@@ -5,7 +5,9 @@
 --
 -- Rows stored before this migration carry the empty account: "made before the account was known". The
 -- first start that reads the connection's account (ConnectionAccounts.bind) gives them that account, so
--- an upgrade of a database whose account is unchanged keeps all of its state.
+-- an upgrade of a database whose account is unchanged keeps all of its state. Settings named for a
+-- connection (a sweep's watermark, a backfill's run) are kept per account by name (`<name>@<account>`,
+-- ConnectionAccounts.settingKey) and renamed at that same first start.
 
 -- Each account seen behind each connection, and when: the newest `last_seen` is the one the state
 -- belongs to now. A start that reads another account than the newest says so.
