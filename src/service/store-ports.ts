@@ -77,7 +77,7 @@ export function storePorts(store: Store): StorePorts {
               const account = store.accounts.of(j.data.connection);
               // The same CRM event key in another account is another event: the key names the account.
               return {
-                data: { ...j.data, account },
+                data: account ? { ...j.data, account } : j.data,
                 dedupKey: account ? `${account}:${j.dedupKey}` : j.dedupKey,
                 priority: j.priority,
               };
@@ -178,16 +178,17 @@ export function storePorts(store: Store): StorePorts {
 /**
  * Why a job may not run: it was stored for another account than the one its connection is on now
  * (the portal or org behind the connection changed). Its record id names another record here.
- * Jobs stored before jobs named their account run as the connection's current account's.
+ * Jobs stored before jobs named their account run as the connection's current account's, as its
+ * state rows do (see connection-accounts.ts).
  */
 function foreignAccount(store: Store, data: EnrichJobData) {
   const current = store.accounts.of(data.connection);
-  if (data.account === undefined || data.account === current) return undefined;
+  if (!data.account || data.account === current) return undefined;
   return {
     code: 'account_changed',
     message:
-      `job stored for account ${data.account || '(unknown)'} of connection ${data.connection}, which is now on ` +
-      `account ${current || '(unknown)'}: not run against the new account's records`,
+      `job stored for account ${data.account} of connection ${data.connection}, which is now on ` +
+      `account ${current || '(not read)'}: not run against the new account's records`,
     retryable: false,
   };
 }
