@@ -13,9 +13,10 @@ export type ObjectType = 'contacts' | 'companies';
 /** What a restart of the portal must find again (kept in a file by portal-snapshot.ts). */
 export interface PortalData {
   nextId: number;
+  /** Read one at a time while the file is written (a portal may hold tens of thousands). */
   objects: Record<
     ObjectType,
-    { id: string; properties: Record<string, string>; createdAt: string; updatedAt: string }[]
+    Iterable<{ id: string; properties: Record<string, string>; createdAt: string; updatedAt: string }>
   >;
   customProperties: Record<ObjectType, HubspotProperty[]>;
   groups: Record<ObjectType, PropertyGroup[]>;
@@ -133,13 +134,16 @@ export class SandboxObjectStore {
 
   /** The portal's data as plain values (see portal-snapshot.ts): objects, id counter, custom properties, associations. */
   snapshot(): PortalData {
-    const objects = (type: ObjectType) =>
-      this.inOrder[type].map((o) => ({
-        id: o.id,
-        properties: Object.fromEntries(o.properties),
-        createdAt: o.createdAt.toISOString(),
-        updatedAt: o.updatedAt.toISOString(),
-      }));
+    const inOrder = this.inOrder;
+    function* objects(type: ObjectType) {
+      for (const o of inOrder[type])
+        yield {
+          id: o.id,
+          properties: Object.fromEntries(o.properties),
+          createdAt: o.createdAt.toISOString(),
+          updatedAt: o.updatedAt.toISOString(),
+        };
+    }
     const custom = (type: ObjectType) => [...this.definitions[type].values()].filter((p) => p.hubspotDefined === false);
     return {
       nextId: this.nextId,

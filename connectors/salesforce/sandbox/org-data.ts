@@ -49,7 +49,8 @@ export interface StoredRecord {
 /** What a restart of the org must find again (kept in a file by org-file.ts). */
 export interface OrgSnapshot {
   counter: number;
-  records: StoredRecord[];
+  /** Read one at a time while the file is written. */
+  records: Iterable<StoredRecord>;
   customFields: Partial<Record<SandboxObjectType, DescribeField[]>>;
   hiddenFields: Partial<Record<SandboxObjectType, string[]>>;
 }
@@ -153,7 +154,7 @@ export class OrgData {
       customFields[type] = (this.fields.get(type) ?? []).filter((f) => f.custom);
       hiddenFields[type] = [...(this.hidden.get(type) ?? [])];
     }
-    return { counter: this.counter, records: [...this.records.values()], customFields, hiddenFields };
+    return { counter: this.counter, records: this.records.values(), customFields, hiddenFields };
   }
 
   /** Takes back a snapshot as it was, without change events; its custom fields replace those of the same name. */
