@@ -10,6 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { IMPORTER_TOKEN } from '../../connectors/hubspot/sandbox/server.js';
+import { toId18 } from '../../connectors/salesforce/ids.js';
+import { SANDBOX_ORG_ID } from '../../connectors/salesforce/sandbox/server.js';
 import { createDataset } from '../../src/partner/sandbox/dataset.js';
 import { SERVER_URL, serverUnavailable, uniqueSchema } from '../support/db.js';
 import { exitWithin, killAll, startServiceProcess, type ServiceProcess } from './process.js';
@@ -146,17 +148,25 @@ describe.each(backends)('state of one account across restarts ($name)', ({ skip,
       expect(await primaryCompany(hubspot, third)).toBe(thirdView.company!.id);
       await interrupt(service);
 
-      // The same data directory pointed at a second portal: said at start-up, and none of the first one's state shows.
-      service = await startServiceProcess({ ...env, SANDBOX_HUBSPOT_PORTAL_ID: '7654321' }, 90_000);
+      // The same data directory pointed at a second portal (and a second org): said at start-up, and none of
+      // the first one's state shows.
+      service = await startServiceProcess(
+        { ...env, SANDBOX_HUBSPOT_PORTAL_ID: '7654321', SANDBOX_SALESFORCE_ORG_ID: '00D5e0000012345' },
+        90_000,
+      );
       hubspot = sandboxUrl(service);
-      const warning = service
+      const warnings = service
         .output()
         .split('\n')
         .filter((line) => line.startsWith('{'))
         .map((line) => JSON.parse(line) as Record<string, unknown>)
-        .find((line) => line.level === 40 && line.previousAccount !== undefined);
-      expect(warning).toMatchObject({ connection: 'hubspot', account: '7654321', previousAccount: '62515' });
-      expect(String(warning!.msg)).toContain('changed from 62515 to 7654321');
+        .filter((line) => line.level === 40 && line.previousAccount !== undefined);
+      const org = toId18('00D5e0000012345');
+      expect(warnings).toMatchObject([
+        { connection: 'hubspot', account: '7654321', previousAccount: '62515' },
+        { connection: 'salesforce', account: org, previousAccount: SANDBOX_ORG_ID },
+      ]);
+      expect(String(warnings[0]!.msg)).toContain('changed from 62515 to 7654321');
       expect((await view(service, first)).status).toBe(404);
 
       // The new portal hands out the first portal's record ids again; its contact is enriched and linked on its own.
