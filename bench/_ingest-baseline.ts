@@ -35,7 +35,7 @@ export async function startBaseline(
     if (!check.ok) return void res.status(401).json({ message: check.reason });
     let events: { eventId: number; objectId: number; subscriptionType: string; occurredAt: number }[];
     try {
-      events = JSON.parse(rawBody.toString('utf8'));
+      events = JSON.parse(rawBody.toString('utf8')) as typeof events;
     } catch {
       return void res.status(400).json({ message: 'not JSON' });
     }

@@ -74,7 +74,7 @@ async function run(round: Round): Promise<RoundResult> {
         duration: round.seconds,
         requests: [{ setupRequest: (req) => ({ ...req, ...delivery(round.url) }) }],
       },
-      (error, result) => (error ? reject(error) : resolve(result)),
+      (error, result) => (error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve(result)),
     );
     instance.on('response', (_client, _status, _bytes, responseTime) => times.push(responseTime));
   });

@@ -35,7 +35,7 @@ const result = await runChaos({
   records: Number(args.records),
   instances: Number(args.instances),
   kills: Number(args.kills),
-  redisUrl: args['redis-url']!,
+  redisUrl: args['redis-url'],
   timeoutMs: Number(args['timeout-s']) * 1000,
   takeDatabaseAway: async (proxy) => {
     if (args.postgres === 'restart') return restartPostgresServer();

@@ -134,11 +134,11 @@ const baseline = await startBaseline(SERVER_URL, uniqueSchema('bench_baseline'),
 const sandboxes = await startSandboxes({ people: 1_000, companies: 100 });
 const running = await startService(sandboxes, { store: { poolSize: POOL } });
 sandboxes.hubspot.setWebhookUrl(undefined);
-await running.service.enricher.stop();
+await running.service.parts.enricher.stop();
 const serviceUrl = `${running.url}/webhooks/hubspot`;
 const countJobs = async () =>
   (
-    await running.service.store.db.query<{ n: number }>(
+    await running.service.parts.store.db.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM "${running.schema}".job WHERE name = 'enrich.hubspot.contact'`,
     )
   ).rows[0]!.n;

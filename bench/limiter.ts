@@ -38,7 +38,7 @@ type Submit = (interactive: boolean, task: () => Promise<void>) => Promise<void>
 
 interface Contender {
   name: string;
-  make(): { submit: Submit; stop(): Promise<void> };
+  make(): { submit: Submit; stop: () => Promise<void> };
 }
 
 const contenders: Contender[] = [

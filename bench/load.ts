@@ -191,7 +191,8 @@ let readyWorstMs = 0;
 let readyFailingSince: number | undefined;
 const readiness = setInterval(() => {
   const at = Date.now();
-  fetch(`${base}/readyz`, { signal: AbortSignal.timeout(5_000) })
+  // Never rejects: a failed probe reads as not ready.
+  void fetch(`${base}/readyz`, { signal: AbortSignal.timeout(5_000) })
     .then((r) => r.ok)
     .catch(() => false)
     .then((ok) => {

@@ -88,7 +88,7 @@ const partnerProcess = spawn(
 );
 const partnerUrl = await new Promise<string>((resolve, reject) => {
   let out = '';
-  partnerProcess.stdout!.on('data', (d: Buffer) => {
+  partnerProcess.stdout.on('data', (d: Buffer) => {
     out += d.toString();
     const url = /listening on (\S+)/.exec(out)?.[1];
     if (url) resolve(url);
@@ -104,7 +104,7 @@ const sandboxes = await startSandboxes({ people: 10, companies: 10 });
 const schema = processSchema();
 // The heap cap `npm start` and the container image run the service with (NODE_OPTIONS overrides it).
 const nodeOptions = process.env.NODE_OPTIONS ?? SERVICE_NODE_OPTIONS;
-const shared: Record<string, string> = instances > 1 ? { REDIS_URL: args['redis-url']! } : {};
+const shared: Record<string, string> = instances > 1 ? { REDIS_URL: args['redis-url'] } : {};
 const services: Awaited<ReturnType<typeof startServiceProcess>>[] = [];
 for (let i = 0; i < instances; i++)
   services.push(
@@ -268,7 +268,6 @@ const hubspotAfter = sandboxes.hubspot.stats();
 const served = partnerAfter.served - partnerBefore.served;
 const rejected = partnerAfter.rejected - partnerBefore.rejected;
 const crmCalls = hubspotAfter.calls - hubspotBefore.calls;
-const total = records + NEW_DURING;
 const rssMb = peakRssMb();
 const writes = sandboxes.hubspot.writes().slice(writesBefore);
 const duplicates = duplicateWrites(writes);

@@ -35,8 +35,8 @@ const schema = processSchema();
 try {
   const service = await startServiceProcess(
     serviceEnv(sandboxes, schema, {
-      WEBHOOK_BODY_TIMEOUT_SECONDS: args.deadline!,
-      WEBHOOK_BODY_BUDGET_MB: args.budget!,
+      WEBHOOK_BODY_TIMEOUT_SECONDS: args.deadline,
+      WEBHOOK_BODY_BUDGET_MB: args.budget,
       LOG_LEVEL: 'error',
     }),
   );

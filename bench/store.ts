@@ -8,6 +8,7 @@
  */
 import { parseArgs } from 'node:util';
 import { PGlite } from '@electric-sql/pglite';
+import type { Priority } from '../src/core/limiter.js';
 import { queueName } from '../src/enrich/jobs.js';
 import { openStore, type Store } from '../src/store/store.js';
 import { fillSyntheticState } from '../test/support/db.js';
@@ -45,11 +46,14 @@ async function inParallel<T>(items: T[], workers: number, fn: (item: T) => Promi
 const chunks = <T>(list: T[], size: number): T[][] =>
   Array.from({ length: Math.ceil(list.length / size) }, (_, i) => list.slice(i * size, (i + 1) * size));
 
-const event = (i: number, prefix: string) => ({
-  data: { connection: 'default', objectType: 'contact', recordId: String(i) },
-  dedupKey: `${prefix}:62515:contact.creation:${i}:1700000000000`,
-  priority: (i % 10 === 0 ? 'interactive' : 'bulk') as 'interactive' | 'bulk',
-});
+const event = (i: number, prefix: string) => {
+  const priority: Priority = i % 10 === 0 ? 'interactive' : 'bulk';
+  return {
+    data: { connection: 'default', objectType: 'contact', recordId: String(i) },
+    dedupKey: `${prefix}:62515:contact.creation:${i}:1700000000000`,
+    priority,
+  };
+};
 
 async function enqueueBench(s: Store): Promise<number> {
   const jobs = Array.from({ length: jobCount }, (_, i) => event(i, 'bulk'));
@@ -112,7 +116,7 @@ async function staleBench(s: Store): Promise<number> {
   return times[Math.floor(times.length / 2)] ?? 0;
 }
 
-let line = '';
+let line: string;
 try {
   const enqueuePerS = await enqueueBench(store);
   console.log(`enqueue: ${jobCount} jobs in batches of 100, ${concurrency} at once: ${Math.round(enqueuePerS)} jobs/s`);

@@ -7,11 +7,11 @@ import { Command } from 'commander';
 import { registerPartnerSandboxCommand } from './partner/sandbox/command.js';
 import { registerHubspotSandboxCommand } from '../connectors/hubspot/sandbox/command.js';
 import { registerSalesforceSandboxCommand } from '../connectors/salesforce/sandbox/command.js';
-import { registerStoreCommands } from './store/command.js';
-import { registerMappingCommands } from './mapping/command.js';
-import { registerServiceCommands } from './service/command.js';
+import { registerStoreCommands } from './cli/store-commands.js';
+import { registerMappingCommands } from './cli/mapping-commands.js';
+import { registerServiceCommands } from './cli/service-commands.js';
 import { registerHubspotAppCommand } from '../connectors/hubspot/app-project-command.js';
-import { registerJobChangeCommands } from './service/job-changes-command.js';
+import { registerJobChangeCommands } from './cli/job-changes-command.js';
 
 const program = new Command('crm-enrich')
   .description('Keeps HubSpot and Salesforce records filled in with data from the sales-intelligence partner API.')

@@ -63,7 +63,7 @@ export function serializeError(error: unknown): Record<string, unknown> {
     serialized.message = networkMessage(error);
   }
   for (const key of ['message', 'stack'])
-    if (typeof serialized[key] === 'string') serialized[key] = scrubValues(serialized[key] as string);
+    if (typeof serialized[key] === 'string') serialized[key] = scrubValues(serialized[key]);
   return serialized;
 }
 

@@ -91,7 +91,7 @@ export function createHubspotConnector(options: HubspotConnectorOptions): CrmCon
     limiter,
     searchLimiter,
     maxRateLimitRetries: options.maxRateLimitRetries,
-    timeZone: account.timeZone,
+    timeZone: () => account.timeZone(),
   });
   const priorityFor = (n: number): Priority => (n <= (options.interactiveBatchMax ?? 10) ? 'interactive' : 'bulk');
 
@@ -147,19 +147,19 @@ export function createHubspotConnector(options: HubspotConnectorOptions): CrmCon
   };
   const finder = hubspotRecordFinder({
     apiType,
-    search: (type, body, priority) => search(type, body, priority) as never,
+    search: (type, body, priority) => search(type, body, priority),
     batchCreate: (type, inputs, priority) =>
       runner.run('batch_create', priority, async () => {
         const res = await (await sdk()).crm.objects.batchApi.create(type, { inputs });
         return {
           results: parseCrmAnswer('hubspot', HubspotObjects, res.results, 'batch_create'),
-          errors: 'errors' in res ? ((res.errors ?? []) as unknown[]) : [],
+          errors: 'errors' in res ? (res.errors ?? []) : [],
         };
       }),
   });
 
   return {
-    kind: 'hubspot',
+    crm: 'hubspot',
     connection,
     batchSize: HUBSPOT_BATCH_SIZE,
     objectTypes: ['contact', 'company'],
@@ -192,8 +192,8 @@ export function createHubspotConnector(options: HubspotConnectorOptions): CrmCon
         runner.run('batch_update', callOptions?.priority ?? priorityFor(inputs.length), async () => {
           const res = await (await sdk()).crm.objects.batchApi.update(type, { inputs });
           return {
-            results: res.results as { id: string }[],
-            errors: 'errors' in res ? ((res.errors ?? []) as unknown[]) : [],
+            results: res.results,
+            errors: 'errors' in res ? (res.errors ?? []) : [],
           };
         }),
       );
@@ -340,7 +340,7 @@ export function createHubspotConnector(options: HubspotConnectorOptions): CrmCon
 
     webhook: createHubspotWebhookHandler({
       clientSecret: options.clientSecret,
-      portalId: account.portalId,
+      portalId: () => account.portalId(),
       connection,
       publicUrl: options.publicUrl,
       watchProperties: options.webhookPropertyWatch,

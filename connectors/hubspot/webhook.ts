@@ -130,7 +130,7 @@ export function createHubspotWebhookHandler(options: HubspotWebhookOptions): Web
     const objectType = prefix === 'object' ? OBJECT_TYPE_IDS[e.objectTypeId ?? ''] : prefix;
     if (objectType !== 'contact' && objectType !== 'company') return undefined;
     const base = {
-      source: 'hubspot' as const,
+      crm: 'hubspot' as const,
       connection,
       objectType,
       recordId: String(e.objectId),

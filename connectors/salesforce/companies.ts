@@ -27,7 +27,7 @@ export interface SalesforceCompanyCalls {
   session: SalesforceSession;
   version: string;
   maxUriLength?: number;
-  queryAll(soql: string, priority: 'interactive' | 'bulk'): Promise<Record<string, unknown>[]>;
+  queryAll: (soql: string, priority: 'interactive' | 'bulk') => Promise<Record<string, unknown>[]>;
 }
 
 export function salesforceCompanies({

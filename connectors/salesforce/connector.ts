@@ -147,7 +147,8 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
     } catch (err) {
       if (err instanceof CrmError && err.code === 'validation') {
         const fields = err.details?.fields as string[] | undefined;
-        const code = String(err.details?.errorCode ?? 'VALIDATION');
+        const errorCode = err.details?.errorCode;
+        const code = typeof errorCode === 'string' ? errorCode : 'VALIDATION';
         return chunk.map((u) => ({
           id: u.id,
           ok: false,
@@ -178,7 +179,7 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
   });
 
   const connector: CrmConnector = {
-    kind: 'salesforce',
+    crm: 'salesforce',
     connection: connectionName,
     batchSize: COLLECTION_LIMIT,
     objectTypes: SALESFORCE_OBJECT_TYPES,
@@ -187,7 +188,7 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
     async findRecordsWhere(objectType, condition, properties, callOptions?: CallOptions) {
       checkObjectType(objectType);
       checkFieldNames(properties);
-      const soql = `SELECT ${selectFields(properties)} FROM ${objectType} WHERE (${condition}) ORDER BY Id`;
+      const soql = `SELECT ${selectFields(properties).join(', ')} FROM ${objectType} WHERE (${condition}) ORDER BY Id`;
       return (await queryAll(soql, callOptions?.priority ?? 'bulk')).map((raw) => toRecord(raw, properties));
     },
 
@@ -212,7 +213,7 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
       checkFieldNames(updates.flatMap((u) => Object.keys(u.properties)));
       const priority = callOptions?.priority ?? 'bulk';
       const types = new Map((await readSchema(objectType, priority)).map((p) => [p.name.toLowerCase(), p]));
-      const results: WriteResult[] = new Array(updates.length);
+      const results = new Array<WriteResult>(updates.length);
       const sendable: { index: number; update: RecordUpdate }[] = [];
       updates.forEach((u, index) => {
         const id = toId18(u.id);

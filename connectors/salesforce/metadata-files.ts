@@ -36,7 +36,7 @@ export function metadataXml(root: string, body: Record<string, unknown>): string
   const xml = builder.build({
     '?xml': { '@_version': '1.0', '@_encoding': 'UTF-8' },
     [root]: { '@_xmlns': METADATA_NS, ...(ordered(body) as Record<string, unknown>) },
-  }) as string;
+  });
   return xml.endsWith('\n') ? xml : `${xml}\n`;
 }
 
@@ -54,10 +54,7 @@ export function salesforceMetadataFiles(objects: ObjectMetadataInput[], permissi
     }
   }
   const { fullName, ...set } = integrationPermissionSet(objects, permissionSet);
-  files.set(
-    `permissionsets/${fullName}.permissionset-meta.xml`,
-    metadataXml('PermissionSet', set as unknown as Record<string, unknown>),
-  );
+  files.set(`permissionsets/${fullName}.permissionset-meta.xml`, metadataXml('PermissionSet', set));
   return files;
 }
 

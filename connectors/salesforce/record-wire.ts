@@ -16,8 +16,8 @@ export function toIso(value: unknown): string | undefined {
 }
 
 export function asString(value: unknown): string | null {
-  if (value === null || value === undefined || typeof value === 'object') return null;
-  return String(value);
+  if (typeof value === 'string') return value;
+  return typeof value === 'number' || typeof value === 'boolean' ? String(value) : null;
 }
 
 export function toRecord(raw: Record<string, unknown>, properties: string[]): CrmRecord {

@@ -23,11 +23,12 @@ export interface SessionOptions {
   limiter?: RateLimiter;
 }
 
+/** Functions, not methods: they close over the session and are handed around on their own. */
 export interface SalesforceSession {
   /** The open connection, with a session requested when there is none. */
-  connection(): Promise<Connection>;
+  connection: () => Promise<Connection>;
   /** One counted call, admitted by the API budget and the rate limiter at this priority. */
-  call<T>(operation: string, priority: Priority, send: (c: Connection) => Promise<T>): Promise<T>;
+  call: <T>(operation: string, priority: Priority, send: (c: Connection) => Promise<T>) => Promise<T>;
   stats(): ConnectorStats;
   /** The org the OAuth token answer named (its identity URL), once a session exists; undefined for a given token. */
   orgId(): string | undefined;

@@ -86,7 +86,7 @@ export function createSalesforceWebhookHandler(options: SalesforceWebhookOptions
           ? `notification ${n.id.slice(0, 40)}: LastModifiedDate is not a date`
           : undefined;
       const base = {
-        source: 'salesforce' as const,
+        crm: 'salesforce' as const,
         connection,
         objectType: n.objectType,
         dedupKey,
@@ -118,7 +118,7 @@ export function createSalesforceWebhookHandler(options: SalesforceWebhookOptions
       events: parsed.value.records.map((r) => {
         const recordId = toId18(r.id) ?? r.id;
         return {
-          source: 'salesforce',
+          crm: 'salesforce',
           connection,
           objectType: r.type,
           recordId,

@@ -17,13 +17,13 @@ export async function bindAccounts(
   const bindings: AccountBinding[] = [];
   for (const connector of connectors) {
     const account = await connector.readAccount();
-    const binding = await accounts.bind(connector.connection, connector.kind, account);
+    const binding = await accounts.bind(connector.connection, connector.crm, account);
     bindings.push(binding);
-    const fields = { connection: connector.connection, crm: connector.kind, account };
+    const fields = { connection: connector.connection, crm: connector.crm, account };
     if (binding.previous !== undefined)
       log.warn(
         { ...fields, previousAccount: binding.previous },
-        `the ${connector.kind} account behind connection ${connector.connection} changed from ${binding.previous} ` +
+        `the ${connector.crm} account behind connection ${connector.connection} changed from ${binding.previous} ` +
           `to ${account}: the state, history and company links of ${binding.previous} are kept apart and not ` +
           `used for ${account}'s records, and jobs queued for ${binding.previous} are parked; ` +
           `${account} starts from its own state`,
@@ -31,9 +31,9 @@ export async function bindAccounts(
     else if (binding.adopted > 0)
       log.info(
         { ...fields, rows: binding.adopted },
-        `the state kept before accounts were recorded belongs to ${connector.kind} account ${account}`,
+        `the state kept before accounts were recorded belongs to ${connector.crm} account ${account}`,
       );
-    else log.info(fields, `connection ${connector.connection} is on ${connector.kind} account ${account}`);
+    else log.info(fields, `connection ${connector.connection} is on ${connector.crm} account ${account}`);
   }
   return bindings;
 }

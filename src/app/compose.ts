@@ -2,13 +2,17 @@
  * The composition root: every part of the service built from the configuration, once, as plain
  * objects with named options. The store, the partner client under the key's shared limiter, the CRM
  * connectors, the active mappings (checked against each CRM's schema), the partner lookups, one
- * enrichment lane per mapped CRM object, backfills and discovery. `Service` only runs them.
+ * enrichment lane per mapped CRM object, backfills and discovery, and what the admin API and the
+ * schedules ask of them. `Service` only starts and stops them; `startService` (start-service.ts) joins the two.
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Config } from '../config.js';
 import type { CrmConnector, CrmProperty } from '../core/connector.js';
+import type { Priority } from '../core/limiter.js';
 import { Discovery } from '../discovery/discovery.js';
+import { runScheduledDiscovery } from '../discovery/schedule.js';
+import { enrichNow } from '../enrich/enrich-now.js';
 import { Enricher } from '../enrich/enricher.js';
 import { FreeMailDomains } from '../enrich/free-mail.js';
 import { FOREIGN_TOKEN_COUNTER, Intake } from '../enrich/intake.js';
@@ -16,7 +20,8 @@ import { jobChangeActionsFor } from '../enrich/job-changes/actions.js';
 import { JobChangeObserver } from '../enrich/job-changes/observer.js';
 import { loadJobChangeActions } from '../mapping/job-change-actions.js';
 import { PartnerLookups } from '../enrich/partner-lookups.js';
-import { createRateLimiter, type SharedRateLimiter } from '../limits/create-rate-limiter.js';
+import { runRefreshTick } from '../enrich/refresh.js';
+import { createRateLimiter } from '../limits/create-rate-limiter.js';
 import { limiterIdFor } from '../limits/limiter-id.js';
 import { logger } from '../logger.js';
 import {
@@ -29,14 +34,19 @@ import {
 import { PartnerClient } from '../partner/client.js';
 import { parseLookupParams } from '../partner/lookup-params.js';
 import { Metrics } from '../server/metrics.js';
-import { Backfills } from '../service/backfills.js';
-import { connectorFor, connectorsFromConfig, objectTypeIn } from '../service/connectors.js';
-import { MappingRegistry } from '../service/mapping-registry.js';
-import { storePorts, type StorePorts } from '../service/store-ports.js';
+import { onDemandDeps } from '../server/entry-point-context.js';
+import { WorkflowCallbackSender } from '../server/workflow-callback-sender.js';
+import type { Parts } from '../service/parts.js';
+import { Backfills } from '../enrich/backfills.js';
+import { connectorsFromConfig } from './connectors.js';
+import { connectorFor, objectTypeIn } from '../core/connector-lookup.js';
+import { MappingRegistry } from '../mapping/registry.js';
+import { storePorts } from './store-ports.js';
+import { pruneExpired } from '../store/housekeeping.js';
 import { defaultCacheTtls } from '../store/lookup-cache.js';
 import type { QueueSettings } from '../store/queue.js';
-import { openStore, type Store, type StoreOptions } from '../store/store.js';
-import { SERIES, StatsRecorder } from '../service/stats-recorder.js';
+import { openStore, type StoreOptions } from '../store/store.js';
+import { SERIES, StatsRecorder } from '../store/stats-recorder.js';
 import { bindAccounts } from './bind-accounts.js';
 
 const log = logger('service');
@@ -59,26 +69,6 @@ export interface ComposeOptions {
   connectors?: CrmConnector[];
   /** How often the admin page's chart counts are written (10 s by default). */
   statsFlushMs?: number;
-}
-
-/** Everything the running service is made of. */
-export interface Parts {
-  readonly config: Config;
-  readonly store: Store;
-  readonly ports: StorePorts;
-  readonly limiter: SharedRateLimiter;
-  readonly partner: PartnerClient;
-  readonly lookups: PartnerLookups;
-  readonly connectors: CrmConnector[];
-  readonly mappings: MappingRegistry;
-  readonly enricher: Enricher;
-  /** What incoming events become: the one way into the queue for webhooks. */
-  readonly intake: Intake;
-  readonly backfills: Backfills;
-  readonly discovery: Discovery;
-  readonly metrics: Metrics;
-  /** Counts for the admin page's charts, written to the store every few seconds. */
-  readonly stats: StatsRecorder;
 }
 
 /** Opens everything and checks the mappings against each CRM; throws (naming every problem) on invalid mappings, closing what it opened. */
@@ -138,11 +128,11 @@ export async function compose(options: ComposeOptions): Promise<Parts> {
       flushMs: options.statsFlushMs,
     });
     partner.on('request', () => stats.count(SERIES.partnerRequests));
-    await Promise.all(connectors.map((c) => c.prepare?.()));
+    await Promise.all(connectors.map(async (c) => c.prepare?.()));
     await bindAccounts(store.accounts, connectors);
     const schemas = await readSchemas(connectors, loaded.mappings);
     const mappings = new MappingRegistry(store.mappings, schemas);
-    await mappings.load(loaded.mappings.filter((m) => connectors.some((c) => c.kind === m.document.crm)));
+    await mappings.load(loaded.mappings.filter((m) => connectors.some((c) => c.crm === m.document.crm)));
     for (const entry of mappings.list()) {
       const { crm, objectType } = entry.version;
       const missing = missingCustomProperties(entry.compiled.document, schemas.get(schemaKey(crm, objectType)) ?? []);
@@ -154,7 +144,7 @@ export async function compose(options: ComposeOptions): Promise<Parts> {
         `needs custom properties the CRM lacks: ${missing.map((p) => p.name).join(', ')}`,
       );
       log.error(
-        { crm, object: objectType, missing: missing.map((p) => p.name) },
+        { crm, objectType, missing: missing.map((p) => p.name) },
         `the ${crm} ${objectType} mapping is not started: its custom properties do not exist yet. Run \`crm-enrich mappings provision\` (it creates them where the CRM allows, and prints what an admin must add where it does not), or remove them from the mapping`,
       );
     }
@@ -185,7 +175,7 @@ export async function compose(options: ComposeOptions): Promise<Parts> {
 
     const freeMail = new FreeMailDomains(config.CRM_ENRICH_FREE_EMAIL_DOMAINS);
     const createsCompanies = (c: CrmConnector) =>
-      c.kind === 'hubspot' ? config.HUBSPOT_CREATE_COMPANIES : config.SALESFORCE_CREATE_ACCOUNTS;
+      c.crm === 'hubspot' ? config.HUBSPOT_CREATE_COMPANIES : config.SALESFORCE_CREATE_ACCOUNTS;
     const jobChanges = new JobChangeObserver({
       store: store.jobChanges,
       actions: jobChangeActionsFor(connectors, jobChangeActions.document),
@@ -228,7 +218,7 @@ export async function compose(options: ComposeOptions): Promise<Parts> {
       enqueue: ports.enqueue,
       wake: (connection, objectType, priority) => enricher.wake(connection, objectType, priority),
       onForeignUseOfToken: (events) => {
-        for (const e of events) metrics.foreignTokenChanges.inc({ crm: e.source });
+        for (const e of events) metrics.foreignTokenChanges.inc({ crm: e.crm });
         void ports.counters.increment(FOREIGN_TOKEN_COUNTER, events.length).catch((error: unknown) => {
           log.warn(
             { err: error },
@@ -271,6 +261,14 @@ export async function compose(options: ComposeOptions): Promise<Parts> {
       holder: `${hostname()}:${process.pid}:${randomUUID()}`,
     });
 
+    const wake = (connection: string, objectType: string, priority: Priority) =>
+      enricher.wake(connection, objectType, priority);
+    const callbacks = new WorkflowCallbackSender({
+      callbacks: store.workflowCallbacks,
+      deps: onDemandDeps({ config, store, ports, connectors, mappings, enricher }),
+      connectors,
+    });
+
     return {
       config,
       store,
@@ -286,6 +284,20 @@ export async function compose(options: ComposeOptions): Promise<Parts> {
       discovery,
       metrics,
       stats,
+      callbacks,
+      enrichNow: (connection, objectType, recordId) =>
+        enrichNow({ enqueue: ports.enqueue, wake }, connection, objectType, recordId),
+      refreshNow: () =>
+        runRefreshTick({
+          connectors,
+          mapping: (crm, o) => mappings.get(crm, o),
+          stale: ports.stale,
+          queue: ports.enqueue,
+          kv: ports.kv,
+        }),
+      discoverScheduledNow: () =>
+        runScheduledDiscovery(discovery, connectors, mappings, config.DISCOVERY_SCHEDULED_LIMIT),
+      housekeeping: () => pruneExpired(store),
     };
   } catch (error) {
     for (const close of closers.reverse()) await close().catch(() => undefined);
@@ -308,7 +320,7 @@ function queueSettingsFrom(config: Config): Partial<QueueSettings> {
 async function readSchemas(connectors: CrmConnector[], mappings: LoadedMapping[]): Promise<Map<string, CrmProperty[]>> {
   const schemas = new Map<string, CrmProperty[]>();
   for (const { document } of mappings) {
-    const connector = connectorFor(connectors, { kind: document.crm });
+    const connector = connectorFor(connectors, { crm: document.crm });
     if (!connector) continue;
     const objectType = objectTypeIn(connector, document.object) ?? document.object;
     schemas.set(schemaKey(document.crm, document.object), await connector.readSchema(objectType));

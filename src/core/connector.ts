@@ -113,7 +113,7 @@ export type ChangeActor = 'person' | 'app' | 'bulk' | 'this_service';
 
 /** One thing that happened to one CRM record, parsed from a webhook or produced by a sweep. */
 export interface RecordEvent {
-  source: CrmKind;
+  crm: CrmKind;
   /** Connection name (one per portal/org); `default` unless several are configured. */
   connection: string;
   /** The CRM's object name: `contact`/`company` (HubSpot), `Lead`/`Contact`/`Account` (Salesforce). */
@@ -275,7 +275,7 @@ export interface JobChangeActionSwitches {
 }
 
 export interface CrmConnector {
-  readonly kind: CrmKind;
+  readonly crm: CrmKind;
   readonly connection: string;
   /** Largest number of records one read or one write call may carry (HubSpot 100, Salesforce 200). */
   readonly batchSize: number;

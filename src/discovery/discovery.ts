@@ -90,7 +90,7 @@ export class Discovery {
     const counts = { create: 0, link: 0, skip: 0 };
     for (const c of candidates) counts[c.action]++;
     const preview = {
-      crm: target.connector.kind,
+      crm: target.connector.crm,
       company: target.company,
       persona,
       filters,

@@ -165,7 +165,7 @@ async function act(
         break;
       }
       log.warn(
-        { err: error, crm: target.connector.kind, company: target.company.id },
+        { err: error, crm: target.connector.crm, company: target.company.id },
         'a discovery lookup failed; the run stops and the rest can run again',
       );
       stopped = {
@@ -397,7 +397,7 @@ async function act(
 
   log.info(
     {
-      crm: target.connector.kind,
+      crm: target.connector.crm,
       company: target.company.id,
       created: progress.created,
       linked: progress.linked,
@@ -407,7 +407,7 @@ async function act(
     'discovery run done',
   );
   return {
-    crm: target.connector.kind,
+    crm: target.connector.crm,
     company: target.company,
     created: progress.created,
     linked: progress.linked,

@@ -38,7 +38,7 @@ export async function runScheduledDiscovery(
       if (!persona) continue;
       try {
         const result = await discovery.run(
-          { crm: connector.kind, companyId: record.id, persona, limit },
+          { crm: connector.crm, companyId: record.id, persona, limit },
           undefined,
           'bulk',
         );
@@ -52,9 +52,9 @@ export async function runScheduledDiscovery(
         }
       } catch (error) {
         if (!(error instanceof DiscoveryError)) throw error;
-        out.passed.push({ crm: connector.kind, companyId: record.id, reason: error.message });
+        out.passed.push({ crm: connector.crm, companyId: record.id, reason: error.message });
         log.warn(
-          { crm: connector.kind, company: record.id, code: error.code },
+          { crm: connector.crm, company: record.id, code: error.code },
           `scheduled discovery passed over a company: ${error.message}`,
         );
       }

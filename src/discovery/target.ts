@@ -9,7 +9,7 @@ import type { CallOptions, CrmConnector, CrmRecord } from '../core/connector.js'
 import type { CompiledMapping } from '../mapping/index.js';
 import { missingDiscoveryProperties } from '../mapping/index.js';
 import type { Market } from '../partner/schemas.js';
-import { connectorFor } from '../service/connectors.js';
+import { connectorFor } from '../core/connector-lookup.js';
 
 export class DiscoveryError extends AppError {
   constructor(
@@ -40,7 +40,7 @@ export function discoveryMappings(
   mappings: MappingSource,
   connector: CrmConnector,
 ): { company?: CompiledMapping; person?: { objectType: string; mapping: CompiledMapping; linkProperty: string } } {
-  const active = mappings.list().filter((m) => m.version.crm === connector.kind);
+  const active = mappings.list().filter((m) => m.version.crm === connector.crm);
   const company = active.find((m) => m.compiled.source === 'company')?.compiled;
   const links = connector.companyLinkProperties ?? {};
   const person = active.find((m) => m.compiled.source === 'person' && links[m.version.objectType]);
@@ -65,7 +65,7 @@ export async function resolveTarget(
   companyId: string,
   options: CallOptions,
 ): Promise<DiscoveryTarget> {
-  const connector = connectorFor(connectors, { kind: crm });
+  const connector = connectorFor(connectors, { crm });
   if (!connector) throw new DiscoveryError(404, 'not_found', `crm: no connection to ${crm} is configured`, 'crm');
   if (!connector.findRecords || !connector.createRecords)
     throw new DiscoveryError(400, 'not_supported', `crm: discovery does not support ${crm}`, 'crm');
@@ -94,7 +94,7 @@ export async function resolveTarget(
     );
 
   const companyObject = connector.companyObjectType ?? companyMapping.object;
-  const nameProperty = NAME_PROPERTY[connector.kind] ?? 'name';
+  const nameProperty = NAME_PROPERTY[connector.crm] ?? 'name';
   const marketProperty = companyMapping.document.market.property;
   const properties = [...new Set([partnerIdProperty, nameProperty, ...(marketProperty ? [marketProperty] : [])])];
   const recordId = await companyIdOf(connector, companyObject, companyId, options);
@@ -144,7 +144,7 @@ async function companyIdOf(
     throw new DiscoveryError(
       400,
       'not_supported',
-      `companyId: ${connector.kind} companies cannot be found by domain here; give the record id`,
+      `companyId: ${connector.crm} companies cannot be found by domain here; give the record id`,
       'companyId',
     );
   const match = (await connector.findCompaniesByDomain([domain], options)).get(domain);
@@ -152,7 +152,7 @@ async function companyIdOf(
     throw new DiscoveryError(
       404,
       'company_not_found',
-      `companyId: ${connector.kind} has no ${companyObject} with the domain ${domain}`,
+      `companyId: ${connector.crm} has no ${companyObject} with the domain ${domain}`,
       'companyId',
     );
   return match.id;

@@ -10,7 +10,6 @@ import type { CompiledMapping } from '../mapping/compile.js';
 import { employerOf } from './employers.js';
 import type { StalePort } from './ports.js';
 import { companyLinkProperty, propertiesToRead } from './read-properties.js';
-import type { Market } from '../partner/schemas.js';
 
 export interface DryRunReport {
   connection: string;
@@ -85,14 +84,14 @@ export async function backfillDryRun(
     report.skipped += records.length - todo.length;
     if (linking) {
       for (const r of todo) {
-        const current = r.properties[linkProperty!];
+        const current = r.properties[linkProperty];
         if (typeof current === 'string' && current.trim()) continue;
         const email = mapping
           .matchKeys(r.properties)
           .find((k) => k.by === 'work_email' || k.by === 'personal_email')?.value;
         const employer = employerOf({
           ...(email ? { email } : {}),
-          market: mapping.market(r.properties) as Market,
+          market: mapping.market(r.properties),
           freeMail: deps.freeMail,
         });
         if (employer) domains.set(employer.domain, (domains.get(employer.domain) ?? 0) + 1);

@@ -41,7 +41,7 @@ export class BatchWriter {
     try {
       const written = await this.send(writes, priority);
       // Links still being found are awaited after the write: the enrichment never waits for them.
-      await Promise.all(written.map((w) => w.item.linking));
+      await Promise.all(written.map(async (w) => w.item.linking));
       const linked = written.filter((w) => w.item.linkError === undefined);
       // The enrichment is written; the job is retried for the link, and its second run writes nothing new.
       for (const w of written.filter((x) => x.item.linkError !== undefined))

@@ -38,15 +38,15 @@ export class Enricher extends EventEmitter<LaneEvents> {
     for (const connector of options.connectors) {
       const employers = this.resolverFor(connector, options);
       for (const objectType of connector.objectTypes) {
-        if (!options.mapping(connector.kind, objectType)) continue;
+        if (!options.mapping(connector.crm, objectType)) continue;
         const lane = new Lane({
           ...options,
           ...(employers ? { employers } : {}),
           connector,
           objectType,
           mapping: () => {
-            const active = options.mapping(connector.kind, objectType);
-            if (!active) throw new Error(`the mapping for ${connector.kind}/${objectType} was removed`);
+            const active = options.mapping(connector.crm, objectType);
+            if (!active) throw new Error(`the mapping for ${connector.crm}/${objectType} was removed`);
             return active;
           },
         });
@@ -64,9 +64,9 @@ export class Enricher extends EventEmitter<LaneEvents> {
    * when a company mapping is active.
    */
   private resolverFor(connector: CrmConnector, options: EnricherOptions): EmployerResolver | undefined {
-    const { findCompaniesByDomain, companyObjectType } = connector;
-    if (!findCompaniesByDomain || !companyObjectType) return undefined;
-    const companyMapping = options.mapping(connector.kind, companyObjectType);
+    const { companyObjectType } = connector;
+    if (!connector.findCompaniesByDomain || !companyObjectType) return undefined;
+    const companyMapping = options.mapping(connector.crm, companyObjectType);
     const enrichCompanies = !!companyMapping;
     const partnerIdProperty = companyMapping?.document.match.find((m) => m.by === 'id')?.property;
     const resolver = new EmployerResolver({
@@ -83,7 +83,7 @@ export class Enricher extends EventEmitter<LaneEvents> {
             planner: new NewCompanyPlanner({
               connector,
               objectType: companyObjectType,
-              mapping: () => options.mapping(connector.kind, companyObjectType),
+              mapping: () => options.mapping(connector.crm, companyObjectType),
               lookups: options.lookups,
               state: options.state,
               refreshAfterDays: options.refreshAfterDays,

@@ -20,7 +20,7 @@ import type { CompiledMapping } from '../mapping/compile.js';
 import type { Priority } from '../core/limiter.js';
 import { isOwnChange } from './echo.js';
 import { EVENT_REASONS, jobFromEvent, priorityOf, queueName } from './jobs.js';
-import type { CreatedRecordsPort, EnqueuePort, NewJob, PendingWritesPort, StatePort } from './ports.js';
+import type { CreatedRecordsPort, EnqueuePort, NewJob, PendingWritesPort, RecordState, StatePort } from './ports.js';
 import { Triage } from './triage.js';
 
 /** Today's count of changes made with the service's token that it did not make (admin stats). */
@@ -56,7 +56,7 @@ export class Intake {
   }
 
   async receive(events: RecordEvent[]): Promise<IntakeResult> {
-    const mapped = events.filter((e) => e.kind === 'privacy_deletion' || this.options.mapping(e.source, e.objectType));
+    const mapped = events.filter((e) => e.kind === 'privacy_deletion' || this.options.mapping(e.crm, e.objectType));
     const own = await this.ownDoings(mapped);
     const creations = new Set(mapped.filter((e) => e.kind === 'created').map(recordKey));
     const wanted = mapped.filter((e) => !own.has(e) && !(e.kind === 'changed' && creations.has(recordKey(e))));
@@ -87,21 +87,25 @@ export class Intake {
     const groups = new Map<string, RecordEvent[]>();
     for (const e of events) {
       if (e.kind !== 'changed' && !(e.kind === 'created' && e.actor === 'this_service')) continue;
-      const key = `${e.source}\u0000${e.connection}\u0000${e.objectType}`;
+      const key = `${e.crm}\u0000${e.connection}\u0000${e.objectType}`;
       groups.set(key, [...(groups.get(key) ?? []), e]);
     }
     for (const group of groups.values()) {
-      const { connection, objectType, source } = group[0]!;
+      const { connection, objectType, crm } = group[0]!;
       const creations = group.filter((e) => e.kind === 'created');
       const changes = group.filter((e) => e.kind === 'changed');
       const ids = (list: RecordEvent[]) => [...new Set(list.map((e) => e.recordId))];
       const [created, states, writing] = await Promise.all([
         this.options.created.has(connection, objectType, ids(creations)),
-        changes.length ? this.options.state.getMany(connection, objectType, ids(changes)) : new Map(),
-        changes.length ? this.options.writing.get(connection, objectType, ids(changes)) : new Map(),
+        changes.length
+          ? this.options.state.getMany(connection, objectType, ids(changes))
+          : new Map<string, RecordState>(),
+        changes.length
+          ? this.options.writing.get(connection, objectType, ids(changes))
+          : new Map<string, Record<string, string>>(),
       ]);
       for (const e of creations) if (created.has(e.recordId)) own.add(e);
-      const mapping = this.options.mapping(source, objectType);
+      const mapping = this.options.mapping(crm, objectType);
       for (const e of changes) {
         const state = states.get(e.recordId);
         const pending = writing.get(e.recordId);
@@ -119,5 +123,5 @@ export class Intake {
 }
 
 function recordKey(e: RecordEvent): string {
-  return `${e.source}\u0000${e.connection}\u0000${e.objectType}\u0000${e.recordId}`;
+  return `${e.crm}\u0000${e.connection}\u0000${e.objectType}\u0000${e.recordId}`;
 }

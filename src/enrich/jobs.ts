@@ -120,7 +120,7 @@ export function jobFromEvent(
       ? Object.values(event.values ?? {}).filter((v): v is string => !!v && v.includes('@'))
       : undefined;
   return {
-    dedupKey: `${event.source}:${event.connection}:${event.dedupKey}`,
+    dedupKey: `${event.crm}:${event.connection}:${event.dedupKey}`,
     priority: priority ?? priorityOf(reason),
     data: {
       connection: event.connection,

@@ -173,7 +173,7 @@ export class PartnerLookups extends EventEmitter<{
       key.kind === 'person'
         ? await this.options.client.lookupPerson(query, { priority, beforeSend, unserved })
         : await this.options.client.lookupCompany({ ...query, country: market }, { priority, beforeSend, unserved });
-    const entry: CachedLookup = data ? { found: true, data: data as Record<string, unknown> } : { found: false };
+    const entry: CachedLookup = data ? { found: true, data } : { found: false };
     await this.options.cache.put(key, entry);
     this.emit('lookup', { fromCache: false, found: entry.found });
     return entry;
@@ -201,17 +201,20 @@ export class PartnerLookups extends EventEmitter<{
   /** Tries the owed credits again every OWED_RETRY_MS until the store takes them. */
   private payOwedSoon(): void {
     if (this.owedTimer || this.owed === 0) return;
-    this.owedTimer = setTimeout(async () => {
-      const credits = this.owed;
-      try {
-        await this.options.counters.increment(LOOKUPS_COUNTER, -credits);
-        this.owed -= credits;
-      } catch {
-        // Still away: the warning was logged when the first credit fell due.
-      }
-      this.owedTimer = undefined;
-      this.payOwedSoon();
-    }, OWED_RETRY_MS);
+    this.owedTimer = setTimeout(() => void this.payOwed(), OWED_RETRY_MS);
     this.owedTimer.unref();
+  }
+
+  /** Never rejects: a failed payment waits for the next try. */
+  private async payOwed(): Promise<void> {
+    const credits = this.owed;
+    try {
+      await this.options.counters.increment(LOOKUPS_COUNTER, -credits);
+      this.owed -= credits;
+    } catch {
+      // Still away: the warning was logged when the first credit fell due.
+    }
+    this.owedTimer = undefined;
+    this.payOwedSoon();
   }
 }

@@ -27,9 +27,11 @@ export interface JobQueuePort {
 
 /**
  * A record's state as the pipeline sees it: the store's row (src/store/enrichment-state.ts) without its
- * update time, and with only the values we wrote (`lastWritten`; the store's `written` may hold nulls).
+ * update time, and with only the values we wrote (`lastWritten` without the nulls the store's may hold).
  */
-export type RecordState = Omit<StoredRecordState, 'updatedAt' | 'written'> & { lastWritten: Record<string, string> };
+export type RecordState = Omit<StoredRecordState, 'updatedAt' | 'lastWritten'> & {
+  lastWritten: Record<string, string>;
+};
 
 export interface StatePort {
   getMany(connection: string, objectType: string, recordIds: string[]): Promise<Map<string, RecordState>>;
@@ -124,4 +126,22 @@ export interface CreatedRecordsPort {
   add(connection: string, objectType: string, recordIds: string[]): Promise<void>;
   /** Which of these records crm-enrich created. */
   has(connection: string, objectType: string, recordIds: string[]): Promise<Set<string>>;
+}
+
+/**
+ * Every port the pipeline and its jobs use, as the composition root binds them to the store
+ * (src/app/store-ports.ts).
+ */
+export interface StorePorts {
+  queue: JobQueuePort;
+  enqueue: EnqueuePort;
+  state: StatePort;
+  audit: AuditPort;
+  cache: LookupCachePort;
+  counters: CounterPort;
+  erasure: ErasurePort;
+  stale: StalePort;
+  kv: KeyValuePort;
+  created: CreatedRecordsPort;
+  writing: PendingWritesPort;
 }

@@ -34,7 +34,7 @@ export async function enqueueStale(options: RefreshOptions, now = new Date()): P
   let total = 0;
   for (const connector of options.connectors) {
     for (const objectType of connector.objectTypes) {
-      if (!options.mapping(connector.kind, objectType)) continue;
+      if (!options.mapping(connector.crm, objectType)) continue;
       const { connection } = connector;
       let after: StaleCursor | undefined;
       while (total < max) {
@@ -60,7 +60,7 @@ export async function sweepMissed(options: RefreshOptions, now = new Date()): Pr
   let total = 0;
   for (const connector of options.connectors) {
     for (const objectType of connector.objectTypes) {
-      const mapping = options.mapping(connector.kind, objectType);
+      const mapping = options.mapping(connector.crm, objectType);
       if (!mapping) continue;
       const key = `sweep:${connector.connection}:${objectType}`;
       const last = await options.kv.get(key);

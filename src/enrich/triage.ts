@@ -82,5 +82,5 @@ export class Triage {
 }
 
 function sourceKey(event: RecordEvent): string {
-  return `${event.source}:${event.connection}:${event.actor ?? 'unknown'}:${event.actorId ?? ''}`;
+  return `${event.crm}:${event.connection}:${event.actor ?? 'unknown'}:${event.actorId ?? ''}`;
 }

@@ -60,7 +60,7 @@ export function compileMapping(
 ): CompiledMapping {
   const problems = [...validateDocument(doc, file), ...(crmSchema ? checkAgainstCrm(doc, crmSchema, file) : [])];
   if (problems.length) throw new MappingError(problems);
-  const source = doc.source as SourceKind;
+  const source = doc.source;
   const byName = new Map((crmSchema ?? []).map((p) => [p.name, p]));
 
   const runners: FieldRunner[] = doc.fields.map((field) => {
@@ -79,7 +79,10 @@ export function compileMapping(
           if (value === undefined || value === null) break;
         }
       }
-      if (values && value !== undefined && value !== null) value = values.get(String(value));
+      // A value map is keyed by single values (validation makes a list one value first); anything else
+      // is left for formatValue, which writes nothing for it.
+      if (values && (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'))
+        value = values.get(String(value));
       let text = formatValue(value, property);
       if (text === undefined && fallback !== undefined) text = formatValue(fallback, property);
       if (text !== undefined) out[target] = text;

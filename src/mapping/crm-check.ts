@@ -6,7 +6,7 @@ import type { CrmProperty, PropertyType } from '../core/connector.js';
 import type { CustomProperty, MappingDocument } from './format.js';
 import { closest } from './nearest.js';
 import { ProblemList, type MappingProblem } from './problems.js';
-import type { SourceKind, ValueKind } from './source-paths.js';
+import type { ValueKind } from './source-paths.js';
 import { analyseField } from './validate.js';
 
 const TEXT_TYPES: ReadonlySet<PropertyType> = new Set(['string', 'text', 'phone', 'email', 'url']);
@@ -152,7 +152,7 @@ export function checkAgainstCrm(
 
   const scratch = new ProblemList(file);
   for (const field of doc.fields) {
-    const { output } = analyseField(doc.source as SourceKind, field, [], scratch);
+    const { output } = analyseField(doc.source, field, [], scratch);
     checkTarget(field.target, field.custom, output, byName, ['fields', field.target], problems, notFound);
   }
   for (const item of doc.static ?? []) {

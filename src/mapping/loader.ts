@@ -6,7 +6,6 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import type { CrmProperty } from '../core/connector.js';
 import { checkAgainstCrm } from './crm-check.js';
-import { readCrmSchemaFile } from './crm-schema-file.js';
 import type { MappingDocument } from './format.js';
 import { JOB_CHANGE_ACTIONS_FILE } from './job-change-actions.js';
 import { parseMappingDocument } from './parse.js';
@@ -83,23 +82,6 @@ export function validateMappings(mappings: readonly LoadedMapping[], schemas?: C
     if (schema) problems.push(...checkAgainstCrm(document, schema, file));
   }
   return problems;
-}
-
-/** Reads `<dir>/<crm>/<object>.json` schema files (normalised, HubSpot properties or Salesforce describe). */
-export async function readCrmSchemaDir(dir: string): Promise<Map<string, CrmProperty[]>> {
-  const schemas = new Map<string, CrmProperty[]>();
-  for (const crm of ['hubspot', 'salesforce']) {
-    let names: string[];
-    try {
-      names = await readdir(join(dir, crm));
-    } catch {
-      continue;
-    }
-    for (const name of names.filter((n) => n.endsWith('.json'))) {
-      schemas.set(schemaKey(crm, name.slice(0, -5)), await readCrmSchemaFile(join(dir, crm, name)));
-    }
-  }
-  return schemas;
 }
 
 /** For start-up: every mapping in `dir`, or a MappingError listing every problem. */

@@ -40,7 +40,7 @@ function slugOf(value: string): string | undefined {
 
 /** The lookup value of kind `by` in a raw value, or undefined when it holds none. */
 export function resolveMatchValue(by: LookupKind, raw: unknown): string | undefined {
-  const value = Array.isArray(raw) ? raw.find((v) => typeof v === 'string' && v.trim() !== '') : raw;
+  const value: unknown = Array.isArray(raw) ? raw.find((v) => typeof v === 'string' && v.trim() !== '') : raw;
   if (typeof value !== 'string') return undefined;
   if (value.length > 4 * MAX_MATCH_VALUE_LENGTH) return undefined;
   const text = value.trim();

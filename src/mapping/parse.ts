@@ -17,7 +17,7 @@ export interface ParsedMapping {
 
 /** Names a list item by its `target` when it has one, so paths read `fields > jobtitle > from`. */
 function segmentFor(container: unknown, index: number): string | number {
-  const item = Array.isArray(container) ? container[index] : undefined;
+  const item: unknown = Array.isArray(container) ? container[index] : undefined;
   const target = item && typeof item === 'object' ? (item as { target?: unknown }).target : undefined;
   return typeof target === 'string' && target !== '' ? target : index;
 }

@@ -31,8 +31,7 @@ async function readJson(file: string, what: string): Promise<unknown> {
 
 /** A CRM record as `{properties: {...}}` (HubSpot), a flat object (Salesforce) or nothing. */
 function crmValues(json: unknown, file: string): Record<string, string | null> {
-  const inner =
-    json && typeof json === 'object' && 'properties' in json ? (json as { properties: unknown }).properties : json;
+  const inner = json && typeof json === 'object' && 'properties' in json ? json.properties : json;
   const parsed = CrmValuesJson.safeParse(inner);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
@@ -72,7 +71,7 @@ export async function previewMapping(input: PreviewInput): Promise<Plan> {
   const lastWritten = input.lastWrittenFile
     ? crmValues(await readJson(input.lastWrittenFile, 'last-written values'), input.lastWrittenFile)
     : {};
-  return planValues(mapping, current, partner.data as Record<string, unknown>, lastWritten, input.now ?? new Date());
+  return planValues(mapping, current, partner.data, lastWritten, input.now ?? new Date());
 }
 
 const clip = (text: string, width: number) => (text.length > width ? `${text.slice(0, width - 1)}…` : text);

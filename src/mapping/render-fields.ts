@@ -63,7 +63,7 @@ export function renderFields(text: string, rows: readonly FieldRow[]): string {
   if (!isMap(doc.contents))
     throw new RenderError('the document is not a mapping (a YAML map with crm, object, fields ...)');
   const existing = doc.get('fields', true);
-  const seq = isSeq(existing) ? (existing as YAMLSeq) : undefined;
+  const seq = isSeq(existing) ? existing : undefined;
   const items = (seq?.items ?? []).map((n) => (isMap(n) ? n : undefined));
   const values = items.map((node) => node?.toJSON() as FieldRow | undefined);
   const used = new Set<number>();

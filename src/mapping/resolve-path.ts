@@ -37,7 +37,7 @@ function step(value: unknown, key: string): unknown {
     const out: unknown[] = [];
     for (const item of value) {
       const v = step(item, key);
-      if (Array.isArray(v)) out.push(...v);
+      if (Array.isArray(v)) out.push(...(v as unknown[]));
       else if (v !== undefined && v !== null) out.push(v);
     }
     return out;
@@ -74,8 +74,9 @@ export function compilePath(path: string, kind: ValueKind | undefined, allowDnd:
       const dnd = dndNumbers(root);
       if (dnd.size === 0) return value;
       if (Array.isArray(value)) {
-        const kept = value.filter((p) => typeof p !== 'string' || !dnd.has(digits(p)));
-        return kept.length === value.length ? value : kept;
+        const list = value as unknown[];
+        const kept = list.filter((p) => typeof p !== 'string' || !dnd.has(digits(p)));
+        return kept.length === list.length ? list : kept;
       }
       return typeof value === 'string' && dnd.has(digits(value)) ? undefined : value;
     };

@@ -61,7 +61,7 @@ export function authorizeHandler(provider: McpOAuthProvider): Router {
 
 type Params = Record<string, unknown>;
 const text = (params: Params, name: string): string | undefined =>
-  typeof params[name] === 'string' ? (params[name] as string) : undefined;
+  typeof params[name] === 'string' ? params[name] : undefined;
 
 async function authorize(provider: McpOAuthProvider, req: Request, res: Response): Promise<void> {
   res.setHeader('Cache-Control', 'no-store');

@@ -8,7 +8,7 @@
  */
 import express, { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
-import type { AdminTokenCheck } from '../server/admin-auth.js';
+import type { AdminTokenCheck } from '../auth/admin-token.js';
 import type { McpOAuthStore } from '../store/mcp-oauth.js';
 import type { McpClients } from './clients-store.js';
 import { authorizationResponseUrl } from './authorization-response.js';

@@ -5,8 +5,8 @@
  */
 import { Router } from 'express';
 import type { Config } from '../config.js';
-import type { AdminTokenCheck } from '../server/admin-auth.js';
-import type { AdminContext } from '../server/admin-context.js';
+import type { AdminTokenCheck } from '../auth/admin-token.js';
+import type { McpContext } from './mcp-context.js';
 import { authRoutes } from './auth-routes.js';
 import { ClientDocuments, type ClientDocumentsOptions } from './client-documents.js';
 import { McpClients } from './clients-store.js';
@@ -16,7 +16,7 @@ import { McpOAuthProvider } from './oauth-provider.js';
 import { mcpUrls } from './urls.js';
 
 export interface McpAppOptions {
-  service: AdminContext;
+  service: McpContext;
   config: Config;
   publicUrl: string;
   tokenCheck: AdminTokenCheck;

@@ -8,7 +8,7 @@ import express, { Router, type NextFunction, type Response } from 'express';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { hostHeaderValidation } from '@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js';
 import { logger } from '../logger.js';
-import type { AdminContext } from '../server/admin-context.js';
+import type { McpContext } from './mcp-context.js';
 import { bearerChallenge, mcpBearerAuth, type AuthedRequest } from './bearer-auth.js';
 import { createMcpServer } from './mcp-server.js';
 import type { McpOAuthProvider } from './oauth-provider.js';
@@ -18,7 +18,7 @@ import { MCP_PATH, type McpUrls } from './urls.js';
 const log = logger('mcp');
 
 export interface McpRoutesOptions {
-  service: AdminContext;
+  service: McpContext;
   provider: McpOAuthProvider;
   urls: McpUrls;
   enrichWaitMs: number;

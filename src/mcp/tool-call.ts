@@ -8,7 +8,7 @@ import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { AppError } from '../core/errors.js';
 import { logger } from '../logger.js';
-import type { AdminContext } from '../server/admin-context.js';
+import type { McpContext } from './mcp-context.js';
 import type { ToolName } from './scopes.js';
 
 const log = logger('mcp.tools');
@@ -17,7 +17,7 @@ const log = logger('mcp.tools');
 export const TOOL_AUDIT = { connection: 'mcp', objectType: 'tool' } as const;
 
 export interface ToolContext {
-  service: AdminContext;
+  service: McpContext;
   auth: AuthInfo;
   /** How long enrich_record waits for the lane. */
   enrichWaitMs: number;

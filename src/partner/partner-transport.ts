@@ -99,7 +99,7 @@ export class PartnerTransport {
     // against the rate limit now, before the limiter hands out later slots.
     slot.sending();
     const started = performance.now();
-    const url = `${this.#base}/${request.path}${request.query?.size ? `?${request.query}` : ''}`;
+    const url = `${this.#base}/${request.path}${request.query?.size ? `?${request.query.toString()}` : ''}`;
     const headers: Record<string, string> = { authorization: `Bearer ${apiKey}`, accept: 'application/json' };
     if (request.body !== undefined) headers['content-type'] = 'application/json';
     let outcome: AttemptOutcome;

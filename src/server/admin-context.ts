@@ -1,6 +1,7 @@
 /**
- * What the admin API and the MCP server need from the running service, and nothing more: they depend on this
- * interface, the service satisfies it, and neither imports the other.
+ * What the admin API needs from the running service, and nothing more: narrow views of the store (dead
+ * letters, record views, the counts behind the charts), the parts it drives, and the operations it asks
+ * for. The composition root's parts satisfy it; the admin routes import neither.
  */
 import type { Config } from '../config.js';
 import type { CrmConnector } from '../core/connector.js';
@@ -10,8 +11,8 @@ import type { ScheduledDiscoveryResult } from '../discovery/schedule.js';
 import type { PartnerLookups } from '../enrich/partner-lookups.js';
 import type { EnqueuePort, StatePort } from '../enrich/ports.js';
 import type { PartnerClient } from '../partner/client.js';
-import type { Backfills } from '../service/backfills.js';
-import type { MappingRegistry } from '../service/mapping-registry.js';
+import type { Backfills } from '../enrich/backfills.js';
+import type { MappingRegistry } from '../mapping/registry.js';
 import type { Store } from '../store/store.js';
 import type { Metrics } from './metrics.js';
 
@@ -20,7 +21,7 @@ export interface AdminContext {
     Config,
     'PARTNER_DAILY_LOOKUP_BUDGET' | 'PARTNER_DAILY_LOOKUP_HARD_CAP' | 'JOB_CHANGE_MIN_AGE_DAYS'
   >;
-  readonly store: Store;
+  readonly store: AdminStore;
   readonly ports: { readonly state: StatePort; readonly enqueue: EnqueuePort };
   readonly connectors: readonly CrmConnector[];
   readonly mappings: MappingRegistry;
@@ -35,4 +36,21 @@ export interface AdminContext {
   enrichNow(connection: string, objectType: string, recordId: string): Promise<{ queued: boolean }>;
   refreshNow(): Promise<{ refresh: number; catchup: number }>;
   discoverScheduledNow(): Promise<ScheduledDiscoveryResult>;
+}
+
+/** The store as the admin API sees it: the reads behind its pages and the few changes it makes. */
+export interface AdminStore {
+  /** Dead letters (list, replay), queue depths, and the jobs of one record. */
+  readonly queue: Pick<Store['queue'], 'deadLetters' | 'replay' | 'counts' | 'lookup' | 'retrying'>;
+  /** One record's state and audit history. */
+  readonly recordView: Store['recordView'];
+  readonly state: Pick<Store['state'], 'countByStatus'>;
+  readonly counters: Pick<Store['counters'], 'get' | 'range'>;
+  readonly series: Pick<Store['series'], 'read'>;
+  readonly coverage: Pick<Store['coverage'], 'of'>;
+  readonly companies: Pick<Store['companies'], 'counts' | 'duplicates' | 'nearMatches'>;
+  readonly discovery: Pick<Store['discovery'], 'persona' | 'personas' | 'savePersona' | 'deletePersona'>;
+  readonly jobChanges: Pick<Store['jobChanges'], 'list' | 'weekly'>;
+  readonly cache: Pick<Store['cache'], 'expire'>;
+  readonly mappings: Pick<Store['mappings'], 'get' | 'list'>;
 }

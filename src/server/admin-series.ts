@@ -5,7 +5,7 @@
  * field coverage before and after (from the audit trail).
  */
 import { LOOKUPS_COUNTER } from '../enrich/partner-lookups.js';
-import { SERIES } from '../service/stats-recorder.js';
+import { SERIES } from '../store/stats-recorder.js';
 import { utcDay } from '../store/daily-counters.js';
 import type { CallLimit } from '../core/connector.js';
 import type { AdminContext } from './admin-context.js';
@@ -28,8 +28,8 @@ export const OUTCOMES = {
 } as const;
 
 export function parseRange(value: unknown): RangeName {
-  const range = value === undefined ? '24h' : String(value);
-  if (range in RANGES) return range as RangeName;
+  const range = value ?? '24h';
+  if (typeof range === 'string' && Object.hasOwn(RANGES, range)) return range as RangeName;
   throw new HttpError(400, 'invalid_request', `range: expected one of ${Object.keys(RANGES).join(', ')}`, {
     field: 'range',
   });
@@ -85,7 +85,7 @@ export async function adminSeries(service: AdminContext, range: RangeName, now =
         service.connectors.map((c) => [
           c.connection,
           {
-            crm: c.kind,
+            crm: c.crm,
             calls: counter(SERIES.crmCalls(c.connection)),
             limitPerStep: limitPerStep(c.stats().limits, step),
           },
@@ -100,7 +100,7 @@ export async function adminSeries(service: AdminContext, range: RangeName, now =
 async function fieldCoverage(service: AdminContext) {
   const rows = [];
   for (const { compiled, version } of service.mappings.list()) {
-    const connection = service.connectors.find((c) => c.kind === version.crm)?.connection;
+    const connection = service.connectors.find((c) => c.crm === version.crm)?.connection;
     if (!connection) continue;
     // The enriched-at stamp is filled on every write by design; it says nothing about the data.
     const properties = Object.keys(compiled.rules).filter((p) => p !== compiled.stampProperty);

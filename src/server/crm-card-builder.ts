@@ -29,7 +29,7 @@ export function buildCardData({ objectType, objectId, state, audit, triggers, co
   const runs = audit.filter((r) => !r.actor);
   const newestRun = runs[0];
   const requested = audit[0]?.actor && audit[0].outcome === 'requested' ? audit[0] : undefined;
-  const fields = Object.entries(state?.written ?? {})
+  const fields = Object.entries(state?.lastWritten ?? {})
     .filter((e): e is [string, string] => e[1] !== null)
     .map(([property, value]) => {
       const reason = runs.find((r) => r.property === property && r.outcome === 'write')?.reason;

@@ -21,7 +21,12 @@ export interface EntryPointContext {
     Config,
     'HUBSPOT_CLIENT_SECRET' | 'SALESFORCE_WEBHOOK_SECRET' | 'HUBSPOT_ACTION_WAIT_MS' | 'SALESFORCE_ACTION_WAIT_MS'
   >;
-  readonly store: Store;
+  readonly store: {
+    readonly recordView: Store['recordView'];
+    readonly audit: Pick<Store['audit'], 'record'>;
+    readonly queue: Pick<Store['queue'], 'lookup'>;
+    readonly workflowCallbacks: Pick<Store['workflowCallbacks'], 'add'>;
+  };
   readonly ports: { readonly enqueue: EnqueuePort };
   readonly connectors: readonly CrmConnector[];
   readonly mappings: { get(crm: string, objectType: string): unknown };
@@ -80,7 +85,7 @@ export function checkHubspotSignature(req: Request, ctx: EntryPointContext, publ
 
 /** The connected HubSpot connector, or a 503 naming what to set. */
 export function hubspotOf(ctx: EntryPointContext): CrmConnector {
-  const connector = ctx.connectors.find((c) => c.kind === 'hubspot');
+  const connector = ctx.connectors.find((c) => c.crm === 'hubspot');
   if (!connector) throw new HttpError(503, 'not_configured', 'HubSpot is not connected: set HUBSPOT_ACCESS_TOKEN.');
   return connector;
 }

@@ -3,12 +3,12 @@
  * custom workflow action execution request, signed (v3) with the app's client secret. The record is
  * queued like any other and its outcome answered as output fields later steps branch on. A run that
  * does not settle within HUBSPOT_ACTION_WAIT_MS answers BLOCK; the step is then completed through
- * HubSpot's callback endpoint (src/service/workflow-callback-sender.ts) once it settles.
+ * HubSpot's callback endpoint (workflow-callback-sender.ts) once it settles.
  */
 import { Router } from 'express';
 import { z } from 'zod';
 import { enrichAndWait, type OnDemandOutcome } from '../enrich/on-demand.js';
-import { mappedObject } from '../service/connectors.js';
+import { mappedObject } from '../core/connector-lookup.js';
 import {
   checkHubspotSignature,
   hubspotOf,

@@ -10,7 +10,7 @@ import type { CrmConnector } from '../core/connector.js';
 import { queueName } from '../enrich/jobs.js';
 import { requestEnrichment } from '../enrich/on-demand.js';
 import { logger } from '../logger.js';
-import { mappedObject, objectTypeIn } from '../service/connectors.js';
+import { mappedObject, objectTypeIn } from '../core/connector-lookup.js';
 import { route } from './admin-request.js';
 import { buildCardData } from './crm-card-builder.js';
 import { CardEnrichAnswer, type CardObjectType } from './crm-card-model.js';

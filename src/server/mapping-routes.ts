@@ -14,7 +14,7 @@ import { sourceCatalog, type SourceKind } from '../mapping/source-paths.js';
 import { TRANSFORMS } from '../mapping/transforms/registry.js';
 import { describeKind } from '../mapping/transforms/transform.js';
 import { OBJECTS } from '../mapping/validate.js';
-import { connectorFor, objectTypeIn } from '../service/connectors.js';
+import { connectorFor, objectTypeIn } from '../core/connector-lookup.js';
 import type { AdminContext } from './admin-context.js';
 import { parse, route } from './admin-request.js';
 import { HttpError } from './http-error.js';
@@ -128,7 +128,7 @@ export function mappingRoutes(service: AdminContext): Router {
     '/mappings/:crm/:object/fields',
     route(async (req, res) => {
       const crm = String(req.params.crm);
-      const connector = connectorFor(service.connectors, { kind: crm });
+      const connector = connectorFor(service.connectors, { crm });
       if (!connector) throw new HttpError(404, 'not_found', `no connection to ${crm} is configured`, { field: 'crm' });
       const objectType = objectTypeIn(connector, String(req.params.object));
       if (!objectType)
@@ -208,7 +208,7 @@ export function mappingRoutes(service: AdminContext): Router {
     '/mappings/preview',
     route(async (req, res) => {
       const body = parse(PreviewBody, req.body);
-      const connector = connectorFor(service.connectors, { kind: body.crm });
+      const connector = connectorFor(service.connectors, { crm: body.crm });
       if (!connector)
         throw new HttpError(404, 'not_found', `no connection to ${body.crm} is configured`, { field: 'crm' });
       const objectType = objectTypeIn(connector, body.object);

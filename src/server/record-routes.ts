@@ -6,7 +6,7 @@
 import { Router } from 'express';
 import type { CrmConnector, CrmRecord } from '../core/connector.js';
 import { queueName } from '../enrich/jobs.js';
-import { connectorFor, mappedObject, objectTypeIn } from '../service/connectors.js';
+import { connectorFor, mappedObject, objectTypeIn } from '../core/connector-lookup.js';
 import type { AuditRow } from '../store/audit-log.js';
 import type { AdminContext } from './admin-context.js';
 import { route } from './admin-request.js';
@@ -28,7 +28,7 @@ const LABEL_PROPERTIES: Record<string, Record<string, { name: string[]; detail: 
 const SEARCH_LIMIT = 20;
 
 function labelsFor(connector: CrmConnector, objectType: string) {
-  return LABEL_PROPERTIES[connector.kind]?.[objectType] ?? { name: [], detail: '' };
+  return LABEL_PROPERTIES[connector.crm]?.[objectType] ?? { name: [], detail: '' };
 }
 
 function describe(record: CrmRecord, labels: { name: string[]; detail: string }) {
@@ -41,7 +41,7 @@ function describe(record: CrmRecord, labels: { name: string[]; detail: string })
 
 /** A record id as the CRM spells them: HubSpot's are digits, Salesforce's 15 or 18 letters and digits. */
 function looksLikeId(connector: CrmConnector, text: string): boolean {
-  return connector.kind === 'hubspot' ? /^\d{1,20}$/.test(text) : /^[a-zA-Z0-9]{15}(?:[a-zA-Z0-9]{3})?$/.test(text);
+  return connector.crm === 'hubspot' ? /^\d{1,20}$/.test(text) : /^[a-zA-Z0-9]{15}(?:[a-zA-Z0-9]{3})?$/.test(text);
 }
 
 /** One enrichment run: the audit rows one job (or one person's action) wrote, oldest row first. */
@@ -108,7 +108,7 @@ export function recordRoutes(service: AdminContext): Router {
     '/records/:connection/:object',
     route(async (req, res) => {
       const { connector, objectType } = target(String(req.params.connection), String(req.params.object));
-      const text = String(req.query.q ?? '').trim();
+      const text = typeof req.query.q === 'string' ? req.query.q.trim() : '';
       if (!text)
         throw new HttpError(400, 'invalid_request', 'q: give a record id, an e-mail address or a name to search for', {
           field: 'q',

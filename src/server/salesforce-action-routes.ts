@@ -9,7 +9,7 @@ import { Router } from 'express';
 import { z } from 'zod';
 import { toId18 } from '../../connectors/salesforce/ids.js';
 import { enrichAndWait, type OnDemandOutcome } from '../enrich/on-demand.js';
-import { mappedObject } from '../service/connectors.js';
+import { mappedObject } from '../core/connector-lookup.js';
 import { route } from './admin-request.js';
 import { jsonOf, onDemandDeps, rawBody, type EntryPointContext } from './entry-point-context.js';
 import { HttpError } from './http-error.js';
@@ -63,7 +63,7 @@ export function salesforceActionRoutes(ctx: EntryPointContext): Router {
         const field = issue.path.join('.') || 'body';
         throw new HttpError(400, 'invalid_request', `${field}: ${issue.message}`, { field });
       }
-      const connector = ctx.connectors.find((c) => c.kind === 'salesforce');
+      const connector = ctx.connectors.find((c) => c.crm === 'salesforce');
       if (!connector) throw new HttpError(503, 'not_configured', 'Salesforce is not connected: set its credentials.');
       const org = connector.accountId?.();
       if (!org || org.slice(0, 15) !== parsed.data.organizationId.slice(0, 15)) {

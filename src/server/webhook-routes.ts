@@ -59,7 +59,7 @@ export interface WebhookEndpoint {
 type NodeMiddleware = (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) => void;
 
 export function webhookRoutes(options: WebhookRoutesOptions & { securityHeaders: NodeMiddleware }): WebhookEndpoint {
-  const bySource = new Map(options.connectors.map((c) => [c.kind as string, c]));
+  const bySource = new Map(options.connectors.map((c) => [c.crm as string, c]));
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
   const publicBase = options.publicUrl.replace(/\/+$/, '');
 
@@ -78,14 +78,14 @@ export function webhookRoutes(options: WebhookRoutesOptions & { securityHeaders:
     error: WebhookError,
     outcome: RefusalOutcome = 'rejected',
   ) => {
-    options.metrics.eventsReceived.inc({ source: connector.kind, outcome });
-    log.warn({ source: connector.kind, status: error.status, code: error.code }, 'webhook refused');
+    options.metrics.eventsReceived.inc({ source: connector.crm, outcome });
+    log.warn({ source: connector.crm, status: error.status, code: error.code }, 'webhook refused');
     // Whatever of the body has not been read is never read: the connection closes after the answer.
     send(res, connector.webhook.errorReply(error), true);
   };
 
   const handle = async (head: WebhookHead, rawBody: Buffer, res: ServerResponse, connector: CrmConnector) => {
-    const source = connector.kind;
+    const source = connector.crm;
     const handler = connector.webhook;
     let parsed: ReturnType<typeof handler.parse>;
     try {
@@ -147,7 +147,7 @@ export function webhookRoutes(options: WebhookRoutesOptions & { securityHeaders:
     try {
       refusal = connector.webhook.verifyHead(head);
     } catch (error) {
-      log.error({ source: connector.kind, err: error }, 'a webhook head check threw; the delivery is refused');
+      log.error({ source: connector.crm, err: error }, 'a webhook head check threw; the delivery is refused');
       refusal = new WebhookError(400, 'unparseable', 'the request could not be parsed');
     }
     if (!refusal && declared !== undefined && declared > maxBodyBytes) refusal = tooLarge();
@@ -183,7 +183,7 @@ export function webhookRoutes(options: WebhookRoutesOptions & { securityHeaders:
         },
       )
       .catch((error: unknown) => {
-        log.error({ source: connector.kind, err: error }, 'a webhook delivery could not be answered');
+        log.error({ source: connector.crm, err: error }, 'a webhook delivery could not be answered');
         if (!res.headersSent) sendInternalError(res, connector);
         else res.destroy();
       })

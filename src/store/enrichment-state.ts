@@ -28,8 +28,8 @@ export interface RecordState extends RecordKey {
   lastError: string | null;
   /** Hash of the partner data last applied: the same hash again means nothing to write. */
   dataHash: string | null;
-  /** Property name to the value we last wrote. */
-  written: Record<string, string | null>;
+  /** Property name to the value we last wrote (column `written`). */
+  lastWritten: Record<string, string | null>;
   /** The company record this person record was linked with, and why; null until linked. */
   companyId: string | null;
   companyReason: string | null;
@@ -72,7 +72,7 @@ function fromRow(raw: unknown): RecordState {
     nextRefreshAt: r.next_refresh_at,
     lastError: r.last_error,
     dataHash: r.data_hash,
-    written: r.written,
+    lastWritten: r.written,
     companyId: r.company_id,
     companyReason: r.company_reason,
     updatedAt: r.updated_at,
@@ -103,7 +103,7 @@ export class RecordStateStore {
 
   /**
    * Inserts or replaces rows in one statement. Fields left out of an input keep their stored value,
-   * except `written`, which is merged property by property.
+   * except `lastWritten`, which is merged property by property.
    */
   async upsertMany(states: RecordStateInput[], db: Db = this.db): Promise<number> {
     if (states.length === 0) return 0;
@@ -128,7 +128,7 @@ export class RecordStateStore {
         next_refresh_at: s.nextRefreshAt?.toISOString() ?? null,
         last_error: s.lastError,
         data_hash: s.dataHash,
-        written: s.written ?? {},
+        written: s.lastWritten ?? {},
         company_id: s.companyId,
         company_reason: s.companyReason,
         has: Object.entries(s)
@@ -256,20 +256,15 @@ export class RecordStateStore {
       const base = survivor ?? newest;
       if (!base) return;
       // What we wrote to any of the merged records may now sit on the survivor; the survivor's own wins.
-      const written = Object.assign(
-        {},
-        ...states
-          .slice()
-          .reverse()
-          .map((s) => s.written),
-        survivor?.written ?? {},
-      );
+      const lastWritten: Record<string, string | null> = {};
+      for (const s of states.slice().reverse()) Object.assign(lastWritten, s.lastWritten);
+      Object.assign(lastWritten, survivor?.lastWritten);
       await tx.query(
         `DELETE FROM ${this.table}
           WHERE connection = $1 AND account = $4 AND object_type = $2 AND record_id = ANY($3::text[])`,
         [connection, objectType, others, account],
       );
-      await this.upsertMany([{ ...base, recordId: survivorId, written }], tx);
+      await this.upsertMany([{ ...base, recordId: survivorId, lastWritten }], tx);
       await tx.query(
         `UPDATE "${this.schema}".audit_log SET record_id = $3
           WHERE connection = $1 AND account = $5 AND object_type = $2 AND record_id = ANY($4::text[])`,

@@ -7,7 +7,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { PGlite } from '@electric-sql/pglite';
 import type pg from 'pg';
-import { PgBoss, fromPglite, type Db as BossDb, type JobWithMetadata } from 'pg-boss';
+import { PgBoss, fromPglite, type Db as BossDb } from 'pg-boss';
 import type { Priority } from '../core/limiter.js';
 import { logger } from '../logger.js';
 import type { Db } from './db.js';
@@ -36,6 +36,14 @@ const log = logger('store.queue');
 
 /** How a priority is stored in the job table (pg-boss claims the highest first). */
 export const PRIORITY: Record<Priority, number> = { interactive: 10, bulk: 0 };
+
+/**
+ * The priority a stored number stands for: anything from halfway to interactive's number up, so a
+ * value written by another encoding (pg-boss's default 0, a hand-made job) still reads as one of the two.
+ */
+export function priorityOf(stored: number): Priority {
+  return stored >= PRIORITY.interactive / 2 ? 'interactive' : 'bulk';
+}
 
 export interface QueueSettings {
   /** Attempts before a job is parked in the dead letter, the first one included. */
@@ -201,7 +209,7 @@ export class JobQueue {
         group = { waiting: [], committing: 0 };
         this.groups.set(queue, group);
       }
-      group.waiting.push({ jobs: jobs as JobInput[], resolve, reject });
+      group.waiting.push({ jobs, resolve, reject });
       if (group.committing < MAX_COMMITS_PER_QUEUE) void this.commitGroups(queue, group);
     });
   }
@@ -281,7 +289,7 @@ export class JobQueue {
    */
   async claim<T extends RecordRef = RecordRef>(queue: string, limit: number): Promise<ClaimedJob<T>[]> {
     await this.ensureQueue(queue);
-    const jobs = (await this.boss.fetch<T>(queue, { batchSize: limit, includeMetadata: true })) as JobWithMetadata<T>[];
+    const jobs = await this.boss.fetch<T>(queue, { batchSize: limit, includeMetadata: true });
     return jobs.map((j) => ({
       id: j.id,
       queue,

@@ -2,8 +2,8 @@
  * Opens everything crm-enrich remembers: a Postgres server when a URL is given, otherwise the
  * embedded PGlite in `<dataDir>/pglite`. Migrations run before anything else is used.
  */
-import { CompanyClaims } from './company-claims.js';
 import { ConnectionAccounts } from './connection-accounts.js';
+import { DomainClaims } from './domain-claims.js';
 import { CreatedRecords } from './created-records.js';
 import { PendingWrites } from './pending-writes.js';
 import { DiscoveryStore } from './discovery.js';
@@ -70,7 +70,7 @@ export interface Store {
   readonly reservations: DailyReservations;
   readonly erasure: Erasure;
   readonly settings: Settings;
-  readonly companies: CompanyClaims;
+  readonly companies: DomainClaims;
   /** Records crm-enrich created in a CRM: their creation events are its own. */
   readonly created: CreatedRecords;
   /** Identity values being written, until settled: their change events are the service's own. */
@@ -168,7 +168,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     reservations: new DailyReservations(db, schema),
     erasure: new Erasure(db, schema, accounts),
     settings: new Settings(db, schema),
-    companies: new CompanyClaims(db, schema, accounts),
+    companies: new DomainClaims(db, schema, accounts),
     created: new CreatedRecords(db, schema, accounts),
     pendingWrites: new PendingWrites(db, schema, accounts),
     discovery: new DiscoveryStore(db, schema, accounts),

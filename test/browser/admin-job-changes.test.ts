@@ -22,7 +22,7 @@ describe.skipIf(skip)('admin page job changes', () => {
     browser = await launchChromium();
     page = await browser.newPage();
     watchForProblems(page, problems, { warnings: false });
-    const store = stack.running.service.store.jobChanges;
+    const store = stack.running.service.parts.store.jobChanges;
     for (const [recordId, to] of [
       ['101', 'globex.example'],
       ['102', 'initech.example'],

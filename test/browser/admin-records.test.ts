@@ -134,7 +134,7 @@ describe.skipIf(skip)('admin page: records, retries and discovery', () => {
       byCompany.set(partnerId, [...(byCompany.get(partnerId) ?? []), person]);
     }
     const [, people] = [...byCompany].sort((a, b) => b[1].length - a[1].length)[0]!;
-    const company = sandboxes.hubspot.createCompany({ domain: people[0]!.employer.domain as string });
+    const company = sandboxes.hubspot.createCompany({ domain: people[0]!.employer.domain });
     await eventually(
       () => sandboxes.hubspot.getCompany(company.id)?.crm_enrich_partner_id || undefined,
       15_000,

@@ -53,7 +53,7 @@ export function dockerInstructions(text: string): DockerInstruction[] {
     current = '';
   }
   return logical.map((l) => {
-    const [keyword = '', ...rest] = l.split(/\s+/);
+    const [keyword = ''] = l.split(/\s+/);
     return { keyword: keyword.toUpperCase(), args: l.slice(keyword.length).trim() };
   });
 }

@@ -229,7 +229,7 @@ describe.skipIf(skip)('admin API', () => {
       updates: hubspotCalls(stack.sandboxes, 'batch/update'),
       audit: (await schemaQuery<{ n: number }>(stack.running, `SELECT count(*)::int AS n FROM $schema.audit_log`))[0]!
         .n,
-      state: await stack.running.service.store.state.get({
+      state: await stack.running.service.parts.store.state.get({
         connection: 'hubspot',
         objectType: 'contact',
         recordId: id,
@@ -289,7 +289,7 @@ describe.skipIf(skip)('admin API', () => {
       (await schemaQuery<{ n: number }>(stack.running, `SELECT count(*)::int AS n FROM $schema.audit_log`))[0]!.n,
     ).toBe(before.audit);
     expect(
-      await stack.running.service.store.state.get({ connection: 'hubspot', objectType: 'contact', recordId: id }),
+      await stack.running.service.parts.store.state.get({ connection: 'hubspot', objectType: 'contact', recordId: id }),
     ).toEqual(before.state);
 
     const absent = await stack.running.admin('POST', '/mappings/preview', {

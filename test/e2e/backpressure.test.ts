@@ -47,7 +47,7 @@ describe.skipIf(skip)('backpressure during an import', () => {
         `SELECT count(*)::int AS n FROM $schema.job WHERE name = 'enrich.hubspot.contact' AND state = 'active'`,
       );
       mostHeld = Math.max(mostHeld, row!.n);
-      mostQueued = Math.max(mostQueued, running.service.limiter.counts().queued);
+      mostQueued = Math.max(mostQueued, running.service.parts.limiter.counts().queued);
     };
     const sampler = setInterval(() => void sample(), 50);
     try {

@@ -44,7 +44,7 @@ export async function startBalancer(targets: string[]): Promise<Balancer> {
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', async () => {
+    const relay = async () => {
       const body = Buffer.concat(chunks);
       const order = backends.map((_, i) => backends[(turn + i) % backends.length]!);
       turn++;
@@ -65,6 +65,10 @@ export async function startBalancer(targets: string[]): Promise<Balancer> {
         }
       }
       res.writeHead(502, { 'content-type': 'text/plain' }).end('no instance answered');
+    };
+    // An answer that cannot be written drops the connection, as a real balancer's would.
+    req.on('end', () => {
+      relay().catch(() => res.destroy());
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -306,7 +306,7 @@ describe.skipIf(skip)('a workflow step that does not settle within the wait', ()
     // The service marks the step done once HubSpot has taken the callback.
     const row = await eventually(
       async () => {
-        const r = await stack.running.service.store.workflowCallbacks.get(enrolled.body.callbackId);
+        const r = await stack.running.service.parts.store.workflowCallbacks.get(enrolled.body.callbackId);
         return r?.completedAt ? r : undefined;
       },
       5_000,
@@ -330,7 +330,7 @@ describe.skipIf(skip)('a workflow step that does not settle within the wait', ()
     // The refusal is kept with the step, which stays to be sent again.
     const refused = await eventually(
       async () => {
-        const r = await stack.running.service.store.workflowCallbacks.get(enrolled.body.callbackId);
+        const r = await stack.running.service.parts.store.workflowCallbacks.get(enrolled.body.callbackId);
         return r && r.attempts > 0 ? r : undefined;
       },
       20_000,

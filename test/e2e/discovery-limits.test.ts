@@ -22,8 +22,8 @@ describe.skipIf(skip)('discovery runs at once', () => {
   const stack = useStack({
     service: { env: { DISCOVERY_DAILY_LIMIT: String(DAILY_LIMIT), PARTNER_DAILY_LOOKUP_BUDGET: String(BUDGET) } },
   });
-  const counter = (name: string) => stack.running.service.store.counters.get(name);
-  let companies: { id: string; department: string }[] = [];
+  const counter = (name: string) => stack.running.service.parts.store.counters.get(name);
+  const companies: { id: string; department: string }[] = [];
 
   /** Four enriched HubSpot companies, each with at least four partner people of one department with e-mail. */
   async function targets() {
@@ -33,7 +33,7 @@ describe.skipIf(skip)('discovery runs at once', () => {
     for (const p of sandboxes.partner.dataset.personRecords) {
       if (!p.workEmail || p.market !== p.employer.home) continue;
       const key = `${String(p.employer.company.id)}|${String(p.departmentId)}`;
-      const g = groups.get(key) ?? { domain: p.employer.domain as string, department: String(p.departmentId), n: 0 };
+      const g = groups.get(key) ?? { domain: p.employer.domain, department: String(p.departmentId), n: 0 };
       g.n++;
       groups.set(key, g);
     }
@@ -83,7 +83,7 @@ describe.skipIf(skip)('discovery runs at once', () => {
 
   it('spends no more credits than the budget leaves, and gives back what the runs reserved', async () => {
     await targets();
-    const { counters } = stack.running.service.store;
+    const { counters } = stack.running.service.parts.store;
     // Two credits left today.
     await counters.increment(LOOKUPS_COUNTER, BUDGET - 2 - (await counter(LOOKUPS_COUNTER)));
     const runs = await twentyRuns();
@@ -98,7 +98,7 @@ describe.skipIf(skip)('discovery runs at once', () => {
   });
 
   it("creates no more records than today's discovery limit, however many runs start at once", async () => {
-    const { counters } = stack.running.service.store;
+    const { counters } = stack.running.service.parts.store;
     await counters.increment(LOOKUPS_COUNTER, -200);
     const creditsBefore = await counter(LOOKUPS_COUNTER);
     const createdBefore = await counter(DISCOVERY_CREATED_COUNTER);

@@ -17,7 +17,7 @@ if (skip) console.warn(`skipping discovery tests: ${skip}`);
 
 describe.skipIf(skip)('discovery of people at a target company', () => {
   const stack = useStack();
-  const credits = () => stack.running.service.ports.counters.get(LOOKUPS_COUNTER);
+  const credits = () => stack.running.service.parts.ports.counters.get(LOOKUPS_COUNTER);
 
   /** A partner company with many people, its record in HubSpot enriched (so its partner id is known). */
   async function targetCompany() {
@@ -28,7 +28,7 @@ describe.skipIf(skip)('discovery of people at a target company', () => {
       byCompany.set(id, [...(byCompany.get(id) ?? []), p]);
     }
     const [partnerId, people] = [...byCompany].sort((a, b) => b[1].length - a[1].length)[0]!;
-    const company = sandboxes.hubspot.createCompany({ domain: people[0]!.employer.domain as string });
+    const company = sandboxes.hubspot.createCompany({ domain: people[0]!.employer.domain });
     await eventually(
       () => sandboxes.hubspot.getCompany(company.id)?.crm_enrich_partner_id || undefined,
       10_000,
@@ -202,8 +202,7 @@ describe.skipIf(skip)('discovery of people at a target company', () => {
     const { sandboxes, running } = stack;
     const counts = new Map<string, number>();
     for (const p of sandboxes.partner.dataset.personRecords)
-      if (p.workEmail && p.departmentId === 2)
-        counts.set(p.employer.domain as string, (counts.get(p.employer.domain as string) ?? 0) + 1);
+      if (p.workEmail && p.departmentId === 2) counts.set(p.employer.domain, (counts.get(p.employer.domain) ?? 0) + 1);
     const domain = [...counts].sort((x, y) => y[1] - x[1])[2]![0];
     const company = sandboxes.hubspot.createCompany({ domain });
     await eventually(

@@ -7,7 +7,7 @@
  */
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { sweep } from '../../src/service/job-changes-command.js';
+import { sweep } from '../../src/cli/job-changes-command.js';
 import { serverUnavailable } from '../support/db.js';
 import { partnerServed, settled, stateReaches } from './probes.js';
 import { ADMIN_TOKEN, eventually, partnerPeople } from './stack.js';
@@ -89,7 +89,7 @@ describe.skipIf(skip)('job changes', () => {
     const since = encodeURIComponent(new Date(Date.now() - 3_600_000).toISOString());
     await eventually(
       async () =>
-        (await stack.running.service.store.queue.counts()).every(
+        (await stack.running.service.parts.store.queue.counts()).every(
           (q) => q.queue === 'dead_letter' || q.depth + q.active === 0,
         )
           ? true
@@ -142,7 +142,7 @@ describe.skipIf(skip)('job changes', () => {
     expect(again.body.enqueued).toBe(200);
     await eventually(
       async () =>
-        (await stack.running.service.store.queue.counts()).every(
+        (await stack.running.service.parts.store.queue.counts()).every(
           (q) => q.queue === 'dead_letter' || q.depth + q.active === 0,
         )
           ? true
@@ -206,7 +206,7 @@ describe.skipIf(skip)('job changes', () => {
     expect((hubspot.stats().byEndpoint['GET /crm/v3/lists/{id}/memberships'] ?? 0) - before).toBe(1);
     await eventually(
       async () =>
-        (await stack.running.service.store.queue.counts()).every(
+        (await stack.running.service.parts.store.queue.counts()).every(
           (q) => q.queue === 'dead_letter' || q.depth + q.active === 0,
         )
           ? true

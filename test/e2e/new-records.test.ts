@@ -53,7 +53,7 @@ describe.skipIf(skip)('new records', () => {
       'the three contacts to be enriched',
     );
     // One record from an app, alone, is a person's tool at work (a web form, a sales tool): interactive.
-    const jobs = await running.service.store.db.query<{ id: string; priority: number }>(
+    const jobs = await running.service.parts.store.db.query<{ id: string; priority: number }>(
       `SELECT data->>'recordId' AS id, priority FROM "${running.schema}".job WHERE name = 'enrich.hubspot.contact' AND data->>'recordId' = ANY($1)`,
       [[byScript, byApp, byPerson]],
     );

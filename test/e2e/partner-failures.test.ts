@@ -33,7 +33,7 @@ describe.skipIf(skip)('partner failures', () => {
   }
 
   const enrichedIds = async (ids: string[]) => {
-    const states = await stack.running.service.store.state.getMany('hubspot', 'contact', ids);
+    const states = await stack.running.service.parts.store.state.getMany('hubspot', 'contact', ids);
     return ids.filter((id) => states.get(id)?.status === 'enriched');
   };
 

@@ -41,13 +41,16 @@ export async function schemaQuery<T extends Record<string, unknown> = Record<str
   sql: string,
   params: unknown[] = [],
 ): Promise<T[]> {
-  const { rows } = await running.service.store.db.query<T>(sql.replaceAll('$schema', `"${running.schema}"`), params);
+  const { rows } = await running.service.parts.store.db.query<T>(
+    sql.replaceAll('$schema', `"${running.schema}"`),
+    params,
+  );
   return rows;
 }
 
 /** Jobs waiting or claimed on the enrichment queues (the dead letter left out). */
 export async function jobsInFlight(running: RunningService): Promise<number> {
-  const counts = await running.service.store.queue.counts();
+  const counts = await running.service.parts.store.queue.counts();
   return counts.filter((q) => q.queue !== 'dead_letter').reduce((n, q) => n + q.depth + q.active, 0);
 }
 
@@ -82,7 +85,7 @@ export function stateReaches(
 ) {
   return eventually(
     async () => {
-      const state = await running.service.store.state.get(key);
+      const state = await running.service.parts.store.state.get(key);
       return state?.status === status ? state : undefined;
     },
     timeoutMs,

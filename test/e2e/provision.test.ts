@@ -9,8 +9,8 @@ import { startHubspotSandbox, type HubspotSandbox } from '../../connectors/hubsp
 import { startSalesforceSandbox, type SalesforceSandbox } from '../../connectors/salesforce/sandbox/server.js';
 import { loadConfig } from '../../src/config.js';
 import { startPartnerSandbox, type PartnerSandbox } from '../../src/partner/sandbox/server.js';
-import { provision } from '../../src/service/provision-command.js';
-import { Service } from '../../src/service/service.js';
+import { provision } from '../../src/cli/provision-command.js';
+import { startService } from '../../src/app/start-service.js';
 import { SERVER_URL, serverUnavailable, uniqueSchema } from '../support/db.js';
 import { dropSchema } from './probes.js';
 import { runCli } from './process.js';
@@ -38,7 +38,7 @@ describe.skipIf(skip)('custom properties', () => {
   const start = () => {
     const schema = uniqueSchema('prov');
     schemas.push(schema);
-    return Service.start({ config: config(), schedule: false, store: { schema } });
+    return startService({ config: config(), schedule: false, store: { schema } });
   };
 
   beforeAll(async () => {
@@ -74,9 +74,9 @@ describe.skipIf(skip)('custom properties', () => {
   it('keeps a mapping whose custom properties are missing from starting, until provisioning creates them', async () => {
     const before = await start();
     try {
-      expect(before.mappings.get('hubspot', 'contact')).toBeUndefined();
-      expect(before.mappings.disabled.get('hubspot/contact')).toMatch(/crm_enrich_/);
-      expect(before.mappings.get('salesforce', 'Lead')).toBeUndefined();
+      expect(before.parts.mappings.get('hubspot', 'contact')).toBeUndefined();
+      expect(before.parts.mappings.disabled.get('hubspot/contact')).toMatch(/crm_enrich_/);
+      expect(before.parts.mappings.get('salesforce', 'Lead')).toBeUndefined();
     } finally {
       await before.stop();
     }
@@ -97,9 +97,9 @@ describe.skipIf(skip)('custom properties', () => {
 
     const after = await start();
     try {
-      expect(after.mappings.get('hubspot', 'contact')).toBeDefined();
-      expect(after.mappings.get('salesforce', 'Lead')).toBeDefined();
-      expect(after.mappings.get('salesforce', 'Account')).toBeDefined();
+      expect(after.parts.mappings.get('hubspot', 'contact')).toBeDefined();
+      expect(after.parts.mappings.get('salesforce', 'Lead')).toBeDefined();
+      expect(after.parts.mappings.get('salesforce', 'Account')).toBeDefined();
     } finally {
       await after.stop();
     }

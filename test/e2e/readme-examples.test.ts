@@ -39,7 +39,7 @@ function shape(value: unknown): unknown {
   if (Array.isArray(value)) return value.length ? [shape(value[0])] : [];
   if (typeof value === 'object')
     return Object.fromEntries(
-      Object.entries(value as object)
+      Object.entries(value)
         .sort(([a], [b]) => a.localeCompare(b))
         .map(([k, v]) => [k, shape(v)]),
     );

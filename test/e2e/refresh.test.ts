@@ -14,7 +14,7 @@ const skip = await serverUnavailable();
 if (skip) console.warn(`skipping end-to-end tests: ${skip}`);
 
 interface RecordView {
-  state: { status: string; nextRefreshAt: string; written: Record<string, string | null> };
+  state: { status: string; nextRefreshAt: string; lastWritten: Record<string, string | null> };
   audit: {
     property: string | null;
     oldValue: string | null;
@@ -78,7 +78,7 @@ describe.skipIf(skip)('refresh', () => {
     Object.assign(person, partnerRecord.person);
     await daysPass([contact!]);
 
-    expect((await stack.running.service.refreshNow()).refresh).toBe(1);
+    expect((await stack.running.service.parts.refreshNow()).refresh).toBe(1);
     const after = await eventually(
       () => {
         const c = stack.sandboxes.hubspot.getContact(id);
@@ -103,7 +103,7 @@ describe.skipIf(skip)('refresh', () => {
       ),
     ).toBe(true);
     // What we last wrote is still the old title, so the next refresh also knows the edit is a person's.
-    expect(record.state.written.jobtitle).toBe(ourTitle);
+    expect(record.state.lastWritten.jobtitle).toBe(ourTitle);
     expect(record.state.status).toBe('enriched');
     expect(Date.parse(record.state.nextRefreshAt)).toBeGreaterThan(Date.now() + 86_400_000);
   });
@@ -126,7 +126,7 @@ describe.skipIf(skip)('refresh', () => {
       newValue: p!.person.position,
       reason: 'a value crm-enrich did not write is kept',
     });
-    expect(record.state.written.jobtitle).toBeUndefined();
+    expect(record.state.lastWritten.jobtitle).toBeUndefined();
   });
 
   it('makes no CRM call and one partner call per record when a refresh finds the data unchanged', async () => {
@@ -148,7 +148,7 @@ describe.skipIf(skip)('refresh', () => {
     const auditBefore = await auditRows();
     await daysPass(contacts);
 
-    expect((await stack.running.service.refreshNow()).refresh).toBe(3);
+    expect((await stack.running.service.parts.refreshNow()).refresh).toBe(3);
     await eventually(
       async () => {
         const rows = await schemaQuery(
@@ -173,6 +173,6 @@ describe.skipIf(skip)('refresh', () => {
       expect(latest?.outcome).toBe('unchanged');
     }
     // A second refresh tick finds nothing due: the refreshed records moved their due time forward.
-    expect((await stack.running.service.refreshNow()).refresh).toBe(0);
+    expect((await stack.running.service.parts.refreshNow()).refresh).toBe(0);
   });
 });

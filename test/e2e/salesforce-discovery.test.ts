@@ -27,7 +27,7 @@ describe.skipIf(skip)('discovery in Salesforce', () => {
     const people = [...byCompany.values()].sort((a, b) => b.length - a.length)[0]!;
     const account = salesforce.createRecord('Account', {
       Name: 'Target',
-      Website: `https://www.${people[0]!.employer.domain as string}/`,
+      Website: `https://www.${people[0]!.employer.domain}/`,
     });
     await eventually(
       () => salesforce.getRecord('Account', account)?.CE_Partner_Id__c || undefined,
@@ -80,7 +80,7 @@ describe.skipIf(skip)('discovery in Salesforce', () => {
 
     const creates = () => salesforce.stats().byOperation['collections.create'] ?? 0;
     const createsBefore = creates();
-    const spentBefore = await running.service.ports.counters.get(LOOKUPS_COUNTER);
+    const spentBefore = await running.service.parts.ports.counters.get(LOOKUPS_COUNTER);
     const run = await running.admin<DiscoveryRunResult>('POST', '/discovery/run', {
       crm: 'salesforce',
       companyId: account,
@@ -106,6 +106,6 @@ describe.skipIf(skip)('discovery in Salesforce', () => {
       'outbound messages to be delivered',
     );
     await settled(stack);
-    expect(await running.service.ports.counters.get(LOOKUPS_COUNTER)).toBe(spentBefore + run.body.credits);
+    expect(await running.service.parts.ports.counters.get(LOOKUPS_COUNTER)).toBe(spentBefore + run.body.credits);
   });
 });

@@ -16,8 +16,9 @@ import {
 import { loadConfig, type Config } from '../../src/config.js';
 import { loadMappingDir } from '../../src/mapping/index.js';
 import { startPartnerSandbox, type PartnerSandbox } from '../../src/partner/sandbox/server.js';
-import { provisionHubspotSandbox, salesforceSandboxFields } from '../../src/service/embedded.js';
-import { Service, type ServiceOptions } from '../../src/service/service.js';
+import { provisionHubspotSandbox, salesforceSandboxFields } from '../../src/cli/embedded.js';
+import { startService as composeAndStart, type ServiceOptions } from '../../src/app/start-service.js';
+import type { Service } from '../../src/service/service.js';
 import type { QueueSettings } from '../../src/store/queue.js';
 import { SERVER_URL, uniqueSchema } from '../support/db.js';
 
@@ -129,7 +130,7 @@ export async function startService(
 ): Promise<RunningService> {
   const schema = options.schema ?? uniqueSchema('e2e');
   const config = stackConfig(sandboxes, options);
-  const service = await Service.start({
+  const service = await composeAndStart({
     config,
     adminToken: ADMIN_TOKEN,
     schedule: false,

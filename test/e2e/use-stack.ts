@@ -5,7 +5,7 @@
 import { afterAll, beforeAll } from 'vitest';
 import { dropSchema } from './probes.js';
 import { startSandboxes, startService, type RunningService, type Sandboxes, type StackOptions } from './stack.js';
-import type { ServiceOptions } from '../../src/service/service.js';
+import type { ServiceOptions } from '../../src/app/start-service.js';
 
 export interface Stack {
   readonly sandboxes: Sandboxes;

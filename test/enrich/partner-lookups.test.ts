@@ -8,7 +8,7 @@ import { PartnerClient } from '../../src/partner/client.js';
 import { startPartnerSandbox, SANDBOX_KEY, type PartnerSandbox } from '../../src/partner/sandbox/server.js';
 import { createRateLimiter } from '../../src/limits/create-rate-limiter.js';
 import { BudgetExhaustedError, LOOKUPS_COUNTER, PartnerLookups } from '../../src/enrich/partner-lookups.js';
-import { storePorts } from '../../src/service/store-ports.js';
+import { storePorts } from '../../src/app/store-ports.js';
 import { useTestDb } from '../support/db.js';
 
 let sandbox: PartnerSandbox;

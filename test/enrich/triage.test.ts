@@ -4,7 +4,7 @@ import type { Priority } from '../../src/core/limiter.js';
 import { Triage } from '../../src/enrich/triage.js';
 
 const created = (id: number, extra: Partial<RecordEvent> = {}): RecordEvent => ({
-  source: 'hubspot',
+  crm: 'hubspot',
   connection: 'default',
   objectType: 'contact',
   recordId: String(id),
@@ -77,7 +77,7 @@ describe('triage', () => {
     expect(triage.classify([created(60, { actor: 'app', actorId: 'INTEGRATION:form' })], byKind)).toEqual([
       'interactive',
     ]);
-    expect(triage.classify([created(50, { source: 'salesforce', objectType: 'Contact' })], byKind)).toEqual([
+    expect(triage.classify([created(50, { crm: 'salesforce', objectType: 'Contact' })], byKind)).toEqual([
       'interactive',
     ]);
     now = 1_500;

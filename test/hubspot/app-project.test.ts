@@ -79,7 +79,7 @@ describe('the rendered HubSpot app project', () => {
 
   beforeAll(async () => {
     dir = await render();
-    nodes = (await parse(dir)).intermediateRepresentation.intermediateNodesIndexedByUid as typeof nodes;
+    nodes = (await parse(dir)).intermediateRepresentation.intermediateNodesIndexedByUid;
   });
 
   it("passes HubSpot's parser, which validated it against the schemas of its platform version", () => {

@@ -55,7 +55,7 @@ describe('hubspotConnectorFromConfig', () => {
     const connector = hubspotConnectorFromConfig(loadConfig({ HUBSPOT_ACCESS_TOKEN: 't', HUBSPOT_TIER: 'pro' }), {
       connection: `cfg-${process.pid}`,
     });
-    expect(connector?.kind).toBe('hubspot');
+    expect(connector?.crm).toBe('hubspot');
     expect(connector?.batchSize).toBe(100);
     await connector?.close();
   });

@@ -192,7 +192,7 @@ describe('HubSpot sandbox, through the official client', () => {
         domain: `s${i}.search.example`,
         ...(i % 2 ? { city: 'Paris' } : {}),
       });
-    const search = (body: object) => hubspot.crm.companies.searchApi.doSearch(body as never);
+    const search = (body: object) => hubspot.crm.companies.searchApi.doSearch(body);
     const eq = await search({
       filterGroups: [{ filters: [{ propertyName: 'domain', operator: 'EQ', value: 's3.search.example' }] }],
       properties: ['name'],
@@ -358,7 +358,7 @@ describe('HubSpot sandbox search, as HubSpot limits it', () => {
           await client.crm.companies.searchApi.doSearch({
             filterGroups: [{ filters: [{ propertyName: 'domain', operator: 'IN' as never, values: [domain] }] }],
             properties: ['name'],
-          } as never)
+          })
         ).results.map((r) => r.properties.name);
       const company = lagging.createCompany({ domain: 'lag.example', name: 'Before' });
       expect(await byDomain('lag.example')).toEqual([]);

@@ -3,7 +3,7 @@ import { hubspotPropertiesToCrm } from '../../connectors/hubspot/schema.js';
 import {
   STANDARD_COMPANY_PROPERTIES,
   STANDARD_CONTACT_PROPERTIES,
-} from '../../connectors/hubspot/sandbox/standard-properties.js';
+} from '../../connectors/hubspot/standard-properties.js';
 
 describe('hubspotPropertiesToCrm', () => {
   it('reads the standard contact properties with their types and writability', () => {

@@ -80,7 +80,7 @@ describe('HubSpot sandbox webhook delivery to the handler', () => {
     const [first, second] = deliveries;
     expect(first?.error).toBeUndefined();
     expect(first?.events).toEqual([
-      expect.objectContaining({ kind: 'created', objectType: 'contact', recordId: contact.id, source: 'hubspot' }),
+      expect.objectContaining({ kind: 'created', objectType: 'contact', recordId: contact.id, crm: 'hubspot' }),
     ]);
     expect(second?.attempt).toEqual([1]);
     expect(second?.events).toHaveLength(1);

@@ -102,7 +102,7 @@ describe('HubSpot webhook parsing', () => {
     );
     expect(out).toEqual([
       expect.objectContaining({
-        source: 'hubspot',
+        crm: 'hubspot',
         connection: 'eu',
         objectType: 'contact',
         recordId: '1',

@@ -1,10 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { STANDARD_CONTACT_PROPERTIES } from '../../connectors/hubspot/sandbox/standard-properties.js';
-import { standardFields } from '../../connectors/salesforce/sandbox/standard-fields.js';
+import { STANDARD_CONTACT_PROPERTIES } from '../../connectors/hubspot/standard-properties.js';
+import { standardFields } from '../../connectors/salesforce/standard-fields.js';
 import type { CrmProperty } from '../../src/core/connector.js';
 import { checkAgainstCrm } from '../../src/mapping/crm-check.js';
-import { crmPropertiesFrom } from '../../src/mapping/crm-schema-file.js';
+import { crmPropertiesFrom } from '../../src/cli/crm-schema-file.js';
 import { parseMappingDocument } from '../../src/mapping/parse.js';
 
 const schema: CrmProperty[] = [

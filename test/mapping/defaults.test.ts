@@ -3,20 +3,15 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import {
   STANDARD_COMPANY_PROPERTIES,
   STANDARD_CONTACT_PROPERTIES,
-} from '../../connectors/hubspot/sandbox/standard-properties.js';
-import { standardFields } from '../../connectors/salesforce/sandbox/standard-fields.js';
+} from '../../connectors/hubspot/standard-properties.js';
+import { standardFields } from '../../connectors/salesforce/standard-fields.js';
 import { hubspotPropertiesToCrm } from '../../connectors/hubspot/schema.js';
 import { salesforceDescribeToCrm } from '../../connectors/salesforce/schema.js';
 import { compileMapping } from '../../src/mapping/compile.js';
 import { customPropertiesOf } from '../../src/mapping/custom-properties.js';
 import { mappingJsonSchema } from '../../src/mapping/format.js';
-import {
-  loadMappingDir,
-  readCrmSchemaDir,
-  schemaKey,
-  validateMappings,
-  type LoadedMapping,
-} from '../../src/mapping/loader.js';
+import { readCrmSchemaDir } from '../../src/cli/crm-schema-file.js';
+import { loadMappingDir, schemaKey, validateMappings, type LoadedMapping } from '../../src/mapping/loader.js';
 import { formatProblems } from '../../src/mapping/problems.js';
 import { sourceCatalog } from '../../src/mapping/source-paths.js';
 

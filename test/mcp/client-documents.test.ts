@@ -12,7 +12,7 @@ import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ClientDocuments, type ClientDocumentsOptions } from '../../src/mcp/client-documents.js';
 import { mcpApp } from '../../src/mcp/mcp-app.js';
-import { AdminTokenCheck } from '../../src/server/admin-auth.js';
+import { AdminTokenCheck } from '../../src/auth/admin-token.js';
 import { ADMIN_TOKEN } from '../e2e/stack.js';
 import { useStack } from '../e2e/use-stack.js';
 import { serverUnavailable } from '../support/db.js';
@@ -202,7 +202,7 @@ describe.skipIf(skip)('signing in with a Client ID Metadata Document', () => {
     app = server.listen(0, '127.0.0.1');
     await new Promise((resolve) => app.once('listening', resolve));
     url = `http://127.0.0.1:${(app.address() as AddressInfo).port}`;
-    const service = stack.running.service;
+    const service = stack.running.service.parts;
     server.use(
       mcpApp({
         service,
@@ -236,7 +236,7 @@ describe.skipIf(skip)('signing in with a Client ID Metadata Document', () => {
     expect(result.isError).toBeFalsy();
     await mcp.close();
     // Nothing was registered: the document is the registration.
-    const { rows } = await stack.running.service.store.db.query(
+    const { rows } = await stack.running.service.parts.store.db.query(
       `SELECT 1 FROM "${stack.running.schema}".mcp_oauth_client WHERE client_id = $1`,
       [documentUrl],
     );

@@ -79,7 +79,7 @@ describe.skipIf(skip)('MCP consent page in Chromium', () => {
     const scopes = await page.locator('#scopes li').allTextContents();
     expect(scopes.map((s) => s.split(':')[0])).toEqual(['read', 'write']);
     expect(scopes[1]).toContain('enrich CRM records');
-    await expect(page.getByText(callbackUrl)).toBeTruthy();
+    await expect(page.getByText(callbackUrl).first().isVisible()).resolves.toBe(true);
     await expect(page.locator('#first-time').textContent()).resolves.toContain(
       'No admin has allowed this client to use this address before',
     );

@@ -66,7 +66,7 @@ describe.skipIf(skip)('MCP OAuth', () => {
     const info = client.clientInformation()!;
     expect(info.client_id).toMatch(/^[0-9a-f-]{36}$/);
     expect('client_secret' in info && info.client_secret).toBeFalsy();
-    const stored = await stack.running.service.store.mcpAuth.client(info.client_id);
+    const stored = await stack.running.service.parts.store.mcpAuth.client(info.client_id);
     expect(stored).toMatchObject({ client_name: 'Test assistant', token_endpoint_auth_method: 'none' });
     expect(await lastUsed(info.client_id)).not.toBeNull();
 
@@ -80,7 +80,7 @@ describe.skipIf(skip)('MCP OAuth', () => {
     expect(tokens.refresh_token).toBeTruthy();
     expect(tokens.scope).toBe('read write');
     // Only hashes are stored: the token itself is nowhere in the table.
-    const { rows } = await stack.running.service.store.db.query<{ token_hash: string; resource: string }>(
+    const { rows } = await stack.running.service.parts.store.db.query<{ token_hash: string; resource: string }>(
       `SELECT token_hash, resource FROM "${stack.running.schema}".mcp_oauth_token`,
     );
     expect(rows.some((r) => r.token_hash === tokens.access_token)).toBe(false);
@@ -353,7 +353,7 @@ describe.skipIf(skip)('MCP OAuth', () => {
 
   it('binds everything to <PUBLIC_URL>/mcp: a token bound elsewhere is refused at /mcp', async () => {
     const token = `cea_${randomBytes(32).toString('base64url')}`;
-    await stack.running.service.store.mcpAuth.saveTokens([
+    await stack.running.service.parts.store.mcpAuth.saveTokens([
       {
         tokenHash: createHash('sha256').update(token).digest('hex'),
         kind: 'access',
@@ -403,7 +403,7 @@ describe.skipIf(skip)('MCP OAuth', () => {
   }
 
   async function lastUsed(clientId: string): Promise<Date | null> {
-    const { rows } = await stack.running.service.store.db.query<{ last_used_at: Date | null }>(
+    const { rows } = await stack.running.service.parts.store.db.query<{ last_used_at: Date | null }>(
       `SELECT last_used_at FROM "${stack.running.schema}".mcp_oauth_client WHERE client_id = $1`,
       [clientId],
     );
@@ -411,14 +411,14 @@ describe.skipIf(skip)('MCP OAuth', () => {
   }
 
   async function clientRows(): Promise<number> {
-    const { rows } = await stack.running.service.store.db.query<{ n: number }>(
+    const { rows } = await stack.running.service.parts.store.db.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM "${stack.running.schema}".mcp_oauth_client`,
     );
     return rows[0]!.n;
   }
 
   async function codeRows(): Promise<number> {
-    const { rows } = await stack.running.service.store.db.query<{ n: number }>(
+    const { rows } = await stack.running.service.parts.store.db.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM "${stack.running.schema}".mcp_oauth_code`,
     );
     return rows[0]!.n;

@@ -39,9 +39,10 @@ describe.skipIf(skip)('MCP tools', () => {
       text: (result.content as { text: string }[])[0]?.text ?? '',
     };
   }
-  const credits = () => stack.running.service.store.counters.get(LOOKUPS_COUNTER);
+  const credits = () => stack.running.service.parts.store.counters.get(LOOKUPS_COUNTER);
   const toolAudit = async (tool: string) =>
-    (await stack.running.service.store.recordView({ connection: 'mcp', objectType: 'tool', recordId: tool }, 10)).audit;
+    (await stack.running.service.parts.store.recordView({ connection: 'mcp', objectType: 'tool', recordId: tool }, 10))
+      .audit;
 
   it('looks up a company by domain in a market, spending one credit, then answers from the cache for free', async () => {
     const company = stack.sandboxes.partner.dataset.companyRecords[3]!;
@@ -183,8 +184,8 @@ describe.skipIf(skip)('MCP tools', () => {
   });
 
   it('turns a spent credit budget into a tool result the assistant can read', async () => {
-    const { counters } = stack.running.service.store;
-    const cap = stack.running.service.config.PARTNER_DAILY_LOOKUP_HARD_CAP;
+    const { counters } = stack.running.service.parts.store;
+    const cap = stack.running.service.parts.config.PARTNER_DAILY_LOOKUP_HARD_CAP;
     await counters.increment(LOOKUPS_COUNTER, cap - (await credits()));
     const company = stack.sandboxes.partner.dataset.companyRecords[7]!;
     const result = await call('lookup_company', { by: 'fqdn', value: company.domain, market: company.home });
@@ -203,7 +204,7 @@ describe.skipIf(skip)('MCP tools', () => {
       if (p.workEmail) byCompany.set(id, [...(byCompany.get(id) ?? []), p]);
     }
     const people = [...byCompany.values()].sort((a, b) => b.length - a.length)[0]!;
-    const company = sandboxes.hubspot.createCompany({ domain: people[0]!.employer.domain as string });
+    const company = sandboxes.hubspot.createCompany({ domain: people[0]!.employer.domain });
     for (let i = 0; i < 100 && !sandboxes.hubspot.getCompany(company.id)?.crm_enrich_partner_id; i++)
       await new Promise((r) => setTimeout(r, 100));
     await settled(stack);
@@ -259,7 +260,7 @@ describe.skipIf(skip)('MCP tools', () => {
   });
 
   it('lists the job changes since a time, newest first, with what the actions did', async () => {
-    const jobChanges = stack.running.service.store.jobChanges;
+    const jobChanges = stack.running.service.parts.store.jobChanges;
     const move = (recordId: string, to: string) =>
       jobChanges.observe({
         key: { connection: 'hubspot', objectType: 'contact', recordId },
@@ -351,7 +352,7 @@ describe.skipIf(skip)('MCP tools', () => {
     // The SDK client takes the 403 as a request to step up; holding a refresh token it refreshes (which
     // cannot widen a grant), meets the same 403 and stops: nothing ran.
     const before = (
-      await stack.running.service.store.recordView(
+      await stack.running.service.parts.store.recordView(
         { connection: 'mcp', objectType: 'tool', recordId: 'enrich_record' },
         100,
       )
@@ -361,7 +362,7 @@ describe.skipIf(skip)('MCP tools', () => {
     ).rejects.toThrow(/403/);
     expect(
       (
-        await stack.running.service.store.recordView(
+        await stack.running.service.parts.store.recordView(
           { connection: 'mcp', objectType: 'tool', recordId: 'enrich_record' },
           100,
         )

@@ -81,7 +81,7 @@ describe('Salesforce connector from configuration', () => {
       }),
     );
     expect(connector).toMatchObject({
-      kind: 'salesforce',
+      crm: 'salesforce',
       batchSize: 200,
       objectTypes: ['Lead', 'Contact', 'Account'],
     });

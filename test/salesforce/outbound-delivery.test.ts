@@ -83,7 +83,7 @@ describe('Salesforce outbound messages from the sandbox', () => {
     const id = sandbox.createRecord('Lead', { LastName: 'Doe', Company: 'Acme', Email: 'jane@acme.example' });
     await vi.waitFor(() => expect(receiver.stored.size).toBe(1));
     const [event] = [...receiver.stored.values()];
-    expect(event).toMatchObject({ source: 'salesforce', objectType: 'Lead', recordId: id, kind: 'created' });
+    expect(event).toMatchObject({ crm: 'salesforce', objectType: 'Lead', recordId: id, kind: 'created' });
     expect(event?.values).toMatchObject({ Email: 'jane@acme.example', Company: 'Acme' });
     expect(event?.dedupKey).toMatch(/^salesforce:om:04l/);
     expect(receiver.deliveries).toEqual([{ status: 200, keys: [event?.dedupKey] }]);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { salesforceDescribeToCrm, SalesforceDescribeError } from '../../connectors/salesforce/schema.js';
-import { describeField, INDUSTRY_VALUES, standardFields } from '../../connectors/salesforce/sandbox/standard-fields.js';
+import { describeField, INDUSTRY_VALUES, standardFields } from '../../connectors/salesforce/standard-fields.js';
 
 describe('salesforceDescribeToCrm', () => {
   const lead = salesforceDescribeToCrm({ name: 'Lead', fields: standardFields('Lead') });

@@ -44,7 +44,7 @@ describe('Salesforce outbound messages', () => {
     if (!result.ok) return;
     expect(result.events).toEqual([
       expect.objectContaining({
-        source: 'salesforce',
+        crm: 'salesforce',
         connection: 'default',
         objectType: 'Lead',
         recordId: '00Q1N00000bS2eOUAS',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FailureThrottle } from '../../src/server/admin-auth.js';
+import { FailureThrottle } from '../../src/auth/admin-token.js';
 
 describe('wrong-token throttle', () => {
   it('lets ten wrong tokens a minute through, then asks to wait only until the oldest leaves the minute', () => {

@@ -37,7 +37,7 @@ const state: RecordState = {
   nextRefreshAt: null,
   lastError: null,
   dataHash: 'h',
-  written: { jobtitle: 'Head of Sales', seniority: null },
+  lastWritten: { jobtitle: 'Head of Sales', seniority: null },
   companyId: '2002',
   companyReason: 'matched by domain',
   updatedAt: new Date('2026-11-26T10:00:01Z'),
@@ -139,7 +139,7 @@ describe('the record card data', () => {
     const skipped = buildCardData({
       objectType: 'contact',
       objectId: '1001',
-      state: { ...state, status: 'skipped', written: {}, companyId: null },
+      state: { ...state, status: 'skipped', lastWritten: {}, companyId: null },
       audit: [],
       triggers: new Map(),
       companyName: null,

@@ -6,7 +6,7 @@
  */
 import pg from 'pg';
 import { expect, it } from 'vitest';
-import { storePorts } from '../../src/service/store-ports.js';
+import { storePorts } from '../../src/app/store-ports.js';
 import { listMigrations } from '../../src/store/migrate.js';
 import { describeEachBackend, SERVER_URL, uniqueSchema, type TestDb } from '../support/db.js';
 

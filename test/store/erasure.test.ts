@@ -17,7 +17,7 @@ async function fill(store: Store): Promise<void> {
         status: 'enriched',
         partnerId: `p-${r.recordId}`,
         matchKey: 'email',
-        written: { email: who, jobtitle: 'CTO' },
+        lastWritten: { email: who, jobtitle: 'CTO' },
       },
     ]);
     await store.audit.record([

@@ -194,7 +194,7 @@ describeEachBackend('cache, audit, mappings, counters and cron claims', (t) => {
       ),
     );
     await new Promise((r) => setTimeout(r, 3200));
-    await Promise.all(tasks.map((task) => task.destroy()));
+    await Promise.all(tasks.map(async (task) => task.destroy()));
     expect(runs.length).toBeGreaterThanOrEqual(2);
     expect(new Set(runs).size).toBe(runs.length);
   });

@@ -5,7 +5,7 @@
  * backlog gauge reads pg-boss's table, and field coverage reads the audit trail before and after.
  */
 import { expect, it } from 'vitest';
-import { StatsRecorder, SERIES } from '../../src/service/stats-recorder.js';
+import { StatsRecorder, SERIES } from '../../src/store/stats-recorder.js';
 import { describeEachBackend } from '../support/db.js';
 
 const at = (iso: string) => new Date(iso);
@@ -104,7 +104,7 @@ describeEachBackend('stat series', (t) => {
     const key = (recordId: string) => ({ connection: 'hubspot', objectType: 'contact', recordId });
     await store.state.upsertMany(['1', '2', '3', '4'].map((id) => ({ ...key(id), status: 'enriched' as const })));
     // 4 holds its job title as crm-enrich would write it: no audit row, but filled before and after.
-    await store.state.upsertMany([{ ...key('4'), status: 'enriched', written: { jobtitle: 'CTO' } }]);
+    await store.state.upsertMany([{ ...key('4'), status: 'enriched', lastWritten: { jobtitle: 'CTO' } }]);
     await store.audit.record([
       { ...key('1'), property: 'jobtitle', oldValue: null, newValue: 'CEO', outcome: 'write' },
       { ...key('2'), property: 'jobtitle', oldValue: 'Dev', newValue: 'Engineer', outcome: 'write' },

@@ -20,14 +20,14 @@ describeEachBackend('enrichment state', (t) => {
           lastEnrichedAt: at,
           nextRefreshAt: new Date(at.getTime() + 30 * day),
           dataHash: 'h1',
-          written: { jobtitle: 'CTO', phone: '+49 1' },
+          lastWritten: { jobtitle: 'CTO', phone: '+49 1' },
         },
         { ...key('2'), status: 'no_match', matchKey: 'email' },
       ]),
     ).toBe(2);
 
     await state.upsertMany([
-      { ...key('1'), status: 'failed', lastError: 'partner answered 503', written: { jobtitle: 'CEO' } },
+      { ...key('1'), status: 'failed', lastError: 'partner answered 503', lastWritten: { jobtitle: 'CEO' } },
     ]);
     const one = await state.get(key('1'));
     expect(one).toMatchObject({
@@ -37,7 +37,7 @@ describeEachBackend('enrichment state', (t) => {
       market: 'de',
       dataHash: 'h1',
       lastError: 'partner answered 503',
-      written: { jobtitle: 'CEO', phone: '+49 1' },
+      lastWritten: { jobtitle: 'CEO', phone: '+49 1' },
     });
     expect(one?.lastEnrichedAt?.toISOString()).toBe(at.toISOString());
 
@@ -99,9 +99,9 @@ describeEachBackend('enrichment state', (t) => {
         status: 'enriched',
         partnerId: 'p-a',
         lastEnrichedAt: old,
-        written: { jobtitle: 'CTO', city: 'Berlin' },
+        lastWritten: { jobtitle: 'CTO', city: 'Berlin' },
       },
-      { ...key('b'), status: 'enriched', partnerId: 'p-b', lastEnrichedAt: recent, written: { jobtitle: 'CEO' } },
+      { ...key('b'), status: 'enriched', partnerId: 'p-b', lastEnrichedAt: recent, lastWritten: { jobtitle: 'CEO' } },
     ]);
     await store.audit.record([
       { ...key('b'), property: 'jobtitle', oldValue: null, newValue: 'CEO', rule: 'fill_empty' },
@@ -109,7 +109,7 @@ describeEachBackend('enrichment state', (t) => {
 
     // Survivor "s" has no state of its own: it takes the most recently enriched one.
     const merged = await store.state.merge('default', 'contact', 's', ['a', 'b']);
-    expect(merged).toMatchObject({ recordId: 's', partnerId: 'p-b', written: { jobtitle: 'CEO', city: 'Berlin' } });
+    expect(merged).toMatchObject({ recordId: 's', partnerId: 'p-b', lastWritten: { jobtitle: 'CEO', city: 'Berlin' } });
     expect(await store.state.get(key('a'))).toBeUndefined();
     expect(await store.state.get(key('b'))).toBeUndefined();
     expect((await store.audit.forRecord(key('s'))).map((e) => e.newValue)).toEqual(['CEO']);

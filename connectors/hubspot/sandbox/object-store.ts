@@ -6,7 +6,7 @@
 import type { HubspotProperty } from '../property-wire.js';
 import { SandboxAssociations } from './associations.js';
 import { requiredProblems, validateProperties, type PropertyProblem } from './property-validation.js';
-import { standardProperties } from './standard-properties.js';
+import { standardProperties } from '../standard-properties.js';
 
 export type ObjectType = 'contacts' | 'companies';
 

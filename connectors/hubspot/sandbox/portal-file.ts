@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { SnapshotFile } from '../../../src/core/snapshot-file.js';
 import { HubspotPropertySchema } from '../property-wire.js';
-import type { PortalData, SandboxObjectStore } from './object-store.js';
+import type { SandboxObjectStore } from './object-store.js';
 
 const byType = <T extends z.ZodType>(item: T) => z.object({ contacts: z.array(item), companies: z.array(item) });
 
@@ -45,6 +45,6 @@ export function keepPortalIn(dir: string, portalId: number, store: SandboxObject
     );
   if (parsed.data.portalId !== portalId)
     throw new Error(`${file.path} holds portal ${parsed.data.portalId}, not ${portalId}`);
-  store.restore(parsed.data as PortalData);
+  store.restore(parsed.data);
   return file;
 }

@@ -54,7 +54,7 @@ function inputsOr400(req: Request, res: Response, limit: number): unknown[] | un
     );
     return undefined;
   }
-  return inputs;
+  return inputs as unknown[];
 }
 
 function idOf(value: unknown): string | undefined {

@@ -127,7 +127,7 @@ export class WebhookSender {
     this.inFlight.add(controller);
     this.stats.deliveries++;
     if (attempt > 0) this.stats.redelivered++;
-    let ok = false;
+    let ok: boolean;
     try {
       const res = await fetch(url, {
         method: 'POST',

@@ -4,7 +4,7 @@
  */
 import type { PropertySpec, PropertyType } from '../../../src/core/connector.js';
 import { customFieldName } from '../provisioning.js';
-import type { DescribeField, DescribeFieldType } from './standard-fields.js';
+import type { DescribeField, DescribeFieldType } from '../standard-fields.js';
 
 const TYPES: Record<PropertyType, { type: DescribeFieldType; length: number }> = {
   string: { type: 'string', length: 255 },

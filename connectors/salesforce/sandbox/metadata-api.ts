@@ -9,7 +9,7 @@ import express, { type Request, type Response, type Router } from 'express';
 import { XMLBuilder, XMLParser } from 'fast-xml-parser';
 import { isSandboxObjectType, type OrgData } from './org-data.js';
 import type { ApiUsage } from './rest-routes.js';
-import { describeField, type DescribeField } from './standard-fields.js';
+import { describeField, type DescribeField } from '../standard-fields.js';
 
 export interface MetadataContext {
   org: OrgData;
@@ -59,9 +59,7 @@ function fault(res: Response, code: string, message: string): void {
     .status(500)
     .type('text/xml; charset=utf-8')
     .send(
-      envelope(
-        builder.build({ 'soapenv:Fault': { faultcode: `sf:${code}`, faultstring: `${code}: ${message}` } }) as string,
-      ),
+      envelope(builder.build({ 'soapenv:Fault': { faultcode: `sf:${code}`, faultstring: `${code}: ${message}` } })),
     );
 }
 
@@ -300,7 +298,7 @@ export function metadataRoutes(ctx: MetadataContext): Router {
     } else {
       return fault(res, 'INVALID_OPERATION', `The sandbox does not implement ${method ?? 'this operation'}`);
     }
-    res.type('text/xml; charset=utf-8').send(envelope(builder.build({ [`${method}Response`]: { result } }) as string));
+    res.type('text/xml; charset=utf-8').send(envelope(builder.build({ [`${method}Response`]: { result } })));
   });
   return router;
 }

@@ -11,7 +11,7 @@ import {
   standardFields,
   type DescribeField,
   type SandboxObjectType,
-} from './standard-fields.js';
+} from '../standard-fields.js';
 
 export type FieldValue = string | number | boolean | null;
 export type Fields = Record<string, FieldValue>;

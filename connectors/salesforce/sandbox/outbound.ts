@@ -140,7 +140,7 @@ export class OutboundDelivery {
     batch.attempts += 1;
     const controller = new AbortController();
     this.inFlight = controller;
-    let acked = false;
+    let acked: boolean;
     try {
       const response = await fetch(url, {
         method: 'POST',

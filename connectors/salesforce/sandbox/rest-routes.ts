@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { isSandboxObjectType, RequestError, type Fields, type OrgData, type SaveResult } from './org-data.js';
 import { SoqlError } from './soql.js';
-import { OBJECT_LABELS, type SandboxObjectType } from './standard-fields.js';
+import { OBJECT_LABELS, type SandboxObjectType } from '../standard-fields.js';
 
 export interface ApiUsage {
   dailyLimit: number;
@@ -165,8 +165,9 @@ export function restRoutes(ctx: RestContext): Router {
   router.post('/sobjects/:type', count('sobject.create'), (req, res) => {
     const type = sobjectType(req, res);
     if (!type) return;
-    ctx.org.checkKnownFields(type, req.body ?? {});
-    const result = ctx.org.create(type, req.body ?? {});
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    ctx.org.checkKnownFields(type, body);
+    const result = ctx.org.create(type, body);
     if (!result.success)
       return res
         .status(400)
@@ -193,8 +194,9 @@ export function restRoutes(ctx: RestContext): Router {
     const type = sobjectType(req, res);
     if (!type) return;
     if (!ctx.org.get(type, String(req.params.id))) return notFound(res);
-    ctx.org.checkKnownFields(type, req.body ?? {});
-    const result = ctx.org.update(type, String(req.params.id), req.body ?? {});
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    ctx.org.checkKnownFields(type, body);
+    const result = ctx.org.update(type, String(req.params.id), body);
     if (!result.success)
       return res
         .status(400)
@@ -203,7 +205,7 @@ export function restRoutes(ctx: RestContext): Router {
   });
 
   const collection = (mode: 'create' | 'update') => (req: Request, res: Response) => {
-    const records: unknown = req.body?.records;
+    const records = (req.body as { records?: unknown } | undefined)?.records;
     if (!Array.isArray(records)) return fail(res, 400, 'JSON_PARSER_ERROR', 'records: expected an array of sObjects');
     if (records.length > MAX_COLLECTION) {
       return fail(

@@ -16,7 +16,7 @@ import { SandboxOAuth } from './oauth.js';
 import { OutboundDelivery, type OutboundStats } from './outbound.js';
 import { restRoutes, type ApiUsage } from './rest-routes.js';
 import { missingRecordHtml, recordPageHtml } from '../../../src/core/record-page-html.js';
-import { SANDBOX_OBJECT_TYPES, type DescribeField, type SandboxObjectType } from './standard-fields.js';
+import { SANDBOX_OBJECT_TYPES, type DescribeField, type SandboxObjectType } from '../standard-fields.js';
 
 const withSuffix = (id15: string) => id15 + idSuffix(id15);
 export const SANDBOX_ORG_ID = withSuffix('00D8d0000000001');

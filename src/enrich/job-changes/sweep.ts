@@ -155,7 +155,7 @@ export class JobChangeSweep {
         'connection',
       );
     const objectType = connector.objectTypes.find((t) => t.toLowerCase() === object.toLowerCase());
-    const mapping = objectType ? this.options.mapping(connector.kind, objectType) : undefined;
+    const mapping = objectType ? this.options.mapping(connector.crm, objectType) : undefined;
     if (!objectType || !mapping || mapping.source !== 'person') {
       throw new SweepError(
         'not_a_person_object',

@@ -18,7 +18,8 @@ const firstOrLast = (name: 'first' | 'last') =>
     infer: (input) => (input.list ? single(input) : `${name} takes a list, but gets ${describeKind(input)}`),
     run(value) {
       if (!Array.isArray(value)) return value;
-      const ordered = name === 'first' ? value : [...value].reverse();
+      const list = value as unknown[];
+      const ordered = name === 'first' ? list : [...list].reverse();
       for (const item of ordered) {
         const v = typeof item === 'object' && item !== null ? entryValue(item) : item;
         if (v !== undefined && v !== null && v !== '') return v;
@@ -41,8 +42,9 @@ export const join = defineTransform({
   run(value, args) {
     if (!Array.isArray(value)) return value;
     let joined: string | undefined;
-    for (const item of value) {
-      const v = typeof item === 'object' && item !== null ? entryValue(item) : item;
+    // infer admits lists of single values or of entries only.
+    for (const item of value as unknown[]) {
+      const v = typeof item === 'object' && item !== null ? entryValue(item) : (item as string | number | boolean);
       if (v === undefined || v === null || v === '') continue;
       joined = joined === undefined ? String(v) : joined + args.separator + String(v);
     }

@@ -21,7 +21,7 @@ export interface Transform<A = unknown> {
 }
 
 export function defineTransform<A>(transform: Transform<A>): Transform<unknown> {
-  return transform as Transform<unknown>;
+  return transform;
 }
 
 /** The string inside a partner e-mail or phone entry, or the value itself when it is a string. */

@@ -7,8 +7,8 @@
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import type { AdminContext } from '../../server/admin-context.js';
-import { connectorFor, mappedObject, objectTypeIn } from '../../service/connectors.js';
+import type { McpContext } from '../mcp-context.js';
+import { connectorFor, mappedObject, objectTypeIn } from '../../core/connector-lookup.js';
 import type { AuditRow } from '../../store/audit-log.js';
 import { actorOf, runTool, ToolRefusal, type ToolContext } from '../tool-call.js';
 
@@ -78,7 +78,7 @@ export function registerRecordTools(server: McpServer, ctx: ToolContext): void {
     },
     (input) =>
       runTool(ctx, 'explain_record', async () => {
-        const connector = connectorFor(service.connectors, { kind: input.crm });
+        const connector = connectorFor(service.connectors, { crm: input.crm });
         if (!connector) throw new ToolRefusal(`crm: no ${input.crm} connection is configured`);
         const objectType = objectTypeIn(connector, input.object);
         if (!objectType)
@@ -113,7 +113,7 @@ export function registerRecordTools(server: McpServer, ctx: ToolContext): void {
     },
     (input) =>
       runTool(ctx, 'enrich_record', async () => {
-        const target = mappedObject(service.connectors, service.mappings, { kind: input.crm }, input.object);
+        const target = mappedObject(service.connectors, service.mappings, { crm: input.crm }, input.object);
         if (!target)
           throw new ToolRefusal(`object: ${input.crm}/${input.object} is not a mapped object of a configured CRM`);
         const key = { connection: target.connector.connection, objectType: target.objectType, recordId: input.id };
@@ -153,11 +153,11 @@ export function registerRecordTools(server: McpServer, ctx: ToolContext): void {
 }
 
 type Key = { connection: string; objectType: string; recordId: string };
-type RecordView = Awaited<ReturnType<AdminContext['store']['recordView']>>;
+type RecordView = Awaited<ReturnType<McpContext['store']['recordView']>>;
 
 /** The rows of the first run after `since` (our own request row aside), once it has settled. */
 async function waitForRun(
-  service: AdminContext,
+  service: McpContext,
   key: Key,
   since: number,
   waitMs: number,
@@ -195,7 +195,7 @@ function stateView(s: NonNullable<RecordView['state']>) {
     lastEnrichedAt: s.lastEnrichedAt?.toISOString() ?? null,
     nextRefreshAt: s.nextRefreshAt?.toISOString() ?? null,
     lastError: s.lastError,
-    written: s.written,
+    written: s.lastWritten,
     companyId: s.companyId,
     companyReason: s.companyReason,
   };

@@ -73,8 +73,8 @@ export interface PartnerSandbox {
 export const SANDBOX_KEY = 'sandbox-key';
 export const SANDBOX_KEY_NO_ORG = 'sandbox-key-no-org';
 const MAX_BODY_BYTES = 1024 * 1024;
-/** Thrown to leave a request unanswered (an injected timeout). */
-const NO_ANSWER = Symbol('no answer');
+/** The status of an answer left unsent (an injected timeout): the client gives up waiting. */
+const NO_ANSWER = 0;
 const log = logger('partner.sandbox');
 
 type Handler = (dataset: PartnerDataset, query: URLSearchParams, body: unknown) => unknown;
@@ -215,7 +215,7 @@ export async function startPartnerSandbox(options: PartnerSandboxOptions = {}): 
     }
     if (timeoutRate > 0 && failures.next() < timeoutRate) {
       injectedTimeouts++;
-      throw NO_ANSWER;
+      return [NO_ANSWER, undefined];
     }
     return [200, route.handler(dataset, query, body)];
   }
@@ -227,13 +227,12 @@ export async function startPartnerSandbox(options: PartnerSandboxOptions = {}): 
     const answer = isControl ? control(path, url.searchParams, req) : api(req, path, url.searchParams);
     answer
       .catch((error: unknown): [number, unknown, Record<string, string>] => {
-        if (error === NO_ANSWER) return [0, undefined, {}];
         if (error instanceof SandboxHttpError) return [error.status, error.body, error.headers];
         log.error({ err: error, path }, 'partner sandbox failed to answer');
         return [500, { error: 500, message: 'internal server error; retry the request' }, {}];
       })
       .then(async ([status, body, headers]) => {
-        if (status === 0) return; // left unanswered on purpose: the client gives up
+        if (status === NO_ANSWER) return;
         if (!isControl && latencyMs > 0) await sleep(latencyMs);
         log.debug({ method: req.method, path, status }, 'partner sandbox request');
         send(res, status, body, headers);

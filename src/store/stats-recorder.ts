@@ -6,7 +6,7 @@
  * its counts for the next flush, up to a bound, so a database outage loses at most the overflow.
  */
 import { logger } from '../logger.js';
-import { GAUGE_PREFIX, minuteOf, type SeriesPoint } from '../store/stat-series.js';
+import { GAUGE_PREFIX, minuteOf, type SeriesPoint } from './stat-series.js';
 
 const log = logger('service.stats');
 

@@ -15,7 +15,7 @@ import {
   type LoadedMapping,
   type MappingDocument,
   type MappingProblem,
-} from '../mapping/index.js';
+} from './index.js';
 import { logger } from '../logger.js';
 import type { MappingVersion, MappingVersions } from '../store/mapping-versions.js';
 

@@ -4,8 +4,8 @@
  */
 import type { Command } from 'commander';
 import type { CrmProperty } from '../core/connector.js';
-import type { LoadedMapping } from './loader.js';
-import type { MappingProblem } from './problems.js';
+import type { LoadedMapping } from '../mapping/loader.js';
+import type { MappingProblem } from '../mapping/problems.js';
 
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
@@ -20,10 +20,10 @@ async function sandboxSchemas(): Promise<Map<string, CrmProperty[]>> {
     { schemaKey },
   ] = await Promise.all([
     import('../../connectors/hubspot/schema.js'),
-    import('../../connectors/hubspot/sandbox/standard-properties.js'),
+    import('../../connectors/hubspot/standard-properties.js'),
     import('../../connectors/salesforce/schema.js'),
-    import('../../connectors/salesforce/sandbox/standard-fields.js'),
-    import('./loader.js'),
+    import('../../connectors/salesforce/standard-fields.js'),
+    import('../mapping/loader.js'),
   ]);
   const schemas = new Map<string, CrmProperty[]>();
   schemas.set(schemaKey('hubspot', 'contact'), hubspotPropertiesToCrm({ results: STANDARD_CONTACT_PROPERTIES }));
@@ -47,12 +47,13 @@ interface CheckOptions {
  * for every declared custom property the CRM does not have yet.
  */
 async function liveSchemas(mappings: LoadedMapping[], schemas: Map<string, CrmProperty[]>): Promise<MappingProblem[]> {
-  const [{ loadConfig }, { connectorFor, connectorsFromConfig }, { missingCustomProperties }, { schemaKey }] =
+  const [{ loadConfig }, { connectorsFromConfig }, { connectorFor }, { missingCustomProperties }, { schemaKey }] =
     await Promise.all([
       import('../config.js'),
-      import('../service/connectors.js'),
-      import('./custom-properties.js'),
-      import('./loader.js'),
+      import('../app/connectors.js'),
+      import('../core/connector-lookup.js'),
+      import('../mapping/custom-properties.js'),
+      import('../mapping/loader.js'),
     ]);
   const connectors = connectorsFromConfig(loadConfig(), mappings);
   if (connectors.length === 0)
@@ -60,7 +61,7 @@ async function liveSchemas(mappings: LoadedMapping[], schemas: Map<string, CrmPr
   const problems: MappingProblem[] = [];
   try {
     for (const { file, document } of mappings) {
-      const connector = connectorFor(connectors, { kind: document.crm });
+      const connector = connectorFor(connectors, { crm: document.crm });
       if (!connector) continue;
       const properties = await connector.readSchema(document.object);
       schemas.set(schemaKey(document.crm, document.object), properties);
@@ -80,9 +81,9 @@ async function liveSchemas(mappings: LoadedMapping[], schemas: Map<string, CrmPr
 }
 
 async function check(dir: string, options: CheckOptions): Promise<number> {
-  const { loadMappingDir, validateMappings, readCrmSchemaDir, schemaKey } = await import('./loader.js');
-  const { readCrmSchemaFile } = await import('./crm-schema-file.js');
-  const { formatProblems } = await import('./problems.js');
+  const { loadMappingDir, validateMappings, schemaKey } = await import('../mapping/loader.js');
+  const { readCrmSchemaDir, readCrmSchemaFile } = await import('./crm-schema-file.js');
+  const { formatProblems } = await import('../mapping/problems.js');
   const schemas = options.sandbox ? await sandboxSchemas() : new Map<string, CrmProperty[]>();
   try {
     if (options.schemas) for (const [k, v] of await readCrmSchemaDir(options.schemas)) schemas.set(k, v);
@@ -110,10 +111,10 @@ async function check(dir: string, options: CheckOptions): Promise<number> {
   }
   const { mappings, problems } = await loadMappingDir(dir);
   if (required.size > 0) {
-    const { unfilledRequired } = await import('./required-check.js');
+    const { unfilledRequired } = await import('../mapping/required-check.js');
     for (const w of unfilledRequired(mappings, required)) console.error(`warning: ${w.file}: ${w.message}`);
   }
-  const { loadJobChangeActions } = await import('./job-change-actions.js');
+  const { loadJobChangeActions } = await import('../mapping/job-change-actions.js');
   problems.push(...(await loadJobChangeActions(dir)).problems);
   if (options.live) {
     try {
@@ -145,7 +146,7 @@ interface PreviewOptions {
 }
 
 async function preview(options: PreviewOptions): Promise<number> {
-  const { previewMapping, formatPlanTable } = await import('./preview.js');
+  const { previewMapping, formatPlanTable } = await import('../mapping/preview.js');
   const { readCrmSchemaFile } = await import('./crm-schema-file.js');
   try {
     const schema = options.schema ? await readCrmSchemaFile(options.schema) : undefined;
@@ -209,7 +210,7 @@ export function registerMappingCommands(parent: Command): void {
     .option('--out <file>', 'where to write it', 'mappings/schema.json')
     .action(async (options: { out: string }) => {
       const { writeFile } = await import('node:fs/promises');
-      const { mappingJsonSchema } = await import('./format.js');
+      const { mappingJsonSchema } = await import('../mapping/format.js');
       await writeFile(options.out, mappingJsonSchema());
       console.log(`wrote ${options.out}`);
     });

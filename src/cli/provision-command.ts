@@ -8,7 +8,8 @@ import { loadConfig } from '../config.js';
 import type { CrmConnector } from '../core/connector.js';
 import { loadJobChangeActions } from '../mapping/job-change-actions.js';
 import { customPropertiesOf, loadMappingDir, MappingError } from '../mapping/index.js';
-import { connectorFor, connectorsFromConfig } from './connectors.js';
+import { connectorsFromConfig } from '../app/connectors.js';
+import { connectorFor } from '../core/connector-lookup.js';
 
 /** The properties the job-change actions write, for each connection whose actions file entry has `properties` on. */
 async function provisionJobChangeProperties(
@@ -20,13 +21,13 @@ async function provisionJobChangeProperties(
   if (actions.problems.length) throw new MappingError(actions.problems);
   let outstanding = 0;
   for (const connector of connectors) {
-    if (options.crm && connector.kind !== options.crm) continue;
+    if (options.crm && connector.crm !== options.crm) continue;
     if (!actions.document?.connections[connector.connection]?.properties) continue;
     for (const [object, specs] of Object.entries(connector.jobChangeProperties ?? {})) {
       if (options.object && object.toLowerCase() !== options.object.toLowerCase()) continue;
       const result = await connector.ensureProperties(object, [...specs]);
       out.write(
-        `job-change actions (${connector.kind} ${object}): ${result.created.length} created, ${result.existing.length} already there, ${result.missing.length} to add by hand\n`,
+        `job-change actions (${connector.crm} ${object}): ${result.created.length} created, ${result.existing.length} already there, ${result.missing.length} to add by hand\n`,
       );
       for (const name of result.created) out.write(`  created ${name}\n`);
       for (const { instruction } of result.missing) out.write(`  ${instruction}\n`);
@@ -51,7 +52,7 @@ export async function provision(
     for (const { document, file } of loaded.mappings) {
       if (options.crm && document.crm !== options.crm) continue;
       if (options.object && document.object.toLowerCase() !== options.object.toLowerCase()) continue;
-      const connector = connectorFor(connectors, { kind: document.crm });
+      const connector = connectorFor(connectors, { crm: document.crm });
       if (!connector) continue;
       const wanted = customPropertiesOf(document);
       if (wanted.length === 0) continue;

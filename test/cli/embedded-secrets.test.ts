@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { embeddedEnvironment } from '../../src/service/embedded.js';
+import { embeddedEnvironment } from '../../src/cli/embedded.js';
 
 const dirs: string[] = [];
 const tempDir = () => {

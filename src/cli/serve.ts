@@ -4,7 +4,8 @@ import { logger } from '../logger.js';
 import { banner, startDemo } from './demo.js';
 import { embeddedEnvironment } from './embedded.js';
 import { preflight } from './preflight.js';
-import { Service } from './service.js';
+import { startService } from '../app/start-service.js';
+import type { Service } from '../service/service.js';
 
 const log = logger('service.serve');
 
@@ -15,7 +16,7 @@ export async function serve(options: { mappings: string; demo: boolean }): Promi
   const env = await embeddedEnvironment(config, { mappingsDir: options.mappings });
   let service: Service;
   try {
-    service = await Service.start({ config: env.config, mappingsDir: options.mappings, adminToken: env.adminToken });
+    service = await startService({ config: env.config, mappingsDir: options.mappings, adminToken: env.adminToken });
   } catch (error) {
     await env.close();
     throw error;
@@ -26,8 +27,10 @@ export async function serve(options: { mappings: string; demo: boolean }): Promi
   log.info(
     {
       url,
-      crms: service.connectors.map((c) => c.connection),
-      mappings: service.mappings.list().map((m) => `${m.version.crm}/${m.version.objectType} v${m.version.version}`),
+      crms: service.parts.connectors.map((c) => c.connection),
+      mappings: service.parts.mappings
+        .list()
+        .map((m) => `${m.version.crm}/${m.version.objectType} v${m.version.version}`),
     },
     'crm-enrich started',
   );

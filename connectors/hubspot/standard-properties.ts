@@ -3,7 +3,7 @@
  * internal names. Only the properties an enrichment service reads or writes, plus the read-only ones
  * HubSpot maintains, are listed; a real portal has hundreds more.
  */
-import type { HubspotProperty, HubspotPropertyOption } from '../property-wire.js';
+import type { HubspotProperty, HubspotPropertyOption } from './property-wire.js';
 import { INDUSTRY_OPTIONS } from './industry-options.js';
 
 const DEFINED_AT = '2019-08-06T02:41:52.000Z';

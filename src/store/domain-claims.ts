@@ -21,7 +21,7 @@ export interface DuplicateDomain {
   seenAt: Date;
 }
 
-export class CompanyClaims {
+export class DomainClaims {
   constructor(
     private readonly db: Db,
     private readonly schema: string,

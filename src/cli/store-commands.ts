@@ -13,7 +13,7 @@ export function registerStoreCommands(parent: Command): void {
     .option('--schema <name>', 'schema that holds the tables (default: CRM_ENRICH_DB_SCHEMA, or crm_enrich)')
     .action(async (options: { schema?: string }) => {
       const { loadConfig } = await import('../config.js');
-      const { openStore } = await import('./store.js');
+      const { openStore } = await import('../store/store.js');
       const { AppError } = await import('../core/errors.js');
       const started = Date.now();
       let config;

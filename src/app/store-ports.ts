@@ -1,38 +1,8 @@
 /** Binds the pipeline's narrow ports to the Postgres store. */
-import type { Priority } from '../core/limiter.js';
 import { EnrichJobData, type EnrichJob } from '../enrich/jobs.js';
-import type {
-  AuditPort,
-  CacheKey,
-  CounterPort,
-  CreatedRecordsPort,
-  PendingWritesPort,
-  EnqueuePort,
-  ErasurePort,
-  JobQueuePort,
-  KeyValuePort,
-  LookupCachePort,
-  StalePort,
-  RecordState,
-  StatePort,
-} from '../enrich/ports.js';
+import type { CacheKey, StorePorts } from '../enrich/ports.js';
+import { priorityOf } from '../store/queue.js';
 import type { Store } from '../store/store.js';
-
-export interface StorePorts {
-  queue: JobQueuePort;
-  enqueue: EnqueuePort;
-  state: StatePort;
-  audit: AuditPort;
-  cache: LookupCachePort;
-  counters: CounterPort;
-  erasure: ErasurePort;
-  stale: StalePort;
-  kv: KeyValuePort;
-  created: CreatedRecordsPort;
-  writing: PendingWritesPort;
-}
-
-const INTERACTIVE_FLOOR = 5;
 
 export function storePorts(store: Store): StorePorts {
   const cacheKey = (key: CacheKey) => ({
@@ -53,8 +23,7 @@ export function storePorts(store: Store): StorePorts {
             await store.queue.park(queue, j, foreign);
             continue;
           }
-          const priority: Priority = j.priority >= INTERACTIVE_FLOOR ? 'interactive' : 'bulk';
-          runnable.push({ id: j.id, data, priority, retryCount: j.retryCount });
+          runnable.push({ id: j.id, data, priority: priorityOf(j.priority), retryCount: j.retryCount });
         }
         return runnable;
       },
@@ -94,23 +63,23 @@ export function storePorts(store: Store): StorePorts {
       async getMany(connection, objectType, recordIds) {
         const rows = await store.state.getMany(connection, objectType, recordIds);
         return new Map(
-          [...rows].map(([id, { written, updatedAt: _, ...rest }]) => [
+          [...rows].map(([id, { lastWritten, updatedAt: _, ...rest }]) => [
             id,
             {
               ...rest,
               lastWritten: Object.fromEntries(
-                Object.entries(written).filter((e): e is [string, string] => e[1] !== null),
+                Object.entries(lastWritten).filter((e): e is [string, string] => e[1] !== null),
               ),
             },
           ]),
         );
       },
       async upsertMany(rows) {
-        await store.state.upsertMany(rows.map(stateRow));
+        await store.state.upsertMany(rows);
       },
       async settle(rows, audit) {
         await store.db.transaction(async (tx) => {
-          if (rows.length) await store.state.upsertMany(rows.map(stateRow), tx);
+          if (rows.length) await store.state.upsertMany(rows, tx);
           if (audit.length) await store.audit.record(audit, tx);
           // The writes these outcomes settle are in the states now: their pending rows are done.
           const settled = new Map<string, { connection: string; objectType: string; ids: string[] }>();
@@ -191,8 +160,4 @@ function foreignAccount(store: Store, data: EnrichJobData) {
       `account ${current || '(not read)'}: not run against the new account's records`,
     retryable: false,
   };
-}
-
-function stateRow({ lastWritten, ...rest }: RecordState) {
-  return { ...rest, written: lastWritten };
 }

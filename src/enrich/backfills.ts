@@ -3,11 +3,11 @@
  * by page in the background, resumed after a restart, and reported with how much work is left.
  */
 import { AppError } from '../core/errors.js';
-import { connectorFor, objectTypeIn } from './connectors.js';
+import { connectorFor, objectTypeIn } from '../core/connector-lookup.js';
 import type { CrmConnector } from '../core/connector.js';
-import { driveBackfill, readBackfill, startBackfill, type BackfillDeps, type BackfillRun } from '../enrich/backfill.js';
-import { backfillDryRun, type DryRunReport } from '../enrich/backfill-dry-run.js';
-import { queueName } from '../enrich/jobs.js';
+import { driveBackfill, readBackfill, startBackfill, type BackfillDeps, type BackfillRun } from './backfill.js';
+import { backfillDryRun, type DryRunReport } from './backfill-dry-run.js';
+import { queueName } from './jobs.js';
 import { logger } from '../logger.js';
 import type { CompiledMapping } from '../mapping/index.js';
 import type { Store } from '../store/store.js';
@@ -35,7 +35,10 @@ export class Backfills {
     private readonly deps: BackfillDeps,
     private readonly connectors: CrmConnector[],
     private readonly mapping: (crm: string, objectType: string) => CompiledMapping | undefined,
-    private readonly store: Store,
+    private readonly store: {
+      readonly companies: Pick<Store['companies'], 'created'>;
+      readonly queue: Pick<Store['queue'], 'counts'>;
+    },
     private readonly companies: {
       freeMail: { has(domain: string): boolean };
       creates: (connector: CrmConnector) => boolean;
@@ -53,9 +56,9 @@ export class Backfills {
         `no connection named "${connection}"; configured: ${this.connectors.map((c) => c.connection).join(', ') || 'none'}`,
       );
     const objectType = objectTypeIn(connector, object);
-    const mapping = objectType ? this.mapping(connector.kind, objectType) : undefined;
+    const mapping = objectType ? this.mapping(connector.crm, objectType) : undefined;
     if (!objectType || !mapping) {
-      const mapped = connector.objectTypes.filter((o) => this.mapping(connector.kind, o));
+      const mapped = connector.objectTypes.filter((o) => this.mapping(connector.crm, o));
       throw new BackfillError(
         'unknown_object',
         `"${object}" is not a mapped object of ${connection}; mapped: ${mapped.join(', ') || 'none'}`,
@@ -99,7 +102,7 @@ export class Backfills {
   resumeAll(): void {
     for (const connector of this.connectors) {
       for (const objectType of connector.objectTypes) {
-        const mapping = this.mapping(connector.kind, objectType);
+        const mapping = this.mapping(connector.crm, objectType);
         if (mapping) this.resume(connector, objectType, mapping);
       }
     }

@@ -1,14 +1,17 @@
 /**
  * Reads a CRM schema for `mappings check`: the normalised property list (CrmProperty[] JSON), the body
- * of HubSpot's `GET /crm/v3/properties/{type}`, or a Salesforce describe answer.
+ * of HubSpot's `GET /crm/v3/properties/{type}`, or a Salesforce describe answer. It knows each CRM's
+ * wire shape, so it lives with the command line rather than with the mappings.
  */
 import { AppError } from '../core/errors.js';
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { z } from 'zod';
 import { hubspotPropertiesToCrm } from '../../connectors/hubspot/schema.js';
 import { salesforceDescribeToCrm } from '../../connectors/salesforce/schema.js';
 import type { CrmProperty } from '../core/connector.js';
-import { PROPERTY_TYPES } from './format.js';
+import { schemaKey } from '../mapping/loader.js';
+import { PROPERTY_TYPES } from '../mapping/format.js';
 
 const NormalisedProperty = z.object({
   name: z.string().min(1),
@@ -34,7 +37,7 @@ export function crmPropertiesFrom(json: unknown): CrmProperty[] {
       const issue = parsed.error.issues[0]!;
       throw new CrmSchemaFileError(`not a property list: [${issue.path.join('.')}] ${issue.message}`);
     }
-    return parsed.data as CrmProperty[];
+    return parsed.data;
   }
   if (json && typeof json === 'object' && 'fields' in json) return salesforceDescribeToCrm(json);
   return hubspotPropertiesToCrm(json);
@@ -52,4 +55,21 @@ export async function readCrmSchemaFile(file: string): Promise<CrmProperty[]> {
   } catch (error) {
     throw new CrmSchemaFileError(`${file}: ${(error as Error).message}`);
   }
+}
+
+/** Reads `<dir>/<crm>/<object>.json` schema files (normalised, HubSpot properties or Salesforce describe). */
+export async function readCrmSchemaDir(dir: string): Promise<Map<string, CrmProperty[]>> {
+  const schemas = new Map<string, CrmProperty[]>();
+  for (const crm of ['hubspot', 'salesforce']) {
+    let names: string[];
+    try {
+      names = await readdir(join(dir, crm));
+    } catch {
+      continue;
+    }
+    for (const name of names.filter((n) => n.endsWith('.json'))) {
+      schemas.set(schemaKey(crm, name.slice(0, -5)), await readCrmSchemaFile(join(dir, crm, name)));
+    }
+  }
+  return schemas;
 }
