@@ -41,6 +41,15 @@ export const ConfigSchema = z
       )
       .default('127.0.0.1'),
     CRM_ENRICH_DATA_DIR: z.string().default('./.data'),
+    /** The portal id of the embedded HubSpot sandbox (another id: another portal, with records of its own). */
+    SANDBOX_HUBSPOT_PORTAL_ID: int(62515, 1),
+    /** The org id of the embedded Salesforce sandbox; its default org when unset. */
+    SANDBOX_SALESFORCE_ORG_ID: optionalString.refine(
+      (v) => v === undefined || /^00D[a-zA-Z0-9]{12}([a-zA-Z0-9]{3})?$/.test(v),
+      {
+        message: 'expected a 15- or 18-character organization id starting with 00D',
+      },
+    ),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 
     DATABASE_URL: url('a postgres:// URL'),

@@ -236,6 +236,18 @@ export function createHubspotConnector(options: HubspotConnectorOptions): CrmCon
 
     prepare: () => account.read(runner, sdk),
 
+    async readAccount(): Promise<string> {
+      await account.read(runner, sdk);
+      const portal = account.portalId();
+      if (portal === undefined)
+        throw new CrmError(
+          'hubspot',
+          'unavailable',
+          "HubSpot did not tell the portal id (GET /account-info/v3/details); crm-enrich keeps each portal's state apart and cannot start without it. Check HUBSPOT_ACCESS_TOKEN and that HubSpot answers, then start again.",
+        );
+      return String(portal);
+    },
+
     async listMembers(listId: string, callOptions?: CallOptions): Promise<string[]> {
       const ids: string[] = [];
       let after: string | undefined;

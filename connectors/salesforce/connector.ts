@@ -30,7 +30,7 @@ import { salesforceJobChangeActions } from './job-change-actions.js';
 import { salesforceCompanies } from './companies.js';
 import { COLLECTION_LIMIT, decodeCursor, encodeCursor, encodeValue, toIso, toRecord } from './record-wire.js';
 import { salesforceSession } from './session.js';
-import { QueryPage, SaveResults } from './wire-schemas.js';
+import { QueryPage, SaveResults, UserInfo } from './wire-schemas.js';
 import { parseCrmAnswer } from '../../src/core/crm-answer.js';
 
 export const SALESFORCE_OBJECT_TYPES = ['Lead', 'Contact', 'Account'] as const;
@@ -345,6 +345,29 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
     },
 
     accountId: () => options.orgId,
+
+    async readAccount(): Promise<string> {
+      // An OAuth session names its org in the token answer; a given token is asked through UserInfo.
+      await connection();
+      const named =
+        session.orgId() ??
+        parseCrmAnswer(
+          'salesforce',
+          UserInfo,
+          await call('userinfo', 'interactive', (c) => c.request('/services/oauth2/userinfo')),
+          'userinfo',
+        ).organization_id;
+      const orgId = toId18(named);
+      if (!orgId)
+        throw new CrmError('salesforce', 'invalid_response', 'Salesforce answered an org id that is not one.');
+      if (options.orgId && toId18(options.orgId) !== orgId)
+        throw new CrmError(
+          'salesforce',
+          'auth',
+          `The credentials belong to org ${orgId}, not the configured SALESFORCE_ORG_ID ${options.orgId}.`,
+        );
+      return orgId;
+    },
 
     webhook: createSalesforceWebhookHandler({
       orgId: options.orgId,

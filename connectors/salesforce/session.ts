@@ -30,6 +30,8 @@ export interface SalesforceSession {
   /** One counted call, admitted by the API budget and the rate limiter at this priority. */
   call: <T>(operation: string, priority: Priority, send: (c: Connection) => Promise<T>) => Promise<T>;
   stats(): ConnectorStats;
+  /** The org the OAuth token answer named (its identity URL), once a session exists; undefined for a given token. */
+  orgId(): string | undefined;
   /** Forgets the connection; the next call requests a new session. */
   close(): void;
 }
@@ -159,6 +161,7 @@ export function salesforceSession(options: SessionOptions, version: string): Sal
         ...(allocation ? { limits: [{ max: allocation.max, windowSeconds: 86_400 }] } : {}),
       };
     },
+    orgId: () => session?.orgId,
     close: () => {
       conn = undefined;
     },

@@ -17,6 +17,11 @@ const SaveError = z.looseObject({
   fields: z.array(z.string()).optional(),
 });
 
+/** GET /services/oauth2/userinfo (OpenID Connect UserInfo): the org the session belongs to. */
+export const UserInfo = z.looseObject({
+  organization_id: z.string().regex(/^00D[a-zA-Z0-9]{12}([a-zA-Z0-9]{3})?$/, 'expected an organization id (00D...)'),
+});
+
 /** sObject Collections create and update: one result per record, in the order sent. */
 export const SaveResults = z.array(
   z.looseObject({

@@ -49,6 +49,7 @@ import { defaultCacheTtls } from '../store/lookup-cache.js';
 import type { QueueSettings } from '../store/queue.js';
 import { openStore, type StoreOptions } from '../store/store.js';
 import { SERIES, StatsRecorder } from '../store/stats-recorder.js';
+import { bindAccounts } from './bind-accounts.js';
 
 const log = logger('service');
 
@@ -130,6 +131,7 @@ export async function compose(options: ComposeOptions): Promise<Parts> {
     });
     partner.on('request', () => stats.count(SERIES.partnerRequests));
     await Promise.all(connectors.map(async (c) => c.prepare?.()));
+    await bindAccounts(store.accounts, connectors);
     const schemas = await readSchemas(connectors, loaded.mappings);
     const mappings = new MappingRegistry(store.mappings, schemas);
     await mappings.load(loaded.mappings.filter((m) => connectors.some((c) => c.crm === m.document.crm)));

@@ -15,12 +15,17 @@ export function storePorts(store: Store): StorePorts {
     queue: {
       async claim(queue, max) {
         const jobs = await store.queue.claim<EnrichJobData>(queue, max);
-        return jobs.map((j): EnrichJob => ({
-          id: j.id,
-          data: EnrichJobData.parse(j.data),
-          priority: priorityOf(j.priority),
-          retryCount: j.retryCount,
-        }));
+        const runnable: EnrichJob[] = [];
+        for (const j of jobs) {
+          const data = EnrichJobData.parse(j.data);
+          const foreign = foreignAccount(store, data);
+          if (foreign) {
+            await store.queue.park(queue, j, foreign);
+            continue;
+          }
+          runnable.push({ id: j.id, data, priority: priorityOf(j.priority), retryCount: j.retryCount });
+        }
+        return runnable;
       },
       complete: (queue, jobs) => store.queue.complete(queue, jobs).then(() => undefined),
       fail: (queue, job, failure) => store.queue.fail(queue, job, failure).then(() => undefined),
@@ -37,7 +42,15 @@ export function storePorts(store: Store): StorePorts {
         for (const [queue, list] of byQueue) {
           const result = await store.queue.enqueue(
             queue,
-            list.map((j) => ({ data: j.data, dedupKey: j.dedupKey, priority: j.priority })),
+            list.map((j) => {
+              const account = store.accounts.of(j.data.connection);
+              // The same CRM event key in another account is another event: the key names the account.
+              return {
+                data: account ? { ...j.data, account } : j.data,
+                dedupKey: account ? `${account}:${j.dedupKey}` : j.dedupKey,
+                priority: j.priority,
+              };
+            }),
           );
           inserted += result.enqueued;
           duplicates += result.duplicates;
@@ -122,8 +135,29 @@ export function storePorts(store: Store): StorePorts {
         return new Set((await store.state.getMany(connection, objectType, recordIds)).keys());
       },
     },
-    kv: store.settings,
+    kv: {
+      get: (key) => store.settings.get(store.accounts.settingKey(key)),
+      set: (key, value) => store.settings.set(store.accounts.settingKey(key), value),
+    },
     created: store.created,
     writing: store.pendingWrites,
+  };
+}
+
+/**
+ * Why a job may not run: it was stored for another account than the one its connection is on now
+ * (the portal or org behind the connection changed). Its record id names another record here.
+ * Jobs stored before jobs named their account run as the connection's current account's, as its
+ * state rows do (see connection-accounts.ts).
+ */
+function foreignAccount(store: Store, data: EnrichJobData) {
+  const current = store.accounts.of(data.connection);
+  if (!data.account || data.account === current) return undefined;
+  return {
+    code: 'account_changed',
+    message:
+      `job stored for account ${data.account} of connection ${data.connection}, which is now on ` +
+      `account ${current || '(not read)'}: not run against the new account's records`,
+    retryable: false,
   };
 }

@@ -22,8 +22,12 @@ export function startDemo(
   const people = env.partner ? env.partner.dataset.personRecords.filter((p) => p.workEmail).slice(0, count + 1) : [];
   const emails = people.map((p) => p.workEmail!);
   const timers: NodeJS.Timeout[] = [];
+  // The sandboxes keep their records across restarts: a demo person already there is not made twice.
+  const known = (email: string) =>
+    env.hubspot?.store.findContactByEmail(email) !== undefined ||
+    (env.salesforce?.records('Lead').some((lead) => lead.Email === email) ?? false);
   if (env.partner && options.enabled !== false) {
-    const demo = emails.slice(1);
+    const demo = emails.slice(1).filter((email) => !known(email));
     const steps = demo.length + 1;
     demo.forEach((email, i) => {
       const at = Math.round(((i + 1) * spreadMs) / (steps + 1));
@@ -40,7 +44,8 @@ export function startDemo(
       );
     });
     // Someone the partner has never heard of: enriched as no_match, nothing written.
-    timers.push(setTimeout(() => env.hubspot?.createContact({ email: 'nobody@unknown-company.example' }), spreadMs));
+    const nobody = 'nobody@unknown-company.example';
+    if (!known(nobody)) timers.push(setTimeout(() => env.hubspot?.createContact({ email: nobody }), spreadMs));
   }
   for (const t of timers) t.unref();
   return { emails, active: timers.length > 0, stop: () => timers.forEach(clearTimeout) };

@@ -17,6 +17,7 @@ import {
   type SalesforceSandbox,
   type SalesforceSandboxOptions,
 } from '../../connectors/salesforce/sandbox/server.js';
+import { toId18 } from '../../connectors/salesforce/ids.js';
 import type { Config } from '../config.js';
 import { logger } from '../logger.js';
 import { customPropertiesOf, loadMappingDir, type LoadedMapping } from '../mapping/index.js';
@@ -92,6 +93,11 @@ export function salesforceSandboxFields(mappings: LoadedMapping[]): SalesforceSa
   return fields;
 }
 
+/** Where the CRM sandboxes keep their records across restarts: one file per portal or org. */
+function sandboxDir(config: Config): string {
+  return join(config.CRM_ENRICH_DATA_DIR, 'sandboxes');
+}
+
 /** Listens on the preferred port, or on any free one when it is taken. */
 async function onPort<T>(preferred: number, start: (port: number) => Promise<T>): Promise<T> {
   try {
@@ -131,6 +137,8 @@ export async function embeddedEnvironment(
       env.hubspot = await onPort(offset(2), (p) =>
         startHubspotSandbox({
           port: p,
+          portalId: config.SANDBOX_HUBSPOT_PORTAL_ID,
+          dataDir: sandboxDir(config),
           accessToken: HUBSPOT_SANDBOX_TOKEN,
           clientSecret,
           webhookUrl: `${publicUrl}/webhooks/hubspot`,
@@ -146,8 +154,17 @@ export async function embeddedEnvironment(
     if (!config.SALESFORCE_ACCESS_TOKEN && !config.SALESFORCE_CLIENT_ID) {
       const secret = config.SALESFORCE_WEBHOOK_SECRET ?? randomBytes(12).toString('hex');
       const customFields = salesforceSandboxFields(mappings);
+      const orgId = config.SANDBOX_SALESFORCE_ORG_ID && toId18(config.SANDBOX_SALESFORCE_ORG_ID);
+      if (orgId === undefined && config.SANDBOX_SALESFORCE_ORG_ID)
+        throw new Error('SANDBOX_SALESFORCE_ORG_ID: its last three characters do not match the 15-character id');
       env.salesforce = await onPort(offset(3), (p) =>
-        startSalesforceSandbox({ port: p, outboundUrl: `${publicUrl}/webhooks/salesforce/${secret}`, customFields }),
+        startSalesforceSandbox({
+          port: p,
+          ...(orgId ? { orgId } : {}),
+          dataDir: sandboxDir(config),
+          outboundUrl: `${publicUrl}/webhooks/salesforce/${secret}`,
+          customFields,
+        }),
       );
       closers.push(() => env.salesforce!.close());
       next.SALESFORCE_LOGIN_URL = env.salesforce.url;

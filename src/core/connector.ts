@@ -416,6 +416,12 @@ export interface CrmConnector {
    */
   accountId?(): string | undefined;
   /**
+   * Asks the CRM which account the connection's credentials are in (HubSpot: the portal id of GET
+   * /account-info/v3/details; Salesforce: the org id of the OAuth UserInfo endpoint). Read at start-up:
+   * every row of the connection's state names it. Throws a CrmError when the CRM does not say.
+   */
+  readAccount(): Promise<string>;
+  /**
    * Completes a workflow step that answered "blocked" (HubSpot's custom workflow actions), with the
    * values later steps branch on. Throws a CrmError when the CRM refuses or cannot be reached.
    */

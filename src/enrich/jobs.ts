@@ -34,6 +34,11 @@ export const EnrichJobData = z.object({
   connection: z.string().min(1),
   objectType: z.string().min(1),
   recordId: z.string().min(1),
+  /**
+   * The CRM account (HubSpot portal, Salesforce org) the connection was on when the job was stored; the
+   * store stamps it. A job of another account than the connection's current one is parked, never run.
+   */
+  account: z.string().optional(),
   reason: z.enum(JOB_REASONS),
   /** When the triggering event reached us (ISO), for the webhook-to-write latency. */
   receivedAt: z.string().optional(),

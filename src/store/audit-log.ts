@@ -2,6 +2,7 @@
  * What we changed in the CRM and why: one row per property written (and per person's edit kept beside
  * those writes), and one row per record where nothing was written, saying why. Read back per record, newest first.
  */
+import type { ConnectionAccounts } from './connection-accounts.js';
 import type { Db } from './db.js';
 import { StoreError } from './errors.js';
 
@@ -47,6 +48,7 @@ export class AuditLog {
   constructor(
     private readonly db: Db,
     private readonly schema: string,
+    private readonly accounts: ConnectionAccounts,
   ) {}
 
   private get table(): string {
@@ -66,6 +68,7 @@ export class AuditLog {
     });
     const rows = entries.map((e) => ({
       connection: e.connection,
+      account: this.accounts.of(e.connection),
       object_type: e.objectType,
       record_id: e.recordId,
       property: e.property ?? null,
@@ -80,9 +83,11 @@ export class AuditLog {
     }));
     const { rows: result } = await db.query<{ n: number }>(
       `WITH ins AS (
-         INSERT INTO ${this.table} (connection, object_type, record_id, property, old_value, new_value, rule, outcome, reason, job_id, actor, at)
-         SELECT connection, object_type, record_id, property, old_value, new_value, rule, outcome, reason, job_id, actor, at
-         FROM jsonb_to_recordset($1::jsonb) AS r(connection text, object_type text, record_id text, property text,
+         INSERT INTO ${this.table} (connection, account, object_type, record_id, property, old_value, new_value, rule,
+           outcome, reason, job_id, actor, at)
+         SELECT connection, account, object_type, record_id, property, old_value, new_value, rule, outcome, reason,
+           job_id, actor, at
+         FROM jsonb_to_recordset($1::jsonb) AS r(connection text, account text, object_type text, record_id text, property text,
            old_value text, new_value text, rule text, outcome text, reason text, job_id text, actor text, at timestamptz)
          RETURNING 1)
        SELECT count(*)::int AS n FROM ins`,
@@ -113,9 +118,17 @@ export class AuditLog {
       at: Date;
     }>(
       `SELECT * FROM ${this.table}
-       WHERE connection = $1 AND object_type = $2 AND record_id = $3 AND ($4::bigint IS NULL OR id < $4)
+       WHERE connection = $1 AND account = $6 AND object_type = $2 AND record_id = $3
+         AND ($4::bigint IS NULL OR id < $4)
        ORDER BY id DESC LIMIT $5`,
-      [key.connection, key.objectType, key.recordId, options.beforeId ?? null, options.limit ?? 100],
+      [
+        key.connection,
+        key.objectType,
+        key.recordId,
+        options.beforeId ?? null,
+        options.limit ?? 100,
+        this.accounts.of(key.connection),
+      ],
     );
     return rows.map((r) => ({
       id: Number(r.id),

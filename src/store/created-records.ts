@@ -2,21 +2,23 @@
  * Records crm-enrich created in a CRM, by connection and object type. Their creation events come back
  * signed with the service's own token; only these are the service's own, and every instance knows them.
  */
+import type { ConnectionAccounts } from './connection-accounts.js';
 import type { Db } from './db.js';
 
 export class CreatedRecords {
   constructor(
     private readonly db: Db,
     private readonly schema: string,
+    private readonly accounts: ConnectionAccounts,
   ) {}
 
   async add(connection: string, objectType: string, recordIds: string[]): Promise<void> {
     if (recordIds.length === 0) return;
     await this.db.query(
-      `INSERT INTO "${this.schema}".created_record (connection, object_type, record_id)
-         SELECT $1, $2, id FROM unnest($3::text[]) AS id
+      `INSERT INTO "${this.schema}".created_record (connection, account, object_type, record_id)
+         SELECT $1, $4, $2, id FROM unnest($3::text[]) AS id
        ON CONFLICT DO NOTHING`,
-      [connection, objectType, recordIds],
+      [connection, objectType, recordIds, this.accounts.of(connection)],
     );
   }
 
@@ -25,8 +27,8 @@ export class CreatedRecords {
     if (recordIds.length === 0) return new Set();
     const { rows } = await this.db.query<{ record_id: string }>(
       `SELECT record_id FROM "${this.schema}".created_record
-        WHERE connection = $1 AND object_type = $2 AND record_id = ANY($3::text[])`,
-      [connection, objectType, recordIds],
+        WHERE connection = $1 AND account = $4 AND object_type = $2 AND record_id = ANY($3::text[])`,
+      [connection, objectType, recordIds, this.accounts.of(connection)],
     );
     return new Set(rows.map((r) => r.record_id));
   }

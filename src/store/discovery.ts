@@ -2,6 +2,7 @@
  * Discovery's state in Postgres: saved personas, and one claim per partner person so that no run, on
  * any instance, creates the same person twice.
  */
+import type { ConnectionAccounts } from './connection-accounts.js';
 import type { Db } from './db.js';
 
 export interface PersonaRow {
@@ -24,6 +25,7 @@ export class DiscoveryStore {
   constructor(
     private readonly db: Db,
     private readonly schema: string,
+    private readonly accounts: ConnectionAccounts,
   ) {}
 
   async personas(): Promise<PersonaRow[]> {
@@ -65,8 +67,8 @@ export class DiscoveryStore {
     if (personIds.length === 0) return new Map();
     const { rows } = await this.db.query<{ person_id: string; action: string; record_id: string | null }>(
       `SELECT person_id, action, record_id FROM "${this.schema}".discovered_person
-        WHERE connection = $1 AND person_id = ANY($2::text[]) AND settled_at IS NOT NULL`,
-      [connection, personIds],
+        WHERE connection = $1 AND account = $3 AND person_id = ANY($2::text[]) AND settled_at IS NOT NULL`,
+      [connection, personIds, this.accounts.of(connection)],
     );
     return new Map(rows.map((r) => [r.person_id, { action: r.action, recordId: r.record_id }]));
   }
@@ -81,17 +83,19 @@ export class DiscoveryStore {
     staleMs: number,
   ): Promise<PersonClaim> {
     const { rows } = await this.db.query(
-      `INSERT INTO "${this.schema}".discovered_person AS d (connection, person_id, object_type, company_id, claimed_by)
-       VALUES ($1, $2, $3, $4, $5)
-       ON CONFLICT (connection, person_id) DO UPDATE SET claimed_by = EXCLUDED.claimed_by, claimed_at = now(), company_id = EXCLUDED.company_id
+      `INSERT INTO "${this.schema}".discovered_person AS d
+         (connection, account, person_id, object_type, company_id, claimed_by)
+       VALUES ($1, $7, $2, $3, $4, $5)
+       ON CONFLICT (connection, account, person_id) DO UPDATE SET claimed_by = EXCLUDED.claimed_by, claimed_at = now(), company_id = EXCLUDED.company_id
          WHERE d.settled_at IS NULL AND d.claimed_at <= now() - make_interval(secs => $6::double precision / 1000)
        RETURNING person_id`,
-      [connection, personId, objectType, companyId, holder, staleMs],
+      [connection, personId, objectType, companyId, holder, staleMs, this.accounts.of(connection)],
     );
     if (rows.length > 0) return { kind: 'mine' };
     const existing = await this.db.query<{ action: string | null; record_id: string | null; settled_at: Date | null }>(
-      `SELECT action, record_id, settled_at FROM "${this.schema}".discovered_person WHERE connection = $1 AND person_id = $2`,
-      [connection, personId],
+      `SELECT action, record_id, settled_at FROM "${this.schema}".discovered_person
+        WHERE connection = $1 AND account = $3 AND person_id = $2`,
+      [connection, personId, this.accounts.of(connection)],
     );
     const row = existing.rows[0];
     return row?.settled_at
@@ -110,16 +114,17 @@ export class DiscoveryStore {
   ): Promise<void> {
     await this.db.query(
       `UPDATE "${this.schema}".discovered_person SET action = $4, record_id = $5, persona = $6, settled_at = now()
-        WHERE connection = $1 AND person_id = $2 AND claimed_by = $3`,
-      [connection, personId, holder, action, recordId, persona],
+        WHERE connection = $1 AND account = $7 AND person_id = $2 AND claimed_by = $3`,
+      [connection, personId, holder, action, recordId, persona, this.accounts.of(connection)],
     );
   }
 
   /** Gives a claim back unsettled (the run stopped before it spent anything on the person). */
   async release(connection: string, personId: string, holder: string): Promise<void> {
     await this.db.query(
-      `DELETE FROM "${this.schema}".discovered_person WHERE connection = $1 AND person_id = $2 AND claimed_by = $3 AND settled_at IS NULL`,
-      [connection, personId, holder],
+      `DELETE FROM "${this.schema}".discovered_person
+        WHERE connection = $1 AND account = $4 AND person_id = $2 AND claimed_by = $3 AND settled_at IS NULL`,
+      [connection, personId, holder, this.accounts.of(connection)],
     );
   }
 }

@@ -3,6 +3,7 @@
  * due for a refresh. The values we last wrote are how a person's edit is told from our own write.
  */
 import { z } from 'zod';
+import type { ConnectionAccounts } from './connection-accounts.js';
 import type { Db } from './db.js';
 import { StoreError } from './errors.js';
 
@@ -93,6 +94,7 @@ export class RecordStateStore {
   constructor(
     private readonly db: Db,
     private readonly schema: string,
+    private readonly accounts: ConnectionAccounts,
   ) {}
 
   private get table(): string {
@@ -115,6 +117,7 @@ export class RecordStateStore {
       }
       return {
         connection: s.connection,
+        account: this.accounts.of(s.connection),
         object_type: s.objectType,
         record_id: s.recordId,
         status: s.status,
@@ -137,20 +140,21 @@ export class RecordStateStore {
     const { rows: result } = await db.query<{ n: number }>(
       `WITH x AS (
          SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(
-           connection text, object_type text, record_id text, status text, partner_id text, match_key text, market text,
+           connection text, account text, object_type text, record_id text, status text, partner_id text, match_key text, market text,
            last_enriched_at timestamptz, next_refresh_at timestamptz, last_error text, data_hash text, written jsonb,
            company_id text, company_reason text, has text[])
        ), up AS (
-         INSERT INTO ${this.table} AS t (connection, object_type, record_id, status, partner_id, match_key, market,
+         INSERT INTO ${this.table} AS t (connection, account, object_type, record_id, status, partner_id, match_key, market,
            last_enriched_at, next_refresh_at, last_error, data_hash, written, company_id, company_reason, updated_at)
-         SELECT x.connection, x.object_type, x.record_id, x.status,
+         SELECT x.connection, x.account, x.object_type, x.record_id, x.status,
            ${pick('partner_id', 'partnerId')}, ${pick('match_key', 'matchKey')}, ${pick('market', 'market')},
            ${pick('last_enriched_at', 'lastEnrichedAt')}, ${pick('next_refresh_at', 'nextRefreshAt')},
            ${pick('last_error', 'lastError')}, ${pick('data_hash', 'dataHash')}, x.written,
            ${pick('company_id', 'companyId')}, ${pick('company_reason', 'companyReason')}, now()
          FROM x LEFT JOIN ${this.table} cur
-           ON cur.connection = x.connection AND cur.object_type = x.object_type AND cur.record_id = x.record_id
-         ON CONFLICT (connection, object_type, record_id) DO UPDATE SET
+           ON cur.connection = x.connection AND cur.account = x.account AND cur.object_type = x.object_type
+             AND cur.record_id = x.record_id
+         ON CONFLICT (connection, account, object_type, record_id) DO UPDATE SET
            status = EXCLUDED.status, partner_id = EXCLUDED.partner_id, match_key = EXCLUDED.match_key,
            market = EXCLUDED.market, last_enriched_at = EXCLUDED.last_enriched_at,
            next_refresh_at = EXCLUDED.next_refresh_at, last_error = EXCLUDED.last_error,
@@ -165,8 +169,8 @@ export class RecordStateStore {
 
   async get(key: RecordKey, db: Db = this.db): Promise<RecordState | undefined> {
     const { rows } = await db.query(
-      `SELECT * FROM ${this.table} WHERE connection = $1 AND object_type = $2 AND record_id = $3`,
-      [key.connection, key.objectType, key.recordId],
+      `SELECT * FROM ${this.table} WHERE connection = $1 AND account = $4 AND object_type = $2 AND record_id = $3`,
+      [key.connection, key.objectType, key.recordId, this.accounts.of(key.connection)],
     );
     return rows[0] === undefined ? undefined : fromRow(rows[0]);
   }
@@ -174,8 +178,9 @@ export class RecordStateStore {
   async getMany(connection: string, objectType: string, recordIds: string[]): Promise<Map<string, RecordState>> {
     if (recordIds.length === 0) return new Map();
     const { rows } = await this.db.query(
-      `SELECT * FROM ${this.table} WHERE connection = $1 AND object_type = $2 AND record_id = ANY($3::text[])`,
-      [connection, objectType, recordIds],
+      `SELECT * FROM ${this.table}
+        WHERE connection = $1 AND account = $4 AND object_type = $2 AND record_id = ANY($3::text[])`,
+      [connection, objectType, recordIds, this.accounts.of(connection)],
     );
     return new Map(rows.map((r) => fromRow(r)).map((s) => [s.recordId, s]));
   }
@@ -193,6 +198,7 @@ export class RecordStateStore {
   }): Promise<StalePage> {
     const now = options.now ?? new Date();
     const after = options.after;
+    const account = this.accounts.of(options.connection);
     const { rows } = await this.db.query<{
       record_id: string;
       next_refresh_at: Date;
@@ -209,8 +215,9 @@ export class RecordStateStore {
             options.limit,
             after.nextRefreshAt.toISOString(),
             after.recordId,
+            account,
           ]
-        : [options.connection, options.objectType, now.toISOString(), options.limit],
+        : [options.connection, options.objectType, now.toISOString(), options.limit, account],
     );
     const records = rows.map((r) => ({
       recordId: r.record_id,
@@ -234,11 +241,13 @@ export class RecordStateStore {
   ): Promise<RecordState | undefined> {
     const others = mergedIds.filter((id) => id !== survivorId);
     if (others.length === 0) return this.get({ connection, objectType, recordId: survivorId });
+    const account = this.accounts.of(connection);
     await this.db.transaction(async (tx) => {
       const { rows } = await tx.query(
-        `SELECT * FROM ${this.table} WHERE connection = $1 AND object_type = $2 AND record_id = ANY($3::text[])
+        `SELECT * FROM ${this.table}
+          WHERE connection = $1 AND account = $5 AND object_type = $2 AND record_id = ANY($3::text[])
          ORDER BY (record_id = $4) DESC, last_enriched_at DESC NULLS LAST FOR UPDATE`,
-        [connection, objectType, [survivorId, ...others], survivorId],
+        [connection, objectType, [survivorId, ...others], survivorId, account],
       );
       const states = rows.map((r) => fromRow(r));
       if (states.length === 0) return;
@@ -251,13 +260,15 @@ export class RecordStateStore {
       for (const s of states.slice().reverse()) Object.assign(lastWritten, s.lastWritten);
       Object.assign(lastWritten, survivor?.lastWritten);
       await tx.query(
-        `DELETE FROM ${this.table} WHERE connection = $1 AND object_type = $2 AND record_id = ANY($3::text[])`,
-        [connection, objectType, others],
+        `DELETE FROM ${this.table}
+          WHERE connection = $1 AND account = $4 AND object_type = $2 AND record_id = ANY($3::text[])`,
+        [connection, objectType, others, account],
       );
       await this.upsertMany([{ ...base, recordId: survivorId, lastWritten }], tx);
       await tx.query(
-        `UPDATE "${this.schema}".audit_log SET record_id = $3 WHERE connection = $1 AND object_type = $2 AND record_id = ANY($4::text[])`,
-        [connection, objectType, survivorId, others],
+        `UPDATE "${this.schema}".audit_log SET record_id = $3
+          WHERE connection = $1 AND account = $5 AND object_type = $2 AND record_id = ANY($4::text[])`,
+        [connection, objectType, survivorId, others, account],
       );
     });
     return this.get({ connection, objectType, recordId: survivorId });
@@ -267,8 +278,10 @@ export class RecordStateStore {
     let n = 0;
     for (const key of keys) {
       const { rows } = await this.db.query<{ n: number }>(
-        `WITH gone AS (DELETE FROM ${this.table} WHERE connection = $1 AND object_type = $2 AND record_id = $3 RETURNING 1) SELECT count(*)::int AS n FROM gone`,
-        [key.connection, key.objectType, key.recordId],
+        `WITH gone AS (DELETE FROM ${this.table}
+           WHERE connection = $1 AND account = $4 AND object_type = $2 AND record_id = $3 RETURNING 1)
+         SELECT count(*)::int AS n FROM gone`,
+        [key.connection, key.objectType, key.recordId, this.accounts.of(key.connection)],
       );
       n += rows[0]?.n ?? 0;
     }
@@ -280,8 +293,9 @@ export class RecordStateStore {
   ): Promise<Record<RecordStatus, number>> {
     const { rows } = await this.db.query<{ status: RecordStatus; n: number }>(
       `SELECT status, count(*)::int AS n FROM ${this.table}
-       WHERE ($1::text IS NULL OR connection = $1) AND ($2::text IS NULL OR object_type = $2) GROUP BY status`,
-      [filter.connection ?? null, filter.objectType ?? null],
+       WHERE ($1::text IS NULL OR connection = $1) AND ($2::text IS NULL OR object_type = $2)
+         AND account = COALESCE($3::jsonb ->> connection, '') GROUP BY status`,
+      [filter.connection ?? null, filter.objectType ?? null, this.accounts.json()],
     );
     const counts = Object.fromEntries(recordStatuses.map((s) => [s, 0])) as Record<RecordStatus, number>;
     for (const row of rows) counts[row.status] = row.n;
@@ -294,7 +308,8 @@ export function staleQuery(table: string, withCursor: boolean): string {
   // Two statements rather than one with an optional cursor: an OR around the row comparison
   // would keep the planner from starting the index scan at the cursor.
   return `SELECT record_id, next_refresh_at, partner_id, match_key, market FROM ${table}
-     WHERE connection = $1 AND object_type = $2 AND next_refresh_at IS NOT NULL AND next_refresh_at <= $3::timestamptz
+     WHERE connection = $1 AND account = $${withCursor ? 7 : 5} AND object_type = $2
+       AND next_refresh_at IS NOT NULL AND next_refresh_at <= $3::timestamptz
        ${withCursor ? 'AND (next_refresh_at, record_id) > ($5::timestamptz, $6::text)' : ''}
      ORDER BY next_refresh_at, record_id LIMIT $4`;
 }

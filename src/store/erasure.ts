@@ -2,6 +2,7 @@
  * Privacy deletion: everything we hold about one CRM record or one e-mail address goes, in one
  * transaction, and the caller learns how many rows each table lost (for the deletion receipt).
  */
+import type { ConnectionAccounts } from './connection-accounts.js';
 import type { Db } from './db.js';
 import type { RecordKey } from './enrichment-state.js';
 
@@ -19,6 +20,7 @@ export class Erasure {
   constructor(
     private readonly db: Db,
     private readonly schema: string,
+    private readonly accounts: ConnectionAccounts,
   ) {}
 
   /**
@@ -28,14 +30,15 @@ export class Erasure {
   async eraseRecord(key: RecordKey, options: { emails?: string[] } = {}): Promise<ErasureReport> {
     const s = this.schema;
     const report = await this.db.transaction(async (tx) => {
-      const args = [key.connection, key.objectType, key.recordId];
+      const args = [key.connection, key.objectType, key.recordId, this.accounts.of(key.connection)];
       const state = await tx.query<{ partner_id: string | null }>(
-        `DELETE FROM "${s}".enrichment_state WHERE connection = $1 AND object_type = $2 AND record_id = $3 RETURNING partner_id`,
+        `DELETE FROM "${s}".enrichment_state
+          WHERE connection = $1 AND account = $4 AND object_type = $2 AND record_id = $3 RETURNING partner_id`,
         args,
       );
       const audit = await count(
         tx,
-        `DELETE FROM "${s}".audit_log WHERE connection = $1 AND object_type = $2 AND record_id = $3`,
+        `DELETE FROM "${s}".audit_log WHERE connection = $1 AND account = $4 AND object_type = $2 AND record_id = $3`,
         args,
       );
       const partnerIds = state.rows.map((r) => r.partner_id).filter((id): id is string => !!id);
@@ -48,12 +51,12 @@ export class Erasure {
       const jobChanges =
         (await count(
           tx,
-          `DELETE FROM "${s}".record_roles WHERE connection = $1 AND object_type = $2 AND record_id = $3`,
+          `DELETE FROM "${s}".record_roles WHERE connection = $1 AND account = $4 AND object_type = $2 AND record_id = $3`,
           args,
         )) +
         (await count(
           tx,
-          `DELETE FROM "${s}".job_changes WHERE connection = $1 AND object_type = $2 AND record_id = $3`,
+          `DELETE FROM "${s}".job_changes WHERE connection = $1 AND account = $4 AND object_type = $2 AND record_id = $3`,
           args,
         ));
       return {
@@ -113,14 +116,17 @@ export class Erasure {
     const s = this.schema;
     if ('record' in about) {
       const { connection, objectType, recordId } = about.record;
+      const account = this.accounts.of(connection);
+      // Jobs stored before they named an account belong to whichever account the connection is on.
       const jobs = await tx.query<{ n: number }>(
-        `WITH gone AS (DELETE FROM "${s}".job WHERE data @> $1::jsonb RETURNING 1) SELECT count(*)::int AS n FROM gone`,
-        [JSON.stringify({ connection, objectType, recordId })],
+        `WITH gone AS (DELETE FROM "${s}".job WHERE data @> $1::jsonb AND COALESCE(data->>'account', $2) = $2 RETURNING 1)
+         SELECT count(*)::int AS n FROM gone`,
+        [JSON.stringify({ connection, objectType, recordId }), account],
       );
       const events = await tx.query<{ n: number }>(
-        `WITH gone AS (DELETE FROM "${s}".received_event WHERE connection = $1 AND object_type = $2 AND record_id = $3 RETURNING 1)
+        `WITH gone AS (DELETE FROM "${s}".received_event WHERE connection = $1 AND account = $4 AND object_type = $2 AND record_id = $3 RETURNING 1)
          SELECT count(*)::int AS n FROM gone`,
-        [connection, objectType, recordId],
+        [connection, objectType, recordId, account],
       );
       return { jobs: jobs.rows[0]?.n ?? 0, receivedEvents: events.rows[0]?.n ?? 0 };
     }

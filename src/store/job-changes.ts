@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import type { AuditEntry, AuditLog } from './audit-log.js';
+import type { ConnectionAccounts } from './connection-accounts.js';
 import type { Db } from './db.js';
 import type { RecordKey } from './enrichment-state.js';
 
@@ -101,6 +102,7 @@ export class JobChangeStore {
     private readonly db: Db,
     private readonly schema: string,
     private readonly audit: AuditLog,
+    private readonly accounts: ConnectionAccounts,
   ) {}
 
   /** The known role of each of these records that has one. */
@@ -108,8 +110,8 @@ export class JobChangeStore {
     if (recordIds.length === 0) return new Map();
     const { rows } = await this.db.query(
       `SELECT record_id, person_id, company_id, domain, company_name, title, started FROM "${this.schema}".record_roles
-       WHERE connection = $1 AND object_type = $2 AND record_id = ANY($3::text[])`,
-      [connection, objectType, recordIds],
+       WHERE connection = $1 AND account = $4 AND object_type = $2 AND record_id = ANY($3::text[])`,
+      [connection, objectType, recordIds, this.accounts.of(connection)],
     );
     return new Map(
       rows.map((raw) => {
@@ -135,9 +137,10 @@ export class JobChangeStore {
     return this.db.transaction(async (tx) => {
       await tx.query(
         `INSERT INTO "${this.schema}".record_roles
-           (connection, object_type, record_id, person_id, company_id, domain, company_name, title, started, seen_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, now())
-         ON CONFLICT (connection, object_type, record_id) DO UPDATE SET
+           (connection, object_type, record_id, person_id, company_id, domain, company_name, title, started, seen_at,
+            account)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, now(), $10)
+         ON CONFLICT (connection, account, object_type, record_id) DO UPDATE SET
            person_id = EXCLUDED.person_id, company_id = EXCLUDED.company_id, domain = EXCLUDED.domain,
            company_name = EXCLUDED.company_name, title = EXCLUDED.title, started = EXCLUDED.started, seen_at = now()`,
         [
@@ -150,14 +153,15 @@ export class JobChangeStore {
           role.companyName,
           role.title,
           role.started,
+          this.accounts.of(key.connection),
         ],
       );
       if (!change) return undefined;
       const { rows } = await tx.query<{ id: string }>(
         `INSERT INTO "${this.schema}".job_changes (connection, object_type, record_id, person_id, kind,
            from_company_id, from_domain, from_company_name, to_company_id, to_domain, to_company_name,
-           old_title, new_title, started, reason)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) RETURNING id::text AS id`,
+           old_title, new_title, started, reason, account)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) RETURNING id::text AS id`,
         [
           change.connection,
           change.objectType,
@@ -174,6 +178,7 @@ export class JobChangeStore {
           change.newTitle,
           change.started,
           change.reason,
+          this.accounts.of(change.connection),
         ],
       );
       if (audit) await this.audit.record([audit], tx);
@@ -193,8 +198,9 @@ export class JobChangeStore {
   async list(options: { since: Date; limit: number; connection?: string }): Promise<JobChange[]> {
     const { rows } = await this.db.query(
       `SELECT * FROM "${this.schema}".job_changes WHERE detected_at >= $1 AND ($2::text IS NULL OR connection = $2)
+         AND account = COALESCE($4::jsonb ->> connection, '')
        ORDER BY detected_at DESC, id DESC LIMIT $3`,
-      [options.since.toISOString(), options.connection ?? null, options.limit],
+      [options.since.toISOString(), options.connection ?? null, options.limit, this.accounts.json()],
     );
     return rows.map(changeOf);
   }
@@ -203,8 +209,9 @@ export class JobChangeStore {
   async weekly(since: Date): Promise<{ week: string; count: number }[]> {
     const { rows } = await this.db.query<{ week: string; count: number }>(
       `SELECT to_char(date_trunc('week', detected_at AT TIME ZONE 'UTC'), 'YYYY-MM-DD') AS week, count(*)::int AS count
-       FROM "${this.schema}".job_changes WHERE detected_at >= $1 GROUP BY 1 ORDER BY 1`,
-      [since.toISOString()],
+       FROM "${this.schema}".job_changes
+       WHERE detected_at >= $1 AND account = COALESCE($2::jsonb ->> connection, '') GROUP BY 1 ORDER BY 1`,
+      [since.toISOString(), this.accounts.json()],
     );
     return rows;
   }

@@ -29,7 +29,7 @@ export interface NewJob {
   id: string;
   /** sha256 of the event's key, hex; undefined for a job without one (never deduplicated). */
   keyHash?: string;
-  data: { connection: string; objectType: string; recordId: string };
+  data: { connection: string; objectType: string; recordId: string; account?: string };
   priority: number;
   startAfter?: Date;
 }
@@ -55,8 +55,9 @@ export async function insertJobs(db: Db, schema: string, queue: string, jobs: Ne
      ), q AS (
        SELECT ${QUEUE_TABLE_COLUMNS.join(', ')} FROM ${s}.queue WHERE name = $1
      ), fresh AS (
-       INSERT INTO ${s}.received_event (key_hash, connection, object_type, record_id, queue)
-       SELECT key_hash, data->>'connection', data->>'objectType', data->>'recordId', q.name FROM e, q WHERE key_hash IS NOT NULL
+       INSERT INTO ${s}.received_event (key_hash, connection, account, object_type, record_id, queue)
+       SELECT key_hash, data->>'connection', COALESCE(data->>'account', ''), data->>'objectType', data->>'recordId', q.name
+       FROM e, q WHERE key_hash IS NOT NULL
        ON CONFLICT (key_hash) DO NOTHING
        RETURNING key_hash
      )

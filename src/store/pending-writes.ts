@@ -3,12 +3,14 @@
  * record's outcome is settled, so the change events they cause are known as the service's own by every
  * instance (the intake reads them beside the records' states).
  */
+import type { ConnectionAccounts } from './connection-accounts.js';
 import type { Db } from './db.js';
 
 export class PendingWrites {
   constructor(
     private readonly db: Db,
     private readonly schema: string,
+    private readonly accounts: ConnectionAccounts,
   ) {}
 
   async add(
@@ -18,11 +20,17 @@ export class PendingWrites {
   ): Promise<void> {
     if (writes.length === 0) return;
     await this.db.query(
-      `INSERT INTO "${this.schema}".pending_write AS p (connection, object_type, record_id, vals)
-         SELECT $1, $2, w.id, w.vals FROM unnest($3::text[], $4::jsonb[]) AS w(id, vals)
-       ON CONFLICT (connection, object_type, record_id) DO UPDATE
+      `INSERT INTO "${this.schema}".pending_write AS p (connection, account, object_type, record_id, vals)
+         SELECT $1, $5, $2, w.id, w.vals FROM unnest($3::text[], $4::jsonb[]) AS w(id, vals)
+       ON CONFLICT (connection, account, object_type, record_id) DO UPDATE
          SET vals = p.vals || EXCLUDED.vals, written_at = now()`,
-      [connection, objectType, writes.map((w) => w.recordId), writes.map((w) => JSON.stringify(w.values))],
+      [
+        connection,
+        objectType,
+        writes.map((w) => w.recordId),
+        writes.map((w) => JSON.stringify(w.values)),
+        this.accounts.of(connection),
+      ],
     );
   }
 
@@ -30,8 +38,8 @@ export class PendingWrites {
     if (recordIds.length === 0) return new Map();
     const { rows } = await this.db.query<{ record_id: string; vals: Record<string, string> | string }>(
       `SELECT record_id, vals FROM "${this.schema}".pending_write
-        WHERE connection = $1 AND object_type = $2 AND record_id = ANY($3::text[])`,
-      [connection, objectType, recordIds],
+        WHERE connection = $1 AND account = $4 AND object_type = $2 AND record_id = ANY($3::text[])`,
+      [connection, objectType, recordIds, this.accounts.of(connection)],
     );
     return new Map(rows.map((r) => [r.record_id, typeof r.vals === 'string' ? JSON.parse(r.vals) : r.vals]));
   }
@@ -40,8 +48,9 @@ export class PendingWrites {
   async clear(connection: string, objectType: string, recordIds: string[], db: Db = this.db): Promise<void> {
     if (recordIds.length === 0) return;
     await db.query(
-      `DELETE FROM "${this.schema}".pending_write WHERE connection = $1 AND object_type = $2 AND record_id = ANY($3::text[])`,
-      [connection, objectType, recordIds],
+      `DELETE FROM "${this.schema}".pending_write
+        WHERE connection = $1 AND account = $4 AND object_type = $2 AND record_id = ANY($3::text[])`,
+      [connection, objectType, recordIds, this.accounts.of(connection)],
     );
   }
 

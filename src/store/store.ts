@@ -2,6 +2,7 @@
  * Opens everything crm-enrich remembers: a Postgres server when a URL is given, otherwise the
  * embedded PGlite in `<dataDir>/pglite`. Migrations run before anything else is used.
  */
+import { ConnectionAccounts } from './connection-accounts.js';
 import { DomainClaims } from './domain-claims.js';
 import { CreatedRecords } from './created-records.js';
 import { PendingWrites } from './pending-writes.js';
@@ -56,6 +57,8 @@ export interface Store {
   readonly schema: string;
   readonly db: Db;
   readonly queue: JobQueue;
+  /** The CRM account each connection is on: every row of a connection's state names it (see connection-accounts.ts). */
+  readonly accounts: ConnectionAccounts;
   readonly state: RecordStateStore;
   readonly cache: LookupCache;
   readonly audit: AuditLog;
@@ -146,14 +149,16 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     throw error;
   }
   const jobQueue = queue;
-  const state = new RecordStateStore(db, schema);
-  const audit = new AuditLog(db, schema);
+  const accounts = new ConnectionAccounts(db, schema);
+  const state = new RecordStateStore(db, schema, accounts);
+  const audit = new AuditLog(db, schema, accounts);
   let closed = false;
   return {
     backend: db.backend,
     schema,
     db,
     queue: jobQueue,
+    accounts,
     state,
     cache: new LookupCache(db, schema, { ...defaultCacheTtls, ...options.cacheTtls }),
     audit,
@@ -161,17 +166,17 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     cron: new PostgresRunCoordinator(db, schema),
     counters: new DailyCounters(db, schema),
     reservations: new DailyReservations(db, schema),
-    erasure: new Erasure(db, schema),
+    erasure: new Erasure(db, schema, accounts),
     settings: new Settings(db, schema),
-    companies: new DomainClaims(db, schema),
-    created: new CreatedRecords(db, schema),
-    pendingWrites: new PendingWrites(db, schema),
-    discovery: new DiscoveryStore(db, schema),
+    companies: new DomainClaims(db, schema, accounts),
+    created: new CreatedRecords(db, schema, accounts),
+    pendingWrites: new PendingWrites(db, schema, accounts),
+    discovery: new DiscoveryStore(db, schema, accounts),
     mcpAuth: new McpOAuthStore(db, schema),
     series: new StatSeries(db, schema),
-    coverage: new FieldCoverage(db, schema),
-    workflowCallbacks: new WorkflowCallbacks(db, schema),
-    jobChanges: new JobChangeStore(db, schema, audit),
+    coverage: new FieldCoverage(db, schema, accounts),
+    workflowCallbacks: new WorkflowCallbacks(db, schema, accounts),
+    jobChanges: new JobChangeStore(db, schema, audit, accounts),
     recordView(key, limit) {
       return db.transaction(async (tx) => {
         await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');

@@ -3,6 +3,7 @@
  * row each until the callback has been sent, so neither a restart nor a CRM outage loses one. Several
  * instances share the table; a row is leased to one of them at a time.
  */
+import type { ConnectionAccounts } from './connection-accounts.js';
 import type { Db } from './db.js';
 
 export interface PendingCallback {
@@ -23,6 +24,7 @@ export class WorkflowCallbacks {
   constructor(
     private readonly db: Db,
     private readonly schema: string,
+    private readonly accounts: ConnectionAccounts,
   ) {}
 
   private get table(): string {
@@ -34,9 +36,17 @@ export class WorkflowCallbacks {
     entry: Pick<PendingCallback, 'callbackId' | 'connection' | 'objectType' | 'recordId' | 'sinceAuditId' | 'jobId'>,
   ): Promise<void> {
     await this.db.query(
-      `INSERT INTO ${this.table} (callback_id, connection, object_type, record_id, since_audit_id, job_id)
-       VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (callback_id) DO NOTHING`,
-      [entry.callbackId, entry.connection, entry.objectType, entry.recordId, entry.sinceAuditId, entry.jobId],
+      `INSERT INTO ${this.table} (callback_id, connection, object_type, record_id, since_audit_id, job_id, account)
+       VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (callback_id) DO NOTHING`,
+      [
+        entry.callbackId,
+        entry.connection,
+        entry.objectType,
+        entry.recordId,
+        entry.sinceAuditId,
+        entry.jobId,
+        this.accounts.of(entry.connection),
+      ],
     );
   }
 
@@ -59,9 +69,10 @@ export class WorkflowCallbacks {
       `UPDATE ${this.table} SET next_attempt_at = now() + make_interval(secs => $2::double precision / 1000)
        WHERE callback_id IN (
          SELECT callback_id FROM ${this.table} WHERE completed_at IS NULL AND next_attempt_at <= now()
+           AND account = COALESCE($3::jsonb ->> connection, '')
          ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED)
        RETURNING callback_id, connection, object_type, record_id, since_audit_id, job_id, outputs, attempts, created_at`,
-      [limit, leaseMs],
+      [limit, leaseMs, this.accounts.json()],
     );
     return rows.map((r) => ({
       callbackId: r.callback_id,

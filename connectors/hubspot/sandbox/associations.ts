@@ -107,6 +107,27 @@ export class SandboxAssociations {
     this.onPrimaryChange(contactId, companyId);
   }
 
+  /** Every pair with its types (contact side) and the labels defined, for keeping them across restarts. */
+  snapshot(): { labels: AssociationLabel[]; pairs: { contactId: string; companyId: string; types: number[] }[] } {
+    const pairs = [...this.byContact].flatMap(([contactId, companies]) =>
+      [...companies].map(([companyId, types]) => ({ contactId, companyId, types: [...types] })),
+    );
+    return { labels: this.labels.map((l) => ({ ...l })), pairs };
+  }
+
+  /** Takes back what `snapshot` gave, as it was: the contacts' primary company is in their properties already. */
+  restore(snapshot: ReturnType<SandboxAssociations['snapshot']>): void {
+    this.labels.push(...snapshot.labels.filter((l) => !this.labels.some((o) => o.name === l.name)));
+    for (const { contactId, companyId, types } of snapshot.pairs) {
+      const companies = this.byContact.get(contactId) ?? new Map<string, Set<number>>();
+      this.byContact.set(contactId, companies);
+      companies.set(companyId, new Set(types));
+      const contacts = this.byCompany.get(companyId) ?? new Set<string>();
+      contacts.add(contactId);
+      this.byCompany.set(companyId, contacts);
+    }
+  }
+
   /** Removes a pair entirely (all its types). */
   remove(contactId: string, companyId: string): void {
     const companies = this.byContact.get(contactId);

@@ -7,6 +7,14 @@ const whole = (name: string, min: number) => (value: string) => {
   return n;
 };
 
+/** HubSpot portal (hub) ids are positive whole numbers. */
+export const portalId = (value: string) => {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isSafeInteger(n) || n < 1)
+    throw new InvalidArgumentError(`--portal-id expects a positive whole number (a HubSpot hub id), got '${value}'`);
+  return n;
+};
+
 const tier = (value: string) => {
   if (value !== 'starter' && value !== 'pro')
     throw new InvalidArgumentError(`--tier expects starter or pro, got '${value}'`);
@@ -67,6 +75,11 @@ export function registerHubspotSandboxCommand(parent: Command): void {
     )
     .option('--client-secret <s>', 'the app client secret webhooks are signed with', 'sandbox-client-secret')
     .option('--access-token <t>', 'the private-app token the portal accepts', 'sandbox-token')
+    .option('--portal-id <n>', 'the portal (hub) id the account details and webhooks carry', portalId, 62515)
+    .option(
+      '--data-dir <dir>',
+      "keep the portal's records, associations and id counter in <dir>/hubspot-portal-<id>.json across restarts",
+    )
     .option('--tier <tier>', 'API limits: starter (100 per 10 s) or pro (190 per 10 s)', tier, 'starter')
     .option(
       '--require <object:property,...>',
@@ -81,6 +94,8 @@ export function registerHubspotSandboxCommand(parent: Command): void {
         clientSecret: string;
         accessToken: string;
         tier: 'starter' | 'pro';
+        portalId: number;
+        dataDir?: string;
         require?: ReturnType<typeof parseRequired>;
       }) => {
         const { startHubspotSandbox } = await import('./server.js');
@@ -89,6 +104,7 @@ export function registerHubspotSandboxCommand(parent: Command): void {
         console.log(
           `portal ${sandbox.portalId}; access token and client secret as configured; stats at ${sandbox.url}/__sandbox/stats`,
         );
+        if (opts.dataDir) console.log(`records kept in ${opts.dataDir}`);
         if (opts.require)
           console.log(
             `required properties: ${Object.entries(opts.require)

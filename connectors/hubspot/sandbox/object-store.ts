@@ -9,6 +9,19 @@ import { requiredProblems, validateProperties, type PropertyProblem } from './pr
 import { standardProperties } from '../standard-properties.js';
 
 export type ObjectType = 'contacts' | 'companies';
+
+/** What a restart of the portal must find again (kept in a file by portal-snapshot.ts). */
+export interface PortalData {
+  nextId: number;
+  /** Read one at a time while the file is written (a portal may hold tens of thousands). */
+  objects: Record<
+    ObjectType,
+    Iterable<{ id: string; properties: Record<string, string>; createdAt: string; updatedAt: string }>
+  >;
+  customProperties: Record<ObjectType, HubspotProperty[]>;
+  groups: Record<ObjectType, PropertyGroup[]>;
+  associations: ReturnType<SandboxAssociations['snapshot']>;
+}
 export const OBJECT_TYPES: readonly ObjectType[] = ['contacts', 'companies'];
 
 /** Path segment to object type: HubSpot accepts the plural, the singular and the type id. */
@@ -117,6 +130,51 @@ export class SandboxObjectStore {
         this.groups[type].set(name, { name, label: name, displayOrder: i, archived: false }),
       );
     }
+  }
+
+  /** The portal's data as plain values (see portal-snapshot.ts): objects, id counter, custom properties, associations. */
+  snapshot(): PortalData {
+    const inOrder = this.inOrder;
+    function* objects(type: ObjectType) {
+      for (const o of inOrder[type])
+        yield {
+          id: o.id,
+          properties: Object.fromEntries(o.properties),
+          createdAt: o.createdAt.toISOString(),
+          updatedAt: o.updatedAt.toISOString(),
+        };
+    }
+    const custom = (type: ObjectType) => [...this.definitions[type].values()].filter((p) => p.hubspotDefined === false);
+    return {
+      nextId: this.nextId,
+      objects: { contacts: objects('contacts'), companies: objects('companies') },
+      customProperties: { contacts: custom('contacts'), companies: custom('companies') },
+      groups: { contacts: [...this.groups.contacts.values()], companies: [...this.groups.companies.values()] },
+      associations: this.associations.snapshot(),
+    };
+  }
+
+  /** Takes back a snapshot into an empty store, as it was: no change events are sent for it. */
+  restore(data: PortalData): void {
+    for (const type of OBJECT_TYPES) {
+      for (const p of data.customProperties[type]) this.definitions[type].set(p.name, p);
+      for (const g of data.groups[type]) this.groups[type].set(g.name, g);
+      const sorted = [...data.objects[type]].sort((a, b) => Number(a.id) - Number(b.id));
+      for (const o of sorted) {
+        const object: StoredObject = {
+          id: o.id,
+          properties: new Map(Object.entries(o.properties)),
+          createdAt: new Date(o.createdAt),
+          updatedAt: new Date(o.updatedAt),
+        };
+        this.objects[type].set(object.id, object);
+        this.inOrder[type].push(object);
+        if (type === 'contacts') this.indexEmail(object, undefined);
+        this.nextId = Math.max(this.nextId, Number(object.id) + 1);
+      }
+    }
+    this.nextId = Math.max(this.nextId, data.nextId);
+    this.associations.restore(data.associations);
   }
 
   get(type: ObjectType, id: string): StoredObject | undefined {

@@ -17,6 +17,7 @@ import {
 import { RatePolicy, TIER_LIMITS, type SandboxTier } from './rate-policy.js';
 import { missingRecordHtml, recordPageHtml } from '../../../src/core/record-page-html.js';
 import { accountRoutes } from './routes-account.js';
+import { keepPortalIn } from './portal-file.js';
 import { associationRoutes } from './routes-associations.js';
 import { objectRoutes } from './routes-objects.js';
 import { schemaRoutes } from './routes-schema.js';
@@ -51,7 +52,13 @@ export interface HubspotSandboxOptions {
   /** Property changes that trigger a webhook, in addition to the defaults. */
   webhookProperties?: Partial<Record<ObjectType, string[]>>;
   customProperties?: Partial<Record<ObjectType, HubspotProperty[]>>;
+  /** The portal's id (HubSpot's hub id), which the account details and the webhooks carry; 62515 by default. */
   portalId?: number;
+  /**
+   * Where the portal keeps its data across restarts (`<dataDir>/hubspot-portal-<portalId>.json`): contacts,
+   * companies, associations, custom properties and the id counter. Without it the portal lives in memory.
+   */
+  dataDir?: string;
   /** The portal's IANA time zone (default Australia/Sydney: real portals are rarely on UTC). */
   timeZone?: string;
   /**
@@ -193,7 +200,11 @@ export async function startHubspotSandbox(options: HubspotSandboxOptions = {}): 
     delaysMs: options.webhookDelaysMs,
     timeoutMs: options.webhookTimeoutMs,
   });
-  const store = new SandboxObjectStore((change) => sender.enqueue(change), options.customProperties);
+  const store = new SandboxObjectStore((change) => {
+    kept?.changed();
+    sender.enqueue(change);
+  }, options.customProperties);
+  const kept = options.dataDir === undefined ? undefined : keepPortalIn(options.dataDir, portalId, store);
   const tasks = new SandboxTasks();
   const lists = new SandboxLists();
   store.searchLagMs = options.searchLagMs ?? 2_000;
@@ -307,6 +318,12 @@ export async function startHubspotSandbox(options: HubspotSandboxOptions = {}): 
     next();
   });
   app.use(express.json({ limit: '10mb' }));
+  // Associations, properties and groups change without a record's change event: any write may have changed them.
+  if (kept)
+    app.use((req: Request, res: Response, next: NextFunction) => {
+      if (req.method !== 'GET') res.once('finish', () => kept.changed());
+      next();
+    });
   // Off by default: a sandbox left running for days must not grow without bound.
   let writeLog: SandboxWrite[] | undefined;
   const logWrite = (segment: unknown, id: unknown, properties: unknown) => {
@@ -389,6 +406,7 @@ export async function startHubspotSandbox(options: HubspotSandboxOptions = {}): 
       sender.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      kept?.flush();
     },
   };
 }

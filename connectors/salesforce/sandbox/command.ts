@@ -35,16 +35,23 @@ export function registerSalesforceSandboxCommand(parent: Command): void {
       absoluteUrl,
     )
     .option('--org-id <id>', 'the organization id the org reports and puts in outbound messages', orgId)
+    .option(
+      '--data-dir <dir>',
+      "keep the org's records, custom fields and id counter in <dir>/salesforce-org-<id>.json across restarts",
+    )
     .option('--daily-limit <n>', "the org's 24-hour API allocation", whole('--daily-limit', 1, 100_000_000), 15_000)
-    .action(async (opts: { port: number; outboundUrl?: string; orgId?: string; dailyLimit: number }) => {
-      const { startSalesforceSandbox } = await import('./server.js');
-      const sandbox = await startSalesforceSandbox(opts);
-      console.log(`salesforce sandbox listening on ${sandbox.url}`);
-      console.log(
-        `org ${sandbox.orgId}; OAuth client credentials client_id=sandbox client_secret=sandbox; stats at ${sandbox.url}/__sandbox/stats`,
-      );
-      const stop = () => void sandbox.close().then(() => process.exit(0));
-      process.once('SIGTERM', stop);
-      process.once('SIGINT', stop);
-    });
+    .action(
+      async (opts: { port: number; outboundUrl?: string; orgId?: string; dataDir?: string; dailyLimit: number }) => {
+        const { startSalesforceSandbox } = await import('./server.js');
+        const sandbox = await startSalesforceSandbox(opts);
+        console.log(`salesforce sandbox listening on ${sandbox.url}`);
+        console.log(
+          `org ${sandbox.orgId}; OAuth client credentials client_id=sandbox client_secret=sandbox; stats at ${sandbox.url}/__sandbox/stats`,
+        );
+        if (opts.dataDir) console.log(`records kept in ${opts.dataDir}`);
+        const stop = () => void sandbox.close().then(() => process.exit(0));
+        process.once('SIGTERM', stop);
+        process.once('SIGINT', stop);
+      },
+    );
 }

@@ -46,6 +46,15 @@ export interface StoredRecord {
   fields: Fields;
 }
 
+/** What a restart of the org must find again (kept in a file by org-file.ts). */
+export interface OrgSnapshot {
+  counter: number;
+  /** Read one at a time while the file is written. */
+  records: Iterable<StoredRecord>;
+  customFields: Partial<Record<SandboxObjectType, DescribeField[]>>;
+  hiddenFields: Partial<Record<SandboxObjectType, string[]>>;
+}
+
 export type RecordChange = { type: SandboxObjectType; id: string; created: boolean; changed: string[] };
 
 const REQUIRED: Record<SandboxObjectType, string[]> = {
@@ -153,6 +162,32 @@ export class OrgData {
   serves(type: string): type is SandboxObjectType {
     if (!isSandboxObjectType(type)) return false;
     return type !== 'AccountContactRelation' || this.features.contactsToMultipleAccounts;
+  }
+
+  /** The org's records, id counter and custom fields (with who may see them) as plain values. */
+  snapshot(): OrgSnapshot {
+    const customFields: OrgSnapshot['customFields'] = {};
+    const hiddenFields: OrgSnapshot['hiddenFields'] = {};
+    for (const type of SANDBOX_OBJECT_TYPES) {
+      customFields[type] = (this.fields.get(type) ?? []).filter((f) => f.custom);
+      hiddenFields[type] = [...(this.hidden.get(type) ?? [])];
+    }
+    return { counter: this.counter, records: this.records.values(), customFields, hiddenFields };
+  }
+
+  /** Takes back a snapshot as it was, without change events; its custom fields replace those of the same name. */
+  restore(snapshot: OrgSnapshot): void {
+    for (const type of SANDBOX_OBJECT_TYPES) {
+      const kept = snapshot.customFields[type] ?? [];
+      const names = new Set(kept.map((f) => f.name.toLowerCase()));
+      this.fields.set(type, [
+        ...(this.fields.get(type) ?? []).filter((f) => !names.has(f.name.toLowerCase())),
+        ...kept,
+      ]);
+      if (snapshot.hiddenFields[type]) this.hidden.set(type, new Set(snapshot.hiddenFields[type]));
+    }
+    for (const record of snapshot.records) this.records.set(record.id, record);
+    this.counter = Math.max(this.counter, snapshot.counter);
   }
 
   /** A new 18-character id with the object's key prefix. */

@@ -7,10 +7,11 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { KeyObject } from 'node:crypto';
 import express, { type Request, type Response } from 'express';
-import { idSuffix } from '../ids.js';
+import { idSuffix, toId18 } from '../ids.js';
 import { INTEGRATION_PERMISSION_SET } from '../permission-set.js';
 import { metadataRoutes } from './metadata-api.js';
 import { OrgData, type Fields, type RecordChange, type SaveResult } from './org-data.js';
+import { keepOrgIn } from './org-file.js';
 import { SandboxOAuth } from './oauth.js';
 import { OutboundDelivery, type OutboundStats } from './outbound.js';
 import { restRoutes, type ApiUsage } from './rest-routes.js';
@@ -40,7 +41,13 @@ export interface SalesforceSandboxOptions {
   hiddenFields?: Partial<Record<SandboxObjectType, string[]>>;
   port?: number;
   host?: string;
+  /** The org's id (15 or 18 characters, 00D...); SANDBOX_ORG_ID by default. */
   orgId?: string;
+  /**
+   * Where the org keeps its data across restarts (`<dataDir>/salesforce-org-<orgId>.json`): records, custom
+   * fields and the id counter. Without it the org lives in memory.
+   */
+  dataDir?: string;
   clientId?: string;
   clientSecret?: string;
   /** Public key that JWT bearer assertions must verify against; the sandbox's test key pair by default. */
@@ -102,7 +109,9 @@ export interface SalesforceSandbox {
 }
 
 export async function startSalesforceSandbox(options: SalesforceSandboxOptions = {}): Promise<SalesforceSandbox> {
-  const orgId = options.orgId ?? SANDBOX_ORG_ID;
+  const orgId = toId18(options.orgId ?? SANDBOX_ORG_ID);
+  if (!orgId?.startsWith('00D'))
+    throw new Error(`orgId: expected a 15- or 18-character organization id starting with 00D, got '${options.orgId}'`);
   const watched = new Set(options.watchedFields ?? ['Email', 'Website', 'Company']);
   let baseUrl = '';
   const usage: ApiUsage = {
@@ -130,6 +139,7 @@ export async function startSalesforceSandbox(options: SalesforceSandboxOptions =
   });
   let quiet = false;
   const onChange = (change: RecordChange) => {
+    kept?.changed();
     // Outbound messages are set up for the enriched objects only; a Task or a relationship sends none.
     if (quiet || change.type === 'Task' || change.type === 'AccountContactRelation') return;
     if (!change.created && !change.changed.some((f) => watched.has(f))) return;
@@ -145,11 +155,18 @@ export async function startSalesforceSandbox(options: SalesforceSandboxOptions =
   const org = new OrgData(options.customFields, onChange, {
     contactsToMultipleAccounts: options.contactsToMultipleAccounts ?? true,
   });
+  const kept = options.dataDir === undefined ? undefined : keepOrgIn(options.dataDir, orgId, org);
   for (const [type, names] of Object.entries(options.hiddenFields ?? {}))
     org.hideFields(type as SandboxObjectType, names ?? []);
 
   const app = express();
   app.disable('x-powered-by');
+  // Fields and their access change through the Metadata API without a record's change event.
+  if (kept)
+    app.use((req, res, next) => {
+      if (req.method !== 'GET') res.once('finish', () => kept.changed());
+      next();
+    });
   app.get('/services/data', (_req, res) => {
     res.json(VERSIONS.map((v) => ({ label: `API ${v}`, url: `/services/data/v${v}`, version: v })));
   });
@@ -180,6 +197,24 @@ export async function startSalesforceSandbox(options: SalesforceSandboxOptions =
       organization_id: orgId,
       user_id: USER_ID,
       username: 'integration@sandbox.example',
+    });
+  });
+  // OpenID Connect UserInfo, as Salesforce answers it for a valid access token: who and which org.
+  app.get('/services/oauth2/userinfo', (req, res) => {
+    const bearer = /^Bearer (.+)$/i.exec(req.headers.authorization ?? '')?.[1];
+    if (!oauth.isValid(bearer)) return res.status(403).type('text/plain').send('Bad_OAuth_Token');
+    res.json({
+      sub: `${baseUrl}/id/${orgId}/${USER_ID}`,
+      user_id: USER_ID,
+      organization_id: orgId,
+      preferred_username: 'integration@sandbox.example',
+      nickname: 'integration',
+      name: 'Integration User',
+      email: 'integration@sandbox.example',
+      email_verified: true,
+      user_type: 'STANDARD',
+      active: true,
+      is_app_installed: true,
     });
   });
   app.use(
@@ -279,6 +314,7 @@ export async function startSalesforceSandbox(options: SalesforceSandboxOptions =
       await outbound.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      kept?.flush();
     },
   };
 }
