@@ -21,6 +21,7 @@ import type { Market } from '../partner/schemas.js';
 import { queueName } from './jobs.js';
 import type { PartnerLookups } from './partner-lookups.js';
 import type { NewCompanyPlanner, PlannedCompany } from './new-companies.js';
+import type { PeopleFirst } from './people-first.js';
 import type { CreatedRecordsPort, EnqueuePort } from './ports.js';
 
 const log = logger('enrich.employers');
@@ -90,6 +91,13 @@ export interface EmployerResolverOptions {
   lingerMs?: number;
   /** How long a person's domain waits for others when none is gathering (default 1 s). */
   interactiveLingerMs?: number;
+  /**
+   * The connection's people-first gate: gathered domains go at a lull in people's work, so their
+   * searches and creations do not take the rate-limit slots of people's reads and writes.
+   */
+  people?: Pick<PeopleFirst, 'lull'>;
+  /** How long gathered domains wait for that lull at most (default 5 s). */
+  peopleHoldMs?: number;
   /** How long to wait for another instance's creation before giving up for now (the job is retried). */
   claimWaitMs?: number;
   /**
@@ -171,9 +179,16 @@ export class EmployerResolver {
     this.dueAt = dueAt;
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      const batch = this.pending;
-      this.pending = new Map();
-      if (batch.size > 0) this.start(batch);
+      // Domains arriving during the wait for the lull join this batch.
+      const lull = this.options.people?.lull(this.options.peopleHoldMs ?? 5_000) ?? Promise.resolve();
+      const waited = lull
+        .then(() => {
+          const batch = this.pending;
+          this.pending = new Map();
+          if (batch.size > 0) this.start(batch);
+        })
+        .finally(() => this.running.delete(waited));
+      this.running.add(waited);
     }, ms);
   }
 

@@ -22,6 +22,7 @@ import type { LinkContext } from './lane-links.js';
 import type { LaneOptions, LaneStopOptions, Work } from './lane-options.js';
 import { LaneSettler } from './lane-settler.js';
 import { Ledger } from './ledger.js';
+import { LinkQueue } from './link-queue.js';
 import type { RecordState } from './ports.js';
 import { propertiesToRead } from './read-properties.js';
 import { RecordRunner } from './record-run.js';
@@ -64,7 +65,11 @@ export class Lane extends EventEmitter<LaneEvents> {
     const maxInFlight = Math.max(1, options.maxInFlight ?? 2 * batchSize);
     const lowWater = Math.min(options.lowWater ?? Math.floor(batchSize / 2), maxInFlight - 1);
     const interactiveRoom = options.interactiveRoom ?? Math.max(5, Math.floor(batchSize / 10));
-    this.ledger = new Ledger({ lowWater, waitingAllowance: WAITING_BATCHES * batchSize });
+    this.ledger = new Ledger({
+      lowWater,
+      waitingAllowance: WAITING_BATCHES * batchSize,
+      ...(options.people ? { people: options.people } : {}),
+    });
     this.held = new HeldJobs(options.queue, this.queue, (error) => this.emit('error', error));
     // A record's run is over: whatever of its jobs is still held (a settle the store refused) loses the
     // heartbeat, so another worker gets it once it is stale.
@@ -90,12 +95,18 @@ export class Lane extends EventEmitter<LaneEvents> {
       ...(options.employers ? { employers: options.employers } : {}),
       ...(options.freeMail ? { freeMail: options.freeMail } : {}),
     };
+    const linkQueue = new LinkQueue({
+      links,
+      batchSize,
+      ...(options.people ? { people: options.people } : {}),
+      stopping: this.stopping.signal,
+    });
     const writer = new BatchWriter({
       connector: options.connector,
       objectType: options.objectType,
       queue: this.queue,
       mapping: options.mapping,
-      links,
+      links: linkQueue,
       settler: this.settler,
       ledger: this.ledger,
       ...(options.writing ? { writing: options.writing } : {}),
@@ -203,7 +214,8 @@ export class Lane extends EventEmitter<LaneEvents> {
     if (byRecord.size === 0) return;
 
     const ids = [...byRecord.keys()];
-    this.ledger.hold(ids);
+    const people = ids.filter((id) => byRecord.get(id)!.some((j) => j.priority === 'interactive'));
+    this.ledger.hold(ids, new Set(people));
     const mapping = this.options.mapping();
     try {
       let states: Map<string, RecordState>;
