@@ -8,7 +8,15 @@ import type { ObservedLookup } from './job-changes/observer.js';
 import type { LinkContext } from './lane-links.js';
 import type { PartnerLookups } from './partner-lookups.js';
 import type { PeopleFirst } from './people-first.js';
-import type { AuditPort, ErasurePort, JobQueuePort, PendingWritesPort, RecordState, StatePort } from './ports.js';
+import type {
+  AuditPort,
+  CreatedRecordsPort,
+  ErasurePort,
+  JobQueuePort,
+  PendingWritesPort,
+  RecordState,
+  StatePort,
+} from './ports.js';
 import type { RecordPlan } from './record-plan.js';
 
 export interface LaneOptions {
@@ -20,6 +28,8 @@ export interface LaneOptions {
   state: StatePort;
   audit: AuditPort;
   erasure: ErasurePort;
+  /** Records the service created: their creation events are its own doings, never enriched again. */
+  created?: Pick<CreatedRecordsPort, 'has'>;
   /** Where the identity values of a write are kept until it is settled (the intake tells their echoes). */
   writing?: Pick<PendingWritesPort, 'add'>;
   lookups: PartnerLookups;

@@ -219,12 +219,23 @@ export class Lane extends EventEmitter<LaneEvents> {
     const mapping = this.options.mapping();
     try {
       let states: Map<string, RecordState>;
+      let ours: Set<string>;
       try {
-        states = await this.options.state.getMany(this.options.connector.connection, this.options.objectType, ids);
+        [states, ours] = await Promise.all([
+          this.options.state.getMany(this.options.connector.connection, this.options.objectType, ids),
+          this.createdHere(byRecord),
+        ]);
       } catch (error) {
         await this.settler.fail([...byRecord.values()].flat(), error);
         this.ledger.release(ids);
         return;
+      }
+      if (ours.size) {
+        await this.settler.complete(
+          [...ours].flatMap((id) => byRecord.get(id)!),
+          'echo',
+        );
+        this.ledger.release([...ours]);
       }
       const unchanged = new Set(await unchangedRefreshes(byRecord, states, mapping, this.options.lookups));
       if (unchanged.size) {
@@ -234,7 +245,7 @@ export class Lane extends EventEmitter<LaneEvents> {
         await this.settler.settle(runs);
         this.ledger.release([...unchanged]);
       }
-      const toRead = ids.filter((id) => !unchanged.has(id));
+      const toRead = ids.filter((id) => !unchanged.has(id) && !ours.has(id));
       if (toRead.length === 0) return;
       const records = await this.readBatch(toRead, byRecord, states, mapping, jobs.length);
       await Promise.all(
@@ -247,6 +258,23 @@ export class Lane extends EventEmitter<LaneEvents> {
     } finally {
       this.buffer.consider();
     }
+  }
+
+  /**
+   * Records known only by their creation events that the service itself created (an employer's company).
+   * The intake drops such events, but one can outrun the creation's record in Postgres (the CRM announces
+   * the creation as soon as it answers); by the time its job is claimed the record is there, and the
+   * company, created with its enrichment, costs no read and no lookup a second time.
+   */
+  private async createdHere(byRecord: Map<string, EnrichJob[]>): Promise<Set<string>> {
+    const { created, connector, objectType } = this.options;
+    const creations = [...byRecord].filter(([, jobs]) => jobs.every((j) => j.data.reason === 'created'));
+    if (!created || creations.length === 0) return new Set();
+    return created.has(
+      connector.connection,
+      objectType,
+      creations.map(([id]) => id),
+    );
   }
 
   /**
