@@ -121,6 +121,8 @@ export class EmployerResolver {
   private timer: NodeJS.Timeout | undefined;
   /** When the gathered domains go (while `timer` is set). */
   private dueAt = 0;
+  /** The gathered domains are due and wait for a lull in people's work: whatever arrives meanwhile joins them. */
+  private awaitingLull = false;
   private readonly running = new Set<Promise<void>>();
   /** Domains resolved lately, so the colleagues of one employer cost one search, not one each. */
   private readonly recent = new Map<string, { companyId: string; reason: string; at: number }>();
@@ -173,16 +175,18 @@ export class EmployerResolver {
 
   /** Sends the gathered domains within `ms`, or sooner if already due sooner. */
   private flushWithin(ms: number): void {
+    if (this.awaitingLull) return;
     const dueAt = Date.now() + ms;
     if (this.timer && this.dueAt <= dueAt) return;
     if (this.timer) clearTimeout(this.timer);
     this.dueAt = dueAt;
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      // Domains arriving during the wait for the lull join this batch.
+      this.awaitingLull = true;
       const lull = this.options.people?.lull(this.options.peopleHoldMs ?? 5_000) ?? Promise.resolve();
       const waited = lull
         .then(() => {
+          this.awaitingLull = false;
           const batch = this.pending;
           this.pending = new Map();
           if (batch.size > 0) this.start(batch);
