@@ -51,6 +51,7 @@ const { values: args } = parseArgs({
     'redis-url': { type: 'string', default: 'redis://127.0.0.1:6379' },
     'hubspot-by-second': { type: 'boolean', default: false },
     'kill-at': { type: 'string' },
+    'idle-only': { type: 'boolean', default: false },
   },
 });
 const instances = Number(args.instances);
@@ -65,6 +66,7 @@ const NEW_DURING = 50;
 const LIMIT = 50;
 
 const p95 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil(xs.length * 0.95) - 1)]!;
+const p50 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 // The partner runs in a process of its own, as the real one is remote: it stamps each arrival in its
@@ -171,6 +173,43 @@ console.log(
     .join(' ')}`,
 );
 
+/** Waits until no HubSpot call and no partner request was made for a second (at most 20 s). */
+async function quiet(): Promise<void> {
+  const activity = async () => `${sandboxes.hubspot.stats().calls} ${(await partnerServed()).served}`;
+  for (
+    let quietSince = performance.now(), seen = await activity(), until = performance.now() + 20_000;
+    performance.now() < until;
+  ) {
+    await sleep(100);
+    const now = await activity();
+    if (now !== seen) [seen, quietSince] = [now, performance.now()];
+    else if (performance.now() - quietSince >= 1_000) break;
+  }
+}
+
+if (args['idle-only']) {
+  // The employers of the idle contacts are linked after their writes: their calls are counted too.
+  await quiet();
+  const splits = newSplits.slice(0, idle.length);
+  const ms = (xs: number[]) => `p50 ${p50(xs).toFixed(0)} p95 ${p95(xs).toFixed(0)}`;
+  console.log(
+    `idle: ${idle.length} new contacts, ${ms(idle)} ms (min ${Math.min(...idle).toFixed(0)}, max ${Math.max(...idle).toFixed(0)}); ` +
+      `creation to planned ${ms(splits.map((d) => d.planned))} ms, planned to written ${ms(splits.map((d) => d.written))} ms`,
+  );
+  console.log(`idle: each in ms: ${idle.map((t) => t.toFixed(0)).join(' ')}`);
+  console.log(`hubspot calls: ${JSON.stringify(sandboxes.hubspot.stats().byEndpoint)}`);
+  for (const s of services) s.kill('SIGTERM');
+  await Promise.all(services.map((s) => s.exited));
+  await killAll();
+  partnerProcess.kill('SIGTERM');
+  await sandboxes.close();
+  await dropSchema(schema);
+  console.log(
+    `BENCH pipeline instances=${instances} idle_only=1 idle_p50_ms=${p50(idle).toFixed(0)} idle_p95_ms=${p95(idle).toFixed(0)}`,
+  );
+  process.exit(0);
+}
+
 // 2. Backfill with new contacts arriving during it.
 const webhookUrl = `${service.url}/webhooks/hubspot`;
 // Employers met in the idle phase were looked up then; the backfill's own are counted from here.
@@ -181,18 +220,8 @@ for (let i = 0; i < records; i++) existing.push(sandboxes.hubspot.createContact(
 sandboxes.hubspot.setWebhookUrl(webhookUrl);
 await sandboxes.hubspot.webhooksIdle();
 // The idle contacts' employers are linked after their writes; the backfill's clock and counts start
-// once that work is done (no HubSpot call and no partner request for a second, at most 20 s), or the
-// first second of the backfill went to queueing behind it.
-const activity = async () => `${sandboxes.hubspot.stats().calls} ${(await partnerServed()).served}`;
-for (
-  let quietSince = performance.now(), seen = await activity(), until = performance.now() + 20_000;
-  performance.now() < until;
-) {
-  await sleep(100);
-  const now = await activity();
-  if (now !== seen) [seen, quietSince] = [now, performance.now()];
-  else if (performance.now() - quietSince >= 1_000) break;
-}
+// once that work is done, or the first second of the backfill went to queueing behind it.
+await quiet();
 
 sandboxes.hubspot.recordWrites();
 const writesBefore = sandboxes.hubspot.writes().length;

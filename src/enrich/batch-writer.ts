@@ -10,10 +10,10 @@ import type { Priority } from '../core/limiter.js';
 import type { CompiledMapping } from '../mapping/compile.js';
 import { logger } from '../logger.js';
 import type { LaneEvents } from './lane-events.js';
-import { associate, type LinkContext } from './lane-links.js';
 import type { Work } from './lane-options.js';
 import type { LaneSettler } from './lane-settler.js';
 import type { Ledger } from './ledger.js';
+import type { LinkQueue } from './link-queue.js';
 import type { JobFailure, PendingWritesPort } from './ports.js';
 import { runOutcome } from './run-outcome.js';
 import type { BufferedWrite } from './write-buffer.js';
@@ -25,7 +25,8 @@ export interface BatchWriterOptions {
   objectType: string;
   queue: string;
   mapping: () => CompiledMapping;
-  links: LinkContext;
+  /** Company links, gathered with other flushes' into shared calls. */
+  links: Pick<LinkQueue, 'link'>;
   settler: LaneSettler;
   ledger: Ledger;
   writing?: Pick<PendingWritesPort, 'add'>;
@@ -40,19 +41,17 @@ export class BatchWriter {
     const priority: Priority = writes.some((w) => w.item.priority === 'interactive') ? 'interactive' : 'bulk';
     try {
       const written = await this.send(writes, priority);
-      // Links still being found are awaited after the write: the enrichment never waits for them.
-      await Promise.all(written.map(async (w) => w.item.linking));
-      const linked = written.filter((w) => w.item.linkError === undefined);
-      // The enrichment is written; the job is retried for the link, and its second run writes nothing new.
-      for (const w of written.filter((x) => x.item.linkError !== undefined))
-        await settler.fail(w.item.jobs, w.item.linkError);
+      for (const w of written) this.options.ledger.move(w.recordId, 'written');
+      // What the write did not wait for (the link still being found, the job-change observation) is
+      // awaited after it.
+      await Promise.all(written.map(async (w) => w.item.following));
+      const linked = written.filter((w) => w.item.followingError === undefined);
+      // The enrichment is written; the job is retried for the rest, and its second run writes nothing new.
+      for (const w of written.filter((x) => x.item.followingError !== undefined))
+        await settler.fail(w.item.jobs, w.item.followingError);
       if (linked.length === 0) return;
       // Links are bulk work: the next person's read and write go ahead of them at the CRM's rate limit.
-      const links = await associate(
-        this.options.links,
-        linked.map((w) => w.item),
-        'bulk',
-      );
+      const links = await this.options.links.link(linked.map((w) => w.item));
       if (links.error)
         log.warn(
           { queue: this.options.queue, records: links.failed, err: links.error },

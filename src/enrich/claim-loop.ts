@@ -8,13 +8,17 @@ import type { Priority } from '../core/limiter.js';
 import type { EnrichJob } from './jobs.js';
 import type { Ledger } from './ledger.js';
 
-/** A burst of new records arrives as several webhook deliveries within moments: one read serves them all. */
+/**
+ * A burst of new records arrives as several webhook deliveries within moments: while a person's record
+ * is already in hand, the next ones wait this long, so one read serves them all. A record that arrives
+ * alone is claimed at once.
+ */
 const INTERACTIVE_LINGER_MS = 40;
 
 export interface ClaimLoopOptions {
   claim(limit: number): Promise<EnrichJob[]>;
   /** The lane's records in hand: its claim weight says how many more to take, its `room` when. */
-  ledger: Pick<Ledger, 'claimWeight' | 'on' | 'off'>;
+  ledger: Pick<Ledger, 'claimWeight' | 'peopleWaiting' | 'on' | 'off'>;
   limits: { lowWater: number; maxInFlight: number; interactiveRoom: number; batchSize: number };
   pollMs: number;
   onError(error: Error): void;
@@ -87,7 +91,8 @@ export class ClaimLoop {
         await this.sleep(pollMs);
         return undefined;
       }
-      if (this.interactiveWaiting) await new Promise((r) => setTimeout(r, INTERACTIVE_LINGER_MS));
+      if (this.interactiveWaiting && ledger.peopleWaiting > 0)
+        await new Promise((r) => setTimeout(r, INTERACTIVE_LINGER_MS));
       this.interactiveWaiting = false;
       const jobs = await this.options.claim(limit);
       if (jobs.length > 0) return jobs;

@@ -21,6 +21,7 @@ import type { Market } from '../partner/schemas.js';
 import { queueName } from './jobs.js';
 import type { PartnerLookups } from './partner-lookups.js';
 import type { NewCompanyPlanner, PlannedCompany } from './new-companies.js';
+import type { PeopleFirst } from './people-first.js';
 import type { CreatedRecordsPort, EnqueuePort } from './ports.js';
 
 const log = logger('enrich.employers');
@@ -90,6 +91,13 @@ export interface EmployerResolverOptions {
   lingerMs?: number;
   /** How long a person's domain waits for others when none is gathering (default 1 s). */
   interactiveLingerMs?: number;
+  /**
+   * The connection's people-first gate: gathered domains go at a lull in people's work, so their
+   * searches and creations do not take the rate-limit slots of people's reads and writes.
+   */
+  people?: Pick<PeopleFirst, 'lull'>;
+  /** How long gathered domains wait for that lull at most (default 5 s). */
+  peopleHoldMs?: number;
   /** How long to wait for another instance's creation before giving up for now (the job is retried). */
   claimWaitMs?: number;
   /**
@@ -113,6 +121,8 @@ export class EmployerResolver {
   private timer: NodeJS.Timeout | undefined;
   /** When the gathered domains go (while `timer` is set). */
   private dueAt = 0;
+  /** The gathered domains are due and wait for a lull in people's work: whatever arrives meanwhile joins them. */
+  private awaitingLull = false;
   private readonly running = new Set<Promise<void>>();
   /** Domains resolved lately, so the colleagues of one employer cost one search, not one each. */
   private readonly recent = new Map<string, { companyId: string; reason: string; at: number }>();
@@ -165,15 +175,24 @@ export class EmployerResolver {
 
   /** Sends the gathered domains within `ms`, or sooner if already due sooner. */
   private flushWithin(ms: number): void {
+    if (this.awaitingLull) return;
     const dueAt = Date.now() + ms;
     if (this.timer && this.dueAt <= dueAt) return;
     if (this.timer) clearTimeout(this.timer);
     this.dueAt = dueAt;
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      const batch = this.pending;
-      this.pending = new Map();
-      if (batch.size > 0) this.start(batch);
+      this.awaitingLull = true;
+      const lull = this.options.people?.lull(this.options.peopleHoldMs ?? 5_000) ?? Promise.resolve();
+      const waited = lull
+        .then(() => {
+          this.awaitingLull = false;
+          const batch = this.pending;
+          this.pending = new Map();
+          if (batch.size > 0) this.start(batch);
+        })
+        .finally(() => this.running.delete(waited));
+      this.running.add(waited);
     }, ms);
   }
 

@@ -10,6 +10,7 @@ import { queueName } from './jobs.js';
 import { EmployerResolver, type ClaimsPort, type EmployerConnector } from './employers.js';
 import type { LaneEvents } from './lane-events.js';
 import { NewCompanyPlanner } from './new-companies.js';
+import { PeopleFirst } from './people-first.js';
 import type { CreatedRecordsPort, EnqueuePort } from './ports.js';
 import { Lane, type LaneOptions, type LaneStopOptions } from './lane.js';
 
@@ -18,8 +19,8 @@ export interface EnricherOptions extends Omit<LaneOptions, 'connector' | 'object
   enqueue: EnqueuePort;
   /** Per-domain creation claims shared by every instance. */
   claims: ClaimsPort;
-  /** Where the ids of records the service creates are kept, for the intake to know their events. */
-  created?: Pick<CreatedRecordsPort, 'add'>;
+  /** Where the ids of records the service creates are kept, so their creation events are known as its own. */
+  created?: Pick<CreatedRecordsPort, 'add' | 'has'>;
   /** Whether a missing employer company is created on this connection (default: yes). */
   createCompanies?: (connector: CrmConnector) => boolean;
   /** How long bulk employers' domains gather before one CRM search looks them all up. */
@@ -36,12 +37,14 @@ export class Enricher extends EventEmitter<LaneEvents> {
   constructor(options: EnricherOptions) {
     super();
     for (const connector of options.connectors) {
-      const employers = this.resolverFor(connector, options);
+      const people = new PeopleFirst();
+      const employers = this.resolverFor(connector, options, people);
       for (const objectType of connector.objectTypes) {
         if (!options.mapping(connector.crm, objectType)) continue;
         const lane = new Lane({
           ...options,
           ...(employers ? { employers } : {}),
+          people,
           connector,
           objectType,
           mapping: () => {
@@ -63,7 +66,11 @@ export class Enricher extends EventEmitter<LaneEvents> {
    * is created where the connector can and creation is on. Found and created companies are enriched
    * when a company mapping is active.
    */
-  private resolverFor(connector: CrmConnector, options: EnricherOptions): EmployerResolver | undefined {
+  private resolverFor(
+    connector: CrmConnector,
+    options: EnricherOptions,
+    people: PeopleFirst,
+  ): EmployerResolver | undefined {
     const { companyObjectType } = connector;
     if (!connector.findCompaniesByDomain || !companyObjectType) return undefined;
     const companyMapping = options.mapping(connector.crm, companyObjectType);
@@ -91,6 +98,7 @@ export class Enricher extends EventEmitter<LaneEvents> {
           }
         : {}),
       wake: (objectType) => this.wake(connector.connection, objectType, 'bulk'),
+      people,
       ...(options.companyLingerMs !== undefined ? { lingerMs: options.companyLingerMs } : {}),
     });
     this.resolvers.push(resolver);

@@ -7,7 +7,16 @@ import type { EnrichJob } from './jobs.js';
 import type { ObservedLookup } from './job-changes/observer.js';
 import type { LinkContext } from './lane-links.js';
 import type { PartnerLookups } from './partner-lookups.js';
-import type { AuditPort, ErasurePort, JobQueuePort, PendingWritesPort, RecordState, StatePort } from './ports.js';
+import type { PeopleFirst } from './people-first.js';
+import type {
+  AuditPort,
+  CreatedRecordsPort,
+  ErasurePort,
+  JobQueuePort,
+  PendingWritesPort,
+  RecordState,
+  StatePort,
+} from './ports.js';
 import type { RecordPlan } from './record-plan.js';
 
 export interface LaneOptions {
@@ -19,6 +28,8 @@ export interface LaneOptions {
   state: StatePort;
   audit: AuditPort;
   erasure: ErasurePort;
+  /** Records the service created: their creation events are its own doings, never enriched again. */
+  created?: Pick<CreatedRecordsPort, 'has'>;
   /** Where the identity values of a write are kept until it is settled (the intake tells their echoes). */
   writing?: Pick<PendingWritesPort, 'add'>;
   lookups: PartnerLookups;
@@ -28,6 +39,11 @@ export interface LaneOptions {
    * or creates each person's employer (once per domain, across instances) so the record is linked to it.
    */
   employers?: LinkContext['employers'];
+  /**
+   * The connection's people-first gate: the lane says when a person's record comes and goes, and its
+   * company links wait for a lull in them.
+   */
+  people?: PeopleFirst;
   /** Free-mail domains, which never name an employer. */
   freeMail?: { has(domain: string): boolean };
   /**
@@ -75,10 +91,11 @@ export interface Work {
   /** The company this record is to be linked with, or why none. */
   link?: CompanyLinkPlan;
   /**
-   * Set while the link is still being found, for a record a person waits for on a CRM that links apart
-   * from the record (HubSpot): its enrichment is written meanwhile, and the link made once found.
+   * What the write does not wait for, on a CRM that links apart from the record (HubSpot): the company
+   * link still being found and the lookup's job-change observation. The enrichment is written meanwhile,
+   * and the link made once this is done.
    */
-  linking?: Promise<void>;
-  /** Why finding the link failed (the job is retried after its write). */
-  linkError?: unknown;
+  following?: Promise<void>;
+  /** Why the link or the observation failed (the job is retried after its write). */
+  followingError?: unknown;
 }

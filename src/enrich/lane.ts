@@ -22,6 +22,7 @@ import type { LinkContext } from './lane-links.js';
 import type { LaneOptions, LaneStopOptions, Work } from './lane-options.js';
 import { LaneSettler } from './lane-settler.js';
 import { Ledger } from './ledger.js';
+import { LinkQueue } from './link-queue.js';
 import type { RecordState } from './ports.js';
 import { propertiesToRead } from './read-properties.js';
 import { RecordRunner } from './record-run.js';
@@ -64,7 +65,11 @@ export class Lane extends EventEmitter<LaneEvents> {
     const maxInFlight = Math.max(1, options.maxInFlight ?? 2 * batchSize);
     const lowWater = Math.min(options.lowWater ?? Math.floor(batchSize / 2), maxInFlight - 1);
     const interactiveRoom = options.interactiveRoom ?? Math.max(5, Math.floor(batchSize / 10));
-    this.ledger = new Ledger({ lowWater, waitingAllowance: WAITING_BATCHES * batchSize });
+    this.ledger = new Ledger({
+      lowWater,
+      waitingAllowance: WAITING_BATCHES * batchSize,
+      ...(options.people ? { people: options.people } : {}),
+    });
     this.held = new HeldJobs(options.queue, this.queue, (error) => this.emit('error', error));
     // A record's run is over: whatever of its jobs is still held (a settle the store refused) loses the
     // heartbeat, so another worker gets it once it is stale.
@@ -90,12 +95,18 @@ export class Lane extends EventEmitter<LaneEvents> {
       ...(options.employers ? { employers: options.employers } : {}),
       ...(options.freeMail ? { freeMail: options.freeMail } : {}),
     };
+    const linkQueue = new LinkQueue({
+      links,
+      batchSize,
+      ...(options.people ? { people: options.people } : {}),
+      stopping: this.stopping.signal,
+    });
     const writer = new BatchWriter({
       connector: options.connector,
       objectType: options.objectType,
       queue: this.queue,
       mapping: options.mapping,
-      links,
+      links: linkQueue,
       settler: this.settler,
       ledger: this.ledger,
       ...(options.writing ? { writing: options.writing } : {}),
@@ -203,16 +214,28 @@ export class Lane extends EventEmitter<LaneEvents> {
     if (byRecord.size === 0) return;
 
     const ids = [...byRecord.keys()];
-    this.ledger.hold(ids);
+    const people = ids.filter((id) => byRecord.get(id)!.some((j) => j.priority === 'interactive'));
+    this.ledger.hold(ids, new Set(people));
     const mapping = this.options.mapping();
     try {
       let states: Map<string, RecordState>;
+      let ours: Set<string>;
       try {
-        states = await this.options.state.getMany(this.options.connector.connection, this.options.objectType, ids);
+        [states, ours] = await Promise.all([
+          this.options.state.getMany(this.options.connector.connection, this.options.objectType, ids),
+          this.createdHere(byRecord),
+        ]);
       } catch (error) {
         await this.settler.fail([...byRecord.values()].flat(), error);
         this.ledger.release(ids);
         return;
+      }
+      if (ours.size) {
+        await this.settler.complete(
+          [...ours].flatMap((id) => byRecord.get(id)!),
+          'echo',
+        );
+        this.ledger.release([...ours]);
       }
       const unchanged = new Set(await unchangedRefreshes(byRecord, states, mapping, this.options.lookups));
       if (unchanged.size) {
@@ -222,7 +245,7 @@ export class Lane extends EventEmitter<LaneEvents> {
         await this.settler.settle(runs);
         this.ledger.release([...unchanged]);
       }
-      const toRead = ids.filter((id) => !unchanged.has(id));
+      const toRead = ids.filter((id) => !unchanged.has(id) && !ours.has(id));
       if (toRead.length === 0) return;
       const records = await this.readBatch(toRead, byRecord, states, mapping, jobs.length);
       await Promise.all(
@@ -235,6 +258,23 @@ export class Lane extends EventEmitter<LaneEvents> {
     } finally {
       this.buffer.consider();
     }
+  }
+
+  /**
+   * Records known only by their creation events that the service itself created (an employer's company).
+   * The intake drops such events, but one can outrun the creation's record in Postgres (the CRM announces
+   * the creation as soon as it answers); by the time its job is claimed the record is there, and the
+   * company, created with its enrichment, costs no read and no lookup a second time.
+   */
+  private async createdHere(byRecord: Map<string, EnrichJob[]>): Promise<Set<string>> {
+    const { created, connector, objectType } = this.options;
+    const creations = [...byRecord].filter(([, jobs]) => jobs.every((j) => j.data.reason === 'created'));
+    if (!created || creations.length === 0) return new Set();
+    return created.has(
+      connector.connection,
+      objectType,
+      creations.map(([id]) => id),
+    );
   }
 
   /**

@@ -6,19 +6,26 @@
  * low-water mark, the ledger says so (`room`), and the claim loop claims the next batch.
  */
 import { EventEmitter } from 'node:events';
+import type { PeopleFirst } from './people-first.js';
 
 /**
  * `reading`: claimed, its CRM read or state not in yet; `planning`: its partner lookups under way;
  * `linking`: planned, waiting for its employer before its write (where the link is a field of the
- * record); `waiting`: its write or its company link under way (no lookup of its own is busy).
+ * record); `waiting`: its write under way (no lookup of its own is busy); `written`: written, its
+ * company link under way.
  */
-export type Phase = 'reading' | 'planning' | 'linking' | 'waiting';
+export type Phase = 'reading' | 'planning' | 'linking' | 'waiting' | 'written';
+
+/** The phases of a record a person waits for: from its claim until its enrichment is written. */
+const UNWRITTEN: ReadonlySet<Phase> = new Set(['reading', 'planning', 'linking', 'waiting']);
 
 export interface LedgerLimits {
   /** The claim loop claims again once the weight is at or below this. */
   lowWater: number;
   /** Records waiting for a write or a link that do not weigh on claiming. */
   waitingAllowance: number;
+  /** Told when a record a person waits for is taken in hand and when it is written or let go. */
+  people?: Pick<PeopleFirst, 'arrive' | 'leave'>;
 }
 
 interface Entry {
@@ -28,8 +35,9 @@ interface Entry {
 
 export class Ledger extends EventEmitter<{ room: []; released: [string[]] }> {
   private readonly records = new Map<string, Entry>();
-  private readonly counts: Record<Phase, number> = { reading: 0, planning: 0, linking: 0, waiting: 0 };
+  private readonly counts: Record<Phase, number> = { reading: 0, planning: 0, linking: 0, waiting: 0, written: 0 };
   private interactivePlanning = 0;
+  private interactiveUnwritten = 0;
 
   constructor(private readonly limits: LedgerLimits) {
     super();
@@ -50,6 +58,11 @@ export class Ledger extends EventEmitter<{ room: []; released: [string[]] }> {
     return this.interactivePlanning;
   }
 
+  /** Records a person waits for that are not written yet (a burst of them shares a claim and a read). */
+  get peopleWaiting(): number {
+    return this.interactiveUnwritten;
+  }
+
   /** Records that may still add a write: planning, or waiting for the employer their write carries. */
   get mayWrite(): number {
     return this.counts.planning + this.counts.linking;
@@ -59,9 +72,11 @@ export class Ledger extends EventEmitter<{ room: []; released: [string[]] }> {
     return this.records.has(recordId);
   }
 
-  /** Takes records into the lane, each in its first phase. */
-  hold(recordIds: string[]): void {
-    for (const id of recordIds) this.set(id, { phase: 'reading', interactive: false });
+  /** Takes records into the lane, each in its first phase; `interactive`: those a person waits for. */
+  hold(recordIds: string[], interactive: ReadonlySet<string> = new Set()): void {
+    this.change(() => {
+      for (const id of recordIds) this.set(id, { phase: 'reading', interactive: interactive.has(id) });
+    });
   }
 
   /** Moves a held record to its next phase; `interactive` says whether a person waits for it. */
@@ -84,12 +99,15 @@ export class Ledger extends EventEmitter<{ room: []; released: [string[]] }> {
    * and do not count, up to the allowance, so the lane claims while a batch fills and employers gather.
    */
   claimWeight(): number {
-    return this.records.size - Math.min(this.counts.waiting, this.limits.waitingAllowance);
+    return this.records.size - Math.min(this.counts.waiting + this.counts.written, this.limits.waitingAllowance);
   }
 
   private change(apply: () => void): void {
     const before = this.claimWeight();
+    const people = this.interactiveUnwritten;
     apply();
+    for (let n = people; n < this.interactiveUnwritten; n++) this.limits.people?.arrive();
+    for (let n = this.interactiveUnwritten; n < people; n++) this.limits.people?.leave();
     if (before > this.limits.lowWater && this.claimWeight() <= this.limits.lowWater) this.emit('room');
   }
 
@@ -98,6 +116,7 @@ export class Ledger extends EventEmitter<{ room: []; released: [string[]] }> {
     this.records.set(id, entry);
     this.counts[entry.phase]++;
     if (entry.phase === 'planning' && entry.interactive) this.interactivePlanning++;
+    if (UNWRITTEN.has(entry.phase) && entry.interactive) this.interactiveUnwritten++;
   }
 
   private unset(id: string): void {
@@ -106,5 +125,6 @@ export class Ledger extends EventEmitter<{ room: []; released: [string[]] }> {
     this.records.delete(id);
     this.counts[old.phase]--;
     if (old.phase === 'planning' && old.interactive) this.interactivePlanning--;
+    if (UNWRITTEN.has(old.phase) && old.interactive) this.interactiveUnwritten--;
   }
 }

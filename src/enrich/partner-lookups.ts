@@ -87,6 +87,8 @@ export class PartnerLookups extends EventEmitter<{
   budget: [{ priority: Priority; used: number; limit: number }];
 }> {
   private readonly flights = new SingleFlight();
+  /** Answers being stored in the cache, by flight key: a lookup of the same key reads the cache after. */
+  private readonly storing = new Map<string, Promise<void>>();
   /** Credits to give back that the store could not take when they were due. */
   private owed = 0;
   private owedTimer: NodeJS.Timeout | undefined;
@@ -120,15 +122,15 @@ export class PartnerLookups extends EventEmitter<{
     priority: Priority,
     credits: ReservedCredits | undefined,
   ): Promise<{ entry: CachedLookup; fromCache: boolean }> {
+    const flight = `${key.kind}|${key.by}|${key.value}|${key.market}`;
+    await this.storing.get(flight);
     const cached = await this.options.cache.get(key);
     if (cached) {
       this.emit('lookup', { fromCache: true, found: cached.found });
       void this.options.counters.increment(CACHE_HITS_COUNTER).catch(() => undefined);
       return { entry: cached, fromCache: true };
     }
-    const entry = await this.flights.run(`${key.kind}|${key.by}|${key.value}|${key.market}`, () =>
-      this.callPartner(key, market, priority, credits),
-    );
+    const entry = await this.flights.run(flight, () => this.callPartner(key, flight, market, priority, credits));
     return { entry, fromCache: false };
   }
 
@@ -159,8 +161,14 @@ export class PartnerLookups extends EventEmitter<{
     };
   }
 
+  /**
+   * The answer goes back as soon as the partner gives it, and is stored in the cache meanwhile: the
+   * record's write does not wait for the cache. A store that cannot take it costs a later lookup of
+   * the same key a credit, not this one its answer.
+   */
   private async callPartner(
     key: CacheKey,
+    flight: string,
     market: Market,
     priority: Priority,
     credits: ReservedCredits | undefined,
@@ -174,7 +182,13 @@ export class PartnerLookups extends EventEmitter<{
         ? await this.options.client.lookupPerson(query, { priority, beforeSend, unserved })
         : await this.options.client.lookupCompany({ ...query, country: market }, { priority, beforeSend, unserved });
     const entry: CachedLookup = data ? { found: true, data } : { found: false };
-    await this.options.cache.put(key, entry);
+    const stored: Promise<void> = this.options.cache
+      .put(key, entry)
+      .catch((error: unknown) => log.warn({ err: error }, 'a partner answer could not be kept in the lookup cache'))
+      .finally(() => {
+        if (this.storing.get(flight) === stored) this.storing.delete(flight);
+      });
+    this.storing.set(flight, stored);
     this.emit('lookup', { fromCache: false, found: entry.found });
     return entry;
   }

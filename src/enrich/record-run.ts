@@ -69,9 +69,9 @@ export class RecordRunner {
   }
 
   /**
-   * The lookups and the write plan, then the company link. Where the CRM links apart from the record
-   * (HubSpot), the write does not wait for the employer: employers gather to share one search and one
-   * creation, and the association follows the write in the same flush once the company is known.
+   * The lookups and the write plan, then the company link and the job-change observation. Where the CRM
+   * links apart from the record (HubSpot), the write waits for neither: employers gather to share one
+   * search and one creation, and the association follows the write once the company is known.
    */
   private async plan(work: Work, mapping: CompiledMapping): Promise<RecordPlan> {
     const { ledger, links } = this.options;
@@ -90,7 +90,7 @@ export class RecordRunner {
     ledger.move(id, 'linking');
     const { connection, objectType, jobChanges } = this.options;
     // Job changes ride on the lookup just made: no credit of their own.
-    await jobChanges?.observe({
+    const observing = jobChanges?.observe({
       connection,
       objectType,
       record: work.record,
@@ -99,15 +99,17 @@ export class RecordRunner {
       jobId: work.jobs[0]!.id,
       links,
     });
+    const linking = planLink(links, work, result, mapping).then((link) => void (work.link = link));
     const writesFirst =
       !links.connector.companyLinkInWrite && result.kind === 'planned' && Object.keys(result.plan.writes).length > 0;
     if (writesFirst) {
-      work.linking = planLink(links, work, result, mapping).then(
-        (link) => void (work.link = link),
-        (error: unknown) => void (work.linkError = error),
-      );
+      work.following = Promise.allSettled([linking, observing]).then((settled) => {
+        const failed = settled.find((s) => s.status === 'rejected');
+        if (failed) work.followingError = failed.reason;
+      });
     } else {
-      work.link = await planLink(links, work, result, mapping);
+      const failed = (await Promise.allSettled([linking, observing])).find((s) => s.status === 'rejected');
+      if (failed) throw failed.reason;
     }
     return result;
   }

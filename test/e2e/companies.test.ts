@@ -1,10 +1,11 @@
 /**
  * A contact's employer is enriched once per domain, not once per contact: people of the same company
- * lead to one CRM search for their domains and one enrichment of the company record.
+ * lead to one CRM search for their domains and one enrichment of the company record. A company the
+ * service created is not enriched again when its creation event outruns the record of its creation.
  */
 import { describe, expect, it } from 'vitest';
 import { serverUnavailable } from '../support/db.js';
-import { hubspotCalls, schemaQuery, settled } from './probes.js';
+import { hubspotCalls, partnerServed, schemaQuery, settled } from './probes.js';
 import { eventually } from './stack.js';
 import { useStack } from './use-stack.js';
 
@@ -53,5 +54,42 @@ describe.skipIf(skip)('companies of enriched contacts', () => {
       [company.id],
     );
     expect(writes[0]!.n).toBe(1);
+  });
+
+  it('neither reads nor looks up again a company it created whose creation event got past the intake', async () => {
+    const { sandboxes, running } = stack;
+    const readsBefore = hubspotCalls(sandboxes, '/crm/v3/objects/companies/batch/read');
+    const lookupsBefore = partnerServed(sandboxes);
+    const jobsBefore = await schemaQuery<{ n: number }>(
+      running,
+      `SELECT count(*)::int AS n FROM $schema.job WHERE name = 'enrich.hubspot.company'`,
+    );
+    // The creation event is a person's here, so the intake lets it through, as it does the service's own
+    // when its creation is not in Postgres yet; the record of the creation is there before the job is claimed.
+    const company = sandboxes.hubspot.createCompany({ domain: 'made-by-crm-enrich.example', name: 'Made Here' });
+    await schemaQuery(
+      running,
+      `INSERT INTO $schema.created_record (connection, object_type, record_id) VALUES ('hubspot', 'company', $1)`,
+      [company.id],
+    );
+    await eventually(
+      async () => {
+        const jobs = await schemaQuery<{ n: number }>(
+          running,
+          `SELECT count(*)::int AS n FROM $schema.job WHERE name = 'enrich.hubspot.company'`,
+        );
+        return jobs[0]!.n > jobsBefore[0]!.n ? true : undefined;
+      },
+      10_000,
+      'the creation event to become a job',
+    );
+    await settled(stack);
+
+    expect(hubspotCalls(sandboxes, '/crm/v3/objects/companies/batch/read')).toBe(readsBefore);
+    expect(partnerServed(sandboxes)).toBe(lookupsBefore);
+    const state = await schemaQuery(running, `SELECT 1 FROM $schema.enrichment_state WHERE record_id = $1`, [
+      company.id,
+    ]);
+    expect(state).toHaveLength(0);
   });
 });

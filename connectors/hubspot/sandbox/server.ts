@@ -237,6 +237,17 @@ export async function startHubspotSandbox(options: HubspotSandboxOptions = {}): 
   app.get('/__sandbox/stats', (_req, res) => {
     res.json({ ...stats, webhooks: sender.stats });
   });
+  // A person looking at a record in HubSpot's UI: its properties, without spending an API call.
+  app.get('/__sandbox/ui/:objectType/:id', (req, res) => {
+    const type =
+      req.params.objectType === 'contacts' || req.params.objectType === 'companies' ? req.params.objectType : undefined;
+    const found = type ? plain(store.get(type, req.params.id)) : undefined;
+    if (!found) {
+      res.status(404).json({ message: 'GET /__sandbox/ui/contacts|companies/{id} of a record that exists' });
+      return;
+    }
+    res.json({ id: req.params.id, properties: found });
+  });
   // A person creating a record in HubSpot's UI (changeSource CRM_UI), for tools outside this process;
   // the API's own create is an app's (INTEGRATION).
   app.post('/__sandbox/ui/:objectType', express.json(), (req, res) => {
