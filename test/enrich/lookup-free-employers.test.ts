@@ -78,7 +78,7 @@ describeEachBackend('employer resolver without spending', (t) => {
       () => limiter.stop(),
       () => connector.close(),
     );
-    await connector.ensureProperties!('company', customPropertiesOf(parsed.document!));
+    await connector.ensureProperties('company', customPropertiesOf(parsed.document!));
     return new EmployerResolver({
       connector: connector as EmployerConnector,
       claims: store.companies,
