@@ -10,6 +10,9 @@
  *      company lookup of the domain), one instance claims the domain in Postgres and creates the
  *      company; every other instance and record waits for, then reads, the id it recorded.
  * Found and created companies become one company enrichment job each per refresh period.
+ * A resolution that may not spend (`spend: false`: a job change's new employer, named by the person's own
+ * lookup) asks the partner nothing: it creates only what the partner named, with the name, domain and
+ * partner company id the person's answer carries, and queues no enrichment job.
  */
 import { randomUUID } from 'node:crypto';
 import type { CompanyKeys, CompanyMatch, CrmConnector, FoundCompany, NewCompany } from '../core/connector.js';
@@ -39,6 +42,17 @@ export interface Employer {
   fromPartner: boolean;
   /** The market a company lookup of the domain uses. */
   market: Market;
+}
+
+/** How one resolution may spend partner credits. */
+export interface ResolveOptions {
+  /**
+   * false: no partner lookup (neither to vouch for an employer only an e-mail names nor to plan a new
+   * company's values) and no enrichment job for the company found or created. The company is enriched
+   * later on its own (a catch-up, a backfill, on demand). True unless said: several askers of one domain
+   * spend when any of them may.
+   */
+  spend?: boolean;
 }
 
 export type EmployerResolution =
@@ -110,6 +124,7 @@ export interface EmployerResolverOptions {
 interface Pending {
   employer: Employer;
   priority: Priority;
+  spend: boolean;
   waiters: { resolve: (r: EmployerResolution) => void; reject: (e: unknown) => void }[];
 }
 
@@ -142,7 +157,8 @@ export class EmployerResolver {
    * created moments apart share the calls; while bulk domains gather, it joins them and goes with them.
    * The person waits only for the enrichment, which is written meanwhile, not for the company link.
    */
-  resolve(employer: Employer, priority: Priority): Promise<EmployerResolution> {
+  resolve(employer: Employer, priority: Priority, options: ResolveOptions = {}): Promise<EmployerResolution> {
+    const spend = options.spend ?? true;
     const cached = this.recent.get(employer.domain);
     if (cached && Date.now() - cached.at < RECENT_MS)
       return Promise.resolve({ kind: 'found', companyId: cached.companyId, reason: cached.reason });
@@ -158,8 +174,9 @@ export class EmployerResolver {
         entry.waiters.push({ resolve, reject });
         if (priority === 'interactive') entry.priority = 'interactive';
         if (employer.fromPartner && !entry.employer.fromPartner) entry.employer = employer;
+        if (spend) entry.spend = true;
       } else {
-        this.pending.set(employer.domain, { employer, priority, waiters: [{ resolve, reject }] });
+        this.pending.set(employer.domain, { employer, priority, spend, waiters: [{ resolve, reject }] });
       }
       if (this.pending.size >= this.options.connector.batchSize) this.flushWithin(0);
       else if (priority === 'interactive' && !gathering) this.flushWithin(this.options.interactiveLingerMs ?? 1_000);
@@ -215,6 +232,7 @@ export class EmployerResolver {
       ({ results, held } = await this.resolveAll(
         [...batch.values()].map((p) => p.employer),
         priority,
+        new Set([...batch].flatMap(([domain, p]) => (p.spend ? [] : [domain]))),
       ));
     } catch (error) {
       for (const [domain, p] of batch) {
@@ -243,10 +261,14 @@ export class EmployerResolver {
     this.recent.set(domain, { companyId, reason, at: Date.now() });
   }
 
-  /** `held`: domains another instance is still creating a company for, past the wait: tried again later. */
+  /**
+   * `held`: domains another instance is still creating a company for, past the wait: tried again later.
+   * `lookupFree`: domains resolved without spending (ResolveOptions).
+   */
   private async resolveAll(
     employers: Employer[],
     priority: Priority,
+    lookupFree: Set<string>,
   ): Promise<{ results: Map<string, EmployerResolution>; held: Set<string> }> {
     const { connector, claims } = this.options;
     const connection = connector.connection;
@@ -303,27 +325,37 @@ export class EmployerResolver {
     if (missing.length && this.options.create) {
       for (const d of missing) {
         const employer = byDomain.get(d)!;
-        const known = employer.fromPartner ? employer : await this.partnerKnows(employer, priority);
+        const free = lookupFree.has(d);
+        // Without a lookup, only the employer the partner named (the person's current company) is created.
+        const known = employer.fromPartner ? employer : free ? undefined : await this.partnerKnows(employer, priority);
         if (known) {
           byDomain.set(d, known);
-          creatable.push({ domain: d, name: known.name ?? d, market: known.market });
+          creatable.push({
+            domain: d,
+            name: known.name ?? d,
+            market: known.market,
+            ...(free ? this.namedProperties(known) : {}),
+          });
         } else
           out.set(d, {
             kind: 'none',
-            reason: `no company with domain ${d}, and the partner does not know one to create`,
+            reason: free
+              ? `no company with domain ${d}, and the partner did not name one to create (no lookup was spent)`
+              : `no company with domain ${d}, and the partner does not know one to create`,
           });
       }
     }
     const held = new Set<string>();
     if (creatable.length) {
-      const created = await this.createOnce(creatable, priority);
+      const created = await this.createOnce(creatable, priority, lookupFree);
       for (const [d, r] of created.results) out.set(d, r);
       for (const d of created.held) held.add(d);
     }
 
-    // Companies found in the CRM, and those created here bare, are enriched by a job of their own.
+    // Companies found in the CRM, and those created here bare, are enriched by a job of their own, unless
+    // the resolution may not spend.
     const toEnrich = [...out].flatMap(([domain, r]) =>
-      r.kind === 'found' && !r.enrichedByCreator
+      r.kind === 'found' && !r.enrichedByCreator && !lookupFree.has(domain)
         ? [{ companyId: r.companyId, market: byDomain.get(domain)!.market }]
         : [],
     );
@@ -383,6 +415,14 @@ export class EmployerResolver {
     };
   }
 
+  /** The partner's company id as the person's answer gave it, where the company mapping has a property for it. */
+  private namedProperties(employer: Employer): Pick<NewCompany, 'properties'> {
+    const { partnerIdProperty } = this.options;
+    return partnerIdProperty && employer.partnerCompanyId
+      ? { properties: { [partnerIdProperty]: employer.partnerCompanyId } }
+      : {};
+  }
+
   /** The partner's company of a domain only an e-mail named: it must exist there to be created here. */
   private async partnerKnows(employer: Employer, priority: Priority): Promise<Employer | undefined> {
     if (!this.options.lookups) return undefined;
@@ -403,11 +443,13 @@ export class EmployerResolver {
    * Claims each domain, plans the values of the companies this instance won and creates them (with those
    * values), and waits for what others are creating, claiming again as it waits: a claim whose holder
    * died is taken over once it is `staleClaimMs` old. Only the winner looks the company up, so several
-   * instances never spend a credit each on one new employer. `held`: domains still held past the wait.
+   * instances never spend a credit each on one new employer; a `lookupFree` domain's company is created
+   * bare. `held`: domains still held past the wait.
    */
   private async createOnce(
     companies: (NewCompany & { market: Market })[],
     priority: Priority,
+    lookupFree: Set<string>,
   ): Promise<{ results: Map<string, EmployerResolution>; held: string[] }> {
     const { connector, claims } = this.options;
     const connection = connector.connection;
@@ -429,7 +471,9 @@ export class EmployerResolver {
       }
       const mine = todo.filter((d) => claimed.get(d)?.kind === 'mine').map((d) => byDomain.get(d)!);
       if (mine.length)
-        await this.whileHolding(mine, staleMs, async () => this.create(await this.plan(mine), priority, out));
+        await this.whileHolding(mine, staleMs, async () =>
+          this.create(await this.plan(mine, lookupFree), priority, out),
+        );
       todo = todo.filter((d) => claimed.get(d)?.kind === 'held');
       if (todo.length === 0) return { results: out, held: [] };
       // These domains' records have their links tried again with their jobs; the rest of the batch is done.
@@ -504,12 +548,12 @@ export class EmployerResolver {
     await this.options.planner?.settle(made);
   }
 
-  /** Each new company's enriched values, planned before its creation; bare where no planner is set. */
-  private plan(companies: (NewCompany & { market: Market })[]): Promise<PlannedCompany[]> {
+  /** Each new company's enriched values, planned before its creation; bare without a planner or a lookup to spend. */
+  private plan(companies: (NewCompany & { market: Market })[], lookupFree: Set<string>): Promise<PlannedCompany[]> {
     const { planner } = this.options;
     return Promise.all(
       companies.map(({ market, ...company }) =>
-        planner ? planner.plan(company, market) : Promise.resolve({ company }),
+        planner && !lookupFree.has(company.domain) ? planner.plan(company, market) : Promise.resolve({ company }),
       ),
     );
   }

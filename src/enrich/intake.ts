@@ -86,7 +86,9 @@ export class Intake {
     const own = new Set<RecordEvent>();
     const groups = new Map<string, RecordEvent[]>();
     for (const e of events) {
-      if (e.kind !== 'changed' && !(e.kind === 'created' && e.actor === 'this_service')) continue;
+      // A creation whose maker the CRM does not name (a Salesforce outbound message) may be the service's too.
+      const maybeOurs = e.actor === 'this_service' || e.actor === undefined;
+      if (e.kind !== 'changed' && !(e.kind === 'created' && maybeOurs)) continue;
       const key = `${e.crm}\u0000${e.connection}\u0000${e.objectType}`;
       groups.set(key, [...(groups.get(key) ?? []), e]);
     }

@@ -8,7 +8,7 @@ import type { Priority } from '../core/limiter.js';
 import type { CompiledMapping } from '../mapping/compile.js';
 import type { Market } from '../partner/schemas.js';
 import type { CompanyLinkPlan } from './company-link.js';
-import { employerOf, type Employer, type EmployerResolution } from './employers.js';
+import { employerOf, type Employer, type EmployerResolution, type ResolveOptions } from './employers.js';
 import type { RecordState } from './ports.js';
 import { companyLinkProperty } from './read-properties.js';
 import type { RecordPlan } from './record-plan.js';
@@ -17,7 +17,7 @@ export interface LinkContext {
   connector: CrmConnector;
   objectType: string;
   employers?: {
-    resolve(employer: Employer, priority: Priority): Promise<EmployerResolution>;
+    resolve(employer: Employer, priority: Priority, options?: ResolveOptions): Promise<EmployerResolution>;
   };
   freeMail?: { has(domain: string): boolean };
 }

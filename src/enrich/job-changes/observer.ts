@@ -11,7 +11,7 @@ import type { CompiledMapping } from '../../mapping/compile.js';
 import type { JobChange, NewJobChange, RoleObservation, StoredRole } from '../../store/job-changes.js';
 import type { Priority } from '../../core/limiter.js';
 import type { Market } from '../../partner/schemas.js';
-import { employerOf, type Employer, type EmployerResolution } from '../employers.js';
+import { employerOf, type Employer, type EmployerResolution, type ResolveOptions } from '../employers.js';
 import type { AuditEntry } from '../ports.js';
 import { companyLinkProperty } from '../read-properties.js';
 import type { RecordPlan } from '../record-plan.js';
@@ -30,7 +30,11 @@ export interface JobChangePort {
 export interface MoveContext {
   /** The company the record is linked with now (HubSpot's primary company, Salesforce's AccountId). */
   previousCompanyId: string | null;
-  /** The new employer's company record, found or created once per domain by the lane's employer resolver. */
+  /**
+   * The new employer's company record, found or created once per domain by the lane's employer resolver
+   * without a credit: created with what the person's answer names (name, domain, partner company id),
+   * enriched later on its own.
+   */
   newCompany(): Promise<{ companyId: string } | { reason: string }>;
   /** The person at the new employer as the partner knows them, when it knows a work e-mail there. */
   newContact: { email: string; firstName: string | null; lastName: string | null } | null;
@@ -46,7 +50,9 @@ export type JobChangeActions = (
 /** How the lane links records with companies (its LinkContext), for the actions that follow the person. */
 export interface ObservedLinks {
   connector: CrmConnector;
-  employers?: { resolve(employer: Employer, priority: Priority): Promise<EmployerResolution> };
+  employers?: {
+    resolve(employer: Employer, priority: Priority, options?: ResolveOptions): Promise<EmployerResolution>;
+  };
   freeMail?: { has(domain: string): boolean };
 }
 
@@ -167,7 +173,8 @@ function moveContext(
         freeMail: links.freeMail ?? { has: () => false },
       });
       if (!employer) return { reason: 'the partner names no website for the new employer' };
-      const resolution = await links.employers.resolve(employer, 'bulk');
+      // The move rides on the person's lookup: its new employer spends no lookup of its own.
+      const resolution = await links.employers.resolve(employer, 'bulk', { spend: false });
       return resolution.kind === 'found' ? { companyId: resolution.companyId } : { reason: resolution.reason };
     },
     newContact: workEmailAt(data, domain),
