@@ -69,7 +69,9 @@ describe.skipIf(skip)('companies of enriched contacts', () => {
     const company = sandboxes.hubspot.createCompany({ domain: 'made-by-crm-enrich.example', name: 'Made Here' });
     await schemaQuery(
       running,
-      `INSERT INTO $schema.created_record (connection, object_type, record_id) VALUES ('hubspot', 'company', $1)`,
+      `INSERT INTO $schema.created_record (connection, account, object_type, record_id)
+       SELECT 'hubspot', account, 'company', $1 FROM $schema.connection_account
+       WHERE connection = 'hubspot' ORDER BY last_seen DESC LIMIT 1`,
       [company.id],
     );
     await eventually(
