@@ -42,8 +42,16 @@ interface RecordView {
   audit: { id: number; jobId: string | null }[];
 }
 
-const sandboxUrl = (service: ServiceProcess) =>
-  /HubSpot sandbox: +(http:\/\/127\.0\.0\.1:\d+)/.exec(service.output())![1]!;
+/** The embedded portal's address from the start-up banner, which may be printed just after /readyz answers. */
+async function sandboxUrl(service: ServiceProcess): Promise<string> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const url = /HubSpot sandbox: +(http:\/\/127\.0\.0\.1:\d+)/.exec(service.output())?.[1];
+    if (url) return url;
+    if (Date.now() > deadline) throw new Error(`no HubSpot sandbox address in the output:\n${service.output()}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
 
 /** A contact made by another app (an import tool), as a user would try it; its id. */
 async function createContact(hubspot: string, email: string): Promise<string> {
@@ -120,7 +128,7 @@ describe.each(backends)('state of one account across restarts ($name)', ({ skip,
 
       // First start: two contacts enriched and linked with their employers' companies.
       let service = await startServiceProcess(env, 90_000);
-      let hubspot = sandboxUrl(service);
+      let hubspot = await sandboxUrl(service);
       const first = await createContact(hubspot, ada!.workEmail!);
       const second = await createContact(hubspot, bob!.workEmail!);
       const before = { [first]: await linkedView(service, first), [second]: await linkedView(service, second) };
@@ -129,7 +137,7 @@ describe.each(backends)('state of one account across restarts ($name)', ({ skip,
 
       // Second start on the same data directory: the portal kept its records, and every record its own state.
       service = await startServiceProcess(env, 90_000);
-      hubspot = sandboxUrl(service);
+      hubspot = await sandboxUrl(service);
       for (const id of [first, second]) {
         const after = (await view(service, id)).body;
         expect(after.state).toEqual(before[id]!.state);
@@ -154,7 +162,7 @@ describe.each(backends)('state of one account across restarts ($name)', ({ skip,
         { ...env, SANDBOX_HUBSPOT_PORTAL_ID: '7654321', SANDBOX_SALESFORCE_ORG_ID: '00D5e0000012345' },
         90_000,
       );
-      hubspot = sandboxUrl(service);
+      hubspot = await sandboxUrl(service);
       const warnings = service
         .output()
         .split('\n')
