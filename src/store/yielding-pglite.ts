@@ -13,6 +13,7 @@
 import { PGlite, type PGliteOptions } from '@electric-sql/pglite';
 import { performance } from 'node:perf_hooks';
 import { setImmediate as turn } from 'node:timers/promises';
+import { personWaits } from '../core/person-waiting.js';
 
 /** How long the database's queue may hold the event loop before it gives a turn to everything else. */
 const YIELD_AFTER_MS = 5;
@@ -21,12 +22,34 @@ export class YieldingPGlite extends PGlite {
   /** When the queue last gave the event loop a turn (or the event loop last started a statement). */
   private lastTurnAt = performance.now();
   private turnMarked = false;
+  /** Whether a top-level statement or transaction holds the session, and who waits for it, people first. */
+  private busy = false;
+  private readonly waiting: { person: (() => void)[]; bulk: (() => void)[] } = { person: [], bulk: [] };
 
   /** Opens the database as PGlite.create does (which always makes a plain PGlite). */
   static async open(dataDir?: string, options?: PGliteOptions): Promise<YieldingPGlite> {
     const pglite = new YieldingPGlite(dataDir, options);
     await pglite.waitReady;
     return pglite;
+  }
+
+  /**
+   * Every top-level statement and transaction takes the session through here: one at a time, the work
+   * of a person first (src/core/person-waiting.ts), otherwise in the order they asked.
+   */
+  override async _runExclusiveTransaction<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.busy) {
+      const queue = personWaits() ? this.waiting.person : this.waiting.bulk;
+      await new Promise<void>((resolve) => queue.push(resolve));
+    }
+    this.busy = true;
+    try {
+      return await super._runExclusiveTransaction(fn);
+    } finally {
+      const next = this.waiting.person.shift() ?? this.waiting.bulk.shift();
+      if (next) next();
+      else this.busy = false;
+    }
   }
 
   override _runExclusiveQuery<T>(fn: () => Promise<T>): Promise<T> {

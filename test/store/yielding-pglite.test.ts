@@ -1,5 +1,6 @@
 import { PGlite } from '@electric-sql/pglite';
 import { afterAll, describe, expect, it } from 'vitest';
+import { forPerson } from '../../src/core/person-waiting.js';
 import { YieldingPGlite } from '../../src/store/yielding-pglite.js';
 
 /**
@@ -53,5 +54,18 @@ describe('YieldingPGlite', () => {
     });
     await Promise.all([tx, outside]);
     expect(order).toEqual(['committed', 'counted 50']);
+  });
+
+  it("runs a person's statement ahead of bulk statements queued before it", async () => {
+    const db = await YieldingPGlite.open();
+    opened.push(db);
+    const order: string[] = [];
+    const slow = 'SELECT count(*) FROM generate_series(1, 20000)';
+    const bulk = Array.from({ length: 50 }, (_, i) => db.query(slow).then(() => void order.push(`bulk ${i}`)));
+    const person = forPerson(true, () => db.query(slow).then(() => void order.push('person')));
+    await Promise.all([...bulk, person]);
+    // The first bulk statement had the session already; the person's comes next.
+    expect(order.indexOf('person')).toBe(1);
+    expect(order.filter((o) => o !== 'person')).toEqual(Array.from({ length: 50 }, (_, i) => `bulk ${i}`));
   });
 });
