@@ -8,7 +8,8 @@
  * the lookup, the write). Here a statement that starts after the queue has held the event loop for
  * `YIELD_AFTER_MS` first gives it one turn, so the rest of the process waits at most about that long
  * for the database, whatever the backlog. The order of statements and transactions is unchanged (the
- * turn is taken inside PGlite's own queue, with the statement's place held).
+ * turn is taken inside PGlite's own queue, with the statement's place held). And since the one session
+ * serves everything, a person's statements (src/core/person-waiting.ts) take it before bulk ones waiting.
  */
 import { PGlite, type PGliteOptions } from '@electric-sql/pglite';
 import { performance } from 'node:perf_hooks';
