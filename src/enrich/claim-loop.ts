@@ -4,6 +4,7 @@
  * (highest priority first), into a little room above that, so a backlog cannot fill the heap however
  * many webhooks wake the lane. The lane reads the claimed batches from `batches()`.
  */
+import { forPerson } from '../core/person-waiting.js';
 import type { Priority } from '../core/limiter.js';
 import type { EnrichJob } from './jobs.js';
 import type { Ledger } from './ledger.js';
@@ -93,8 +94,9 @@ export class ClaimLoop {
       }
       if (this.interactiveWaiting && ledger.peopleWaiting > 0)
         await new Promise((r) => setTimeout(r, INTERACTIVE_LINGER_MS));
+      const person = this.interactiveWaiting;
       this.interactiveWaiting = false;
-      const jobs = await this.options.claim(limit);
+      const jobs = await forPerson(person, () => this.options.claim(limit));
       if (jobs.length > 0) return jobs;
       await this.sleep(pollMs);
     } catch (error) {

@@ -15,6 +15,7 @@
  * 4. the jobs are stored in one round trip per queue (the acknowledgement waits for it), and the lanes
  *    are woken.
  */
+import { forPerson } from '../core/person-waiting.js';
 import type { RecordEvent } from '../core/connector.js';
 import type { CompiledMapping } from '../mapping/compile.js';
 import type { Priority } from '../core/limiter.js';
@@ -69,7 +70,10 @@ export class Intake {
       ...jobFromEvent(event, now, priorities[i]),
       queue: queueName(event.connection, event.objectType),
     }));
-    const result = jobs.length ? await this.options.enqueue.enqueue(jobs) : { inserted: 0, duplicates: 0 };
+    const person = jobs.some((j) => j.priority === 'interactive');
+    const result = jobs.length
+      ? await forPerson(person, () => this.options.enqueue.enqueue(jobs))
+      : { inserted: 0, duplicates: 0 };
     // One wake per lane, interactive if any of its new jobs is.
     const lanes = new Map<string, NewJob>();
     for (const job of jobs) if (lanes.get(job.queue)?.priority !== 'interactive') lanes.set(job.queue, job);

@@ -7,6 +7,7 @@
  * and jobs are settled only after their record's outcome is stored, so a crash leaves them to be claimed
  * again and the second run finds nothing left to write.
  */
+import { forPerson } from '../core/person-waiting.js';
 import { EventEmitter } from 'node:events';
 import type { CrmRecord } from '../core/connector.js';
 import type { Priority } from '../core/limiter.js';
@@ -186,7 +187,9 @@ export class Lane extends EventEmitter<LaneEvents> {
   /** Claimed jobs: held (the heartbeat vouches for them) and run as one batch. */
   private take(jobs: EnrichJob[]): void {
     this.held.add(jobs);
-    const batch = this.runBatch(jobs).catch((error: unknown) => {
+    // A person's record takes the embedded database ahead of bulk work, and so do the records read with it.
+    const person = jobs.some((j) => j.priority === 'interactive');
+    const batch = forPerson(person, () => this.runBatch(jobs)).catch((error: unknown) => {
       this.emit('error', error as Error);
     });
     const tracked = batch.finally(() => {

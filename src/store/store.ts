@@ -26,6 +26,7 @@ import { McpOAuthStore } from './mcp-oauth.js';
 import { assertSchemaName, migrate } from './migrate.js';
 import { lockDirectory, type DirectoryLock } from './pglite-lock.js';
 import { seedFromTemplate } from './pglite-template.js';
+import { YieldingPGlite } from './yielding-pglite.js';
 import { defaultQueueSettings, JobQueue, type QueueSettings } from './queue.js';
 import { PostgresRunCoordinator } from './run-coordinator.js';
 import { Settings } from './settings.js';
@@ -125,7 +126,7 @@ async function openDatabase(options: StoreOptions): Promise<Opened> {
       log.info({ dir }, 'making the embedded database (no template was made at install time)');
       await (await PGlite.create(dir, options)).close();
     }
-    const pglite = await PGlite.create(dir, options);
+    const pglite = await YieldingPGlite.open(dir, options);
     return { db: pgliteDb(pglite), connection: { pglite }, lock };
   } catch (error) {
     lock.release();
