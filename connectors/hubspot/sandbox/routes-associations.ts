@@ -63,6 +63,48 @@ function idOf(value: unknown): string | undefined {
   return typeof id === 'string' || typeof id === 'number' ? String(id) : undefined;
 }
 
+/**
+ * The inputs of a batch that names association types (create, label archive): each pair's ids and its
+ * type ids from the contact's side, or a 400 sent when an input lacks an id or a type, or names a type
+ * this pair does not have.
+ */
+function typedInputsOr400(
+  res: Response,
+  pair: Pair,
+  associations: SandboxAssociations,
+  inputs: unknown[],
+): { fromId: string; toId: string; typeIds: number[] }[] | undefined {
+  const fromContact = pair.from === 'contacts';
+  const parsed: { fromId: string; toId: string; typeIds: number[] }[] = [];
+  for (const input of inputs) {
+    const { from, to, types } = input as { from?: unknown; to?: unknown; types?: unknown };
+    const fromId = idOf(from);
+    const toId = idOf(to);
+    if (!fromId || !toId || !Array.isArray(types) || types.length === 0) {
+      sendError(
+        res,
+        400,
+        'VALIDATION_ERROR',
+        'Invalid input JSON: every input needs from.id, to.id and at least one of types.',
+      );
+      return undefined;
+    }
+    const typeIds = types.map((t) => Number((t as { associationTypeId?: unknown }).associationTypeId));
+    const unknown = typeIds.filter((t) => !associations.knownType(fromContact, t));
+    if (unknown.length) {
+      sendError(
+        res,
+        400,
+        'VALIDATION_ERROR',
+        `Unknown association type ids from ${pair.from} to ${pair.to}: ${unknown.join(', ')}.`,
+      );
+      return undefined;
+    }
+    parsed.push({ fromId, toId, typeIds: fromContact ? typeIds : typeIds.map((t) => associations.toContactSide(t)) });
+  }
+  return parsed;
+}
+
 function notFound(type: ObjectType, ids: string[]): ErrorDetail & { status: string; category: string } {
   return {
     status: 'error',
@@ -194,31 +236,8 @@ export function associationRoutes(store: SandboxObjectStore): Router {
     if (!pair) return;
     const inputs = inputsOr400(req, res, ASSOCIATION_BATCH_LIMITS.create);
     if (!inputs) return;
-    const fromContact = pair.from === 'contacts';
-    const parsed: Array<{ fromId: string; toId: string; typeIds: number[] }> = [];
-    for (const input of inputs) {
-      const { from, to, types } = input as { from?: unknown; to?: unknown; types?: unknown };
-      const fromId = idOf(from);
-      const toId = idOf(to);
-      if (!fromId || !toId || !Array.isArray(types) || types.length === 0) {
-        return sendError(
-          res,
-          400,
-          'VALIDATION_ERROR',
-          'Invalid input JSON: every input needs from.id, to.id and at least one of types.',
-        );
-      }
-      const typeIds = types.map((t) => Number((t as { associationTypeId?: unknown }).associationTypeId));
-      const unknown = typeIds.filter((t) => !associations.knownType(fromContact, t));
-      if (unknown.length)
-        return sendError(
-          res,
-          400,
-          'VALIDATION_ERROR',
-          `Unknown association type ids from ${pair.from} to ${pair.to}: ${unknown.join(', ')}.`,
-        );
-      parsed.push({ fromId, toId, typeIds });
-    }
+    const parsed = typedInputsOr400(res, pair, associations, inputs);
+    if (!parsed) return;
     const results: unknown[] = [];
     const errors: unknown[] = [];
     for (const { fromId, toId, typeIds } of parsed) {
@@ -227,10 +246,7 @@ export function associationRoutes(store: SandboxObjectStore): Router {
         errors.push(missing);
         continue;
       }
-      associations.add(
-        ...sides(pair, fromId, toId),
-        fromContact ? typeIds : typeIds.map((t) => associations.toContactSide(t)),
-      );
+      associations.add(...sides(pair, fromId, toId), typeIds);
       const labels =
         associations
           .associated(pair.from, fromId)
@@ -292,30 +308,8 @@ export function associationRoutes(store: SandboxObjectStore): Router {
     if (!pair) return;
     const inputs = inputsOr400(req, res, ASSOCIATION_BATCH_LIMITS.create);
     if (!inputs) return;
-    const fromContact = pair.from === 'contacts';
-    const parsed: Array<{ fromId: string; toId: string; typeIds: number[] }> = [];
-    for (const input of inputs) {
-      const { from, to, types } = input as { from?: unknown; to?: unknown; types?: unknown };
-      const fromId = idOf(from);
-      const toId = idOf(to);
-      if (!fromId || !toId || !Array.isArray(types) || types.length === 0)
-        return sendError(
-          res,
-          400,
-          'VALIDATION_ERROR',
-          'Invalid input JSON: every input needs from.id, to.id and at least one of types.',
-        );
-      const typeIds = types.map((t) => Number((t as { associationTypeId?: unknown }).associationTypeId));
-      const unknown = typeIds.filter((t) => !associations.knownType(fromContact, t));
-      if (unknown.length)
-        return sendError(
-          res,
-          400,
-          'VALIDATION_ERROR',
-          `Unknown association type ids from ${pair.from} to ${pair.to}: ${unknown.join(', ')}.`,
-        );
-      parsed.push({ fromId, toId, typeIds: fromContact ? typeIds : typeIds.map((t) => associations.toContactSide(t)) });
-    }
+    const parsed = typedInputsOr400(res, pair, associations, inputs);
+    if (!parsed) return;
     for (const { fromId, toId, typeIds } of parsed) associations.removeTypes(...sides(pair, fromId, toId), typeIds);
     res.status(204).end();
   });
