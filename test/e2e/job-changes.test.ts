@@ -91,16 +91,8 @@ describe.skipIf(skip)('job changes', () => {
     expect(sweep.body).toEqual({ segment: 200, eligible: 200, enqueued: 200, deferred: 0 });
 
     const since = encodeURIComponent(new Date(Date.now() - 3_600_000).toISOString());
-    await eventually(
-      async () =>
-        (await stack.running.service.parts.store.queue.counts()).every(
-          (q) => q.queue === 'dead_letter' || q.depth + q.active === 0,
-        )
-          ? true
-          : undefined,
-      120_000,
-      'the sweep',
-    );
+    // The sweep's jobs drain first; then what their writes set off.
+    await settled(stack, 120_000);
     await settled(stack, 60_000);
     const { body: listed } = await stack.running.admin<Listed>('GET', `/job-changes?since=${since}&limit=1000`);
 
@@ -185,16 +177,8 @@ describe.skipIf(skip)('job changes', () => {
       olderThanDays: 0,
     });
     expect(again.body.enqueued).toBe(200);
-    await eventually(
-      async () =>
-        (await stack.running.service.parts.store.queue.counts()).every(
-          (q) => q.queue === 'dead_letter' || q.depth + q.active === 0,
-        )
-          ? true
-          : undefined,
-      120_000,
-      'the second sweep',
-    );
+    // The sweep's jobs drain first; then what their writes set off.
+    await settled(stack, 120_000);
     await settled(stack, 60_000);
     const { body: after } = await stack.running.admin<Listed>('GET', '/job-changes?limit=1000');
     expect(after.jobChanges).toHaveLength(40);
@@ -249,16 +233,8 @@ describe.skipIf(skip)('job changes', () => {
     expect(swept.status).toBe(200);
     expect(swept.body).toMatchObject({ segment: members.length, eligible: members.length, enqueued: members.length });
     expect((hubspot.stats().byEndpoint['GET /crm/v3/lists/{id}/memberships'] ?? 0) - before).toBe(1);
-    await eventually(
-      async () =>
-        (await stack.running.service.parts.store.queue.counts()).every(
-          (q) => q.queue === 'dead_letter' || q.depth + q.active === 0,
-        )
-          ? true
-          : undefined,
-      120_000,
-      'the list sweep',
-    );
+    // The sweep's jobs drain first; then what their writes set off.
+    await settled(stack, 120_000);
     await settled(stack, 60_000);
     // Everyone who moved was found before; nobody new is flagged.
     const { body } = await stack.running.admin<Listed>('GET', '/job-changes?limit=1000');
