@@ -6,6 +6,19 @@
 import type { ConnectionAccounts } from './connection-accounts.js';
 import type { Db } from './db.js';
 
+/** A pending callback's row as stored. */
+interface CallbackRow {
+  callback_id: string;
+  connection: string;
+  object_type: string;
+  record_id: string;
+  since_audit_id: string;
+  job_id: string | null;
+  outputs: Record<string, string | number | boolean> | null;
+  attempts: number;
+  created_at: Date;
+}
+
 export interface PendingCallback {
   callbackId: string;
   connection: string;
@@ -55,17 +68,7 @@ export class WorkflowCallbacks {
    * meanwhile, and one that stopped mid-way leaves them to be taken again when the lease runs out.
    */
   async lease(limit: number, leaseMs: number): Promise<PendingCallback[]> {
-    const { rows } = await this.db.query<{
-      callback_id: string;
-      connection: string;
-      object_type: string;
-      record_id: string;
-      since_audit_id: string;
-      job_id: string | null;
-      outputs: Record<string, string | number | boolean> | null;
-      attempts: number;
-      created_at: Date;
-    }>(
+    const { rows } = await this.db.query<CallbackRow>(
       `UPDATE ${this.table} SET next_attempt_at = now() + make_interval(secs => $2::double precision / 1000)
        WHERE callback_id IN (
          SELECT callback_id FROM ${this.table} WHERE completed_at IS NULL AND next_attempt_at <= now()
@@ -117,19 +120,10 @@ export class WorkflowCallbacks {
   async get(
     callbackId: string,
   ): Promise<(PendingCallback & { completedAt: Date | null; lastError: string | null }) | undefined> {
-    const { rows } = await this.db.query<{
-      callback_id: string;
-      connection: string;
-      object_type: string;
-      record_id: string;
-      since_audit_id: string;
-      job_id: string | null;
-      outputs: Record<string, string | number | boolean> | null;
-      attempts: number;
-      created_at: Date;
-      completed_at: Date | null;
-      last_error: string | null;
-    }>(`SELECT * FROM ${this.table} WHERE callback_id = $1`, [callbackId]);
+    const { rows } = await this.db.query<CallbackRow & { completed_at: Date | null; last_error: string | null }>(
+      `SELECT * FROM ${this.table} WHERE callback_id = $1`,
+      [callbackId],
+    );
     const r = rows[0];
     if (!r) return undefined;
     return {
