@@ -234,7 +234,13 @@ export async function compose(options: ComposeOptions): Promise<Parts> {
       while ((await store.queue.depth(queue)) >= 200) await new Promise((r) => setTimeout(r, 250));
     };
     const backfills = new Backfills(
-      { kv: ports.kv, queue: ports.enqueue, stale: ports.stale, room },
+      {
+        kv: ports.kv,
+        queue: ports.enqueue,
+        stale: ports.stale,
+        room,
+        wake: (connection, objectType) => enricher.wake(connection, objectType, 'bulk'),
+      },
       connectors,
       (crm, o) => mappings.get(crm, o),
       store,

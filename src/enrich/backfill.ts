@@ -40,6 +40,11 @@ export interface BackfillDeps {
    * enriches keeps each job's snapshot fresh, so the lane need not read the record again.
    */
   room?: (queue: string) => Promise<void>;
+  /**
+   * Tells this instance's lane that a page was enqueued, so it claims now rather than at its next
+   * poll (up to a second: half a second of an idle partner key at the start of every backfill).
+   */
+  wake?: (connection: string, objectType: string) => void;
 }
 
 const runKey = (connection: string, objectType: string) => `backfill:${connection}:${objectType}`;
@@ -123,6 +128,7 @@ export async function driveBackfill(
         },
       }));
     const { inserted } = jobs.length ? await deps.queue.enqueue(jobs) : { inserted: 0 };
+    if (inserted > 0) deps.wake?.(run.connection, run.objectType);
     run = {
       ...run,
       cursor: page.next ?? null,
