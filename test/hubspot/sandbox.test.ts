@@ -1,4 +1,5 @@
 import { Client } from '@hubspot/api-client';
+import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHubspotSandbox, type HubspotSandbox } from '../../connectors/hubspot/sandbox/server.js';
 
@@ -430,5 +431,18 @@ describe('HubSpot sandbox search, as HubSpot limits it', () => {
     const past = await post({ after: '9950', limit: 100 });
     expect(past.status).toBe(400);
     expect(past.body.message).toMatch(/at most 10000 results/);
+  });
+});
+
+describe('HubSpot sandbox start-up', () => {
+  it('rejects with EADDRINUSE on a port another process holds, so a caller can choose another', async () => {
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const { port } = holder.address() as { port: number };
+    try {
+      await expect(startHubspotSandbox({ port })).rejects.toMatchObject({ code: 'EADDRINUSE' });
+    } finally {
+      await new Promise<void>((resolve) => holder.close(() => resolve()));
+    }
   });
 });

@@ -371,9 +371,11 @@ export async function startHubspotSandbox(options: HubspotSandboxOptions = {}): 
     sendError(res, err.status ?? 500, 'INTERNAL_ERROR', err.message);
   });
 
+  // Express 5 hands a failed listen (the port in use) to this callback rather than only to 'error'.
   const server: Server = await new Promise((resolve, reject) => {
-    const s = app.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve(s));
-    s.once('error', reject);
+    const s = app.listen(options.port ?? 0, options.host ?? '127.0.0.1', (error?: Error) =>
+      error ? reject(error) : resolve(s),
+    );
   });
   const port = (server.address() as AddressInfo).port;
   const plain = (o: StoredObject | undefined) => (o ? Object.fromEntries(o.properties) : undefined);
