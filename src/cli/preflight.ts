@@ -5,11 +5,14 @@
  * unreachable DATABASE_URL as a bare `connect ECONNREFUSED`.
  */
 import { accessSync, constants, mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
 import pg from 'pg';
 import { salesforceAuthFromConfig, SalesforceConfigError } from '../../connectors/salesforce/from-config.js';
 import { ConfigError, type Config } from '../config.js';
 import { loadMappingDir, MappingError } from '../mapping/index.js';
 import { parseLookupParams } from '../partner/lookup-params.js';
+import { otherHolder } from '../store/pglite-lock.js';
+import { embeddedDatabaseLock } from '../store/store.js';
 
 type Problem = ConfigError['problems'][number];
 
@@ -22,7 +25,11 @@ export async function preflight(config: Config, options: { mappingsDir: string }
   if (config.DATABASE_URL) {
     const problem = await databaseProblem(config.DATABASE_URL);
     if (problem) problems.push({ variable: 'DATABASE_URL', message: problem });
+  } else {
+    problems.push(...embeddedDatabaseProblems(config));
   }
+  const port = await portProblem(config.HOST, config.PORT);
+  if (port) problems.push({ variable: 'PORT', message: port });
   if (problems.length) throw new ConfigError(problems);
   const loaded = await loadMappingDir(options.mappingsDir);
   if (loaded.problems.length) throw new MappingError(loaded.problems);
@@ -64,6 +71,38 @@ function dataDirProblems(config: Config): Problem[] {
     const message = `${dir} cannot be created or written to (${code}); point it at a directory this user may write`;
     return [{ variable: 'CRM_ENRICH_DATA_DIR', message }];
   }
+}
+
+/**
+ * A second `serve` on the same data directory would open the embedded database another process has
+ * open, and its sandboxes would write that directory's sandbox files: say so before either starts.
+ */
+function embeddedDatabaseProblems(config: Config): Problem[] {
+  const holder = otherHolder(embeddedDatabaseLock(config.CRM_ENRICH_DATA_DIR));
+  if (holder === undefined) return [];
+  const message =
+    `the embedded database in ${config.CRM_ENRICH_DATA_DIR} is already open in process ${holder} (another crm-enrich?); ` +
+    'stop that process, point CRM_ENRICH_DATA_DIR at another directory, or set DATABASE_URL to a Postgres server';
+  return [{ variable: 'CRM_ENRICH_DATA_DIR', message }];
+}
+
+/** Listens on the service's address for a moment: a port another process holds is named before anything starts. */
+async function portProblem(host: string, port: number): Promise<string | undefined> {
+  if (port === 0) return undefined;
+  const server = createServer();
+  const error = await new Promise<NodeJS.ErrnoException | undefined>((resolve) => {
+    server.once('error', resolve);
+    server.listen(port, host, () => resolve(undefined));
+  });
+  if (!error) {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    return undefined;
+  }
+  if (error.code === 'EADDRINUSE')
+    return `${host}:${port} is already in use (another crm-enrich?); stop that process or set PORT to a free port`;
+  if (error.code === 'EACCES')
+    return `${host}:${port} may not be listened on by this user (EACCES); choose a port above 1023`;
+  return `cannot listen on ${host}:${port} (${error.code ?? 'error'})`;
 }
 
 /** Connects once; what went wrong, in words that name the server but never the credentials. */

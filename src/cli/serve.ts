@@ -14,14 +14,17 @@ export async function serve(options: { mappings: string; demo: boolean }): Promi
   // Every setting is checked before the sandboxes start, so a mistake is reported at once.
   await preflight(config, { mappingsDir: options.mappings });
   const env = await embeddedEnvironment(config, { mappingsDir: options.mappings });
-  let service: Service;
+  let service: Service | undefined;
+  let url: string;
   try {
     service = await startService({ config: env.config, mappingsDir: options.mappings, adminToken: env.adminToken });
+    // The preflight found the port free; another process may have taken it since.
+    url = await service.listen(config.PORT, config.HOST);
   } catch (error) {
+    await service?.stop().catch(() => undefined);
     await env.close();
     throw error;
   }
-  const url = await service.listen(config.PORT, config.HOST);
   const demo = startDemo(env, { enabled: options.demo });
   process.stdout.write(`${banner(env, url, demo)}\n`);
   log.info(

@@ -45,6 +45,12 @@ export function lockDirectory(lockPath: string): DirectoryLock {
   );
 }
 
+/** The live process other than this one that holds the lock, if any: a check before starting anything. */
+export function otherHolder(lockPath: string): number | undefined {
+  const holder = readHolder(lockPath);
+  return holder !== undefined && holder !== process.pid && isAlive(holder) ? holder : undefined;
+}
+
 function readHolder(lockPath: string): number | undefined {
   try {
     const pid = Number.parseInt(readFileSync(lockPath, 'utf8').trim(), 10);

@@ -98,6 +98,14 @@ interface Opened {
   lock?: DirectoryLock;
 }
 
+/** Where the embedded database of a data directory lives, and the lock file that keeps it to one process. */
+export function embeddedDatabaseDir(dataDir: string): string {
+  return join(dataDir, 'pglite');
+}
+export function embeddedDatabaseLock(dataDir: string): string {
+  return `${embeddedDatabaseDir(dataDir)}.lock`;
+}
+
 async function openDatabase(options: StoreOptions): Promise<Opened> {
   if (options.databaseUrl) {
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10 });
@@ -113,8 +121,8 @@ async function openDatabase(options: StoreOptions): Promise<Opened> {
       { field: 'dataDir' },
     );
   }
-  const dir = join(options.dataDir, 'pglite');
-  const lock = lockDirectory(`${dir}.lock`);
+  const dir = embeddedDatabaseDir(options.dataDir);
+  const lock = lockDirectory(embeddedDatabaseLock(options.dataDir));
   try {
     // Postgres' default 128 MB of shared buffers is more than an embedded database of one team's
     // records uses, and PGlite keeps all of it resident: 16 MB saves about 110 MB of memory.

@@ -5,6 +5,7 @@
  * directory), and an unreachable DATABASE_URL surfaced as a bare `connect ECONNREFUSED`.
  */
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -91,5 +92,34 @@ describe('start-up with bad settings', () => {
     expect(result.code).toBe(1);
     expect(result.output).toMatch(/CRM_ENRICH_DATA_DIR: .*a-file\/data cannot be created or written to \(ENOTDIR\)/);
     expect(readdirSync(dataDir)).toEqual(['a-file']);
+  });
+
+  it('names a port another process listens on, before any sandbox starts', async () => {
+    const { env, dataDir } = await bareEnv({});
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(Number(env.PORT), '127.0.0.1', resolve));
+    try {
+      const result = await runCli(['serve', '--no-demo'], env);
+      expect(result.code).toBe(1);
+      expect(result.output).toContain(
+        `PORT: 127.0.0.1:${env.PORT} is already in use (another crm-enrich?); stop that process or set PORT to a free port`,
+      );
+      expect(result.output).not.toMatch(/Cannot read properties/);
+      expectNoSandboxStarted(result.output, dataDir);
+    } finally {
+      await new Promise<void>((resolve) => holder.close(() => resolve()));
+    }
+  });
+
+  it('names a data directory whose embedded database another live process has open', async () => {
+    const { env, dataDir } = await bareEnv({});
+    // The lock file an open embedded database keeps beside itself, held by a process that runs: this one.
+    writeFileSync(join(dataDir, 'pglite.lock'), String(process.pid));
+    const result = await runCli(['serve', '--no-demo'], env);
+    expect(result.code).toBe(1);
+    expect(result.output).toContain(
+      `CRM_ENRICH_DATA_DIR: the embedded database in ${dataDir} is already open in process ${process.pid}`,
+    );
+    expectNoSandboxStarted(result.output, dataDir);
   });
 });
