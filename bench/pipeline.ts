@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- pipeline [--records 3000] [--latency-ms 120] [--instances 1] [--kill-at 0.33] [--redis-url redis://127.0.0.1:6379] [--hubspot-by-second]`
+ * `npm run bench -- pipeline [--records 3000] [--latency-ms 120] [--instances 1] [--kill-at 0.33] [--redis-url redis://127.0.0.1:6379] [--hubspot-by-second] [--idle-only] [--idle-by person|app|own-token]`
  *
  * The whole loop, with the service in a process of its own (`crm-enrich serve`, as deployed) on the
  * Postgres server (the local test server, in a schema of its own), against the sandboxes over HTTP:
@@ -29,12 +29,16 @@
  * without a company. `--hubspot-by-second` prints the backfill's HubSpot calls second by second, by
  * endpoint; each new contact's time is split into creation to planned (claimed, read, its lookups
  * begun: the enriched_at stamp) and planned to written.
+ * `--idle-by` says who creates the idle phase's contacts: `person` (HubSpot's UI, the default), `app`
+ * (another app's token through the API, one at a time, as a web form or a sales tool does) or
+ * `own-token` (a script reusing crm-enrich's own token). New contacts during the backfill are a person's.
  */
 import { parseArgs } from 'node:util';
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { TIER_LIMITS } from '../connectors/hubspot/sandbox/rate-policy.js';
+import { IMPORTER_TOKEN } from '../connectors/hubspot/sandbox/server.js';
 import { createDataset } from '../src/partner/sandbox/dataset.js';
 import type { SandboxStats } from '../src/partner/sandbox/server.js';
 import { dropSchema, duplicateWrites } from '../test/e2e/probes.js';
@@ -52,6 +56,7 @@ const { values: args } = parseArgs({
     'hubspot-by-second': { type: 'boolean', default: false },
     'kill-at': { type: 'string' },
     'idle-only': { type: 'boolean', default: false },
+    'idle-by': { type: 'string', default: 'person' },
   },
 });
 const instances = Number(args.instances);
@@ -61,6 +66,9 @@ const killAt = args['kill-at'] === undefined ? undefined : Number(args['kill-at'
 if (killAt !== undefined && (!(killAt > 0 && killAt < 1) || instances < 2))
   throw new Error('--kill-at expects a share between 0 and 1, with --instances 2 or more');
 const latencyMs = Number(args['latency-ms']);
+const IDLE_BY = { person: undefined, app: IMPORTER_TOKEN, 'own-token': 'sandbox-token' } as const;
+const idleBy = args['idle-by'] as keyof typeof IDLE_BY;
+if (!(idleBy in IDLE_BY)) throw new Error('--idle-by expects person, app or own-token');
 if (!Number.isInteger(records) || records < 100) throw new Error('--records expects a whole number of at least 100');
 const NEW_DURING = 50;
 const LIMIT = 50;
@@ -143,11 +151,27 @@ const email = () => {
 /** Per new contact: from its creation to its lookups planned (the enriched_at stamp), and on to its write. */
 const newSplits: { planned: number; written: number }[] = [];
 
-/** Resolves with the ms from creation to enriched properties being readable in the sandbox. */
-async function timeNewContact(): Promise<number> {
+/** Creates a contact through HubSpot's API with `token`, as an app does; resolves with its id. */
+async function createThroughApi(token: string, properties: Record<string, string>): Promise<string> {
+  const res = await fetch(`${sandboxes.hubspot.url}/crm/v3/objects/contacts`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ properties }),
+  });
+  if (res.status !== 201) throw new Error(`the contact was not created: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { id: string }).id;
+}
+
+/**
+ * Resolves with the ms from creation to enriched properties being readable in the sandbox. `token`:
+ * created through the API with it; without, by a person in HubSpot's UI.
+ */
+async function timeNewContact(token?: string): Promise<number> {
   const started = performance.now();
   const createdAt = Date.now();
-  const { id } = sandboxes.hubspot.createContact({ email: email() });
+  const id = token
+    ? await createThroughApi(token, { email: email() })
+    : sandboxes.hubspot.createContact({ email: email() }).id;
   for (;;) {
     const stamp = sandboxes.hubspot.getContact(id)?.crm_enrich_enriched_at;
     if (stamp) {
@@ -164,7 +188,7 @@ async function timeNewContact(): Promise<number> {
 const idle: number[] = [];
 const idleCalls = [sandboxes.hubspot.stats().calls];
 const idleSampler = setInterval(() => idleCalls.push(sandboxes.hubspot.stats().calls), 1000);
-for (let i = 0; i < 20; i++) idle.push(await timeNewContact());
+for (let i = 0; i < 20; i++) idle.push(await timeNewContact(IDLE_BY[idleBy]));
 clearInterval(idleSampler);
 console.log(
   `HubSpot refusals up to the end of the idle phase: ${JSON.stringify(sandboxes.hubspot.stats().rateLimited)}; calls by second: ${idleCalls
@@ -193,7 +217,7 @@ if (args['idle-only']) {
   const splits = newSplits.slice(0, idle.length);
   const ms = (xs: number[]) => `p50 ${p50(xs).toFixed(0)} p95 ${p95(xs).toFixed(0)}`;
   console.log(
-    `idle: ${idle.length} new contacts, ${ms(idle)} ms (min ${Math.min(...idle).toFixed(0)}, max ${Math.max(...idle).toFixed(0)}); ` +
+    `idle: ${idle.length} new contacts created by ${idleBy}, ${ms(idle)} ms (min ${Math.min(...idle).toFixed(0)}, max ${Math.max(...idle).toFixed(0)}); ` +
       `creation to planned ${ms(splits.map((d) => d.planned))} ms, planned to written ${ms(splits.map((d) => d.written))} ms`,
   );
   console.log(`idle: each in ms: ${idle.map((t) => t.toFixed(0)).join(' ')}`);
@@ -205,7 +229,7 @@ if (args['idle-only']) {
   await sandboxes.close();
   await dropSchema(schema);
   console.log(
-    `BENCH pipeline instances=${instances} idle_only=1 idle_p50_ms=${p50(idle).toFixed(0)} idle_p95_ms=${p95(idle).toFixed(0)}`,
+    `BENCH pipeline instances=${instances} idle_only=1 idle_by=${idleBy} idle_p50_ms=${p50(idle).toFixed(0)} idle_p95_ms=${p95(idle).toFixed(0)}`,
   );
   process.exit(0);
 }
