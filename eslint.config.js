@@ -1,7 +1,9 @@
 // @ts-check
 // ESLint: typescript-eslint's type-checked recommended rules over every TypeScript file, and the import
-// boundaries between folders (docs/code-map.md). Formatting is Prettier's alone (eslint-config-prettier, last).
+// boundaries between folders (docs/code-map.md). Formatting is Prettier's alone (eslint-config-prettier, last),
+// except the length of lines Prettier does not break (strings, comments): @stylistic/max-len.
 import js from '@eslint/js';
+import stylistic from '@stylistic/eslint-plugin';
 import prettier from 'eslint-config-prettier';
 import { defineConfig, globalIgnores } from 'eslint/config';
 import globals from 'globals';
@@ -52,6 +54,12 @@ const boundary = (files, forbidden) => ({
     ],
   },
 });
+
+// eslint-config-prettier switches off every rule that may fight Prettier, @stylistic/max-len among them (Prettier
+// can leave a line longer than its width); it stays on here, at Prettier's width, for the lines Prettier leaves.
+const prettierRules = Object.fromEntries(
+  Object.entries(prettier.rules).filter(([rule]) => rule !== '@stylistic/max-len'),
+);
 
 export default defineConfig(
   // deploy/ holds other tools' projects (the HubSpot card is built and checked by HubSpot's CLI).
@@ -113,6 +121,13 @@ export default defineConfig(
     files: ['test/hubspot/app-card.test.ts'],
     // HubSpot's createRenderer() hands back functions that are meant to be destructured (its docs do).
     rules: { '@typescript-eslint/unbound-method': 'off' },
+  },
+  {
+    // Prettier wraps code at 120 characters but not strings, template literals or comments: those are wrapped
+    // by hand. A URL or a regular expression literal stays whole.
+    files: ['src/**/*.ts', 'src/**/*.tsx', 'connectors/**/*.ts', 'connectors/**/*.tsx'],
+    plugins: { '@stylistic': stylistic },
+    rules: { '@stylistic/max-len': ['error', { code: 120, ignoreUrls: true, ignoreRegExpLiterals: true }] },
   },
   { files: ['bin/**/*.js', 'eslint.config.js'], languageOptions: { globals: globals.node } },
   { files: ['src/server/admin-page/public/**/*.js'], languageOptions: { globals: globals.browser } },
@@ -200,5 +215,5 @@ export default defineConfig(
     })
     .flat(),
 
-  prettier,
+  { ...prettier, rules: prettierRules },
 );

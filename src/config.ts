@@ -61,9 +61,15 @@ export const ConfigSchema = z
         'expected a schema name: lower-case letters, digits and underscores, starting with a letter',
       )
       .default('crm_enrich'),
-    /** Last resort: a job whose holder gave no heartbeat for this long is failed (an attempt spent) and handed out again. */
+    /**
+     * Last resort: a job whose holder gave no heartbeat for this
+     * long is failed (an attempt spent) and handed out again.
+     */
     CRM_ENRICH_JOB_EXPIRE_SECONDS: int(300, 2, 86_400),
-    /** How often a worker vouches for the jobs it holds; a job unvouched for three times this long goes to another worker, unspent. */
+    /**
+     * How often a worker vouches for the jobs it holds; a job unvouched
+     * for three times this long goes to another worker, unspent.
+     */
     CRM_ENRICH_HEARTBEAT_SECONDS: int(1, 1, 60),
     /** How long SIGTERM gives work under way before the rest is put back for the next instance. */
     CRM_ENRICH_SHUTDOWN_SECONDS: int(10, 1, 600),
@@ -131,7 +137,10 @@ export const ConfigSchema = z
       .string()
       .regex(/^[A-Za-z][A-Za-z0-9_]{0,79}$/, 'expected a permission set API name such as Crm_Enrich_Integration')
       .default('Crm_Enrich_Integration'),
-    /** How long the flow action waits for its records' runs; those not settled by then answer `pending`. Under the Apex callout timeout. */
+    /**
+     * How long the flow action waits for its records' runs; those not
+     * settled by then answer `pending`. Under the Apex callout timeout.
+     */
     SALESFORCE_ACTION_WAIT_MS: int(8_000, 0, 110_000),
 
     /** How long a webhook body may take to arrive after its headers; a slower sender is cut off. */
@@ -155,7 +164,10 @@ export const ConfigSchema = z
       .refine((v) => v === 'off' || cron.validate(v), {
         message: 'expected a cron expression (five fields, or six with seconds) or off',
       }),
-    /** A job-change sweep looks up only people whose partner data is at least this many days old (0: everyone in the segment). */
+    /**
+     * A job-change sweep looks up only people whose partner data
+     * is at least this many days old (0: everyone in the segment).
+     */
     JOB_CHANGE_MIN_AGE_DAYS: int(30, 0, 3650),
     /** When the segments of the job-change actions file's `sweep` section are swept; `off` (the default) to never. */
     JOB_CHANGE_CRON: z
@@ -203,7 +215,8 @@ export const ConfigSchema = z
         code: 'custom',
         path: ['PUBLIC_URL'],
         message:
-          'the MCP sign-in needs an https:// URL here (http only on a loopback address such as 127.0.0.1); or set MCP_ENABLED=false',
+          'the MCP sign-in needs an https:// URL here (http only on a loopback address such as 127.0.0.1); or ' +
+          'set MCP_ENABLED=false',
       });
     }
   });

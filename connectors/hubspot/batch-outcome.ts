@@ -21,7 +21,9 @@ function errorCode(category: string | undefined): string {
   return (category ?? 'error').toLowerCase();
 }
 
-/** Property names an error body names, from `context.propertyName` or HubSpot's "Property values were not valid" JSON. */
+/**
+ * Property names an error body names, from `context.propertyName` or HubSpot's "Property values were not valid" JSON.
+ */
 export function propertyNamesIn(error: BatchError): string[] {
   const names = new Set<string>(error.context?.propertyName ?? []);
   for (const detail of error.errors ?? []) for (const n of detail.context?.propertyName ?? []) names.add(n);
@@ -69,8 +71,9 @@ export function requiredPropertiesMessage(names: string[], operation: string): s
   const list = names.join(', ');
   const them = names.length === 1 ? 'it' : 'them';
   return (
-    `HubSpot refused ${operation}: this portal requires ${list} on every create and update (enforced on API writes from ` +
-    `API version 2026-09), and the write left ${them} empty. Fill ${them} through the mapping, or ask the portal's admin to stop requiring ${them}.`
+    `HubSpot refused ${operation}: this portal requires ${list} on every create and update ` +
+    `(enforced on API writes from API version 2026-09), and the write left ${them} empty. ` +
+    `Fill ${them} through the mapping, or ask the portal's admin to stop requiring ${them}.`
   );
 }
 

@@ -2,7 +2,7 @@
  * HubSpot companies: found by domain or by partner id and name, created in batches, and linked with
  * contacts through v4 associations (the first link a contact gets is its primary company).
  */
-import { AssociationSpecAssociationCategoryEnum } from '@hubspot/api-client/lib/codegen/crm/associations/v4/models/all.js';
+import * as associationModels from '@hubspot/api-client/lib/codegen/crm/associations/v4/models/all.js';
 import { websiteDomain } from '../../src/core/domain.js';
 import {
   CrmError,
@@ -19,6 +19,8 @@ import {
 import { parseCrmAnswer } from '../../src/core/crm-answer.js';
 import { HubspotObjects } from './wire-schemas.js';
 import { apiType, chunk, HUBSPOT_BATCH_SIZE, SEARCH_PAGE_MAX, type HubspotCalls } from './sdk-objects.js';
+
+const { AssociationSpecAssociationCategoryEnum } = associationModels;
 
 /** Inputs per v4 association batch create (HubSpot's limit). */
 const ASSOCIATION_BATCH_LIMIT = 2_000;

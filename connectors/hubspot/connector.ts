@@ -33,9 +33,15 @@ import { parseCrmAnswer } from '../../src/core/crm-answer.js';
 export { HUBSPOT_BATCH_SIZE } from './sdk-objects.js';
 
 export type HubspotTier = 'starter' | 'pro' | 'oauth';
-/** Requests per 10 s: private apps on Free/Starter 100, Professional/Enterprise 190; public (OAuth) apps 110 per installing portal. */
+/**
+ * Requests per 10 s: private apps on Free/Starter 100,
+ * Professional/Enterprise 190; public (OAuth) apps 110 per installing portal.
+ */
 export const TIER_REQUESTS_PER_10S: Record<HubspotTier, number> = { starter: 100, pro: 190, oauth: 110 };
-/** Calls per day of a private app: Free/Starter 250,000, Professional 625,000 (Enterprise has more); an OAuth app gets its portal's. */
+/**
+ * Calls per day of a private app: Free/Starter 250,000, Professional
+ * 625,000 (Enterprise has more); an OAuth app gets its portal's.
+ */
 const TIER_DAILY: Record<HubspotTier, number | undefined> = { starter: 250_000, pro: 625_000, oauth: undefined };
 
 export interface HubspotConnectorOptions {
@@ -243,7 +249,9 @@ export function createHubspotConnector(options: HubspotConnectorOptions): CrmCon
         throw new CrmError(
           'hubspot',
           'unavailable',
-          "HubSpot did not tell the portal id (GET /account-info/v3/details); crm-enrich keeps each portal's state apart and cannot start without it. Check HUBSPOT_ACCESS_TOKEN and that HubSpot answers, then start again.",
+          "HubSpot did not tell the portal id (GET /account-info/v3/details); crm-enrich keeps each portal's " +
+            'state apart and cannot start without it. Check HUBSPOT_ACCESS_TOKEN and that HubSpot answers, ' +
+            'then start again.',
         );
       return String(portal);
     },
@@ -271,7 +279,8 @@ export function createHubspotConnector(options: HubspotConnectorOptions): CrmCon
       const found = parseCrmAnswer('hubspot', HubspotObjects, res.results, 'search').map(toRecord);
       const groups = type === 'contacts' && found.length === 0 ? fullNameFilterGroups(text) : [];
       if (groups.length === 0) return found;
-      // A full name ("Lucas Ryan") is no one property's value: look for it as first and last name, at each place it may split.
+      // A full name ("Lucas Ryan") is no one property's value: look
+      // for it as first and last name, at each place it may split.
       const byName = await search(
         type,
         { filterGroups: groups, properties, limit: Math.min(limit, SEARCH_PAGE_MAX) },
@@ -297,7 +306,8 @@ export function createHubspotConnector(options: HubspotConnectorOptions): CrmCon
       callbackId: string,
       outputFields: Record<string, string | number | boolean>,
     ): Promise<void> {
-      // POST /automation/v4/actions/callbacks/{callbackId}/complete; the SDK types the values as strings but sends them as given.
+      // POST /automation/v4/actions/callbacks/{callbackId}/complete;
+      // the SDK types the values as strings but sends them as given.
       await runner.run('action_callback', 'interactive', async () =>
         (await sdk()).automation.actions.callbacksApi.complete(callbackId, {
           outputFields: outputFields as Record<string, string>,

@@ -3,11 +3,13 @@
  * `employer` action puts on the association with the company a contact left. `mappings provision`
  * creates it through the v4 association labels API; the action reads its type id once and keeps it.
  */
-import { AssociationSpecAssociationCategoryEnum } from '@hubspot/api-client/lib/codegen/crm/associations/v4/models/all.js';
+import * as associationModels from '@hubspot/api-client/lib/codegen/crm/associations/v4/models/all.js';
 import type { Priority } from '../../src/core/limiter.js';
 import { parseCrmAnswer } from '../../src/core/crm-answer.js';
 import type { HubspotCalls } from './sdk-objects.js';
 import { AssociationLabels } from './wire-schemas.js';
+
+const { AssociationSpecAssociationCategoryEnum } = associationModels;
 
 export const FORMER_EMPLOYEE_LABEL = { label: 'Former employee', name: 'crm_enrich_former_employee' } as const;
 

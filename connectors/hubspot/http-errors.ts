@@ -86,7 +86,8 @@ export function toCrmError(failure: HubspotFailure, operation: string, now: numb
       return new CrmError(
         'hubspot',
         'daily_limit',
-        `HubSpot's daily API limit for this portal is spent; bulk work stops until ${resetAt}. Raise the portal's limit or wait for the reset.`,
+        `HubSpot's daily API limit for this portal is spent; bulk work stops until ${resetAt}. Raise the ` +
+          "portal's limit or wait for the reset.",
         undefined,
         resetAt,
         details,
@@ -106,7 +107,8 @@ export function toCrmError(failure: HubspotFailure, operation: string, now: numb
     return new CrmError(
       'hubspot',
       'auth',
-      'HubSpot rejected the access token (401). Check HUBSPOT_ACCESS_TOKEN: a private app token of this portal, not expired.',
+      'HubSpot rejected the access token (401). Check HUBSPOT_ACCESS_TOKEN: a private app token of this ' +
+        'portal, not expired.',
       undefined,
       undefined,
       details,
@@ -116,7 +118,8 @@ export function toCrmError(failure: HubspotFailure, operation: string, now: numb
     return new CrmError(
       'hubspot',
       'auth',
-      `HubSpot refused ${operation} (403): ${message}. Give the app the crm.objects.contacts, crm.objects.companies and crm.schemas read/write scopes.`,
+      `HubSpot refused ${operation} (403): ${message}. Give the app the crm.objects.contacts, ` +
+        'crm.objects.companies and crm.schemas read/write scopes.',
       undefined,
       undefined,
       details,

@@ -4,7 +4,7 @@
  * made primary with the old one labelled "Former employee", and a new contact at the new employer. The
  * contact's e-mail is never written here.
  */
-import { AssociationSpecAssociationCategoryEnum } from '@hubspot/api-client/lib/codegen/crm/objects/tasks/models/all.js';
+import * as taskModels from '@hubspot/api-client/lib/codegen/crm/objects/tasks/models/all.js';
 import type {
   CallOptions,
   CrmConnector,
@@ -19,6 +19,8 @@ import { formerEmployeeLabel } from './former-employee-label.js';
 import { contactAtNewEmployer, moveToNewEmployer } from './job-change-employer.js';
 import { apiType, toRecord, type HubspotCalls } from './sdk-objects.js';
 import { HubspotObjects } from './wire-schemas.js';
+
+const { AssociationSpecAssociationCategoryEnum } = taskModels;
 
 /** HubSpot-defined association type of a task to a contact. */
 const TASK_TO_CONTACT = 204;

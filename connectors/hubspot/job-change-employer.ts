@@ -5,13 +5,15 @@
  * set); and, when asked, a new contact at the new employer, after a search shows no contact has the
  * address. The contact's own e-mail is never written.
  */
-import { AssociationSpecAssociationCategoryEnum } from '@hubspot/api-client/lib/codegen/crm/associations/v4/models/all.js';
+import * as associationModels from '@hubspot/api-client/lib/codegen/crm/associations/v4/models/all.js';
 import type { JobChangeAct } from '../../src/core/connector.js';
 import { parseCrmAnswer } from '../../src/core/crm-answer.js';
 import type { Priority } from '../../src/core/limiter.js';
 import { formerEmployeeSpec } from './former-employee-label.js';
 import type { HubspotCalls } from './sdk-objects.js';
 import { HubspotObjects } from './wire-schemas.js';
+
+const { AssociationSpecAssociationCategoryEnum } = associationModels;
 
 const PRIMARY = { associationCategory: AssociationSpecAssociationCategoryEnum.HubspotDefined, associationTypeId: 1 };
 const UNLABELED = {

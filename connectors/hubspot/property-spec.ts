@@ -34,7 +34,9 @@ const TYPES: Record<PropertySpec['type'], [string, string]> = {
 export function hubspotPropertyFor(spec: PropertySpec): { create: HubspotPropertyCreate } | { instruction: string } {
   if (!/^[a-z][a-z0-9_]{0,99}$/.test(spec.name)) {
     return {
-      instruction: `HubSpot property names are lower-case letters, digits and underscores, starting with a letter; rename "${spec.name}" in the mapping.`,
+      instruction:
+        'HubSpot property names are lower-case letters, digits and underscores, starting with a ' +
+        `letter; rename "${spec.name}" in the mapping.`,
     };
   }
   const [type, fieldType] = TYPES[spec.type];
@@ -50,7 +52,9 @@ export function hubspotPropertyFor(spec: PropertySpec): { create: HubspotPropert
   if (spec.type === 'enumeration') {
     if (!spec.options || spec.options.length === 0) {
       return {
-        instruction: `"${spec.name}" is an enumeration without options; list its options in the mapping or create it in HubSpot under Settings > Properties.`,
+        instruction:
+          `"${spec.name}" is an enumeration without options; list its options in the mapping or ` +
+          'create it in HubSpot under Settings > Properties.',
       };
     }
     create.options = spec.options.map((value, i) => ({ label: value, value, displayOrder: i, hidden: false }));

@@ -43,7 +43,9 @@ export async function ensureHubspotProperties(
       else if (e instanceof CrmError && e.code === 'validation') {
         result.missing.push({
           spec,
-          instruction: `HubSpot refused to create "${spec.name}": ${e.message}. Create it under Settings > Properties, group crm-enrich.`,
+          instruction:
+            `HubSpot refused to create "${spec.name}": ${e.message}. Create it under Settings > ` +
+            'Properties, group crm-enrich.',
         });
       } else throw e;
     }

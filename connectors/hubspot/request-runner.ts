@@ -79,7 +79,8 @@ export class HubspotRequestRunner {
           throw new CrmError(
             'hubspot',
             'unavailable',
-            `HubSpot could not be reached for ${operation}: ${networkMessage(error)}. Check HUBSPOT_BASE_URL and the network.`,
+            `HubSpot could not be reached for ${operation}: ${networkMessage(error)}. Check HUBSPOT_BASE_URL ` +
+              'and the network.',
             undefined,
             undefined,
             { operation },

@@ -228,7 +228,8 @@ export function createHubspotWebhookHandler(options: HubspotWebhookOptions): Web
             error: new WebhookError(
               403,
               'wrong_portal',
-              `${foreign} event(s) of this delivery come from another HubSpot portal than the connected one (${portal}); nothing was stored.`,
+              `${foreign} event(s) of this delivery come from another HubSpot portal than the connected one ` +
+                `(${portal}); nothing was stored.`,
             ),
           };
         }

@@ -45,11 +45,14 @@ export class ApiBudget {
     if (!this.limits || (this.limits.remaining <= floor && stale)) await this.refresh();
     const limits = this.limits;
     if (limits && limits.remaining <= floor) {
+      const left = limits.remaining === 0 ? 'no' : `${limits.remaining} of ${limits.max}`;
       throw new CrmError(
         'salesforce',
         'daily_limit',
-        `Salesforce org has ${limits.remaining === 0 ? 'no' : `${limits.remaining} of ${limits.max}`} daily API calls left, at or below the ${priority} reserve of ${floor}; ` +
-          `${priority} work stops so other integrations keep working. It resumes as the 24-hour window frees calls (raise SALESFORCE_API_RESERVE to stop earlier, lower it to go further).`,
+        `Salesforce org has ${left} daily API calls left, at or below the ${priority} reserve of ${floor}; ` +
+          `${priority} work stops so other integrations keep working. ` +
+          'It resumes as the 24-hour window frees calls ' +
+          '(raise SALESFORCE_API_RESERVE to stop earlier, lower it to go further).',
         undefined,
         undefined,
         { remaining: limits.remaining, max: limits.max, reserve: floor, priority },

@@ -51,8 +51,10 @@ export async function requestSession(auth: SalesforceAuth): Promise<Session> {
     const name = err instanceof Error ? err.name : 'error';
     const hint =
       auth.kind === 'jwt'
-        ? 'Check SALESFORCE_CLIENT_ID, SALESFORCE_USERNAME, the private key and that the connected app has the matching certificate and is pre-authorised for the user.'
-        : 'Check SALESFORCE_CLIENT_ID and SALESFORCE_CLIENT_SECRET and that the connected app enables the client credentials flow with a run-as user.';
+        ? 'Check SALESFORCE_CLIENT_ID, SALESFORCE_USERNAME, the private key and that the connected app has ' +
+          'the matching certificate and is pre-authorised for the user.'
+        : 'Check SALESFORCE_CLIENT_ID and SALESFORCE_CLIENT_SECRET and that the connected app enables the ' +
+          'client credentials flow with a run-as user.';
     throw new CrmError(
       'salesforce',
       'auth',
@@ -64,7 +66,8 @@ export async function requestSession(auth: SalesforceAuth): Promise<Session> {
     throw new CrmError(
       'salesforce',
       'auth',
-      `Salesforce's token answer is not usable: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+      "Salesforce's token answer is not usable: " +
+        `${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
     );
   }
   const [orgId] = parsed.data.id.split('/').slice(-2);

@@ -47,7 +47,8 @@ export function salesforceCompanies({
       const c = await connection();
       const base = `${c.instanceUrl}/services/data/v${version}/query?q=`.length;
       for (const soql of chunkWebsiteQueries([...wanted], base, maxUriLength)) {
-        // LIKE finds look-alikes too (notacme.com for acme.com); only an exact website match counts. Oldest Account wins.
+        // LIKE finds look-alikes too (notacme.com for acme.com);
+        // only an exact website match counts. Oldest Account wins.
         for (const raw of await queryAll(soql, callOptions?.priority ?? 'bulk')) {
           const domain = websiteDomain(asString(raw.Website) ?? '');
           if (!wanted.has(domain)) continue;

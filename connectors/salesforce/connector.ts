@@ -1,7 +1,8 @@
 /**
  * The Salesforce connector over jsforce: reads by id through SOQL (chunked to fit the URI limit, following
  * query locators), writes through sObject Collections in chunks of 200, sweeps by LastModifiedDate with a
- * keyset cursor, finds Accounts by website domain, and spends the org's shared API allocation carefully (api-budget.ts).
+ * keyset cursor, finds Accounts by website domain, and spends
+ * the org's shared API allocation carefully (api-budget.ts).
  */
 import {
   CrmError,
@@ -291,13 +292,16 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
             .slice(1, 6)
             .map(
               (_, i) =>
-                `(FirstName = ${soqlString(words.slice(0, i + 1).join(' '))} AND LastName = ${soqlString(words.slice(i + 1).join(' '))})`,
+                `(FirstName = ${soqlString(words.slice(0, i + 1).join(' '))} AND LastName = ` +
+                `${soqlString(words.slice(i + 1).join(' '))})`,
             );
       const where =
         objectType === 'Account'
           ? `Name LIKE ${likeContaining(term)} OR Website LIKE ${likeContaining(term)}`
           : [`Email = ${soqlString(term)}`, `Name LIKE ${likeContaining(term)}`, ...splits].join(' OR ');
-      const soql = `SELECT ${selectFields(properties).join(', ')} FROM ${objectType} WHERE ${where} ORDER BY LastModifiedDate DESC LIMIT ${Math.max(1, Math.min(limit, MAX_PAGE))}`;
+      const soql =
+        `SELECT ${selectFields(properties).join(', ')} FROM ${objectType} WHERE ${where} ORDER BY ` +
+        `LastModifiedDate DESC LIMIT ${Math.max(1, Math.min(limit, MAX_PAGE))}`;
       return (await queryAll(soql, 'interactive')).map((r) => toRecord(r, properties));
     },
 

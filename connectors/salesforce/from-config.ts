@@ -38,7 +38,8 @@ export function salesforceAuthFromConfig(config: Config): SalesforceAuth | undef
     if (!config.SALESFORCE_CLIENT_ID || !config.SALESFORCE_USERNAME) {
       throw new SalesforceConfigError(
         config.SALESFORCE_CLIENT_ID ? 'SALESFORCE_USERNAME' : 'SALESFORCE_CLIENT_ID',
-        'The JWT bearer flow needs SALESFORCE_CLIENT_ID and SALESFORCE_USERNAME as well as SALESFORCE_PRIVATE_KEY_FILE.',
+        'The JWT bearer flow needs SALESFORCE_CLIENT_ID and SALESFORCE_USERNAME as well as ' +
+          'SALESFORCE_PRIVATE_KEY_FILE.',
       );
     }
     let privateKey: string;
@@ -47,7 +48,8 @@ export function salesforceAuthFromConfig(config: Config): SalesforceAuth | undef
     } catch (err) {
       throw new SalesforceConfigError(
         'SALESFORCE_PRIVATE_KEY_FILE',
-        `SALESFORCE_PRIVATE_KEY_FILE cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'}); point it at the connected app's PEM private key.`,
+        `SALESFORCE_PRIVATE_KEY_FILE cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'}); ` +
+          "point it at the connected app's PEM private key.",
       );
     }
     return {
@@ -68,7 +70,8 @@ export function salesforceAuthFromConfig(config: Config): SalesforceAuth | undef
     if (!config.SALESFORCE_LOGIN_URL) {
       throw new SalesforceConfigError(
         'SALESFORCE_LOGIN_URL',
-        "The client credentials flow needs SALESFORCE_LOGIN_URL set to the org's My Domain URL, e.g. https://acme.my.salesforce.com.",
+        "The client credentials flow needs SALESFORCE_LOGIN_URL set to the org's My Domain URL, e.g. " +
+          'https://acme.my.salesforce.com.',
       );
     }
     return {

@@ -135,7 +135,8 @@ export function parseOutboundMessage(xml: string): OutboundNotificationMessage {
     const issue = parsed.error.issues[0];
     throw new OutboundMessageError(
       'not_outbound_message',
-      `Not a Salesforce outbound message (${OUTBOUND_NAMESPACE}): ${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid'}.`,
+      `Not a Salesforce outbound message (${OUTBOUND_NAMESPACE}): ${issue?.path.join('.') || 'body'}: ` +
+        `${issue?.message ?? 'invalid'}.`,
     );
   }
   const body = parsed.data.Envelope.Body.notifications;
@@ -161,16 +162,23 @@ export function parseOutboundMessage(xml: string): OutboundNotificationMessage {
 }
 
 const ENVELOPE_OPEN =
-  '<?xml version="1.0" encoding="UTF-8"?><soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/"><soapenv:Body>';
+  '<?xml version="1.0" encoding="UTF-8"?>' +
+  '<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/"><soapenv:Body>';
 const ENVELOPE_CLOSE = '</soapenv:Body></soapenv:Envelope>';
 
 /** The one answer that tells Salesforce the message is delivered. */
 export function ackEnvelope(): string {
-  return `${ENVELOPE_OPEN}<notificationsResponse xmlns="${OUTBOUND_NAMESPACE}"><Ack>true</Ack></notificationsResponse>${ENVELOPE_CLOSE}`;
+  return (
+    `${ENVELOPE_OPEN}<notificationsResponse xmlns="${OUTBOUND_NAMESPACE}">` +
+    `<Ack>true</Ack></notificationsResponse>${ENVELOPE_CLOSE}`
+  );
 }
 
 export function faultEnvelope(status: number, message: string): string {
   const code = status >= 500 ? 'soapenv:Server' : 'soapenv:Client';
   const text = message.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-  return `${ENVELOPE_OPEN}<soapenv:Fault><faultcode>${code}</faultcode><faultstring>${text}</faultstring></soapenv:Fault>${ENVELOPE_CLOSE}`;
+  return (
+    `${ENVELOPE_OPEN}<soapenv:Fault><faultcode>${code}</faultcode>` +
+    `<faultstring>${text}</faultstring></soapenv:Fault>${ENVELOPE_CLOSE}`
+  );
 }

@@ -130,7 +130,8 @@ export function salesforceSession(options: SessionOptions, version: string): Sal
         limitsReadable = false;
         log.warn(
           { connection },
-          'the integration user may not read /limits (it needs View Setup and Configuration); the daily API allocation is read from the Sforce-Limit-Info header instead',
+          'the integration user may not read /limits (it needs View Setup and Configuration); the daily API ' +
+            'allocation is read from the Sforce-Limit-Info header instead',
         );
         return lastObserved ?? UNKNOWN_LIMITS;
       }

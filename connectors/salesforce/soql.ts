@@ -16,7 +16,8 @@ export function checkFieldNames(fields: string[]): void {
     throw new CrmError(
       'salesforce',
       'validation',
-      `Not Salesforce field API names: ${bad.map((b) => JSON.stringify(b)).join(', ')}. Use names like Email or Tier__c.`,
+      `Not Salesforce field API names: ${bad.map((b) => JSON.stringify(b)).join(', ')}. Use names like Email ` +
+        'or Tier__c.',
     );
   }
 }
@@ -81,7 +82,8 @@ export function chunkIdQueries(
     throw new CrmError(
       'salesforce',
       'validation',
-      `Too many fields in one read of ${objectType} (${fields.length}); the query would not fit in a request. Map fewer fields.`,
+      `Too many fields in one read of ${objectType} (${fields.length}); the query would not fit in a request. ` +
+        'Map fewer fields.',
     );
   }
   return chunkByUri(ids, (chunk) => selectByIds(objectType, fields, chunk), soqlString, ', ', room);
@@ -93,7 +95,8 @@ export function likeContaining(text: string): string {
 }
 
 const selectByWebsites = (domains: string[]) =>
-  `SELECT Id, Website FROM Account WHERE ${domains.map((d) => `Website LIKE ${likeContaining(d)}`).join(' OR ')} ORDER BY Id`;
+  'SELECT Id, Website FROM Account WHERE ' +
+  `${domains.map((d) => `Website LIKE ${likeContaining(d)}`).join(' OR ')} ORDER BY Id`;
 
 /**
  * Accounts whose Website contains one of the domains, in as few queries as fit the URI limit. The

@@ -452,7 +452,9 @@ function accountContactRelationFields(): DescribeField[] {
 const TASK_STATUS_VALUES = ['Not Started', 'In Progress', 'Completed', 'Waiting on someone else', 'Deferred'];
 const TASK_PRIORITY_VALUES = ['High', 'Normal', 'Low'];
 
-/** The Task fields a to-do for a record's owner needs (crm-enrich's job-change action); WhoId names a Contact or Lead. */
+/**
+ * The Task fields a to-do for a record's owner needs (crm-enrich's job-change action); WhoId names a Contact or Lead.
+ */
 function taskFields(): DescribeField[] {
   return [
     ...systemFields(),

@@ -117,13 +117,14 @@ export function createSalesforceWebhookHandler(options: SalesforceWebhookOptions
       ok: true,
       events: parsed.value.records.map((r) => {
         const recordId = toId18(r.id) ?? r.id;
+        const version = r.eventId ?? r.lastModifiedDate ?? `minute:${Math.floor(now().getTime() / 60_000)}`;
         return {
           crm: 'salesforce',
           connection,
           objectType: r.type,
           recordId,
           kind: r.kind,
-          dedupKey: `${FLOW_PREFIX}${r.type}:${recordId}:${r.eventId ?? r.lastModifiedDate ?? `minute:${Math.floor(now().getTime() / 60_000)}`}`,
+          dedupKey: `${FLOW_PREFIX}${r.type}:${recordId}:${version}`,
           occurredAt: (r.lastModifiedDate ? isoFromSalesforce(r.lastModifiedDate) : undefined) ?? now().toISOString(),
           ...(r.values ? { values: r.values } : {}),
         };

@@ -73,7 +73,10 @@ export interface ComposeOptions {
   statsFlushMs?: number;
 }
 
-/** Opens everything and checks the mappings against each CRM; throws (naming every problem) on invalid mappings, closing what it opened. */
+/**
+ * Opens everything and checks the mappings against each CRM; throws
+ * (naming every problem) on invalid mappings, closing what it opened.
+ */
 export async function compose(options: ComposeOptions): Promise<Parts> {
   const { config } = options;
   if (!config.PARTNER_API_KEY || !config.PARTNER_BASE_URL) {
@@ -147,7 +150,9 @@ export async function compose(options: ComposeOptions): Promise<Parts> {
       );
       log.error(
         { crm, objectType, missing: missing.map((p) => p.name) },
-        `the ${crm} ${objectType} mapping is not started: its custom properties do not exist yet. Run \`crm-enrich mappings provision\` (it creates them where the CRM allows, and prints what an admin must add where it does not), or remove them from the mapping`,
+        `the ${crm} ${objectType} mapping is not started: its custom properties do not exist yet. Run ` +
+          `\`crm-enrich mappings provision\` (it creates them where the CRM allows, and prints what an admin ` +
+          'must add where it does not), or remove them from the mapping',
       );
     }
 

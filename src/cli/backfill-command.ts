@@ -76,7 +76,9 @@ export async function backfill(options: {
       progress.pending +
       (progress.status === 'running' ? Math.max(0, (options.limit ?? progress.listed) - progress.listed) : 0);
     const eta = rate > 0 ? `${Math.ceil(left / rate)}s` : '?';
-    const text = `${bar(finished, progress.enqueued)} ${finished}/${progress.enqueued} enriched, ${progress.listed} listed, ${progress.skipped} skipped, ${rate.toFixed(1)}/s, ETA ${eta}`;
+    const text =
+      `${bar(finished, progress.enqueued)} ${finished}/${progress.enqueued} enriched, ` +
+      `${progress.listed} listed, ${progress.skipped} skipped, ${rate.toFixed(1)}/s, ETA ${eta}`;
     if (tty) process.stdout.write(`\r${text}`);
     else if (progress.done || Date.now() - lastLine >= 5_000) {
       process.stdout.write(`${text}\n`);
@@ -87,7 +89,8 @@ export async function backfill(options: {
     progress = await call<Progress>('GET', path);
   }
   process.stdout.write(
-    `${tty ? '\n' : ''}backfill of ${options.connection} ${options.object} done: ${progress.enqueued} records enqueued, ${progress.skipped} skipped (no match key, or already enriched)\n`,
+    `${tty ? '\n' : ''}backfill of ${options.connection} ${options.object} done: ${progress.enqueued} records ` +
+      `enqueued, ${progress.skipped} skipped (no match key, or already enriched)\n`,
   );
 }
 
@@ -106,12 +109,14 @@ export async function backfillDryRun(options: {
   });
   const lines = [
     `dry run of a backfill of ${report.connection} ${report.object}: nothing was enqueued`,
-    `  ${report.listed} records listed: ${report.wouldEnrich} would be enriched, ${report.skipped} skipped (no match key, or already enriched)`,
+    `  ${report.listed} records listed: ${report.wouldEnrich} would be enriched, ${report.skipped} skipped ` +
+      '(no match key, or already enriched)',
   ];
   if (report.companies) {
     const c = report.companies;
     lines.push(
-      `  ${c.wouldLink} would be linked with their employer's company: ${c.existing} of those companies exist, at most ${c.wouldCreateAtMost} would be created`,
+      `  ${c.wouldLink} would be linked with their employer's company: ${c.existing} of those companies ` +
+        `exist, at most ${c.wouldCreateAtMost} would be created`,
       `  ${c.unknownEmployer} have a free-mail address or none: linked only if the partner names their employer`,
       `  (${c.note})`,
     );

@@ -52,39 +52,51 @@ export function startDemo(
 }
 
 export function banner(env: EmbeddedEnvironment, serviceUrl: string, plan: DemoPlan): string {
+  // Where the token is, never the token: a banner ends up in terminals, CI logs and screenshots.
+  const token = env.config.ADMIN_TOKEN
+    ? 'the ADMIN_TOKEN you set'
+    : `in ${join(env.config.CRM_ENRICH_DATA_DIR, 'admin-token')} (generated; set ADMIN_TOKEN to choose one)`;
   const lines = [
     '',
     `crm-enrich is running at ${serviceUrl}`,
     `  admin page:         ${serviceUrl}/admin`,
-    // Where the token is, never the token: a banner ends up in terminals, CI logs and screenshots.
-    `  admin token:        ${env.config.ADMIN_TOKEN ? 'the ADMIN_TOKEN you set' : `in ${join(env.config.CRM_ENRICH_DATA_DIR, 'admin-token')} (generated; set ADMIN_TOKEN to choose one)`}   (for the page, or as "Authorization: Bearer <token>" to ${serviceUrl}/admin/api)`,
+    `  admin token:        ${token}   (for the page, or as "Authorization: Bearer <token>" to ${serviceUrl}/admin/api)`,
   ];
   if (env.config.MCP_ENABLED)
     lines.push(
-      `  MCP server:         ${serviceUrl}/mcp   (for AI assistants; they sign in with your consent on a page that asks for the admin token)`,
+      `  MCP server:         ${serviceUrl}/mcp   (for AI assistants; they sign in with your consent on a page ` +
+        'that asks for the admin token)',
     );
   if (env.partner) lines.push(`  partner sandbox:    ${env.partner.url}   (key sandbox-key)`);
   else lines.push(`  partner API:        ${env.config.PARTNER_BASE_URL}`);
   if (env.hubspot)
     lines.push(
-      `  HubSpot sandbox:    ${env.hubspot.url}   (token sandbox-token: crm-enrich's app; sandbox-importer-token: another app, such as an import tool)`,
+      `  HubSpot sandbox:    ${env.hubspot.url}   (token sandbox-token: crm-enrich's app; ` +
+        'sandbox-importer-token: another app, such as an import tool)',
     );
-  // The OAuth values a client needs (the sandbox's login URL is its own), so the README's Salesforce example can be followed.
+  // The OAuth values a client needs (the sandbox's login URL is
+  // its own), so the README's Salesforce example can be followed.
   if (env.salesforce)
     lines.push(
-      `  Salesforce sandbox: ${env.salesforce.url}   (OAuth client credentials: login URL ${env.salesforce.url}, client_id sandbox, client_secret sandbox)`,
+      `  Salesforce sandbox: ${env.salesforce.url}   (OAuth client credentials: login URL ` +
+        `${env.salesforce.url}, client_id sandbox, client_secret sandbox)`,
     );
   const email = plan.emails[0];
   if (env.hubspot && email) {
     const auth = `-H 'Authorization: Bearer sandbox-token' -H 'Content-Type: application/json'`;
     // crm-enrich leaves alone what its own app creates: the contact comes from another app, as an import would.
     const importer = `-H 'Authorization: Bearer sandbox-importer-token' -H 'Content-Type: application/json'`;
+    const search =
+      `{"filterGroups":[{"filters":[{"propertyName":"email","operator":"EQ","value":"${email}"}]}],` +
+      '"properties":["email","firstname","lastname","jobtitle","hs_seniority","phone","company",' +
+      '"crm_enrich_enriched_at"]}';
     lines.push(
       '',
       'Create a contact in the HubSpot sandbox (as an import tool, another app, would):',
-      `  curl -s -X POST ${env.hubspot.url}/crm/v3/objects/contacts ${importer} -d '{"properties":{"email":"${email}"}}'`,
+      `  curl -s -X POST ${env.hubspot.url}/crm/v3/objects/contacts ${importer} -d ` +
+        `'{"properties":{"email":"${email}"}}'`,
       'A second later, see its enriched properties:',
-      `  curl -s -X POST ${env.hubspot.url}/crm/v3/objects/contacts/search ${auth} -d '{"filterGroups":[{"filters":[{"propertyName":"email","operator":"EQ","value":"${email}"}]}],"properties":["email","firstname","lastname","jobtitle","hs_seniority","phone","company","crm_enrich_enriched_at"]}'`,
+      `  curl -s -X POST ${env.hubspot.url}/crm/v3/objects/contacts/search ${auth} -d '${search}'`,
     );
   }
   lines.push(

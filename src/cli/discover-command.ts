@@ -59,7 +59,8 @@ export async function discover(options: DiscoverOptions, out: NodeJS.WritableStr
   if (options.dryRun) {
     const p = await call<DiscoveryPreview>('POST', '/discovery/preview', request);
     out.write(
-      `dry run at ${p.company.name ?? p.company.id} (${p.crm} ${p.company.id}, market ${p.company.market}): ${p.persona ? `persona ${p.persona}, ` : ''}${p.description}; nothing was created or spent\n`,
+      `dry run at ${p.company.name ?? p.company.id} (${p.crm} ${p.company.id}, market ${p.company.market}): ` +
+        `${p.persona ? `persona ${p.persona}, ` : ''}${p.description}; nothing was created or spent\n`,
     );
     const rows = [['person', 'position', 'seniority', 'department', 'e-mail', 'dnd phone', 'action', 'reason']];
     for (const c of p.candidates)
@@ -75,7 +76,8 @@ export async function discover(options: DiscoverOptions, out: NodeJS.WritableStr
       ]);
     if (p.candidates.length) out.write(`${table(rows)}\n`);
     out.write(
-      `${p.counts.create} to create, ${p.counts.link} to link, ${p.counts.skip} skipped; ${p.credits} credit(s) would be spent; ${p.dailyRemaining} more record(s) may be created today\n`,
+      `${p.counts.create} to create, ${p.counts.link} to link, ${p.counts.skip} skipped; ${p.credits} ` +
+        `credit(s) would be spent; ${p.dailyRemaining} more record(s) may be created today\n`,
     );
     return;
   }
@@ -88,7 +90,8 @@ export async function discover(options: DiscoverOptions, out: NodeJS.WritableStr
       const progress = await call<DiscoveryProgress>('GET', `/discovery/runs/${runId}`).catch(() => undefined);
       if (progress && !finished && tty)
         out.write(
-          `\r${bar(progress.done, progress.total)} ${progress.done}/${progress.total}: ${progress.created} created, ${progress.linked} linked, ${progress.skipped} skipped`,
+          `\r${bar(progress.done, progress.total)} ${progress.done}/${progress.total}: ${progress.created} ` +
+            `created, ${progress.linked} linked, ${progress.skipped} skipped`,
         );
     }
   })();
@@ -101,7 +104,8 @@ export async function discover(options: DiscoverOptions, out: NodeJS.WritableStr
   }
   if (tty) out.write(`\r${bar(1, 1)}\n`);
   out.write(
-    `discovery at ${result.company.name ?? result.company.id}: ${result.created} created, ${result.linked} linked, ${result.skipped} skipped, ${result.credits} credit(s) spent\n`,
+    `discovery at ${result.company.name ?? result.company.id}: ${result.created} created, ${result.linked} ` +
+      `linked, ${result.skipped} skipped, ${result.credits} credit(s) spent\n`,
   );
   for (const p of result.people.filter((p) => p.action !== 'skipped'))
     out.write(`  ${p.action} ${p.recordId}${p.name ? ` (${p.name})` : ''}: ${p.reason}\n`);

@@ -39,7 +39,8 @@ export async function sweep(options: SweepOptions, out: NodeJS.WritableStream = 
     body,
   );
   out.write(
-    `${result.segment} records in the segment, ${result.eligible} with partner data old enough; ${result.enqueued} refreshes enqueued` +
+    `${result.segment} records in the segment, ${result.eligible} with partner data old enough; ` +
+      `${result.enqueued} refreshes enqueued` +
       `${result.deferred ? `, ${result.deferred} left for a later sweep (today's bulk budget is spent)` : ''}. ` +
       'Moves found show in GET /admin/api/job-changes.\n',
   );

@@ -70,7 +70,9 @@ async function liveSchemas(mappings: LoadedMapping[], schemas: Map<string, CrmPr
           file,
           path: ['fields', spec.name, 'custom'],
           code: 'unknown_property',
-          message: `${spec.name} does not exist in ${document.crm} yet; \`crm-enrich mappings provision\` creates it, or says what an admin must add`,
+          message:
+            `${spec.name} does not exist in ${document.crm} yet; \`crm-enrich mappings provision\` ` +
+            'creates it, or says what an admin must add',
         });
       }
     }
@@ -132,7 +134,8 @@ async function check(dir: string, options: CheckOptions): Promise<number> {
     return 1;
   }
   console.log(
-    `${mappings.length} mapping${mappings.length === 1 ? '' : 's'} in ${dir} are valid (${checked} checked against a CRM schema)`,
+    `${mappings.length} mapping${mappings.length === 1 ? '' : 's'} in ${dir} are valid (${checked} checked ` +
+      'against a CRM schema)',
   );
   return 0;
 }
@@ -181,7 +184,8 @@ export function registerMappingCommands(parent: Command): void {
     .option('--live', "also check against the configured CRMs' own schemas, read over their APIs")
     .option(
       '--required <crm/object=property,...>',
-      "properties the CRM portal requires (HubSpot's API does not list them); warns for each a mapping does not fill; repeatable",
+      "properties the CRM portal requires (HubSpot's API does not list them); warns for each a mapping does " +
+        'not fill; repeatable',
       collect,
       [],
     )

@@ -81,8 +81,9 @@ function embeddedDatabaseProblems(config: Config): Problem[] {
   const holder = otherHolder(embeddedDatabaseLock(config.CRM_ENRICH_DATA_DIR));
   if (holder === undefined) return [];
   const message =
-    `the embedded database in ${config.CRM_ENRICH_DATA_DIR} is already open in process ${holder} (another crm-enrich?); ` +
-    'stop that process, point CRM_ENRICH_DATA_DIR at another directory, or set DATABASE_URL to a Postgres server';
+    `the embedded database in ${config.CRM_ENRICH_DATA_DIR} is already open in process ${holder} ` +
+    '(another crm-enrich?); stop that process, point CRM_ENRICH_DATA_DIR at another directory, ' +
+    'or set DATABASE_URL to a Postgres server';
   return [{ variable: 'CRM_ENRICH_DATA_DIR', message }];
 }
 

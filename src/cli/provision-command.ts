@@ -35,7 +35,8 @@ async function provisionJobChangeProperties(
       if (options.object && object.toLowerCase() !== options.object.toLowerCase()) continue;
       const result = await connector.ensureProperties(object, [...specs]);
       out.write(
-        `job-change actions (${connector.crm} ${object}): ${result.created.length} created, ${result.existing.length} already there, ${result.missing.length} to add by hand\n`,
+        `job-change actions (${connector.crm} ${object}): ${result.created.length} created, ` +
+          `${result.existing.length} already there, ${result.missing.length} to add by hand\n`,
       );
       for (const name of result.created) out.write(`  created ${name}\n`);
       for (const { instruction } of result.missing) out.write(`  ${instruction}\n`);
@@ -66,7 +67,8 @@ export async function provision(
       if (wanted.length === 0) continue;
       const result = await connector.ensureProperties(document.object, wanted);
       out.write(
-        `${file} (${document.crm} ${document.object}): ${result.created.length} created, ${result.existing.length} already there, ${result.missing.length} to add by hand\n`,
+        `${file} (${document.crm} ${document.object}): ${result.created.length} created, ` +
+          `${result.existing.length} already there, ${result.missing.length} to add by hand\n`,
       );
       for (const name of result.created) out.write(`  created ${name}\n`);
       for (const { instruction } of result.missing) out.write(`  ${instruction}\n`);

@@ -41,7 +41,8 @@ export function registerServiceCommands(program: Command): void {
     .option('--limit <n>', 'stop after this many records', (v) => Number.parseInt(v, 10))
     .option(
       '--dry-run',
-      'enqueue nothing: say how many records it would enrich, link with companies, and how many companies it would create',
+      'enqueue nothing: say how many records it would enrich, link with companies, and how many companies it ' +
+        'would create',
     )
     .option('--url <url>', 'the service (default http://127.0.0.1:$PORT)')
     .action(async (opts: { connection: string; object: string; limit?: number; url?: string; dryRun?: boolean }) => {

@@ -39,7 +39,8 @@ export function registerStoreCommands(parent: Command): void {
           ? 'the Postgres server in DATABASE_URL'
           : `${config.CRM_ENRICH_DATA_DIR}/pglite`;
         console.log(
-          `schema ${store.schema} on ${where} is at ${rows.at(-1)?.version ?? 'nothing'} (${rows.length} migrations), in ${Date.now() - started} ms`,
+          `schema ${store.schema} on ${where} is at ${rows.at(-1)?.version ?? 'nothing'} (${rows.length} ` +
+            `migrations), in ${Date.now() - started} ms`,
         );
       } finally {
         await store.close();

@@ -29,7 +29,10 @@ export interface WriteResult {
   error?: { code: string; message: string; retryable: boolean; fields?: string[] };
 }
 
-/** What creating one record did; `existingId` names the record the CRM says already holds its unique key (HubSpot e-mail). */
+/**
+ * What creating one record did; `existingId` names the record
+ * the CRM says already holds its unique key (HubSpot e-mail).
+ */
 export interface CreateResult extends WriteResult {
   existingId?: string;
 }
@@ -173,7 +176,9 @@ export class WebhookError extends AppError {
 
 export type WebhookParseResult = { ok: true; events: RecordEvent[] } | { ok: false; error: WebhookError };
 
-/** Verifies and parses one inbound request; replies are built by the same handler so each CRM gets its own wire format. */
+/**
+ * Verifies and parses one inbound request; replies are built by the same handler so each CRM gets its own wire format.
+ */
 export interface WebhookHandler {
   /**
    * Checks what the head alone can tell, before any byte of the body is read: the endpoint is
@@ -218,7 +223,9 @@ export interface CompanyMatch {
   others: string[];
 }
 
-/** What a company other than by its domain is found by: the partner's company id (in `partnerIdProperty`) or its name. */
+/**
+ * What a company other than by its domain is found by: the partner's company id (in `partnerIdProperty`) or its name.
+ */
 export interface CompanyKeys {
   partnerIdProperty?: string;
   partnerIds: string[];
@@ -313,7 +320,10 @@ export interface CrmConnector {
   ensureProperties(objectType: string, wanted: PropertySpec[]): Promise<ProvisionResult>;
   /** The object companies live in (HubSpot `company`), when the connector can find them by domain. */
   readonly companyObjectType?: string;
-  /** Company records by website domain, in as few calls as the CRM allows: domain (normalised) -> the oldest record and the rest. */
+  /**
+   * Company records by website domain, in as few calls as the CRM
+   * allows: domain (normalised) -> the oldest record and the rest.
+   */
   findCompaniesByDomain?(domains: string[], options?: CallOptions): Promise<Map<string, CompanyMatch>>;
   /**
    * Companies whose partner-id property holds one of `partnerIds`, or whose name is one of `names`
@@ -397,7 +407,9 @@ export interface CrmConnector {
     properties: string[],
     options?: CallOptions,
   ): Promise<CrmRecord[]>;
-  /** The ids of the records in one of the CRM's lists (HubSpot list id), every page; `not_found` for an unknown list. */
+  /**
+   * The ids of the records in one of the CRM's lists (HubSpot list id), every page; `not_found` for an unknown list.
+   */
   listMembers?(listId: string, options?: CallOptions): Promise<string[]>;
   /** Creates records in as few calls as the CRM allows; one result per input, in order. */
   createRecords?(objectType: string, records: Record<string, string>[], options?: CallOptions): Promise<CreateResult[]>;

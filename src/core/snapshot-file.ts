@@ -29,7 +29,9 @@ export class SnapshotFile {
     private readonly timing: SnapshotTiming = DEFAULT_TIMING,
   ) {}
 
-  /** The file's contents as parsed JSON, or undefined when there is no file yet; a broken file is an error naming it. */
+  /**
+   * The file's contents as parsed JSON, or undefined when there is no file yet; a broken file is an error naming it.
+   */
   read(): unknown {
     let text: string;
     try {

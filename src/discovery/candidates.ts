@@ -95,12 +95,14 @@ export async function planCandidates(
     const previous = done.get(personId);
     const match = existing.get(personId);
     if (previous) {
-      add(
-        'skip',
-        'already_discovered',
-        `discovery already ${previous.action === 'created' || previous.action === 'linked' ? previous.action : `looked at (${previous.action})`} this person${previous.recordId ? ` (record ${previous.recordId})` : ''}`,
-        { recordId: previous.recordId },
-      );
+      const what =
+        previous.action === 'created' || previous.action === 'linked'
+          ? previous.action
+          : `looked at (${previous.action})`;
+      const record = previous.recordId ? ` (record ${previous.recordId})` : '';
+      add('skip', 'already_discovered', `discovery already ${what} this person${record}`, {
+        recordId: previous.recordId,
+      });
     } else if (match) {
       const link = match.record.properties[target.person.linkProperty];
       if (link === target.company.id)
@@ -114,7 +116,8 @@ export async function planCandidates(
         add(
           'skip',
           'linked_elsewhere',
-          `already in the CRM as record ${match.record.id} (matched by ${match.by}), linked with another ${target.companyObject} (${link}); a person's link is never replaced`,
+          `already in the CRM as record ${match.record.id} (matched by ${match.by}), linked with another ` +
+            `${target.companyObject} (${link}); a person's link is never replaced`,
           { recordId: match.record.id },
         );
       } else if (acting >= options.limit)
@@ -124,7 +127,8 @@ export async function planCandidates(
         add(
           'link',
           'link',
-          `already in the CRM as record ${match.record.id} (matched by ${match.by}); will be linked with the company, no credit spent`,
+          `already in the CRM as record ${match.record.id} (matched by ${match.by}); will be linked with the ` +
+            'company, no credit spent',
           { recordId: match.record.id },
         );
       }

@@ -41,7 +41,8 @@ export class Discovery {
       const path = [field, ...issue.path].join('.');
       const message =
         issue.code === 'unrecognized_keys'
-          ? `${field}: unknown filter ${issue.keys.map((k) => `"${k}"`).join(', ')}; persona filters are seniority, department and position`
+          ? `${field}: unknown filter ${issue.keys.map((k) => `"${k}"`).join(', ')}; persona filters are ` +
+            'seniority, department and position'
           : `${path}: ${issue.message}`;
       throw new DiscoveryError(
         400,
@@ -157,7 +158,8 @@ export class Discovery {
       throw new DiscoveryError(
         409,
         'discovery_not_provisioned',
-        `crm: ${request.crm} lacks the propert${missing.length === 1 ? 'y' : 'ies'} discovery writes (${missing.join(', ')}); run \`crm-enrich mappings provision\``,
+        `crm: ${request.crm} lacks the propert${missing.length === 1 ? 'y' : 'ies'} discovery writes ` +
+          `(${missing.join(', ')}); run \`crm-enrich mappings provision\``,
         'crm',
       );
     }

@@ -1,4 +1,7 @@
-/** The identifying values a new record starts with: its e-mail, partner id and profile, as the mapping's match rules name them. */
+/**
+ * The identifying values a new record starts with: its e-mail,
+ * partner id and profile, as the mapping's match rules name them.
+ */
 import type { CompiledMapping } from '../mapping/index.js';
 
 type Emails = { work?: { value?: string }[]; personal?: { value?: string }[] };

@@ -59,7 +59,9 @@ export function checkCodes(filters: PersonaFilters, catalogue: CatalogueCodes): 
   }
 }
 
-/** Every single-valued search a persona fans out to: people search takes one seniority, one department, one position. */
+/**
+ * Every single-valued search a persona fans out to: people search takes one seniority, one department, one position.
+ */
 export function searchCombinations(
   filters: PersonaFilters,
 ): { seniority?: string; department?: string; position?: string }[] {

@@ -90,11 +90,15 @@ async function act(
     stopped = daily
       ? {
           reason: 'daily_limit',
-          message: `stopped at today's discovery limit (DISCOVERY_DAILY_LIMIT ${options.dailyMax}); ${overLimit.length} more candidate(s) wait for tomorrow`,
+          message:
+            `stopped at today's discovery limit (DISCOVERY_DAILY_LIMIT ${options.dailyMax}); ` +
+            `${overLimit.length} more candidate(s) wait for tomorrow`,
         }
       : {
           reason: 'run_limit',
-          message: `stopped at this run's limit of ${preview.limit}; ${overLimit.length} more candidate(s) fit the persona`,
+          message:
+            `stopped at this run's limit of ${preview.limit}; ${overLimit.length} more candidate(s) ` +
+            'fit the persona',
         };
   }
   const step = () => {
@@ -170,7 +174,9 @@ async function act(
       );
       stopped = {
         reason: 'partner_error',
-        message: `the partner lookup failed (${(error as Error).message}); nothing was spent on the people left, run again to go on`,
+        message:
+          `the partner lookup failed (${(error as Error).message}); nothing was spent on the people ` +
+          'left, run again to go on',
       };
       break;
     }
@@ -223,7 +229,9 @@ async function act(
   const now = new Date();
   const states: RecordState[] = [];
   const audit: AuditEntry[] = [];
-  const why = `discovery at ${target.company.name ?? target.company.id} (${preview.persona ? `persona ${preview.persona}: ` : ''}${preview.description})`;
+  const why =
+    `discovery at ${target.company.name ?? target.company.id} ` +
+    `(${preview.persona ? `persona ${preview.persona}: ` : ''}${preview.description})`;
   if (toCreate.length) {
     const mapping = target.person.mapping;
     const inWrite = target.connector.companyLinkInWrite === true;
@@ -325,6 +333,7 @@ async function act(
   for (const l of links) {
     const result = linkResults.get(l.record.id);
     const failed = !result || result.outcome === 'failed';
+    const refusal = failed ? `; the CRM refused the link: ${result?.error ?? 'no reason given'}` : '';
     await options.store.settle(
       connection,
       l.candidate.personId,
@@ -343,13 +352,14 @@ async function act(
       newValue: target.company.id,
       rule: 'company_link',
       outcome: failed ? 'link_failed' : result.outcome === 'already_linked' ? 'already_linked' : result.outcome,
-      reason: `found by ${why}; already in the CRM (matched by ${l.by})${failed ? `; the CRM refused the link: ${result?.error ?? 'no reason given'}` : ''}`,
+      reason: `found by ${why}; already in the CRM (matched by ${l.by})${refusal}`,
     });
     if (failed)
       skip(
         l.candidate,
         'link_failed',
-        `already in the CRM as record ${l.record.id}, but the CRM refused the link: ${result?.error ?? 'no reason given'}`,
+        `already in the CRM as record ${l.record.id}, but the CRM refused the link: ` +
+          `${result?.error ?? 'no reason given'}`,
         l.record.id,
       );
     else {

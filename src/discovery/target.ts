@@ -81,7 +81,8 @@ export async function resolveTarget(
     throw new DiscoveryError(
       409,
       'no_person_mapping',
-      `crm: ${crm} has no active person mapping for an object linked with companies; discovery writes new people through it`,
+      `crm: ${crm} has no active person mapping for an object linked with companies; discovery writes new ` +
+        'people through it',
       'crm',
     );
   const partnerIdProperty = companyMapping.document.match.find((m) => m.by === 'id')?.property;
@@ -89,7 +90,8 @@ export async function resolveTarget(
     throw new DiscoveryError(
       409,
       'no_partner_id',
-      `crm: the ${crm} ${companyMapping.object} mapping keeps no partner id (a match rule "by: id"), so discovery cannot tell which partner company a record is`,
+      `crm: the ${crm} ${companyMapping.object} mapping keeps no partner id (a match rule "by: id"), so ` +
+        'discovery cannot tell which partner company a record is',
       'crm',
     );
 
@@ -111,7 +113,8 @@ export async function resolveTarget(
     throw new DiscoveryError(
       409,
       'company_not_enriched',
-      `companyId: ${crm} ${companyObject} ${companyId} is not enriched yet (its ${partnerIdProperty} is empty); enrich it first, then discover its people`,
+      `companyId: ${crm} ${companyObject} ${companyId} is not enriched yet (its ${partnerIdProperty} is ` +
+        'empty); enrich it first, then discover its people',
       'companyId',
     );
   }
@@ -164,7 +167,10 @@ export async function missingProperties(target: DiscoveryTarget): Promise<string
   return missingDiscoveryProperties(target.person.mapping.document, schema);
 }
 
-/** A profile handle from a stored profile URL (`https://www.linkedin.com/in/jane-doe-1/` -> `jane-doe-1`), or the handle itself. */
+/**
+ * A profile handle from a stored profile URL
+ * (`https://www.linkedin.com/in/jane-doe-1/` -> `jane-doe-1`), or the handle itself.
+ */
 export function profileHandle(value: string | null | undefined): string | undefined {
   if (!value) return undefined;
   const text = value.trim();

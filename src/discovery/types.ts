@@ -34,7 +34,10 @@ export interface Candidate {
   hasMobile: boolean;
   hasDndPhone: boolean;
   action: CandidateAction;
-  /** Skip reasons: already_discovered, already_contact, linked_elsewhere, no_email, do_not_disturb, over_limit, over_daily_limit. */
+  /**
+   * Skip reasons: already_discovered, already_contact, linked_elsewhere,
+   * no_email, do_not_disturb, over_limit, over_daily_limit.
+   */
   code: string;
   reason: string;
   /** The CRM record, for link and skip actions that found one. */

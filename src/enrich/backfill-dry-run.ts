@@ -26,7 +26,10 @@ export interface DryRunReport {
     wouldLink: number;
     /** Of their employers' domains: those with a company in the CRM already (or created by crm-enrich). */
     existing: number;
-    /** Those without one: at most this many companies would be created (only employers the partner knows; 0 with creation off). */
+    /**
+     * Those without one: at most this many companies would be created
+     * (only employers the partner knows; 0 with creation off).
+     */
     wouldCreateAtMost: number;
     /** Records whose address is at a free-mail provider or absent: linked only if the partner names their employer. */
     unknownEmployer: number;
@@ -112,7 +115,9 @@ export async function backfillDryRun(
       existing,
       wouldCreateAtMost: deps.creates(connector) && connector.createCompanies ? all.length - existing : 0,
       unknownEmployer,
-      note: 'employers are read from e-mail domains here, without spending partner credits; the partner may name other employers when asked',
+      note:
+        'employers are read from e-mail domains here, without spending partner credits; the partner may ' +
+        'name other employers when asked',
     };
   }
   return report;

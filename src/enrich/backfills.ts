@@ -53,7 +53,8 @@ export class Backfills {
     if (!connector)
       throw new BackfillError(
         'unknown_connection',
-        `no connection named "${connection}"; configured: ${this.connectors.map((c) => c.connection).join(', ') || 'none'}`,
+        `no connection named "${connection}"; configured: ` +
+          `${this.connectors.map((c) => c.connection).join(', ') || 'none'}`,
       );
     const objectType = objectTypeIn(connector, object);
     const mapping = objectType ? this.mapping(connector.crm, objectType) : undefined;

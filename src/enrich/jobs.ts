@@ -92,7 +92,10 @@ const INTERACTIVE_REASONS: ReadonlySet<JobReason> = new Set([
   'flow',
 ]);
 
-/** A record just created or re-identified, or asked for by a person or a workflow, is work someone waits for; everything else is bulk. */
+/**
+ * A record just created or re-identified, or asked for by a person
+ * or a workflow, is work someone waits for; everything else is bulk.
+ */
 export function priorityOf(reason: JobReason): Priority {
   return INTERACTIVE_REASONS.has(reason) ? 'interactive' : 'bulk';
 }

@@ -48,7 +48,10 @@ export interface RecordKey {
   recordId: string;
 }
 
-/** What a request leaves to wait on: the newest audit row before it and its job (null when an earlier identical request queued it). */
+/**
+ * What a request leaves to wait on: the newest audit row before it
+ * and its job (null when an earlier identical request queued it).
+ */
 export interface Ticket extends RecordKey {
   sinceAuditId: number;
   jobId: string | null;

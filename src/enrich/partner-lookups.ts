@@ -47,7 +47,8 @@ export class BudgetExhaustedError extends AppError {
   ) {
     super(
       'partner_budget_exhausted',
-      `today's partner lookups (${used}) reached the ${priority === 'bulk' ? 'PARTNER_DAILY_LOOKUP_BUDGET' : 'PARTNER_DAILY_LOOKUP_HARD_CAP'} of ${limit}; ` +
+      `today's partner lookups (${used}) reached the ` +
+        `${priority === 'bulk' ? 'PARTNER_DAILY_LOOKUP_BUDGET' : 'PARTNER_DAILY_LOOKUP_HARD_CAP'} of ${limit}; ` +
         (priority === 'bulk'
           ? 'bulk work resumes tomorrow (UTC) or when the budget is raised'
           : 'raise the hard cap to go on today'),

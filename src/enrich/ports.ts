@@ -36,7 +36,10 @@ export type RecordState = Omit<StoredRecordState, 'updatedAt' | 'lastWritten'> &
 export interface StatePort {
   getMany(connection: string, objectType: string, recordIds: string[]): Promise<Map<string, RecordState>>;
   upsertMany(rows: RecordState[]): Promise<void>;
-  /** Stores record states and the audit rows that explain them in one transaction, so no reader sees one without the other. */
+  /**
+   * Stores record states and the audit rows that explain them in
+   * one transaction, so no reader sees one without the other.
+   */
   settle(rows: RecordState[], audit: AuditEntry[]): Promise<void>;
 }
 

@@ -30,7 +30,9 @@ export async function planRecord(
   if (keys.length === 0) {
     return {
       kind: 'no_key',
-      reason: `none of the match properties (${[...new Set(mapping.document.match.map((m) => m.property))].join(', ')}) has a value`,
+      reason:
+        'none of the match properties ' +
+        `(${[...new Set(mapping.document.match.map((m) => m.property))].join(', ')}) has a value`,
     };
   }
   const market = mapping.market(record.properties, marketHint);

@@ -11,7 +11,10 @@ const KIND: Record<LimiterErrorCode, ErrorKind> = {
   limiter_full: 'transient',
 };
 
-/** Raised by the rate limiter: bad options, work refused after stop() or with the waiting list full, or the shared store out of reach. */
+/**
+ * Raised by the rate limiter: bad options, work refused after stop()
+ * or with the waiting list full, or the shared store out of reach.
+ */
 export class LimiterError extends AppError {
   constructor(code: LimiterErrorCode, message: string, options?: ErrorOptions) {
     super(code, message, KIND[code], undefined, options);

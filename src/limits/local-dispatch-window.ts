@@ -89,7 +89,8 @@ export function localWindowFor(id: string, rule: WindowRule): DispatchWindow {
   if (entry && (entry.rule.max !== rule.max || entry.rule.horizonMs !== rule.horizonMs)) {
     throw new LimiterError(
       'invalid_limiter_options',
-      `Rate limiter ${id} already exists in this process with max ${entry.rule.max} per ${entry.rule.horizonMs} ms (window plus margin); use the same options or another id.`,
+      `Rate limiter ${id} already exists in this process with max ${entry.rule.max} per ` +
+        `${entry.rule.horizonMs} ms (window plus margin); use the same options or another id.`,
     );
   }
   if (!entry) {

@@ -114,7 +114,8 @@ export class RedisDispatchWindow implements DispatchWindow {
   private unavailable(error: unknown): LimiterError {
     return new LimiterError(
       'limiter_unavailable',
-      `The shared rate limit in Redis at ${this.where} could not be checked (${(error as Error).message}). Check REDIS_URL and that Redis is running.`,
+      `The shared rate limit in Redis at ${this.where} could not be checked (${(error as Error).message}). ` +
+        'Check REDIS_URL and that Redis is running.',
       { cause: error },
     );
   }

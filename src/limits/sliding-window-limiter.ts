@@ -84,7 +84,8 @@ export class SlidingWindowLimiter extends EventEmitter<LimiterEvents> implements
     if (queued >= (priority === 'bulk' ? this.maxQueued : 2 * this.maxQueued)) {
       throw new LimiterError(
         'limiter_full',
-        `Rate limiter ${this.id} already has ${queued} tasks waiting; this ${priority} task was not queued. Its job waits in the queue and is tried again shortly.`,
+        `Rate limiter ${this.id} already has ${queued} tasks waiting; this ${priority} task was not queued. ` +
+          'Its job waits in the queue and is tried again shortly.',
       );
     }
     const { ticket, claimedFrom } = await new Promise<{ ticket: string; claimedFrom: number }>((resolve, reject) => {

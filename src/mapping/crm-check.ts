@@ -37,11 +37,8 @@ function fit(produced: ValueKind, property: CrmProperty, path: (string | number)
       for (const value of domain) {
         if (options.includes(value)) continue;
         const hint = closest(value, options);
-        problems.add(
-          [...path, 'values'],
-          'option_not_allowed',
-          `"${value}" is not an option of ${name}${hint ? `; did you mean "${hint}"?` : `; options: ${describeValues(options)}`}`,
-        );
+        const help = hint ? `; did you mean "${hint}"?` : `; options: ${describeValues(options)}`;
+        problems.add([...path, 'values'], 'option_not_allowed', `"${value}" is not an option of ${name}${help}`);
       }
       return;
     }
@@ -141,7 +138,10 @@ export function checkAgainstCrm(
   // such a field looks missing, and every write naming it would fail, so the problem says both.
   const notFound = (name: string, hint: string | undefined) =>
     doc.crm === 'salesforce'
-      ? `Salesforce does not show ${doc.object} field "${name}" to the integration user: it does not exist${hint ? ` (did you mean "${hint}"?)` : ''}, or the user lacks field-level access to it (Setup > Object Manager > ${doc.object} > Fields & Relationships > ${name} > Set Field-Level Security: Visible for the integration user's profile or permission set)`
+      ? `Salesforce does not show ${doc.object} field "${name}" to the integration user: it does not ` +
+        `exist${hint ? ` (did you mean "${hint}"?)` : ''}, or the user lacks field-level access to it (Setup ` +
+        `> Object Manager > ${doc.object} > Fields & Relationships > ${name} > Set Field-Level Security: ` +
+        "Visible for the integration user's profile or permission set)"
       : `the CRM has no property "${name}"${hint ? `; did you mean "${hint}"?` : ''}`;
   const mustExist = (name: string, path: (string | number)[]) => {
     if (byName.has(name) || declared.has(name)) return;

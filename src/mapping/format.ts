@@ -39,7 +39,8 @@ const sourcePath = z
   .min(1, 'name a partner field; it is empty')
   .meta({
     description:
-      'Where the value comes from in the partner record: keys joined by dots. Lists are walked, so `emails.work.value` is every work address.',
+      'Where the value comes from in the partner record: keys joined by dots. Lists are walked, so ' +
+      '`emails.work.value` is every work address.',
     examples: ['position', 'current_company.name', 'nextGen.web_traffic.summary.total_web_visitors'],
   });
 
@@ -52,7 +53,9 @@ export const RULE_DESCRIPTIONS: Readonly<Record<Rule, string>> = {
 };
 
 const ruleSchema = z.enum(RULES).meta({
-  description: `When to write. ${RULES.map((r) => `${r}${r === DEFAULT_RULE ? ' (default)' : ''}: ${RULE_DESCRIPTIONS[r]}`).join('; ')}.`,
+  description:
+    'When to write. ' +
+    `${RULES.map((r) => `${r}${r === DEFAULT_RULE ? ' (default)' : ''}: ${RULE_DESCRIPTIONS[r]}`).join('; ')}.`,
   examples: ['protect_edits'],
 });
 
@@ -102,7 +105,8 @@ const customProperty = z
   })
   .meta({
     description:
-      'Declares a property the CRM does not ship with, so it can be provisioned: HubSpot names start with `crm_enrich_` ' +
+      'Declares a property the CRM does not ship with, so it can be provisioned: HubSpot names start with ' +
+      '`crm_enrich_` ' +
       '(created in the `crm_enrich` group), Salesforce names are `CE_<Name>__c` (an admin creates them).',
     examples: [{ label: 'Web visitors', type: 'number' }],
   });
@@ -165,7 +169,8 @@ const matchSchema = z
     property: propertyName.meta({ description: 'CRM property that holds the identifier.', examples: ['email'] }),
     by: z.enum([...new Set([...PERSON_LOOKUPS, ...COMPANY_LOOKUPS])]).meta({
       description:
-        'Partner lookup kind. People: work_email, personal_email, ln_url, ln_slug, id. Companies: website, fqdn, ln_url, ln_slug, abn, id.',
+        'Partner lookup kind. People: work_email, personal_email, ln_url, ln_slug, id. Companies: website, ' +
+        'fqdn, ln_url, ln_slug, abn, id.',
       examples: ['work_email'],
     }),
   })
@@ -199,7 +204,8 @@ const companySchema = z
   })
   .meta({
     description:
-      "Person mappings only: how to find the person's company, so each company is enriched once however many people work there.",
+      "Person mappings only: how to find the person's company, so each company is enriched once however many " +
+      'people work there.',
     examples: [{ from: 'current_company.website', by: 'fqdn' }],
   });
 

@@ -21,8 +21,8 @@ export const ConnectionActions = z
       .default(true)
       .describe(
         'Write when the person moved, the previous employer and the previous title on the record (HubSpot ' +
-          'crm_enrich_job_change_at, crm_enrich_previous_company, crm_enrich_previous_title; Salesforce CE_Job_Change_At__c, ' +
-          'CE_Previous_Company__c, CE_Previous_Title__c).',
+          'crm_enrich_job_change_at, crm_enrich_previous_company, crm_enrich_previous_title; ' +
+          'Salesforce CE_Job_Change_At__c, CE_Previous_Company__c, CE_Previous_Title__c).',
       ),
     task: z
       .boolean()
@@ -50,7 +50,8 @@ export const ConnectionActions = z
       ),
   })
   .describe(
-    'The actions of one connection (hubspot or salesforce), each on or off; a connector without job-change actions only records its moves.',
+    'The actions of one connection (hubspot or salesforce), each on or off; a connector without job-change ' +
+      'actions only records its moves.',
   );
 export type ConnectionActions = z.infer<typeof ConnectionActions>;
 

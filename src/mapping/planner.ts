@@ -98,7 +98,8 @@ function consider(input: PlanInput, property: string, rule: Rule, out: Plan): bo
     // The CRM would refuse the whole record's write for it; better to write the rest and say why.
     verdict = {
       outcome: 'too_long',
-      reason: `the value has ${next!.length} characters, more than the CRM takes (${input.maxValueLength}); not written`,
+      reason:
+        `the value has ${next!.length} characters, more than the CRM takes (${input.maxValueLength}); ` + 'not written',
     };
   }
   out.decisions.push({ property, current, next, rule, outcome: verdict.outcome, reason: verdict.reason });

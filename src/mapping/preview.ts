@@ -64,7 +64,8 @@ export async function previewMapping(input: PreviewInput): Promise<Plan> {
   if (!partner.success) {
     const issue = partner.error.issues[0]!;
     throw new PreviewInputError(
-      `${input.partnerFile}: ${issue.path.join('.') || '(root)'}: ${issue.message}; expected a partner ${mapping.source} record`,
+      `${input.partnerFile}: ${issue.path.join('.') || '(root)'}: ${issue.message}; expected a partner ` +
+        `${mapping.source} record`,
     );
   }
   const current = input.crmFile ? crmValues(await readJson(input.crmFile, 'CRM record'), input.crmFile) : {};

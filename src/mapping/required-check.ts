@@ -45,7 +45,8 @@ export function unfilledRequired(
         property,
         message:
           `the portal requires ${property} on ${document.object} records, but this mapping does not fill it: ` +
-          `${document.crm} refuses the records the service creates (and updates of records without it) until it is added to fields`,
+          `${document.crm} refuses the records the service creates (and updates of records without it) until ` +
+          'it is added to fields',
       });
     }
   }

@@ -73,7 +73,8 @@ export function analyseField(
       problems.add(
         stepPath,
         'unknown_transform',
-        `unknown transform "${name}"${hint ? `; did you mean "${hint}"?` : ''}; known: ${[...TRANSFORMS.keys()].join(', ')}`,
+        `unknown transform "${name}"${hint ? `; did you mean "${hint}"?` : ''}; known: ` +
+          `${[...TRANSFORMS.keys()].join(', ')}`,
       );
       kind = undefined;
       return;
@@ -100,7 +101,8 @@ export function analyseField(
     problems.add(
       [...path, 'from'],
       'list_needs_transform',
-      `"${field.from}" gives ${describeKind(kind)}; add a transform that makes one value (first, join, pick_email, pick_phone) or name a key inside it`,
+      `"${field.from}" gives ${describeKind(kind)}; add a transform that makes one value (first, join, ` +
+        'pick_email, pick_phone) or name a key inside it',
     );
     return { steps };
   }
@@ -130,7 +132,9 @@ function checkValueKeys(
     let reason: string | undefined;
     if (kind.domain && !kind.domain.includes(key)) {
       const hint = closest(key, kind.domain);
-      reason = `the source only produces ${kind.domain.map((d) => `"${d}"`).join(', ')}${hint ? `; did you mean "${hint}"?` : ''}`;
+      reason =
+        'the source only produces ' +
+        `${kind.domain.map((d) => `"${d}"`).join(', ')}${hint ? `; did you mean "${hint}"?` : ''}`;
     } else if (kind.base === 'number' && !Number.isFinite(Number(key))) reason = 'the source produces numbers';
     else if (kind.base === 'boolean' && key !== 'true' && key !== 'false') reason = 'the source produces true or false';
     if (reason) problems.add([...path, key], 'impossible_value_key', `"${key}" can never match: ${reason}`);

@@ -121,7 +121,8 @@ async function authorize(provider: McpOAuthProvider, req: Request, res: Response
     refusalPage(
       res,
       oauth,
-      `The browser is not sent back to ${redirectUri.slice(0, 200)}: no admin has allowed a sign-in to that address yet, ` +
+      `The browser is not sent back to ${redirectUri.slice(0, 200)}: ` +
+        'no admin has allowed a sign-in to that address yet, ' +
         "so this service does not redirect there on its own. Tell the client's developer what this page says.",
     );
   }
@@ -137,7 +138,8 @@ async function verifiedClient(
   const client = await provider.clientsStore.getClient(clientId);
   if (!client) {
     throw new InvalidClientError(
-      'client_id: no client has this id. Registered clients that go unused are removed; the client should register again.',
+      'client_id: no client has this id. Registered clients that go unused are removed; the client should ' +
+        'register again.',
     );
   }
   const asked = params.redirect_uri;

@@ -133,7 +133,10 @@ function documentClient(url: string, body: string): OAuthClientInformationFull {
   }
 }
 
-/** max-age within [5 minutes, 24 hours]; no-store and no-cache get the minimum, since every token check reads the client. */
+/**
+ * max-age within [5 minutes, 24 hours]; no-store and no-cache
+ * get the minimum, since every token check reads the client.
+ */
 function cacheSeconds(cacheControl: string | undefined): number {
   const directives = (cacheControl ?? '').toLowerCase();
   if (/\b(no-store|no-cache)\b/.test(directives)) return MIN_CACHE_SECONDS;

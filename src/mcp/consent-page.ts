@@ -12,9 +12,14 @@ import { SCOPES, isScope } from './scopes.js';
 
 export const CONSENT_PATH = '/oauth/consent';
 
+const FIRST_TIME =
+  '<p id="first-time" class="alert">No admin has allowed this client to use this address before. ' +
+  'Allow only if you started this sign-in yourself, from the client named above.</p>';
+
 const STYLE = `
 body { font: 16px/1.5 system-ui, sans-serif; margin: 0; background: #f4f5f7; color: #1d2330; }
-main { max-width: 34rem; margin: 3rem auto; background: #fff; padding: 2rem; border-radius: 8px; box-shadow: 0 1px 4px #0002; }
+main { max-width: 34rem; margin: 3rem auto; background: #fff; padding: 2rem;
+  border-radius: 8px; box-shadow: 0 1px 4px #0002; }
 h1 { font-size: 1.35rem; margin-top: 0; }
 dl { margin: 0 0 1rem; } dt { font-weight: 600; } dd { margin: 0 0 .5rem; overflow-wrap: anywhere; }
 ul { padding-left: 1.2rem; }
@@ -79,7 +84,7 @@ export function consentHtml(view: ConsentView): string {
 <dt>Client id</dt><dd>${esc(view.client.client_id)}</dd>
 <dt>Sends you back to</dt><dd>${esc(view.redirectUri)}</dd>
 </dl>
-${view.firstTime ? `<p id="first-time" class="alert">No admin has allowed this client to use this address before. Allow only if you started this sign-in yourself, from the client named above.</p>` : ''}
+${view.firstTime ? FIRST_TIME : ''}
 <p>It asks to:</p>
 <ul id="scopes">
 ${scopes.map((s) => `<li><strong>${s}</strong>: ${esc(SCOPES[s])}</li>`).join('\n')}

@@ -85,7 +85,8 @@ async function answer(
         res,
         200,
         'Denied: nothing was allowed',
-        `The client was not sent the answer, because no admin has allowed a sign-in to ${pending.redirectUri.slice(0, 200)} yet. You can close this page.`,
+        'The client was not sent the answer, because no admin has allowed a sign-in to ' +
+          `${pending.redirectUri.slice(0, 200)} yet. You can close this page.`,
       );
       return;
     }

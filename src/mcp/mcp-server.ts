@@ -14,7 +14,8 @@ export const SERVER_INFO = { name: 'crm-enrich', version: '0.1.0' };
 
 const INSTRUCTIONS =
   'crm-enrich keeps HubSpot and Salesforce records filled in from a sales-intelligence partner. ' +
-  'Use lookup_company / lookup_person for one partner record, search_people (with codes from filter_options) to find people, ' +
+  'Use lookup_company / lookup_person for one partner record, ' +
+  'search_people (with codes from filter_options) to find people, ' +
   'explain_record to see why a CRM record holds what it holds, and enrich_record to enrich one record now. ' +
   'Lookups and searches spend partner credits from a daily budget; cached answers are free.';
 

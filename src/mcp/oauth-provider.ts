@@ -190,7 +190,9 @@ export class McpOAuthProvider implements OAuthServerProvider {
     await this.store.revokeToken(hashSecret(request.token), client.client_id);
   }
 
-  /** RFC 9700 4.2.1 and 4.14.2: a one-use secret used twice was stolen or replayed; what its grant gave is taken back. */
+  /**
+   * RFC 9700 4.2.1 and 4.14.2: a one-use secret used twice was stolen or replayed; what its grant gave is taken back.
+   */
   private async replayed(message: string, client: OAuthClientInformationFull, grantId: string): Promise<void> {
     const revoked = await this.store.revokeGrant(grantId);
     log.warn({ clientId: client.client_id, revoked }, message);

@@ -3,9 +3,12 @@
  * and the scope each tool needs.
  */
 export const SCOPES = {
-  read: 'look up companies and people, search people, list filter options, explain records, preview discovery and list job changes (lookups spend partner credits)',
+  read:
+    'look up companies and people, search people, list filter options, explain records, preview discovery ' +
+    'and list job changes (lookups spend partner credits)',
   write:
-    'enrich CRM records and add the people discovery finds: write partner data into HubSpot or Salesforce through the mappings',
+    'enrich CRM records and add the people discovery finds: write partner data into HubSpot or Salesforce ' +
+    'through the mappings',
 } as const;
 
 export type Scope = keyof typeof SCOPES;

@@ -232,7 +232,9 @@ function parseResponse<S extends z.ZodType>(schema: S, body: unknown, label: str
     status: 200,
     code: 'invalid_response',
     kind: 'permanent',
-    message: `${label}: the partner API answered with a body that is not a valid ${what} (${issues(parsed.error)}). The answer was not used; report it to the partner.`,
+    message:
+      `${label}: the partner API answered with a body that is not a valid ${what} ` +
+      `(${issues(parsed.error)}). The answer was not used; report it to the partner.`,
   });
 }
 

@@ -155,7 +155,9 @@ function parseJson(body: string, label: string, attempts: number): unknown {
       code: 'invalid_response',
       kind: 'permanent',
       attempts,
-      message: `${label}: the partner API answered with a body that is not JSON. Check PARTNER_BASE_URL points at the API.`,
+      message:
+        `${label}: the partner API answered with a body that is not JSON. Check PARTNER_BASE_URL ` +
+        'points at the API.',
       cause: error,
     });
   }

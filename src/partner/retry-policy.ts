@@ -34,7 +34,8 @@ export const PARTNER_RETRY_TABLE: Record<Situation, Rule> = {
     kind: 'config',
     retry: false,
     advice: () =>
-      'The partner API rejected the API key (401). Check PARTNER_API_KEY: it must be a current key from the partner dashboard (integrations); a recreated key replaces the old one.',
+      'The partner API rejected the API key (401). Check PARTNER_API_KEY: it must be a current key from the ' +
+      'partner dashboard (integrations); a recreated key replaces the old one.',
   },
   403: {
     code: 'forbidden',
@@ -61,7 +62,8 @@ export const PARTNER_RETRY_TABLE: Record<Situation, Rule> = {
     kind: 'transient',
     retry: true,
     advice: () =>
-      "The partner API is limiting this key (429) and retries ran out. Lower the load or check that every instance shares REDIS_URL so the limiter holds the key's limit.",
+      'The partner API is limiting this key (429) and retries ran out. Lower the load or check that every ' +
+      "instance shares REDIS_URL so the limiter holds the key's limit.",
   },
   '4xx': {
     code: 'request_refused',
@@ -74,14 +76,16 @@ export const PARTNER_RETRY_TABLE: Record<Situation, Rule> = {
     kind: 'transient',
     retry: true,
     advice: (r) =>
-      `The partner API failed (${r}) and retries ran out. The job is tried again while it has attempts left; once parked in the dead letters, replay it from the admin page when the partner answers again.`,
+      `The partner API failed (${r}) and retries ran out. The job is tried again while it has attempts left; ` +
+      'once parked in the dead letters, replay it from the admin page when the partner answers again.',
   },
   timeout: {
     code: 'timeout',
     kind: 'transient',
     retry: true,
     advice: (r) =>
-      `The partner API did not answer within ${r} and retries ran out. Raise PARTNER_TIMEOUT_MS if this keeps happening.`,
+      `The partner API did not answer within ${r} and retries ran out. Raise PARTNER_TIMEOUT_MS if this keeps ` +
+      'happening.',
   },
   connection: {
     code: 'connection_failed',
@@ -93,7 +97,8 @@ export const PARTNER_RETRY_TABLE: Record<Situation, Rule> = {
 
 /** A `org_required` refusal gets its own advice: no dashboard setting on the key will fix it. */
 const ORG_REQUIRED =
-  'The partner API key belongs to no organisation (403 org_required). Create the key from an account that belongs to an organisation, then set PARTNER_API_KEY to it.';
+  'The partner API key belongs to no organisation (403 org_required). Create the key from an account that ' +
+  'belongs to an organisation, then set PARTNER_API_KEY to it.';
 
 export function situationOf(outcome: AttemptOutcome): Situation {
   if (outcome.type !== 'response') return outcome.type;

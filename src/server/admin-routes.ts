@@ -1,7 +1,7 @@
 /**
  * The admin API (bearer ADMIN_TOKEN): mappings (mapping-routes.ts: list, show, the editor's pickers and
- * drafts, validate, preview on a real record, save, roll back), one record's state and audit trail, enrich-now, dead letters, stats, backfills.
- * Every error is `{ error: { code, message, details } }` naming what was wrong.
+ * drafts, validate, preview on a real record, save, roll back), one record's state and audit trail, enrich-now, dead
+ * letters, stats, backfills. Every error is `{ error: { code, message, details } }` naming what was wrong.
  */
 import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response, Router } from 'express';

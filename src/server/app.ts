@@ -1,6 +1,6 @@
 /**
- * The HTTP face of the service: webhooks, health, metrics, the admin API and page, and the MCP server. Routes only parse,
- * store and answer; the work happens in the enrichment lanes.
+ * The HTTP face of the service: webhooks, health, metrics, the admin API and page, and the MCP server. Routes only
+ * parse, store and answer; the work happens in the enrichment lanes.
  */
 import { randomUUID } from 'node:crypto';
 import type { RequestListener } from 'node:http';
@@ -36,7 +36,10 @@ export interface AppOptions {
   admin?: express.Router;
   /** What the CRMs call from inside themselves: workflow and flow actions, the record card (crm-entry-points.ts). */
   entryPoints?: express.Router;
-  /** The MCP server and its OAuth authorization server, mounted at the root (their paths are fixed by the specifications). */
+  /**
+   * The MCP server and its OAuth authorization server, mounted
+   * at the root (their paths are fixed by the specifications).
+   */
   mcp?: express.Router;
   maxBodyBytes?: number;
   /** See WebhookRoutesOptions. */

@@ -90,7 +90,9 @@ export function hubspotOf(ctx: EntryPointContext): CrmConnector {
   return connector;
 }
 
-/** The answer for an error thrown in an entry point: its own status and code, or a 500 with the detail only in the log. */
+/**
+ * The answer for an error thrown in an entry point: its own status and code, or a 500 with the detail only in the log.
+ */
 export function entryPointErrors(error: unknown, req: Request, res: Response, _next: NextFunction): void {
   if (error instanceof HttpError) return sendError(res, error.status, error.code, error.message, error.details);
   const status = (error as { status?: number }).status;

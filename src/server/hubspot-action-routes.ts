@@ -61,7 +61,9 @@ export function hubspotActionRoutes(ctx: EntryPointContext, publicBase: string):
       const connector = hubspotOf(ctx);
       const portal = connector.accountId?.();
       if (portal !== undefined && portal !== origin.portalId) {
-        const message = `origin.portalId: the request comes from another HubSpot portal than the connected one (${portal}); nothing was done.`;
+        const message =
+          'origin.portalId: the request comes from another HubSpot portal than the connected ' +
+          `one (${portal}); nothing was done.`;
         throw new HttpError(403, 'wrong_portal', message, { field: 'origin.portalId' });
       }
       const objectType = OBJECT_TYPES[object.objectType.toUpperCase()];

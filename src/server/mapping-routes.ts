@@ -234,7 +234,8 @@ export function mappingRoutes(service: AdminContext): Router {
           field: 'recordId',
         });
       const state = (await service.ports.state.getMany(connector.connection, objectType, [record.id])).get(record.id);
-      // Planned as a run would plan it (stamp and length limit included); a record without a match shows what nothing to map means.
+      // Planned as a run would plan it (stamp and length limit included);
+      // a record without a match shows what nothing to map means.
       const planned = await planRecord(record, mapping, service.lookups, state, 'interactive', new Date());
       const hit = planned.kind === 'planned' ? planned.hit : null;
       const result =
@@ -269,7 +270,8 @@ export function mappingRoutes(service: AdminContext): Router {
         throw new HttpError(
           400,
           'invalid_request',
-          `document: it is for ${candidate.crm}/${candidate.object}, not ${String(req.params.crm)}/${String(req.params.object)}`,
+          `document: it is for ${candidate.crm}/${candidate.object}, not ` +
+            `${String(req.params.crm)}/${String(req.params.object)}`,
           { field: 'document' },
         );
       }

@@ -23,7 +23,9 @@ export class Metrics {
 
   readonly foreignTokenChanges = new Counter({
     name: 'crm_enrich_foreign_token_changes_total',
-    help: "Creations and changes made with crm-enrich's own token that crm-enrich did not make (a script reusing it): enriched like any other",
+    help:
+      "Creations and changes made with crm-enrich's own token that crm-enrich did not make (a script " +
+      'reusing it): enriched like any other',
     labelNames: ['crm'] as const,
     registers: [this.registry],
   });
@@ -51,7 +53,9 @@ export class Metrics {
 
   readonly jobChanges = new Counter({
     name: 'crm_enrich_job_changes_total',
-    help: 'Job changes detected, by connection and kind (employer: a new employer; new_role: a newer start at the same one)',
+    help:
+      'Job changes detected, by connection and kind (employer: a new employer; new_role: a newer start at ' +
+      'the same one)',
     labelNames: ['connection', 'kind'] as const,
     registers: [this.registry],
   });

@@ -57,7 +57,9 @@ export interface AuditRun {
   trigger?: string | null;
 }
 
-/** Rows come newest first; a run is the rows of one job, or of one actor within the same second when there is no job. */
+/**
+ * Rows come newest first; a run is the rows of one job, or of one actor within the same second when there is no job.
+ */
 export function groupRuns(audit: AuditRow[]): AuditRun[] {
   const runs: AuditRun[] = [];
   for (const row of audit) {

@@ -226,7 +226,9 @@ export function webhookRoutes(options: WebhookRoutesOptions & { securityHeaders:
 /** The paths the listener takes: plain segments only; anything percent-encoded goes through Express. */
 const WEBHOOK_PATH = /^\/webhooks\/([A-Za-z0-9_-]+)(?:\/([A-Za-z0-9_-]+))?\/?(?:\?.*)?$/;
 
-/** A connector's reply as Express's `res.type(t).send(body)` gave it, in UTF-8; `close` ends the connection after it. */
+/**
+ * A connector's reply as Express's `res.type(t).send(body)` gave it, in UTF-8; `close` ends the connection after it.
+ */
 function send(res: ServerResponse, reply: HttpReply, close = false): void {
   const contentType = /;\s*charset=/i.test(reply.contentType)
     ? reply.contentType

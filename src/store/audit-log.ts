@@ -6,7 +6,10 @@ import type { ConnectionAccounts } from './connection-accounts.js';
 import type { Db } from './db.js';
 import { StoreError } from './errors.js';
 
-/** One entry to write: a property written, or (without a property) why nothing was written. Absent and null are the same. */
+/**
+ * One entry to write: a property written, or (without a property)
+ * why nothing was written. Absent and null are the same.
+ */
 export interface AuditEntry {
   connection: string;
   objectType: string;
@@ -87,8 +90,9 @@ export class AuditLog {
            outcome, reason, job_id, actor, at)
          SELECT connection, account, object_type, record_id, property, old_value, new_value, rule, outcome, reason,
            job_id, actor, at
-         FROM jsonb_to_recordset($1::jsonb) AS r(connection text, account text, object_type text, record_id text, property text,
-           old_value text, new_value text, rule text, outcome text, reason text, job_id text, actor text, at timestamptz)
+         FROM jsonb_to_recordset($1::jsonb) AS r(connection text, account text, object_type text, record_id text,
+           property text, old_value text, new_value text, rule text, outcome text, reason text, job_id text, actor text,
+           at timestamptz)
          RETURNING 1)
        SELECT count(*)::int AS n FROM ins`,
       [JSON.stringify(rows)],

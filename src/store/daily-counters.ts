@@ -63,7 +63,8 @@ export class DailyCounters {
   /** One counter's value on each day from `fromDay` to `toDay` (inclusive); days without a row are left out. */
   async range(name: string, fromDay: string, toDay: string): Promise<Record<string, number>> {
     const { rows } = await this.db.query<{ day: string; value: string }>(
-      `SELECT to_char(day, 'YYYY-MM-DD') AS day, value FROM ${this.table} WHERE name = $1 AND day BETWEEN $2::date AND $3::date`,
+      `SELECT to_char(day, 'YYYY-MM-DD') AS day, value FROM ${this.table}
+       WHERE name = $1 AND day BETWEEN $2::date AND $3::date`,
       [name, fromDay, toDay],
     );
     return Object.fromEntries(rows.map((r) => [r.day, Number(r.value)]));

@@ -47,7 +47,8 @@ export class DiscoveryStore {
   async savePersona(name: string, filters: Record<string, string[]>, description: string | null): Promise<boolean> {
     const { rows } = await this.db.query<{ created: boolean }>(
       `INSERT INTO "${this.schema}".persona (name, filters, description) VALUES ($1, $2::jsonb, $3)
-       ON CONFLICT (name) DO UPDATE SET filters = EXCLUDED.filters, description = EXCLUDED.description, updated_at = now()
+       ON CONFLICT (name) DO UPDATE SET filters = EXCLUDED.filters, description = EXCLUDED.description,
+         updated_at = now()
        RETURNING (xmax = 0) AS created`,
       [name, JSON.stringify(filters), description],
     );
@@ -86,7 +87,9 @@ export class DiscoveryStore {
       `INSERT INTO "${this.schema}".discovered_person AS d
          (connection, account, person_id, object_type, company_id, claimed_by)
        VALUES ($1, $7, $2, $3, $4, $5)
-       ON CONFLICT (connection, account, person_id) DO UPDATE SET claimed_by = EXCLUDED.claimed_by, claimed_at = now(), company_id = EXCLUDED.company_id
+       ON CONFLICT (connection, account, person_id) DO UPDATE SET
+         claimed_by = EXCLUDED.claimed_by, claimed_at = now(),
+         company_id = EXCLUDED.company_id
          WHERE d.settled_at IS NULL AND d.claimed_at <= now() - make_interval(secs => $6::double precision / 1000)
        RETURNING person_id`,
       [connection, personId, objectType, companyId, holder, staleMs, this.accounts.of(connection)],

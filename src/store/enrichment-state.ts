@@ -140,12 +140,13 @@ export class RecordStateStore {
     const { rows: result } = await db.query<{ n: number }>(
       `WITH x AS (
          SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(
-           connection text, account text, object_type text, record_id text, status text, partner_id text, match_key text, market text,
-           last_enriched_at timestamptz, next_refresh_at timestamptz, last_error text, data_hash text, written jsonb,
-           company_id text, company_reason text, has text[])
+           connection text, account text, object_type text, record_id text, status text, partner_id text,
+           match_key text, market text, last_enriched_at timestamptz, next_refresh_at timestamptz, last_error text,
+           data_hash text, written jsonb, company_id text, company_reason text, has text[])
        ), up AS (
-         INSERT INTO ${this.table} AS t (connection, account, object_type, record_id, status, partner_id, match_key, market,
-           last_enriched_at, next_refresh_at, last_error, data_hash, written, company_id, company_reason, updated_at)
+         INSERT INTO ${this.table} AS t (connection, account, object_type, record_id, status, partner_id,
+           match_key, market, last_enriched_at, next_refresh_at, last_error, data_hash, written, company_id,
+           company_reason, updated_at)
          SELECT x.connection, x.account, x.object_type, x.record_id, x.status,
            ${pick('partner_id', 'partnerId')}, ${pick('match_key', 'matchKey')}, ${pick('market', 'market')},
            ${pick('last_enriched_at', 'lastEnrichedAt')}, ${pick('next_refresh_at', 'nextRefreshAt')},

@@ -51,12 +51,14 @@ export class Erasure {
       const jobChanges =
         (await count(
           tx,
-          `DELETE FROM "${s}".record_roles WHERE connection = $1 AND account = $4 AND object_type = $2 AND record_id = $3`,
+          `DELETE FROM "${s}".record_roles
+           WHERE connection = $1 AND account = $4 AND object_type = $2 AND record_id = $3`,
           args,
         )) +
         (await count(
           tx,
-          `DELETE FROM "${s}".job_changes WHERE connection = $1 AND account = $4 AND object_type = $2 AND record_id = $3`,
+          `DELETE FROM "${s}".job_changes
+           WHERE connection = $1 AND account = $4 AND object_type = $2 AND record_id = $3`,
           args,
         ));
       return {
@@ -85,7 +87,8 @@ export class Erasure {
       );
       const state = await count(
         tx,
-        `DELETE FROM "${s}".enrichment_state WHERE strpos(lower(concat_ws(' ', written::text, match_key, last_error)), $1) > 0`,
+        `DELETE FROM "${s}".enrichment_state
+         WHERE strpos(lower(concat_ws(' ', written::text, match_key, last_error)), $1) > 0`,
         [needle],
       );
       const audit = await count(
@@ -119,12 +122,15 @@ export class Erasure {
       const account = this.accounts.of(connection);
       // Jobs stored before they named an account belong to whichever account the connection is on.
       const jobs = await tx.query<{ n: number }>(
-        `WITH gone AS (DELETE FROM "${s}".job WHERE data @> $1::jsonb AND COALESCE(data->>'account', $2) = $2 RETURNING 1)
+        `WITH gone AS (DELETE FROM "${s}".job
+         WHERE data @> $1::jsonb AND COALESCE(data->>'account', $2) = $2 RETURNING 1)
          SELECT count(*)::int AS n FROM gone`,
         [JSON.stringify({ connection, objectType, recordId }), account],
       );
       const events = await tx.query<{ n: number }>(
-        `WITH gone AS (DELETE FROM "${s}".received_event WHERE connection = $1 AND account = $4 AND object_type = $2 AND record_id = $3 RETURNING 1)
+        `WITH gone AS (DELETE FROM "${s}".received_event
+         WHERE connection = $1 AND account = $4 AND object_type = $2 AND record_id = $3
+         RETURNING 1)
          SELECT count(*)::int AS n FROM gone`,
         [connection, objectType, recordId, account],
       );

@@ -40,8 +40,10 @@ export class FieldCoverage {
          WHERE connection = $1 AND account = $4 AND object_type = $2 AND property = ANY($3::text[])
          ORDER BY record_id, property, id DESC)
        SELECT p.property, count(r.record_id)::int AS records,
-         count(*) FILTER (WHERE COALESCE(CASE WHEN f.record_id IS NULL THEN r.written->>p.property ELSE f.value END, '') <> '')::int AS before,
-         count(*) FILTER (WHERE COALESCE(CASE WHEN l.record_id IS NULL THEN r.written->>p.property ELSE l.value END, '') <> '')::int AS after
+         count(*) FILTER (WHERE COALESCE(
+           CASE WHEN f.record_id IS NULL THEN r.written->>p.property ELSE f.value END, '') <> '')::int AS before,
+         count(*) FILTER (WHERE COALESCE(
+           CASE WHEN l.record_id IS NULL THEN r.written->>p.property ELSE l.value END, '') <> '')::int AS after
        FROM unnest($3::text[]) AS p(property)
        JOIN ${s}.enrichment_state r ON r.connection = $1 AND r.account = $4 AND r.object_type = $2
        LEFT JOIN firsts f ON f.record_id = r.record_id AND f.property = p.property

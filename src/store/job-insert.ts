@@ -56,7 +56,8 @@ export async function insertJobs(db: Db, schema: string, queue: string, jobs: Ne
        SELECT ${QUEUE_TABLE_COLUMNS.join(', ')} FROM ${s}.queue WHERE name = $1
      ), fresh AS (
        INSERT INTO ${s}.received_event (key_hash, connection, account, object_type, record_id, queue)
-       SELECT key_hash, data->>'connection', COALESCE(data->>'account', ''), data->>'objectType', data->>'recordId', q.name
+       SELECT key_hash, data->>'connection', COALESCE(data->>'account', ''),
+         data->>'objectType', data->>'recordId', q.name
        FROM e, q WHERE key_hash IS NOT NULL
        ON CONFLICT (key_hash) DO NOTHING
        RETURNING key_hash

@@ -57,7 +57,8 @@ export class JobTable {
   /** With no retries left, pg-boss's own fail moves a job to the dead letter and keeps the error. */
   async spendAllAttempts(queue: string, job: Pick<ClaimedJob, 'id' | 'retryCount'>): Promise<void> {
     await this.db.query(
-      `UPDATE "${this.schema}".job SET retry_limit = retry_count WHERE name = $1 AND id = $2 AND retry_count = $3 AND state = 'active'`,
+      `UPDATE "${this.schema}".job SET retry_limit = retry_count
+       WHERE name = $1 AND id = $2 AND retry_count = $3 AND state = 'active'`,
       [queue, job.id, job.retryCount],
     );
   }
@@ -135,7 +136,8 @@ export class JobTable {
   /** Counts by state for every queue (the dead letter included); depth is what waits to run. */
   async counts(): Promise<QueueCounts[]> {
     const { rows } = await this.db.query<{ queue: string; state: string; n: number }>(
-      `SELECT name AS queue, state::text AS state, count(*)::int AS n FROM "${this.schema}".job GROUP BY name, state ORDER BY name`,
+      `SELECT name AS queue, state::text AS state, count(*)::int AS n FROM "${this.schema}".job
+       GROUP BY name, state ORDER BY name`,
     );
     const byQueue = new Map<string, QueueCounts>();
     for (const row of rows) {
@@ -235,7 +237,8 @@ export class JobTable {
       queue: r.name,
       data: r.data,
       error: r.output,
-      // pg-boss counts a retry when it hands the job out again: a job waiting in retry has failed retry_count + 1 times.
+      // pg-boss counts a retry when it hands the job out again:
+      // a job waiting in retry has failed retry_count + 1 times.
       failedAttempts: r.retry_count + 1,
       attemptsLeft: Math.max(0, r.retry_limit - r.retry_count),
       nextAttemptAt: r.start_after,
@@ -251,7 +254,8 @@ export class JobTable {
     const uuids = ids.filter((id) => UUID.test(id));
     if (uuids.length === 0) return new Map();
     const { rows } = await this.db.query<{ id: string; state: string; reason: string | null }>(
-      `SELECT id::text AS id, state::text AS state, data->>'reason' AS reason FROM "${this.schema}".job WHERE name = $1 AND id = ANY($2::uuid[])`,
+      `SELECT id::text AS id, state::text AS state, data->>'reason' AS reason FROM "${this.schema}".job
+       WHERE name = $1 AND id = ANY($2::uuid[])`,
       [queue, uuids],
     );
     return new Map(rows.map((r) => [r.id, { state: r.state as JobStanding['state'], reason: r.reason }]));

@@ -6,7 +6,10 @@ import type { Db } from './db.js';
 import { StoreError } from './errors.js';
 import { SingleFlight } from './single-flight.js';
 
-/** Whether a lookup asks about a person or a company (not to be confused with the mapping's LookupKind, the identifier it goes by). */
+/**
+ * Whether a lookup asks about a person or a company (not to be
+ * confused with the mapping's LookupKind, the identifier it goes by).
+ */
 export type LookupSubject = 'person' | 'company';
 
 export interface LookupKey {
@@ -119,9 +122,11 @@ export class LookupCache {
     await this.db.query(
       `INSERT INTO ${this.table} (kind, id_type, value, market, hit, response, fetched_at, expires_at)
        SELECT kind, "idType", value, market, hit, response, $2::timestamptz, expires_at
-       FROM jsonb_to_recordset($1::jsonb) AS r(kind text, "idType" text, value text, market text, hit boolean, response jsonb, expires_at timestamptz)
+       FROM jsonb_to_recordset($1::jsonb) AS r(kind text, "idType" text, value text, market text,
+         hit boolean, response jsonb, expires_at timestamptz)
        ON CONFLICT (kind, id_type, value, market) DO UPDATE SET
-         hit = EXCLUDED.hit, response = EXCLUDED.response, fetched_at = EXCLUDED.fetched_at, expires_at = EXCLUDED.expires_at`,
+         hit = EXCLUDED.hit, response = EXCLUDED.response,
+         fetched_at = EXCLUDED.fetched_at, expires_at = EXCLUDED.expires_at`,
       [JSON.stringify(unique), now.toISOString()],
     );
   }
@@ -136,7 +141,8 @@ export class LookupCache {
       `WITH gone AS (
          UPDATE ${this.table} c SET expires_at = $2::timestamptz
          FROM jsonb_to_recordset($1::jsonb) AS k(kind text, "idType" text, value text, market text)
-         WHERE c.kind = k.kind AND c.id_type = k."idType" AND c.value = k.value AND c.market = k.market AND c.expires_at > $2::timestamptz
+         WHERE c.kind = k.kind AND c.id_type = k."idType" AND c.value = k.value
+           AND c.market = k.market AND c.expires_at > $2::timestamptz
          RETURNING 1)
        SELECT count(*)::int AS n FROM gone`,
       [JSON.stringify(keys.map(normaliseLookupKey)), now.toISOString()],
@@ -152,7 +158,8 @@ export class LookupCache {
   /** Removes expired entries; returns how many. */
   async prune(now = new Date()): Promise<number> {
     const { rows } = await this.db.query<{ n: number }>(
-      `WITH gone AS (DELETE FROM ${this.table} WHERE expires_at <= $1::timestamptz RETURNING 1) SELECT count(*)::int AS n FROM gone`,
+      `WITH gone AS (DELETE FROM ${this.table} WHERE expires_at <= $1::timestamptz RETURNING 1)
+       SELECT count(*)::int AS n FROM gone`,
       [now.toISOString()],
     );
     return rows[0]?.n ?? 0;

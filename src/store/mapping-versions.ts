@@ -85,7 +85,8 @@ export class MappingVersions {
       }
       const { rows } = await tx.query<Row>(
         `INSERT INTO ${this.table} (crm, object_type, version, document, format, author, comment, active)
-         SELECT $1, $2, coalesce(max(version), 0) + 1, $3, $4, $5, $6, $7 FROM ${this.table} WHERE crm = $1 AND object_type = $2
+         SELECT $1, $2, coalesce(max(version), 0) + 1, $3, $4, $5, $6, $7
+           FROM ${this.table} WHERE crm = $1 AND object_type = $2
          RETURNING *`,
         [
           input.crm,

@@ -98,7 +98,8 @@ export class McpOAuthStore {
 
   async saveRequest(idHash: string, row: OAuthRequestRow): Promise<void> {
     await this.db.query(
-      `INSERT INTO ${this.t('mcp_oauth_request')} (id_hash, client_id, redirect_uri, scope, code_challenge, state, resource, expires_at)
+      `INSERT INTO ${this.t('mcp_oauth_request')} (id_hash, client_id, redirect_uri,
+        scope, code_challenge, state, resource, expires_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
       [
         idHash,
@@ -133,7 +134,8 @@ export class McpOAuthStore {
 
   async saveCode(codeHash: string, row: OAuthCodeRow): Promise<void> {
     await this.db.query(
-      `INSERT INTO ${this.t('mcp_oauth_code')} (code_hash, grant_id, client_id, redirect_uri, scope, code_challenge, resource, expires_at)
+      `INSERT INTO ${this.t('mcp_oauth_code')} (code_hash, grant_id, client_id, redirect_uri,
+        scope, code_challenge, resource, expires_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
       [
         codeHash,
@@ -165,7 +167,8 @@ export class McpOAuthStore {
     );
     if (rows[0]) return { kind: 'ok', row: codeRow(rows[0]) };
     const { rows: used } = await this.db.query<{ grant_id: string }>(
-      `SELECT grant_id FROM ${this.t('mcp_oauth_code')} WHERE code_hash = $1 AND client_id = $2 AND used_at IS NOT NULL`,
+      `SELECT grant_id FROM ${this.t('mcp_oauth_code')}
+       WHERE code_hash = $1 AND client_id = $2 AND used_at IS NOT NULL`,
       [codeHash, clientId],
     );
     return used[0] ? { kind: 'reused', grantId: used[0].grant_id } : { kind: 'unknown' };
@@ -174,7 +177,8 @@ export class McpOAuthStore {
   async saveTokens(tokens: (OAuthTokenRow & { tokenHash: string })[]): Promise<void> {
     for (const t of tokens) {
       await this.db.query(
-        `INSERT INTO ${this.t('mcp_oauth_token')} (token_hash, kind, grant_id, client_id, scope, resource, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+        `INSERT INTO ${this.t('mcp_oauth_token')} (token_hash, kind, grant_id, client_id, scope, resource, expires_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)`,
         [t.tokenHash, t.kind, t.grantId, t.clientId, t.scope, t.resource, t.expiresAt.toISOString()],
       );
     }
@@ -194,14 +198,16 @@ export class McpOAuthStore {
   async takeRefreshToken(tokenHash: string, clientId: string): Promise<Consumed<OAuthTokenRow>> {
     const { rows } = await this.db.query<TokenRecord>(
       `UPDATE ${this.t('mcp_oauth_token')} SET used_at = now()
-       WHERE token_hash = $1 AND kind = 'refresh' AND client_id = $2 AND used_at IS NULL AND revoked_at IS NULL AND expires_at > now()
+       WHERE token_hash = $1 AND kind = 'refresh' AND client_id = $2
+         AND used_at IS NULL AND revoked_at IS NULL AND expires_at > now()
        RETURNING *`,
       [tokenHash, clientId],
     );
     if (rows[0]) return { kind: 'ok', row: tokenRow(rows[0]) };
     const { rows: spent } = await this.db.query<{ grant_id: string }>(
       `SELECT grant_id FROM ${this.t('mcp_oauth_token')}
-       WHERE token_hash = $1 AND kind = 'refresh' AND client_id = $2 AND (used_at IS NOT NULL OR revoked_at IS NOT NULL)`,
+       WHERE token_hash = $1 AND kind = 'refresh' AND client_id = $2
+         AND (used_at IS NOT NULL OR revoked_at IS NOT NULL)`,
       [tokenHash, clientId],
     );
     return spent[0] ? { kind: 'reused', grantId: spent[0].grant_id } : { kind: 'unknown' };
@@ -210,7 +216,9 @@ export class McpOAuthStore {
   /** Revokes one token of this client; a refresh token takes its whole grant with it (RFC 7009 2.1). */
   async revokeToken(tokenHash: string, clientId: string): Promise<void> {
     const { rows } = await this.db.query<{ kind: TokenKind; grant_id: string }>(
-      `UPDATE ${this.t('mcp_oauth_token')} SET revoked_at = coalesce(revoked_at, now()) WHERE token_hash = $1 AND client_id = $2 RETURNING kind, grant_id`,
+      `UPDATE ${this.t('mcp_oauth_token')} SET revoked_at = coalesce(revoked_at, now())
+       WHERE token_hash = $1 AND client_id = $2
+       RETURNING kind, grant_id`,
       [tokenHash, clientId],
     );
     if (rows[0]?.kind === 'refresh') await this.revokeGrant(rows[0].grant_id);
@@ -218,7 +226,9 @@ export class McpOAuthStore {
 
   async revokeGrant(grantId: string): Promise<number> {
     const { rows } = await this.db.query<{ n: number }>(
-      `WITH r AS (UPDATE ${this.t('mcp_oauth_token')} SET revoked_at = now() WHERE grant_id = $1 AND revoked_at IS NULL RETURNING 1) SELECT count(*)::int AS n FROM r`,
+      `WITH r AS (UPDATE ${this.t('mcp_oauth_token')} SET revoked_at = now()
+       WHERE grant_id = $1 AND revoked_at IS NULL RETURNING 1)
+       SELECT count(*)::int AS n FROM r`,
       [grantId],
     );
     return rows[0]?.n ?? 0;
@@ -231,7 +241,8 @@ export class McpOAuthStore {
    */
   async prune(): Promise<number> {
     const liveToken = (alias: string) =>
-      `EXISTS (SELECT 1 FROM ${this.t('mcp_oauth_token')} k WHERE k.client_id = ${alias}.client_id AND k.expires_at > now())`;
+      `EXISTS (SELECT 1 FROM ${this.t('mcp_oauth_token')} k
+       WHERE k.client_id = ${alias}.client_id AND k.expires_at > now())`;
     const { rows: clients } = await this.db.query<{ n: number }>(
       `WITH d AS (
          DELETE FROM ${this.t('mcp_oauth_client')} c
@@ -243,7 +254,8 @@ export class McpOAuthStore {
        SELECT count(*)::int AS n FROM d`,
     );
     await this.db.query(
-      `DELETE FROM ${this.t('mcp_oauth_redirect')} r WHERE r.confirmed_at < now() - interval '${UNUSED_CLIENT}' AND NOT ${liveToken('r')}`,
+      `DELETE FROM ${this.t('mcp_oauth_redirect')} r
+       WHERE r.confirmed_at < now() - interval '${UNUSED_CLIENT}' AND NOT ${liveToken('r')}`,
     );
     let n = clients[0]?.n ?? 0;
     for (const [table, grace] of [
@@ -252,7 +264,8 @@ export class McpOAuthStore {
       ['mcp_oauth_token', '1 day'],
     ] as const) {
       const { rows } = await this.db.query<{ n: number }>(
-        `WITH d AS (DELETE FROM ${this.t(table)} WHERE expires_at < now() - $1::interval RETURNING 1) SELECT count(*)::int AS n FROM d`,
+        `WITH d AS (DELETE FROM ${this.t(table)} WHERE expires_at < now() - $1::interval RETURNING 1)
+         SELECT count(*)::int AS n FROM d`,
         [grace === '0' ? '0 seconds' : grace],
       );
       n += rows[0]?.n ?? 0;

@@ -42,7 +42,8 @@ export async function migrate(db: Db, schema: string): Promise<MigrationResult> 
     await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`crm-enrich migrate ${schema}`]);
     await tx.exec(`CREATE SCHEMA IF NOT EXISTS "${schema}"; SET LOCAL search_path TO "${schema}";`);
     await tx.exec(
-      'CREATE TABLE IF NOT EXISTS schema_migration (version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
+      'CREATE TABLE IF NOT EXISTS schema_migration ' +
+        '(version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
     );
     const { rows } = await tx.query<{ version: string }>('SELECT version FROM schema_migration');
     const done = new Set(rows.map((r) => r.version));
@@ -54,7 +55,8 @@ export async function migrate(db: Db, schema: string): Promise<MigrationResult> 
       } catch (error) {
         throw new StoreError(
           'migration_failed',
-          `Migration ${migration.version} failed in schema ${schema}: ${(error as Error).message}. Nothing was changed; fix the database and run \`crm-enrich migrate\` again.`,
+          `Migration ${migration.version} failed in schema ${schema}: ${(error as Error).message}. Nothing ` +
+            `was changed; fix the database and run \`crm-enrich migrate\` again.`,
           { version: migration.version, schema },
           { cause: error },
         );

@@ -28,7 +28,8 @@ export function lockDirectory(lockPath: string): DirectoryLock {
       throw new StoreError(
         'store_locked',
         `The embedded database at ${lockPath.replace(/\.lock$/, '')} is already open in ${who}. ` +
-          'Stop the other crm-enrich process, or set DATABASE_URL to a Postgres server so several processes can share it.',
+          'Stop the other crm-enrich process, or set DATABASE_URL to a Postgres server so several processes ' +
+          'can share it.',
         { lockPath, pid: holder },
       );
     }

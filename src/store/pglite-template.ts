@@ -67,7 +67,8 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   } catch (error) {
     // Not fatal: the service makes each new embedded database itself, with a higher start-up peak.
     console.warn(
-      `crm-enrich: could not make the embedded database template (${(error as Error).message}); new embedded databases are made at start-up instead`,
+      `crm-enrich: could not make the embedded database template (${(error as Error).message}); new embedded ` +
+        'databases are made at start-up instead',
     );
   }
 }

@@ -392,7 +392,8 @@ export class JobQueue {
   /** Forgets event keys older than the CRMs' redelivery window. */
   async pruneReceived(olderThanDays: number): Promise<number> {
     const { rows } = await this.db.query<{ n: number }>(
-      `WITH gone AS (DELETE FROM "${this.schema}".received_event WHERE received_at < now() - make_interval(days => $1) RETURNING 1)
+      `WITH gone AS (DELETE FROM "${this.schema}".received_event
+       WHERE received_at < now() - make_interval(days => $1) RETURNING 1)
        SELECT count(*)::int AS n FROM gone`,
       [olderThanDays],
     );

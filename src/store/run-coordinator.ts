@@ -48,7 +48,8 @@ export class PostgresRunCoordinator implements RunCoordinator {
 
   async prune(): Promise<number> {
     const { rows } = await this.db.query<{ n: number }>(
-      `WITH gone AS (DELETE FROM "${this.schema}".cron_claim WHERE expires_at < now() - interval '${KEEP_AFTER_EXPIRY}' RETURNING 1)
+      `WITH gone AS (DELETE FROM "${this.schema}".cron_claim
+       WHERE expires_at < now() - interval '${KEEP_AFTER_EXPIRY}' RETURNING 1)
        SELECT count(*)::int AS n FROM gone`,
     );
     return rows[0]?.n ?? 0;

@@ -44,7 +44,8 @@ export class StatSeries {
       `INSERT INTO ${this.table} AS s (bucket, name, value)
        SELECT bucket, name, value FROM jsonb_to_recordset($1::jsonb) AS r(bucket timestamptz, name text, value bigint)
        ON CONFLICT (bucket, name) DO UPDATE SET value =
-         CASE WHEN s.name LIKE '${GAUGE_PREFIX}%' THEN GREATEST(s.value, EXCLUDED.value) ELSE s.value + EXCLUDED.value END`,
+         CASE WHEN s.name LIKE '${GAUGE_PREFIX}%' THEN GREATEST(s.value, EXCLUDED.value)
+           ELSE s.value + EXCLUDED.value END`,
       [JSON.stringify(merge(rows))],
     );
   }
@@ -77,7 +78,8 @@ export class StatSeries {
 
   async prune(keepDays: number): Promise<number> {
     const { rows } = await this.db.query<{ n: number }>(
-      `WITH gone AS (DELETE FROM ${this.table} WHERE bucket < now() - make_interval(days => $1::int) RETURNING 1) SELECT count(*)::int AS n FROM gone`,
+      `WITH gone AS (DELETE FROM ${this.table} WHERE bucket < now() - make_interval(days => $1::int) RETURNING 1)
+       SELECT count(*)::int AS n FROM gone`,
       [keepDays],
     );
     return rows[0]?.n ?? 0;

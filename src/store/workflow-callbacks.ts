@@ -74,7 +74,8 @@ export class WorkflowCallbacks {
          SELECT callback_id FROM ${this.table} WHERE completed_at IS NULL AND next_attempt_at <= now()
            AND account = COALESCE($3::jsonb ->> connection, '')
          ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED)
-       RETURNING callback_id, connection, object_type, record_id, since_audit_id, job_id, outputs, attempts, created_at`,
+       RETURNING callback_id, connection, object_type, record_id,
+         since_audit_id, job_id, outputs, attempts, created_at`,
       [limit, leaseMs, this.accounts.json()],
     );
     return rows.map((r) => ({
@@ -144,7 +145,8 @@ export class WorkflowCallbacks {
   /** Forgets steps completed more than `days` ago. */
   async prune(days: number): Promise<number> {
     const { rows } = await this.db.query<{ n: number }>(
-      `WITH gone AS (DELETE FROM ${this.table} WHERE completed_at < now() - make_interval(days => $1) RETURNING 1) SELECT count(*)::int AS n FROM gone`,
+      `WITH gone AS (DELETE FROM ${this.table} WHERE completed_at < now() - make_interval(days => $1) RETURNING 1)
+       SELECT count(*)::int AS n FROM gone`,
       [days],
     );
     return rows[0]?.n ?? 0;

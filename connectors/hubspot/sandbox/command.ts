@@ -41,8 +41,8 @@ export function parseRequired(value: string): Partial<Record<'contacts' | 'compa
       extra !== undefined
     ) {
       throw new InvalidArgumentError(
-        `--require expects <object>:<property>[,...] with object contacts or companies and a property's internal name, ` +
-          `e.g. companies:founded_year; got '${item}'`,
+        '--require expects <object>:<property>[,...] with object contacts or companies ' +
+          `and a property's internal name, e.g. companies:founded_year; got '${item}'`,
       );
     }
     out[object] = [...new Set([...(out[object] ?? []), property])];
@@ -60,7 +60,8 @@ export function registerHubspotSandboxCommand(parent: Command): void {
   parent
     .command('hubspot')
     .description(
-      'run a local HubSpot portal (CRM objects, properties, search, associations, signed webhooks) that @hubspot/api-client can talk to',
+      'run a local HubSpot portal (CRM objects, properties, search, associations, signed webhooks) that ' +
+        '@hubspot/api-client can talk to',
     )
     .option('--port <n>', 'port to listen on (0 picks a free one)', whole('--port', 0), 0)
     .option(
@@ -83,7 +84,8 @@ export function registerHubspotSandboxCommand(parent: Command): void {
     .option('--tier <tier>', 'API limits: starter (100 per 10 s) or pro (190 per 10 s)', tier, 'starter')
     .option(
       '--require <object:property,...>',
-      "properties the portal requires, e.g. companies:founded_year: an app's create or update that leaves one empty is refused, as HubSpot does from API version 2026-09",
+      "properties the portal requires, e.g. companies:founded_year: an app's create or update that leaves one " +
+        'empty is refused, as HubSpot does from API version 2026-09',
       parseRequired,
     )
     .action(
@@ -102,7 +104,8 @@ export function registerHubspotSandboxCommand(parent: Command): void {
         const sandbox = await startHubspotSandbox(opts);
         console.log(`hubspot sandbox listening on ${sandbox.url}`);
         console.log(
-          `portal ${sandbox.portalId}; access token and client secret as configured; stats at ${sandbox.url}/__sandbox/stats`,
+          `portal ${sandbox.portalId}; access token and client secret as configured; stats at ` +
+            `${sandbox.url}/__sandbox/stats`,
         );
         if (opts.dataDir) console.log(`records kept in ${opts.dataDir}`);
         if (opts.require)

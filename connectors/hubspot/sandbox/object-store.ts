@@ -132,7 +132,9 @@ export class SandboxObjectStore {
     }
   }
 
-  /** The portal's data as plain values (see portal-snapshot.ts): objects, id counter, custom properties, associations. */
+  /**
+   * The portal's data as plain values (see portal-snapshot.ts): objects, id counter, custom properties, associations.
+   */
   snapshot(): PortalData {
     const inOrder = this.inOrder;
     function* objects(type: ObjectType) {

@@ -43,7 +43,8 @@ export function keepPortalIn(dir: string, portalId: number, store: SandboxObject
   const parsed = PortalFileSchema.safeParse(raw);
   if (!parsed.success)
     throw new Error(
-      `${file.path} is not a HubSpot sandbox portal's data (${z.prettifyError(parsed.error)}); move it away to start empty`,
+      `${file.path} is not a HubSpot sandbox portal's data (${z.prettifyError(parsed.error)}); move it away ` +
+        'to start empty',
     );
   if (parsed.data.portalId !== portalId)
     throw new Error(`${file.path} holds portal ${parsed.data.portalId}, not ${portalId}`);

@@ -28,7 +28,8 @@ function pairOr400(req: Request, res: Response): Pair | undefined {
       res,
       400,
       'VALIDATION_ERROR',
-      `The sandbox portal associates contacts with companies; got ${String(req.params.from)} to ${String(req.params.to)}.`,
+      `The sandbox portal associates contacts with companies; got ${String(req.params.from)} to ` +
+        `${String(req.params.to)}.`,
     );
     return undefined;
   }

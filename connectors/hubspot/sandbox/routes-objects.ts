@@ -98,7 +98,9 @@ export function objectRoutes(store: SandboxObjectStore): Router {
       if (missing.length > 0) {
         errors.push({
           code: 'OBJECT_NOT_FOUND',
-          message: `Could not get some ${LABEL[type]} objects, they may be deleted or not exist. Check that ids are valid.`,
+          message:
+            `Could not get some ${LABEL[type]} objects, they may be deleted or not exist. Check that ` +
+            'ids are valid.',
           context: { ids: missing },
         });
       }
@@ -130,7 +132,9 @@ export function objectRoutes(store: SandboxObjectStore): Router {
             if (!object) {
               errors.push({
                 code: 'OBJECT_NOT_FOUND',
-                message: `Could not get some ${LABEL[type]} objects, they may be deleted or not exist. Check that ids are valid.`,
+                message:
+                  `Could not get some ${LABEL[type]} objects, they may be deleted or not exist. Check ` +
+                  'that ids are valid.',
                 context: { ids: [id] },
               });
               return;
@@ -188,7 +192,8 @@ export function objectRoutes(store: SandboxObjectStore): Router {
         res,
         400,
         'VALIDATION_ERROR',
-        `Invalid search request: a search returns at most ${MAX_SEARCH_RESULTS} results; after + limit may not exceed ${MAX_SEARCH_RESULTS}`,
+        `Invalid search request: a search returns at most ${MAX_SEARCH_RESULTS} results; after + limit may ` +
+          `not exceed ${MAX_SEARCH_RESULTS}`,
       );
     }
     const now = Date.now();

@@ -68,7 +68,9 @@ export interface HubspotSandboxOptions {
   searchLagMs?: number;
   /** Searches per second per token before a SECONDLY 429 (HubSpot: 5). */
   searchesPerSecond?: number;
-  /** Faults for load and chaos tests: shares (0..1) of API calls refused with a 429 or a 502 before they do anything. */
+  /**
+   * Faults for load and chaos tests: shares (0..1) of API calls refused with a 429 or a 502 before they do anything.
+   */
   faults?: HubspotFaults;
   /**
    * Properties the portal requires, by object: an app's create or update that leaves one empty is

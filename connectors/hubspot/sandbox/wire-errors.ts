@@ -59,4 +59,5 @@ export function sendNotFound(res: Response, what: string): void {
 }
 
 export const UNAUTHENTICATED_MESSAGE =
-  'Authentication credentials not found. This API supports OAuth 2.0 authentication and you can find more details at https://developers.hubspot.com/docs/methods/auth/oauth-overview';
+  'Authentication credentials not found. This API supports OAuth 2.0 authentication and you can find more ' +
+  'details at https://developers.hubspot.com/docs/methods/auth/oauth-overview';

@@ -165,7 +165,8 @@ export function workflowActions(options: WorkflowActionOptions): WorkflowActions
     res.json(execution);
   });
 
-  // A card's hubspot.fetch: {"path": "/hubspot/card/contact/123", "method": "GET"|"POST", "body"?, "portalId"?, "userId"?}.
+  // A card's hubspot.fetch: {"path": "/hubspot/card/contact/123",
+  // "method": "GET"|"POST", "body"?, "portalId"?, "userId"?}.
   controls.post('/__sandbox/cards/fetch', async (req: Request, res: Response) => {
     const body = (req.body ?? {}) as {
       path?: unknown;

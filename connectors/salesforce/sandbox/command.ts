@@ -46,7 +46,8 @@ export function registerSalesforceSandboxCommand(parent: Command): void {
         const sandbox = await startSalesforceSandbox(opts);
         console.log(`salesforce sandbox listening on ${sandbox.url}`);
         console.log(
-          `org ${sandbox.orgId}; OAuth client credentials client_id=sandbox client_secret=sandbox; stats at ${sandbox.url}/__sandbox/stats`,
+          `org ${sandbox.orgId}; OAuth client credentials client_id=sandbox client_secret=sandbox; stats at ` +
+            `${sandbox.url}/__sandbox/stats`,
         );
         if (opts.dataDir) console.log(`records kept in ${opts.dataDir}`);
         const stop = () => void sandbox.close().then(() => process.exit(0));

@@ -446,7 +446,9 @@ export class OrgData {
       if (mode === 'update' ? !field.updateable : !field.createable) {
         errors.push({
           statusCode: 'INVALID_FIELD_FOR_INSERT_UPDATE',
-          message: `Unable to create/update fields: ${field.name}. Please check the security settings of this field and verify that it is read/write for your profile or permission set.`,
+          message:
+            `Unable to create/update fields: ${field.name}. Please check the security settings of this ` +
+            'field and verify that it is read/write for your profile or permission set.',
           fields: [field.name],
         });
         continue;
@@ -459,7 +461,9 @@ export class OrgData {
     return errors.length > 0 ? { errors } : { fields: out };
   }
 
-  /** A lookup must name a record of a type it refers to, as in Salesforce (a Contact's AccountId an existing Account). */
+  /**
+   * A lookup must name a record of a type it refers to, as in Salesforce (a Contact's AccountId an existing Account).
+   */
   private referenceProblem(field: DescribeField, value: unknown): SaveError | undefined {
     if (field.type !== 'reference' || value === null || value === undefined) return undefined;
     const refersToSandboxObject = field.referenceTo.filter((t): t is SandboxObjectType =>

@@ -36,7 +36,8 @@ export function keepOrgIn(dir: string, orgId: string, org: OrgData): SnapshotFil
   const parsed = OrgFileSchema.safeParse(raw);
   if (!parsed.success)
     throw new Error(
-      `${file.path} is not a Salesforce sandbox org's data (${z.prettifyError(parsed.error)}); move it away to start empty`,
+      `${file.path} is not a Salesforce sandbox org's data (${z.prettifyError(parsed.error)}); move it away ` +
+        'to start empty',
     );
   if (parsed.data.orgId !== orgId) throw new Error(`${file.path} holds org ${parsed.data.orgId}, not ${orgId}`);
   org.restore(parsed.data as unknown as OrgSnapshot);

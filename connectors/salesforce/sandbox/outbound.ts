@@ -49,12 +49,16 @@ export function outboundEnvelope(
         .filter(([, v]) => v !== null)
         .map(([k, v]) => `<sf:${k}>${escapeXml(String(v))}</sf:${k}>`)
         .join('');
-      return `<Notification><Id>${n.id}</Id><sObject xsi:type="sf:${n.objectType}" xmlns:sf="urn:sobject.enterprise.soap.sforce.com">${fields}</sObject></Notification>`;
+      return (
+        `<Notification><Id>${n.id}</Id><sObject xsi:type="sf:${n.objectType}" ` +
+        `xmlns:sf="urn:sobject.enterprise.soap.sforce.com">${fields}</sObject></Notification>`
+      );
     })
     .join('');
   return (
     '<?xml version="1.0" encoding="UTF-8"?>' +
-    '<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/" xmlns:xsd="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">' +
+    '<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/" ' +
+    'xmlns:xsd="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">' +
     '<soapenv:Body><notifications xmlns="http://soap.sforce.com/2005/09/outbound">' +
     `<OrganizationId>${options.orgId}</OrganizationId><ActionId>${options.actionId}</ActionId>` +
     '<SessionId xsi:nil="true"/>' +

@@ -37,7 +37,10 @@ const OUTBOUND_FIELDS = [
 export interface SalesforceSandboxOptions {
   /** false: the integration user lacks "View Setup and Configuration": GET /limits answers 403. */
   viewSetup?: boolean;
-  /** Fields the integration user cannot see (no field-level security access): left out of describe, INVALID_FIELD when named. */
+  /**
+   * Fields the integration user cannot see (no field-level security
+   * access): left out of describe, INVALID_FIELD when named.
+   */
   hiddenFields?: Partial<Record<SandboxObjectType, string[]>>;
   port?: number;
   host?: string;

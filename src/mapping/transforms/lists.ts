@@ -90,8 +90,8 @@ const digits = (phone: string): string => phone.replace(/\D/g, '');
 export const pickPhone = defineTransform({
   name: 'pick_phone',
   summary:
-    'the first phone number that is not do-not-disturb (unless the field sets allow_dnd); kind mobile keeps numbers listed ' +
-    'in current_company.mobile_phones, kind main keeps the others',
+    'the first phone number that is not do-not-disturb (unless the field sets allow_dnd); ' +
+    'kind mobile keeps numbers listed in current_company.mobile_phones, kind main keeps the others',
   args: z.strictObject({ kind: z.enum(['any', 'mobile', 'main']).default('any') }),
   infer: (input) =>
     input.list && (input.base === 'phone_entry' || input.phone)

@@ -59,7 +59,9 @@ export function registerDiscoveryTools(server: McpServer, ctx: ToolContext): voi
     {
       title: 'Preview discovery at a company',
       description:
-        'The people at one enriched CRM company who fit a persona, and for each what adding them would do (create, link to a record already there, or skip and why), with the credits it would spend. Changes nothing and spends no credit.',
+        'The people at one enriched CRM company who fit a persona, and for each what adding them would do ' +
+        '(create, link to a record already there, or skip and why), with the credits it would spend. Changes ' +
+        'nothing and spends no credit.',
       inputSchema: DiscoveryInput,
       outputSchema: {
         company: Company,
@@ -102,7 +104,9 @@ export function registerDiscoveryTools(server: McpServer, ctx: ToolContext): voi
         );
         return {
           result: { company: p.company, description: p.description, candidates, credits: p.credits, counts: p.counts },
-          summary: `${input.crm} company ${input.companyId}: ${p.counts.create} to create, ${p.counts.link} to link, ${p.counts.skip} skipped, ${p.credits} credits`,
+          summary:
+            `${input.crm} company ${input.companyId}: ${p.counts.create} to create, ${p.counts.link} ` +
+            `to link, ${p.counts.skip} skipped, ${p.credits} credits`,
         };
       }),
   );
@@ -111,7 +115,9 @@ export function registerDiscoveryTools(server: McpServer, ctx: ToolContext): voi
     {
       title: 'Add people at a company',
       description:
-        'Adds the people preview_discovery lists: creates new ones in the CRM through the mapping (one credit each), links those already there with the company, never creates anyone twice, and stops at the run, daily and credit limits. Needs the write scope.',
+        'Adds the people preview_discovery lists: creates new ones in the CRM through the mapping (one credit ' +
+        'each), links those already there with the company, never creates anyone twice, and stops at the ' +
+        'run, daily and credit limits. Needs the write scope.',
       inputSchema: DiscoveryInput,
       outputSchema: {
         company: Company,
@@ -145,7 +151,9 @@ export function registerDiscoveryTools(server: McpServer, ctx: ToolContext): voi
             stopped: r.stopped,
             people: r.people,
           },
-          summary: `${input.crm} company ${input.companyId}: ${r.created} created, ${r.linked} linked, ${r.skipped} skipped, ${r.credits} credits${r.stopped ? `; stopped: ${r.stopped.reason}` : ''}`,
+          summary:
+            `${input.crm} company ${input.companyId}: ${r.created} created, ${r.linked} linked, ` +
+            `${r.skipped} skipped, ${r.credits} credits${r.stopped ? `; stopped: ${r.stopped.reason}` : ''}`,
         };
       }),
   );

@@ -35,7 +35,9 @@ export function registerJobChangeTools(server: McpServer, ctx: ToolContext): voi
     {
       title: 'List job changes',
       description:
-        'Contacts crm-enrich saw move to a new employer (or a new role), newest first, since a time: from where to where, old and new title, and what the job-change actions did. Changes nothing and spends no credit.',
+        'Contacts crm-enrich saw move to a new employer (or a new role), newest first, since a time: from ' +
+        'where to where, old and new title, and what the job-change actions did. Changes nothing and spends ' +
+        'no credit.',
       inputSchema: {
         since: z.string().describe('ISO 8601 time, e.g. 2026-11-01T00:00:00Z'),
         connection: z.string().min(1).optional().describe('only this connection (hubspot or salesforce)'),

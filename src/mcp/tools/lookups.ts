@@ -17,7 +17,8 @@ const CompanyInput = {
   by: z
     .enum(COMPANY_LOOKUPS)
     .describe(
-      'which identifier `value` is: id (partner id), ln_slug, ln_url (professional-network slug or URL), fqdn (domain), abn (Australian business number), website',
+      'which identifier `value` is: id (partner id), ln_slug, ln_url (professional-network slug or URL), fqdn ' +
+        '(domain), abn (Australian business number), website',
     ),
   value: value.describe('the identifier, e.g. acme.com.au for fqdn'),
   market: Market.default(DEFAULT_MARKET).describe('market whose region-specific data to return (AU by default)'),
@@ -26,7 +27,8 @@ const PersonInput = {
   by: z
     .enum(PERSON_LOOKUPS)
     .describe(
-      'which identifier `value` is: id (partner id), ln_slug, ln_url (professional-network slug or URL), work_email, personal_email',
+      'which identifier `value` is: id (partner id), ln_slug, ln_url (professional-network slug or URL), ' +
+        'work_email, personal_email',
     ),
   value: value.describe('the identifier, e.g. jane.doe@acme.com.au for work_email'),
 };
@@ -64,7 +66,8 @@ export function registerLookupTools(server: McpServer, ctx: ToolContext): void {
     {
       title: 'Look up a company',
       description:
-        "The partner's company profile (size, industry, revenue, registry numbers, locations) by one identifier. Spends one partner credit unless cached.",
+        "The partner's company profile (size, industry, revenue, registry numbers, locations) by one " +
+        'identifier. Spends one partner credit unless cached.',
       inputSchema: CompanyInput,
       outputSchema: CompanyOutput,
       annotations: { readOnlyHint: true, openWorldHint: true },
@@ -82,7 +85,9 @@ export function registerLookupTools(server: McpServer, ctx: ToolContext): void {
         };
         return {
           result,
-          summary: `company by ${input.by} in ${input.market}: ${hit ? 'found' : 'no match'}${hit?.fromCache ? ' (from cache)' : ''}`,
+          summary:
+            `company by ${input.by} in ${input.market}: ` +
+            `${hit ? 'found' : 'no match'}${hit?.fromCache ? ' (from cache)' : ''}`,
         };
       }),
   );
@@ -91,7 +96,8 @@ export function registerLookupTools(server: McpServer, ctx: ToolContext): void {
     {
       title: 'Look up a person',
       description:
-        "The partner's person profile (position, seniority, department, employer, phones, e-mails) by one identifier. Spends one partner credit unless cached.",
+        "The partner's person profile (position, seniority, department, employer, phones, e-mails) by one " +
+        'identifier. Spends one partner credit unless cached.',
       inputSchema: PersonInput,
       outputSchema: PersonOutput,
       annotations: { readOnlyHint: true, openWorldHint: true },

@@ -68,7 +68,8 @@ export function registerRecordTools(server: McpServer, ctx: ToolContext): void {
     {
       title: 'Explain a record',
       description:
-        'What crm-enrich knows about one CRM record: its enrichment state, the newest run, and the audit history of what was written, by which rule, and why.',
+        'What crm-enrich knows about one CRM record: its enrichment state, the newest run, and the audit ' +
+        'history of what was written, by which rule, and why.',
       inputSchema: {
         ...RecordInput,
         limit: z.number().int().min(1).max(500).default(50).describe('audit rows to return'),
@@ -106,7 +107,8 @@ export function registerRecordTools(server: McpServer, ctx: ToolContext): void {
     {
       title: 'Enrich a record',
       description:
-        'Enriches one CRM record now, through the mapping and its write rules (person edits are kept), and answers with what was written and why. Spends a partner credit unless cached. Needs the write scope.',
+        'Enriches one CRM record now, through the mapping and its write rules (person edits are kept), and ' +
+        'answers with what was written and why. Spends a partner credit unless cached. Needs the write scope.',
       inputSchema: RecordInput,
       outputSchema: EnrichOutput,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
@@ -130,6 +132,12 @@ export function registerRecordTools(server: McpServer, ctx: ToolContext): void {
         const run = await waitForRun(service, key, since, ctx.enrichWaitMs);
         const rows = run?.rows ?? [];
         const written = rows.filter((r) => r.outcome === 'write');
+        const names = written.length ? `: ${written.map((r) => r.property).join(', ')}` : '';
+        const reasons = rows
+          .filter((r) => r.outcome !== 'write')
+          .map((r) => r.reason)
+          .filter(Boolean)
+          .join('; ');
         return {
           result: {
             finished: run !== undefined,
@@ -141,11 +149,7 @@ export function registerRecordTools(server: McpServer, ctx: ToolContext): void {
             ? `${input.crm} ${key.objectType} ${input.id}: ${written.length} properties written`
             : `${input.crm} ${key.objectType} ${input.id}: queued, not finished within the wait`,
           text: run
-            ? `${written.length} properties written${written.length ? `: ${written.map((r) => r.property).join(', ')}` : ''}. ${rows
-                .filter((r) => r.outcome !== 'write')
-                .map((r) => r.reason)
-                .filter(Boolean)
-                .join('; ')}`
+            ? `${written.length} properties written${names}. ${reasons}`
             : 'The enrichment is queued but had not finished; call explain_record in a moment to see what it wrote.',
         };
       }),

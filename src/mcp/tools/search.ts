@@ -54,7 +54,8 @@ const SearchInput = {
     )
     .optional()
     .describe(
-      'catalogue filters: identifier to codes, e.g. {"industry":["l1:C"],"company_size":["51-200"]}; see filter_options',
+      'catalogue filters: identifier to codes, e.g. {"industry":["l1:C"],"company_size":["51-200"]}; see ' +
+        'filter_options',
     ),
   markets: z
     .array(Market)
@@ -83,7 +84,8 @@ const FilterInput = {
     .max(100)
     .optional()
     .describe(
-      'match against value labels and codes; only with exactly one paged filter (industry, location, hq_location, people_location)',
+      'match against value labels and codes; only with exactly one paged filter (industry, location, ' +
+        'hq_location, people_location)',
     ),
   offset: z.number().int().min(0).optional().describe('values to skip in a paged filter (pages are 20 values)'),
   levelOne: z
@@ -100,7 +102,9 @@ export function registerSearchTools(server: McpServer, ctx: ToolContext): void {
     {
       title: 'Search people',
       description:
-        'People matching a persona (position, seniority, department, catalogue filters) in a market, a page at a time. Filter codes are checked against filter_options first. Spends one partner credit per page.',
+        'People matching a persona (position, seniority, department, catalogue filters) in a market, a page ' +
+        'at a time. Filter codes are checked against filter_options first. Spends one partner credit per ' +
+        'page.',
       inputSchema: SearchInput,
       outputSchema: SearchOutput,
       annotations: { readOnlyHint: true, openWorldHint: true },
@@ -124,9 +128,12 @@ export function registerSearchTools(server: McpServer, ctx: ToolContext): void {
         const used = ['position', 'seniority', 'department', 'companyId'].filter(
           (k) => input[k as keyof typeof input] !== undefined,
         );
+        const by = [...used, ...Object.keys(input.filters ?? {})].join(', ') || 'market only';
         return {
           result: { page: input.page, pageSize: input.pageSize, results, more: results.length === input.pageSize },
-          summary: `people search in ${input.markets?.join(',') ?? input.market}, page ${input.page}: ${results.length} results; by ${[...used, ...Object.keys(input.filters ?? {})].join(', ') || 'market only'}`,
+          summary:
+            `people search in ${input.markets?.join(',') ?? input.market}, page ${input.page}: ` +
+            `${results.length} results; by ${by}`,
         };
       }),
   );
@@ -135,7 +142,8 @@ export function registerSearchTools(server: McpServer, ctx: ToolContext): void {
     {
       title: 'Filter options',
       description:
-        "The partner's filter catalogue (identifiers, kinds, codes) and markets, for building search_people filters. Free of charge.",
+        "The partner's filter catalogue (identifiers, kinds, codes) and markets, for building search_people " +
+        'filters. Free of charge.',
       inputSchema: FilterInput,
       outputSchema: FilterOptionsResponse,
       annotations: { readOnlyHint: true, openWorldHint: true },
@@ -145,7 +153,9 @@ export function registerSearchTools(server: McpServer, ctx: ToolContext): void {
         const result = await partner.filterOptions(input, { priority: 'interactive' });
         return {
           result,
-          summary: `filter options${input.identifiers ? ` for ${input.identifiers.join(', ')}` : ''}: ${result.filters.length} filters`,
+          summary:
+            `filter options${input.identifiers ? ` for ${input.identifiers.join(', ')}` : ''}: ` +
+            `${result.filters.length} filters`,
         };
       }),
   );

@@ -58,7 +58,8 @@ export function registerPartnerSandboxCommand(parent: Command): void {
       const sandbox = await startPartnerSandbox(opts);
       console.log(`partner sandbox listening on ${sandbox.url}`);
       console.log(
-        `API key: sandbox-key (sandbox-key-no-org answers 403); sample identifiers at ${sandbox.url}/__sandbox/sample?market=AU`,
+        'API key: sandbox-key (sandbox-key-no-org answers 403); sample identifiers at ' +
+          `${sandbox.url}/__sandbox/sample?market=AU`,
       );
       const stop = () => void sandbox.close().then(() => process.exit(0));
       process.once('SIGTERM', stop);

@@ -148,8 +148,14 @@ export function generateCompany(prng: Prng, index: number, usedNames: Set<string
     name,
     website,
     fqdn: domain,
-    description: `${name} provides ${sub.label.toLowerCase()} to ${customer === 'b2c' ? 'consumers' : 'businesses'} from ${hq[2]}, ${info.label}. Founded in ${founded}, it employs about ${globalEmployees} people.`,
-    tagline: `${prng.pick(['Trusted', 'Better', 'Smarter', 'Reliable', 'Modern'])} ${sub.label.toLowerCase()}, ${prng.pick(['done right', 'for everyone', 'since ' + founded, 'that lasts'])}`,
+    description:
+      `${name} provides ${sub.label.toLowerCase()} to ` +
+      `${customer === 'b2c' ? 'consumers' : 'businesses'} from ${hq[2]}, ${info.label}. Founded in ` +
+      `${founded}, it employs about ${globalEmployees} people.`,
+    tagline:
+      `${prng.pick(['Trusted', 'Better', 'Smarter', 'Reliable', 'Modern'])} ` +
+      `${sub.label.toLowerCase()}, ` +
+      `${prng.pick(['done right', 'for everyone', 'since ' + founded, 'that lasts'])}`,
     linkedin: slug,
     employee_count: region.employeeCount,
     year_founded: founded,

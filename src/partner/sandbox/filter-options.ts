@@ -88,7 +88,8 @@ export function filterOptions(query: URLSearchParams): FilterOptionsResponse {
     const division = INDUSTRY_DIVISIONS.find((d) => d.code === levelOne);
     if (!division) {
       throw invalid(
-        `unknown levelOne code "${levelOne}"; top-level industry codes are ${INDUSTRY_DIVISIONS.map((d) => d.code).join(', ')}`,
+        `unknown levelOne code "${levelOne}"; top-level industry codes are ` +
+          `${INDUSTRY_DIVISIONS.map((d) => d.code).join(', ')}`,
       );
     }
     industryValues = [...division.subdivisions].sort((a, b) => a.label.localeCompare(b.label, 'en'));

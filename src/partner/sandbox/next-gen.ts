@@ -5,7 +5,10 @@ import type { Prng } from './prng.js';
 type NextGen = NonNullable<Company['nextGen']>;
 
 function joined(prng: Prng): string {
-  return `${prng.int(2008, 2022)}-${String(prng.int(1, 12)).padStart(2, '0')}-${String(prng.int(1, 28)).padStart(2, '0')}`;
+  const year = prng.int(2008, 2022);
+  const month = String(prng.int(1, 12)).padStart(2, '0');
+  const day = String(prng.int(1, 28)).padStart(2, '0');
+  return `${year}-${month}-${day}`;
 }
 
 function rating(prng: Prng): string {

@@ -248,7 +248,9 @@ export class PersonRecord {
       last_name: last,
       ...(middle ? { middle_name: middle } : {}),
       headline: `${this.position} at ${shortName}`,
-      description: `${first} is ${/^[AEIOU]/.test(this.position) ? 'an' : 'a'} ${this.position} at ${shortName} in ${city}, working in ${role.area.toLowerCase()}.`,
+      description:
+        `${first} is ${/^[AEIOU]/.test(this.position) ? 'an' : 'a'} ${this.position} at ` +
+        `${shortName} in ${city}, working in ${role.area.toLowerCase()}.`,
       position: this.position,
       current_company: {
         id: company.id,

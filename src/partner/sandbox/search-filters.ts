@@ -15,7 +15,8 @@ const invalidValue = (filter: string, value: string) =>
   SandboxHttpError.filter(
     422,
     'invalid_filter_value',
-    `filter "${filter}" does not take the value "${value}"; see GET /filter-options?identifiers=${filter} for its codes`,
+    `filter "${filter}" does not take the value "${value}"; see GET /filter-options?identifiers=${filter} for ` +
+      'its codes',
   );
 const invalidRequest = (reason: string) => SandboxHttpError.filter(400, 'invalid_request', reason);
 

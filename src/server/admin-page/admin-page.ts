@@ -9,7 +9,9 @@ import { fileURLToPath } from 'node:url';
 import express, { type Response, Router } from 'express';
 
 const PUBLIC_DIR = fileURLToPath(new URL('./public/', import.meta.url));
-/** Chart.js's own build from node_modules (its package exports hide dist/, so resolve the package and look beside it). */
+/**
+ * Chart.js's own build from node_modules (its package exports hide dist/, so resolve the package and look beside it).
+ */
 const CHART_DIR = dirname(createRequire(import.meta.url).resolve('chart.js'));
 /** The only files served from CHART_DIR: the browser build the Stats view loads, and its source map. */
 const VENDOR_FILES = new Set(['chart.umd.min.js', 'chart.umd.min.js.map']);
