@@ -129,13 +129,17 @@ function preview(event) {
     const p = await api('POST', 'discovery/preview', body);
     lastPreview = { body, preview: p };
     const acting = p.counts.create + p.counts.link;
+    const company = p.company.name ?? `Company ${p.company.id}`;
+    const credits = p.credits === 1 ? '' : 's';
     return [
       h(
         'p',
         {},
-        `${p.company.name ?? `Company ${p.company.id}`} (${crmName(p.crm)}), market ${p.company.market}: ${p.description}. `,
-        `${count(p.candidates.length)} people found: ${count(p.counts.create)} to create, ${count(p.counts.link)} to link, ${count(p.counts.skip)} to skip; `,
-        `${count(p.credits)} credit${p.credits === 1 ? '' : 's'} to spend. Discovery may create ${count(p.dailyRemaining)} more records today.`,
+        `${company} (${crmName(p.crm)}), market ${p.company.market}: ${p.description}. `,
+        `${count(p.candidates.length)} people found: ${count(p.counts.create)} to create, ` +
+          `${count(p.counts.link)} to link, ${count(p.counts.skip)} to skip; `,
+        `${count(p.credits)} credit${credits} to spend. ` +
+          `Discovery may create ${count(p.dailyRemaining)} more records today.`,
       ),
       table(
         `People the persona finds at ${p.company.name ?? p.company.id}`,
@@ -168,14 +172,20 @@ function preview(event) {
 function runDiscovery() {
   if (!lastPreview) return undefined;
   const { body, preview: p } = lastPreview;
-  const question = `Create ${p.counts.create} and link ${p.counts.link} ${p.counts.create + p.counts.link === 1 ? 'person' : 'people'} in ${crmName(p.crm)}, spending up to ${p.credits} partner credit${p.credits === 1 ? '' : 's'}?`;
+  const people = p.counts.create + p.counts.link === 1 ? 'person' : 'people';
+  const credits = p.credits === 1 ? '' : 's';
+  const question =
+    `Create ${p.counts.create} and link ${p.counts.link} ${people} in ${crmName(p.crm)}, ` +
+    `spending up to ${p.credits} partner credit${credits}?`;
   if (!window.confirm(question)) return undefined;
   $('discovery-run').disabled = true;
   return run($('discovery-run-result'), async () => {
     const result = await api('POST', 'discovery/run', body);
+    const spent = `${count(result.credits)} credit${result.credits === 1 ? '' : 's'} spent`;
     return [
       ok(
-        `Done: ${count(result.created)} created, ${count(result.linked)} linked, ${count(result.skipped)} skipped, ${count(result.credits)} credit${result.credits === 1 ? '' : 's'} spent.`,
+        `Done: ${count(result.created)} created, ${count(result.linked)} linked, ` +
+          `${count(result.skipped)} skipped, ${spent}.`,
       ),
       result.stopped ? h('p', {}, `Stopped early: ${result.stopped.message}`) : null,
       table(

@@ -328,7 +328,9 @@ async function save(event) {
   const comment = $('save-comment').value.trim();
   const yes = await confirmAction({
     title: `Save a new version of ${crm}/${object}?`,
-    text: `It becomes the active version at once, with the comment “${comment}”. These are the changes from version ${active.version}:`,
+    text:
+      `It becomes the active version at once, with the comment “${comment}”. ` +
+      `These are the changes from version ${active.version}:`,
     diff: diffView(active.document, document, {
       before: `version ${active.version} (active)`,
       after: 'the new version',
@@ -378,7 +380,9 @@ async function rollBack(version) {
   }
   const yes = await confirmAction({
     title: `Roll back ${crm}/${object} to version ${version}?`,
-    text: `Version ${version} becomes the active version at once, in place of version ${active.version}. This is what changes:`,
+    text:
+      `Version ${version} becomes the active version at once, in place of version ${active.version}. ` +
+      'This is what changes:',
     diff: diffView(active.document, document, {
       before: `version ${active.version} (active now)`,
       after: `version ${version}`,

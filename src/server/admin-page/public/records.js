@@ -69,8 +69,9 @@ function search(event) {
     const { results } = await api('GET', `records/${enc(connection)}/${enc(object)}?q=${enc(q)}`);
     // One match is what the admin looked for: open it at once.
     if (results.length === 1) await open(connection, object, results[0]);
+    const found = `${objectName(object).toLowerCase()}${results.length === 1 ? '' : 's'}`;
     return table(
-      `${results.length} ${objectName(object).toLowerCase()}${results.length === 1 ? '' : 's'} found in ${crmName(connection)}`,
+      `${results.length} ${found} found in ${crmName(connection)}`,
       ['Name', 'E-mail or website', 'Id', 'Status', 'Open'],
       results.map((r) => [
         shown(r.name),

@@ -167,10 +167,11 @@ function specs(d) {
   const out = [];
 
   const e = series.enrichments;
+  const byOutcome = OUTCOMES.map(([k, name]) => `${count(sum(e[k]))} ${name.toLowerCase()}`).join(', ');
   out.push({
     key: 'enrichments',
     title: `Enrichments by outcome, ${per}`,
-    label: `Enrichments by outcome over ${period}: ${OUTCOMES.map(([k, name]) => `${count(sum(e[k]))} ${name.toLowerCase()}`).join(', ')}.`,
+    label: `Enrichments by outcome over ${period}: ${byOutcome}.`,
     chart: {
       type: 'bar',
       data: {
@@ -199,12 +200,13 @@ function specs(d) {
   const mostUsed = peak(credits.map((c) => c.used)) ?? 0;
   const budgetDrawn = budget > 0 && mostUsed * 4 >= budget;
   const usedShare = budget ? ` (${percent((today?.used ?? 0) / budget)})` : '';
+  const usedToday = `${count(today?.used ?? 0)} of a budget of ${count(budget)} used today (UTC)${usedShare}`;
   out.push({
     key: 'credits',
     title: budgetDrawn
       ? 'Partner credits per day against the budget'
       : `Partner credits per day (the budget, ${count(budget)} a day, is far above)`,
-    label: `Partner credits per day over ${period}: ${count(today?.used ?? 0)} of a budget of ${count(budget)} used today (UTC)${usedShare}.`,
+    label: `Partner credits per day over ${period}: ${usedToday}.`,
     chart: {
       type: 'bar',
       data: {
@@ -244,10 +246,12 @@ function specs(d) {
   for (const [connection, c] of Object.entries(series.crmCalls).sort(([a], [b]) => a.localeCompare(b))) {
     const name = crmName(c.crm ?? connection);
     const limit = c.limitPerStep;
+    const limitClause = limit === null ? '; its limit is not known yet' : ` of ${count(limit)} allowed`;
+    const callCounts = `${count(sum(c.calls))} in all, at most ${count(peak(c.calls) ?? 0)} in one step`;
     out.push({
       key: `crm-${connection}`,
       title: `${name} calls ${per}${limit === null ? '' : ' against its limit'}`,
-      label: `${name} calls over ${period}: ${count(sum(c.calls))} in all, at most ${count(peak(c.calls) ?? 0)} in one step${limit === null ? '; its limit is not known yet' : ` of ${count(limit)} allowed`}.`,
+      label: `${name} calls over ${period}: ${callCounts}${limitClause}.`,
       chart: {
         type: 'bar',
         data: {
@@ -281,10 +285,13 @@ function specs(d) {
 
   const matched = sum(e.written) + sum(e.unchanged);
   const tried = matched + sum(e.no_match);
+  const matchRate = tried
+    ? `${percent(matched / tried)} (${count(matched)} of ${count(tried)} records matched)`
+    : 'no record looked up';
   out.push({
     key: 'match-rate',
     title: `Match rate, ${per}`,
-    label: `Match rate over ${period}: ${tried ? `${percent(matched / tried)} (${count(matched)} of ${count(tried)} records matched)` : 'no record looked up'}.`,
+    label: `Match rate over ${period}: ${matchRate}.`,
     chart: {
       type: 'line',
       data: {
@@ -313,10 +320,12 @@ function specs(d) {
 
   const { hits, misses } = series.cache;
   const lookups = sum(hits) + sum(misses);
+  const hitShare = lookups ? ` (${percent(sum(hits) / lookups)})` : '';
+  const answered = `${count(sum(hits))} of ${count(lookups)} lookups answered from the cache${hitShare}`;
   out.push({
     key: 'cache',
     title: `Cache hits, ${per}`,
-    label: `Cache hits over ${period}: ${count(sum(hits))} of ${count(lookups)} lookups answered from the cache${lookups ? ` (${percent(sum(hits) / lookups)})` : ''}.`,
+    label: `Cache hits over ${period}: ${answered}.`,
     chart: {
       type: 'bar',
       data: {
@@ -336,10 +345,18 @@ function specs(d) {
   });
 
   const q = series.queue;
+  const depth =
+    lastOf(q.depth) === null
+      ? 'no sample yet'
+      : `${count(lastOf(q.depth))} jobs waiting or running at the last sample, at most ${count(peak(q.depth))}`;
+  const oldest =
+    peak(q.oldestAgeSeconds) === null
+      ? 'no job was waiting at any sample'
+      : `the oldest waiting job waited up to ${age(peak(q.oldestAgeSeconds))}`;
   out.push({
     key: 'queue',
     title: 'Queue depth and the oldest waiting job',
-    label: `Queue over ${period}: ${lastOf(q.depth) === null ? 'no sample yet' : `${count(lastOf(q.depth))} jobs waiting or running at the last sample, at most ${count(peak(q.depth))}`}; ${peak(q.oldestAgeSeconds) === null ? 'no job was waiting at any sample' : `the oldest waiting job waited up to ${age(peak(q.oldestAgeSeconds))}`}.`,
+    label: `Queue over ${period}: ${depth}; ${oldest}.`,
     chart: {
       type: 'line',
       data: {
@@ -399,10 +416,13 @@ function specs(d) {
   for (const [key, rows] of worked) {
     const what = `${crmName(rows[0].crm)} ${plural(rows[0].object)}`;
     const records = Math.max(...rows.map((c) => c.records));
+    const filled = rows
+      .map((c) => `${c.property} ${share(c.before, c.records)} % before, ${share(c.after, c.records)} % after`)
+      .join('; ');
     out.push({
       key,
       title: `Field coverage of ${what}, before and after enrichment`,
-      label: `Share of ${count(records)} ${what} with each mapped property filled: ${rows.map((c) => `${c.property} ${share(c.before, c.records)} % before, ${share(c.after, c.records)} % after`).join('; ')}.`,
+      label: `Share of ${count(records)} ${what} with each mapped property filled: ${filled}.`,
       height: `${Math.max(12, rows.length * 1.9 + 5)}rem`,
       chart: {
         type: 'bar',
