@@ -178,7 +178,8 @@ describe.skipIf(skip)('admin page layout and accessibility', () => {
     },
   );
 
-  it('offers the mapped objects as lists on Records, with people-readable names, and finds a record through them', async () => {
+  // A record is then found through those lists.
+  it('offers the mapped objects as lists on Records, with people-readable names', async () => {
     await open(1280);
     await show('Records');
     const connections = await page.getByLabel('Connection').locator('option').allTextContents();

@@ -179,7 +179,7 @@ describe.skipIf(skip)('admin page', () => {
       .toContain('OK: a valid mapping for hubspot/contact');
   });
 
-  it('saves a new version that shows as active with the versions list grown, and rolls back to the previous one', async () => {
+  it('saves a new version, shown as active in a grown versions list, and rolls back to the previous one', async () => {
     await signIn(page, stack.running.url, ADMIN_TOKEN);
     await openMapping(page, 'hubspot/contact');
     const before = await cellTexts(page, '#mapping-versions');

@@ -27,7 +27,7 @@ const clientOf = (url: string) =>
   new Client({ accessToken: 'sandbox-token', basePath: url, numberOfApiCallRetries: 0 });
 
 describe('HubSpot sandbox kept in a data directory', () => {
-  it('finds its records, associations and custom properties again after a restart, and never reuses an id', async () => {
+  it('finds its records, associations and custom properties again after a restart, never reusing an id', async () => {
     const dir = tempDir();
     let sandbox = await start(dir);
     let client = clientOf(sandbox.url);

@@ -84,7 +84,7 @@ describe('the compiled HubSpot contact mapping', () => {
     expect(contact.market({})).toBe('AU');
   });
 
-  it("takes the market from the CRM's country, then from the record's own keys, before the hint and the default", () => {
+  it("takes the market from the CRM's country, then the record's own keys, before the hint and the default", () => {
     // A New Zealander with no country in the CRM: the work address's domain says NZ, not the default AU.
     expect(contact.market({ email: 'jack.taylor@brightwater-farms.co.nz' })).toBe('NZ');
     expect(contact.market({ email: 'jack.taylor@brightwater-farms.nz.example' })).toBe('NZ');

@@ -103,7 +103,7 @@ describe('Salesforce sandbox wire format', () => {
     });
   });
 
-  it('reports usage in Sforce-Limit-Info and answers 403 REQUEST_LIMIT_EXCEEDED once the allocation is spent', async () => {
+  it('reports usage in Sforce-Limit-Info and answers 403 REQUEST_LIMIT_EXCEEDED past the allocation', async () => {
     sandbox.setApiUsage(998);
     const ok = await api('GET', '/limits');
     expect(ok.headers.get('sforce-limit-info')).toBe('api-usage=999/1000');

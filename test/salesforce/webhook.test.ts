@@ -261,29 +261,33 @@ describe('Flow HTTP callouts (JSON)', () => {
     }
   });
 
-  it("refuses from the head a wrong secret or a declared body over the limit, in the sender's format, and passes the rest", () => {
-    const head = (secret: string, headers: Record<string, string>) =>
-      handler.verifyHead({
-        method: 'POST',
-        url: 'https://enrich.example.com/webhooks/salesforce/x',
-        headers,
-        params: { secret },
+  it(
+    "refuses from the head a wrong secret or a declared body over the limit, in the sender's format, " +
+      'and passes the rest',
+    () => {
+      const head = (secret: string, headers: Record<string, string>) =>
+        handler.verifyHead({
+          method: 'POST',
+          url: 'https://enrich.example.com/webhooks/salesforce/x',
+          headers,
+          params: { secret },
+        });
+      expect(head('wrong', { 'content-type': 'text/xml', 'content-length': '10' })).toMatchObject({
+        status: 403,
+        code: 'wrong_secret',
       });
-    expect(head('wrong', { 'content-type': 'text/xml', 'content-length': '10' })).toMatchObject({
-      status: 403,
-      code: 'wrong_secret',
-    });
-    expect(
-      head(SECRET, { 'content-type': 'application/json', 'content-length': String(2 * 1024 * 1024) }),
-    ).toMatchObject({ status: 413, code: 'too_large', constructor: FlowCalloutError });
-    expect(head(SECRET, { 'content-type': 'text/xml', 'content-length': '2048' })).toBeUndefined();
-    expect(
-      createSalesforceWebhookHandler({ secret: SECRET }).verifyHead({
-        method: 'POST',
-        url: 'https://e.example/',
-        headers: {},
-        params: { secret: SECRET },
-      }),
-    ).toMatchObject({ status: 503, code: 'not_configured' });
-  });
+      expect(
+        head(SECRET, { 'content-type': 'application/json', 'content-length': String(2 * 1024 * 1024) }),
+      ).toMatchObject({ status: 413, code: 'too_large', constructor: FlowCalloutError });
+      expect(head(SECRET, { 'content-type': 'text/xml', 'content-length': '2048' })).toBeUndefined();
+      expect(
+        createSalesforceWebhookHandler({ secret: SECRET }).verifyHead({
+          method: 'POST',
+          url: 'https://e.example/',
+          headers: {},
+          params: { secret: SECRET },
+        }),
+      ).toMatchObject({ status: 503, code: 'not_configured' });
+    },
+  );
 });
