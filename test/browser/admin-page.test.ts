@@ -368,7 +368,9 @@ describe.skipIf(skip)('admin page', () => {
     expect(shown).toMatchObject({
       'Queue depth': n(stats.queueDepth),
       'Dead letters': n(stats.deadLetters),
-      'Match rate': `${(stats.matchRate * 100).toFixed(1)} % (${n(stats.records.enriched)} of ${n(stats.records.enriched + stats.records.no_match)} records)`,
+      'Match rate':
+        `${(stats.matchRate * 100).toFixed(1)} % ` +
+        `(${n(stats.records.enriched)} of ${n(stats.records.enriched + stats.records.no_match)} records)`,
       'Partner lookups today': n(stats.today.partnerLookups),
       'Cache hits today': n(stats.today.cacheHits),
       'Budget left today': `${n(stats.today.budgetLeft)} of ${n(stats.today.budget)}`,
