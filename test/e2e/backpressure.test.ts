@@ -16,7 +16,10 @@ if (skip) console.warn(`skipping the backpressure test: ${skip}`);
 
 const IMPORTED = 1_500;
 const SINGLES = 5;
-/** Two HubSpot batches of 100 being looked up, one waiting to be written, and the interactive room (a tenth of a batch, at least 5: 10). */
+/**
+ * Two HubSpot batches of 100 being looked up, one waiting to be written, and the interactive room
+ * (a tenth of a batch, at least 5: 10).
+ */
 const MAX_HELD = 3 * 100 + 10;
 
 describe.skipIf(skip)('backpressure during an import', () => {

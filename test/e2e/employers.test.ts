@@ -79,7 +79,8 @@ describe.skipIf(skip)('contacts linked with their employers', () => {
     // The state and the audit trail say which company and why.
     const states = await schemaQuery<{ company_id: string; company_reason: string }>(
       running,
-      `SELECT company_id, company_reason FROM $schema.enrichment_state WHERE object_type = 'contact' AND record_id = ANY($1::text[])`,
+      `SELECT company_id, company_reason FROM $schema.enrichment_state ` +
+        `WHERE object_type = 'contact' AND record_id = ANY($1::text[])`,
       [contacts.map((c) => c.id)],
     );
     expect(states).toHaveLength(30);
@@ -87,7 +88,8 @@ describe.skipIf(skip)('contacts linked with their employers', () => {
     expect(states.every((s) => s.company_reason.includes(domain))).toBe(true);
     const audit = await schemaQuery<{ outcome: string; n: number }>(
       running,
-      `SELECT outcome, count(*)::int AS n FROM $schema.audit_log WHERE rule = 'company_link' AND record_id = ANY($1::text[]) GROUP BY outcome`,
+      `SELECT outcome, count(*)::int AS n FROM $schema.audit_log ` +
+        `WHERE rule = 'company_link' AND record_id = ANY($1::text[]) GROUP BY outcome`,
       [contacts.map((c) => c.id)],
     );
     expect(audit).toEqual([{ outcome: 'linked_primary', n: 30 }]);
@@ -235,7 +237,8 @@ describe.skipIf(skip)('contacts linked with their employers', () => {
       expect(sandboxes.hubspot.store.associations.associated('contacts', unknownEmployer.id)).toEqual([]);
       const rows = await schemaQuery<{ record_id: string; outcome: string; reason: string }>(
         running,
-        `SELECT record_id, outcome, reason FROM $schema.audit_log WHERE rule = 'company_link' AND record_id = ANY($1::text[])`,
+        `SELECT record_id, outcome, reason FROM $schema.audit_log ` +
+          `WHERE rule = 'company_link' AND record_id = ANY($1::text[])`,
         [[freeMail.id, unknownEmployer.id]],
       );
       // A free-mail address names no employer at all; an unknown employer is said not to be linked, and why.
@@ -317,7 +320,9 @@ describe.skipIf(skip)('the market of a new employer', () => {
     await settled(stack);
     const markets = await schemaQuery<{ object_type: string; market: string }>(
       running,
-      `SELECT object_type, market FROM $schema.enrichment_state WHERE (object_type = 'contact' AND record_id = $1) OR (object_type = 'company' AND record_id = $2) ORDER BY object_type`,
+      `SELECT object_type, market FROM $schema.enrichment_state ` +
+        `WHERE (object_type = 'contact' AND record_id = $1) OR (object_type = 'company' AND record_id = $2) ` +
+        `ORDER BY object_type`,
       [contact.id, companyId],
     );
     expect(markets).toEqual([

@@ -57,7 +57,8 @@ describe.skipIf(skip)('new records', () => {
       );
       // One record from an app, alone, is a person's tool at work (a web form, a sales tool): interactive.
       const jobs = await running.service.parts.store.db.query<{ id: string; priority: number }>(
-        `SELECT data->>'recordId' AS id, priority FROM "${running.schema}".job WHERE name = 'enrich.hubspot.contact' AND data->>'recordId' = ANY($1)`,
+        `SELECT data->>'recordId' AS id, priority FROM "${running.schema}".job ` +
+          `WHERE name = 'enrich.hubspot.contact' AND data->>'recordId' = ANY($1)`,
         [[byScript, byApp, byPerson]],
       );
       expect(jobs.rows.map((r) => r.priority)).toEqual([

@@ -28,7 +28,8 @@ interface RecordView {
 const DAYS = 7;
 
 describe.skipIf(skip)('refresh', () => {
-  // Shorter than the 30 days the lookup cache keeps a partner answer by default: a refresh must still reach the partner.
+  // Shorter than the 30 days the lookup cache keeps a partner answer by default: a refresh must still
+  // reach the partner.
   const stack = useStack({ service: { env: { REFRESH_AFTER_DAYS: String(DAYS) } } });
 
   /** Creates contacts for partner people and waits until each is enriched and the echoes are settled. */
@@ -52,12 +53,15 @@ describe.skipIf(skip)('refresh', () => {
     const keys = contacts.flatMap((c) => [c.email.toLowerCase(), c.person.id!.toLowerCase()]);
     await schemaQuery(
       stack.running,
-      `UPDATE $schema.lookup_cache SET fetched_at = fetched_at - ${shift}, expires_at = expires_at - ${shift} WHERE value = ANY($1)`,
+      `UPDATE $schema.lookup_cache SET fetched_at = fetched_at - ${shift}, expires_at = expires_at - ${shift} ` +
+        `WHERE value = ANY($1)`,
       [keys],
     );
     await schemaQuery(
       stack.running,
-      `UPDATE $schema.enrichment_state SET next_refresh_at = next_refresh_at - ${shift}, last_enriched_at = last_enriched_at - ${shift} WHERE object_type = 'contact' AND record_id = ANY($1)`,
+      `UPDATE $schema.enrichment_state ` +
+        `SET next_refresh_at = next_refresh_at - ${shift}, last_enriched_at = last_enriched_at - ${shift} ` +
+        `WHERE object_type = 'contact' AND record_id = ANY($1)`,
       [contacts.map((c) => c.id)],
     );
   }
@@ -76,7 +80,8 @@ describe.skipIf(skip)('refresh', () => {
 
       const edited = `${ourTitle} (as the account manager knows it)`;
       stack.sandboxes.hubspot.updateRecord('contacts', id, { jobtitle: edited });
-      // The partner's data moves on: a new title (which must not replace the edit) and a new headline (which must be written).
+      // The partner's data moves on: a new title (which must not replace the edit) and a new headline
+      // (which must be written).
       partnerRecord.change({ position: 'Chief Refresh Officer', headline: 'Now refreshing records for a living' });
       Object.assign(person, partnerRecord.person);
       await daysPass([contact!]);

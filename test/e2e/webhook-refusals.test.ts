@@ -26,7 +26,8 @@ describe.skipIf(skip)('webhook refusals', () => {
   async function stored(): Promise<{ events: number; jobs: number }> {
     const [row] = await schemaQuery<{ events: number; jobs: number }>(
       stack.running,
-      `SELECT (SELECT count(*)::int FROM $schema.received_event) AS events, (SELECT count(*)::int FROM $schema.job) AS jobs`,
+      `SELECT (SELECT count(*)::int FROM $schema.received_event) AS events, ` +
+        `(SELECT count(*)::int FROM $schema.job) AS jobs`,
     );
     return row!;
   }
