@@ -49,7 +49,8 @@ describe('renderFields', () => {
       rows.push({ target: 'hs_twitter', from: 'twitter', rule: 'fill_empty' });
       let out = renderFields(text, rows);
       expect(out).toContain(
-        '  # Numbers marked do-not-disturb are never written here (allow_dnd is not set).\n  - { target: phone, from: phones, transform: pick_phone }\n',
+        '  # Numbers marked do-not-disturb are never written here (allow_dnd is not set).\n' +
+          '  - { target: phone, from: phones, transform: pick_phone }\n',
       );
       expect(out).toContain('  - { target: hs_twitter, from: twitter, rule: fill_empty }\n\nenriched_at:');
       expect(rowsOf(out)).toEqual(rows);
