@@ -264,7 +264,8 @@ describeEachBackend('job queue', (t) => {
     const policyOf = async (store: typeof first) =>
       (
         await store.db.query<{ record: string; retry_delay: number; expire_seconds: number; retry_limit: number }>(
-          `SELECT data->>'recordId' AS record, retry_delay, expire_seconds, retry_limit FROM "${schema}".job WHERE name = $1 ORDER BY created_on`,
+          `SELECT data->>'recordId' AS record, retry_delay, expire_seconds, retry_limit FROM "${schema}".job ` +
+            'WHERE name = $1 ORDER BY created_on',
           [Q],
         )
       ).rows;
