@@ -7,11 +7,13 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@hubspot/api-client';
-import { AssociationSpecAssociationCategoryEnum as Category } from '@hubspot/api-client/lib/codegen/crm/associations/v4/models/all.js';
+import * as associationsV4 from '@hubspot/api-client/lib/codegen/crm/associations/v4/models/all.js';
 import { InvalidArgumentError } from 'commander';
 import { afterAll, describe, expect, it } from 'vitest';
 import { portalId as parsePortalId } from '../../connectors/hubspot/sandbox/command.js';
 import { startHubspotSandbox } from '../../connectors/hubspot/sandbox/server.js';
+
+const Category = associationsV4.AssociationSpecAssociationCategoryEnum;
 
 const dirs: string[] = [];
 const tempDir = () => {
