@@ -22,7 +22,9 @@ export async function startBaseline(
 ): Promise<Baseline> {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: poolSize });
   await pool.query(
-    `CREATE SCHEMA IF NOT EXISTS "${schema}"; CREATE TABLE IF NOT EXISTS "${schema}".event (key text PRIMARY KEY, object_id text NOT NULL, body jsonb NOT NULL, received_at timestamptz NOT NULL DEFAULT now())`,
+    `CREATE SCHEMA IF NOT EXISTS "${schema}"; ` +
+      `CREATE TABLE IF NOT EXISTS "${schema}".event (key text PRIMARY KEY, object_id text NOT NULL, ` +
+      `body jsonb NOT NULL, received_at timestamptz NOT NULL DEFAULT now())`,
   );
   const app = express();
   let base = '';

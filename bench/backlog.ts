@@ -44,7 +44,8 @@ const db = new pg.Client({ connectionString: SERVER_URL });
 await db.connect();
 const waiting = async () => {
   const { rows } = await db.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM "${schema}".job WHERE name = 'enrich.hubspot.contact' AND state IN ('created', 'retry')`,
+    `SELECT count(*)::int AS n FROM "${schema}".job ` +
+      `WHERE name = 'enrich.hubspot.contact' AND state IN ('created', 'retry')`,
   );
   return rows[0]!.n;
 };
@@ -92,6 +93,7 @@ await sandboxes.close();
 await db.end();
 await dropSchema(schema);
 console.log(
-  `BENCH backlog jobs=${jobs} rss_1k_mb=${first.toFixed(0)} rss_10k_mb=${(rssAt.get(10_000) ?? max).toFixed(0)} rss_max_mb=${max.toFixed(0)} growth_mb=${(max - first).toFixed(0)} peak_rss_mb=${peakRss.toFixed(0)}`,
+  `BENCH backlog jobs=${jobs} rss_1k_mb=${first.toFixed(0)} rss_10k_mb=${(rssAt.get(10_000) ?? max).toFixed(0)} ` +
+    `rss_max_mb=${max.toFixed(0)} growth_mb=${(max - first).toFixed(0)} peak_rss_mb=${peakRss.toFixed(0)}`,
 );
 process.exit(0);

@@ -1,5 +1,6 @@
 /**
- * `npm run bench -- chaos [--records 1500] [--instances 3] [--kills 2] [--redis-url redis://127.0.0.1:6379] [--timeout-s 900] [--postgres restart|proxy]`
+ * `npm run bench -- chaos [--records 1500] [--instances 3] [--kills 2] [--redis-url redis://127.0.0.1:6379]
+ *   [--timeout-s 900] [--postgres restart|proxy]`
  *
  * Three `crm-enrich serve` processes behind a balancer on one Postgres schema and one Redis enrich
  * `records` HubSpot contacts created by an import, while the partner sandbox answers 30% of requests
@@ -48,7 +49,8 @@ const result = await runChaos({
 
 console.log(`faults injected: ${JSON.stringify(result.injected)}`);
 console.log(
-  `BENCH chaos events=${result.events} enriched=${result.enriched} duplicates=${result.duplicates} lost=${result.lost} dead_letters=${result.deadLetters} ` +
-    `seconds=${result.seconds.toFixed(1)} credits_counted=${result.creditsCounted} credits_served=${result.creditsServed}`,
+  `BENCH chaos events=${result.events} enriched=${result.enriched} duplicates=${result.duplicates} ` +
+    `lost=${result.lost} dead_letters=${result.deadLetters} seconds=${result.seconds.toFixed(1)} ` +
+    `credits_counted=${result.creditsCounted} credits_served=${result.creditsServed}`,
 );
 process.exit(0);

@@ -76,11 +76,13 @@ if (written.some((r) => !r.ok) || read.length !== RECORDS) throw new Error('benc
 const writeRate = Math.round(RECORDS / (writeMs / 1000));
 const readRate = Math.round(RECORDS / (readMs / 1000));
 console.log(
-  `write ${RECORDS} records: ${stats.byOperation.batch_update} calls, ${writeMs.toFixed(0)} ms (${writeRate} records/s)`,
+  `write ${RECORDS} records: ${stats.byOperation.batch_update} calls, ` +
+    `${writeMs.toFixed(0)} ms (${writeRate} records/s)`,
 );
 console.log(
   `read ${RECORDS} records: ${stats.byOperation.batch_read} calls, ${readMs.toFixed(0)} ms (${readRate} records/s)`,
 );
 console.log(
-  `BENCH hubspot parse_ms=${parseMs.toFixed(3)} write_calls=${stats.byOperation.batch_update} read_calls=${stats.byOperation.batch_read} write_records_per_s=${writeRate} read_records_per_s=${readRate}`,
+  `BENCH hubspot parse_ms=${parseMs.toFixed(3)} write_calls=${stats.byOperation.batch_update} ` +
+    `read_calls=${stats.byOperation.batch_read} write_records_per_s=${writeRate} read_records_per_s=${readRate}`,
 );

@@ -40,7 +40,10 @@ const ROUND_SECONDS = Number(args.seconds) / ROUNDS;
 const WARM_UP_SECONDS = 1;
 const POOL = 20;
 
-/** CPU time used so far, in ms: the whole machine's (every process: server, Postgres, load generator), this process's, and Postgres's. */
+/**
+ * CPU time used so far, in ms: the whole machine's (every process: server, Postgres, load generator),
+ * this process's, and Postgres's.
+ */
 function cpuNow(): { machine: number; process: number; postgres: number } {
   // /proc/stat's first line: user nice system idle iowait irq softirq ..., in hundredths of a second.
   const f = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
@@ -123,9 +126,12 @@ function report(name: string, t: Totals, latency: { p50: number; p99: number }, 
   // A server whose rounds leave the cores idle is waiting (for its commits, say), not computing.
   const busy = Math.round((100 * t.machineMs) / (t.seconds * 1000 * availableParallelism()));
   console.log(
-    `${name}: ${t.requests} deliveries in ${t.seconds.toFixed(2)} s over ${ROUNDS} rounds (${t.non2xx} not 2xx, ${t.errors} errors); ` +
-      `p50 ${latency.p50} ms, p99 ${latency.p99} ms; ${stored} events stored; machine ${busy}% busy; CPU per delivery ${per(t.machineMs)} ms on the machine: ` +
-      `${per(t.processMs)} ms in the server's process, ${per(t.postgresMs)} ms in Postgres, ${per(t.loaderMs)} ms in the load generator`,
+    `${name}: ${t.requests} deliveries in ${t.seconds.toFixed(2)} s over ${ROUNDS} rounds ` +
+      `(${t.non2xx} not 2xx, ${t.errors} errors); ` +
+      `p50 ${latency.p50} ms, p99 ${latency.p99} ms; ${stored} events stored; machine ${busy}% busy; ` +
+      `CPU per delivery ${per(t.machineMs)} ms on the machine: ` +
+      `${per(t.processMs)} ms in the server's process, ${per(t.postgresMs)} ms in Postgres, ` +
+      `${per(t.loaderMs)} ms in the load generator`,
   );
   return Math.round(stored / t.seconds);
 }
@@ -165,6 +171,8 @@ await running.stop();
 await sandboxes.close();
 await dropSchema(running.schema);
 console.log(
-  `BENCH ingest events_per_s=${rate} p99_ms=${latency.service!.p99} baseline_events_per_s=${baselineRate} baseline_p99_ms=${latency.baseline!.p99} ratio=${(rate / baselineRate).toFixed(2)}`,
+  `BENCH ingest events_per_s=${rate} p99_ms=${latency.service!.p99} ` +
+    `baseline_events_per_s=${baselineRate} baseline_p99_ms=${latency.baseline!.p99} ` +
+    `ratio=${(rate / baselineRate).toFixed(2)}`,
 );
 process.exit(0);

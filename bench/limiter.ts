@@ -135,7 +135,8 @@ for (const contender of contenders) {
   const r = await measure(contender);
   results.set(contender.name, r);
   console.log(
-    `${contender.name.padEnd(34)} max_window=${r.maxWindow} utilisation=${r.utilisation.toFixed(3)} interactive_p50_ms=${r.interactiveP50.toFixed(0)} interactive_max_ms=${r.interactiveMax.toFixed(0)}`,
+    `${contender.name.padEnd(34)} max_window=${r.maxWindow} utilisation=${r.utilisation.toFixed(3)} ` +
+      `interactive_p50_ms=${r.interactiveP50.toFixed(0)} interactive_max_ms=${r.interactiveMax.toFixed(0)}`,
   );
 }
 const ours = results.get('crm-enrich')!;
@@ -146,5 +147,6 @@ const others = [...results]
     return `${key}_max_window=${r.maxWindow} ${key}_interactive_max_ms=${r.interactiveMax.toFixed(0)}`;
   });
 console.log(
-  `BENCH limiter max_window=${ours.maxWindow} utilisation=${ours.utilisation.toFixed(3)} interactive_max_ms=${ours.interactiveMax.toFixed(0)} ${others.join(' ')}`,
+  `BENCH limiter max_window=${ours.maxWindow} utilisation=${ours.utilisation.toFixed(3)} ` +
+    `interactive_max_ms=${ours.interactiveMax.toFixed(0)} ${others.join(' ')}`,
 );

@@ -1,12 +1,14 @@
 /**
- * `npm run bench -- load [--records 15000] [--singles 20] [--timeout-s 1200] [--node-options=...] [--node-flags=...]`
+ * `npm run bench -- load [--records 15000] [--singles 20] [--timeout-s 1200] [--node-options=...]
+ *   [--node-flags=...]`
  *
  * A revenue team's first import, against `npm start`'s embedded default as a new user runs it (its
  * own process, PGlite, the sandboxes inside it, the default heap flag): `records` contacts are
  * imported through HubSpot's batch create API (100 per call, as HubSpot's importer and sync tools
  * do), while `singles` contacts are created one at a time in the sandbox's stand-in for HubSpot's
- * UI, as a person types them in (the events say CRM_UI, the import's INTEGRATION with the importing app's id), spread over
- * the import. The daily lookup budget is raised to fit the import, as its owner would. Reports:
+ * UI, as a person types them in (the events say CRM_UI, the import's INTEGRATION with the importing
+ * app's id), spread over the import. The daily lookup budget is raised to fit the import, as its owner
+ * would. Reports:
  * - settled: imported contacts the service has finished with (enriched, no match or skipped);
  * - peak_rss_mb: the largest resident memory of the whole process tree, start-up included, and
  *   running_peak_rss_mb the same from the first import call on (the backlog's effect);
@@ -301,15 +303,24 @@ const p95Of = (xs: number[]) => xs[Math.min(xs.length - 1, Math.ceil(xs.length *
 const p95 = p95Of(sorted);
 const settledSorted = [...singleSettledTimes].sort((a, b) => a - b);
 console.log(
-  `records by status: ${JSON.stringify(final.records)}; single contacts written: p50 ${sorted[Math.floor(sorted.length / 2)]} ms, max ${sorted.at(-1)} ms; ` +
-    `settled (linked with their company): p50 ${settledSorted[Math.floor(settledSorted.length / 2)]} ms, max ${settledSorted.at(-1)} ms; /readyz worst failing run ${(readyWorstMs / 1000).toFixed(1)} s`,
+  `records by status: ${JSON.stringify(final.records)}; ` +
+    `single contacts written: p50 ${sorted[Math.floor(sorted.length / 2)]} ms, max ${sorted.at(-1)} ms; ` +
+    `settled (linked with their company): p50 ${settledSorted[Math.floor(settledSorted.length / 2)]} ms, ` +
+    `max ${settledSorted.at(-1)} ms; /readyz worst failing run ${(readyWorstMs / 1000).toFixed(1)} s`,
 );
 const mb = (n: number) => Math.round(n);
 console.log(
-  `the service's largest resident memory seen on /metrics: ${mb(composition.rssMb)} MB, of which the V8 heap ${mb(composition.heapTotalMb)} MB (${mb(composition.heapUsedMb)} MB in use), ` +
-    `the embedded database ${mb(composition.databaseMb)} MB, and the rest (code, the runtime, buffers) ${mb(composition.rssMb - composition.heapTotalMb - composition.databaseMb)} MB; heap in use at most ${mb(heapUsedPeakMb)} MB`,
+  `the service's largest resident memory seen on /metrics: ${mb(composition.rssMb)} MB, ` +
+    `of which the V8 heap ${mb(composition.heapTotalMb)} MB (${mb(composition.heapUsedMb)} MB in use), ` +
+    `the embedded database ${mb(composition.databaseMb)} MB, ` +
+    'and the rest (code, the runtime, buffers) ' +
+    `${mb(composition.rssMb - composition.heapTotalMb - composition.databaseMb)} MB; ` +
+    `heap in use at most ${mb(heapUsedPeakMb)} MB`,
 );
 console.log(
-  `BENCH load records=${records} settled=${settled} peak_rss_mb=${Math.round(peakKb / 1024)} running_peak_rss_mb=${Math.round(runningPeakKb / 1024)} single_p95_ms=${p95} single_settled_p95_ms=${p95Of(settledSorted)} readyz_worst_s=${(readyWorstMs / 1000).toFixed(1)} seconds=${seconds.toFixed(0)}`,
+  `BENCH load records=${records} settled=${settled} peak_rss_mb=${Math.round(peakKb / 1024)} ` +
+    `running_peak_rss_mb=${Math.round(runningPeakKb / 1024)} single_p95_ms=${p95} ` +
+    `single_settled_p95_ms=${p95Of(settledSorted)} readyz_worst_s=${(readyWorstMs / 1000).toFixed(1)} ` +
+    `seconds=${seconds.toFixed(0)}`,
 );
 process.exit(0);

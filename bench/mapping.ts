@@ -79,10 +79,12 @@ const heapMb = Math.max(process.memoryUsage().heapUsed, heapBefore) / 1024 / 102
 const best = Math.min(...timings);
 
 console.log(
-  `mapped and planned ${records.length} records per pass: ${timings.map((t) => `${(t * 1000).toFixed(0)} ms`).join(', ')}`,
+  `mapped and planned ${records.length} records per pass: ` +
+    `${timings.map((t) => `${(t * 1000).toFixed(0)} ms`).join(', ')}`,
 );
 console.log(
-  `CPU time per pass (garbage collection threads included): ${cpu.map((t) => `${(t * 1000).toFixed(0)} ms`).join(', ')}`,
+  `CPU time per pass (garbage collection threads included): ` +
+    `${cpu.map((t) => `${(t * 1000).toFixed(0)} ms`).join(', ')}`,
 );
 console.log(
   `${last.calls} records need a CRM write (${last.writes} property values); ${records.length - last.calls} need none`,

@@ -120,20 +120,26 @@ const pct = (p: number) =>
 const rate = requests / elapsedS;
 const rssMb = Math.round(process.memoryUsage().rss / 2 ** 20);
 console.log(
-  `backend: ${args.redis ? `redis (${instances} limiter instances sharing one id)` : 'local'}; sandbox latency ${latencyMs} ms; ${concurrency} callers`,
+  `backend: ${args.redis ? `redis (${instances} limiter instances sharing one id)` : 'local'}; ` +
+    `sandbox latency ${latencyMs} ms; ${concurrency} callers`,
 );
 console.log(
-  `lookups: ${work.length} (found ${found}, no match ${missing}, failed ${failed}); requests ${requests} (retries ${retries})`,
+  `lookups: ${work.length} (found ${found}, no match ${missing}, failed ${failed}); ` +
+    `requests ${requests} (retries ${retries})`,
 );
 console.log(
-  `elapsed: ${elapsedS.toFixed(2)} s; lookup time incl. queueing p50 ${pct(50)} ms, p95 ${pct(95)} ms, max ${pct(100)} ms`,
+  `elapsed: ${elapsedS.toFixed(2)} s; ` +
+    `lookup time incl. queueing p50 ${pct(50)} ms, p95 ${pct(95)} ms, max ${pct(100)} ms`,
 );
 console.log(
-  `event loop delay (client and in-process sandbox): p99 ${(loopDelay.percentile(99) / 1e6).toFixed(1)} ms, max ${(loopDelay.max / 1e6).toFixed(1)} ms`,
+  'event loop delay (client and in-process sandbox): ' +
+    `p99 ${(loopDelay.percentile(99) / 1e6).toFixed(1)} ms, max ${(loopDelay.max / 1e6).toFixed(1)} ms`,
 );
 console.log(
-  `sandbox: served ${stats.served}, 429s ${stats.rejected}, busiest sliding second ${stats.maxWindow} arrivals (limit ${LIMIT})`,
+  `sandbox: served ${stats.served}, 429s ${stats.rejected}, ` +
+    `busiest sliding second ${stats.maxWindow} arrivals (limit ${LIMIT})`,
 );
 console.log(
-  `BENCH partner rate=${rate.toFixed(2)} utilisation=${(rate / LIMIT).toFixed(3)} max_window=${stats.maxWindow} rejected=${stats.rejected} rss_mb=${rssMb}`,
+  `BENCH partner rate=${rate.toFixed(2)} utilisation=${(rate / LIMIT).toFixed(3)} ` +
+    `max_window=${stats.maxWindow} rejected=${stats.rejected} rss_mb=${rssMb}`,
 );

@@ -1,5 +1,6 @@
 /**
- * `npm run bench -- pipeline [--records 3000] [--latency-ms 120] [--instances 1] [--kill-at 0.33] [--redis-url redis://127.0.0.1:6379] [--hubspot-by-second] [--idle-only] [--idle-by person|app|own-token]`
+ * `npm run bench -- pipeline [--records 3000] [--latency-ms 120] [--instances 1] [--kill-at 0.33]
+ *   [--redis-url redis://127.0.0.1:6379] [--hubspot-by-second] [--idle-only] [--idle-by person|app|own-token]`
  *
  * The whole loop, with the service in a process of its own (`crm-enrich serve`, as deployed) on the
  * Postgres server (the local test server, in a schema of its own), against the sandboxes over HTTP:
@@ -23,12 +24,12 @@
  * property written twice with one value to one record. link_calls counts the calls that link contacts with
  * their employers (v4 association batches and company creations). `--kill-at x` (with two or more instances)
  * SIGKILLs the second instance once that share of the listed contacts is enriched, and says how long
- * until the partner key was busy again and how many contacts the dead instance left unsettled against link_calls_min (one association
- * batch per 100 listed contacts, one per new contact, one creation batch per 100 new employer domains);
- * duplicate_companies counts domains held by more than one company, and unlinked the listed contacts left
- * without a company. `--hubspot-by-second` prints the backfill's HubSpot calls second by second, by
- * endpoint; each new contact's time is split into creation to planned (claimed, read, its lookups
- * begun: the enriched_at stamp) and planned to written.
+ * until the partner key was busy again and how many contacts the dead instance left unsettled against
+ * link_calls_min (one association batch per 100 listed contacts, one per new contact, one creation batch
+ * per 100 new employer domains); duplicate_companies counts domains held by more than one company, and
+ * unlinked the listed contacts left without a company. `--hubspot-by-second` prints the backfill's
+ * HubSpot calls second by second, by endpoint; each new contact's time is split into creation to planned
+ * (claimed, read, its lookups begun: the enriched_at stamp) and planned to written.
  * `--idle-by` says who creates the idle phase's contacts: `person` (HubSpot's UI, the default), `app`
  * (another app's token through the API, one at a time, as a web form or a sales tool does) or
  * `own-token` (a script reusing crm-enrich's own token). New contacts during the backfill are a person's.
@@ -191,10 +192,11 @@ const idleSampler = setInterval(() => idleCalls.push(sandboxes.hubspot.stats().c
 for (let i = 0; i < 20; i++) idle.push(await timeNewContact(IDLE_BY[idleBy]));
 clearInterval(idleSampler);
 console.log(
-  `HubSpot refusals up to the end of the idle phase: ${JSON.stringify(sandboxes.hubspot.stats().rateLimited)}; calls by second: ${idleCalls
-    .slice(1)
-    .map((n, i) => n - idleCalls[i]!)
-    .join(' ')}`,
+  `HubSpot refusals up to the end of the idle phase: ${JSON.stringify(sandboxes.hubspot.stats().rateLimited)}; ` +
+    `calls by second: ${idleCalls
+      .slice(1)
+      .map((n, i) => n - idleCalls[i]!)
+      .join(' ')}`,
 );
 
 /** Waits until no HubSpot call and no partner request was made for a second (at most 20 s). */
@@ -217,8 +219,10 @@ if (args['idle-only']) {
   const splits = newSplits.slice(0, idle.length);
   const ms = (xs: number[]) => `p50 ${p50(xs).toFixed(0)} p95 ${p95(xs).toFixed(0)}`;
   console.log(
-    `idle: ${idle.length} new contacts created by ${idleBy}, ${ms(idle)} ms (min ${Math.min(...idle).toFixed(0)}, max ${Math.max(...idle).toFixed(0)}); ` +
-      `creation to planned ${ms(splits.map((d) => d.planned))} ms, planned to written ${ms(splits.map((d) => d.written))} ms`,
+    `idle: ${idle.length} new contacts created by ${idleBy}, ${ms(idle)} ms ` +
+      `(min ${Math.min(...idle).toFixed(0)}, max ${Math.max(...idle).toFixed(0)}); ` +
+      `creation to planned ${ms(splits.map((d) => d.planned))} ms, ` +
+      `planned to written ${ms(splits.map((d) => d.written))} ms`,
   );
   console.log(`idle: each in ms: ${idle.map((t) => t.toFixed(0)).join(' ')}`);
   console.log(`hubspot calls: ${JSON.stringify(sandboxes.hubspot.stats().byEndpoint)}`);
@@ -229,7 +233,8 @@ if (args['idle-only']) {
   await sandboxes.close();
   await dropSchema(schema);
   console.log(
-    `BENCH pipeline instances=${instances} idle_only=1 idle_by=${idleBy} idle_p50_ms=${p50(idle).toFixed(0)} idle_p95_ms=${p95(idle).toFixed(0)}`,
+    `BENCH pipeline instances=${instances} idle_only=1 idle_by=${idleBy} ` +
+      `idle_p50_ms=${p50(idle).toFixed(0)} idle_p95_ms=${p95(idle).toFixed(0)}`,
   );
   process.exit(0);
 }
@@ -325,7 +330,8 @@ const rssMb = peakRssMb();
 const writes = sandboxes.hubspot.writes().slice(writesBefore);
 const duplicates = duplicateWrites(writes);
 console.log(
-  `duplicates by object: contacts ${duplicateWrites(writes, 'contacts')}, companies ${duplicateWrites(writes, 'companies')}`,
+  `duplicates by object: contacts ${duplicateWrites(writes, 'contacts')}, ` +
+    `companies ${duplicateWrites(writes, 'companies')}`,
 );
 const batchWrites =
   (hubspotAfter.byEndpoint['POST /crm/v3/objects/contacts/batch/update'] ?? 0) -
@@ -382,16 +388,19 @@ if (args['hubspot-by-second']) {
 }
 console.log(`HubSpot refusals in all: ${JSON.stringify(sandboxes.hubspot.stats().rateLimited)}`);
 console.log(
-  `idle: ${idle.length} new contacts, p95 ${p95(idle).toFixed(0)} ms (min ${Math.min(...idle).toFixed(0)}, max ${Math.max(...idle).toFixed(0)})`,
+  `idle: ${idle.length} new contacts, p95 ${p95(idle).toFixed(0)} ms ` +
+    `(min ${Math.min(...idle).toFixed(0)}, max ${Math.max(...idle).toFixed(0)})`,
 );
 console.log(
-  `backfill: ${records} contacts + ${NEW_DURING} new in ${seconds.toFixed(1)} s; partner served ${served} (${(served / seconds).toFixed(1)}/s), 429s ${rejected}`,
+  `backfill: ${records} contacts + ${NEW_DURING} new in ${seconds.toFixed(1)} s; ` +
+    `partner served ${served} (${(served / seconds).toFixed(1)}/s), 429s ${rejected}`,
 );
 {
   const perSecond = servedSamples.filter((_, i) => i % 4 === 3).map((n, i, all) => n - (i ? all[i - 1]! : 0));
   const lastServedAt = servedSamples.findIndex((n) => n === servedSamples[servedSamples.length - 1]) / 4;
   console.log(
-    `partner per second: first ${perSecond.slice(0, 4).join(' ')}, last ${perSecond.slice(-4).join(' ')}; last request at ${lastServedAt.toFixed(2)} s of ${seconds.toFixed(1)} s`,
+    `partner per second: first ${perSecond.slice(0, 4).join(' ')}, last ${perSecond.slice(-4).join(' ')}; ` +
+      `last request at ${lastServedAt.toFixed(2)} s of ${seconds.toFixed(1)} s`,
   );
   console.log(`partner per second, all: ${perSecond.join(' ')}`);
   console.log(
@@ -416,17 +425,20 @@ for (let i = Math.max(1, hsSamples.length - 10); i < hsSamples.length; i++) {
     .map(([k, v]) => [k.replace(/^POST \/crm\/v\d\/(objects\/)?/, ''), v - (hsSamples[i - 1]![k] ?? 0)] as const)
     .filter(([, v]) => v > 0);
   console.log(
-    `tail ${(i / 4).toFixed(2)} s: partner ${servedSamples[i]! - servedSamples[i - 1]!} hubspot ${d.map(([k, v]) => `${k}=${v}`).join(' ')}`,
+    `tail ${(i / 4).toFixed(2)} s: partner ${servedSamples[i]! - servedSamples[i - 1]!} ` +
+      `hubspot ${d.map(([k, v]) => `${k}=${v}`).join(' ')}`,
   );
 }
 console.log(
-  `the CRM sandboxes' event loop (this process) during the backfill: p99 ${(loopDelay.percentile(99) / 1e6).toFixed(0)} ms, max ${(loopDelay.max / 1e6).toFixed(0)} ms`,
+  `the CRM sandboxes' event loop (this process) during the backfill: ` +
+    `p99 ${(loopDelay.percentile(99) / 1e6).toFixed(0)} ms, max ${(loopDelay.max / 1e6).toFixed(0)} ms`,
 );
 {
   const during = newSplits.slice(-newLatencies.length);
   console.log(
     `new during backfill: p95 ${p95(newLatencies).toFixed(0)} ms (max ${Math.max(...newLatencies).toFixed(0)}); ` +
-      `creation to planned p95 ${p95(during.map((d) => d.planned)).toFixed(0)} ms, planned to written p95 ${p95(during.map((d) => d.written)).toFixed(0)} ms`,
+      `creation to planned p95 ${p95(during.map((d) => d.planned)).toFixed(0)} ms, ` +
+      `planned to written p95 ${p95(during.map((d) => d.written)).toFixed(0)} ms`,
   );
 }
 console.log(
@@ -446,9 +458,14 @@ partnerProcess.kill('SIGTERM');
 await sandboxes.close();
 await dropSchema(schema);
 console.log(
-  `BENCH pipeline instances=${instances} records=${records} seconds=${seconds.toFixed(1)} partner_utilisation=${(servedInTime / seconds / LIMIT).toFixed(3)} partner_requests=${served} partner_429=${rejected} ` +
-    `crm_calls=${crmCalls} crm_calls_min=${crmCallsMin} bound_by=${boundBy} idle_p95_ms=${p95(idle).toFixed(0)} new_record_p95_ms=${p95(newLatencies).toFixed(0)} rss_mb=${rssMb.toFixed(0)} ` +
+  `BENCH pipeline instances=${instances} records=${records} seconds=${seconds.toFixed(1)} ` +
+    `partner_utilisation=${(servedInTime / seconds / LIMIT).toFixed(3)} ` +
+    `partner_requests=${served} partner_429=${rejected} ` +
+    `crm_calls=${crmCalls} crm_calls_min=${crmCallsMin} bound_by=${boundBy} ` +
+    `idle_p95_ms=${p95(idle).toFixed(0)} new_record_p95_ms=${p95(newLatencies).toFixed(0)} ` +
+    `rss_mb=${rssMb.toFixed(0)} ` +
     `crm_writes=${batchWrites} crm_writes_min=${batchWritesMin} duplicates=${duplicates} ` +
-    `link_calls=${linkCalls} link_calls_min=${linkCallsMin} companies=${byDomain.size} duplicate_companies=${duplicateCompanies} unlinked=${unlinked}`,
+    `link_calls=${linkCalls} link_calls_min=${linkCallsMin} companies=${byDomain.size} ` +
+    `duplicate_companies=${duplicateCompanies} unlinked=${unlinked}`,
 );
 process.exit(0);

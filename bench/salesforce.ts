@@ -38,7 +38,10 @@ const req = (body: string, secret = 'bench-secret'): WebhookRequest => ({
   rawBody: Buffer.from(body),
   params: { secret },
 });
-const laughs = `<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol">${Array.from({ length: 9 }, (_, i) => `<!ENTITY lol${i + 1} "${`&lol${i === 0 ? '' : i};`.repeat(10)}">`).join('')}]><x>&lol9;</x>`;
+const laughs =
+  '<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol">' +
+  Array.from({ length: 9 }, (_, i) => `<!ENTITY lol${i + 1} "${`&lol${i === 0 ? '' : i};`.repeat(10)}">`).join('') +
+  ']><x>&lol9;</x>';
 const cases: [string, WebhookRequest][] = [
   ['accept_100', req(full)],
   ['wrong_secret', req(full, 'guess')],
@@ -60,7 +63,8 @@ for (const [name, request] of cases) {
   const ms = timeMs(request, 200);
   parseFigures[`parse_${name}_ms`] = ms.toFixed(3);
   console.log(
-    `webhook ${name.padEnd(13)} ${ms.toFixed(3)} ms per request (${handler.parse(request).ok ? 'accepted' : 'refused'})`,
+    `webhook ${name.padEnd(13)} ${ms.toFixed(3)} ms per request ` +
+      `(${handler.parse(request).ok ? 'accepted' : 'refused'})`,
   );
 }
 
@@ -90,14 +94,17 @@ await connector.close();
 await sandbox.close();
 
 console.log(
-  `write ${RECORDS} records: ${writeCalls} collections calls, ${results.filter((r) => r.ok).length} saved, ${(RECORDS / (writeMs / 1000)).toFixed(0)} records/s`,
+  `write ${RECORDS} records: ${writeCalls} collections calls, ${results.filter((r) => r.ok).length} saved, ` +
+    `${(RECORDS / (writeMs / 1000)).toFixed(0)} records/s`,
 );
 console.log(
-  `read ${RECORDS} records by id: ${queryCalls} query calls, ${read.length} read, ${(RECORDS / (readMs / 1000)).toFixed(0)} records/s`,
+  `read ${RECORDS} records by id: ${queryCalls} query calls, ${read.length} read, ` +
+    `${(RECORDS / (readMs / 1000)).toFixed(0)} records/s`,
 );
 console.log(`API calls used in all: ${stats.apiCalls - before} (one-per-record would be ${RECORDS * 2})`);
 console.log(
-  `BENCH salesforce records=${RECORDS} write_calls=${writeCalls} read_calls=${queryCalls} api_calls=${stats.apiCalls - before} ` +
+  `BENCH salesforce records=${RECORDS} write_calls=${writeCalls} read_calls=${queryCalls} ` +
+    `api_calls=${stats.apiCalls - before} ` +
     `write_rps=${(RECORDS / (writeMs / 1000)).toFixed(0)} read_rps=${(RECORDS / (readMs / 1000)).toFixed(0)} ` +
     Object.entries(parseFigures)
       .map(([k, v]) => `${k}=${v}`)

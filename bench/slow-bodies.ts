@@ -100,16 +100,22 @@ try {
   const tally: Record<string, number> = {};
   for (const a of answers) tally[String(a.status ?? 'reset')] = (tally[String(a.status ?? 'reset')] ?? 0) + 1;
   console.log(
-    `${SENDERS} slow 1 MB senders (${args.unsigned ? 'unsigned' : 'plausible signature headers'}), deadline ${args.deadline} s, budget ${args.budget} MB: all ended in ${seconds.toFixed(1)} s; answers ${JSON.stringify(tally)}`,
+    `${SENDERS} slow 1 MB senders (${args.unsigned ? 'unsigned' : 'plausible signature headers'}), ` +
+      `deadline ${args.deadline} s, budget ${args.budget} MB: ` +
+      `all ended in ${seconds.toFixed(1)} s; answers ${JSON.stringify(tally)}`,
   );
   console.log(
-    `resident memory: ${(baseline / MB).toFixed(0)} MB before, ${(peak / MB).toFixed(0)} MB at peak, ${(after / MB).toFixed(0)} MB 5 s after`,
+    `resident memory: ${(baseline / MB).toFixed(0)} MB before, ${(peak / MB).toFixed(0)} MB at peak, ` +
+      `${(after / MB).toFixed(0)} MB 5 s after`,
   );
   console.log(
-    `valid deliveries meanwhile: ${valid.length}, ${valid.filter((s) => s === 200).length} answered 200; ${rows[0]!.n} events stored in all (5 before)`,
+    `valid deliveries meanwhile: ${valid.length}, ${valid.filter((s) => s === 200).length} answered 200; ` +
+      `${rows[0]!.n} events stored in all (5 before)`,
   );
   console.log(
-    `BENCH slow-bodies senders=${SENDERS} rss_growth_mb=${((peak - baseline) / MB).toFixed(1)} rss_after_mb=${((after - baseline) / MB).toFixed(1)} valid=${valid.length} valid_ok=${valid.filter((s) => s === 200).length}`,
+    `BENCH slow-bodies senders=${SENDERS} rss_growth_mb=${((peak - baseline) / MB).toFixed(1)} ` +
+      `rss_after_mb=${((after - baseline) / MB).toFixed(1)} ` +
+      `valid=${valid.length} valid_ok=${valid.filter((s) => s === 200).length}`,
   );
 } finally {
   await killAll([schema]);

@@ -122,7 +122,8 @@ try {
   console.log(`enqueue: ${jobCount} jobs in batches of 100, ${concurrency} at once: ${Math.round(enqueuePerS)} jobs/s`);
   const ingest = await ingestBench(store);
   console.log(
-    `ingest: batches of 10, ${concurrency} at once: ${Math.round(ingest.perSecond)} events/s, p99 ${ingest.p99.toFixed(1)} ms per batch`,
+    `ingest: batches of 10, ${concurrency} at once: ${Math.round(ingest.perSecond)} events/s, ` +
+      `p99 ${ingest.p99.toFixed(1)} ms per batch`,
   );
   const duplicate = await store.queue.enqueue(Q, [event(1, 'hook')]);
   if (duplicate.enqueued !== 0) throw new Error('a redelivered event was enqueued twice');
@@ -133,7 +134,9 @@ try {
   console.log(`claim+complete: ${drain.done} jobs in batches of 100: ${Math.round(drain.perSecond)} jobs/s`);
   const staleMs = await staleBench(store);
   console.log(`stale pick: 500 of ${rows} rows, median of 21: ${staleMs.toFixed(2)} ms`);
-  line = `BENCH store backend=${backend} enqueue_per_s=${Math.round(enqueuePerS)} jobs_per_s=${Math.round(drain.perSecond)} stale_pick_ms=${staleMs.toFixed(2)} rows=${rows}`;
+  line =
+    `BENCH store backend=${backend} enqueue_per_s=${Math.round(enqueuePerS)} ` +
+    `jobs_per_s=${Math.round(drain.perSecond)} stale_pick_ms=${staleMs.toFixed(2)} rows=${rows}`;
 } finally {
   await store.db.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => undefined);
   await store.close();

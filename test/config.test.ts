@@ -66,28 +66,32 @@ describe('loadConfig', () => {
     expect(loadConfig({ DATABASE_URL: '' }).DATABASE_URL).toBeUndefined();
   });
 
-  it('serves MCP by default with a pre-registered client, and refuses a PUBLIC_URL that would send tokens in clear text', () => {
-    const config = loadConfig({});
-    expect(config.MCP_ENABLED).toBe(true);
-    expect(config.MCP_CLIENT_ID).toBe('crm-enrich-mcp');
-    expect(config.MCP_CLIENT_REDIRECT_URIS).toEqual([
-      'http://127.0.0.1:53612/callback',
-      'http://localhost:53612/callback',
-    ]);
-    expect(config.MCP_ACCESS_TOKEN_SECONDS).toBe(3600);
-    expect(() => loadConfig({ PUBLIC_URL: 'http://enrich.example.com' })).toThrow(
-      /PUBLIC_URL: the MCP sign-in needs an https:\/\/ URL/,
-    );
-    expect(loadConfig({ PUBLIC_URL: 'http://enrich.example.com', MCP_ENABLED: 'false' }).PUBLIC_URL).toBe(
-      'http://enrich.example.com',
-    );
-    expect(loadConfig({ PUBLIC_URL: 'http://127.0.0.1:3000' }).PUBLIC_URL).toBe('http://127.0.0.1:3000');
-    expect(() => loadConfig({ MCP_ACCESS_TOKEN_SECONDS: '7200' })).toThrow(
-      /MCP_ACCESS_TOKEN_SECONDS: expected a whole number from 60 to 3600/,
-    );
-    expect(() => loadConfig({ MCP_CLIENT_REDIRECT_URIS: 'http://tools.example/cb,javascript:alert(1)' })).toThrow(
-      /MCP_CLIENT_REDIRECT_URIS: http:\/\/tools.example\/cb: plain http is allowed only on a loopback address/,
-    );
-    expect(() => loadConfig({ MCP_CLIENT_ID: 'has spaces' })).toThrow(/MCP_CLIENT_ID: expected a client id/);
-  });
+  it(
+    'serves MCP by default with a pre-registered client, ' +
+      'and refuses a PUBLIC_URL that would send tokens in clear text',
+    () => {
+      const config = loadConfig({});
+      expect(config.MCP_ENABLED).toBe(true);
+      expect(config.MCP_CLIENT_ID).toBe('crm-enrich-mcp');
+      expect(config.MCP_CLIENT_REDIRECT_URIS).toEqual([
+        'http://127.0.0.1:53612/callback',
+        'http://localhost:53612/callback',
+      ]);
+      expect(config.MCP_ACCESS_TOKEN_SECONDS).toBe(3600);
+      expect(() => loadConfig({ PUBLIC_URL: 'http://enrich.example.com' })).toThrow(
+        /PUBLIC_URL: the MCP sign-in needs an https:\/\/ URL/,
+      );
+      expect(loadConfig({ PUBLIC_URL: 'http://enrich.example.com', MCP_ENABLED: 'false' }).PUBLIC_URL).toBe(
+        'http://enrich.example.com',
+      );
+      expect(loadConfig({ PUBLIC_URL: 'http://127.0.0.1:3000' }).PUBLIC_URL).toBe('http://127.0.0.1:3000');
+      expect(() => loadConfig({ MCP_ACCESS_TOKEN_SECONDS: '7200' })).toThrow(
+        /MCP_ACCESS_TOKEN_SECONDS: expected a whole number from 60 to 3600/,
+      );
+      expect(() => loadConfig({ MCP_CLIENT_REDIRECT_URIS: 'http://tools.example/cb,javascript:alert(1)' })).toThrow(
+        /MCP_CLIENT_REDIRECT_URIS: http:\/\/tools.example\/cb: plain http is allowed only on a loopback address/,
+      );
+      expect(() => loadConfig({ MCP_CLIENT_ID: 'has spaces' })).toThrow(/MCP_CLIENT_ID: expected a client id/);
+    },
+  );
 });

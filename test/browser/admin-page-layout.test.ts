@@ -121,7 +121,8 @@ describe.skipIf(skip)('admin page layout and accessibility', () => {
     for (const view of VIEWS) {
       await show(view);
       const { panel, page: pageWidth } = await page.evaluate<{ panel: number; page: number }>(
-        `({ panel: document.querySelector('${PANEL[view]}').getBoundingClientRect().width, page: document.documentElement.clientWidth })`,
+        `({ panel: document.querySelector('${PANEL[view]}').getBoundingClientRect().width, ` +
+          'page: document.documentElement.clientWidth })',
       );
       expect(panel, `${view} panel is ${panel} px of ${pageWidth}`).toBeGreaterThan(pageWidth * 0.9);
       expect({ view, violations: await seriousViolations() }).toEqual({ view, violations: [] });
@@ -153,7 +154,8 @@ describe.skipIf(skip)('admin page layout and accessibility', () => {
       await fits('the editor');
       if (width === 1280) {
         const { table, panel } = await page.evaluate<{ table: number; panel: number }>(
-          "({ table: document.querySelector('#mapping-fields').getBoundingClientRect().width, panel: document.querySelector('#mappings').getBoundingClientRect().width })",
+          "({ table: document.querySelector('#mapping-fields').getBoundingClientRect().width, " +
+            "panel: document.querySelector('#mappings').getBoundingClientRect().width })",
         );
         expect(table, 'the fields table uses the panel width').toBeGreaterThan(panel * 0.9);
       } else {
@@ -178,7 +180,8 @@ describe.skipIf(skip)('admin page layout and accessibility', () => {
     },
   );
 
-  it('offers the mapped objects as lists on Records, with people-readable names, and finds a record through them', async () => {
+  // A record is then found through those lists.
+  it('offers the mapped objects as lists on Records, with people-readable names', async () => {
     await open(1280);
     await show('Records');
     const connections = await page.getByLabel('Connection').locator('option').allTextContents();

@@ -179,7 +179,7 @@ describe.skipIf(skip)('admin page', () => {
       .toContain('OK: a valid mapping for hubspot/contact');
   });
 
-  it('saves a new version that shows as active with the versions list grown, and rolls back to the previous one', async () => {
+  it('saves a new version, shown as active in a grown versions list, and rolls back to the previous one', async () => {
     await signIn(page, stack.running.url, ADMIN_TOKEN);
     await openMapping(page, 'hubspot/contact');
     const before = await cellTexts(page, '#mapping-versions');
@@ -368,7 +368,9 @@ describe.skipIf(skip)('admin page', () => {
     expect(shown).toMatchObject({
       'Queue depth': n(stats.queueDepth),
       'Dead letters': n(stats.deadLetters),
-      'Match rate': `${(stats.matchRate * 100).toFixed(1)} % (${n(stats.records.enriched)} of ${n(stats.records.enriched + stats.records.no_match)} records)`,
+      'Match rate':
+        `${(stats.matchRate * 100).toFixed(1)} % ` +
+        `(${n(stats.records.enriched)} of ${n(stats.records.enriched + stats.records.no_match)} records)`,
       'Partner lookups today': n(stats.today.partnerLookups),
       'Cache hits today': n(stats.today.cacheHits),
       'Budget left today': `${n(stats.today.budgetLeft)} of ${n(stats.today.budget)}`,

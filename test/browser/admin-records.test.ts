@@ -44,7 +44,8 @@ describe.skipIf(skip)('admin page: records, retries and discovery', () => {
     expect(problems).toEqual([]);
   });
 
-  it('finds a contact by e-mail and by name, links to it and its company in HubSpot, and groups its history by run', async () => {
+  // The contact's history is grouped by run.
+  it('finds a contact by e-mail and by name, links to it and its company in HubSpot', async () => {
     const [p] = partnerPeople(stack.sandboxes, 1, offset++);
     const { id } = stack.sandboxes.hubspot.createContact({ email: p!.workEmail! });
     const key = { connection: 'hubspot', objectType: 'contact', recordId: id };

@@ -106,7 +106,8 @@ describe.skipIf(skip)('admin page stats charts', () => {
       const canvas = f.querySelector('canvas');
       const chart = window.Chart.getChart(canvas);
       return {
-        key: f.dataset.chart, caption: f.querySelector('figcaption').textContent, label: canvas.getAttribute('aria-label'), role: canvas.getAttribute('role'),
+        key: f.dataset.chart, caption: f.querySelector('figcaption').textContent,
+        label: canvas.getAttribute('aria-label'), role: canvas.getAttribute('role'),
         summary: f.querySelector('details > summary').textContent,
         datasets: chart.data.datasets.map((d) => ({ label: d.label, data: d.data })), labels: chart.data.labels,
       };
@@ -250,7 +251,9 @@ describe.skipIf(skip)('admin page stats charts', () => {
     await open({ width: 390, bypassCSP: true });
     for (const summary of await page.locator('#stats-charts summary').all()) await summary.click();
     const widths = await page.evaluate<{ page: number; figures: number[] }>(
-      "({ page: document.documentElement.scrollWidth, figures: [...document.querySelectorAll('#stats-charts figure')].map((f) => f.getBoundingClientRect().right) })",
+      '({ page: document.documentElement.scrollWidth, ' +
+        "figures: [...document.querySelectorAll('#stats-charts figure')]" +
+        '.map((f) => f.getBoundingClientRect().right) })',
     );
     expect(widths.page).toBeLessThanOrEqual(390);
     for (const right of widths.figures) expect(right).toBeLessThanOrEqual(390);

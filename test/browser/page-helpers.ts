@@ -1,4 +1,7 @@
-/** What the browser tests share: launching Chromium, and what the admin page tests do and read in it (sign in, open a mapping, read tables and definition lists as text). */
+/**
+ * What the browser tests share: launching Chromium, and what the admin page tests do and read in it
+ * (sign in, open a mapping, read tables and definition lists as text).
+ */
 import { existsSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { serverUnavailable } from '../support/db.js';

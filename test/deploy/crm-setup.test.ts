@@ -16,7 +16,10 @@ interface Subscription {
 
 const hubspotJson = JSON.parse(readText('deploy/hubspot-app/src/app/webhooks/webhooks-hsmeta.json')) as {
   type: string;
-  config: { settings: { targetUrl: string }; subscriptions: { legacyCrmObjects: Subscription[]; hubEvents: Subscription[]; crmObjects?: Subscription[] } };
+  config: {
+    settings: { targetUrl: string };
+    subscriptions: { legacyCrmObjects: Subscription[]; hubEvents: Subscription[]; crmObjects?: Subscription[] };
+  };
 };
 const { settings, subscriptions } = hubspotJson.config;
 const all = [...subscriptions.legacyCrmObjects, ...subscriptions.hubEvents];
@@ -39,13 +42,17 @@ describe('HubSpot webhook subscriptions', () => {
 
   it('cover creation and merge of both objects, and privacy deletion of contacts', () => {
     const types = new Set(all.map((s) => s.subscriptionType));
-    for (const t of ['contact.creation', 'contact.merge', 'company.creation', 'company.merge']) expect(types).toContain(t);
+    for (const t of ['contact.creation', 'contact.merge', 'company.creation', 'company.merge'])
+      expect(types).toContain(t);
     expect(subscriptions.hubEvents.map((s) => s.subscriptionType)).toEqual(['contact.privacyDeletion']);
   });
 
   it('watch exactly the properties whose change the webhook handler enriches again', () => {
     for (const object of ['contact', 'company'] as const) {
-      const watched = all.filter((s) => s.subscriptionType === `${object}.propertyChange`).map((s) => s.propertyName).sort();
+      const watched = all
+        .filter((s) => s.subscriptionType === `${object}.propertyChange`)
+        .map((s) => s.propertyName)
+        .sort();
       expect(watched, object).toEqual([...DEFAULT_WATCHED_PROPERTIES[object]].sort());
     }
   });

@@ -11,10 +11,23 @@ import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { ConfigSchema } from '../../src/config.js';
 import {
-  configKeys, copySources, deployDir, dockerInstructions, interpolatedNames, listFiles, readText, readYamlDocuments, repoRoot, runtimeImports,
+  configKeys,
+  copySources,
+  deployDir,
+  dockerInstructions,
+  interpolatedNames,
+  listFiles,
+  readText,
+  readYamlDocuments,
+  repoRoot,
+  runtimeImports,
 } from './deploy-files.js';
 
-const pkg = JSON.parse(readText('package.json')) as { dependencies: Record<string, string>; devDependencies: Record<string, string>; scripts: Record<string, string> };
+const pkg = JSON.parse(readText('package.json')) as {
+  dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
+  scripts: Record<string, string>;
+};
 
 describe('deploy/ files', () => {
   const files = listFiles(deployDir);
@@ -40,7 +53,9 @@ describe('env.example', () => {
 
   it('gives each variable a one-line comment right above it', () => {
     const lines = text.split('\n');
-    const uncommented = lines.flatMap((line, i) => (/^[A-Z_]+=/.test(line) && !lines[i - 1]?.startsWith('# ') ? [line] : []));
+    const uncommented = lines.flatMap((line, i) =>
+      /^[A-Z_]+=/.test(line) && !lines[i - 1]?.startsWith('# ') ? [line] : [],
+    );
     expect(uncommented).toEqual([]);
   });
 
@@ -60,7 +75,9 @@ describe('Dockerfile', () => {
 
   it('builds every stage on node:22-bookworm-slim', () => {
     const defaults = Object.fromEntries(of('ARG').map((a) => a.args.split('=') as [string, string]));
-    const bases = of('FROM').map((f) => f.args.split(/\s+/)[0]!.replace(/^\$\{(\w+)\}$/, (_, name: string) => defaults[name] ?? ''));
+    const bases = of('FROM').map((f) =>
+      f.args.split(/\s+/)[0]!.replace(/^\$\{(\w+)\}$/, (_, name: string) => defaults[name] ?? ''),
+    );
     expect(bases.length).toBeGreaterThanOrEqual(2);
     for (const base of bases) expect(base).toBe('node:22-bookworm-slim');
   });
@@ -80,7 +97,13 @@ describe('Dockerfile', () => {
     expect(pkg.scripts.start).toMatch(/node --liftoff-only dist\/src\/cli\.js serve$/);
     expect(pkg.scripts.prestart).toBe('node bin/build.js');
     const inImage = (path: string) => copied.some((src) => path.startsWith(src.replace(/\/?$/, '/')) || src === path);
-    for (const path of ['bin/build.js', 'src/cli.ts', 'connectors/hubspot/webhook.ts', 'src/store/migrations/001_init.sql']) expect(inImage(path)).toBe(true);
+    for (const path of [
+      'bin/build.js',
+      'src/cli.ts',
+      'connectors/hubspot/webhook.ts',
+      'src/store/migrations/001_init.sql',
+    ])
+      expect(inImage(path)).toBe(true);
   });
 
   it('copies only paths that exist in the repository', () => {
@@ -96,7 +119,9 @@ describe('Dockerfile', () => {
 
   it('contains every module the copied code loads, and no dev-only package', () => {
     const roots = new Set(copied.map((src) => src.split('/')[0]!));
-    const code = [...roots].filter((r) => existsSync(join(repoRoot, r)) && !/\.\w+$/.test(r)).flatMap((r) => listFiles(join(repoRoot, r)));
+    const code = [...roots]
+      .filter((r) => existsSync(join(repoRoot, r)) && !/\.\w+$/.test(r))
+      .flatMap((r) => listFiles(join(repoRoot, r)));
     const problems: string[] = [];
     for (const file of code.filter((f) => /\.(ts|js|mjs)$/.test(f) && !f.endsWith('.test.ts'))) {
       for (const spec of runtimeImports(readFileSync(join(repoRoot, file), 'utf8'))) {
@@ -105,7 +130,8 @@ describe('Dockerfile', () => {
           if (!roots.has(target.split('/')[0]!)) problems.push(`${file} loads ${spec}, which the image does not copy`);
         } else if (!spec.startsWith('node:') && !builtinModules.includes(spec)) {
           const name = spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!;
-          if (!(name in pkg.dependencies)) problems.push(`${file} loads ${name}, which npm ci --omit=dev does not install`);
+          if (!(name in pkg.dependencies))
+            problems.push(`${file} loads ${name}, which npm ci --omit=dev does not install`);
         }
       }
     }
@@ -116,7 +142,16 @@ describe('Dockerfile', () => {
 
 describe('compose.yaml', () => {
   const text = readText('deploy/compose.yaml');
-  type Service = { image?: string; build?: { context: string; dockerfile: string }; env_file?: unknown; environment?: Record<string, string>; depends_on?: Record<string, { condition: string }>; healthcheck?: unknown; ports?: string[]; volumes?: string[] };
+  type Service = {
+    image?: string;
+    build?: { context: string; dockerfile: string };
+    env_file?: unknown;
+    environment?: Record<string, string>;
+    depends_on?: Record<string, { condition: string }>;
+    healthcheck?: unknown;
+    ports?: string[];
+    volumes?: string[];
+  };
   const compose = parseYaml(text) as { services: Record<string, Service>; volumes: Record<string, unknown> };
   const { app, postgres, redis } = compose.services;
 
@@ -137,7 +172,10 @@ describe('compose.yaml', () => {
   });
 
   it('starts the app after healthy Postgres 16 and Redis 7, on a named volume', () => {
-    expect(app!.depends_on).toEqual({ postgres: { condition: 'service_healthy' }, redis: { condition: 'service_healthy' } });
+    expect(app!.depends_on).toEqual({
+      postgres: { condition: 'service_healthy' },
+      redis: { condition: 'service_healthy' },
+    });
     expect(postgres!.image).toBe('postgres:16');
     expect(redis!.image).toBe('redis:7');
     expect(postgres!.healthcheck).toBeDefined();
@@ -151,7 +189,11 @@ describe('compose.yaml', () => {
     const db = new URL(fallback(app!.environment!.DATABASE_URL!));
     const env = (postgres as { environment: Record<string, string> }).environment;
     expect(db.hostname).toBe('postgres');
-    expect([db.username, db.password, db.pathname.slice(1)]).toEqual([env.POSTGRES_USER, env.POSTGRES_PASSWORD, env.POSTGRES_DB]);
+    expect([db.username, db.password, db.pathname.slice(1)]).toEqual([
+      env.POSTGRES_USER,
+      env.POSTGRES_PASSWORD,
+      env.POSTGRES_DB,
+    ]);
     expect(new URL(fallback(app!.environment!.REDIS_URL!)).hostname).toBe('redis');
   });
 });

@@ -21,7 +21,9 @@ type Container = {
   image: string;
   ports: { name: string; containerPort: number }[];
   envFrom: { configMapRef?: { name: string }; secretRef?: { name: string } }[];
-  startupProbe: Probe; livenessProbe: Probe; readinessProbe: Probe;
+  startupProbe: Probe;
+  livenessProbe: Probe;
+  readinessProbe: Probe;
   lifecycle?: { preStop?: { exec?: { command: string[] } } };
   resources: { requests: Record<string, string>; limits: Record<string, string> };
   securityContext: { readOnlyRootFilesystem?: boolean; allowPrivilegeEscalation?: boolean; runAsNonRoot?: boolean };
@@ -35,21 +37,36 @@ type PodSpec = {
 };
 
 const dir = join(deployDir, 'kubernetes');
-const kustomization = readYamlDocuments('deploy/kubernetes/kustomization.yaml')[0] as { resources: string[]; images: { name: string }[]; namespace?: string };
+const kustomization = readYamlDocuments('deploy/kubernetes/kustomization.yaml')[0] as {
+  resources: string[];
+  images: { name: string }[];
+  namespace?: string;
+};
 // Missing files are left to the kustomization test below, which names them.
 const manifests = kustomization.resources
   .filter((r) => existsSync(join(dir, r)))
   .flatMap((r) => readYamlDocuments(`deploy/kubernetes/${r}`) as Manifest[]);
 const one = <T>(kind: string) => {
   const found = manifests.filter((m) => m.kind === kind);
-  if (found.length !== 1) throw new Error(`expected one ${kind} among the kustomization's resources, found ${found.length}`);
+  if (found.length !== 1)
+    throw new Error(`expected one ${kind} among the kustomization's resources, found ${found.length}`);
   return found[0] as unknown as T;
 };
 
-const deployment = one<Manifest & { spec: { replicas: number; selector: { matchLabels: Record<string, string> }; template: { metadata: { labels: Record<string, string> }; spec: PodSpec } } }>('Deployment');
+const deployment = one<
+  Manifest & {
+    spec: {
+      replicas: number;
+      selector: { matchLabels: Record<string, string> };
+      template: { metadata: { labels: Record<string, string> }; spec: PodSpec };
+    };
+  }
+>('Deployment');
 const configMap = one<Manifest & { data: Record<string, string> }>('ConfigMap');
 const secret = one<Manifest & { stringData?: Record<string, string>; data?: Record<string, string> }>('Secret');
-const service = one<Manifest & { spec: { selector: Record<string, string>; ports: { targetPort: string | number }[] } }>('Service');
+const service = one<
+  Manifest & { spec: { selector: Record<string, string>; ports: { targetPort: string | number }[] } }
+>('Service');
 const pdb = one<Manifest & { spec: { selector: { matchLabels: Record<string, string> } } }>('PodDisruptionBudget');
 const pod = deployment.spec.template.spec;
 const container = pod.containers[0]!;
@@ -59,7 +76,9 @@ const secretKeys = Object.keys({ ...secret.data, ...secret.stringData });
 describe('kustomization.yaml', () => {
   it('lists files that exist, and every manifest in the folder', () => {
     for (const r of kustomization.resources) expect(existsSync(join(dir, r)), r).toBe(true);
-    const manifestsThere = listFiles(dir).map((f) => basename(f)).filter((f) => /\.ya?ml$/.test(f) && f !== 'kustomization.yaml');
+    const manifestsThere = listFiles(dir)
+      .map((f) => basename(f))
+      .filter((f) => /\.ya?ml$/.test(f) && f !== 'kustomization.yaml');
     expect([...kustomization.resources].sort()).toEqual(manifestsThere.sort());
   });
 
@@ -93,7 +112,10 @@ describe('ConfigMap and Secret', () => {
   });
 
   it('are what the Deployment reads its environment from', () => {
-    expect(container.envFrom.map((e) => e.configMapRef?.name ?? e.secretRef?.name)).toEqual([configMap.metadata.name, secret.metadata.name]);
+    expect(container.envFrom.map((e) => e.configMapRef?.name ?? e.secretRef?.name)).toEqual([
+      configMap.metadata.name,
+      secret.metadata.name,
+    ]);
   });
 });
 

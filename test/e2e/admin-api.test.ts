@@ -81,7 +81,7 @@ describe.skipIf(skip)('admin API', () => {
     expect(ok.status).toBe(200);
   });
 
-  it('answers with headers that keep a browser from sniffing, framing or referring, and name no framework', async () => {
+  it('answers with headers that keep a browser from sniffing, framing or referring, naming no framework', async () => {
     for (const res of [
       await raw('/mappings', { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } }),
       await raw('/mappings', {}),
@@ -217,7 +217,8 @@ describe.skipIf(skip)('admin API', () => {
     expect(expectError(badVersion, 400, 'invalid_request').details).toMatchObject({ field: 'version' });
   });
 
-  it('previews a candidate on a real record: rows of property, current, new, rule and outcome, and writes nothing', async () => {
+  // The preview's rows give property, current value, new value, rule and outcome.
+  it('previews a candidate on a real record, and writes nothing', async () => {
     const { id, person, contact } = await enrichedContact();
     expect(person.headline).toBeTruthy();
     const { active } = (await stack.running.admin<MappingView>('GET', '/mappings/hubspot/contact')).body;

@@ -45,50 +45,54 @@ describe.skipIf(skip)('admin API: mappings editor routes', () => {
     (await stack.running.admin<{ active: { version: number; document: string } }>('GET', '/mappings/hubspot/contact'))
       .body.active;
 
-  it('lists what the pickers offer from the CRM schema, the partner schemas, the transform registry and the rule list', async () => {
-    const res = await stack.running.admin<Fields>('GET', '/mappings/hubspot/contact/fields');
-    expect(res.status).toBe(200);
-    const { body } = res;
-    expect(body).toMatchObject({ crm: 'hubspot', object: 'contact', source: 'person' });
-    expect(body.targets.find((t) => t.name === 'jobtitle')).toEqual({
-      name: 'jobtitle',
-      label: 'Job Title',
-      type: 'string',
-      crmType: 'string/text',
-      readOnly: false,
-      custom: false,
-    });
-    expect(body.targets.find((t) => t.name === 'hs_object_id')).toMatchObject({ readOnly: true, type: 'number' });
-    expect(body.targets.find((t) => t.name === 'lifecyclestage')?.options?.length).toBeGreaterThan(0);
-    const labels = body.targets.map((t) => t.label);
-    expect(labels).toEqual([...labels].sort((a, b) => a.localeCompare(b, 'en')));
-    expect(body.sources.person.map((s) => s.path)).toEqual([...sourceCatalog('person').paths.keys()]);
-    expect(body.sources.company.map((s) => s.path)).toEqual([...sourceCatalog('company').paths.keys()]);
-    expect(body.sources.person.find((s) => s.path === 'position')).toEqual({
-      path: 'position',
-      type: 'a string value',
-    });
-    expect(body.sources.person.find((s) => s.path === 'seniority')?.values).toContain('Manager');
-    expect(body.rules.map((r) => r.name)).toEqual([...RULES]);
-    expect(body.rules.find((r) => r.default)?.name).toBe('protect_edits');
-    expect(body.rules.find((r) => r.name === 'fill_empty')?.description).toBe('only into an empty property');
-    expect(body.transforms.map((t) => t.name)).toEqual([...TRANSFORMS.keys()]);
-    expect(body.transforms.every((t) => t.description.length > 0)).toBe(true);
+  it(
+    'lists what the pickers offer from the CRM schema, the partner schemas, ' +
+      'the transform registry and the rule list',
+    async () => {
+      const res = await stack.running.admin<Fields>('GET', '/mappings/hubspot/contact/fields');
+      expect(res.status).toBe(200);
+      const { body } = res;
+      expect(body).toMatchObject({ crm: 'hubspot', object: 'contact', source: 'person' });
+      expect(body.targets.find((t) => t.name === 'jobtitle')).toEqual({
+        name: 'jobtitle',
+        label: 'Job Title',
+        type: 'string',
+        crmType: 'string/text',
+        readOnly: false,
+        custom: false,
+      });
+      expect(body.targets.find((t) => t.name === 'hs_object_id')).toMatchObject({ readOnly: true, type: 'number' });
+      expect(body.targets.find((t) => t.name === 'lifecyclestage')?.options?.length).toBeGreaterThan(0);
+      const labels = body.targets.map((t) => t.label);
+      expect(labels).toEqual([...labels].sort((a, b) => a.localeCompare(b, 'en')));
+      expect(body.sources.person.map((s) => s.path)).toEqual([...sourceCatalog('person').paths.keys()]);
+      expect(body.sources.company.map((s) => s.path)).toEqual([...sourceCatalog('company').paths.keys()]);
+      expect(body.sources.person.find((s) => s.path === 'position')).toEqual({
+        path: 'position',
+        type: 'a string value',
+      });
+      expect(body.sources.person.find((s) => s.path === 'seniority')?.values).toContain('Manager');
+      expect(body.rules.map((r) => r.name)).toEqual([...RULES]);
+      expect(body.rules.find((r) => r.default)?.name).toBe('protect_edits');
+      expect(body.rules.find((r) => r.name === 'fill_empty')?.description).toBe('only into an empty property');
+      expect(body.transforms.map((t) => t.name)).toEqual([...TRANSFORMS.keys()]);
+      expect(body.transforms.every((t) => t.description.length > 0)).toBe(true);
 
-    const salesforce = await stack.running.admin<Fields>('GET', '/mappings/salesforce/lead/fields');
-    expect(salesforce.status).toBe(200);
-    expect(salesforce.body).toMatchObject({ crm: 'salesforce', object: 'Lead', source: 'person' });
-    expect(salesforce.body.targets.some((t) => t.name === 'Title')).toBe(true);
+      const salesforce = await stack.running.admin<Fields>('GET', '/mappings/salesforce/lead/fields');
+      expect(salesforce.status).toBe(200);
+      expect(salesforce.body).toMatchObject({ crm: 'salesforce', object: 'Lead', source: 'person' });
+      expect(salesforce.body.targets.some((t) => t.name === 'Title')).toBe(true);
 
-    const noCrm = await stack.running.admin<ErrorBody>('GET', '/mappings/pipedrive/contact/fields');
-    expect([noCrm.status, noCrm.body.error.code, noCrm.body.error.details.field]).toEqual([404, 'not_found', 'crm']);
-    const noObject = await stack.running.admin<ErrorBody>('GET', '/mappings/hubspot/deal/fields');
-    expect([noObject.status, noObject.body.error.code, noObject.body.error.details.field]).toEqual([
-      404,
-      'not_found',
-      'object',
-    ]);
-  });
+      const noCrm = await stack.running.admin<ErrorBody>('GET', '/mappings/pipedrive/contact/fields');
+      expect([noCrm.status, noCrm.body.error.code, noCrm.body.error.details.field]).toEqual([404, 'not_found', 'crm']);
+      const noObject = await stack.running.admin<ErrorBody>('GET', '/mappings/hubspot/deal/fields');
+      expect([noObject.status, noObject.body.error.code, noObject.body.error.details.field]).toEqual([
+        404,
+        'not_found',
+        'object',
+      ]);
+    },
+  );
 
   it('shows one version with its document, and says which version does not exist', async () => {
     const active = await activeDocument();
@@ -109,7 +113,7 @@ describe.skipIf(skip)('admin API: mappings editor routes', () => {
     expect(noMapping.status).toBe(404);
   });
 
-  it('renders edited rows into the document, changing only their lines, and reads rows back from a document', async () => {
+  it('renders edited rows into the document, changing only their lines, and reads rows back from one', async () => {
     const { document } = await activeDocument();
     const read = await stack.running.admin<Rendered>('POST', '/mappings/render', { document });
     expect(read.status).toBe(200);

@@ -54,7 +54,8 @@ describe.skipIf(skip)('crm-enrich backfill', () => {
     expect(result.output.trim().split('\n').slice(0, 4)).toEqual([
       'dry run of a backfill of hubspot contact: nothing was enqueued',
       '  152 records listed: 151 would be enriched, 1 skipped (no match key, or already enriched)',
-      `  151 would be linked with their employer's company: 0 of those companies exist, at most ${employers.size} would be created`,
+      "  151 would be linked with their employer's company: " +
+        `0 of those companies exist, at most ${employers.size} would be created`,
       '  0 have a free-mail address or none: linked only if the partner names their employer',
     ]);
     expect(await jobStates(schema, 'enrich.hubspot.contact')).toEqual({});

@@ -16,13 +16,16 @@ if (skip) console.warn(`skipping the backpressure test: ${skip}`);
 
 const IMPORTED = 1_500;
 const SINGLES = 5;
-/** Two HubSpot batches of 100 being looked up, one waiting to be written, and the interactive room (a tenth of a batch, at least 5: 10). */
+/**
+ * Two HubSpot batches of 100 being looked up, one waiting to be written, and the interactive room
+ * (a tenth of a batch, at least 5: 10).
+ */
 const MAX_HELD = 3 * 100 + 10;
 
 describe.skipIf(skip)('backpressure during an import', () => {
   const stack = useStack({ sandboxes: { people: 3_000, companies: 300, partnerLatencyMs: 150 } });
 
-  it('holds a bounded number of jobs while the backlog waits in Postgres, and still enriches a new contact first', async () => {
+  it('holds a bounded number of jobs while the backlog is in Postgres, yet enriches a new contact first', async () => {
     const { sandboxes, running } = stack;
     const people = partnerPeople(sandboxes, IMPORTED + SINGLES);
     // The import: its events say IMPORT and arrive in full deliveries (bulk work).

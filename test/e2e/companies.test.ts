@@ -50,7 +50,8 @@ describe.skipIf(skip)('companies of enriched contacts', () => {
     expect(jobs[0]!.n).toBe(1);
     const writes = await schemaQuery<{ n: number }>(
       running,
-      `SELECT count(DISTINCT job_id)::int AS n FROM $schema.audit_log WHERE object_type = 'company' AND record_id = $1 AND outcome = 'write'`,
+      `SELECT count(DISTINCT job_id)::int AS n FROM $schema.audit_log ` +
+        `WHERE object_type = 'company' AND record_id = $1 AND outcome = 'write'`,
       [company.id],
     );
     expect(writes[0]!.n).toBe(1);

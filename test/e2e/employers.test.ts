@@ -30,7 +30,7 @@ const companiesWithDomain = (sandboxes: Sandboxes, domain: string) =>
 describe.skipIf(skip)('contacts linked with their employers', () => {
   const stack = useStack({ sandboxes: { people: 4_000, companies: 80 } });
 
-  it('creates one company for 30 colleagues of a new employer and makes it the primary company of each, in batches', async () => {
+  it('creates one company for 30 colleagues of a new employer, linking each to it as primary in batches', async () => {
     const { sandboxes, running } = stack;
     const [domain, people] = employers(sandboxes).find(([, p]) => p.length >= 30)!;
     expect(companiesWithDomain(sandboxes, domain)).toHaveLength(0);
@@ -79,7 +79,8 @@ describe.skipIf(skip)('contacts linked with their employers', () => {
     // The state and the audit trail say which company and why.
     const states = await schemaQuery<{ company_id: string; company_reason: string }>(
       running,
-      `SELECT company_id, company_reason FROM $schema.enrichment_state WHERE object_type = 'contact' AND record_id = ANY($1::text[])`,
+      `SELECT company_id, company_reason FROM $schema.enrichment_state ` +
+        `WHERE object_type = 'contact' AND record_id = ANY($1::text[])`,
       [contacts.map((c) => c.id)],
     );
     expect(states).toHaveLength(30);
@@ -87,7 +88,8 @@ describe.skipIf(skip)('contacts linked with their employers', () => {
     expect(states.every((s) => s.company_reason.includes(domain))).toBe(true);
     const audit = await schemaQuery<{ outcome: string; n: number }>(
       running,
-      `SELECT outcome, count(*)::int AS n FROM $schema.audit_log WHERE rule = 'company_link' AND record_id = ANY($1::text[]) GROUP BY outcome`,
+      `SELECT outcome, count(*)::int AS n FROM $schema.audit_log ` +
+        `WHERE rule = 'company_link' AND record_id = ANY($1::text[]) GROUP BY outcome`,
       [contacts.map((c) => c.id)],
     );
     expect(audit).toEqual([{ outcome: 'linked_primary', n: 30 }]);
@@ -104,58 +106,62 @@ describe.skipIf(skip)('contacts linked with their employers', () => {
     expect(stats.body.companies.linkedRecords).toBe(30);
   });
 
-  it('reuses the oldest existing company of an employer, reports a duplicate, and keeps the primary company a person chose', async () => {
-    const { sandboxes } = stack;
-    const [domain, people] = employers(sandboxes).find(
-      ([d, p]) => p.length >= 3 && companiesWithDomain(sandboxes, d).length === 0,
-    )!;
-    sandboxes.hubspot.setWebhookUrl(undefined);
-    const existing = sandboxes.hubspot.createCompany({ domain, name: 'Existing employer' });
-    const duplicate = sandboxes.hubspot.createCompany({ domain, name: 'Same employer, entered again' });
-    const chosen = sandboxes.hubspot.createCompany({ domain: 'chosen-by-a-person.example', name: 'Chosen' });
-    // A person already made another company this contact's primary one.
-    const withPrimary = sandboxes.hubspot.createContact({ email: people[1]!.workEmail! });
-    sandboxes.hubspot.store.associations.add(withPrimary.id, chosen.id, [
-      ASSOCIATION_TYPES.contactToCompany.unlabeled,
-      ASSOCIATION_TYPES.contactToCompany.primary,
-    ]);
-    sandboxes.hubspot.setWebhookUrl(`${stack.running.url}/webhooks/hubspot`);
-    const plain = sandboxes.hubspot.createContact({ email: people[0]!.workEmail! });
-    expect((await stack.running.admin('POST', `/records/hubspot/contact/${withPrimary.id}/enrich`)).status).toBe(202);
+  it(
+    'reuses the oldest existing company of an employer, reports a duplicate, ' +
+      'and keeps the primary company a person chose',
+    async () => {
+      const { sandboxes } = stack;
+      const [domain, people] = employers(sandboxes).find(
+        ([d, p]) => p.length >= 3 && companiesWithDomain(sandboxes, d).length === 0,
+      )!;
+      sandboxes.hubspot.setWebhookUrl(undefined);
+      const existing = sandboxes.hubspot.createCompany({ domain, name: 'Existing employer' });
+      const duplicate = sandboxes.hubspot.createCompany({ domain, name: 'Same employer, entered again' });
+      const chosen = sandboxes.hubspot.createCompany({ domain: 'chosen-by-a-person.example', name: 'Chosen' });
+      // A person already made another company this contact's primary one.
+      const withPrimary = sandboxes.hubspot.createContact({ email: people[1]!.workEmail! });
+      sandboxes.hubspot.store.associations.add(withPrimary.id, chosen.id, [
+        ASSOCIATION_TYPES.contactToCompany.unlabeled,
+        ASSOCIATION_TYPES.contactToCompany.primary,
+      ]);
+      sandboxes.hubspot.setWebhookUrl(`${stack.running.url}/webhooks/hubspot`);
+      const plain = sandboxes.hubspot.createContact({ email: people[0]!.workEmail! });
+      expect((await stack.running.admin('POST', `/records/hubspot/contact/${withPrimary.id}/enrich`)).status).toBe(202);
 
-    await eventually(
-      () => (sandboxes.hubspot.getContact(plain.id)?.associatedcompanyid ? true : undefined),
-      10_000,
-      'the contact to be linked',
-    );
-    await eventually(
-      () =>
-        sandboxes.hubspot.store.associations.associated('contacts', withPrimary.id).length === 2 ? true : undefined,
-      10_000,
-      'the second link',
-    );
-    await settled(stack);
+      await eventually(
+        () => (sandboxes.hubspot.getContact(plain.id)?.associatedcompanyid ? true : undefined),
+        10_000,
+        'the contact to be linked',
+      );
+      await eventually(
+        () =>
+          sandboxes.hubspot.store.associations.associated('contacts', withPrimary.id).length === 2 ? true : undefined,
+        10_000,
+        'the second link',
+      );
+      await settled(stack);
 
-    // Nothing created; the oldest of the two is linked and the pair reported, not merged.
-    expect(sandboxes.hubspot.store.objects.companies.has(duplicate.id)).toBe(true);
-    expect(companiesWithDomain(sandboxes, domain).map((c) => c.id)).toEqual([existing.id, duplicate.id]);
-    const stats = await stack.running.admin<{
-      companies: { duplicateDomains: { domain: string; companyIds: string[] }[] };
-    }>('GET', '/stats');
-    expect(stats.body.companies.duplicateDomains.find((d) => d.domain === domain)?.companyIds).toEqual([
-      existing.id,
-      duplicate.id,
-    ]);
-    expect(sandboxes.hubspot.getContact(plain.id)?.associatedcompanyid).toBe(existing.id);
-    // The person's primary choice stands; the employer is linked beside it, without the primary type.
-    expect(sandboxes.hubspot.getContact(withPrimary.id)?.associatedcompanyid).toBe(chosen.id);
-    const employerLink = sandboxes.hubspot.store.associations
-      .associated('contacts', withPrimary.id)
-      .find((l) => l.id === existing.id)!;
-    expect(employerLink.types.map((t) => t.typeId)).toEqual([ASSOCIATION_TYPES.contactToCompany.unlabeled]);
-  });
+      // Nothing created; the oldest of the two is linked and the pair reported, not merged.
+      expect(sandboxes.hubspot.store.objects.companies.has(duplicate.id)).toBe(true);
+      expect(companiesWithDomain(sandboxes, domain).map((c) => c.id)).toEqual([existing.id, duplicate.id]);
+      const stats = await stack.running.admin<{
+        companies: { duplicateDomains: { domain: string; companyIds: string[] }[] };
+      }>('GET', '/stats');
+      expect(stats.body.companies.duplicateDomains.find((d) => d.domain === domain)?.companyIds).toEqual([
+        existing.id,
+        duplicate.id,
+      ]);
+      expect(sandboxes.hubspot.getContact(plain.id)?.associatedcompanyid).toBe(existing.id);
+      // The person's primary choice stands; the employer is linked beside it, without the primary type.
+      expect(sandboxes.hubspot.getContact(withPrimary.id)?.associatedcompanyid).toBe(chosen.id);
+      const employerLink = sandboxes.hubspot.store.associations
+        .associated('contacts', withPrimary.id)
+        .find((l) => l.id === existing.id)!;
+      expect(employerLink.types.map((t) => t.typeId)).toEqual([ASSOCIATION_TYPES.contactToCompany.unlabeled]);
+    },
+  );
 
-  it('finds an employer by the partner company id written on it, and reports a company that only shares its name', async () => {
+  it('finds an employer by the partner company id on it, and reports a company that only shares its name', async () => {
     const { sandboxes, running } = stack;
     const unused = employers(sandboxes).filter(
       ([d, p]) => p.length >= 2 && companiesWithDomain(sandboxes, d).length === 0,
@@ -207,35 +213,44 @@ describe.skipIf(skip)('contacts linked with their employers', () => {
     });
   });
 
-  it('creates nothing for a free-mail address the partner does not know, nor for an employer unknown to the partner', async () => {
-    const { sandboxes, running } = stack;
-    const companiesBefore = sandboxes.hubspot.store.objects.companies.size;
-    const freeMail = sandboxes.hubspot.createContact({ email: 'someone.unknown@gmail.com' });
-    const unknownEmployer = sandboxes.hubspot.createContact({ email: 'someone@no-such-employer-anywhere.example' });
-    for (const c of [freeMail, unknownEmployer]) {
-      await eventually(
-        async () => {
-          const r = await running.admin<{ state?: { status: string } }>('GET', `/records/hubspot/contact/${c.id}`);
-          return r.body.state?.status === 'no_match' ? true : undefined;
-        },
-        10_000,
-        'the contact to end as no_match',
+  it(
+    'creates nothing for a free-mail address the partner does not know, ' +
+      'nor for an employer unknown to the partner',
+    async () => {
+      const { sandboxes, running } = stack;
+      const companiesBefore = sandboxes.hubspot.store.objects.companies.size;
+      const freeMail = sandboxes.hubspot.createContact({ email: 'someone.unknown@gmail.com' });
+      const unknownEmployer = sandboxes.hubspot.createContact({ email: 'someone@no-such-employer-anywhere.example' });
+      for (const c of [freeMail, unknownEmployer]) {
+        await eventually(
+          async () => {
+            const r = await running.admin<{ state?: { status: string } }>('GET', `/records/hubspot/contact/${c.id}`);
+            return r.body.state?.status === 'no_match' ? true : undefined;
+          },
+          10_000,
+          'the contact to end as no_match',
+        );
+      }
+      await settled(stack);
+      expect(sandboxes.hubspot.store.objects.companies.size).toBe(companiesBefore);
+      expect(sandboxes.hubspot.store.associations.associated('contacts', freeMail.id)).toEqual([]);
+      expect(sandboxes.hubspot.store.associations.associated('contacts', unknownEmployer.id)).toEqual([]);
+      const rows = await schemaQuery<{ record_id: string; outcome: string; reason: string }>(
+        running,
+        `SELECT record_id, outcome, reason FROM $schema.audit_log ` +
+          `WHERE rule = 'company_link' AND record_id = ANY($1::text[])`,
+        [[freeMail.id, unknownEmployer.id]],
       );
-    }
-    await settled(stack);
-    expect(sandboxes.hubspot.store.objects.companies.size).toBe(companiesBefore);
-    expect(sandboxes.hubspot.store.associations.associated('contacts', freeMail.id)).toEqual([]);
-    expect(sandboxes.hubspot.store.associations.associated('contacts', unknownEmployer.id)).toEqual([]);
-    const rows = await schemaQuery<{ record_id: string; outcome: string; reason: string }>(
-      running,
-      `SELECT record_id, outcome, reason FROM $schema.audit_log WHERE rule = 'company_link' AND record_id = ANY($1::text[])`,
-      [[freeMail.id, unknownEmployer.id]],
-    );
-    // A free-mail address names no employer at all; an unknown employer is said not to be linked, and why.
-    expect(rows).toEqual([
-      { record_id: unknownEmployer.id, outcome: 'not_linked', reason: expect.stringMatching(/partner does not know/) },
-    ]);
-  });
+      // A free-mail address names no employer at all; an unknown employer is said not to be linked, and why.
+      expect(rows).toEqual([
+        {
+          record_id: unknownEmployer.id,
+          outcome: 'not_linked',
+          reason: expect.stringMatching(/partner does not know/),
+        },
+      ]);
+    },
+  );
 
   it('links a person matched through a free-mail address with the employer the partner names', async () => {
     const { sandboxes } = stack;
@@ -284,7 +299,7 @@ describe.skipIf(skip)('the market of a new employer', () => {
     expect(state?.market).toBe('NZ');
   });
 
-  it('files a New Zealander with no country in the CRM under NZ, by their address, and their employer too', async () => {
+  it('files a New Zealander with no country in the CRM under NZ, by their address, and their employer', async () => {
     const { sandboxes, running } = stack;
     const people = sandboxes.partner.dataset.personRecords.filter(
       (p) => p.workEmail && p.market === 'NZ' && p.employer.home === 'NZ',
@@ -305,7 +320,9 @@ describe.skipIf(skip)('the market of a new employer', () => {
     await settled(stack);
     const markets = await schemaQuery<{ object_type: string; market: string }>(
       running,
-      `SELECT object_type, market FROM $schema.enrichment_state WHERE (object_type = 'contact' AND record_id = $1) OR (object_type = 'company' AND record_id = $2) ORDER BY object_type`,
+      `SELECT object_type, market FROM $schema.enrichment_state ` +
+        `WHERE (object_type = 'contact' AND record_id = $1) OR (object_type = 'company' AND record_id = $2) ` +
+        `ORDER BY object_type`,
       [contact.id, companyId],
     );
     expect(markets).toEqual([

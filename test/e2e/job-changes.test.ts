@@ -31,7 +31,7 @@ interface Listed {
 describe.skipIf(skip)('job changes', () => {
   const stack = useStack({ sandboxes: { people: 2_000, companies: 300 } });
 
-  it('one sweep finds every move of the segment and nothing else, one lookup per person, one task per move', async () => {
+  it('one sweep finds every move of the segment, nothing else, one lookup per person, one task per move', async () => {
     const { hubspot, partner } = stack.sandboxes;
     const people = partnerPeople(stack.sandboxes, 210);
     const contacts = people.map((p, i) => {

@@ -33,39 +33,44 @@ describe.skipIf(skip)('new records', () => {
     await dropSchema(running?.schema);
   });
 
-  it("enriches what another app or a script reusing crm-enrich's token creates through the API, one at a time as a person's work", async () => {
-    const [script, app, typed] = partnerPeople(sandboxes, 3, 500);
-    const create = (token: string, email: string) =>
-      fetch(`${sandboxes.hubspot.url}/crm/v3/objects/contacts`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ properties: { email } }),
-      }).then(async (r) => ((await r.json()) as { id: string }).id);
-    const foreignBefore = (await running.admin<{ today: { foreignTokenChanges: number } }>('GET', '/stats')).body.today
-      .foreignTokenChanges;
-    const byScript = await create('sandbox-token', script!.workEmail!);
-    const byApp = await create(IMPORTER_TOKEN, app!.workEmail!);
-    const byPerson = sandboxes.hubspot.createContact({ email: typed!.workEmail! }).id;
-    const enriched = (id: string) => !!sandboxes.hubspot.getContact(id)?.crm_enrich_partner_id;
-    await eventually(
-      () => ([byScript, byApp, byPerson].every(enriched) ? true : undefined),
-      10_000,
-      'the three contacts to be enriched',
-    );
-    // One record from an app, alone, is a person's tool at work (a web form, a sales tool): interactive.
-    const jobs = await running.service.parts.store.db.query<{ id: string; priority: number }>(
-      `SELECT data->>'recordId' AS id, priority FROM "${running.schema}".job WHERE name = 'enrich.hubspot.contact' AND data->>'recordId' = ANY($1)`,
-      [[byScript, byApp, byPerson]],
-    );
-    expect(jobs.rows.map((r) => r.priority)).toEqual([
-      PRIORITY.interactive,
-      PRIORITY.interactive,
-      PRIORITY.interactive,
-    ]);
-    // The script's creation was made with the service's token without being the service's: counted.
-    const stats = await running.admin<{ today: { foreignTokenChanges: number } }>('GET', '/stats');
-    expect(stats.body.today.foreignTokenChanges).toBe(foreignBefore + 1);
-  });
+  it(
+    "enriches what another app or a script reusing crm-enrich's token creates through the API, " +
+      "one at a time as a person's work",
+    async () => {
+      const [script, app, typed] = partnerPeople(sandboxes, 3, 500);
+      const create = (token: string, email: string) =>
+        fetch(`${sandboxes.hubspot.url}/crm/v3/objects/contacts`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ properties: { email } }),
+        }).then(async (r) => ((await r.json()) as { id: string }).id);
+      const foreignBefore = (await running.admin<{ today: { foreignTokenChanges: number } }>('GET', '/stats')).body
+        .today.foreignTokenChanges;
+      const byScript = await create('sandbox-token', script!.workEmail!);
+      const byApp = await create(IMPORTER_TOKEN, app!.workEmail!);
+      const byPerson = sandboxes.hubspot.createContact({ email: typed!.workEmail! }).id;
+      const enriched = (id: string) => !!sandboxes.hubspot.getContact(id)?.crm_enrich_partner_id;
+      await eventually(
+        () => ([byScript, byApp, byPerson].every(enriched) ? true : undefined),
+        10_000,
+        'the three contacts to be enriched',
+      );
+      // One record from an app, alone, is a person's tool at work (a web form, a sales tool): interactive.
+      const jobs = await running.service.parts.store.db.query<{ id: string; priority: number }>(
+        `SELECT data->>'recordId' AS id, priority FROM "${running.schema}".job ` +
+          `WHERE name = 'enrich.hubspot.contact' AND data->>'recordId' = ANY($1)`,
+        [[byScript, byApp, byPerson]],
+      );
+      expect(jobs.rows.map((r) => r.priority)).toEqual([
+        PRIORITY.interactive,
+        PRIORITY.interactive,
+        PRIORITY.interactive,
+      ]);
+      // The script's creation was made with the service's token without being the service's: counted.
+      const stats = await running.admin<{ today: { foreignTokenChanges: number } }>('GET', '/stats');
+      expect(stats.body.today.foreignTokenChanges).toBe(foreignBefore + 1);
+    },
+  );
 
   it('enriches a contact created in HubSpot within 5 s, with state and audit rows', async () => {
     const [person] = partnerPeople(sandboxes, 1);

@@ -33,7 +33,8 @@ describe.skipIf(skip)('a record with no partner match', () => {
     (
       await schemaQuery<{ n: number }>(
         stack.running,
-        `SELECT count(*)::int AS n FROM $schema.audit_log WHERE object_type = 'contact' AND record_id = $1 AND rule IS DISTINCT FROM 'company_link'`,
+        `SELECT count(*)::int AS n FROM $schema.audit_log ` +
+          `WHERE object_type = 'contact' AND record_id = $1 AND rule IS DISTINCT FROM 'company_link'`,
         [id],
       )
     )[0]!.n;

@@ -46,76 +46,83 @@ describe.skipIf(skip)('Postgres outage', () => {
     await dropSchema(running?.schema);
   });
 
-  it('answers 503 with Retry-After while Postgres is away, stores nothing it did not acknowledge, and recovers by itself', async () => {
-    // The sandbox's own deliveries would be retried behind our back; this test sends them itself.
-    sandboxes.hubspot.setWebhookUrl(undefined);
-    const [person] = partnerPeople(sandboxes, 1, 42);
-    const contact = sandboxes.hubspot.createContact({ email: person!.workEmail! });
-    const url = `${running.url}/webhooks/hubspot`;
-    const body = JSON.stringify([
-      {
-        eventId: 1,
-        subscriptionId: 4001,
-        portalId: sandboxes.hubspot.portalId,
-        appId: 1000001,
-        occurredAt: Date.now(),
-        subscriptionType: 'contact.creation',
-        attemptNumber: 0,
-        objectId: Number(contact.id),
-        changeSource: 'CRM_UI',
-      },
-    ]);
-    const deliver = async () => {
-      const timestamp = String(Date.now());
-      const res = await fetch(url, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'x-hubspot-request-timestamp': timestamp,
-          'x-hubspot-signature-v3': signV3(HUBSPOT_SECRET, 'POST', url, body, timestamp),
+  it(
+    'answers 503 with Retry-After while Postgres is away, stores nothing it did not acknowledge, ' +
+      'and recovers by itself',
+    async () => {
+      // The sandbox's own deliveries would be retried behind our back; this test sends them itself.
+      sandboxes.hubspot.setWebhookUrl(undefined);
+      const [person] = partnerPeople(sandboxes, 1, 42);
+      const contact = sandboxes.hubspot.createContact({ email: person!.workEmail! });
+      const url = `${running.url}/webhooks/hubspot`;
+      const body = JSON.stringify([
+        {
+          eventId: 1,
+          subscriptionId: 4001,
+          portalId: sandboxes.hubspot.portalId,
+          appId: 1000001,
+          occurredAt: Date.now(),
+          subscriptionType: 'contact.creation',
+          attemptNumber: 0,
+          objectId: Number(contact.id),
+          changeSource: 'CRM_UI',
         },
-        body,
+      ]);
+      const deliver = async () => {
+        const timestamp = String(Date.now());
+        const res = await fetch(url, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            'x-hubspot-request-timestamp': timestamp,
+            'x-hubspot-signature-v3': signV3(HUBSPOT_SECRET, 'POST', url, body, timestamp),
+          },
+          body,
+        });
+        return { status: res.status, retryAfter: res.headers.get('retry-after'), text: await res.text() };
+      };
+
+      proxy.down();
+      const refused = await deliver();
+      expect(refused.status).toBe(503);
+      expect(Number(refused.retryAfter)).toBeGreaterThan(0);
+      const ready = await fetch(`${running.url}/readyz`);
+      expect(ready.status).toBe(503);
+      expect(
+        ((await ready.json()) as { checks: { name: string; ok: boolean }[] }).checks.find((c) => c.name === 'database')
+          ?.ok,
+      ).toBe(false);
+
+      // An admin request that fails unexpectedly says which log entry has the error, and nothing more.
+      const stats = await fetch(`${running.url}/admin/api/stats`, {
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
       });
-      return { status: res.status, retryAfter: res.headers.get('retry-after'), text: await res.text() };
-    };
+      expect(stats.status).toBe(500);
+      const failed = (await stats.json()) as {
+        error: { code: string; message: string; details: { requestId: string } };
+      };
+      expect(failed.error.code).toBe('internal');
+      expect(failed.error.details.requestId).toMatch(/^[0-9a-f-]{36}$/);
+      expect(stats.headers.get('x-request-id')).toBe(failed.error.details.requestId);
+      expect(failed.error.message).not.toMatch(/ECONN|terminated|postgres/i);
 
-    proxy.down();
-    const refused = await deliver();
-    expect(refused.status).toBe(503);
-    expect(Number(refused.retryAfter)).toBeGreaterThan(0);
-    const ready = await fetch(`${running.url}/readyz`);
-    expect(ready.status).toBe(503);
-    expect(
-      ((await ready.json()) as { checks: { name: string; ok: boolean }[] }).checks.find((c) => c.name === 'database')
-        ?.ok,
-    ).toBe(false);
-
-    // An admin request that fails unexpectedly says which log entry has the error, and nothing more.
-    const stats = await fetch(`${running.url}/admin/api/stats`, {
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
-    });
-    expect(stats.status).toBe(500);
-    const failed = (await stats.json()) as { error: { code: string; message: string; details: { requestId: string } } };
-    expect(failed.error.code).toBe('internal');
-    expect(failed.error.details.requestId).toMatch(/^[0-9a-f-]{36}$/);
-    expect(stats.headers.get('x-request-id')).toBe(failed.error.details.requestId);
-    expect(failed.error.message).not.toMatch(/ECONN|terminated|postgres/i);
-
-    proxy.up();
-    await eventually(
-      async () => ((await fetch(`${running.url}/readyz`)).status === 200 ? true : undefined),
-      20_000,
-      '/readyz to recover',
-    );
-    const accepted = await deliver();
-    expect(accepted.status).toBe(200);
-    await eventually(
-      () => (sandboxes.hubspot.getContact(contact.id)?.crm_enrich_partner_id ? true : undefined),
-      20_000,
-      'the contact to be enriched after the outage',
-    );
-    expect(sandboxes.hubspot.getContact(contact.id)?.crm_enrich_partner_id).toBe(person!.person.id);
-  }, 60_000);
+      proxy.up();
+      await eventually(
+        async () => ((await fetch(`${running.url}/readyz`)).status === 200 ? true : undefined),
+        20_000,
+        '/readyz to recover',
+      );
+      const accepted = await deliver();
+      expect(accepted.status).toBe(200);
+      await eventually(
+        () => (sandboxes.hubspot.getContact(contact.id)?.crm_enrich_partner_id ? true : undefined),
+        20_000,
+        'the contact to be enriched after the outage',
+      );
+      expect(sandboxes.hubspot.getContact(contact.id)?.crm_enrich_partner_id).toBe(person!.person.id);
+    },
+    60_000,
+  );
 });
 
 const redisSkip = (await redisUnavailable()) ?? skip;

@@ -58,57 +58,61 @@ describe.skipIf(skip)('partner failures', () => {
     );
   });
 
-  it('parks jobs in the dead letter while the partner is down, and replays one, then all, to success once it is back', async () => {
-    stack.sandboxes.partner.setFailRate(1);
-    const contacts = createContacts(3, 200);
-    const ids = contacts.map((c) => c.id);
+  it(
+    'parks jobs in the dead letter while the partner is down, and replays one, then all, ' +
+      'to success once it is back',
+    async () => {
+      stack.sandboxes.partner.setFailRate(1);
+      const contacts = createContacts(3, 200);
+      const ids = contacts.map((c) => c.id);
 
-    const dead = await eventually(
-      async () => {
-        const res = await stack.running.admin<{ deadLetters: DeadLetterView[] }>('GET', '/dead-letters');
-        const ours = res.body.deadLetters.filter((d) => ids.includes(d.data.recordId));
-        return ours.length === ids.length ? ours : undefined;
-      },
-      30_000,
-      'the three jobs to reach the dead letter',
-    );
-    for (const letter of dead) {
-      expect(letter.queue).toBe('enrich.hubspot.contact');
-      expect(letter.attempts).toBe(2);
-      expect(letter.error.code).toBe('server_error');
-      expect(letter.error.message).toMatch(/partner API failed/);
-    }
-    expect(await enrichedIds(ids)).toEqual([]);
-    for (const { id } of contacts) expect(stack.sandboxes.hubspot.getContact(id)?.jobtitle ?? '').toBe('');
-    const stats = await stack.running.admin<{ deadLetters: number }>('GET', '/stats');
-    expect(stats.body.deadLetters).toBe(3);
+      const dead = await eventually(
+        async () => {
+          const res = await stack.running.admin<{ deadLetters: DeadLetterView[] }>('GET', '/dead-letters');
+          const ours = res.body.deadLetters.filter((d) => ids.includes(d.data.recordId));
+          return ours.length === ids.length ? ours : undefined;
+        },
+        30_000,
+        'the three jobs to reach the dead letter',
+      );
+      for (const letter of dead) {
+        expect(letter.queue).toBe('enrich.hubspot.contact');
+        expect(letter.attempts).toBe(2);
+        expect(letter.error.code).toBe('server_error');
+        expect(letter.error.message).toMatch(/partner API failed/);
+      }
+      expect(await enrichedIds(ids)).toEqual([]);
+      for (const { id } of contacts) expect(stack.sandboxes.hubspot.getContact(id)?.jobtitle ?? '').toBe('');
+      const stats = await stack.running.admin<{ deadLetters: number }>('GET', '/stats');
+      expect(stats.body.deadLetters).toBe(3);
 
-    stack.sandboxes.partner.setFailRate(0);
-    const [first, ...rest] = dead;
-    const one = await stack.running.admin<{ replayed: number }>('POST', '/dead-letters/replay', { ids: [first!.id] });
-    expect(one.body.replayed).toBe(1);
-    await eventually(
-      async () => ((await enrichedIds([first!.data.recordId])).length === 1 ? true : undefined),
-      10_000,
-      'the one replayed contact to be enriched',
-    );
-    const left = (await stack.running.admin<{ deadLetters: DeadLetterView[] }>('GET', '/dead-letters')).body
-      .deadLetters;
-    expect(left.map((d) => d.id).sort()).toEqual(rest.map((d) => d.id).sort());
+      stack.sandboxes.partner.setFailRate(0);
+      const [first, ...rest] = dead;
+      const one = await stack.running.admin<{ replayed: number }>('POST', '/dead-letters/replay', { ids: [first!.id] });
+      expect(one.body.replayed).toBe(1);
+      await eventually(
+        async () => ((await enrichedIds([first!.data.recordId])).length === 1 ? true : undefined),
+        10_000,
+        'the one replayed contact to be enriched',
+      );
+      const left = (await stack.running.admin<{ deadLetters: DeadLetterView[] }>('GET', '/dead-letters')).body
+        .deadLetters;
+      expect(left.map((d) => d.id).sort()).toEqual(rest.map((d) => d.id).sort());
 
-    const replay = await stack.running.admin<{ replayed: number }>('POST', '/dead-letters/replay', {});
-    expect(replay.status).toBe(200);
-    expect(replay.body.replayed).toBe(2);
+      const replay = await stack.running.admin<{ replayed: number }>('POST', '/dead-letters/replay', {});
+      expect(replay.status).toBe(200);
+      expect(replay.body.replayed).toBe(2);
 
-    await eventually(
-      async () => ((await enrichedIds(ids)).length === ids.length ? true : undefined),
-      10_000,
-      'the replayed contacts to be enriched',
-    );
-    for (const { id, person } of contacts)
-      expect(stack.sandboxes.hubspot.getContact(id)?.jobtitle).toBe(person.position);
-    expect((await stack.running.admin<{ deadLetters: unknown[] }>('GET', '/dead-letters')).body.deadLetters).toEqual(
-      [],
-    );
-  });
+      await eventually(
+        async () => ((await enrichedIds(ids)).length === ids.length ? true : undefined),
+        10_000,
+        'the replayed contacts to be enriched',
+      );
+      for (const { id, person } of contacts)
+        expect(stack.sandboxes.hubspot.getContact(id)?.jobtitle).toBe(person.position);
+      expect((await stack.running.admin<{ deadLetters: unknown[] }>('GET', '/dead-letters')).body.deadLetters).toEqual(
+        [],
+      );
+    },
+  );
 });

@@ -15,7 +15,10 @@ import { SERVER_URL, uniqueSchema } from '../support/db.js';
 import { ADMIN_TOKEN, adminClient, sandboxEnv, type AdminCall, type Sandboxes } from './stack.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-/** The compiled service, as `npm start` and the image run it (test/support/global-build.ts makes it): one process, so a signal reaches the service itself. */
+/**
+ * The compiled service, as `npm start` and the image run it (test/support/global-build.ts makes it):
+ * one process, so a signal reaches the service itself.
+ */
 const CLI = ['dist/src/cli.js'];
 
 const children = new Set<ChildProcess>();
@@ -85,7 +88,10 @@ function run(
   return { child, output: () => text, exited };
 }
 
-/** Starts `crm-enrich serve --no-demo` and resolves once it answers /readyz; rejects with its output if it exits first. */
+/**
+ * Starts `crm-enrich serve --no-demo` and resolves once it answers /readyz; rejects with its output if
+ * it exits first.
+ */
 /** Starts `serve` (`args`, by default without demo records) on env.PORT, or on a free port when env has none. */
 export async function startServiceProcess(
   env: Record<string, string>,

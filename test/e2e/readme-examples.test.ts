@@ -58,7 +58,10 @@ function lineShape(line: string): unknown {
   return line.replace(/\d+/g, '#');
 }
 
-/** What a command printed, by line (an HTTP header's CR dropped), without npm's own lines (`> crm-enrich@... cli`) and blank ones. */
+/**
+ * What a command printed, by line (an HTTP header's CR dropped), without npm's own lines
+ * (`> crm-enrich@... cli`) and blank ones.
+ */
 const printed = (text: string) => text.split(/\r?\n/).filter((l) => l.trim() !== '' && !l.startsWith('> '));
 
 describe('the README examples on a fresh start', () => {

@@ -28,7 +28,8 @@ interface RecordView {
 const DAYS = 7;
 
 describe.skipIf(skip)('refresh', () => {
-  // Shorter than the 30 days the lookup cache keeps a partner answer by default: a refresh must still reach the partner.
+  // Shorter than the 30 days the lookup cache keeps a partner answer by default: a refresh must still
+  // reach the partner.
   const stack = useStack({ service: { env: { REFRESH_AFTER_DAYS: String(DAYS) } } });
 
   /** Creates contacts for partner people and waits until each is enriched and the echoes are settled. */
@@ -52,12 +53,15 @@ describe.skipIf(skip)('refresh', () => {
     const keys = contacts.flatMap((c) => [c.email.toLowerCase(), c.person.id!.toLowerCase()]);
     await schemaQuery(
       stack.running,
-      `UPDATE $schema.lookup_cache SET fetched_at = fetched_at - ${shift}, expires_at = expires_at - ${shift} WHERE value = ANY($1)`,
+      `UPDATE $schema.lookup_cache SET fetched_at = fetched_at - ${shift}, expires_at = expires_at - ${shift} ` +
+        `WHERE value = ANY($1)`,
       [keys],
     );
     await schemaQuery(
       stack.running,
-      `UPDATE $schema.enrichment_state SET next_refresh_at = next_refresh_at - ${shift}, last_enriched_at = last_enriched_at - ${shift} WHERE object_type = 'contact' AND record_id = ANY($1)`,
+      `UPDATE $schema.enrichment_state ` +
+        `SET next_refresh_at = next_refresh_at - ${shift}, last_enriched_at = last_enriched_at - ${shift} ` +
+        `WHERE object_type = 'contact' AND record_id = ANY($1)`,
       [contacts.map((c) => c.id)],
     );
   }
@@ -65,48 +69,53 @@ describe.skipIf(skip)('refresh', () => {
   const view = async (id: string) =>
     (await stack.running.admin<RecordView>('GET', `/records/hubspot/contact/${id}`)).body;
 
-  it("brings the partner's new data after REFRESH_AFTER_DAYS but keeps a value a person edited, and the audit says why", async () => {
-    const [contact] = await enrichedContacts(1, 20);
-    const { person, id, record: partnerRecord } = contact!;
-    const ourTitle = person.position!;
-    expect(stack.sandboxes.hubspot.getContact(id)?.jobtitle).toBe(ourTitle);
+  it(
+    "brings the partner's new data after REFRESH_AFTER_DAYS but keeps a value a person edited, " +
+      'and the audit says why',
+    async () => {
+      const [contact] = await enrichedContacts(1, 20);
+      const { person, id, record: partnerRecord } = contact!;
+      const ourTitle = person.position!;
+      expect(stack.sandboxes.hubspot.getContact(id)?.jobtitle).toBe(ourTitle);
 
-    const edited = `${ourTitle} (as the account manager knows it)`;
-    stack.sandboxes.hubspot.updateRecord('contacts', id, { jobtitle: edited });
-    // The partner's data moves on: a new title (which must not replace the edit) and a new headline (which must be written).
-    partnerRecord.change({ position: 'Chief Refresh Officer', headline: 'Now refreshing records for a living' });
-    Object.assign(person, partnerRecord.person);
-    await daysPass([contact!]);
+      const edited = `${ourTitle} (as the account manager knows it)`;
+      stack.sandboxes.hubspot.updateRecord('contacts', id, { jobtitle: edited });
+      // The partner's data moves on: a new title (which must not replace the edit) and a new headline
+      // (which must be written).
+      partnerRecord.change({ position: 'Chief Refresh Officer', headline: 'Now refreshing records for a living' });
+      Object.assign(person, partnerRecord.person);
+      await daysPass([contact!]);
 
-    expect((await stack.running.service.parts.refreshNow()).refresh).toBe(1);
-    const after = await eventually(
-      () => {
-        const c = stack.sandboxes.hubspot.getContact(id);
-        return c?.crm_enrich_headline === person.headline ? c : undefined;
-      },
-      10_000,
-      'the refreshed headline',
-    );
-    await settled(stack);
+      expect((await stack.running.service.parts.refreshNow()).refresh).toBe(1);
+      const after = await eventually(
+        () => {
+          const c = stack.sandboxes.hubspot.getContact(id);
+          return c?.crm_enrich_headline === person.headline ? c : undefined;
+        },
+        10_000,
+        'the refreshed headline',
+      );
+      await settled(stack);
 
-    expect(after.jobtitle).toBe(edited);
-    const record = await view(id);
-    const kept = record.audit.find((a) => a.property === 'jobtitle' && a.outcome === 'kept_person_edit');
-    expect(kept, JSON.stringify(record.audit)).toBeDefined();
-    expect(kept!.oldValue).toBe(edited);
-    expect(kept!.newValue).toBe('Chief Refresh Officer');
-    expect(kept!.rule).toBe('protect_edits');
-    expect(kept!.reason).toMatch(/person changed/);
-    expect(
-      record.audit.some(
-        (a) => a.property === 'crm_enrich_headline' && a.outcome === 'write' && a.newValue === person.headline,
-      ),
-    ).toBe(true);
-    // What we last wrote is still the old title, so the next refresh also knows the edit is a person's.
-    expect(record.state.lastWritten.jobtitle).toBe(ourTitle);
-    expect(record.state.status).toBe('enriched');
-    expect(Date.parse(record.state.nextRefreshAt)).toBeGreaterThan(Date.now() + 86_400_000);
-  });
+      expect(after.jobtitle).toBe(edited);
+      const record = await view(id);
+      const kept = record.audit.find((a) => a.property === 'jobtitle' && a.outcome === 'kept_person_edit');
+      expect(kept, JSON.stringify(record.audit)).toBeDefined();
+      expect(kept!.oldValue).toBe(edited);
+      expect(kept!.newValue).toBe('Chief Refresh Officer');
+      expect(kept!.rule).toBe('protect_edits');
+      expect(kept!.reason).toMatch(/person changed/);
+      expect(
+        record.audit.some(
+          (a) => a.property === 'crm_enrich_headline' && a.outcome === 'write' && a.newValue === person.headline,
+        ),
+      ).toBe(true);
+      // What we last wrote is still the old title, so the next refresh also knows the edit is a person's.
+      expect(record.state.lastWritten.jobtitle).toBe(ourTitle);
+      expect(record.state.status).toBe('enriched');
+      expect(Date.parse(record.state.nextRefreshAt)).toBeGreaterThan(Date.now() + 86_400_000);
+    },
+  );
 
   it('keeps a value a person typed before the first enrichment, and the audit says why', async () => {
     const [p] = partnerPeople(stack.sandboxes, 1, 80);

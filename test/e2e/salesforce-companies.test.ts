@@ -64,7 +64,8 @@ describe.skipIf(skip)('Accounts of enriched Salesforce Contacts', () => {
     expect(jobs[0]!.n).toBe(1);
     const writes = await schemaQuery<{ n: number }>(
       running,
-      `SELECT count(DISTINCT job_id)::int AS n FROM $schema.audit_log WHERE object_type = 'Account' AND record_id = $1 AND outcome = 'write'`,
+      `SELECT count(DISTINCT job_id)::int AS n FROM $schema.audit_log ` +
+        `WHERE object_type = 'Account' AND record_id = $1 AND outcome = 'write'`,
       [account],
     );
     expect(writes[0]!.n).toBe(1);

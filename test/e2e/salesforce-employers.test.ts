@@ -73,7 +73,8 @@ describe.skipIf(skip)('Salesforce Contacts linked with their employers', () => {
     expect(contactUpdates).toBeLessThanOrEqual(10 + 1);
     const audit = await schemaQuery<{ outcome: string; n: number }>(
       running,
-      `SELECT outcome, count(*)::int AS n FROM $schema.audit_log WHERE rule = 'company_link' AND record_id = ANY($1::text[]) GROUP BY outcome`,
+      `SELECT outcome, count(*)::int AS n FROM $schema.audit_log ` +
+        `WHERE rule = 'company_link' AND record_id = ANY($1::text[]) GROUP BY outcome`,
       [contacts],
     );
     expect(audit).toEqual([{ outcome: 'linked_primary', n: 10 }]);

@@ -41,81 +41,86 @@ describe.skipIf(skip)('the service process', () => {
     for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('on SIGTERM with a backfill in flight exits 0 holding no claim, and a restart finishes with nothing lost and every credit counted once', async () => {
-    const servedBefore = partnerServed(sandboxes);
-    const people = partnerPeople(sandboxes, CONTACTS);
-    const contacts = people.map((p) => ({
-      id: sandboxes.hubspot.createContact({ email: p.workEmail! }).id,
-      profile: p.person,
-    }));
-    sandboxes.hubspot.recordWrites();
-    const schema = processSchema();
-    schemas.push(schema);
-    // Claims expire only after the default five minutes: the restart can finish in time only if the
-    // stopping service left no job claimed.
-    const env = serviceEnv(sandboxes, schema, { CRM_ENRICH_JOB_RETRY_DELAY_SECONDS: '1' });
+  it(
+    'on SIGTERM with a backfill in flight exits 0 holding no claim, ' +
+      'and a restart finishes with nothing lost and every credit counted once',
+    async () => {
+      const servedBefore = partnerServed(sandboxes);
+      const people = partnerPeople(sandboxes, CONTACTS);
+      const contacts = people.map((p) => ({
+        id: sandboxes.hubspot.createContact({ email: p.workEmail! }).id,
+        profile: p.person,
+      }));
+      sandboxes.hubspot.recordWrites();
+      const schema = processSchema();
+      schemas.push(schema);
+      // Claims expire only after the default five minutes: the restart can finish in time only if the
+      // stopping service left no job claimed.
+      const env = serviceEnv(sandboxes, schema, { CRM_ENRICH_JOB_RETRY_DELAY_SECONDS: '1' });
 
-    const first = await startServiceProcess(env);
-    expect((await first.admin('POST', '/backfills', { connection: 'hubspot', object: 'contact' })).status).toBe(202);
-    await eventually(
-      () => (sandboxes.hubspot.writes().length > 0 ? true : undefined),
-      20_000,
-      'the first write of the backfill',
-    );
-    first.kill('SIGTERM');
-    const exit = await exitWithin(first, 20_000);
-    expect(exit, `the service did not exit within 20 s of SIGTERM:\n${first.output()}`).toEqual({
-      code: 0,
-      signal: null,
-    });
-    expect(first.output()).toContain('shutting down');
-    expect(first.output()).not.toContain('Demo records arrive');
+      const first = await startServiceProcess(env);
+      expect((await first.admin('POST', '/backfills', { connection: 'hubspot', object: 'contact' })).status).toBe(202);
+      await eventually(
+        () => (sandboxes.hubspot.writes().length > 0 ? true : undefined),
+        20_000,
+        'the first write of the backfill',
+      );
+      first.kill('SIGTERM');
+      const exit = await exitWithin(first, 20_000);
+      expect(exit, `the service did not exit within 20 s of SIGTERM:\n${first.output()}`).toEqual({
+        code: 0,
+        signal: null,
+      });
+      expect(first.output()).toContain('shutting down');
+      expect(first.output()).not.toContain('Demo records arrive');
 
-    const states = await jobStates(schema, QUEUE);
-    expect(states.active ?? 0).toBe(0);
-    // Put back, not failed: a deploy spends no attempt.
-    expect(await maxRetryCount(schema, QUEUE)).toBe(0);
-    const written = new Set(sandboxes.hubspot.writes().map((w) => w.id));
-    expect(written.size).toBeLessThan(CONTACTS);
+      const states = await jobStates(schema, QUEUE);
+      expect(states.active ?? 0).toBe(0);
+      // Put back, not failed: a deploy spends no attempt.
+      expect(await maxRetryCount(schema, QUEUE)).toBe(0);
+      const written = new Set(sandboxes.hubspot.writes().map((w) => w.id));
+      expect(written.size).toBeLessThan(CONTACTS);
 
-    const second = await startServiceProcess(env);
-    await eventually(
-      async () =>
-        (await second.admin<{ done: boolean }>('GET', '/backfills/hubspot/contact')).body.done ? true : undefined,
-      30_000,
-      'the backfill to finish after the restart',
-    );
-    for (const { id, profile } of contacts)
-      expect(sandboxes.hubspot.getContact(id)?.crm_enrich_partner_id, `contact ${id}`).toBe(profile.id);
-    const keys = sandboxes.hubspot
-      .writes()
-      .flatMap((w) => Object.entries(w.properties).map(([p, v]) => `${w.id} ${p}=${String(v)}`));
-    expect(keys.length).toBeGreaterThan(0);
-    expect(new Set(keys).size).toBe(keys.length);
-    // The deploy spent no credit it did not count, and counted none the partner did not serve.
-    // Compared once the service is idle: its employers' company lookups may go out after the last
-    // contact is written (bulk domains wait up to 5 s to share a search), and a lookup in flight is
-    // counted before the partner serves it.
-    let counted = 0;
-    let served = 0;
-    await eventually(
-      async () => {
-        const stats = await second.admin<{ queueDepth: number; today: { partnerLookups: number } }>('GET', '/stats');
-        counted = stats.body.today.partnerLookups;
-        served = partnerServed(sandboxes) - servedBefore;
-        return stats.body.queueDepth === 0 && counted === served ? true : undefined;
-      },
-      20_000,
-      'the service to be idle with its credit count equal to the requests the partner served',
-    ).catch(() => undefined);
-    expect(counted).toBeGreaterThanOrEqual(CONTACTS);
-    expect(counted).toBe(served);
+      const second = await startServiceProcess(env);
+      await eventually(
+        async () =>
+          (await second.admin<{ done: boolean }>('GET', '/backfills/hubspot/contact')).body.done ? true : undefined,
+        30_000,
+        'the backfill to finish after the restart',
+      );
+      for (const { id, profile } of contacts)
+        expect(sandboxes.hubspot.getContact(id)?.crm_enrich_partner_id, `contact ${id}`).toBe(profile.id);
+      const keys = sandboxes.hubspot
+        .writes()
+        .flatMap((w) => Object.entries(w.properties).map(([p, v]) => `${w.id} ${p}=${String(v)}`));
+      expect(keys.length).toBeGreaterThan(0);
+      expect(new Set(keys).size).toBe(keys.length);
+      // The deploy spent no credit it did not count, and counted none the partner did not serve.
+      // Compared once the service is idle: its employers' company lookups may go out after the last
+      // contact is written (bulk domains wait up to 5 s to share a search), and a lookup in flight is
+      // counted before the partner serves it.
+      let counted = 0;
+      let served = 0;
+      await eventually(
+        async () => {
+          const stats = await second.admin<{ queueDepth: number; today: { partnerLookups: number } }>('GET', '/stats');
+          counted = stats.body.today.partnerLookups;
+          served = partnerServed(sandboxes) - servedBefore;
+          return stats.body.queueDepth === 0 && counted === served ? true : undefined;
+        },
+        20_000,
+        'the service to be idle with its credit count equal to the requests the partner served',
+      ).catch(() => undefined);
+      expect(counted).toBeGreaterThanOrEqual(CONTACTS);
+      expect(counted).toBe(served);
 
-    second.kill('SIGTERM');
-    expect(await exitWithin(second, 20_000)).toEqual({ code: 0, signal: null });
-  }, 90_000);
+      second.kill('SIGTERM');
+      expect(await exitWithin(second, 20_000)).toEqual({ code: 0, signal: null });
+    },
+    90_000,
+  );
 
-  it("after a SIGKILL, another instance takes the dead instance's jobs within seconds, without spending an attempt", async () => {
+  it("after a SIGKILL, another instance takes the dead one's jobs within seconds, spending no attempt", async () => {
     const people = partnerPeople(sandboxes, CONTACTS, CONTACTS);
     const contacts = people.map((p) => ({
       id: sandboxes.hubspot.createContact({ email: p.workEmail! }).id,

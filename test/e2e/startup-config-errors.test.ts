@@ -102,7 +102,8 @@ describe('start-up with bad settings', () => {
       const result = await runCli(['serve', '--no-demo'], env);
       expect(result.code).toBe(1);
       expect(result.output).toContain(
-        `PORT: 127.0.0.1:${env.PORT} is already in use (another crm-enrich?); stop that process or set PORT to a free port`,
+        `PORT: 127.0.0.1:${env.PORT} is already in use (another crm-enrich?); ` +
+          'stop that process or set PORT to a free port',
       );
       expect(result.output).not.toMatch(/Cannot read properties/);
       expectNoSandboxStarted(result.output, dataDir);

@@ -26,7 +26,8 @@ describe.skipIf(skip)('webhook refusals', () => {
   async function stored(): Promise<{ events: number; jobs: number }> {
     const [row] = await schemaQuery<{ events: number; jobs: number }>(
       stack.running,
-      `SELECT (SELECT count(*)::int FROM $schema.received_event) AS events, (SELECT count(*)::int FROM $schema.job) AS jobs`,
+      `SELECT (SELECT count(*)::int FROM $schema.received_event) AS events, ` +
+        `(SELECT count(*)::int FROM $schema.job) AS jobs`,
     );
     return row!;
   }
@@ -243,34 +244,38 @@ describe.skipIf(skip)('webhook refusals', () => {
     expect(await stored()).toEqual(before);
   });
 
-  it('cuts off a body that does not arrive within its deadline (408), refuses a chunked body past 1 MB, and stores neither', async () => {
-    const before = await stored();
-    const headers = {
-      'content-type': 'application/json',
-      'x-hubspot-request-timestamp': String(Date.now()),
-      'x-hubspot-signature-v3': 'bm90IGEgc2lnbmF0dXJl',
-    };
-    // 100 bytes of a declared 10,000, then nothing: the socket would otherwise be held for minutes.
-    const stalled = await slowSend(stack.running.url, '/webhooks/hubspot', {
-      headers: { ...headers, 'content-length': '10000' },
-      bodyBytes: 100,
-      chunkBytes: 100,
-    });
-    expect(stalled.status).toBe(408);
-    expect(JSON.parse(stalled.body).code).toBe('body_too_slow');
-    expect(stalled.headers.connection).toBe('close');
-    // No length declared: the limit is found while reading, and the rest is never read.
-    const chunked = await slowSend(stack.running.url, '/webhooks/hubspot', {
-      headers: { ...headers, 'transfer-encoding': 'chunked' },
-      bodyBytes: ONE_MB + 256 * 1024,
-      chunkBytes: 64 * 1024,
-      intervalMs: 1,
-      chunked: true,
-    });
-    expect(chunked.status).toBe(413);
-    expect(JSON.parse(chunked.body).code).toBe('body_too_large');
-    expect(await stored()).toEqual(before);
-  });
+  it(
+    'cuts off a body that does not arrive within its deadline (408), refuses a chunked body past 1 MB, ' +
+      'and stores neither',
+    async () => {
+      const before = await stored();
+      const headers = {
+        'content-type': 'application/json',
+        'x-hubspot-request-timestamp': String(Date.now()),
+        'x-hubspot-signature-v3': 'bm90IGEgc2lnbmF0dXJl',
+      };
+      // 100 bytes of a declared 10,000, then nothing: the socket would otherwise be held for minutes.
+      const stalled = await slowSend(stack.running.url, '/webhooks/hubspot', {
+        headers: { ...headers, 'content-length': '10000' },
+        bodyBytes: 100,
+        chunkBytes: 100,
+      });
+      expect(stalled.status).toBe(408);
+      expect(JSON.parse(stalled.body).code).toBe('body_too_slow');
+      expect(stalled.headers.connection).toBe('close');
+      // No length declared: the limit is found while reading, and the rest is never read.
+      const chunked = await slowSend(stack.running.url, '/webhooks/hubspot', {
+        headers: { ...headers, 'transfer-encoding': 'chunked' },
+        bodyBytes: ONE_MB + 256 * 1024,
+        chunkBytes: 64 * 1024,
+        intervalMs: 1,
+        chunked: true,
+      });
+      expect(chunked.status).toBe(413);
+      expect(JSON.parse(chunked.body).code).toBe('body_too_large');
+      expect(await stored()).toEqual(before);
+    },
+  );
 
   it('stores a Salesforce outbound message from the connected org (the control)', async () => {
     const before = await stored();
@@ -282,78 +287,94 @@ describe.skipIf(skip)('webhook refusals', () => {
     expect(after.jobs).toBeGreaterThan(before.jobs);
   });
 
-  it('stores the good notifications of a Salesforce message, parks an unreadable one with its reason, and acknowledges', async () => {
-    const now = new Date().toISOString();
-    const { orgId, url } = stack.sandboxes.salesforce;
-    const body = outboundEnvelope({ orgId, actionId: '04k8d0000000001AAA', instanceUrl: url }, [
-      {
-        id: `04l8d0000000${String(eventId++).padStart(3, '0')}AAA`,
-        objectType: 'Lead',
-        fields: { Id: '00Q8d00000AbCdE', Email: 'good@example.com', CreatedDate: now, LastModifiedDate: now },
-      },
-      {
-        id: `04l8d0000000${String(eventId++).padStart(3, '0')}AAA`,
-        objectType: 'Lead',
-        fields: { Id: '00Q8d00000AbCdEZZZ', Email: 'bad@example.com', CreatedDate: now, LastModifiedDate: now },
-      },
-    ]);
-    const before = await stored();
-    const res = await salesforcePost(body);
-    expect(res.status).toBe(200);
-    expect(res.text).toMatch(/<Ack>true<\/Ack>/);
-    expect((await stored()).events).toBe(before.events + 2);
-    type Letter = {
-      queue: string;
-      data: { recordId: string; reason: string };
-      error: { code: string; message: string };
-    };
-    const letter = await eventually(
-      async () => {
-        const { body: dead } = await stack.running.admin<{ deadLetters: Letter[] }>('GET', '/dead-letters');
-        return dead.deadLetters.find((d) => d.data.reason === 'rejected');
-      },
-      10_000,
-      'the unreadable notification to be parked',
-    );
-    expect(letter.queue).toBe('enrich.salesforce.lead');
-    expect(letter.error.code).toBe('invalid_event');
-    expect(letter.error.message).toMatch(/sf:Id is missing or not a valid Salesforce id/);
-  });
+  it(
+    'stores the good notifications of a Salesforce message, parks an unreadable one with its reason, ' +
+      'and acknowledges',
+    async () => {
+      const now = new Date().toISOString();
+      const { orgId, url } = stack.sandboxes.salesforce;
+      const body = outboundEnvelope({ orgId, actionId: '04k8d0000000001AAA', instanceUrl: url }, [
+        {
+          id: `04l8d0000000${String(eventId++).padStart(3, '0')}AAA`,
+          objectType: 'Lead',
+          fields: { Id: '00Q8d00000AbCdE', Email: 'good@example.com', CreatedDate: now, LastModifiedDate: now },
+        },
+        {
+          id: `04l8d0000000${String(eventId++).padStart(3, '0')}AAA`,
+          objectType: 'Lead',
+          fields: { Id: '00Q8d00000AbCdEZZZ', Email: 'bad@example.com', CreatedDate: now, LastModifiedDate: now },
+        },
+      ]);
+      const before = await stored();
+      const res = await salesforcePost(body);
+      expect(res.status).toBe(200);
+      expect(res.text).toMatch(/<Ack>true<\/Ack>/);
+      expect((await stored()).events).toBe(before.events + 2);
+      type Letter = {
+        queue: string;
+        data: { recordId: string; reason: string };
+        error: { code: string; message: string };
+      };
+      const letter = await eventually(
+        async () => {
+          const { body: dead } = await stack.running.admin<{ deadLetters: Letter[] }>('GET', '/dead-letters');
+          return dead.deadLetters.find((d) => d.data.reason === 'rejected');
+        },
+        10_000,
+        'the unreadable notification to be parked',
+      );
+      expect(letter.queue).toBe('enrich.salesforce.lead');
+      expect(letter.error.code).toBe('invalid_event');
+      expect(letter.error.message).toMatch(/sf:Id is missing or not a valid Salesforce id/);
+    },
+  );
 
-  it('refuses Salesforce messages with a wrong secret, from another org, malformed, with a DOCTYPE or entity, or oversize', async () => {
-    const before = await stored();
-    const expectFault = (res: { status: number; contentType: string; text: string }, status: number, text: RegExp) => {
-      expect(res.status).toBe(status);
-      expect(res.contentType).toMatch(/text\/xml/);
-      expect(res.text).toMatch(/<soapenv:Fault>/);
-      expect(res.text).toMatch(text);
-    };
-    expectFault(await salesforcePost(outbound(), 'not-the-secret'), 403, /secret in the path is wrong/);
-    expectFault(await salesforcePost(outbound({ orgId: '00D000000000001AAA' })), 403, /OrganizationId does not match/);
-    expectFault(await salesforcePost(outbound().replace('</notifications>', '')), 400, /not well-formed XML/);
-    expectFault(
-      await salesforcePost('<?xml version="1.0"?><a>no envelope</a>'),
-      400,
-      /Not a Salesforce outbound message/,
-    );
-    const laughs =
-      '<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;">]>' +
-      outbound()
-        .replace(/^<\?xml[^>]*\?>/, '')
-        .replace('lead@example.com', '&lol2;');
-    expectFault(await salesforcePost(laughs), 400, /DOCTYPE and ENTITY declarations are not accepted/);
-    const external =
-      '<?xml version="1.0"?><!DOCTYPE x [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>' +
-      outbound()
-        .replace(/^<\?xml[^>]*\?>/, '')
-        .replace('lead@example.com', '&xxe;');
-    expectFault(await salesforcePost(external), 400, /DOCTYPE and ENTITY declarations are not accepted/);
-    const oversize = outbound().replace('lead@example.com', `lead@example.com${' '.repeat(ONE_MB)}`);
-    expectFault(await salesforcePost(oversize), 413, /larger than/);
-    expect(await stored()).toEqual(before);
-  });
+  it(
+    'refuses Salesforce messages with a wrong secret, from another org, malformed, with a DOCTYPE or entity, ' +
+      'or oversize',
+    async () => {
+      const before = await stored();
+      const expectFault = (
+        res: { status: number; contentType: string; text: string },
+        status: number,
+        text: RegExp,
+      ) => {
+        expect(res.status).toBe(status);
+        expect(res.contentType).toMatch(/text\/xml/);
+        expect(res.text).toMatch(/<soapenv:Fault>/);
+        expect(res.text).toMatch(text);
+      };
+      expectFault(await salesforcePost(outbound(), 'not-the-secret'), 403, /secret in the path is wrong/);
+      expectFault(
+        await salesforcePost(outbound({ orgId: '00D000000000001AAA' })),
+        403,
+        /OrganizationId does not match/,
+      );
+      expectFault(await salesforcePost(outbound().replace('</notifications>', '')), 400, /not well-formed XML/);
+      expectFault(
+        await salesforcePost('<?xml version="1.0"?><a>no envelope</a>'),
+        400,
+        /Not a Salesforce outbound message/,
+      );
+      const laughs =
+        '<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;">]>' +
+        outbound()
+          .replace(/^<\?xml[^>]*\?>/, '')
+          .replace('lead@example.com', '&lol2;');
+      expectFault(await salesforcePost(laughs), 400, /DOCTYPE and ENTITY declarations are not accepted/);
+      const external =
+        '<?xml version="1.0"?><!DOCTYPE x [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>' +
+        outbound()
+          .replace(/^<\?xml[^>]*\?>/, '')
+          .replace('lead@example.com', '&xxe;');
+      expectFault(await salesforcePost(external), 400, /DOCTYPE and ENTITY declarations are not accepted/);
+      const oversize = outbound().replace('lead@example.com', `lead@example.com${' '.repeat(ONE_MB)}`);
+      expectFault(await salesforcePost(oversize), 413, /larger than/);
+      expect(await stored()).toEqual(before);
+    },
+  );
 
-  it('keeps answering /readyz within 200 ms while a contact with a 60,000-character e-mail-like value is processed', async () => {
+  it('keeps answering /readyz within 200 ms while it processes a 60,000-character e-mail-like value', async () => {
     const hostile = `a@${'a.'.repeat(30_000)} `;
     const { id } = stack.sandboxes.hubspot.createContact({ email: hostile });
     const times: number[] = [];

@@ -86,69 +86,73 @@ describe.skipIf(skip)('slow webhook bodies', () => {
     }
   }
 
-  it(`holds at most 50 MB more under ${SENDERS} slow 1 MB bodies, gives it back, and keeps storing valid deliveries`, async () => {
-    // Warm up the paths a delivery takes, so the baseline is the service at work, not at rest.
-    for (let i = 0; i < 5; i++) expect(await deliver()).toBe(200);
-    const storedBefore = await receivedEvents();
-    const baseline = residentBytes(service.pid);
+  it(
+    `holds at most 50 MB more under ${SENDERS} slow 1 MB bodies, gives it back, ` +
+      'and keeps storing valid deliveries',
+    async () => {
+      // Warm up the paths a delivery takes, so the baseline is the service at work, not at rest.
+      for (let i = 0; i < 5; i++) expect(await deliver()).toBe(200);
+      const storedBefore = await receivedEvents();
+      const baseline = residentBytes(service.pid);
 
-    let peak = baseline;
-    const sampler = setInterval(() => (peak = Math.max(peak, residentBytes(service.pid))), 50);
-    const headers = {
-      'content-type': 'application/json',
-      'content-length': String(DECLARED),
-      'x-hubspot-request-timestamp': String(Date.now()),
-      'x-hubspot-signature-v3': 'bm90IGEgc2lnbmF0dXJlIGF0IGFsbA==',
-    };
-    // 160 KB a second: a megabyte would take over 6 s, twice the deadline.
-    const attack = Promise.all(
-      Array.from({ length: SENDERS }, () =>
-        slowSend(service.url, '/webhooks/hubspot', {
-          headers,
-          bodyBytes: DECLARED,
-          chunkBytes: 16 * 1024,
-          intervalMs: 100,
-        }),
-      ),
-    );
-    let finished = false;
-    const attackDone = attack.finally(() => (finished = true));
-    const valid: number[] = [];
-    while (!finished) {
-      valid.push(await deliver());
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    const answers: SlowSend[] = await attackDone;
-    clearInterval(sampler);
+      let peak = baseline;
+      const sampler = setInterval(() => (peak = Math.max(peak, residentBytes(service.pid))), 50);
+      const headers = {
+        'content-type': 'application/json',
+        'content-length': String(DECLARED),
+        'x-hubspot-request-timestamp': String(Date.now()),
+        'x-hubspot-signature-v3': 'bm90IGEgc2lnbmF0dXJlIGF0IGFsbA==',
+      };
+      // 160 KB a second: a megabyte would take over 6 s, twice the deadline.
+      const attack = Promise.all(
+        Array.from({ length: SENDERS }, () =>
+          slowSend(service.url, '/webhooks/hubspot', {
+            headers,
+            bodyBytes: DECLARED,
+            chunkBytes: 16 * 1024,
+            intervalMs: 100,
+          }),
+        ),
+      );
+      let finished = false;
+      const attackDone = attack.finally(() => (finished = true));
+      const valid: number[] = [];
+      while (!finished) {
+        valid.push(await deliver());
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      const answers: SlowSend[] = await attackDone;
+      clearInterval(sampler);
 
-    const statuses = answers.map((a) => a.status);
-    // Beyond the budget: refused at once with a time to come back; within it: cut off at the deadline.
-    const busy = answers.filter((a) => a.status === 503);
-    expect(busy.length).toBeGreaterThan(0);
-    expect(busy.every((a) => a.headers['retry-after'] === '10' && JSON.parse(a.body).code === 'busy')).toBe(true);
-    // Cut off at the deadline: answered 408, or reset before the answer could be read (the sender was
-    // still writing when the connection closed). Never read to the end, never answered as a delivery.
-    const tally = JSON.stringify(
-      Object.fromEntries([...new Set(statuses)].map((s) => [String(s), statuses.filter((t) => t === s).length])),
-    );
-    expect(statuses.filter((s) => s === 408).length, tally).toBeGreaterThan(0);
-    expect(
-      statuses.every((s) => s === 503 || s === 408 || s === undefined),
-      tally,
-    ).toBe(true);
+      const statuses = answers.map((a) => a.status);
+      // Beyond the budget: refused at once with a time to come back; within it: cut off at the deadline.
+      const busy = answers.filter((a) => a.status === 503);
+      expect(busy.length).toBeGreaterThan(0);
+      expect(busy.every((a) => a.headers['retry-after'] === '10' && JSON.parse(a.body).code === 'busy')).toBe(true);
+      // Cut off at the deadline: answered 408, or reset before the answer could be read (the sender was
+      // still writing when the connection closed). Never read to the end, never answered as a delivery.
+      const tally = JSON.stringify(
+        Object.fromEntries([...new Set(statuses)].map((s) => [String(s), statuses.filter((t) => t === s).length])),
+      );
+      expect(statuses.filter((s) => s === 408).length, tally).toBeGreaterThan(0);
+      expect(
+        statuses.every((s) => s === 503 || s === 408 || s === undefined),
+        tally,
+      ).toBe(true);
 
-    expect(valid.length).toBeGreaterThan(3);
-    expect(valid.every((s) => s === 200)).toBe(true);
-    expect(await receivedEvents()).toBe(storedBefore + valid.length);
+      expect(valid.length).toBeGreaterThan(3);
+      expect(valid.every((s) => s === 200)).toBe(true);
+      expect(await receivedEvents()).toBe(storedBefore + valid.length);
 
-    expect(
-      peak - baseline,
-      `resident memory went from ${(baseline / MB) | 0} MB to ${(peak / MB) | 0} MB`,
-    ).toBeLessThanOrEqual(50 * MB);
-    await eventually(
-      () => (residentBytes(service.pid) - baseline <= 50 * MB ? true : undefined),
-      10_000,
-      'memory to come back',
-    );
-  });
+      expect(
+        peak - baseline,
+        `resident memory went from ${(baseline / MB) | 0} MB to ${(peak / MB) | 0} MB`,
+      ).toBeLessThanOrEqual(50 * MB);
+      await eventually(
+        () => (residentBytes(service.pid) - baseline <= 50 * MB ? true : undefined),
+        10_000,
+        'memory to come back',
+      );
+    },
+  );
 });

@@ -60,7 +60,7 @@ const companiesWith = (domain: string) =>
 const searches = () => sandbox.stats().byEndpoint['POST /crm/v3/objects/companies/search'] ?? 0;
 
 describeEachBackend('employer resolver', (t) => {
-  it('creates one company for 30 colleagues arriving at once on three instances, and gives all of them its id', async () => {
+  it('creates one company for 30 colleagues arriving at once on three instances, and gives each its id', async () => {
     const store = await t.openStore();
     const enqueued: string[] = [];
     const instances = [instance(store, enqueued), instance(store, enqueued), instance(store, enqueued)];
@@ -86,7 +86,7 @@ describeEachBackend('employer resolver', (t) => {
     });
   });
 
-  it('shares one CRM search among colleagues, and links a duplicated domain to the oldest company, reporting it', async () => {
+  it('shares one CRM search among colleagues, links a duplicate domain to the oldest company, reports it', async () => {
     const store = await t.openStore();
     const resolver = instance(store, []);
     const domain = `twice-${t.backend}-${Date.now()}.example`;

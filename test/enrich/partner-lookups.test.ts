@@ -90,92 +90,100 @@ describe('partner credits', () => {
     }
   });
 
-  it('gives a credit back for an attempt the partner refused unserved (429), and keeps it for a 500 it may have served', async () => {
-    const { ports, limiter } = await setUp(50, 100);
-    const client = new PartnerClient({
-      baseUrl: sandbox.url,
-      apiKey: SANDBOX_KEY,
-      limiter,
-      maxRetries: 6,
-      baseDelayMs: 50,
-      maxDelayMs: 200,
-    });
-    const lookups = new PartnerLookups({
-      client,
-      cache: ports.cache,
-      counters: ports.counters,
-      dailyBudget: 100,
-      hardCap: 100,
-    });
-    sandbox.resetStats();
-    // Every request refused with 429 for the first 600 ms, then 500s for a third of what gets through.
-    sandbox.setFaults({ bursts: { everyMs: 60_000, forMs: 600 }, failRate: 0.3 });
-    try {
-      const companies = auCompanyIds().slice(12, 20);
-      const hits = await Promise.all(
-        companies.map((c) => lookups.find('company', [{ by: 'id', value: c }], 'AU', 'bulk')),
-      );
-      expect(hits.every((h) => h !== null)).toBe(true);
-      const stats = sandbox.stats();
-      expect(stats.injectedBursts).toBeGreaterThan(0);
-      const served = Object.values(stats.keys).reduce((n, k) => n + k.served, 0);
-      // Served counts every request the partner took on, 500s included; the 429s are not among them.
-      expect(await ports.counters.get(LOOKUPS_COUNTER)).toBe(served);
-      expect(served).toBe(companies.length + stats.injectedFailures);
-    } finally {
-      sandbox.setFaults({ bursts: undefined, failRate: 0 });
-      await limiter.stop();
-    }
-  });
-
-  it('gives the credit of a refused request back once the store answers again, and goes on with the lookup meanwhile', async () => {
-    const { ports, limiter } = await setUp(50, 100);
-    const client = new PartnerClient({
-      baseUrl: sandbox.url,
-      apiKey: SANDBOX_KEY,
-      limiter,
-      maxRetries: 6,
-      baseDelayMs: 50,
-      maxDelayMs: 200,
-    });
-    // The store refuses the first two refunds, as it does while Postgres restarts.
-    let refused = 0;
-    const counters = {
-      ...ports.counters,
-      get: (name: string) => ports.counters.get(name),
-      reserve: (name: string, limit: number) => ports.counters.reserve(name, limit),
-      increment: async (name: string, by?: number) => {
-        if ((by ?? 1) < 0 && refused < 2) {
-          refused++;
-          throw new Error('connection terminated');
-        }
-        return ports.counters.increment(name, by);
-      },
-    };
-    const lookups = new PartnerLookups({ client, cache: ports.cache, counters, dailyBudget: 100, hardCap: 100 });
-    sandbox.resetStats();
-    sandbox.setFaults({ bursts: { everyMs: 60_000, forMs: 400 } });
-    try {
-      const companies = auCompanyIds().slice(20, 24);
-      const hits = await Promise.all(
-        companies.map((c) => lookups.find('company', [{ by: 'id', value: c }], 'AU', 'bulk')),
-      );
-      expect(hits.every((h) => h !== null)).toBe(true);
-      expect(refused).toBe(2);
-      const served = Object.values(sandbox.stats().keys).reduce((n, k) => n + k.served, 0);
-      expect(served).toBe(companies.length);
-      // The refunds the store refused are paid within a second or two.
-      await vi.waitFor(async () => expect(await ports.counters.get(LOOKUPS_COUNTER)).toBe(served), {
-        timeout: 5_000,
-        interval: 100,
+  it(
+    'gives a credit back for an attempt the partner refused unserved (429), ' +
+      'and keeps it for a 500 it may have served',
+    async () => {
+      const { ports, limiter } = await setUp(50, 100);
+      const client = new PartnerClient({
+        baseUrl: sandbox.url,
+        apiKey: SANDBOX_KEY,
+        limiter,
+        maxRetries: 6,
+        baseDelayMs: 50,
+        maxDelayMs: 200,
       });
-    } finally {
-      sandbox.setFaults({ bursts: undefined });
-      await limiter.stop();
-    }
-  });
+      const lookups = new PartnerLookups({
+        client,
+        cache: ports.cache,
+        counters: ports.counters,
+        dailyBudget: 100,
+        hardCap: 100,
+      });
+      sandbox.resetStats();
+      // Every request refused with 429 for the first 600 ms, then 500s for a third of what gets through.
+      sandbox.setFaults({ bursts: { everyMs: 60_000, forMs: 600 }, failRate: 0.3 });
+      try {
+        const companies = auCompanyIds().slice(12, 20);
+        const hits = await Promise.all(
+          companies.map((c) => lookups.find('company', [{ by: 'id', value: c }], 'AU', 'bulk')),
+        );
+        expect(hits.every((h) => h !== null)).toBe(true);
+        const stats = sandbox.stats();
+        expect(stats.injectedBursts).toBeGreaterThan(0);
+        const served = Object.values(stats.keys).reduce((n, k) => n + k.served, 0);
+        // Served counts every request the partner took on, 500s included; the 429s are not among them.
+        expect(await ports.counters.get(LOOKUPS_COUNTER)).toBe(served);
+        expect(served).toBe(companies.length + stats.injectedFailures);
+      } finally {
+        sandbox.setFaults({ bursts: undefined, failRate: 0 });
+        await limiter.stop();
+      }
+    },
+  );
 
-  it('spends credits a caller reserved instead of reserving its own, and refuses a call when none is left', async () => {
+  it(
+    'gives the credit of a refused request back once the store answers again, ' +
+      'and goes on with the lookup meanwhile',
+    async () => {
+      const { ports, limiter } = await setUp(50, 100);
+      const client = new PartnerClient({
+        baseUrl: sandbox.url,
+        apiKey: SANDBOX_KEY,
+        limiter,
+        maxRetries: 6,
+        baseDelayMs: 50,
+        maxDelayMs: 200,
+      });
+      // The store refuses the first two refunds, as it does while Postgres restarts.
+      let refused = 0;
+      const counters = {
+        ...ports.counters,
+        get: (name: string) => ports.counters.get(name),
+        reserve: (name: string, limit: number) => ports.counters.reserve(name, limit),
+        increment: async (name: string, by?: number) => {
+          if ((by ?? 1) < 0 && refused < 2) {
+            refused++;
+            throw new Error('connection terminated');
+          }
+          return ports.counters.increment(name, by);
+        },
+      };
+      const lookups = new PartnerLookups({ client, cache: ports.cache, counters, dailyBudget: 100, hardCap: 100 });
+      sandbox.resetStats();
+      sandbox.setFaults({ bursts: { everyMs: 60_000, forMs: 400 } });
+      try {
+        const companies = auCompanyIds().slice(20, 24);
+        const hits = await Promise.all(
+          companies.map((c) => lookups.find('company', [{ by: 'id', value: c }], 'AU', 'bulk')),
+        );
+        expect(hits.every((h) => h !== null)).toBe(true);
+        expect(refused).toBe(2);
+        const served = Object.values(sandbox.stats().keys).reduce((n, k) => n + k.served, 0);
+        expect(served).toBe(companies.length);
+        // The refunds the store refused are paid within a second or two.
+        await vi.waitFor(async () => expect(await ports.counters.get(LOOKUPS_COUNTER)).toBe(served), {
+          timeout: 5_000,
+          interval: 100,
+        });
+      } finally {
+        sandbox.setFaults({ bursts: undefined });
+        await limiter.stop();
+      }
+    },
+  );
+
+  it('spends credits a caller reserved instead of reserving its own, refuses a call when none is left', async () => {
     const { store, ports, limiter, lookups } = await setUp(50, 100);
     sandbox.resetStats();
     try {

@@ -6,7 +6,10 @@ import { CrmError } from '../../src/core/connector.js';
 describe('values out of error text', () => {
   it('takes out e-mail addresses, phone numbers, tokens and quoted values, and keeps field names and codes', () => {
     const hubspot =
-      'Property values were not valid: [{"isValid":false,"message":"jane.doe@example.com was not a valid email address","error":"INVALID_EMAIL","name":"email","value":"jane.doe@example.com"},{"name":"phone","message":"+61 2 9876 5432 is too long"}]';
+      'Property values were not valid: ' +
+      '[{"isValid":false,"message":"jane.doe@example.com was not a valid email address",' +
+      '"error":"INVALID_EMAIL","name":"email","value":"jane.doe@example.com"},' +
+      '{"name":"phone","message":"+61 2 9876 5432 is too long"}]';
     const scrubbed = scrubValues(hubspot);
     expect(scrubbed).not.toContain('jane.doe@example.com');
     expect(scrubbed).not.toContain('9876');

@@ -59,28 +59,32 @@ describe('triage', () => {
     expect(triage.classify(batch.slice(0, 10), byKind).every((p) => p === 'interactive')).toBe(true);
   });
 
-  it('turns a stream of single records from one source into bulk work until its rate falls, without touching other sources', () => {
-    let now = 0;
-    const triage = new Triage({ rateLimit: 5, windowMs: 1_000, now: () => now });
-    const script = (i: number) => created(i, { actor: 'app', actorId: 'API:script' });
-    const first = Array.from({ length: 8 }, (_, i) => triage.classify([script(i)], byKind)[0]);
-    expect(first).toEqual([
-      'interactive',
-      'interactive',
-      'interactive',
-      'interactive',
-      'interactive',
-      'bulk',
-      'bulk',
-      'bulk',
-    ]);
-    expect(triage.classify([created(60, { actor: 'app', actorId: 'INTEGRATION:form' })], byKind)).toEqual([
-      'interactive',
-    ]);
-    expect(triage.classify([created(50, { crm: 'salesforce', objectType: 'Contact' })], byKind)).toEqual([
-      'interactive',
-    ]);
-    now = 1_500;
-    expect(triage.classify([script(9)], byKind)).toEqual(['interactive']);
-  });
+  it(
+    'turns a stream of single records from one source into bulk work until its rate falls, ' +
+      'without touching other sources',
+    () => {
+      let now = 0;
+      const triage = new Triage({ rateLimit: 5, windowMs: 1_000, now: () => now });
+      const script = (i: number) => created(i, { actor: 'app', actorId: 'API:script' });
+      const first = Array.from({ length: 8 }, (_, i) => triage.classify([script(i)], byKind)[0]);
+      expect(first).toEqual([
+        'interactive',
+        'interactive',
+        'interactive',
+        'interactive',
+        'interactive',
+        'bulk',
+        'bulk',
+        'bulk',
+      ]);
+      expect(triage.classify([created(60, { actor: 'app', actorId: 'INTEGRATION:form' })], byKind)).toEqual([
+        'interactive',
+      ]);
+      expect(triage.classify([created(50, { crm: 'salesforce', objectType: 'Contact' })], byKind)).toEqual([
+        'interactive',
+      ]);
+      now = 1_500;
+      expect(triage.classify([script(9)], byKind)).toEqual(['interactive']);
+    },
+  );
 });

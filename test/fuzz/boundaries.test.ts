@@ -109,11 +109,17 @@ describe('fuzzing the boundary parsers', () => {
       .tuple(fc.oneof(fc.constant(ORG), fc.string()), fc.array(notification, { maxLength: 5 }))
       .map(
         ([org, notes]) =>
-          `<?xml version="1.0"?><soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"><soapenv:Body><notifications xmlns="http://soap.sforce.com/2005/09/outbound"><OrganizationId>${escape(org)}</OrganizationId><ActionId>04k</ActionId>` +
+          '<?xml version="1.0"?><soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/" ' +
+          'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"><soapenv:Body>' +
+          '<notifications xmlns="http://soap.sforce.com/2005/09/outbound">' +
+          `<OrganizationId>${escape(org)}</OrganizationId><ActionId>04k</ActionId>` +
           notes
             .map(
               ([id, type, fields]) =>
-                `<Notification><Id>${escape(id)}</Id><sObject xsi:type="sf:${type}" xmlns:sf="urn:sobject.enterprise.soap.sforce.com">${fields.map(([k, v]) => `<sf:${k}>${escape(v)}</sf:${k}>`).join('')}</sObject></Notification>`,
+                `<Notification><Id>${escape(id)}</Id>` +
+                `<sObject xsi:type="sf:${type}" xmlns:sf="urn:sobject.enterprise.soap.sforce.com">` +
+                fields.map(([k, v]) => `<sf:${k}>${escape(v)}</sf:${k}>`).join('') +
+                '</sObject></Notification>',
             )
             .join('') +
           '</notifications></soapenv:Body></soapenv:Envelope>',

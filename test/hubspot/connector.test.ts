@@ -164,7 +164,7 @@ describe('HubSpot connector against the sandbox', () => {
     expect(batchCalls('/crm/v4/associations/contacts/companies/batch/create') - before).toBe(1);
   });
 
-  it("finds a new employer's domain, partner id and name in one search, each company told by what it holds", async () => {
+  it("finds a new employer's domain, partner id and name in one search, each company told by what it has", async () => {
     const hubspot = connect();
     const tag = `${process.pid}-${Date.now()}`;
     const domain = `alpha-${tag}.example`;
@@ -334,7 +334,7 @@ describe('HubSpot rate limits', () => {
     }
   });
 
-  it('reads the portal id from the account details at start-up and then refuses webhooks of other portals', async () => {
+  it('reads the portal id from the account details at start-up, then refuses webhooks of other portals', async () => {
     const hubspot = connect({ clientSecret: 'portal-secret' });
     const url = 'https://enrich.example.com/webhooks/hubspot';
     const send = (portalId: number) => {
@@ -372,7 +372,7 @@ describe('HubSpot rate limits', () => {
 });
 
 describe('HubSpot sandbox account details', () => {
-  it('answers GET /account-info/v3/details with the portal id and a time zone that is not UTC, as HubSpot does', async () => {
+  it('answers GET /account-info/v3/details with the portal id and a non-UTC time zone, as HubSpot does', async () => {
     const res = await fetch(`${sandbox.url}/account-info/v3/details`, {
       headers: { authorization: 'Bearer sandbox-token' },
     });
@@ -390,7 +390,7 @@ describe('HubSpot sandbox account details', () => {
 });
 
 describe('HubSpot connector: finding a record for a person', () => {
-  it("searches by e-mail, name or full name, and links to the sandbox's record page once the account is read", async () => {
+  it("searches by e-mail, name or full name; links to the sandbox's record page once the account is read", async () => {
     const hubspot = connect();
     const wanted = sandbox.createContact({
       email: 'ada.quill@finder.example',

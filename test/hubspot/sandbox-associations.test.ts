@@ -4,9 +4,11 @@
  * their 207 answers, and both sides' type ids.
  */
 import { Client } from '@hubspot/api-client';
-import { AssociationSpecAssociationCategoryEnum as Category } from '@hubspot/api-client/lib/codegen/crm/associations/v4/models/all.js';
+import * as associationsV4 from '@hubspot/api-client/lib/codegen/crm/associations/v4/models/all.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHubspotSandbox, type HubspotSandbox } from '../../connectors/hubspot/sandbox/server.js';
+
+const Category = associationsV4.AssociationSpecAssociationCategoryEnum;
 
 let sandbox: HubspotSandbox;
 let client: Client;

@@ -7,11 +7,13 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@hubspot/api-client';
-import { AssociationSpecAssociationCategoryEnum as Category } from '@hubspot/api-client/lib/codegen/crm/associations/v4/models/all.js';
+import * as associationsV4 from '@hubspot/api-client/lib/codegen/crm/associations/v4/models/all.js';
 import { InvalidArgumentError } from 'commander';
 import { afterAll, describe, expect, it } from 'vitest';
 import { portalId as parsePortalId } from '../../connectors/hubspot/sandbox/command.js';
 import { startHubspotSandbox } from '../../connectors/hubspot/sandbox/server.js';
+
+const Category = associationsV4.AssociationSpecAssociationCategoryEnum;
 
 const dirs: string[] = [];
 const tempDir = () => {
@@ -27,7 +29,7 @@ const clientOf = (url: string) =>
   new Client({ accessToken: 'sandbox-token', basePath: url, numberOfApiCallRetries: 0 });
 
 describe('HubSpot sandbox kept in a data directory', () => {
-  it('finds its records, associations and custom properties again after a restart, and never reuses an id', async () => {
+  it('finds its records, associations and custom properties again after a restart, never reusing an id', async () => {
     const dir = tempDir();
     let sandbox = await start(dir);
     let client = clientOf(sandbox.url);

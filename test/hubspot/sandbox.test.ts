@@ -110,7 +110,8 @@ describe('HubSpot sandbox, through the official client', () => {
     });
   });
 
-  it('finds a duplicate e-mail through its index, which follows e-mail changes, and lists in id order page by page', async () => {
+  // It also lists the records in id order, page by page.
+  it('finds a duplicate e-mail through its index, which follows e-mail changes', async () => {
     const a = await hubspot.crm.contacts.basicApi.create({
       properties: { email: 'index-a@example.com' },
       associations: [],
@@ -150,7 +151,7 @@ describe('HubSpot sandbox, through the official client', () => {
     expect(ids).toContain(again.id);
   });
 
-  it('refuses a property value over 65,536 characters as HubSpot does, and takes one of exactly that length', async () => {
+  it('refuses a property value over 65,536 characters as HubSpot does, takes one of exactly that length', async () => {
     const created = await hubspot.crm.contacts.basicApi.create({
       properties: { email: 'long-values@example.com' },
       associations: [],
@@ -185,7 +186,7 @@ describe('HubSpot sandbox, through the official client', () => {
     );
   });
 
-  it('searches with EQ, IN, HAS_PROPERTY and date comparisons, paging with after and capping limit at 200', async () => {
+  it('searches with EQ, IN, HAS_PROPERTY and date comparisons, paging with after, capping limit at 200', async () => {
     const t0 = Date.now();
     for (let i = 0; i < 5; i++)
       sandbox.createCompany({
@@ -255,7 +256,7 @@ describe('HubSpot sandbox, through the official client', () => {
     expect(stats.unauthorized).toBe(1);
   });
 
-  it('refuses the configured shares of calls with 429s and 502s, spread evenly so that a short run sees them too', async () => {
+  it('refuses the configured shares of calls with 429s and 502s, spread evenly so a short run sees them', async () => {
     const before = sandbox.stats().injected;
     sandbox.setFaults({ rate429: 0.15, rate5xx: 0.15 });
     const codes: number[] = [];

@@ -11,7 +11,9 @@ const SECRET = 'test-client-secret';
 const URL_CALLED = 'https://enrich.example.com/webhooks/hubspot?portal=62515';
 const TIMESTAMP = '1564113600000';
 const BODY =
-  '[{"eventId":1,"subscriptionId":12345,"portalId":62515,"occurredAt":1564113600000,"subscriptionType":"contact.creation","attemptNumber":0,"objectId":123,"changeSource":"CRM","changeFlag":"NEW","appId":54321}]';
+  '[{"eventId":1,"subscriptionId":12345,"portalId":62515,"occurredAt":1564113600000,' +
+  '"subscriptionType":"contact.creation","attemptNumber":0,"objectId":123,' +
+  '"changeSource":"CRM","changeFlag":"NEW","appId":54321}]';
 const OPENSSL_V3 = 'ykC9QNGI+tBSMgQbG/CZRb03yW8my/B4R3pFqn/pC7w=';
 const OPENSSL_V3_ESCAPED_URL = 'p7tzAxZ48mYdTC90IpMEb3wuahbW5QDqswH7QI9k6Is=';
 const OPENSSL_V2 = 'ccd1dfa0c0d2b3680c9674b29fad6543fca43a64e1ddea361c3454e0e438001e';

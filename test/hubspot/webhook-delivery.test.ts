@@ -72,7 +72,7 @@ afterAll(async () => {
 });
 
 describe('HubSpot sandbox webhook delivery to the handler', () => {
-  it('delivers a signed creation event that becomes one record event, and a redelivery keeps its dedup key', async () => {
+  it('delivers a signed creation event that becomes one record event; a redelivery keeps its dedup key', async () => {
     deliveries.length = 0;
     answer = (n) => ({ status: n === 0 ? 500 : 200 });
     const contact = sandbox.createContact({ email: 'new@delivery.example' });
@@ -122,38 +122,42 @@ describe('HubSpot sandbox webhook delivery to the handler', () => {
     expect(deliveries.length).toBeGreaterThanOrEqual(2);
   });
 
-  it('says how each record was made: CRM_UI for a person, INTEGRATION with the app id for the API, CREATED on creation', async () => {
-    deliveries.length = 0;
-    answer = () => ({ status: 200 });
-    const ui = sandbox.createContact({ email: 'typed-in@example.com' });
-    const viaUiRoute = (await (
-      await fetch(`${sandbox.url}/__sandbox/ui/contacts`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ properties: { email: 'ui-route@example.com' } }),
-      })
-    ).json()) as { id: string };
-    const api = (await (
-      await fetch(`${sandbox.url}/crm/v3/objects/contacts`, {
-        method: 'POST',
-        headers: { authorization: 'Bearer sandbox-token', 'content-type': 'application/json' },
-        body: JSON.stringify({ properties: { email: 'by-an-app@example.com' } }),
-      })
-    ).json()) as { id: string };
-    // Wait for these three records' events themselves: a redelivery left over from an earlier test may come too.
-    const seen = () => new Set(deliveries.flatMap((d) => d.events).map((e) => e.recordId));
-    await until(() => [ui.id, viaUiRoute.id, api.id].every((id) => seen().has(id)));
-    const actors = new Map(deliveries.flatMap((d) => d.events).map((e) => [e.recordId, e.actor]));
-    expect(actors.get(ui.id)).toBe('person');
-    expect(actors.get(viaUiRoute.id)).toBe('person');
-    // sandbox-token is the app the deliveries are for: its creations are the service's own.
-    expect(actors.get(api.id)).toBe('this_service');
-    const raw = wireEvents.filter((e) => e.subscriptionType === 'contact.creation');
-    expect(raw.find((e) => String(e.objectId) === api.id)).toMatchObject({
-      changeFlag: 'CREATED',
-      changeSource: 'INTEGRATION',
-      sourceId: expect.stringMatching(/^\d+$/),
-    });
-    expect(raw.find((e) => String(e.objectId) === ui.id)).not.toHaveProperty('sourceId');
-  });
+  it(
+    'says how each record was made: CRM_UI for a person, INTEGRATION with the app id for the API, ' +
+      'CREATED on creation',
+    async () => {
+      deliveries.length = 0;
+      answer = () => ({ status: 200 });
+      const ui = sandbox.createContact({ email: 'typed-in@example.com' });
+      const viaUiRoute = (await (
+        await fetch(`${sandbox.url}/__sandbox/ui/contacts`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ properties: { email: 'ui-route@example.com' } }),
+        })
+      ).json()) as { id: string };
+      const api = (await (
+        await fetch(`${sandbox.url}/crm/v3/objects/contacts`, {
+          method: 'POST',
+          headers: { authorization: 'Bearer sandbox-token', 'content-type': 'application/json' },
+          body: JSON.stringify({ properties: { email: 'by-an-app@example.com' } }),
+        })
+      ).json()) as { id: string };
+      // Wait for these three records' events themselves: a redelivery left over from an earlier test may come too.
+      const seen = () => new Set(deliveries.flatMap((d) => d.events).map((e) => e.recordId));
+      await until(() => [ui.id, viaUiRoute.id, api.id].every((id) => seen().has(id)));
+      const actors = new Map(deliveries.flatMap((d) => d.events).map((e) => [e.recordId, e.actor]));
+      expect(actors.get(ui.id)).toBe('person');
+      expect(actors.get(viaUiRoute.id)).toBe('person');
+      // sandbox-token is the app the deliveries are for: its creations are the service's own.
+      expect(actors.get(api.id)).toBe('this_service');
+      const raw = wireEvents.filter((e) => e.subscriptionType === 'contact.creation');
+      expect(raw.find((e) => String(e.objectId) === api.id)).toMatchObject({
+        changeFlag: 'CREATED',
+        changeSource: 'INTEGRATION',
+        sourceId: expect.stringMatching(/^\d+$/),
+      });
+      expect(raw.find((e) => String(e.objectId) === ui.id)).not.toHaveProperty('sourceId');
+    },
+  );
 });

@@ -295,28 +295,32 @@ describe('HubSpot webhook parsing', () => {
     }
   });
 
-  it('decides from the head alone what it can: no signature, a stale or missing timestamp, legacy when not accepted', () => {
-    const handler = createHubspotWebhookHandler({ clientSecret: SECRET, now: () => NOW });
-    const head = (headers: Record<string, string>) => handler.verifyHead({ method: 'POST', url: URL, headers });
-    expect(head({})?.message).toMatch(/no X-HubSpot-Signature-v3 header/);
-    expect(
-      head({ 'x-hubspot-signature-v3': 'x', 'x-hubspot-request-timestamp': String(NOW - 6 * 60_000) })?.message,
-    ).toMatch(/older than 5 minutes/);
-    expect(head({ 'x-hubspot-signature-v3': 'x' })?.code).toBe('invalid_signature');
-    expect(head({ 'x-hubspot-signature': 'x' })?.message).toMatch(/v1\/v2 signatures are not accepted/);
-    // A fresh v3 signature passes the head; whether it matches is for the body to show.
-    expect(head({ 'X-HubSpot-Signature-v3': 'x', 'X-HubSpot-Request-Timestamp': String(NOW) })).toBeUndefined();
-    const legacy = createHubspotWebhookHandler({ clientSecret: SECRET, acceptLegacySignatures: true });
-    expect(
-      legacy.verifyHead({
-        method: 'POST',
-        url: URL,
-        headers: { 'x-hubspot-signature': 'x', 'x-hubspot-signature-version': 'v2' },
-      }),
-    ).toBeUndefined();
-    expect(
-      createHubspotWebhookHandler({ clientSecret: undefined }).verifyHead({ method: 'POST', url: URL, headers: {} })
-        ?.code,
-    ).toBe('webhook_not_configured');
-  });
+  it(
+    'decides from the head alone what it can: no signature, a stale or missing timestamp, ' +
+      'legacy when not accepted',
+    () => {
+      const handler = createHubspotWebhookHandler({ clientSecret: SECRET, now: () => NOW });
+      const head = (headers: Record<string, string>) => handler.verifyHead({ method: 'POST', url: URL, headers });
+      expect(head({})?.message).toMatch(/no X-HubSpot-Signature-v3 header/);
+      expect(
+        head({ 'x-hubspot-signature-v3': 'x', 'x-hubspot-request-timestamp': String(NOW - 6 * 60_000) })?.message,
+      ).toMatch(/older than 5 minutes/);
+      expect(head({ 'x-hubspot-signature-v3': 'x' })?.code).toBe('invalid_signature');
+      expect(head({ 'x-hubspot-signature': 'x' })?.message).toMatch(/v1\/v2 signatures are not accepted/);
+      // A fresh v3 signature passes the head; whether it matches is for the body to show.
+      expect(head({ 'X-HubSpot-Signature-v3': 'x', 'X-HubSpot-Request-Timestamp': String(NOW) })).toBeUndefined();
+      const legacy = createHubspotWebhookHandler({ clientSecret: SECRET, acceptLegacySignatures: true });
+      expect(
+        legacy.verifyHead({
+          method: 'POST',
+          url: URL,
+          headers: { 'x-hubspot-signature': 'x', 'x-hubspot-signature-version': 'v2' },
+        }),
+      ).toBeUndefined();
+      expect(
+        createHubspotWebhookHandler({ clientSecret: undefined }).verifyHead({ method: 'POST', url: URL, headers: {} })
+          ?.code,
+      ).toBe('webhook_not_configured');
+    },
+  );
 });

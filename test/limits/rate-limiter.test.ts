@@ -76,7 +76,7 @@ describe.each([
     expect(await fourthAfterHeldSecond(0, 150)).toBeGreaterThanOrEqual(300);
   });
 
-  it('counts all of a delay longer than half the margin, so the margin is still there for what nobody measures', async () => {
+  it('counts all of a delay over half the margin, so the margin is still there for what nobody measures', async () => {
     // Each dispatch counts 250 ms (window and margin), paced 125 ms apart. Counted as 120 ms late, the
     // second holds the fourth back until 370 ms after it started; had only the 70 ms past the margin
     // been counted, until 320 ms.
@@ -174,24 +174,34 @@ describe.each([
     expect(limiter.counts()).toEqual({ queued: 0, running: 0, dispatched: 2 });
   });
 
-  it('bounds its waiting list: bulk work past maxQueued is refused with limiter_full, interactive work gets twice the room', async () => {
-    const limiter = createRateLimiter({ id: `test:${randomUUID()}`, redisUrl, max: 1, windowMs: 60_000, maxQueued: 3 });
-    open.push(limiter);
-    // Whatever the window lets through at once runs; the rest wait until the list is full.
-    for (let i = 0; i < 10 && limiter.counts().queued < 3; i++) {
-      limiter.schedule('bulk', async () => 'ran').catch(() => undefined);
-      await sleep(20);
-    }
-    expect(limiter.counts().queued).toBe(3);
-    await expect(limiter.schedule('bulk', async () => 1)).rejects.toMatchObject({
-      code: 'limiter_full',
-      retryable: true,
-    });
-    const interactive = [0, 1, 2].map(() => limiter.schedule('interactive', async () => 'ran'));
-    for (const p of interactive) p.catch(() => undefined);
-    await expect(limiter.schedule('interactive', async () => 1)).rejects.toMatchObject({ code: 'limiter_full' });
-    expect(limiter.counts().queued).toBe(6);
-  });
+  it(
+    'bounds its waiting list: bulk work past maxQueued is refused with limiter_full, ' +
+      'interactive work gets twice the room',
+    async () => {
+      const limiter = createRateLimiter({
+        id: `test:${randomUUID()}`,
+        redisUrl,
+        max: 1,
+        windowMs: 60_000,
+        maxQueued: 3,
+      });
+      open.push(limiter);
+      // Whatever the window lets through at once runs; the rest wait until the list is full.
+      for (let i = 0; i < 10 && limiter.counts().queued < 3; i++) {
+        limiter.schedule('bulk', async () => 'ran').catch(() => undefined);
+        await sleep(20);
+      }
+      expect(limiter.counts().queued).toBe(3);
+      await expect(limiter.schedule('bulk', async () => 1)).rejects.toMatchObject({
+        code: 'limiter_full',
+        retryable: true,
+      });
+      const interactive = [0, 1, 2].map(() => limiter.schedule('interactive', async () => 'ran'));
+      for (const p of interactive) p.catch(() => undefined);
+      await expect(limiter.schedule('interactive', async () => 1)).rejects.toMatchObject({ code: 'limiter_full' });
+      expect(limiter.counts().queued).toBe(6);
+    },
+  );
 
   it('rejects queued work with limiter_stopped on stop, and refuses new work', async () => {
     const limiter = createRateLimiter({ id: `test:${randomUUID()}`, redisUrl, max: 1, windowMs: 60_000 });

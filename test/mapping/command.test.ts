@@ -25,11 +25,13 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'mappings-cli-'));
   await mkdir(join(dir, 'bad'));
   const head =
-    'crm: hubspot\nobject: contact\nsource: person\nmatch: [{ property: email, by: work_email }]\nmarket: { default: AU }\n';
+    'crm: hubspot\nobject: contact\nsource: person\n' +
+    'match: [{ property: email, by: work_email }]\nmarket: { default: AU }\n';
   await writeFile(join(dir, 'bad', 'one.yaml'), `${head}fields:\n  - { target: jobtitle, from: postion }\n`);
   await writeFile(
     join(dir, 'bad', 'two.yaml'),
-    `${head.replace('contact', 'company').replace('person', 'company').replace('work_email', 'fqdn')}fields:\n  - { target: name, from: name, transform: nope }\n`,
+    `${head.replace('contact', 'company').replace('person', 'company').replace('work_email', 'fqdn')}fields:\n` +
+      '  - { target: name, from: name, transform: nope }\n',
   );
   await writeFile(join(dir, 'crm.json'), JSON.stringify({ properties: { jobtitle: 'Sales Director', company: '' } }));
   await writeFile(join(dir, 'last.json'), JSON.stringify({ jobtitle: 'Sales Manager' }));

@@ -14,7 +14,8 @@ async function load(file: string): Promise<MappingDocument> {
 }
 function doc(fields: string): MappingDocument {
   const parsed = parseMappingDocument(
-    `crm: hubspot\nobject: contact\nsource: person\nmatch: [{ property: email, by: work_email }]\nmarket: { property: country, default: NZ }\nfields:\n${fields}`,
+    'crm: hubspot\nobject: contact\nsource: person\nmatch: [{ property: email, by: work_email }]\n' +
+      `market: { property: country, default: NZ }\nfields:\n${fields}`,
     'inline.yaml',
   );
   expect(parsed.problems).toEqual([]);
@@ -58,7 +59,8 @@ describe('the compiled HubSpot contact mapping', () => {
   it('lets a do-not-disturb number through only where the field says allow_dnd', () => {
     const allowing = compileMapping(
       doc(
-        '  - { target: mobilephone, from: current_company.mobile_phones, transform: pick_phone, allow_dnd: true }\n  - { target: phone, from: phones.value, transform: first }\n',
+        '  - { target: mobilephone, from: current_company.mobile_phones, transform: pick_phone, allow_dnd: true }\n' +
+          '  - { target: phone, from: phones.value, transform: first }\n',
       ),
     );
     expect(allowing.map(person)).toEqual({ mobilephone: '+61 400 111 222', phone: '+61 2 9000 0000' });
@@ -84,7 +86,7 @@ describe('the compiled HubSpot contact mapping', () => {
     expect(contact.market({})).toBe('AU');
   });
 
-  it("takes the market from the CRM's country, then from the record's own keys, before the hint and the default", () => {
+  it("takes the market from the CRM's country, then the record's own keys, before the hint and the default", () => {
     // A New Zealander with no country in the CRM: the work address's domain says NZ, not the default AU.
     expect(contact.market({ email: 'jack.taylor@brightwater-farms.co.nz' })).toBe('NZ');
     expect(contact.market({ email: 'jack.taylor@brightwater-farms.nz.example' })).toBe('NZ');
@@ -97,7 +99,9 @@ describe('the compiled HubSpot contact mapping', () => {
     expect(contact.market({ email: 'jack@mail.example' })).toBe('AU');
 
     const parsed = parseMappingDocument(
-      'crm: hubspot\nobject: company\nsource: company\nmatch: [{ property: domain, by: fqdn }, { property: crm_enrich_abn, by: abn }]\nmarket: { property: country, default: SG }\nfields: []\n',
+      'crm: hubspot\nobject: company\nsource: company\n' +
+        'match: [{ property: domain, by: fqdn }, { property: crm_enrich_abn, by: abn }]\n' +
+        'market: { property: country, default: SG }\nfields: []\n',
       'company.yaml',
     );
     expect(parsed.problems).toEqual([]);

@@ -27,7 +27,10 @@ const schema: CrmProperty[] = [
 ];
 
 function check(fields: string, extra = ''): [string, string][] {
-  const text = `crm: hubspot\nobject: contact\nsource: person\nmatch: [{ property: email, by: work_email }, { property: linkedin, by: ln_url }]\nmarket: { property: country, default: AU }\nfields:\n${fields}${extra}`;
+  const text =
+    'crm: hubspot\nobject: contact\nsource: person\n' +
+    'match: [{ property: email, by: work_email }, { property: linkedin, by: ln_url }]\n' +
+    `market: { property: country, default: AU }\nfields:\n${fields}${extra}`;
   const parsed = parseMappingDocument(text, 'm.yaml');
   expect(parsed.problems).toEqual([]);
   return checkAgainstCrm(parsed.document!, schema, 'm.yaml').map((p) => [
@@ -95,7 +98,8 @@ describe('checkAgainstCrm', () => {
     ).toEqual([
       [
         'type_mismatch',
-        'fields > crm_enrich_web > custom > type: crm_enrich_web exists as string but the mapping declares number; make them agree',
+        'fields > crm_enrich_web > custom > type: ' +
+          'crm_enrich_web exists as string but the mapping declares number; make them agree',
       ],
     ]);
   });

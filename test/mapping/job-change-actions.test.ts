@@ -120,7 +120,7 @@ describe('job-change actions file', () => {
     expect(parseJobChangeActions('connections: [', 'x.yaml').problems[0]?.code).toBe('yaml_syntax');
   });
 
-  it('`mappings check` passes the shipped directory and reports a bad actions file beside the mapping problems', async () => {
+  it('`mappings check` passes the shipped directory and reports a bad actions file with mapping problems', async () => {
     const good = await run(TSX, ['src/cli.ts', 'mappings', 'check', dir], {
       env: { ...process.env, LOG_LEVEL: 'silent' },
     });

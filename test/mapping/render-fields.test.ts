@@ -37,28 +37,33 @@ describe('renderFields', () => {
     expect(rowsOf(out)).toEqual(rows);
   });
 
-  it('keeps the comment above a row whose transform changed, drops a removed row with its comment, and writes new rows', () => {
-    const text = read('hubspot/contact');
-    expect(text).toContain('  # Numbers marked do-not-disturb');
-    const rows = rowsOf(text);
-    const phone = rows.find((r) => r.target === 'phone')!;
-    phone.transform = 'pick_phone';
-    rows.push({ target: 'hs_twitter', from: 'twitter', rule: 'fill_empty' });
-    let out = renderFields(text, rows);
-    expect(out).toContain(
-      '  # Numbers marked do-not-disturb are never written here (allow_dnd is not set).\n  - { target: phone, from: phones, transform: pick_phone }\n',
-    );
-    expect(out).toContain('  - { target: hs_twitter, from: twitter, rule: fill_empty }\n\nenriched_at:');
-    expect(rowsOf(out)).toEqual(rows);
+  it(
+    'keeps the comment above a row whose transform changed, drops a removed row with its comment, ' +
+      'and writes new rows',
+    () => {
+      const text = read('hubspot/contact');
+      expect(text).toContain('  # Numbers marked do-not-disturb');
+      const rows = rowsOf(text);
+      const phone = rows.find((r) => r.target === 'phone')!;
+      phone.transform = 'pick_phone';
+      rows.push({ target: 'hs_twitter', from: 'twitter', rule: 'fill_empty' });
+      let out = renderFields(text, rows);
+      expect(out).toContain(
+        '  # Numbers marked do-not-disturb are never written here (allow_dnd is not set).\n' +
+          '  - { target: phone, from: phones, transform: pick_phone }\n',
+      );
+      expect(out).toContain('  - { target: hs_twitter, from: twitter, rule: fill_empty }\n\nenriched_at:');
+      expect(rowsOf(out)).toEqual(rows);
 
-    out = renderFields(
-      text,
-      rows.filter((r) => r !== phone),
-    );
-    expect(out).not.toContain('do-not-disturb');
-    expect(out).not.toContain('target: phone,');
-    expect(out).toContain('# People found by discovery');
-  });
+      out = renderFields(
+        text,
+        rows.filter((r) => r !== phone),
+      );
+      expect(out).not.toContain('do-not-disturb');
+      expect(out).not.toContain('target: phone,');
+      expect(out).toContain('# People found by discovery');
+    },
+  );
 
   it('changes a target in place when the picker replaced it', () => {
     const text = read('hubspot/contact');

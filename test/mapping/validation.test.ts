@@ -44,15 +44,18 @@ describe('parseMappingDocument', () => {
   - { target: state, from: headline, transform: pick_email }
 `;
     expect(lines(text)).toEqual([
-      'm.yaml: fields > jobtitle > from: "postion" is not a field of the partner person record; did you mean "position"?',
-      'm.yaml: fields > phone > from: "phones" gives a list of phone entry values; add a transform that makes one value (first, join, pick_email, pick_phone) or name a key inside it',
+      'm.yaml: fields > jobtitle > from: ' +
+        '"postion" is not a field of the partner person record; did you mean "position"?',
+      'm.yaml: fields > phone > from: "phones" gives a list of phone entry values; ' +
+        'add a transform that makes one value (first, join, pick_email, pick_phone) or name a key inside it',
       expect.stringMatching(/^m\.yaml: fields > city > transform: unknown transform "frist"; did you mean "first"\?/),
       'm.yaml: fields > 3: "jobtitle" is already filled by fields > jobtitle; each property may be filled once',
       expect.stringMatching(
         /^m\.yaml: fields > hs_seniority > values > Manger: "Manger" can never match: the source only produces .*did you mean "Manager"\?$/,
       ),
       expect.stringMatching(/^m\.yaml: fields > company > transform > args: bad arguments for join: separator: /),
-      'm.yaml: fields > state > transform: pick_email takes a list of e-mail entries (such as emails.work), but gets a string value',
+      'm.yaml: fields > state > transform: ' +
+        'pick_email takes a list of e-mail entries (such as emails.work), but gets a string value',
     ]);
   });
 
@@ -76,10 +79,14 @@ describe('parseMappingDocument', () => {
   });
 
   it('reports a broken field and the problems of the other fields together', () => {
-    const text = `${HEAD}fields:\n  - { target: firstname, from: first_name, rule: fill_empyt }\n  - { target: jobtitle, from: positon }\n`;
+    const text =
+      `${HEAD}fields:\n` +
+      '  - { target: firstname, from: first_name, rule: fill_empyt }\n' +
+      '  - { target: jobtitle, from: positon }\n';
     expect(lines(text)).toEqual([
       'm.yaml: fields > firstname > rule: rule must be one of overwrite, fill_empty, never, protect_edits',
-      'm.yaml: fields > jobtitle > from: "positon" is not a field of the partner person record; did you mean "position"?',
+      'm.yaml: fields > jobtitle > from: ' +
+        '"positon" is not a field of the partner person record; did you mean "position"?',
     ]);
   });
 
@@ -95,7 +102,9 @@ describe('parseMappingDocument', () => {
 
   it('rejects value-map keys a number or true/false source can never produce', () => {
     const found = problems(
-      `${HEAD}fields:\n  - { target: a, from: year_joined, values: { soon: x, '2020': y } }\n  - { target: b, from: phones.is_dnd, transform: first, values: { yes: x } }\n`,
+      `${HEAD}fields:\n` +
+        "  - { target: a, from: year_joined, values: { soon: x, '2020': y } }\n" +
+        '  - { target: b, from: phones.is_dnd, transform: first, values: { yes: x } }\n',
     );
     expect(found.map((p) => [p.code, p.path.join(' > ')])).toEqual([
       ['impossible_value_key', 'fields > a > values > soon'],
@@ -105,7 +114,8 @@ describe('parseMappingDocument', () => {
 
   it('checks match kinds against the source, and the object against the CRM', () => {
     const found = problems(
-      `crm: salesforce\nobject: Opportunity\nsource: person\nmatch: [{ property: Website, by: website }]\nmarket: { default: AU }\nfields: []\n`,
+      'crm: salesforce\nobject: Opportunity\nsource: person\n' +
+        'match: [{ property: Website, by: website }]\nmarket: { default: AU }\nfields: []\n',
     );
     expect(found.map((p) => p.code)).toEqual(['invalid_value', 'bad_match']);
     expect(found[1]?.message).toMatch(/a person cannot be looked up by website/);

@@ -120,14 +120,20 @@ describe('the metadata document fetch guard', () => {
     );
   });
 
-  it('keeps refusing loopback when only the resolver is injected, and refuses a server whose certificate is not trusted', async () => {
-    const url = serveJson('/plain.json', documentFor(`${base}/plain.json`));
-    const resolverOnly = new ClientDocuments({ fetch: { resolve: async () => ['127.0.0.1'], ca } });
-    await expect(resolverOnly.client(url)).rejects.toThrow(/127\.0\.0\.1, which is not a public address/);
-    const noCa = new ClientDocuments({ fetch: { resolve: async () => ['127.0.0.1'], allowAddresses: ['127.0.0.1'] } });
-    await expect(noCa.client(url)).rejects.toThrow(/the fetch failed/);
-    expect(hits.get('/plain.json') ?? 0).toBe(0);
-  });
+  it(
+    'keeps refusing loopback when only the resolver is injected, ' +
+      'and refuses a server whose certificate is not trusted',
+    async () => {
+      const url = serveJson('/plain.json', documentFor(`${base}/plain.json`));
+      const resolverOnly = new ClientDocuments({ fetch: { resolve: async () => ['127.0.0.1'], ca } });
+      await expect(resolverOnly.client(url)).rejects.toThrow(/127\.0\.0\.1, which is not a public address/);
+      const noCa = new ClientDocuments({
+        fetch: { resolve: async () => ['127.0.0.1'], allowAddresses: ['127.0.0.1'] },
+      });
+      await expect(noCa.client(url)).rejects.toThrow(/the fetch failed/);
+      expect(hits.get('/plain.json') ?? 0).toBe(0);
+    },
+  );
 
   it('connects to the address it checked, resolving once', async () => {
     const url = serveJson('/once.json', documentFor(`${base}/once.json`));
@@ -139,7 +145,7 @@ describe('the metadata document fetch guard', () => {
     expect(asked).toEqual([HOST]);
   });
 
-  it("refuses a document over 5 KB, a redirect, a slow answer, and a document that is not its URL's or not allowed", async () => {
+  it("refuses a document over 5 KB, a redirect, a slow answer, one that is not its URL's or not allowed", async () => {
     const big = serveJson(
       '/big.json',
       documentFor(`${base}/big.json`, { client_uri: `https://a.example/${'x'.repeat(6000)}` }),
@@ -218,32 +224,37 @@ describe.skipIf(skip)('signing in with a Client ID Metadata Document', () => {
     await new Promise((resolve) => app?.close(resolve));
   });
 
-  it('uses the document URL as the client id, shows the consent page with its name, and the SDK client calls a tool', async () => {
-    const documentUrl = serveJson('/mcp-client.json', documentFor(`${base}/mcp-client.json`));
-    const client = new MemoryOAuthClient({ clientMetadataUrl: documentUrl });
-    expect(await auth(client, { serverUrl: `${url}/mcp` })).toBe('REDIRECT');
-    expect(client.clientInformation()?.client_id).toBe(documentUrl);
-    expect(client.authorizationUrl!.searchParams.get('client_id')).toBe(documentUrl);
-    const page = await (await fetch(client.authorizationUrl!)).text();
-    expect(page).toContain('<span id="client-name">Document assistant</span>');
-    expect(page).toContain(documentUrl);
-    const answer = await answerConsent(client.authorizationUrl!, 'allow');
-    expect(answer.location!.searchParams.get('iss')).toBe(url);
-    const code = answer.location!.searchParams.get('code')!;
-    expect(await auth(client, { serverUrl: `${url}/mcp`, authorizationCode: code })).toBe('AUTHORIZED');
-    const mcp = await connect(url, client);
-    const result = await mcp.callTool({ name: 'filter_options', arguments: { identifiers: ['seniority'] } });
-    expect(result.isError).toBeFalsy();
-    await mcp.close();
-    // Nothing was registered: the document is the registration.
-    const { rows } = await stack.running.service.parts.store.db.query(
-      `SELECT 1 FROM "${stack.running.schema}".mcp_oauth_client WHERE client_id = $1`,
-      [documentUrl],
-    );
-    expect(rows).toEqual([]);
-  });
+  it(
+    'uses the document URL as the client id, shows the consent page with its name, ' +
+      'and the SDK client calls a tool',
+    async () => {
+      const documentUrl = serveJson('/mcp-client.json', documentFor(`${base}/mcp-client.json`));
+      const client = new MemoryOAuthClient({ clientMetadataUrl: documentUrl });
+      expect(await auth(client, { serverUrl: `${url}/mcp` })).toBe('REDIRECT');
+      expect(client.clientInformation()?.client_id).toBe(documentUrl);
+      expect(client.authorizationUrl!.searchParams.get('client_id')).toBe(documentUrl);
+      const page = await (await fetch(client.authorizationUrl!)).text();
+      expect(page).toContain('<span id="client-name">Document assistant</span>');
+      expect(page).toContain(documentUrl);
+      const answer = await answerConsent(client.authorizationUrl!, 'allow');
+      expect(answer.location!.searchParams.get('iss')).toBe(url);
+      const code = answer.location!.searchParams.get('code')!;
+      expect(await auth(client, { serverUrl: `${url}/mcp`, authorizationCode: code })).toBe('AUTHORIZED');
+      const mcp = await connect(url, client);
+      const result = await mcp.callTool({ name: 'filter_options', arguments: { identifiers: ['seniority'] } });
+      expect(result.isError).toBeFalsy();
+      await mcp.close();
+      // Nothing was registered: the document is the registration.
+      const { rows } = await stack.running.service.parts.store.db.query(
+        `SELECT 1 FROM "${stack.running.schema}".mcp_oauth_client WHERE client_id = $1`,
+        [documentUrl],
+      );
+      expect(rows).toEqual([]);
+    },
+  );
 
-  it('shows why a document cannot be used on an error page, and the production service refuses a loopback document', async () => {
+  // The production service refuses a loopback document.
+  it('shows why a document cannot be used on an error page', async () => {
     const documentUrl = serveJson('/wrong-id.json', documentFor(`${base}/not-this.json`));
     const client = new MemoryOAuthClient({ clientMetadataUrl: documentUrl });
     expect(await auth(client, { serverUrl: `${url}/mcp` })).toBe('REDIRECT');

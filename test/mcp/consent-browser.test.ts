@@ -65,73 +65,83 @@ describe.skipIf(skip)('MCP consent page in Chromium', () => {
     return client;
   }
 
-  it('shows who asks for what, refuses a wrong token on the page, and Allow brings the code back to the loopback port', async () => {
-    const client = await startSignIn('Browser assistant <b>&</b>');
-    const response = await page.goto(client.authorizationUrl!.href);
-    const csp = response!.headers()['content-security-policy'] ?? '';
-    expect(csp).toContain("frame-ancestors 'none'");
-    expect(csp).toContain(`form-action 'self' ${new URL(callbackUrl).origin}`);
-    expect(csp).toContain("default-src 'none'");
-    expect(csp).not.toMatch(/unsafe-inline|script-src/);
+  it(
+    'shows who asks for what, refuses a wrong token on the page, ' +
+      'and Allow brings the code back to the loopback port',
+    async () => {
+      const client = await startSignIn('Browser assistant <b>&</b>');
+      const response = await page.goto(client.authorizationUrl!.href);
+      const csp = response!.headers()['content-security-policy'] ?? '';
+      expect(csp).toContain("frame-ancestors 'none'");
+      expect(csp).toContain(`form-action 'self' ${new URL(callbackUrl).origin}`);
+      expect(csp).toContain("default-src 'none'");
+      expect(csp).not.toMatch(/unsafe-inline|script-src/);
 
-    // The name is the client's own text, shown as text.
-    await expect(page.locator('#client-name').textContent()).resolves.toBe('Browser assistant <b>&</b>');
-    const scopes = await page.locator('#scopes li').allTextContents();
-    expect(scopes.map((s) => s.split(':')[0])).toEqual(['read', 'write']);
-    expect(scopes[1]).toContain('enrich CRM records');
-    await expect(page.getByText(callbackUrl).first().isVisible()).resolves.toBe(true);
-    await expect(page.locator('#first-time').textContent()).resolves.toContain(
-      'No admin has allowed this client to use this address before',
-    );
+      // The name is the client's own text, shown as text.
+      await expect(page.locator('#client-name').textContent()).resolves.toBe('Browser assistant <b>&</b>');
+      const scopes = await page.locator('#scopes li').allTextContents();
+      expect(scopes.map((s) => s.split(':')[0])).toEqual(['read', 'write']);
+      expect(scopes[1]).toContain('enrich CRM records');
+      await expect(page.getByText(callbackUrl).first().isVisible()).resolves.toBe(true);
+      await expect(page.locator('#first-time').textContent()).resolves.toContain(
+        'No admin has allowed this client to use this address before',
+      );
 
-    await page.getByLabel('Admin token').fill('not-the-admin-token');
-    await page.getByRole('button', { name: 'Allow' }).click();
-    await page.getByRole('alert').filter({ hasText: 'That is not the admin token' }).waitFor();
-    expect(received).toEqual([]);
+      await page.getByLabel('Admin token').fill('not-the-admin-token');
+      await page.getByRole('button', { name: 'Allow' }).click();
+      await page.getByRole('alert').filter({ hasText: 'That is not the admin token' }).waitFor();
+      expect(received).toEqual([]);
 
-    await page.getByLabel('Admin token').fill(ADMIN_TOKEN);
-    await page.getByRole('button', { name: 'Allow' }).click();
-    await page.waitForURL((u) => u.href.startsWith(callbackUrl));
-    const back = await eventually(() => received[0], 5_000, 'the loopback listener to be called');
-    expect(back.searchParams.get('state')).toBe(client.expectedState);
-    const code = back.searchParams.get('code');
-    expect(code).toBeTruthy();
+      await page.getByLabel('Admin token').fill(ADMIN_TOKEN);
+      await page.getByRole('button', { name: 'Allow' }).click();
+      await page.waitForURL((u) => u.href.startsWith(callbackUrl));
+      const back = await eventually(() => received[0], 5_000, 'the loopback listener to be called');
+      expect(back.searchParams.get('state')).toBe(client.expectedState);
+      const code = back.searchParams.get('code');
+      expect(code).toBeTruthy();
 
-    expect(await auth(client, { serverUrl: `${stack.running.url}/mcp`, authorizationCode: code! })).toBe('AUTHORIZED');
-    const mcp = await connect(stack.running.url, client);
-    const result = await mcp.callTool({ name: 'filter_options', arguments: { identifiers: ['seniority'] } });
-    expect(result.isError).toBeFalsy();
-    expect(JSON.stringify(result.structuredContent)).toContain('C-Suite');
-    await mcp.close();
-  });
+      expect(await auth(client, { serverUrl: `${stack.running.url}/mcp`, authorizationCode: code! })).toBe(
+        'AUTHORIZED',
+      );
+      const mcp = await connect(stack.running.url, client);
+      const result = await mcp.callTool({ name: 'filter_options', arguments: { identifiers: ['seniority'] } });
+      expect(result.isError).toBeFalsy();
+      expect(JSON.stringify(result.structuredContent)).toContain('C-Suite');
+      await mcp.close();
+    },
+  );
 
-  it('Deny shows a page to a client nobody allowed before, and sends a confirmed client back with access_denied and iss', async () => {
-    const client = await startSignIn('Denied assistant');
-    await page.goto(client.authorizationUrl!.href);
-    await page.getByRole('button', { name: 'Deny' }).click();
-    await page.getByRole('heading', { name: 'Denied: nothing was allowed' }).waitFor();
-    expect(page.url().startsWith(stack.running.url)).toBe(true);
-    expect(received).toEqual([]);
+  it(
+    'Deny shows a page to a client nobody allowed before, ' +
+      'and sends a confirmed client back with access_denied and iss',
+    async () => {
+      const client = await startSignIn('Denied assistant');
+      await page.goto(client.authorizationUrl!.href);
+      await page.getByRole('button', { name: 'Deny' }).click();
+      await page.getByRole('heading', { name: 'Denied: nothing was allowed' }).waitFor();
+      expect(page.url().startsWith(stack.running.url)).toBe(true);
+      expect(received).toEqual([]);
 
-    // Once the admin has allowed a sign-in to this redirect URI, a later Deny goes back to it.
-    const confirmed = new MemoryOAuthClient({
-      name: 'Confirmed assistant',
-      redirectUrl: callbackUrl,
-      registeredRedirects: [CALLBACK],
-    });
-    await signIn(stack.running.url, { client: confirmed });
-    confirmed.saveTokens(undefined as never);
-    expect(await auth(confirmed, { serverUrl: `${stack.running.url}/mcp` })).toBe('REDIRECT');
-    await page.goto(confirmed.authorizationUrl!.href);
-    expect(await page.locator('#first-time').count()).toBe(0);
-    await page.getByRole('button', { name: 'Deny' }).click();
-    await page.waitForURL((u) => u.href.startsWith(callbackUrl));
-    const back = await eventually(() => received[0], 5_000, 'the loopback listener to be called');
-    expect(back.searchParams.get('error')).toBe('access_denied');
-    expect(back.searchParams.get('state')).toBe(confirmed.expectedState);
-    expect(back.searchParams.get('iss')).toBe(stack.running.url);
-    expect(back.searchParams.has('code')).toBe(false);
-  });
+      // Once the admin has allowed a sign-in to this redirect URI, a later Deny goes back to it.
+      const confirmed = new MemoryOAuthClient({
+        name: 'Confirmed assistant',
+        redirectUrl: callbackUrl,
+        registeredRedirects: [CALLBACK],
+      });
+      await signIn(stack.running.url, { client: confirmed });
+      confirmed.saveTokens(undefined as never);
+      expect(await auth(confirmed, { serverUrl: `${stack.running.url}/mcp` })).toBe('REDIRECT');
+      await page.goto(confirmed.authorizationUrl!.href);
+      expect(await page.locator('#first-time').count()).toBe(0);
+      await page.getByRole('button', { name: 'Deny' }).click();
+      await page.waitForURL((u) => u.href.startsWith(callbackUrl));
+      const back = await eventually(() => received[0], 5_000, 'the loopback listener to be called');
+      expect(back.searchParams.get('error')).toBe('access_denied');
+      expect(back.searchParams.get('state')).toBe(confirmed.expectedState);
+      expect(back.searchParams.get('iss')).toBe(stack.running.url);
+      expect(back.searchParams.has('code')).toBe(false);
+    },
+  );
 
   it('cannot be framed by another page', async () => {
     const client = await startSignIn('Framed assistant');

@@ -24,86 +24,94 @@ describe.skipIf(skip)('MCP OAuth', () => {
   const stack = useStack({ sandboxes: { people: 300, companies: 60 } });
   const url = () => stack.running.url;
 
-  it('answers /mcp without a token with 401 and a challenge naming the resource metadata and the scope of every tool', async () => {
-    const res = await fetch(`${url()}/mcp`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: '{}',
-    });
-    expect(res.status).toBe(401);
-    const challenge = res.headers.get('www-authenticate') ?? '';
-    expect(challenge).toMatch(/^Bearer /);
-    expect(challenge).toContain(`resource_metadata="${url()}/.well-known/oauth-protected-resource/mcp"`);
-    expect(challenge).toContain('scope="read write"');
-    expect(challenge).not.toContain('error=');
+  it(
+    'answers /mcp without a token with 401 and a challenge naming the resource metadata ' +
+      'and the scope of every tool',
+    async () => {
+      const res = await fetch(`${url()}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      });
+      expect(res.status).toBe(401);
+      const challenge = res.headers.get('www-authenticate') ?? '';
+      expect(challenge).toMatch(/^Bearer /);
+      expect(challenge).toContain(`resource_metadata="${url()}/.well-known/oauth-protected-resource/mcp"`);
+      expect(challenge).toContain('scope="read write"');
+      expect(challenge).not.toContain('error=');
 
-    const prm = (await (await fetch(`${url()}/.well-known/oauth-protected-resource/mcp`)).json()) as Record<
-      string,
-      unknown
-    >;
-    expect(prm).toMatchObject({
-      resource: `${url()}/mcp`,
-      authorization_servers: [url()],
-      scopes_supported: ['read', 'write'],
-    });
-    const metadata = await discoverAuthorizationServerMetadata(url());
-    expect(metadata).toMatchObject({
-      issuer: url(),
-      authorization_endpoint: `${url()}/authorize`,
-      token_endpoint: `${url()}/token`,
-      registration_endpoint: `${url()}/register`,
-      revocation_endpoint: `${url()}/revoke`,
-      code_challenge_methods_supported: ['S256'],
-      token_endpoint_auth_methods_supported: ['none'],
-      grant_types_supported: ['authorization_code', 'refresh_token'],
-      authorization_response_iss_parameter_supported: true,
-      client_id_metadata_document_supported: true,
-    });
-  });
+      const prm = (await (await fetch(`${url()}/.well-known/oauth-protected-resource/mcp`)).json()) as Record<
+        string,
+        unknown
+      >;
+      expect(prm).toMatchObject({
+        resource: `${url()}/mcp`,
+        authorization_servers: [url()],
+        scopes_supported: ['read', 'write'],
+      });
+      const metadata = await discoverAuthorizationServerMetadata(url());
+      expect(metadata).toMatchObject({
+        issuer: url(),
+        authorization_endpoint: `${url()}/authorize`,
+        token_endpoint: `${url()}/token`,
+        registration_endpoint: `${url()}/register`,
+        revocation_endpoint: `${url()}/revoke`,
+        code_challenge_methods_supported: ['S256'],
+        token_endpoint_auth_methods_supported: ['none'],
+        grant_types_supported: ['authorization_code', 'refresh_token'],
+        authorization_response_iss_parameter_supported: true,
+        client_id_metadata_document_supported: true,
+      });
+    },
+  );
 
-  it('registers, asks for consent, issues short-lived tokens bound to /mcp, and the SDK client calls a tool with them', async () => {
-    const client = await signIn(url());
-    const info = client.clientInformation()!;
-    expect(info.client_id).toMatch(/^[0-9a-f-]{36}$/);
-    expect('client_secret' in info && info.client_secret).toBeFalsy();
-    const stored = await stack.running.service.parts.store.mcpAuth.client(info.client_id);
-    expect(stored).toMatchObject({ client_name: 'Test assistant', token_endpoint_auth_method: 'none' });
-    expect(await lastUsed(info.client_id)).not.toBeNull();
+  it(
+    'registers, asks for consent, issues short-lived tokens bound to /mcp, ' +
+      'and the SDK client calls a tool with them',
+    async () => {
+      const client = await signIn(url());
+      const info = client.clientInformation()!;
+      expect(info.client_id).toMatch(/^[0-9a-f-]{36}$/);
+      expect('client_secret' in info && info.client_secret).toBeFalsy();
+      const stored = await stack.running.service.parts.store.mcpAuth.client(info.client_id);
+      expect(stored).toMatchObject({ client_name: 'Test assistant', token_endpoint_auth_method: 'none' });
+      expect(await lastUsed(info.client_id)).not.toBeNull();
 
-    const authUrl = client.authorizationUrl!;
-    expect(authUrl.searchParams.get('code_challenge_method')).toBe('S256');
-    expect(authUrl.searchParams.get('resource')).toBe(`${url()}/mcp`);
-    expect(authUrl.searchParams.get('scope')).toBe('read write');
+      const authUrl = client.authorizationUrl!;
+      expect(authUrl.searchParams.get('code_challenge_method')).toBe('S256');
+      expect(authUrl.searchParams.get('resource')).toBe(`${url()}/mcp`);
+      expect(authUrl.searchParams.get('scope')).toBe('read write');
 
-    const tokens = client.tokens()!;
-    expect(tokens.expires_in).toBeLessThanOrEqual(3600);
-    expect(tokens.refresh_token).toBeTruthy();
-    expect(tokens.scope).toBe('read write');
-    // Only hashes are stored: the token itself is nowhere in the table.
-    const { rows } = await stack.running.service.parts.store.db.query<{ token_hash: string; resource: string }>(
-      `SELECT token_hash, resource FROM "${stack.running.schema}".mcp_oauth_token`,
-    );
-    expect(rows.some((r) => r.token_hash === tokens.access_token)).toBe(false);
-    expect(rows.some((r) => r.token_hash === createHash('sha256').update(tokens.access_token).digest('hex'))).toBe(
-      true,
-    );
-    expect(new Set(rows.map((r) => r.resource))).toEqual(new Set([`${url()}/mcp`]));
+      const tokens = client.tokens()!;
+      expect(tokens.expires_in).toBeLessThanOrEqual(3600);
+      expect(tokens.refresh_token).toBeTruthy();
+      expect(tokens.scope).toBe('read write');
+      // Only hashes are stored: the token itself is nowhere in the table.
+      const { rows } = await stack.running.service.parts.store.db.query<{ token_hash: string; resource: string }>(
+        `SELECT token_hash, resource FROM "${stack.running.schema}".mcp_oauth_token`,
+      );
+      expect(rows.some((r) => r.token_hash === tokens.access_token)).toBe(false);
+      expect(rows.some((r) => r.token_hash === createHash('sha256').update(tokens.access_token).digest('hex'))).toBe(
+        true,
+      );
+      expect(new Set(rows.map((r) => r.resource))).toEqual(new Set([`${url()}/mcp`]));
 
-    const mcp = await connect(url(), client);
-    const { tools } = await mcp.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual([
-      'enrich_record',
-      'explain_record',
-      'filter_options',
-      'list_job_changes',
-      'lookup_company',
-      'lookup_person',
-      'preview_discovery',
-      'run_discovery',
-      'search_people',
-    ]);
-    await mcp.close();
-  });
+      const mcp = await connect(url(), client);
+      const { tools } = await mcp.listTools();
+      expect(tools.map((t) => t.name).sort()).toEqual([
+        'enrich_record',
+        'explain_record',
+        'filter_options',
+        'list_job_changes',
+        'lookup_company',
+        'lookup_person',
+        'preview_discovery',
+        'run_discovery',
+        'search_people',
+      ]);
+      await mcp.close();
+    },
+  );
 
   it('rotates the refresh token on every use and revokes the grant when a used one comes back', async () => {
     const client = await signIn(url());
@@ -162,7 +170,8 @@ describe.skipIf(skip)('MCP OAuth', () => {
     ['another resource', (u) => u.searchParams.set('resource', 'https://other.example/mcp'), 'invalid_target'],
   ];
 
-  it('shows the errors of a client whose redirect URI no admin has confirmed on a page, and never redirects there', async () => {
+  // It never redirects there.
+  it('shows on a page the errors of a client whose redirect URI no admin has confirmed', async () => {
     const client = new MemoryOAuthClient({ redirectUrl: 'https://evil.example/landing', name: 'Phisher' });
     await auth(client, { serverUrl: `${url()}/mcp` });
     for (const [, change, code] of badRequests) {

@@ -44,7 +44,7 @@ describe.skipIf(skip)('MCP tools', () => {
     (await stack.running.service.parts.store.recordView({ connection: 'mcp', objectType: 'tool', recordId: tool }, 10))
       .audit;
 
-  it('looks up a company by domain in a market, spending one credit, then answers from the cache for free', async () => {
+  it('looks up a company by domain in a market for one credit, then answers from the cache for free', async () => {
     const company = stack.sandboxes.partner.dataset.companyRecords[3]!;
     const before = await credits();
     const first = await call('lookup_company', {
@@ -140,7 +140,8 @@ describe.skipIf(skip)('MCP tools', () => {
     expect(refused.text).toMatch(/paged filter/);
   });
 
-  it('enriches a record through the lane and says what was written and why; explain_record shows it with who asked', async () => {
+  // explain_record then shows the enrichment, with who asked for it.
+  it('enriches a record through the lane and says what was written and why', async () => {
     const [person] = partnerPeople(stack.sandboxes, 1, 40);
     // No webhook: only the tool enriches this contact.
     stack.sandboxes.hubspot.setWebhookUrl(undefined);

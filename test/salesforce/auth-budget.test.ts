@@ -168,7 +168,8 @@ describe('Salesforce daily API budget', () => {
 });
 
 describe('Salesforce integration user without View Setup and Configuration', () => {
-  it('reads the daily allocation from Sforce-Limit-Info when /limits answers 403, and still stops at the reserve', async () => {
+  // It still stops at the reserve.
+  it('reads the daily allocation from Sforce-Limit-Info when /limits answers 403', async () => {
     const restricted = await startSalesforceSandbox({ dailyLimit: 100, viewSetup: false });
     try {
       const lead = restricted.createRecord('Lead', { LastName: 'Doe', Company: 'Acme', Email: 'jane@example.com' });

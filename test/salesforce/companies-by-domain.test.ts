@@ -146,7 +146,9 @@ describe('Salesforce connector: Accounts by website domain', () => {
     });
     // One query with every domain would not fit one GET; three do (each term costs about 78 encoded
     // characters, and a query keeps its URI to 8 KB, half the limit, leaving room for the headers).
-    const single = `/services/data/v62.0/query?q=${encodeURIComponent(`SELECT Id, Website FROM Account WHERE ${domains.map((d) => `Website LIKE ${likeContaining(d)}`).join(' OR ')} ORDER BY Id`)}`;
+    const terms = domains.map((d) => `Website LIKE ${likeContaining(d)}`).join(' OR ');
+    const soql = `SELECT Id, Website FROM Account WHERE ${terms} ORDER BY Id`;
+    const single = `/services/data/v62.0/query?q=${encodeURIComponent(soql)}`;
     expect(single.length).toBeGreaterThan(SALESFORCE_MAX_URI);
     const before = {
       sandbox: queries(),

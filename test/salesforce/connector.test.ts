@@ -220,7 +220,7 @@ describe('Salesforce connector: schema', () => {
 });
 
 describe('Salesforce connector: finding a record for a person', () => {
-  it('finds Contacts by exact e-mail or part of the name, and Accounts by name or website, in one query each', async () => {
+  it('finds Contacts by exact e-mail or part of the name, Accounts by name or website, in one query each', async () => {
     const ada = sandbox.createRecord('Contact', {
       FirstName: 'Ada',
       LastName: "O'Quillfeather",

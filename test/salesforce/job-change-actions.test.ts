@@ -93,7 +93,7 @@ describe('Salesforce job-change actions', () => {
     expect(result.task).toBe('done');
   });
 
-  it("moves the Contact's AccountId to the new employer and keeps the old Account as an inactive relation", async () => {
+  it("moves the Contact's AccountId to the new employer, keeping the old Account as an inactive relation", async () => {
     const salesforce = connect(sandbox);
     const acme = sandbox.createRecord('Account', { Name: 'Acme', Website: 'acme.example' });
     const globex = sandbox.createRecord('Account', { Name: 'Globex', Website: 'globex.example' });

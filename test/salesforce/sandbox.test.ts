@@ -103,7 +103,7 @@ describe('Salesforce sandbox wire format', () => {
     });
   });
 
-  it('reports usage in Sforce-Limit-Info and answers 403 REQUEST_LIMIT_EXCEEDED once the allocation is spent', async () => {
+  it('reports usage in Sforce-Limit-Info and answers 403 REQUEST_LIMIT_EXCEEDED past the allocation', async () => {
     sandbox.setApiUsage(998);
     const ok = await api('GET', '/limits');
     expect(ok.headers.get('sforce-limit-info')).toBe('api-usage=999/1000');
@@ -134,7 +134,9 @@ describe('Salesforce sandbox wire format', () => {
 describe('sandbox SOQL', () => {
   it('parses the subset the connector sends', () => {
     const q = parseSoql(
-      "SELECT Id, Email FROM Lead WHERE LastModifiedDate >= 2024-05-01T00:00:00.000Z AND (LastModifiedDate > 2024-05-01T00:00:00Z OR (LastModifiedDate = 2024-05-01T00:00:00Z AND Id > 'a\\'b')) ORDER BY LastModifiedDate ASC, Id DESC LIMIT 70",
+      'SELECT Id, Email FROM Lead WHERE LastModifiedDate >= 2024-05-01T00:00:00.000Z AND ' +
+        "(LastModifiedDate > 2024-05-01T00:00:00Z OR (LastModifiedDate = 2024-05-01T00:00:00Z AND Id > 'a\\'b')) " +
+        'ORDER BY LastModifiedDate ASC, Id DESC LIMIT 70',
     );
     expect(q.fields).toEqual(['Id', 'Email']);
     expect(q.object).toBe('Lead');

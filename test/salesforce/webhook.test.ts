@@ -73,7 +73,8 @@ describe('Salesforce outbound messages', () => {
   it('reads nil fields as null, unescapes predefined entities, and tells created from changed', () => {
     const extra =
       '<sf:Company>Smith &amp; Sons &lt;UK&gt;</sf:Company><sf:Phone xsi:nil="true"/>' +
-      '<sf:CreatedDate>2024-05-01T12:00:00.000Z</sf:CreatedDate><sf:LastModifiedDate>2024-05-01T12:00:00.000Z</sf:LastModifiedDate>';
+      '<sf:CreatedDate>2024-05-01T12:00:00.000Z</sf:CreatedDate>' +
+      '<sf:LastModifiedDate>2024-05-01T12:00:00.000Z</sf:LastModifiedDate>';
     const result = handler.parse(request(envelope(ORG, '04l1N00000HVEMpQAP', extra)));
     if (!result.ok) throw result.error;
     expect(result.events[0]?.values).toMatchObject({ Company: 'Smith & Sons <UK>', Phone: null });
@@ -123,7 +124,9 @@ describe('Salesforce outbound messages', () => {
       ).join('')}]>` +
       envelope().replace('<?xml version="1.0" encoding="UTF-8"?>', '').replace('jane@example.com', '&lol9;');
     expect(refused(request(laughs))).toMatchObject({ status: 400, code: 'xml_declaration_refused' });
-    const external = `<?xml version="1.0"?><!DOCTYPE x [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>${envelope().replace('<?xml version="1.0" encoding="UTF-8"?>', '')}`;
+    const external =
+      '<?xml version="1.0"?><!DOCTYPE x [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>' +
+      envelope().replace('<?xml version="1.0" encoding="UTF-8"?>', '');
     expect(refused(request(external))).toMatchObject({ code: 'xml_declaration_refused' });
   });
 
@@ -226,7 +229,8 @@ describe('Flow HTTP callouts (JSON)', () => {
 
   it('keeps the good notifications of a message and marks the unreadable ones rejected, naming the field', () => {
     const notification = (id: string, fields: string) =>
-      `<Notification><Id>${id}</Id><sObject xsi:type="sf:Lead" xmlns:sf="urn:sobject.enterprise.soap.sforce.com">${fields}</sObject></Notification>`;
+      `<Notification><Id>${id}</Id><sObject xsi:type="sf:Lead" xmlns:sf="urn:sobject.enterprise.soap.sforce.com">` +
+      `${fields}</sObject></Notification>`;
     const three =
       notification('04l1N00000HVEMpQA1', '<sf:Id>00Q1N00000bS2eOUAS</sf:Id>') +
       // A valid shape whose checksum suffix does not match.
@@ -247,7 +251,10 @@ describe('Flow HTTP callouts (JSON)', () => {
   });
 
   it('answers every malformed outbound message with a SOAP fault, quickly, whatever its shape', () => {
-    const deep = `<?xml version="1.0"?><soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/"><soapenv:Body>${'<a>'.repeat(50_000)}${'</a>'.repeat(50_000)}</soapenv:Body></soapenv:Envelope>`;
+    const deep =
+      '<?xml version="1.0"?>' +
+      '<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/"><soapenv:Body>' +
+      `${'<a>'.repeat(50_000)}${'</a>'.repeat(50_000)}</soapenv:Body></soapenv:Envelope>`;
     for (const body of [deep, '<'.repeat(200_000), `<a>${'<b/>'.repeat(60_000)}</a>`]) {
       const started = performance.now();
       const error = refused(request(body));
@@ -261,29 +268,33 @@ describe('Flow HTTP callouts (JSON)', () => {
     }
   });
 
-  it("refuses from the head a wrong secret or a declared body over the limit, in the sender's format, and passes the rest", () => {
-    const head = (secret: string, headers: Record<string, string>) =>
-      handler.verifyHead({
-        method: 'POST',
-        url: 'https://enrich.example.com/webhooks/salesforce/x',
-        headers,
-        params: { secret },
+  it(
+    "refuses from the head a wrong secret or a declared body over the limit, in the sender's format, " +
+      'and passes the rest',
+    () => {
+      const head = (secret: string, headers: Record<string, string>) =>
+        handler.verifyHead({
+          method: 'POST',
+          url: 'https://enrich.example.com/webhooks/salesforce/x',
+          headers,
+          params: { secret },
+        });
+      expect(head('wrong', { 'content-type': 'text/xml', 'content-length': '10' })).toMatchObject({
+        status: 403,
+        code: 'wrong_secret',
       });
-    expect(head('wrong', { 'content-type': 'text/xml', 'content-length': '10' })).toMatchObject({
-      status: 403,
-      code: 'wrong_secret',
-    });
-    expect(
-      head(SECRET, { 'content-type': 'application/json', 'content-length': String(2 * 1024 * 1024) }),
-    ).toMatchObject({ status: 413, code: 'too_large', constructor: FlowCalloutError });
-    expect(head(SECRET, { 'content-type': 'text/xml', 'content-length': '2048' })).toBeUndefined();
-    expect(
-      createSalesforceWebhookHandler({ secret: SECRET }).verifyHead({
-        method: 'POST',
-        url: 'https://e.example/',
-        headers: {},
-        params: { secret: SECRET },
-      }),
-    ).toMatchObject({ status: 503, code: 'not_configured' });
-  });
+      expect(
+        head(SECRET, { 'content-type': 'application/json', 'content-length': String(2 * 1024 * 1024) }),
+      ).toMatchObject({ status: 413, code: 'too_large', constructor: FlowCalloutError });
+      expect(head(SECRET, { 'content-type': 'text/xml', 'content-length': '2048' })).toBeUndefined();
+      expect(
+        createSalesforceWebhookHandler({ secret: SECRET }).verifyHead({
+          method: 'POST',
+          url: 'https://e.example/',
+          headers: {},
+          params: { secret: SECRET },
+        }),
+      ).toMatchObject({ status: 503, code: 'not_configured' });
+    },
+  );
 });

@@ -52,7 +52,7 @@ async function databaseBeforeAccounts(t: TestDb): Promise<string> {
 }
 
 describeEachBackend('state of one account', (t) => {
-  it('keeps the state of an upgraded database when the account is unchanged, and shows another account none of it', async () => {
+  it("keeps an upgraded database's state when the account is unchanged, shows another account none of it", async () => {
     const schema = await databaseBeforeAccounts(t);
     const upgraded = await t.openStore({ schema });
 

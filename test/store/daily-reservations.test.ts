@@ -65,9 +65,12 @@ describeEachBackend('daily reservations', (t) => {
     await store.db.query(`DELETE FROM ${table('schema_migration')} WHERE version = '009_daily_reservations'`);
     await store.db.query(`ALTER TABLE ${table('daily_counter')} DROP COLUMN last_grant`);
     await store.db.query(
-      `INSERT INTO ${table('discovered_person')} (connection, person_id, object_type, company_id, claimed_by, action, settled_at)
-       VALUES ('hubspot', 'a', 'contact', '1', 'x', 'created', now()), ('hubspot', 'b', 'contact', '1', 'x', 'created', now()),
-              ('hubspot', 'c', 'contact', '1', 'x', 'linked', now()), ('hubspot', 'd', 'contact', '1', 'x', 'created', now() - interval '2 days')`,
+      `INSERT INTO ${table('discovered_person')}
+         (connection, person_id, object_type, company_id, claimed_by, action, settled_at)
+       VALUES ('hubspot', 'a', 'contact', '1', 'x', 'created', now()),
+              ('hubspot', 'b', 'contact', '1', 'x', 'created', now()),
+              ('hubspot', 'c', 'contact', '1', 'x', 'linked', now()),
+              ('hubspot', 'd', 'contact', '1', 'x', 'created', now() - interval '2 days')`,
     );
     expect((await migrate(store.db, store.schema)).applied).toEqual(['009_daily_reservations']);
     expect(await store.counters.get('discovery_created')).toBe(2);

@@ -62,7 +62,8 @@ async function fill(store: Store): Promise<void> {
 const jobChangeRows = async (store: Store, recordId: string) =>
   (
     await store.db.query<{ n: number }>(
-      `SELECT (SELECT count(*) FROM "${store.schema}".record_roles WHERE record_id = $1) + (SELECT count(*) FROM "${store.schema}".job_changes WHERE record_id = $1) AS n`,
+      `SELECT (SELECT count(*) FROM "${store.schema}".record_roles WHERE record_id = $1) + ` +
+        `(SELECT count(*) FROM "${store.schema}".job_changes WHERE record_id = $1) AS n`,
       [recordId],
     )
   ).rows[0]!.n;

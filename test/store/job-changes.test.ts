@@ -106,7 +106,7 @@ describeEachBackend('job changes', (t) => {
     await store.close();
   });
 
-  it('takes a record now matching someone else as a new known role, not a move, and ignores company mappings', async () => {
+  it('takes a record now matching someone else as a new known role, not a move; ignores company mappings', async () => {
     const store = await t.openStore();
     const dataset = createDataset({ seed: 4, companies: 20, people: 40 });
     const observer = new JobChangeObserver({ store: store.jobChanges });

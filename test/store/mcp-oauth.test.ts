@@ -70,42 +70,46 @@ describeEachBackend('MCP OAuth store', (t) => {
     expect(await mcpAuth.prune()).toBe(1);
   });
 
-  it('drops registered clients left unused, keeps those in use or holding a live token, and their confirmed redirects with them', async () => {
-    const { mcpAuth, db, schema } = await t.openStore();
-    const backdate = (id: string, column: string, age: string) =>
-      db.query(`UPDATE "${schema}".mcp_oauth_client SET ${column} = now() - $2::interval WHERE client_id = $1`, [
-        id,
-        age,
+  it(
+    'drops registered clients left unused, keeps those in use or holding a live token, ' +
+      'and their confirmed redirects with them',
+    async () => {
+      const { mcpAuth, db, schema } = await t.openStore();
+      const backdate = (id: string, column: string, age: string) =>
+        db.query(`UPDATE "${schema}".mcp_oauth_client SET ${column} = now() - $2::interval WHERE client_id = $1`, [
+          id,
+          age,
+        ]);
+      for (const id of ['junk', 'fresh', 'idle', 'busy', 'holder']) await mcpAuth.saveClient(id, { client_name: id });
+      await backdate('junk', 'created_at', '2 days');
+      for (const id of ['idle', 'busy', 'holder']) {
+        await backdate(id, 'created_at', '90 days');
+        await mcpAuth.touchClient(id);
+      }
+      await backdate('idle', 'last_used_at', '31 days');
+      await backdate('holder', 'last_used_at', '31 days');
+      await backdate('busy', 'last_used_at', '2 days');
+      await mcpAuth.saveTokens([
+        {
+          tokenHash: 'h-live',
+          kind: 'refresh',
+          grantId: 'g',
+          clientId: 'holder',
+          scope: 'read',
+          resource: RESOURCE,
+          expiresAt: soon(),
+        },
       ]);
-    for (const id of ['junk', 'fresh', 'idle', 'busy', 'holder']) await mcpAuth.saveClient(id, { client_name: id });
-    await backdate('junk', 'created_at', '2 days');
-    for (const id of ['idle', 'busy', 'holder']) {
-      await backdate(id, 'created_at', '90 days');
-      await mcpAuth.touchClient(id);
-    }
-    await backdate('idle', 'last_used_at', '31 days');
-    await backdate('holder', 'last_used_at', '31 days');
-    await backdate('busy', 'last_used_at', '2 days');
-    await mcpAuth.saveTokens([
-      {
-        tokenHash: 'h-live',
-        kind: 'refresh',
-        grantId: 'g',
-        clientId: 'holder',
-        scope: 'read',
-        resource: RESOURCE,
-        expiresAt: soon(),
-      },
-    ]);
-    await mcpAuth.confirmRedirect('idle', 'http://127.0.0.1/cb');
-    await mcpAuth.confirmRedirect('busy', 'http://127.0.0.1/cb');
-    expect(await mcpAuth.redirectConfirmed('idle', 'http://127.0.0.1/cb')).toBe(true);
+      await mcpAuth.confirmRedirect('idle', 'http://127.0.0.1/cb');
+      await mcpAuth.confirmRedirect('busy', 'http://127.0.0.1/cb');
+      expect(await mcpAuth.redirectConfirmed('idle', 'http://127.0.0.1/cb')).toBe(true);
 
-    await mcpAuth.prune();
-    expect(await mcpAuth.client('junk')).toBeUndefined();
-    expect(await mcpAuth.client('idle')).toBeUndefined();
-    expect(await mcpAuth.redirectConfirmed('idle', 'http://127.0.0.1/cb')).toBe(false);
-    for (const id of ['fresh', 'busy', 'holder']) expect(await mcpAuth.client(id)).toMatchObject({ client_name: id });
-    expect(await mcpAuth.redirectConfirmed('busy', 'http://127.0.0.1/cb')).toBe(true);
-  });
+      await mcpAuth.prune();
+      expect(await mcpAuth.client('junk')).toBeUndefined();
+      expect(await mcpAuth.client('idle')).toBeUndefined();
+      expect(await mcpAuth.redirectConfirmed('idle', 'http://127.0.0.1/cb')).toBe(false);
+      for (const id of ['fresh', 'busy', 'holder']) expect(await mcpAuth.client(id)).toMatchObject({ client_name: id });
+      expect(await mcpAuth.redirectConfirmed('busy', 'http://127.0.0.1/cb')).toBe(true);
+    },
+  );
 });

@@ -22,7 +22,7 @@ describeEachBackend('job queue', (t) => {
     expect(queueName('eu org', 'Lead')).toBe('enrich.eu_org.lead');
   });
 
-  it('makes one job of an event delivered twice, in one batch, in two batches and after the first completed', async () => {
+  it('makes one job of an event delivered twice: in one batch, in two, and after the first completed', async () => {
     const store = await t.openStore();
     const first = await store.queue.enqueue(Q, [
       { data: ref('1'), dedupKey: 'portal:contact.creation:1:1000' },
@@ -88,7 +88,7 @@ describeEachBackend('job queue', (t) => {
     expect(await other.queue.complete(Q, [retried!])).toBe(1);
   });
 
-  it('retries a failing job with backoff, parks it in the dead letter with its last error, and replays it', async () => {
+  it('retries a failing job with backoff, parks it in the dead letter with its last error, replays it', async () => {
     const store = await t.openStore({ queue: { maxAttempts: 2, retryDelaySeconds: 1, retryDelayMaxSeconds: 2 } });
     await store.queue.enqueue(Q, [{ data: ref('bad'), dedupKey: 'k-bad' }, { data: ref('good') }]);
     const batch = await store.queue.claim(Q, 10);
@@ -178,7 +178,7 @@ describeEachBackend('job queue', (t) => {
     expect(await store.queue.complete(Q, [third!])).toBe(1);
   });
 
-  it("hands a stopped worker's jobs to another at once, without an attempt, while a beating holder keeps its own", async () => {
+  it("hands a stopped worker's jobs on at once, without an attempt; a beating holder keeps its own", async () => {
     const store = await t.openStore();
     await store.queue.enqueue(Q, [{ data: ref('alive') }, { data: ref('dead') }]);
     const claimed = await store.queue.claim(Q, 10);
@@ -196,7 +196,7 @@ describeEachBackend('job queue', (t) => {
     expect(await other.queue.complete(Q, [again!])).toBe(1);
   });
 
-  it('leaves a job that keeps losing its workers to the expiry, so a poison job still ends in the dead letter', async () => {
+  it('leaves a job that keeps losing workers to expiry, so a poison job still ends in the dead letter', async () => {
     const store = await t.openStore();
     await store.queue.enqueue(Q, [{ data: ref('poison') }]);
     for (let i = 0; i < 2; i++) {
@@ -212,46 +212,50 @@ describeEachBackend('job queue', (t) => {
     expect(await store.queue.heartbeat(Q, [{ id: 'ffffffff-ffff-4fff-bfff-ffffffffffff', retryCount: 0 }])).toBe(0);
   });
 
-  it('commits batches that arrive together as one group, each with its own counts, a key shared between them stored once', async () => {
-    const store = await t.openStore();
-    const batches = Array.from({ length: 12 }, (_, b) =>
-      Array.from({ length: 5 }, (_, i) => ({
-        data: ref(`g${b}-${i}`),
-        dedupKey: i === 0 ? 'shared-key' : `key-${b}-${i}`,
-      })),
-    );
-    const results = await Promise.all(batches.map((jobs) => store.queue.enqueue(Q, jobs)));
-    // The shared key is new for exactly one batch; every other batch sees it as a duplicate.
-    expect(results.reduce((n, r) => n + r.enqueued, 0)).toBe(12 * 4 + 1);
-    expect(results.filter((r) => r.enqueued === 5)).toHaveLength(1);
-    for (const r of results) {
-      expect(r.enqueued + r.duplicates).toBe(5);
-      expect(r.ids).toHaveLength(r.enqueued);
-    }
-    expect(await store.queue.depth(Q)).toBe(12 * 4 + 1);
-    // Each id names the job of its own batch's record.
-    const claimed = await store.queue.claim(Q, 100);
-    const recordOf = new Map(claimed.map((j) => [j.id, j.data.recordId]));
-    results.forEach((r, b) => {
-      for (const id of r.ids) expect(recordOf.get(id)).toMatch(new RegExp(`^g${b}-`));
-    });
-    await store.queue.release(Q, claimed, 0);
-    // Delivered again, all of it is a duplicate.
-    const again = await Promise.all(batches.map((jobs) => store.queue.enqueue(Q, jobs)));
-    expect(again.every((r) => r.enqueued === 0 && r.duplicates === 5)).toBe(true);
+  it(
+    'commits batches that arrive together as one group, each with its own counts, ' +
+      'a key shared between them stored once',
+    async () => {
+      const store = await t.openStore();
+      const batches = Array.from({ length: 12 }, (_, b) =>
+        Array.from({ length: 5 }, (_, i) => ({
+          data: ref(`g${b}-${i}`),
+          dedupKey: i === 0 ? 'shared-key' : `key-${b}-${i}`,
+        })),
+      );
+      const results = await Promise.all(batches.map((jobs) => store.queue.enqueue(Q, jobs)));
+      // The shared key is new for exactly one batch; every other batch sees it as a duplicate.
+      expect(results.reduce((n, r) => n + r.enqueued, 0)).toBe(12 * 4 + 1);
+      expect(results.filter((r) => r.enqueued === 5)).toHaveLength(1);
+      for (const r of results) {
+        expect(r.enqueued + r.duplicates).toBe(5);
+        expect(r.ids).toHaveLength(r.enqueued);
+      }
+      expect(await store.queue.depth(Q)).toBe(12 * 4 + 1);
+      // Each id names the job of its own batch's record.
+      const claimed = await store.queue.claim(Q, 100);
+      const recordOf = new Map(claimed.map((j) => [j.id, j.data.recordId]));
+      results.forEach((r, b) => {
+        for (const id of r.ids) expect(recordOf.get(id)).toMatch(new RegExp(`^g${b}-`));
+      });
+      await store.queue.release(Q, claimed, 0);
+      // Delivered again, all of it is a duplicate.
+      const again = await Promise.all(batches.map((jobs) => store.queue.enqueue(Q, jobs)));
+      expect(again.every((r) => r.enqueued === 0 && r.duplicates === 5)).toBe(true);
 
-    // Jobs without a key, grouped with keyed ones, are always stored.
-    const mixed = await Promise.all([
-      store.queue.enqueue(Q, [{ data: ref('manual-1') }, { data: ref('g0-1'), dedupKey: 'key-0-1' }]),
-      store.queue.enqueue(Q, [{ data: ref('manual-2') }, { data: ref('new-1'), dedupKey: 'key-new-1' }]),
-    ]);
-    expect(mixed.map((r) => [r.enqueued, r.duplicates])).toEqual([
-      [1, 1],
-      [2, 0],
-    ]);
-  });
+      // Jobs without a key, grouped with keyed ones, are always stored.
+      const mixed = await Promise.all([
+        store.queue.enqueue(Q, [{ data: ref('manual-1') }, { data: ref('g0-1'), dedupKey: 'key-0-1' }]),
+        store.queue.enqueue(Q, [{ data: ref('manual-2') }, { data: ref('new-1'), dedupKey: 'key-new-1' }]),
+      ]);
+      expect(mixed.map((r) => [r.enqueued, r.duplicates])).toEqual([
+        [1, 1],
+        [2, 0],
+      ]);
+    },
+  );
 
-  it('applies changed retry, expiry and attempt settings at the next start, to the jobs stored from then on', async () => {
+  it('applies changed retry, expiry and attempt settings at the next start, to jobs stored from then on', async () => {
     const first = await t.openStore({ queue: { retryDelaySeconds: 10, expireInSeconds: 300, maxAttempts: 5 } });
     const schema = first.schema;
     await first.queue.enqueue(Q, [{ data: ref('before') }]);
@@ -260,7 +264,8 @@ describeEachBackend('job queue', (t) => {
     const policyOf = async (store: typeof first) =>
       (
         await store.db.query<{ record: string; retry_delay: number; expire_seconds: number; retry_limit: number }>(
-          `SELECT data->>'recordId' AS record, retry_delay, expire_seconds, retry_limit FROM "${schema}".job WHERE name = $1 ORDER BY created_on`,
+          `SELECT data->>'recordId' AS record, retry_delay, expire_seconds, retry_limit FROM "${schema}".job ` +
+            'WHERE name = $1 ORDER BY created_on',
           [Q],
         )
       ).rows;

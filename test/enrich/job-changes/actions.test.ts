@@ -54,7 +54,7 @@ describe('jobChangeActionsFor', () => {
     expect(jobChangeActionsFor([connector], undefined)('hubspot')).toBeUndefined();
   });
 
-  it('hands the connector the new company and the person at the new employer, only for the actions that use them', async () => {
+  it('hands the connector the new company and the person at the new employer only for actions using them', async () => {
     asked.length = 0;
     let resolved = 0;
     const found = context(async () => (resolved++, { companyId: '202' }));

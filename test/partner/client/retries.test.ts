@@ -24,7 +24,7 @@ async function spentSandbox() {
 }
 
 describe('partner client retries against the sandbox', () => {
-  it('at a 30% failure rate every lookup still succeeds, each failure retried once more through the limiter', async () => {
+  it('at a 30% failure rate every lookup still succeeds, each failure retried once more via the limiter', async () => {
     const { client, events, limiter } = fx.client({ maxRetries: 10 });
     const failuresBefore = fx.sandbox.stats().injectedFailures;
     fx.sandbox.setFailRate(0.3);

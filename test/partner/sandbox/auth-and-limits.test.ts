@@ -61,34 +61,38 @@ describe('rate limit', () => {
     Promise.all(Array.from({ length: n }, () => call(sandbox.url, '/filter-options?identifiers=revenue', { key })));
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 
-  it('answers 429 with Retry-After past 50 requests in a second, counts only served ones, and reports the busiest second', async () => {
-    sandbox.resetStats();
-    const first = await burst(60);
-    const firstDone = performance.now();
-    expect(first.filter((a) => a.status === 200)).toHaveLength(50);
-    const limited = first.filter((a) => a.status === 429);
-    expect(limited).toHaveLength(10);
-    for (const answer of limited) {
-      expect(Number(answer.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-      expect(GenericErrorBody.parse(answer.body).error).toBe(429);
-    }
-    expect(sandbox.stats().keys[key]).toEqual({ served: 50, rejected: 10, maxWindow: 60 });
+  it(
+    'answers 429 with Retry-After past 50 requests in a second, counts only served ones, ' +
+      'and reports the busiest second',
+    async () => {
+      sandbox.resetStats();
+      const first = await burst(60);
+      const firstDone = performance.now();
+      expect(first.filter((a) => a.status === 200)).toHaveLength(50);
+      const limited = first.filter((a) => a.status === 429);
+      expect(limited).toHaveLength(10);
+      for (const answer of limited) {
+        expect(Number(answer.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+        expect(GenericErrorBody.parse(answer.body).error).toBe(429);
+      }
+      expect(sandbox.stats().keys[key]).toEqual({ served: 50, rejected: 10, maxWindow: 60 });
 
-    await sleep(300);
-    const second = await burst(50);
-    expect(second.every((a) => a.status === 429)).toBe(true);
+      await sleep(300);
+      const second = await burst(50);
+      expect(second.every((a) => a.status === 429)).toBe(true);
 
-    // A second after the served requests, the 60 refused ones are still inside the window; the key
-    // is served again only because refusals do not count toward the limit.
-    await sleep(firstDone + 1050 - performance.now());
-    expect((await call(sandbox.url, '/filter-options?identifiers=revenue', { key })).status).toBe(200);
-    expect((await call(sandbox.url, '/filter-options?identifiers=revenue')).status).toBe(200);
+      // A second after the served requests, the 60 refused ones are still inside the window; the key
+      // is served again only because refusals do not count toward the limit.
+      await sleep(firstDone + 1050 - performance.now());
+      expect((await call(sandbox.url, '/filter-options?identifiers=revenue', { key })).status).toBe(200);
+      expect((await call(sandbox.url, '/filter-options?identifiers=revenue')).status).toBe(200);
 
-    const stats = await call(sandbox.url, '/__sandbox/stats', { key: null });
-    expect(stats.body).toMatchObject({
-      keys: { [key]: { served: 51, rejected: 60, maxWindow: 110 }, 'sandbox-key': { served: 1 } },
-    });
-  });
+      const stats = await call(sandbox.url, '/__sandbox/stats', { key: null });
+      expect(stats.body).toMatchObject({
+        keys: { [key]: { served: 51, rejected: 60, maxWindow: 110 }, 'sandbox-key': { served: 1 } },
+      });
+    },
+  );
 });
 
 describe('failures and latency', () => {

@@ -105,7 +105,7 @@ describe('partner sandbox dataset', () => {
     expect(wrong.map((p) => p.id)).toEqual([]);
   });
 
-  it('uses the specification names for seniority and department, reserved work domains and free-mail personal ones', () => {
+  it("uses the specification's seniority and department names, reserved work domains, free-mail personal ones", () => {
     const seniorities = new Set<string>(Object.values(SENIORITIES));
     const departments = new Set<string>(Object.values(DEPARTMENTS));
     const freeMail = new FreeMailDomains();
