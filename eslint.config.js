@@ -125,7 +125,7 @@ export default defineConfig(
   {
     // Prettier wraps code at 120 characters but not strings, template literals or comments: those are wrapped
     // by hand. A URL or a regular expression literal stays whole.
-    files: ['src/**/*.ts', 'src/**/*.tsx', 'src/**/*.js', 'connectors/**/*.ts', 'connectors/**/*.tsx'],
+    files: ['{src,connectors,test,bench,bin}/**/*.{ts,tsx,js}', '*.{js,ts}'],
     plugins: { '@stylistic': stylistic },
     rules: { '@stylistic/max-len': ['error', { code: 120, ignoreUrls: true, ignoreRegExpLiterals: true }] },
   },

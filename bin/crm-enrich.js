@@ -15,7 +15,8 @@ if (Number(process.versions.node.split('.')[0]) < MIN_MAJOR) {
     node = createRequire(import.meta.url).resolve('node/bin/node');
   } catch {
     console.error(
-      `crm-enrich needs Node ${MIN_MAJOR} or later, and this is Node ${process.versions.node}. Install Node ${MIN_MAJOR}, ` +
+      `crm-enrich needs Node ${MIN_MAJOR} or later, and this is Node ${process.versions.node}. ` +
+        `Install Node ${MIN_MAJOR}, ` +
         'or in the repository run it through npm (npm run cli -- <command>), which brings it.',
     );
     process.exit(1);
