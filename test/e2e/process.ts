@@ -89,15 +89,33 @@ function run(
 }
 
 /**
- * Starts `crm-enrich serve --no-demo` and resolves once it answers /readyz; rejects with its output if
- * it exits first.
+ * Starts `serve` (`args`, by default without demo records) on env.PORT, or on a free port when env has
+ * none, and resolves once it answers /readyz; rejects with its output if it exits first. A port found
+ * free can be taken before the service binds it (the local end of another test's outgoing connection):
+ * the service then refuses to start, naming the port, and another free port is tried.
  */
-/** Starts `serve` (`args`, by default without demo records) on env.PORT, or on a free port when env has none. */
 export async function startServiceProcess(
   env: Record<string, string>,
   timeoutMs = 30_000,
   args: string[] = ['serve', '--no-demo'],
 ): Promise<ServiceProcess> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(env, timeoutMs, args);
+    } catch (error) {
+      if (env.PORT || attempt === 3 || !(error instanceof PortTaken)) throw error;
+    }
+  }
+}
+
+class PortTaken extends Error {}
+
+/** The preflight's refusal, or the listen's own failure when the port was taken after the preflight. */
+const portTaken = (output: string, port: number) =>
+  output.includes(`PORT: 127.0.0.1:${port} is already in use`) ||
+  output.includes(`EADDRINUSE: address already in use 127.0.0.1:${port}`);
+
+async function startOnce(env: Record<string, string>, timeoutMs: number, args: string[]): Promise<ServiceProcess> {
   const port = env.PORT ? Number(env.PORT) : await freePort();
   const { child, output, exited } = run(args, { ...env, PORT: String(port) });
   const url = `http://127.0.0.1:${port}`;
@@ -105,7 +123,10 @@ export async function startServiceProcess(
   void exited.then((e) => (exit = e));
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    if (exit) throw new Error(`the service exited (${exit.code ?? exit.signal}) before it was ready:\n${output()}`);
+    if (exit) {
+      const message = `the service exited (${exit.code ?? exit.signal}) before it was ready:\n${output()}`;
+      throw portTaken(output(), port) ? new PortTaken(message) : new Error(message);
+    }
     const ready = await fetch(`${url}/readyz`).then(
       (r) => r.ok,
       () => false,
