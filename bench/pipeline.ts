@@ -213,6 +213,16 @@ async function quiet(): Promise<void> {
   }
 }
 
+/** Stops the services (`killed`, SIGKILLed during the run, again), the partner and the sandboxes; drops the schema. */
+async function tearDown(killed?: (typeof services)[number]): Promise<void> {
+  for (const s of services) s.kill(s === killed ? 'SIGKILL' : 'SIGTERM');
+  await Promise.all(services.map((s) => s.exited));
+  await killAll();
+  partnerProcess.kill('SIGTERM');
+  await sandboxes.close();
+  await dropSchema(schema);
+}
+
 if (args['idle-only']) {
   // The employers of the idle contacts are linked after their writes: their calls are counted too.
   await quiet();
@@ -226,12 +236,7 @@ if (args['idle-only']) {
   );
   console.log(`idle: each in ms: ${idle.map((t) => t.toFixed(0)).join(' ')}`);
   console.log(`hubspot calls: ${JSON.stringify(sandboxes.hubspot.stats().byEndpoint)}`);
-  for (const s of services) s.kill('SIGTERM');
-  await Promise.all(services.map((s) => s.exited));
-  await killAll();
-  partnerProcess.kill('SIGTERM');
-  await sandboxes.close();
-  await dropSchema(schema);
+  await tearDown();
   console.log(
     `BENCH pipeline instances=${instances} idle_only=1 idle_by=${idleBy} ` +
       `idle_p50_ms=${p50(idle).toFixed(0)} idle_p95_ms=${p95(idle).toFixed(0)}`,
@@ -451,12 +456,7 @@ console.log(
   )}`,
 );
 
-for (const s of services) s.kill(killAt !== undefined && s === services[1] ? 'SIGKILL' : 'SIGTERM');
-await Promise.all(services.map((s) => s.exited));
-await killAll();
-partnerProcess.kill('SIGTERM');
-await sandboxes.close();
-await dropSchema(schema);
+await tearDown(killAt !== undefined ? services[1] : undefined);
 console.log(
   `BENCH pipeline instances=${instances} records=${records} seconds=${seconds.toFixed(1)} ` +
     `partner_utilisation=${(servedInTime / seconds / LIMIT).toFixed(3)} ` +
