@@ -43,14 +43,21 @@ export function bar(done: number, total: number, width = 30): string {
   return `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${(share * 100).toFixed(0).padStart(3)}%`;
 }
 
-export async function backfill(options: {
+/** What `backfill` and `backfill --dry-run` are asked: one object of one connection, at most `limit` records. */
+interface BackfillOptions {
   connection: string;
   object: string;
   limit?: number;
   url?: string;
-}): Promise<void> {
-  if (options.limit !== undefined && (!Number.isInteger(options.limit) || options.limit <= 0))
+}
+
+function checkLimit(limit: number | undefined): void {
+  if (limit !== undefined && (!Number.isInteger(limit) || limit <= 0))
     throw new Error('--limit must be a whole number above 0');
+}
+
+export async function backfill(options: BackfillOptions): Promise<void> {
+  checkLimit(options.limit);
   const call = client(options.url);
   const path = `/backfills/${encodeURIComponent(options.connection)}/${encodeURIComponent(options.object)}`;
   let progress = await call<Progress>('POST', '/backfills', {
@@ -94,14 +101,8 @@ export async function backfill(options: {
   );
 }
 
-export async function backfillDryRun(options: {
-  connection: string;
-  object: string;
-  limit?: number;
-  url?: string;
-}): Promise<void> {
-  if (options.limit !== undefined && (!Number.isInteger(options.limit) || options.limit <= 0))
-    throw new Error('--limit must be a whole number above 0');
+export async function backfillDryRun(options: BackfillOptions): Promise<void> {
+  checkLimit(options.limit);
   const report = await client(options.url)<DryRunReport>('POST', '/backfills/dry-run', {
     connection: options.connection,
     object: options.object,
