@@ -65,16 +65,19 @@ function idOf(value: unknown): string | undefined {
 }
 
 /**
- * The inputs of a batch that names association types (create, label archive): each pair's ids and its
- * type ids from the contact's side, or a 400 sent when an input lacks an id or a type, or names a type
- * this pair does not have.
+ * The object pair and inputs of a batch that names association types (create, label archive): each
+ * pair's ids and its type ids from the contact's side, or a 400 sent when the pair or the batch is not
+ * one, or an input lacks an id or a type, or names a type this pair does not have.
  */
-function typedInputsOr400(
+function typedBatchOr400(
+  req: Request,
   res: Response,
-  pair: Pair,
   associations: SandboxAssociations,
-  inputs: unknown[],
-): { fromId: string; toId: string; typeIds: number[] }[] | undefined {
+): { pair: Pair; parsed: { fromId: string; toId: string; typeIds: number[] }[] } | undefined {
+  const pair = pairOr400(req, res);
+  if (!pair) return undefined;
+  const inputs = inputsOr400(req, res, ASSOCIATION_BATCH_LIMITS.create);
+  if (!inputs) return undefined;
   const fromContact = pair.from === 'contacts';
   const parsed: { fromId: string; toId: string; typeIds: number[] }[] = [];
   for (const input of inputs) {
@@ -103,7 +106,7 @@ function typedInputsOr400(
     }
     parsed.push({ fromId, toId, typeIds: fromContact ? typeIds : typeIds.map((t) => associations.toContactSide(t)) });
   }
-  return parsed;
+  return { pair, parsed };
 }
 
 function notFound(type: ObjectType, ids: string[]): ErrorDetail & { status: string; category: string } {
@@ -233,12 +236,9 @@ export function associationRoutes(store: SandboxObjectStore): Router {
   });
 
   r.post('/crm/v4/associations/:from/:to/batch/create', (req, res) => {
-    const pair = pairOr400(req, res);
-    if (!pair) return;
-    const inputs = inputsOr400(req, res, ASSOCIATION_BATCH_LIMITS.create);
-    if (!inputs) return;
-    const parsed = typedInputsOr400(res, pair, associations, inputs);
-    if (!parsed) return;
+    const batch = typedBatchOr400(req, res, associations);
+    if (!batch) return;
+    const { pair, parsed } = batch;
     const results: unknown[] = [];
     const errors: unknown[] = [];
     for (const { fromId, toId, typeIds } of parsed) {
@@ -305,12 +305,9 @@ export function associationRoutes(store: SandboxObjectStore): Router {
   });
 
   r.post('/crm/v4/associations/:from/:to/batch/labels/archive', (req, res) => {
-    const pair = pairOr400(req, res);
-    if (!pair) return;
-    const inputs = inputsOr400(req, res, ASSOCIATION_BATCH_LIMITS.create);
-    if (!inputs) return;
-    const parsed = typedInputsOr400(res, pair, associations, inputs);
-    if (!parsed) return;
+    const batch = typedBatchOr400(req, res, associations);
+    if (!batch) return;
+    const { pair, parsed } = batch;
     for (const { fromId, toId, typeIds } of parsed) associations.removeTypes(...sides(pair, fromId, toId), typeIds);
     res.status(204).end();
   });
