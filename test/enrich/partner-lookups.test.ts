@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { PartnerClient } from '../../src/partner/client.js';
 import { startPartnerSandbox, SANDBOX_KEY, type PartnerSandbox } from '../../src/partner/sandbox/server.js';
-import { createRateLimiter } from '../../src/limits/create-rate-limiter.js';
+import { createRateLimiter, type SharedRateLimiter } from '../../src/limits/create-rate-limiter.js';
 import { BudgetExhaustedError, LOOKUPS_COUNTER, PartnerLookups } from '../../src/enrich/partner-lookups.js';
 import { storePorts } from '../../src/app/store-ports.js';
 import { useTestDb } from '../support/db.js';
@@ -40,6 +40,17 @@ describe('partner credits', () => {
     });
     return { store, ports, limiter, lookups };
   }
+
+  /** A client that retries the partner's refusals quickly, as a lookup under faults does. */
+  const retryingClient = (limiter: SharedRateLimiter) =>
+    new PartnerClient({
+      baseUrl: sandbox.url,
+      apiKey: SANDBOX_KEY,
+      limiter,
+      maxRetries: 6,
+      baseDelayMs: 50,
+      maxDelayMs: 200,
+    });
 
   it('reserves a credit when the request is sent, not while it waits for the limiter', async () => {
     const { ports, limiter, lookups } = await setUp(1, 100);
@@ -95,14 +106,7 @@ describe('partner credits', () => {
       'and keeps it for a 500 it may have served',
     async () => {
       const { ports, limiter } = await setUp(50, 100);
-      const client = new PartnerClient({
-        baseUrl: sandbox.url,
-        apiKey: SANDBOX_KEY,
-        limiter,
-        maxRetries: 6,
-        baseDelayMs: 50,
-        maxDelayMs: 200,
-      });
+      const client = retryingClient(limiter);
       const lookups = new PartnerLookups({
         client,
         cache: ports.cache,
@@ -137,14 +141,7 @@ describe('partner credits', () => {
       'and goes on with the lookup meanwhile',
     async () => {
       const { ports, limiter } = await setUp(50, 100);
-      const client = new PartnerClient({
-        baseUrl: sandbox.url,
-        apiKey: SANDBOX_KEY,
-        limiter,
-        maxRetries: 6,
-        baseDelayMs: 50,
-        maxDelayMs: 200,
-      });
+      const client = retryingClient(limiter);
       // The store refuses the first two refunds, as it does while Postgres restarts.
       let refused = 0;
       const counters = {
