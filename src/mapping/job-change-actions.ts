@@ -7,7 +7,6 @@ import { readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { parseDocument } from 'yaml';
 import { z } from 'zod';
-import { closest } from './nearest.js';
 import { ProblemList, type MappingProblem } from './problems.js';
 import { ListSegment, OlderThanDays, PropertySegment, SweepSegment, WhereSegment } from './sweep-segment.js';
 
@@ -113,15 +112,7 @@ type Issue = z.core.$ZodIssue;
 function report(problems: ProblemList, issue: Issue, prefix: (string | number)[] = []): void {
   const path = [...prefix, ...issue.path.map((k) => (typeof k === 'number' ? k : String(k)))];
   if (issue.code === 'unrecognized_keys') {
-    const allowed = allowedKeys(path);
-    for (const key of issue.keys) {
-      const hint = closest(key, allowed);
-      problems.add(
-        [...path, key],
-        'unknown_key',
-        `unknown key "${key}"${hint ? `; did you mean "${hint}"?` : `; allowed: ${allowed.join(', ')}`}`,
-      );
-    }
+    problems.addUnknownKeys(path, issue.keys, allowedKeys(path));
   } else if (issue.code === 'invalid_union' && path.at(-1) === 'segment') {
     // The segment's kind is told by its keys: report what is wrong with that kind, not with all three.
     const branch = issue.errors.find((errors) => !errors.some((e) => e.code === 'unrecognized_keys' && !e.path.length));

@@ -7,7 +7,6 @@ import type { z } from 'zod';
 import { MappingDocument } from './format.js';
 import { ProblemList, type MappingProblem } from './problems.js';
 import { FORBIDDEN_SEGMENTS, validateDocument } from './validate.js';
-import { closest } from './nearest.js';
 
 export interface ParsedMapping {
   file: string;
@@ -124,15 +123,7 @@ export function parseMappingDocument(text: string, file: string): ParsedMapping 
     for (const issue of parsed.error.issues) {
       const path = readablePath(raw, issue.path);
       if (issue.code === 'unrecognized_keys') {
-        const allowed = allowedKeys(issue.path);
-        for (const key of issue.keys) {
-          const hint = closest(key, allowed);
-          problems.add(
-            [...path, key],
-            'unknown_key',
-            `unknown key "${key}"${hint ? `; did you mean "${hint}"?` : `; allowed: ${allowed.join(', ')}`}`,
-          );
-        }
+        problems.addUnknownKeys(path, issue.keys, allowedKeys(issue.path));
       } else if (issue.path[issue.path.length - 1] === 'rule') {
         problems.add(path, 'bad_rule', 'rule must be one of overwrite, fill_empty, never, protect_edits');
       } else if (issue.code === 'invalid_type' && /received undefined$/.test(issue.message)) {

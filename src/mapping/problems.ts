@@ -3,6 +3,7 @@
  * once, each as `file: path > to > key: message`.
  */
 import { AppError } from '../core/errors.js';
+import { closest } from './nearest.js';
 
 export type ProblemCode =
   | 'yaml_syntax'
@@ -63,5 +64,17 @@ export class ProblemList {
 
   add(path: (string | number)[], code: ProblemCode, message: string): void {
     this.items.push({ file: this.file, path, code, message });
+  }
+
+  /** Keys the format does not have at `path`, each with the nearest allowed key or the list of them. */
+  addUnknownKeys(path: (string | number)[], keys: string[], allowed: string[]): void {
+    for (const key of keys) {
+      const hint = closest(key, allowed);
+      this.add(
+        [...path, key],
+        'unknown_key',
+        `unknown key "${key}"${hint ? `; did you mean "${hint}"?` : `; allowed: ${allowed.join(', ')}`}`,
+      );
+    }
   }
 }
