@@ -4,35 +4,18 @@
  * account behind the connection sees none of it, and is said to be another; jobs of another account
  * are parked, not run.
  */
-import pg from 'pg';
 import { expect, it } from 'vitest';
 import { storePorts } from '../../src/app/store-ports.js';
 import { listMigrations } from '../../src/store/migrate.js';
-import { describeEachBackend, SERVER_URL, uniqueSchema, type TestDb } from '../support/db.js';
+import { describeEachBackend, uniqueSchema, type TestDb } from '../support/db.js';
 
 const key = { connection: 'hubspot', objectType: 'contact', recordId: '1001' };
-
-/** Runs SQL on the test's database outside any store (as an older release of crm-enrich did). */
-async function exec(t: TestDb, sql: string): Promise<void> {
-  if (t.backend === 'pglite') {
-    await t.pglite().exec(sql);
-    return;
-  }
-  const client = new pg.Client({ connectionString: SERVER_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
 
 /** A schema as the release before migration 012 left it, holding one contact's state, history and company. */
 async function databaseBeforeAccounts(t: TestDb): Promise<string> {
   const schema = uniqueSchema('upg');
   const older = listMigrations().filter((m) => m.version < '012');
-  await exec(
-    t,
+  await t.exec(
     [
       `CREATE SCHEMA "${schema}"; SET search_path TO "${schema}";`,
       'CREATE TABLE schema_migration (version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now());',

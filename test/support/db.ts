@@ -50,6 +50,8 @@ export interface TestDb {
   openStore(options?: Omit<StoreOptions, 'databaseUrl' | 'pglite' | 'dataDir'>): Promise<Store>;
   /** The PGlite of this file (pglite backend only). */
   pglite(): PGlite;
+  /** Runs SQL on this file's database outside any store (on pg, one connection of its own). */
+  exec(sql: string): Promise<void>;
 }
 
 /**
@@ -73,9 +75,7 @@ export function useTestDb(backend: BackendName): TestDb {
     if (backend === 'pglite') await releasePglite();
   });
 
-  async function dropSchemas(names: string[]): Promise<void> {
-    if (names.length === 0) return;
-    const sql = names.map((n) => `DROP SCHEMA IF EXISTS "${n}" CASCADE;`).join(' ');
+  async function exec(sql: string): Promise<void> {
     if (pglite) {
       await pglite.exec(sql);
       return;
@@ -87,6 +87,11 @@ export function useTestDb(backend: BackendName): TestDb {
     } finally {
       await client.end();
     }
+  }
+
+  async function dropSchemas(names: string[]): Promise<void> {
+    if (names.length === 0) return;
+    await exec(names.map((n) => `DROP SCHEMA IF EXISTS "${n}" CASCADE;`).join(' '));
   }
 
   return {
@@ -106,6 +111,7 @@ export function useTestDb(backend: BackendName): TestDb {
       if (!pglite) throw new Error('pglite() is only available on the pglite backend, inside a test');
       return pglite;
     },
+    exec,
   };
 }
 
