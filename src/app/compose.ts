@@ -15,7 +15,8 @@ import { runScheduledDiscovery } from '../discovery/schedule.js';
 import { enrichNow } from '../enrich/enrich-now.js';
 import { Enricher } from '../enrich/enricher.js';
 import { FreeMailDomains } from '../enrich/free-mail.js';
-import { FOREIGN_TOKEN_COUNTER, Intake } from '../enrich/intake.js';
+import { Intake } from '../enrich/intake.js';
+import { FOREIGN_TOKEN_COUNTER } from '../enrich/lane-events.js';
 import { jobChangeActionsFor } from '../enrich/job-changes/actions.js';
 import { JobChangeObserver } from '../enrich/job-changes/observer.js';
 import { runScheduledSweeps } from '../enrich/job-changes/scheduled-sweep.js';
@@ -217,6 +218,15 @@ export async function compose(options: ComposeOptions): Promise<Parts> {
       for (const at of e.receivedAt) metrics.webhookToWrite.observe((now - Date.parse(at)) / 1000);
     });
     enricher.on('error', (error) => log.error({ err: error }, 'an enrichment lane met an error; its jobs are retried'));
+    enricher.on('foreignToken', (e) => {
+      metrics.foreignTokenChanges.inc({ crm: e.crm }, e.count);
+      void ports.counters.increment(FOREIGN_TOKEN_COUNTER, e.count).catch((error: unknown) => {
+        log.warn(
+          { err: error },
+          'could not count changes made with the service token; the changes are enriched all the same',
+        );
+      });
+    });
     const intake = new Intake({
       mapping: (crm, objectType) => mappings.get(crm, objectType),
       state: ports.state,
@@ -224,15 +234,6 @@ export async function compose(options: ComposeOptions): Promise<Parts> {
       writing: ports.writing,
       enqueue: ports.enqueue,
       wake: (connection, objectType, priority) => enricher.wake(connection, objectType, priority),
-      onForeignUseOfToken: (events) => {
-        for (const e of events) metrics.foreignTokenChanges.inc({ crm: e.crm });
-        void ports.counters.increment(FOREIGN_TOKEN_COUNTER, events.length).catch((error: unknown) => {
-          log.warn(
-            { err: error },
-            'could not count changes made with the service token; the changes are enriched all the same',
-          );
-        });
-      },
     });
     const room = async (queue: string) => {
       // Two batches waiting keep the lane busy; listing further ahead would only age the snapshots.

@@ -55,6 +55,7 @@ export class Enricher extends EventEmitter<LaneEvents> {
         });
         lane.on('job', (e) => this.emit('job', e));
         lane.on('written', (e) => this.emit('written', e));
+        lane.on('foreignToken', (e) => this.emit('foreignToken', e));
         lane.on('error', (e) => this.emit('error', e));
         this.lanes.set(lane.queue, lane);
       }

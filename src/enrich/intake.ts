@@ -7,7 +7,8 @@
  *    judges alike): a creation event of a record the service created, or a change that only echoes
  *    values it wrote or is writing (a lane keeps the identity values of a write in Postgres before it
  *    sends it, since the CRM's change event may come back before the write is settled). Anything else
- *    made with the service's token (a script that reuses it) is work like any other, and is counted.
+ *    made with the service's token (a script that reuses it) is work like any other; its job says so, and
+ *    the lane counts it once it has checked again that the record is not one the service just created.
  *    A change event delivered with the record's creation event adds
  *    nothing either (a CRM announces the values a record was created with as changes too): the
  *    creation's run reads the record as it is;
@@ -23,9 +24,6 @@ import { isOwnChange } from './echo.js';
 import { EVENT_REASONS, jobFromEvent, priorityOf, queueName } from './jobs.js';
 import type { CreatedRecordsPort, EnqueuePort, NewJob, PendingWritesPort, RecordState, StatePort } from './ports.js';
 import { Triage } from './triage.js';
-
-/** Today's count of changes made with the service's token that it did not make (admin stats). */
-export const FOREIGN_TOKEN_COUNTER = 'foreign_token_changes';
 
 /** What became of a delivery's events: stored as jobs, already stored before, or needing nothing. */
 export interface IntakeResult {
@@ -43,8 +41,6 @@ export interface IntakeOptions {
   enqueue: EnqueuePort;
   /** New work was stored for a lane. */
   wake: (connection: string, objectType: string, priority: Priority) => void;
-  /** Events made with the service's own token that the service did not make (a script reusing it). */
-  onForeignUseOfToken?: (events: RecordEvent[]) => void;
   triage?: Triage;
   now?: () => Date;
 }
@@ -61,8 +57,6 @@ export class Intake {
     const own = await this.ownDoings(mapped);
     const creations = new Set(mapped.filter((e) => e.kind === 'created').map(recordKey));
     const wanted = mapped.filter((e) => !own.has(e) && !(e.kind === 'changed' && creations.has(recordKey(e))));
-    const foreign = wanted.filter((e) => e.actor === 'this_service' && (e.kind === 'created' || e.kind === 'changed'));
-    if (foreign.length) this.options.onForeignUseOfToken?.(foreign);
 
     const now = (this.options.now ?? (() => new Date()))();
     const priorities = this.triage.classify(wanted, (e) => priorityOf(EVENT_REASONS[e.kind]));

@@ -60,6 +60,13 @@ export const EnrichJobData = z.object({
    * no country, so its first lookup asks the company's own market rather than the default.
    */
   market: z.enum(MARKETS).optional(),
+  /**
+   * The change or creation was made with crm-enrich's own credentials and the intake did not know it as
+   * the service's own doing. A creation event can outrun the created record's row in Postgres, so the lane,
+   * which checks again, has the last word: what is not the service's own is counted as a change a script
+   * made with the service's token.
+   */
+  byThisService: z.boolean().optional(),
   /** For a delivery item that could not be read: why, to park it with. */
   rejection: z.string().optional(),
   /**
@@ -136,6 +143,9 @@ export function jobFromEvent(
         ? { changes: event.changedProperties ?? event.values }
         : {}),
       ...(event.mergedIds?.length ? { mergedIds: event.mergedIds } : {}),
+      ...(event.actor === 'this_service' && (event.kind === 'created' || event.kind === 'changed')
+        ? { byThisService: true }
+        : {}),
       ...(event.kind === 'rejected' ? { rejection: event.rejection ?? 'the item could not be read' } : {}),
     },
   };

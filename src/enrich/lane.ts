@@ -249,6 +249,7 @@ export class Lane extends EventEmitter<LaneEvents> {
         this.ledger.release([...unchanged]);
       }
       const toRead = ids.filter((id) => !unchanged.has(id) && !ours.has(id));
+      this.countForeignTokenUse(toRead.map((id) => byRecord.get(id)!));
       if (toRead.length === 0) return;
       const records = await this.readBatch(toRead, byRecord, states, mapping, jobs.length);
       await Promise.all(
@@ -261,6 +262,16 @@ export class Lane extends EventEmitter<LaneEvents> {
     } finally {
       this.buffer.consider();
     }
+  }
+
+  /**
+   * Jobs made with the service's token (`byThisService`) whose records are to be enriched: not a creation
+   * of its own, not a refresh with nothing to do. That is a script reusing the token. Counted on the first
+   * claim only, so a retry or a reclaim does not count a change again.
+   */
+  private countForeignTokenUse(toRun: EnrichJob[][]): void {
+    const count = toRun.flat().filter((j) => j.data.byThisService && j.retryCount === 0 && !j.data.reclaims).length;
+    if (count) this.emit('foreignToken', { crm: this.options.connector.crm, count });
   }
 
   /**

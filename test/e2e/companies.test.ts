@@ -1,12 +1,13 @@
 /**
  * A contact's employer is enriched once per domain, not once per contact: people of the same company
  * lead to one CRM search for their domains and one enrichment of the company record. A company the
- * service created is not enriched again when its creation event outruns the record of its creation.
+ * service created is not enriched again when its creation event outruns the record of its creation, nor
+ * counted as a change a script made with the service's token.
  */
 import { describe, expect, it } from 'vitest';
 import { serverUnavailable } from '../support/db.js';
 import { hubspotCalls, partnerServed, schemaQuery, settled } from './probes.js';
-import { eventually } from './stack.js';
+import { eventually, partnerPeople } from './stack.js';
 import { useStack } from './use-stack.js';
 
 const skip = await serverUnavailable();
@@ -94,5 +95,49 @@ describe.skipIf(skip)('companies of enriched contacts', () => {
       company.id,
     ]);
     expect(state).toHaveLength(0);
+  });
+
+  it('counts none of the companies it creates as changes made with its token by someone else', async () => {
+    const { sandboxes, running } = stack;
+    const foreign = async () =>
+      (await running.admin<{ today: { foreignTokenChanges: number } }>('GET', '/stats')).body.today.foreignTokenChanges;
+    const foreignBefore = await foreign();
+    const companiesBefore = sandboxes.hubspot.store.objects.companies.size;
+    // The record of each creation reaches Postgres a moment after HubSpot announces the creation, and the
+    // company's job is stored later still, as both wait behind an import's statements on the embedded
+    // database: the intake cannot know these companies yet, the lane can.
+    const { store, ports } = running.service.parts;
+    const add = store.created.add.bind(store.created);
+    store.created.add = async (...args) => {
+      await new Promise((r) => setTimeout(r, 300));
+      return add(...args);
+    };
+    const enqueue = ports.enqueue.enqueue.bind(ports.enqueue);
+    ports.enqueue.enqueue = async (jobs) => {
+      if (jobs.some((j) => j.data.objectType === 'company')) await new Promise((r) => setTimeout(r, 1_000));
+      return enqueue(jobs);
+    };
+    // People of 60 employers the CRM does not hold yet, imported by another app: the service creates each
+    // employer's company with its own token, and HubSpot announces each creation as that token's.
+    const seen = new Set<string>();
+    const people = partnerPeople(sandboxes, 2_000, 1_000)
+      .filter((p) => !seen.has(p.employer.domain) && seen.add(p.employer.domain))
+      .slice(0, 60);
+    const res = await fetch(`${sandboxes.hubspot.url}/crm/v3/objects/contacts/batch/create`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer sandbox-importer-token', 'content-type': 'application/json' },
+      body: JSON.stringify({ inputs: people.map((p) => ({ properties: { email: p.workEmail! } })) }),
+    });
+    expect(res.status).toBe(201);
+    await eventually(
+      () => (sandboxes.hubspot.store.objects.companies.size - companiesBefore >= 50 ? true : undefined),
+      20_000,
+      'the employers to be created',
+    );
+    await settled(stack, 20_000);
+    store.created.add = add;
+    ports.enqueue.enqueue = enqueue;
+
+    expect(await foreign()).toBe(foreignBefore);
   });
 });
