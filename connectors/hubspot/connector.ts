@@ -21,7 +21,7 @@ import { createRateLimiter } from '../../src/limits/create-rate-limiter.js';
 import { HubspotRequestRunner } from './request-runner.js';
 import { hubspotPropertiesToCrm } from './schema.js';
 import { createHubspotWebhookHandler, type WatchedProperties } from './webhook.js';
-import { writeInBatches } from './batch-writer.js';
+import { writeInBatches } from './write-in-batches.js';
 import { hubspotRecordFinder } from './record-finder.js';
 import { ensureHubspotProperties } from './provision.js';
 import { hubspotAccount } from './account.js';

@@ -4,7 +4,7 @@
  * service restarts. Progress shows as a bar with rate and ETA on a terminal, plain lines otherwise.
  */
 import { loadConfig } from '../config.js';
-import type { DryRunReport } from '../enrich/backfill-dry-run.js';
+import type { DryRunReport } from '../enrich/listing/backfill-dry-run.js';
 import { adminTokenFor } from './embedded.js';
 
 interface Progress {

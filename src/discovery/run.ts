@@ -9,7 +9,7 @@ import type { CompanyLinkResult, CrmRecord } from '../core/connector.js';
 import { planValues } from '../mapping/index.js';
 import { BudgetExhaustedError, LOOKUPS_COUNTER } from '../enrich/partner-lookups.js';
 import type { AuditEntry, RecordState } from '../enrich/ports.js';
-import { appliedHash } from '../enrich/record-plan.js';
+import { appliedHash } from '../enrich/record/record-plan.js';
 import { logger } from '../logger.js';
 import type { Reservation } from '../store/daily-reservations.js';
 import { emailProperty, identityValues } from './identity.js';

@@ -7,12 +7,12 @@ import type { CrmConnector } from '../core/connector.js';
 import type { Priority } from '../core/limiter.js';
 import type { CompiledMapping } from '../mapping/compile.js';
 import { queueName } from './jobs.js';
-import { EmployerResolver, type ClaimsPort, type EmployerConnector } from './employers.js';
-import type { LaneEvents } from './lane-events.js';
-import { NewCompanyPlanner } from './new-companies.js';
-import { PeopleFirst } from './people-first.js';
+import { EmployerResolver, type ClaimsPort, type EmployerConnector } from './employers/employers.js';
+import type { LaneEvents } from './lane/lane-events.js';
+import { NewCompanyPlanner } from './employers/new-companies.js';
+import { PeopleFirst } from './lane/people-first.js';
 import type { CreatedRecordsPort, EnqueuePort } from './ports.js';
-import { Lane, type LaneOptions, type LaneStopOptions } from './lane.js';
+import { Lane, type LaneOptions, type LaneStopOptions } from './lane/lane.js';
 
 export interface EnricherOptions extends Omit<LaneOptions, 'connector' | 'objectType' | 'mapping' | 'employers'> {
   /** Stores the company jobs that people's employers become. */

@@ -11,7 +11,7 @@ import type { ScheduledDiscoveryResult } from '../discovery/schedule.js';
 import type { PartnerLookups } from '../enrich/partner-lookups.js';
 import type { EnqueuePort, StatePort } from '../enrich/ports.js';
 import type { PartnerClient } from '../partner/client.js';
-import type { Backfills } from '../enrich/backfills.js';
+import type { Backfills } from '../enrich/listing/backfills.js';
 import type { MappingRegistry } from '../mapping/registry.js';
 import type { Store } from '../store/store.js';
 import type { Metrics } from './metrics.js';

@@ -10,7 +10,7 @@ import { mappingRoutes, problemView } from './mapping-routes.js';
 import { z } from 'zod';
 import { MappingError } from '../mapping/index.js';
 import type { AdminContext } from './admin-context.js';
-import { BackfillError } from '../enrich/backfills.js';
+import { BackfillError } from '../enrich/listing/backfills.js';
 import type { AdminTokenCheck } from '../auth/admin-token.js';
 import { adminAuth } from './admin-auth.js';
 import { HttpError, sendError } from './http-error.js';

@@ -1,5 +1,5 @@
 /** What an admin wants at a glance: queues, outcomes, match rate, credits, cache and CRM calls. */
-import { FOREIGN_TOKEN_COUNTER } from '../enrich/lane-events.js';
+import { FOREIGN_TOKEN_COUNTER } from '../enrich/lane/lane-events.js';
 import { CACHE_HITS_COUNTER, LOOKUPS_COUNTER } from '../enrich/partner-lookups.js';
 import type { AdminContext } from './admin-context.js';
 

@@ -8,7 +8,7 @@ import { verifyHubspotSignature } from '../../connectors/hubspot/signature.js';
 import type { Config } from '../config.js';
 import type { CrmConnector } from '../core/connector.js';
 import type { Priority } from '../core/limiter.js';
-import type { OnDemandDeps } from '../enrich/on-demand.js';
+import type { OnDemandDeps } from '../enrich/on-demand/on-demand.js';
 import type { EnqueuePort } from '../enrich/ports.js';
 import { logger } from '../logger.js';
 import type { Store } from '../store/store.js';

@@ -7,7 +7,7 @@
  */
 import { Router } from 'express';
 import { z } from 'zod';
-import { enrichAndWait, type OnDemandOutcome } from '../enrich/on-demand.js';
+import { enrichAndWait, type OnDemandOutcome } from '../enrich/on-demand/on-demand.js';
 import { mappedObject } from '../core/connector-lookup.js';
 import {
   checkHubspotSignature,

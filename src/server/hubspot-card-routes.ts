@@ -8,7 +8,7 @@
 import { Router, type Request } from 'express';
 import type { CrmConnector } from '../core/connector.js';
 import { queueName } from '../enrich/jobs.js';
-import { requestEnrichment } from '../enrich/on-demand.js';
+import { requestEnrichment } from '../enrich/on-demand/on-demand.js';
 import { logger } from '../logger.js';
 import { mappedObject, objectTypeIn } from '../core/connector-lookup.js';
 import { route } from './admin-request.js';

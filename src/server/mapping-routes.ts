@@ -6,7 +6,7 @@
 import { Router } from 'express';
 import { parseDocument } from 'yaml';
 import { z } from 'zod';
-import { planRecord } from '../enrich/record-plan.js';
+import { planRecord } from '../enrich/record/record-plan.js';
 import { MappingError, planValues, type MappingProblem } from '../mapping/index.js';
 import { RULES, RULE_DESCRIPTIONS, DEFAULT_RULE } from '../mapping/format.js';
 import { RenderError, renderFields } from '../mapping/render-fields.js';

@@ -8,7 +8,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { Router } from 'express';
 import { z } from 'zod';
 import { toId18 } from '../../connectors/salesforce/ids.js';
-import { enrichAndWait, type OnDemandOutcome } from '../enrich/on-demand.js';
+import { enrichAndWait, type OnDemandOutcome } from '../enrich/on-demand/on-demand.js';
 import { mappedObject } from '../core/connector-lookup.js';
 import { route } from './admin-request.js';
 import { jsonOf, onDemandDeps, rawBody, type EntryPointContext } from './entry-point-context.js';

@@ -7,7 +7,7 @@
  */
 import type { CrmConnector } from '../core/connector.js';
 import { scrubValues } from '../core/scrub.js';
-import { outcomeOf, type OnDemandDeps } from '../enrich/on-demand.js';
+import { outcomeOf, type OnDemandDeps } from '../enrich/on-demand/on-demand.js';
 import { logger } from '../logger.js';
 import { actionOutputs } from './hubspot-action-routes.js';
 import type { PendingCallback, WorkflowCallbacks } from '../store/workflow-callbacks.js';

@@ -12,8 +12,8 @@ import {
   employerOf,
   type EmployerConnector,
   type EmployerResolution,
-} from '../../src/enrich/employers.js';
-import { FreeMailDomains } from '../../src/enrich/free-mail.js';
+} from '../../src/enrich/employers/employers.js';
+import { FreeMailDomains } from '../../src/enrich/employers/free-mail.js';
 import type { Store } from '../../src/store/store.js';
 import { describeEachBackend } from '../support/db.js';
 

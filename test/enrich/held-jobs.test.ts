@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CrmError } from '../../src/core/connector.js';
-import { dispositionOf } from '../../src/enrich/held-jobs.js';
-import { claimLimit } from '../../src/enrich/claim-loop.js';
+import { dispositionOf } from '../../src/enrich/lane/held-jobs.js';
+import { claimLimit } from '../../src/enrich/lane/claim-loop.js';
 import { BudgetExhaustedError } from '../../src/enrich/partner-lookups.js';
 import { LimiterError } from '../../src/limits/limiter-error.js';
 

@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { expect, it } from 'vitest';
 import { storePorts } from '../../src/app/store-ports.js';
 import type { RecordEvent } from '../../src/core/connector.js';
-import { Intake } from '../../src/enrich/intake.js';
+import { Intake } from '../../src/enrich/intake/intake.js';
 import type { NewJob } from '../../src/enrich/ports.js';
 import { compileMapping } from '../../src/mapping/compile.js';
 import { parseMappingDocument } from '../../src/mapping/parse.js';

@@ -7,9 +7,9 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createHubspotConnector } from '../../connectors/hubspot/connector.js';
 import { startHubspotSandbox, type HubspotSandbox } from '../../connectors/hubspot/sandbox/server.js';
 import type { CrmConnector, CrmRecord } from '../../src/core/connector.js';
-import type { CompanyLinkPlan } from '../../src/enrich/company-link.js';
-import { LinkQueue } from '../../src/enrich/link-queue.js';
-import { PeopleFirst } from '../../src/enrich/people-first.js';
+import type { CompanyLinkPlan } from '../../src/enrich/employers/company-link.js';
+import { LinkQueue } from '../../src/enrich/lane/link-queue.js';
+import { PeopleFirst } from '../../src/enrich/lane/people-first.js';
 
 let sandbox: HubspotSandbox;
 let connector: CrmConnector;

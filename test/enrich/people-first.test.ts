@@ -3,8 +3,8 @@
  * hold; a lane's ledger says when a person's record comes in hand and when it is written.
  */
 import { describe, expect, it } from 'vitest';
-import { Ledger } from '../../src/enrich/ledger.js';
-import { PeopleFirst } from '../../src/enrich/people-first.js';
+import { Ledger } from '../../src/enrich/lane/ledger.js';
+import { PeopleFirst } from '../../src/enrich/lane/people-first.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

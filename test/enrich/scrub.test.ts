@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { scrubValues } from '../../src/core/scrub.js';
-import { failureOf } from '../../src/enrich/job-failure.js';
+import { failureOf } from '../../src/enrich/lane/job-failure.js';
 import { CrmError } from '../../src/core/connector.js';
 
 describe('values out of error text', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RecordEvent } from '../../src/core/connector.js';
 import type { Priority } from '../../src/core/limiter.js';
-import { Triage } from '../../src/enrich/triage.js';
+import { Triage } from '../../src/enrich/intake/triage.js';
 
 const created = (id: number, extra: Partial<RecordEvent> = {}): RecordEvent => ({
   crm: 'hubspot',

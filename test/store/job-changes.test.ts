@@ -6,7 +6,7 @@
  */
 import { expect, it } from 'vitest';
 import { JobChangeObserver } from '../../src/enrich/job-changes/observer.js';
-import type { RecordPlan } from '../../src/enrich/record-plan.js';
+import type { RecordPlan } from '../../src/enrich/record/record-plan.js';
 import { compileMapping, loadMappingDir } from '../../src/mapping/index.js';
 import { createDataset } from '../../src/partner/sandbox/dataset.js';
 import { describeEachBackend } from '../support/db.js';

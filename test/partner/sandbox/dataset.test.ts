@@ -1,4 +1,4 @@
-import { FreeMailDomains } from '../../../src/enrich/free-mail.js';
+import { FreeMailDomains } from '../../../src/enrich/employers/free-mail.js';
 import { describe, expect, it } from 'vitest';
 import { Company, DEPARTMENTS, MARKETS, Person, SENIORITIES } from '../../../src/partner/schemas.js';
 import { companyInMarket, createDataset } from '../../../src/partner/sandbox/dataset.js';

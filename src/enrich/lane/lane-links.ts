@@ -1,0 +1,105 @@
+/**
+ * A person record's link with its employer's company, as the lane plans and makes it: the employer
+ * found or created by the resolver, then either written with the record (Salesforce AccountId) or
+ * linked apart from it after the write (HubSpot associations).
+ */
+import type { CrmConnector, CrmRecord } from '../../core/connector.js';
+import type { Priority } from '../../core/limiter.js';
+import type { CompiledMapping } from '../../mapping/compile.js';
+import type { Market } from '../../partner/schemas.js';
+import type { CompanyLinkPlan } from '../employers/company-link.js';
+import { employerOf, type Employer, type EmployerResolution, type ResolveOptions } from '../employers/employers.js';
+import type { RecordState } from '../ports.js';
+import { companyLinkProperty } from '../record/read-properties.js';
+import type { RecordPlan } from '../record/record-plan.js';
+
+export interface LinkContext {
+  connector: CrmConnector;
+  objectType: string;
+  employers?: {
+    resolve(employer: Employer, priority: Priority, options?: ResolveOptions): Promise<EmployerResolution>;
+  };
+  freeMail?: { has(domain: string): boolean };
+}
+
+/**
+ * The company this record belongs with, found or created by the employer resolver; undefined when
+ * the record is not linked at all (no company entry, a linked Salesforce Contact keeps its Account,
+ * linked by us before: a person's later change of link stands).
+ */
+export async function planLink(
+  ctx: LinkContext,
+  work: { record: CrmRecord; state: RecordState | undefined; priority: Priority },
+  result: RecordPlan,
+  mapping: CompiledMapping,
+): Promise<CompanyLinkPlan | undefined> {
+  const { employers, connector, objectType } = ctx;
+  const property = companyLinkProperty(connector, objectType, mapping);
+  if (!employers || !property || result.kind === 'no_key' || work.state?.companyId) return undefined;
+  const raw = work.record.properties[property];
+  const current = typeof raw === 'string' && raw.trim() ? raw.trim() : null;
+  if (connector.companyLinkInWrite && current) return undefined;
+  const email = mapping
+    .matchKeys(work.record.properties)
+    .find((k) => k.by === 'work_email' || k.by === 'personal_email')?.value;
+  const employer = employerOf({
+    ...(result.kind === 'planned'
+      ? { partner: result.hit.data, partnerDomain: mapping.companyKey(result.hit.data)?.value }
+      : {}),
+    ...(email ? { email } : {}),
+    market: result.market as Market,
+    freeMail: ctx.freeMail ?? { has: () => false },
+  });
+  if (!employer) return undefined;
+  const resolution = await employers.resolve(employer, work.priority);
+  if (resolution.kind === 'none') return { action: 'none', property, current, reason: resolution.reason };
+  if (current === resolution.companyId)
+    return { action: 'already', property, current, companyId: resolution.companyId, reason: resolution.reason };
+  return {
+    action: connector.companyLinkInWrite ? 'write' : 'associate',
+    property,
+    current,
+    companyId: resolution.companyId,
+    reason: resolution.reason,
+  };
+}
+
+/**
+ * Links written records with their companies where the CRM keeps links apart from the record (HubSpot
+ * associations), in one call, and records each link's outcome on its item. A failure leaves the
+ * enrichment standing: the link is said to have failed and is tried again on the next enrichment.
+ */
+export async function associate<W extends { record: CrmRecord; link?: CompanyLinkPlan }>(
+  ctx: LinkContext,
+  items: W[],
+  priority: Priority,
+): Promise<{ failed: number; error?: unknown }> {
+  const todo = items.filter(
+    (w): w is W & { link: CompanyLinkPlan & { action: 'associate' } } => w.link?.action === 'associate',
+  );
+  const { connector, objectType } = ctx;
+  if (todo.length === 0 || !connector.linkToCompanies) return { failed: 0 };
+  try {
+    const results = await connector.linkToCompanies(
+      objectType,
+      todo.map((w) => ({
+        recordId: w.record.id,
+        companyId: w.link.companyId,
+        ...(w.link.current ? { currentPrimary: w.link.current } : {}),
+      })),
+      { priority },
+    );
+    todo.forEach((w, i) => {
+      const r = results[i];
+      w.link =
+        r && r.outcome !== 'failed'
+          ? { ...w.link, outcome: r.outcome }
+          : { ...w.link, outcome: 'failed', error: r?.error ?? 'no result' };
+    });
+    return { failed: todo.filter((w) => w.link.outcome === 'failed').length };
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    for (const w of todo) w.link = { ...w.link, outcome: 'failed', error: message };
+    return { failed: todo.length, error };
+  }
+}

@@ -1,0 +1,124 @@
+/**
+ * What a backfill would do, without doing it: lists the records as the backfill would and counts those
+ * it would enqueue and skip, and for person objects linked with companies, how many would be linked
+ * and how many companies would be created. It spends no partner credit, so employers are read from
+ * e-mail domains (the partner may name others once it is asked); finding companies costs the CRM
+ * searches a backfill would make too, one per 100 domains.
+ */
+import type { CrmConnector } from '../../core/connector.js';
+import type { CompiledMapping } from '../../mapping/compile.js';
+import { employerOf } from '../employers/employers.js';
+import type { StalePort } from '../ports.js';
+import { companyLinkProperty, propertiesToRead } from '../record/read-properties.js';
+
+export interface DryRunReport {
+  connection: string;
+  object: string;
+  /** Records listed (up to the limit). */
+  listed: number;
+  /** Records the backfill would enqueue: with a match key, not enriched before. */
+  wouldEnrich: number;
+  /** Records it would skip: no match key, or already enriched. */
+  skipped: number;
+  /** Absent when this object is not linked with companies. */
+  companies?: {
+    /** Records to enrich that have no company yet and whose e-mail names an employer. */
+    wouldLink: number;
+    /** Of their employers' domains: those with a company in the CRM already (or created by crm-enrich). */
+    existing: number;
+    /**
+     * Those without one: at most this many companies would be created
+     * (only employers the partner knows; 0 with creation off).
+     */
+    wouldCreateAtMost: number;
+    /** Records whose address is at a free-mail provider or absent: linked only if the partner names their employer. */
+    unknownEmployer: number;
+    note: string;
+  };
+}
+
+export interface DryRunDeps {
+  stale: StalePort;
+  freeMail: { has(domain: string): boolean };
+  /** Whether missing companies are created on this connection. */
+  creates: (connector: CrmConnector) => boolean;
+  /** Domains of companies crm-enrich created already. */
+  created: (connection: string, domains: string[]) => Promise<Map<string, string>>;
+}
+
+export async function backfillDryRun(
+  deps: DryRunDeps,
+  connector: CrmConnector,
+  objectType: string,
+  mapping: CompiledMapping,
+  limit: number | null,
+): Promise<DryRunReport> {
+  const read = propertiesToRead(connector, objectType, mapping);
+  const linkProperty = companyLinkProperty(connector, objectType, mapping);
+  const linking = !!linkProperty && !!connector.findCompaniesByDomain;
+  const report: DryRunReport = {
+    connection: connector.connection,
+    object: objectType,
+    listed: 0,
+    wouldEnrich: 0,
+    skipped: 0,
+  };
+  const domains = new Map<string, number>();
+  let unknownEmployer = 0;
+  let cursor: string | undefined;
+  do {
+    const remaining = limit === null ? connector.batchSize : Math.min(connector.batchSize, limit - report.listed);
+    if (remaining <= 0) break;
+    const page = await connector.listRecords(
+      objectType,
+      { properties: read, limit: remaining, ...(cursor ? { cursor } : {}) },
+      { priority: 'bulk' },
+    );
+    const records = page.records.slice(0, remaining);
+    report.listed += records.length;
+    const withKey = records.filter((r) => mapping.matchKeys(r.properties).length > 0);
+    const known = await deps.stale.known(
+      connector.connection,
+      objectType,
+      withKey.map((r) => r.id),
+    );
+    const todo = withKey.filter((r) => !known.has(r.id));
+    report.wouldEnrich += todo.length;
+    report.skipped += records.length - todo.length;
+    if (linking) {
+      for (const r of todo) {
+        const current = r.properties[linkProperty];
+        if (typeof current === 'string' && current.trim()) continue;
+        const email = mapping
+          .matchKeys(r.properties)
+          .find((k) => k.by === 'work_email' || k.by === 'personal_email')?.value;
+        const employer = employerOf({
+          ...(email ? { email } : {}),
+          market: mapping.market(r.properties),
+          freeMail: deps.freeMail,
+        });
+        if (employer) domains.set(employer.domain, (domains.get(employer.domain) ?? 0) + 1);
+        else unknownEmployer++;
+      }
+    }
+    cursor = page.next;
+  } while (cursor);
+
+  if (linking) {
+    const all = [...domains.keys()];
+    const created = await deps.created(connector.connection, all);
+    const rest = all.filter((d) => !created.has(d));
+    const found = rest.length ? await connector.findCompaniesByDomain!(rest, { priority: 'bulk' }) : new Map();
+    const existing = created.size + found.size;
+    report.companies = {
+      wouldLink: [...domains.values()].reduce((a, b) => a + b, 0),
+      existing,
+      wouldCreateAtMost: deps.creates(connector) && connector.createCompanies ? all.length - existing : 0,
+      unknownEmployer,
+      note:
+        'employers are read from e-mail domains here, without spending partner credits; the partner may ' +
+        'name other employers when asked',
+    };
+  }
+  return report;
+}

@@ -1,0 +1,149 @@
+/**
+ * Backfill: page through every existing record of one CRM object and enqueue the ones with a match
+ * key as bulk work. The run's cursor is saved after every page, so a run that is interrupted (or a
+ * service that is killed) picks up where it stopped; dedup keys make a page enqueued twice one set
+ * of jobs, and records we already hold fresh state for are not enqueued at all.
+ */
+import { propertiesToRead } from '../record/read-properties.js';
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import type { CrmConnector } from '../../core/connector.js';
+import type { CompiledMapping } from '../../mapping/compile.js';
+import { logger } from '../../logger.js';
+import { queueName } from '../jobs.js';
+import type { EnqueuePort, KeyValuePort, NewJob, StalePort } from '../ports.js';
+
+const log = logger('enrich.backfill');
+
+export const BackfillRun = z.object({
+  id: z.string(),
+  connection: z.string(),
+  objectType: z.string(),
+  limit: z.number().int().positive().nullable(),
+  cursor: z.string().nullable(),
+  listed: z.number().int(),
+  enqueued: z.number().int(),
+  skipped: z.number().int(),
+  status: z.enum(['running', 'listed']),
+  startedAt: z.string(),
+  listedAt: z.string().nullable(),
+});
+export type BackfillRun = z.infer<typeof BackfillRun>;
+
+export interface BackfillDeps {
+  kv: KeyValuePort;
+  queue: EnqueuePort;
+  stale: StalePort;
+  pageSize?: number;
+  /**
+   * Resolves when the object's queue has room for another page. Listing no faster than the lane
+   * enriches keeps each job's snapshot fresh, so the lane need not read the record again.
+   */
+  room?: (queue: string) => Promise<void>;
+  /**
+   * Tells this instance's lane that a page was enqueued, so it claims now rather than at its next
+   * poll (up to a second: half a second of an idle partner key at the start of every backfill).
+   */
+  wake?: (connection: string, objectType: string) => void;
+}
+
+const runKey = (connection: string, objectType: string) => `backfill:${connection}:${objectType}`;
+
+export async function readBackfill(
+  kv: KeyValuePort,
+  connection: string,
+  objectType: string,
+): Promise<BackfillRun | undefined> {
+  const raw = await kv.get(runKey(connection, objectType));
+  return raw ? BackfillRun.parse(JSON.parse(raw)) : undefined;
+}
+
+/** The run for this object: the one still listing if there is one, otherwise a new one. */
+export async function startBackfill(
+  deps: BackfillDeps,
+  connection: string,
+  objectType: string,
+  limit: number | null,
+): Promise<BackfillRun> {
+  const existing = await readBackfill(deps.kv, connection, objectType);
+  if (existing?.status === 'running') return existing;
+  const run: BackfillRun = {
+    id: randomUUID(),
+    connection,
+    objectType,
+    limit,
+    cursor: null,
+    listed: 0,
+    enqueued: 0,
+    skipped: 0,
+    status: 'running',
+    startedAt: new Date().toISOString(),
+    listedAt: null,
+  };
+  await deps.kv.set(runKey(connection, objectType), JSON.stringify(run));
+  return run;
+}
+
+/** Lists and enqueues until the run is done or `signal` aborts; safe to call again after a crash. */
+export async function driveBackfill(
+  deps: BackfillDeps,
+  connector: CrmConnector,
+  mapping: CompiledMapping,
+  start: BackfillRun,
+  signal?: AbortSignal,
+): Promise<BackfillRun> {
+  let run = { ...start };
+  const pageSize = Math.min(deps.pageSize ?? connector.batchSize, connector.batchSize);
+  while (run.status === 'running' && !signal?.aborted) {
+    const remaining = run.limit === null ? pageSize : Math.min(pageSize, run.limit - run.listed);
+    if (remaining <= 0) break;
+    await deps.room?.(queueName(run.connection, run.objectType));
+    if (signal?.aborted) break;
+    const read = propertiesToRead(connector, run.objectType, mapping);
+    const page = await connector.listRecords(
+      run.objectType,
+      { properties: read, limit: remaining, ...(run.cursor ? { cursor: run.cursor } : {}) },
+      { priority: 'bulk' },
+    );
+    const records = page.records.slice(0, remaining);
+    const withKey = records.filter((r) => mapping.matchKeys(r.properties).length > 0);
+    const known = await deps.stale.known(
+      run.connection,
+      run.objectType,
+      withKey.map((r) => r.id),
+    );
+    const at = new Date().toISOString();
+    const jobs: NewJob[] = withKey
+      .filter((r) => !known.has(r.id))
+      .map((r) => ({
+        queue: queueName(run.connection, run.objectType),
+        dedupKey: `backfill:${run.id}:${r.id}`,
+        priority: 'bulk',
+        data: {
+          connection: run.connection,
+          objectType: run.objectType,
+          recordId: r.id,
+          reason: 'backfill',
+          snapshot: { at, read, properties: r.properties },
+        },
+      }));
+    const { inserted } = jobs.length ? await deps.queue.enqueue(jobs) : { inserted: 0 };
+    if (inserted > 0) deps.wake?.(run.connection, run.objectType);
+    run = {
+      ...run,
+      cursor: page.next ?? null,
+      listed: run.listed + records.length,
+      enqueued: run.enqueued + inserted,
+      skipped: run.skipped + (records.length - jobs.length),
+    };
+    if (!page.next || (run.limit !== null && run.listed >= run.limit))
+      run = { ...run, status: 'listed', listedAt: new Date().toISOString() };
+    await deps.kv.set(runKey(run.connection, run.objectType), JSON.stringify(run));
+  }
+  if (run.status === 'listed')
+    log.info(
+      { connection: run.connection, objectType: run.objectType, listed: run.listed, enqueued: run.enqueued },
+      'backfill listed every record',
+    );
+  return run;
+}

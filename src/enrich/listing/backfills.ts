@@ -1,0 +1,155 @@
+/**
+ * Backfill runs inside the service: started from the admin API (which the CLI calls), listed page
+ * by page in the background, resumed after a restart, and reported with how much work is left.
+ */
+import { AppError } from '../../core/errors.js';
+import { connectorFor, objectTypeIn } from '../../core/connector-lookup.js';
+import type { CrmConnector } from '../../core/connector.js';
+import { driveBackfill, readBackfill, startBackfill, type BackfillDeps, type BackfillRun } from './backfill.js';
+import { backfillDryRun, type DryRunReport } from './backfill-dry-run.js';
+import { queueName } from '../jobs.js';
+import { logger } from '../../logger.js';
+import type { CompiledMapping } from '../../mapping/index.js';
+import type { Store } from '../../store/store.js';
+
+const log = logger('service.backfill');
+
+export interface BackfillProgress extends BackfillRun {
+  /** Jobs of this object still waiting or running (all reasons). */
+  pending: number;
+  done: boolean;
+}
+
+export class BackfillError extends AppError {
+  declare readonly code: 'unknown_connection' | 'unknown_object';
+  constructor(code: 'unknown_connection' | 'unknown_object', message: string) {
+    super(code, message, 'permanent');
+  }
+}
+
+export class Backfills {
+  private readonly running = new Map<string, { abort: AbortController; done: Promise<unknown> }>();
+  private stopped = false;
+
+  constructor(
+    private readonly deps: BackfillDeps,
+    private readonly connectors: CrmConnector[],
+    private readonly mapping: (crm: string, objectType: string) => CompiledMapping | undefined,
+    private readonly store: {
+      readonly companies: Pick<Store['companies'], 'created'>;
+      readonly queue: Pick<Store['queue'], 'counts'>;
+    },
+    private readonly companies: {
+      freeMail: { has(domain: string): boolean };
+      creates: (connector: CrmConnector) => boolean;
+    } = { freeMail: { has: () => false }, creates: () => true },
+  ) {}
+
+  private resolve(
+    connection: string,
+    object: string,
+  ): { connector: CrmConnector; objectType: string; mapping: CompiledMapping } {
+    const connector = connectorFor(this.connectors, { connection });
+    if (!connector)
+      throw new BackfillError(
+        'unknown_connection',
+        `no connection named "${connection}"; configured: ` +
+          `${this.connectors.map((c) => c.connection).join(', ') || 'none'}`,
+      );
+    const objectType = objectTypeIn(connector, object);
+    const mapping = objectType ? this.mapping(connector.crm, objectType) : undefined;
+    if (!objectType || !mapping) {
+      const mapped = connector.objectTypes.filter((o) => this.mapping(connector.crm, o));
+      throw new BackfillError(
+        'unknown_object',
+        `"${object}" is not a mapped object of ${connection}; mapped: ${mapped.join(', ') || 'none'}`,
+      );
+    }
+    return { connector, objectType, mapping };
+  }
+
+  /** Starts a run, or returns the one already listing this object. */
+  async start(connection: string, object: string, limit: number | null): Promise<BackfillProgress> {
+    const { connector, objectType, mapping } = this.resolve(connection, object);
+    const run = await startBackfill(this.deps, connector.connection, objectType, limit);
+    this.drive(connector, mapping, run);
+    return this.progress(connection, objectType);
+  }
+
+  /** What a backfill of this object would enqueue, link and create, without enqueuing anything. */
+  async dryRun(connection: string, object: string, limit: number | null): Promise<DryRunReport> {
+    const { connector, objectType, mapping } = this.resolve(connection, object);
+    return backfillDryRun(
+      { stale: this.deps.stale, ...this.companies, created: (c, d) => this.store.companies.created(c, d) },
+      connector,
+      objectType,
+      mapping,
+      limit,
+    );
+  }
+
+  async progress(connection: string, object: string): Promise<BackfillProgress> {
+    const { connector, objectType } = this.resolve(connection, object);
+    const run = await readBackfill(this.deps.kv, connector.connection, objectType);
+    if (!run) throw new BackfillError('unknown_object', `no backfill has run for ${connection} ${objectType}`);
+    const counts = (await this.store.queue.counts()).find(
+      (q) => q.queue === queueName(connector.connection, objectType),
+    );
+    const pending = (counts?.depth ?? 0) + (counts?.active ?? 0);
+    return { ...run, pending, done: run.status === 'listed' && pending === 0 };
+  }
+
+  /** Picks up every run that was still listing when the service last stopped. */
+  resumeAll(): void {
+    for (const connector of this.connectors) {
+      for (const objectType of connector.objectTypes) {
+        const mapping = this.mapping(connector.crm, objectType);
+        if (mapping) this.resume(connector, objectType, mapping);
+      }
+    }
+  }
+
+  private resume(connector: CrmConnector, objectType: string, mapping: CompiledMapping): void {
+    readBackfill(this.deps.kv, connector.connection, objectType).then(
+      (run) => {
+        if (run?.status === 'running' && !this.stopped) {
+          log.info(
+            { connection: run.connection, objectType: run.objectType, listed: run.listed },
+            'resuming a backfill',
+          );
+          this.drive(connector, mapping, run);
+        }
+      },
+      (error: unknown) => {
+        // The database is away (a restart, a failover): look again once it may be back.
+        if (this.stopped) return;
+        log.warn(
+          { err: error, connection: connector.connection, objectType },
+          'could not check for an unfinished backfill; looking again in 10 s',
+        );
+        setTimeout(() => this.resume(connector, objectType, mapping), 10_000).unref();
+      },
+    );
+  }
+
+  private drive(connector: CrmConnector, mapping: CompiledMapping, run: BackfillRun): void {
+    const key = `${run.connection}/${run.objectType}`;
+    if (this.running.has(key)) return;
+    const abort = new AbortController();
+    const done = driveBackfill(this.deps, connector, mapping, run, abort.signal)
+      .catch((error: unknown) =>
+        log.error(
+          { err: error, connection: run.connection, objectType: run.objectType },
+          'backfill listing stopped; it resumes on the next start or request',
+        ),
+      )
+      .finally(() => this.running.delete(key));
+    this.running.set(key, { abort, done });
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const { abort } of this.running.values()) abort.abort();
+    await Promise.allSettled([...this.running.values()].map((r) => r.done));
+  }
+}
