@@ -38,7 +38,7 @@ import { parseLookupParams } from '../partner/lookup-params.js';
 import { Metrics } from '../server/metrics.js';
 import { onDemandDeps } from '../server/entry-point-context.js';
 import { jobChangeSweepFor } from '../server/job-change-routes.js';
-import { WorkflowCallbackSender } from '../server/workflow-callback-sender.js';
+import { WorkflowCallbackSender } from '../enrich/on-demand/workflow-callback-sender.js';
 import type { Parts } from '../service/parts.js';
 import { Backfills } from '../enrich/listing/backfills.js';
 import { connectorsFromConfig } from './connectors.js';

@@ -8,7 +8,7 @@
  */
 import { InvalidClientError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import { OAuthClientMetadataSchema, type OAuthClientInformationFull } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { guardedFetch, GuardedFetchError, type GuardedFetchOptions } from '../core/guarded-fetch.js';
+import { guardedFetch, GuardedFetchError, type GuardedFetchOptions } from './guarded-fetch.js';
 import { MAX_REDIRECT_URI_LENGTH } from '../core/oauth-urls.js';
 import { checkedClientMetadata } from './client-metadata.js';
 

@@ -5,9 +5,9 @@
  */
 import { Router } from 'express';
 import { entryPointErrors, type EntryPointContext } from './entry-point-context.js';
-import { hubspotActionRoutes } from './hubspot-action-routes.js';
-import { hubspotCardRoutes } from './hubspot-card-routes.js';
-import { salesforceActionRoutes } from './salesforce-action-routes.js';
+import { hubspotActionRoutes } from '../../connectors/hubspot/entry-points/workflow-action.js';
+import { hubspotCardRoutes } from '../../connectors/hubspot/entry-points/record-card.js';
+import { salesforceActionRoutes } from '../../connectors/salesforce/entry-points/flow-action.js';
 
 export function crmEntryPoints(ctx: EntryPointContext, publicUrl: string): Router {
   const publicBase = publicUrl.replace(/\/+$/, '');

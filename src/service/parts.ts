@@ -16,7 +16,7 @@ import type { SharedRateLimiter } from '../limits/create-rate-limiter.js';
 import type { MappingRegistry } from '../mapping/registry.js';
 import type { PartnerClient } from '../partner/client.js';
 import type { Metrics } from '../server/metrics.js';
-import type { WorkflowCallbackSender } from '../server/workflow-callback-sender.js';
+import type { WorkflowCallbackSender } from '../enrich/on-demand/workflow-callback-sender.js';
 import type { StatsRecorder } from '../store/stats-recorder.js';
 import type { Store } from '../store/store.js';
 

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { signV3 } from '../../connectors/hubspot/signature.js';
-import { CardData } from '../../src/server/crm-card-model.js';
+import { CardData } from '../../connectors/hubspot/entry-points/card-model.js';
 import { serverUnavailable } from '../support/db.js';
 import { dropSchema, schemaQuery } from './probes.js';
 import { eventually, partnerPeople, SALESFORCE_SECRET, HUBSPOT_SECRET, startSandboxes, startService } from './stack.js';

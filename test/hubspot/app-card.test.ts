@@ -13,7 +13,7 @@ import { Alert, Button, DescriptionListItem, StatusTag, Text } from '@hubspot/ui
 import { createRenderer } from '@hubspot/ui-extensions/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { renderHubspotAppProject } from '../../connectors/hubspot/app-project.js';
-import { CardData, CardEnrichAnswer, type CardDataInput } from '../../src/server/crm-card-model.js';
+import { CardData, CardEnrichAnswer, type CardDataInput } from '../../connectors/hubspot/entry-points/card-model.js';
 import { repoRoot } from '../deploy/deploy-files.js';
 
 const PUBLIC_URL = 'https://enrich.example.com';

@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import { z } from 'zod';
-import { SnapshotFile } from '../../../src/core/snapshot-file.js';
+import { SnapshotFile } from '../../sandbox/snapshot-file.js';
 import { HubspotPropertySchema } from '../property-wire.js';
 import type { SandboxObjectStore } from './object-store.js';
 

@@ -15,7 +15,7 @@ import {
   type StoredObject,
 } from './object-store.js';
 import { RatePolicy, TIER_LIMITS, type SandboxTier } from './rate-policy.js';
-import { missingRecordHtml, recordPageHtml } from '../../../src/core/record-page-html.js';
+import { missingRecordHtml, recordPageHtml } from '../../sandbox/record-page-html.js';
 import { accountRoutes } from './routes-account.js';
 import { keepPortalIn } from './portal-file.js';
 import { associationRoutes } from './routes-associations.js';

@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import { z } from 'zod';
-import { SnapshotFile } from '../../../src/core/snapshot-file.js';
+import { SnapshotFile } from '../../sandbox/snapshot-file.js';
 import { isSandboxObjectType, type OrgData, type OrgSnapshot } from './org-data.js';
 import { SANDBOX_OBJECT_TYPES } from '../standard-fields.js';
 

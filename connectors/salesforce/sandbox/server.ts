@@ -15,7 +15,7 @@ import { keepOrgIn } from './org-file.js';
 import { SandboxOAuth } from './oauth.js';
 import { OutboundDelivery, type OutboundStats } from './outbound.js';
 import { restRoutes, type ApiUsage } from './rest-routes.js';
-import { missingRecordHtml, recordPageHtml } from '../../../src/core/record-page-html.js';
+import { missingRecordHtml, recordPageHtml } from '../../sandbox/record-page-html.js';
 import { SANDBOX_OBJECT_TYPES, type DescribeField, type SandboxObjectType } from '../standard-fields.js';
 
 const withSuffix = (id15: string) => id15 + idSuffix(id15);

@@ -7,12 +7,12 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Router } from 'express';
 import { z } from 'zod';
-import { toId18 } from '../../connectors/salesforce/ids.js';
-import { enrichAndWait, type OnDemandOutcome } from '../enrich/on-demand/on-demand.js';
-import { mappedObject } from '../core/connector-lookup.js';
-import { route } from './admin-request.js';
-import { jsonOf, onDemandDeps, rawBody, type EntryPointContext } from './entry-point-context.js';
-import { HttpError } from './http-error.js';
+import { toId18 } from '../ids.js';
+import { enrichAndWait, type OnDemandOutcome } from '../../../src/enrich/on-demand/on-demand.js';
+import { mappedObject } from '../../../src/core/connector-lookup.js';
+import { route } from '../../../src/server/admin-request.js';
+import { jsonOf, onDemandDeps, rawBody, type EntryPointContext } from '../../../src/server/entry-point-context.js';
+import { HttpError } from '../../../src/server/http-error.js';
 
 export const FLOW_ACTION_MAX_RECORDS = 200;
 

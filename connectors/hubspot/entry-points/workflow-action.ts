@@ -7,8 +7,8 @@
  */
 import { Router } from 'express';
 import { z } from 'zod';
-import { enrichAndWait, type OnDemandOutcome } from '../enrich/on-demand/on-demand.js';
-import { mappedObject } from '../core/connector-lookup.js';
+import { enrichAndWait, type OnDemandOutcome } from '../../../src/enrich/on-demand/on-demand.js';
+import { mappedObject } from '../../../src/core/connector-lookup.js';
 import {
   checkHubspotSignature,
   hubspotOf,
@@ -16,9 +16,9 @@ import {
   onDemandDeps,
   rawBody,
   type EntryPointContext,
-} from './entry-point-context.js';
-import { route } from './admin-request.js';
-import { HttpError } from './http-error.js';
+} from '../../../src/server/entry-point-context.js';
+import { route } from '../../../src/server/admin-request.js';
+import { HttpError } from '../../../src/server/http-error.js';
 
 const id = z.union([z.number().int().nonnegative(), z.string().regex(/^\d{1,20}$/)]).transform(String);
 

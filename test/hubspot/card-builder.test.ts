@@ -4,8 +4,8 @@
  * is the newest run's, and a record never looked at says so. Every answer passes the CardData schema.
  */
 import { describe, expect, it } from 'vitest';
-import { buildCardData } from '../../src/server/crm-card-builder.js';
-import { CardData } from '../../src/server/crm-card-model.js';
+import { buildCardData } from '../../connectors/hubspot/entry-points/card-builder.js';
+import { CardData } from '../../connectors/hubspot/entry-points/card-model.js';
 import type { AuditRow } from '../../src/store/audit-log.js';
 import type { RecordState } from '../../src/store/enrichment-state.js';
 

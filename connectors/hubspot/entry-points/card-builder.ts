@@ -3,9 +3,9 @@
  * enrichment state, its newest run and what started it, the fields written with their reasons, and the
  * company link. A request newer than every run (an "Enrich now" not settled yet) makes it pending.
  */
-import type { AuditRow } from '../store/audit-log.js';
-import type { RecordState } from '../store/enrichment-state.js';
-import { CardData, type CardObjectType } from './crm-card-model.js';
+import type { AuditRow } from '../../../src/store/audit-log.js';
+import type { RecordState } from '../../../src/store/enrichment-state.js';
+import { CardData, type CardObjectType } from './card-model.js';
 
 export interface CardInput {
   objectType: CardObjectType;

@@ -6,22 +6,22 @@
  * The portal must be the connected one.
  */
 import { Router, type Request } from 'express';
-import type { CrmConnector } from '../core/connector.js';
-import { queueName } from '../enrich/jobs.js';
-import { requestEnrichment } from '../enrich/on-demand/on-demand.js';
-import { logger } from '../logger.js';
-import { mappedObject, objectTypeIn } from '../core/connector-lookup.js';
-import { route } from './admin-request.js';
-import { buildCardData } from './crm-card-builder.js';
-import { CardEnrichAnswer, type CardObjectType } from './crm-card-model.js';
+import type { CrmConnector } from '../../../src/core/connector.js';
+import { queueName } from '../../../src/enrich/jobs.js';
+import { requestEnrichment } from '../../../src/enrich/on-demand/on-demand.js';
+import { logger } from '../../../src/logger.js';
+import { mappedObject, objectTypeIn } from '../../../src/core/connector-lookup.js';
+import { route } from '../../../src/server/admin-request.js';
+import { buildCardData } from './card-builder.js';
+import { CardEnrichAnswer, type CardObjectType } from './card-model.js';
 import {
   checkHubspotSignature,
   hubspotOf,
   onDemandDeps,
   rawBody,
   type EntryPointContext,
-} from './entry-point-context.js';
-import { HttpError } from './http-error.js';
+} from '../../../src/server/entry-point-context.js';
+import { HttpError } from '../../../src/server/http-error.js';
 
 const log = logger('server.card');
 

@@ -1,6 +1,6 @@
 /** The record card's data contract: what the card route may send, and what it must not. */
 import { describe, expect, it } from 'vitest';
-import { CardData, type CardDataInput } from '../../src/server/crm-card-model.js';
+import { CardData, type CardDataInput } from '../../connectors/hubspot/entry-points/card-model.js';
 
 const never: CardDataInput = {
   objectType: 'contact',

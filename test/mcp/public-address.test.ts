@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isPublicAddress } from '../../src/core/public-address.js';
+import { isPublicAddress } from '../../src/mcp/public-address.js';
 
 describe('isPublicAddress', () => {
   it.each(['93.184.216.34', '8.8.8.8', '2606:4700:4700::1111', '2a00:1450:4001::200e'])('accepts %s', (a) => {

@@ -5,12 +5,12 @@
  * the row stays until it is sent, so a restart or an outage loses nothing. HubSpot itself gives up on a
  * blocked step after a week by default, and so does this.
  */
-import type { CrmConnector } from '../core/connector.js';
-import { scrubValues } from '../core/scrub.js';
-import { outcomeOf, type OnDemandDeps } from '../enrich/on-demand/on-demand.js';
-import { logger } from '../logger.js';
-import { actionOutputs } from './hubspot-action-routes.js';
-import type { PendingCallback, WorkflowCallbacks } from '../store/workflow-callbacks.js';
+import type { CrmConnector } from '../../core/connector.js';
+import { scrubValues } from '../../core/scrub.js';
+import { outcomeOf, type OnDemandDeps } from './on-demand.js';
+import { logger } from '../../logger.js';
+import { actionOutputs } from '../../../connectors/hubspot/entry-points/workflow-action.js';
+import type { PendingCallback, WorkflowCallbacks } from '../../store/workflow-callbacks.js';
 
 const log = logger('service.workflow-callbacks');
 
