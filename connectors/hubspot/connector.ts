@@ -344,6 +344,12 @@ export function createHubspotConnector(options: HubspotConnectorOptions): CrmCon
 
     companyLinkProperties: { contact: 'associatedcompanyid' },
 
+    recordLabels: {
+      contact: { name: ['firstname', 'lastname'], detail: 'email' },
+      company: { name: ['name'], detail: 'domain' },
+    },
+    isRecordId: (text) => /^\d{1,20}$/.test(text),
+
     ...hubspotCompanies(calls),
 
     ...hubspotJobChangeActions(calls),

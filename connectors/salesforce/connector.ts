@@ -315,6 +315,12 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
     companyObjectType: 'Account',
 
     companyLinkProperties: { Contact: 'AccountId' },
+    recordLabels: {
+      Contact: { name: ['Name'], detail: 'Email' },
+      Lead: { name: ['Name'], detail: 'Email' },
+      Account: { name: ['Name'], detail: 'Website' },
+    },
+    isRecordId: (text) => /^[a-zA-Z0-9]{15}(?:[a-zA-Z0-9]{3})?$/.test(text),
     companyLinkInWrite: true,
 
     ...salesforceCompanies({ session, version, maxUriLength: options.maxUriLength, queryAll }),

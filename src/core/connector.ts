@@ -5,7 +5,8 @@
 import { AppError, type ErrorKind } from './errors.js';
 import type { Priority } from './limiter.js';
 
-export type CrmKind = 'hubspot' | 'salesforce';
+export const CRM_KINDS = ['hubspot', 'salesforce'] as const;
+export type CrmKind = (typeof CRM_KINDS)[number];
 
 /** A CRM record as the core sees it: property name to string value (null or absent when empty). */
 export interface CrmRecord {
@@ -239,6 +240,12 @@ export interface FoundCompany {
   name: string | null;
 }
 
+/** The properties that make a record's name, and the one shown beside it (an e-mail, a website). */
+export interface RecordLabels {
+  name: readonly string[];
+  detail: string;
+}
+
 /** A company record to create for an employer; `properties` beside the domain and name (e.g. mapped values). */
 export interface NewCompany {
   domain: string;
@@ -419,6 +426,10 @@ export interface CrmConnector {
    * company's name or website; the CRM's own search decides what matches. Interactive: a person waits.
    */
   searchRecords?(objectType: string, text: string, properties: string[], limit: number): Promise<CrmRecord[]>;
+  /** By object type, what a person recognises a record by where an admin searches for one. */
+  readonly recordLabels?: Readonly<Record<string, RecordLabels>>;
+  /** Whether text has the shape of one of the CRM's record ids: an admin's search looks it up as an id first. */
+  isRecordId?(text: string): boolean;
   /** Where a person opens the record in the CRM's own app; undefined while the account is not known yet. */
   recordUrl?(objectType: string, recordId: string): Promise<string | undefined>;
 

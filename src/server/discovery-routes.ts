@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { Router } from 'express';
 import { z } from 'zod';
+import { CRM_KINDS } from '../core/connector.js';
 import type { DiscoveryProgress } from '../discovery/discovery.js';
 import { PartnerError } from '../partner/partner-error.js';
 import type { AdminContext } from './admin-context.js';
@@ -19,7 +20,7 @@ const PersonaName = z
   .regex(/^[\p{L}\p{N} ._-]+$/u, 'name takes letters, digits, spaces, dots, dashes and underscores');
 
 const DiscoveryBody = z.strictObject({
-  crm: z.enum(['hubspot', 'salesforce'], { error: 'crm must be hubspot or salesforce' }),
+  crm: z.enum(CRM_KINDS, { error: `crm must be ${CRM_KINDS.join(' or ')}` }),
   companyId: z
     .string({ error: 'companyId is required' })
     .trim()

@@ -4,7 +4,7 @@
  * the CRM, and enrich one now.
  */
 import { Router } from 'express';
-import type { CrmConnector, CrmRecord } from '../core/connector.js';
+import type { CrmConnector, CrmRecord, RecordLabels } from '../core/connector.js';
 import { queueName } from '../enrich/jobs.js';
 import { connectorFor, mappedObject, objectTypeIn } from '../core/connector-lookup.js';
 import type { AuditRow } from '../store/audit-log.js';
@@ -12,36 +12,18 @@ import type { AdminContext } from './admin-context.js';
 import { route } from './admin-request.js';
 import { HttpError } from './http-error.js';
 
-/** What a person recognises a record by, per CRM and object: its name and e-mail or website. */
-const LABEL_PROPERTIES: Record<string, Record<string, { name: string[]; detail: string }>> = {
-  hubspot: {
-    contact: { name: ['firstname', 'lastname'], detail: 'email' },
-    company: { name: ['name'], detail: 'domain' },
-  },
-  salesforce: {
-    Contact: { name: ['Name'], detail: 'Email' },
-    Lead: { name: ['Name'], detail: 'Email' },
-    Account: { name: ['Name'], detail: 'Website' },
-  },
-};
-
 const SEARCH_LIMIT = 20;
 
-function labelsFor(connector: CrmConnector, objectType: string) {
-  return LABEL_PROPERTIES[connector.crm]?.[objectType] ?? { name: [], detail: '' };
+function labelsFor(connector: CrmConnector, objectType: string): RecordLabels {
+  return connector.recordLabels?.[objectType] ?? { name: [], detail: '' };
 }
 
-function describe(record: CrmRecord, labels: { name: string[]; detail: string }) {
+function describe(record: CrmRecord, labels: RecordLabels) {
   const name = labels.name
     .map((p) => record.properties[p] ?? '')
     .filter(Boolean)
     .join(' ');
   return { id: record.id, name: name || null, detail: (labels.detail && record.properties[labels.detail]) || null };
-}
-
-/** A record id as the CRM spells them: HubSpot's are digits, Salesforce's 15 or 18 letters and digits. */
-function looksLikeId(connector: CrmConnector, text: string): boolean {
-  return connector.crm === 'hubspot' ? /^\d{1,20}$/.test(text) : /^[a-zA-Z0-9]{15}(?:[a-zA-Z0-9]{3})?$/.test(text);
 }
 
 /** One enrichment run: the audit rows one job (or one person's action) wrote, oldest row first. */
@@ -119,7 +101,7 @@ export function recordRoutes(service: AdminContext): Router {
       const labels = labelsFor(connector, objectType);
       const properties = [...labels.name, ...(labels.detail ? [labels.detail] : [])];
       const found = new Map<string, CrmRecord>();
-      if (looksLikeId(connector, text))
+      if (connector.isRecordId?.(text))
         for (const r of await connector.readRecords(objectType, [text], properties, { priority: 'interactive' }))
           found.set(r.id, r);
       if (connector.searchRecords && found.size === 0) {
