@@ -198,8 +198,26 @@ export default defineConfig(
       SANDBOX,
     ],
   ),
-  boundary(['src/server/**', 'src/mcp/**', 'src/service/**'], [APP, CLI, SANDBOX]),
+  boundary(
+    ['src/server/**', 'src/mcp/**', 'src/service/**'],
+    [
+      APP,
+      CLI,
+      SANDBOX,
+      [
+        '^(\\.\\./)+connectors/',
+        'HTTP, MCP and the service name no CRM: connectors and their entry points reach them through src/core',
+      ],
+    ],
+  ),
   boundary(['src/app/**'], [CLI, SANDBOX]),
+  boundary(
+    ['connectors/sandbox/**'],
+    [
+      [everythingBut(['core']), "the CRM sandboxes' shared parts import only src/core"],
+      ['^(\\.\\./)+(connectors/)?(hubspot|salesforce)/', "the CRM sandboxes' shared parts import no connector"],
+    ],
+  ),
   ...['hubspot', 'salesforce']
     .map((crm) => {
       const other = crm === 'hubspot' ? 'salesforce' : 'hubspot';

@@ -42,6 +42,7 @@ import { WorkflowCallbackSender } from '../enrich/on-demand/workflow-callback-se
 import type { Parts } from '../service/parts.js';
 import { Backfills } from '../enrich/listing/backfills.js';
 import { connectorsFromConfig } from './connectors.js';
+import { entryPointsFromConfig } from './entry-points.js';
 import { connectorFor, objectTypeIn } from '../core/connector-lookup.js';
 import { MappingRegistry } from '../mapping/registry.js';
 import { storePorts } from './store-ports.js';
@@ -277,10 +278,12 @@ export async function compose(options: ComposeOptions): Promise<Parts> {
 
     const wake = (connection: string, objectType: string, priority: Priority) =>
       enricher.wake(connection, objectType, priority);
+    const entryPoints = entryPointsFromConfig(config, connectors);
     const callbacks = new WorkflowCallbackSender({
       callbacks: store.workflowCallbacks,
-      deps: onDemandDeps({ config, store, ports, connectors, mappings, enricher }),
+      deps: onDemandDeps({ store, ports, connectors, mappings, enricher }),
       connectors,
+      entryPoints,
     });
 
     const parts: Parts = {
@@ -299,6 +302,7 @@ export async function compose(options: ComposeOptions): Promise<Parts> {
       metrics,
       stats,
       callbacks,
+      entryPoints,
       enrichNow: (connection, objectType, recordId) =>
         enrichNow({ enqueue: ports.enqueue, wake }, connection, objectType, recordId),
       refreshNow: () =>

@@ -7,7 +7,6 @@ import { mcpApp } from '../mcp/mcp-app.js';
 import { AdminTokenCheck } from '../auth/admin-token.js';
 import { adminRoutes } from '../server/admin-routes.js';
 import { createApp } from '../server/app.js';
-import { crmEntryPoints } from '../server/crm-entry-points.js';
 import { webhookBodyLimits } from '../server/http-server.js';
 import type { Parts } from '../service/parts.js';
 import type { HttpApp } from '../service/service.js';
@@ -26,7 +25,7 @@ export function httpApp(parts: Parts, adminToken: string | undefined): HttpApp {
       ...webhookBodyLimits(config),
       readiness,
       beforeMetrics: refreshGauges,
-      entryPoints: crmEntryPoints(parts, publicUrl),
+      entryPoints: { registry: parts.entryPoints, context: parts },
       ...(tokenCheck ? { admin: adminRoutes(parts, tokenCheck) } : {}),
       // Consent is given with the admin token: without one there is nobody to ask.
       ...(tokenCheck && config.MCP_ENABLED ? { mcp: mcpApp({ service: parts, config, publicUrl, tokenCheck }) } : {}),

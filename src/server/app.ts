@@ -7,11 +7,15 @@ import type { RequestListener } from 'node:http';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import helmet from 'helmet';
 import type { CrmConnector, RecordEvent } from '../core/connector.js';
+import type { EntryPointRegistry } from '../core/entry-point.js';
 import { logger } from '../logger.js';
 import { adminPage } from './admin-page/admin-page.js';
+import { requestBodyBudget } from './body-budget.js';
+import { crmEntryPoints } from './crm-entry-points.js';
+import type { EntryPointContext } from './entry-point-context.js';
 import { sendError } from './http-error.js';
 import type { Metrics } from './metrics.js';
-import { webhookRoutes, type IngestResult } from './webhook-routes.js';
+import { DEFAULT_BODY_TIMEOUT_MS, webhookRoutes, type IngestResult } from './webhook-routes.js';
 
 const log = logger('server');
 
@@ -34,16 +38,20 @@ export interface AppOptions {
   /** Refreshes gauges (queue depth) just before /metrics answers. */
   beforeMetrics?: () => Promise<void>;
   admin?: express.Router;
-  /** What the CRMs call from inside themselves: workflow and flow actions, the record card (crm-entry-points.ts). */
-  entryPoints?: express.Router;
+  /**
+   * What the CRMs call from inside themselves (workflow and flow actions, the record card): every
+   * registered entry point, and the narrow context they run in (crm-entry-points.ts).
+   */
+  entryPoints?: { registry: EntryPointRegistry; context: EntryPointContext };
   /**
    * The MCP server and its OAuth authorization server, mounted
    * at the root (their paths are fixed by the specifications).
    */
   mcp?: express.Router;
   maxBodyBytes?: number;
-  /** See WebhookRoutesOptions. */
+  /** See WebhookRoutesOptions; the CRM entry points' bodies have the same deadline. */
   bodyTimeoutMs?: number;
+  /** Webhook and entry point body bytes held at once across requests (default 16 MiB). */
   bodyBudgetBytes?: number;
 }
 
@@ -69,7 +77,8 @@ export function createApp(options: AppOptions): RequestListener {
   });
   app.use(securityHeaders);
 
-  const webhooks = webhookRoutes({ ...options, securityHeaders });
+  const budget = requestBodyBudget(options.bodyBudgetBytes);
+  const webhooks = webhookRoutes({ ...options, securityHeaders, budget });
   app.use(webhooks.router);
 
   app.get('/healthz', (_req, res) => {
@@ -100,7 +109,11 @@ export function createApp(options: AppOptions): RequestListener {
     res.type(options.metrics.registry.contentType).send(await options.metrics.registry.metrics());
   });
 
-  if (options.entryPoints) app.use(options.entryPoints);
+  if (options.entryPoints) {
+    const { registry, context } = options.entryPoints;
+    const bodyTimeoutMs = options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
+    app.use(crmEntryPoints({ registry, context, publicUrl: options.publicUrl, budget, bodyTimeoutMs }));
+  }
   if (options.admin) {
     app.use('/admin/api', options.admin);
     app.use('/admin', adminPage());

@@ -1,7 +1,7 @@
 /**
- * The webhook body bytes the process holds at once, across all requests. A body is admitted only
- * when its size (declared, or the largest allowed when it declares none) still fits; beyond that
- * the sender is asked to come back later. Large bodies may fill only part of the budget, so many
+ * The request body bytes the process holds at once, across all webhook and CRM entry point requests.
+ * A body is admitted only when its size (declared, or the largest allowed when it declares none) still
+ * fits; beyond that the sender is asked to come back later. Large bodies may fill only part of the budget, so many
  * slow large bodies cannot keep out the small deliveries the CRMs actually send.
  */
 export interface BodyBudgetOptions {
@@ -40,4 +40,12 @@ export class BodyBudget {
       },
     };
   }
+}
+
+/** Bodies up to this size are what the CRMs send (a webhook delivery of 100 events); they may use the whole budget. */
+const SMALL_BODY_BYTES = 64 * 1024;
+
+/** The one budget the webhooks and the CRM entry points share (WEBHOOK_BODY_BUDGET_MB; default 16 MiB). */
+export function requestBodyBudget(totalBytes = 16 * 1024 * 1024): BodyBudget {
+  return new BodyBudget({ totalBytes, smallBytes: SMALL_BODY_BYTES, largeShare: 0.75 });
 }

@@ -13,7 +13,7 @@ import {
   WebhookError,
 } from '../core/connector.js';
 import { logger } from '../logger.js';
-import { BodyBudget } from './body-budget.js';
+import type { BodyBudget } from './body-budget.js';
 import { BodyReadError, readBody } from './webhook-body.js';
 import type { Metrics } from './metrics.js';
 
@@ -30,16 +30,19 @@ export interface WebhookRoutesOptions {
   connectors: CrmConnector[];
   /** Stores the events durably (one round trip); resolves only once they are safe. */
   ingest: (events: RecordEvent[]) => Promise<IngestResult>;
-  /** The public base URL the CRMs call; HubSpot signs the full URL it called. */
+  /** The public base URL the CRMs call; a signature may cover the full URL the CRM called. */
   publicUrl: string;
   metrics: Metrics;
   /** Largest body accepted, in bytes. */
   maxBodyBytes?: number;
   /** How long a body may take to arrive after its head (default 10 s); then the connection is closed. */
   bodyTimeoutMs?: number;
-  /** Webhook body bytes held at once across requests (default 16 MiB); beyond it, 503 with Retry-After. */
-  bodyBudgetBytes?: number;
+  /** The body bytes held at once across requests, shared with the CRM entry points; beyond it, 503 with Retry-After. */
+  budget: BodyBudget;
 }
+
+/** How long a body may take to arrive after its head, unless configured (WEBHOOK_BODY_TIMEOUT_SECONDS). */
+export const DEFAULT_BODY_TIMEOUT_MS = 10_000;
 
 /**
  * The webhook endpoint, two ways in. `listener` takes POST /webhooks/<source>[/<secret>] for a
@@ -63,13 +66,9 @@ export function webhookRoutes(options: WebhookRoutesOptions & { securityHeaders:
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
   const publicBase = options.publicUrl.replace(/\/+$/, '');
 
-  const bodyTimeoutMs = options.bodyTimeoutMs ?? 10_000;
+  const bodyTimeoutMs = options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
   const tooLarge = () => new WebhookError(413, 'body_too_large', `the body is larger than ${maxBodyBytes} bytes`);
-  const budget = new BodyBudget({
-    totalBytes: options.bodyBudgetBytes ?? 16 * 1024 * 1024,
-    smallBytes: SMALL_BODY_BYTES,
-    largeShare: 0.75,
-  });
+  const budget = options.budget;
 
   type RefusalOutcome = 'rejected' | 'busy';
   const refuse = (
@@ -112,7 +111,7 @@ export function webhookRoutes(options: WebhookRoutesOptions & { securityHeaders:
     } catch (error) {
       options.metrics.eventsReceived.inc({ source, outcome: 'store_failed' }, parsed.events.length);
       log.error({ source, err: error }, 'could not store webhook events; the CRM will deliver them again');
-      // Nothing was acknowledged: the CRM delivers again (HubSpot and Salesforce both retry a 5xx).
+      // Nothing was acknowledged: the CRM delivers again (both CRMs retry a 5xx).
       res.setHeader('Retry-After', String(STORE_RETRY_AFTER_SECONDS));
       send(
         res,
@@ -246,16 +245,14 @@ function sendInternalError(res: ServerResponse, connector: CrmConnector): void {
   send(res, connector.webhook.errorReply(new WebhookError(500, 'internal', 'the request could not be handled')));
 }
 
-/** Bodies up to this size are what the CRMs send (HubSpot: at most 100 events); they may use the whole budget. */
-const SMALL_BODY_BYTES = 64 * 1024;
-
 /** What a 503 asks the sender to wait while the body budget is full: slow bodies are gone within seconds. */
 const BUSY_RETRY_AFTER_SECONDS = 10;
 
 /** What a 503 asks the CRM to wait before delivering again while the database is away. */
 const STORE_RETRY_AFTER_SECONDS = 30;
 
-function flattenHeaders(headers: IncomingMessage['headers']): Record<string, string | undefined> {
+/** Header names in lower case, each with one value (repeated headers joined as Node joins most). */
+export function flattenHeaders(headers: IncomingMessage['headers']): Record<string, string | undefined> {
   const out: Record<string, string | undefined> = {};
   for (const [name, value] of Object.entries(headers)) out[name] = Array.isArray(value) ? value.join(', ') : value;
   return out;

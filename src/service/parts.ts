@@ -4,6 +4,7 @@
  */
 import type { Config } from '../config.js';
 import type { CrmConnector } from '../core/connector.js';
+import type { EntryPointRegistry } from '../core/entry-point.js';
 import type { Discovery } from '../discovery/discovery.js';
 import type { ScheduledDiscoveryResult } from '../discovery/schedule.js';
 import type { Backfills } from '../enrich/listing/backfills.js';
@@ -37,8 +38,10 @@ export interface Parts {
   readonly metrics: Metrics;
   /** Counts for the admin page's charts, written to the store every few seconds. */
   readonly stats: StatsRecorder;
-  /** Completes the HubSpot workflow steps that waited for their record's enrichment. */
+  /** Completes the CRM workflow steps that waited for their record's enrichment. */
   readonly callbacks: WorkflowCallbackSender;
+  /** What the CRMs call from inside themselves (workflow and flow actions, the record card). */
+  readonly entryPoints: EntryPointRegistry;
   /** Enqueues one record as work a person is waiting for (admin "enrich now"). */
   enrichNow(connection: string, objectType: string, recordId: string): Promise<{ queued: boolean }>;
   /** Enqueues stale records and records the CRM changed since the last sweep (the refresh schedule). */

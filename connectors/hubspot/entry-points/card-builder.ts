@@ -1,24 +1,23 @@
 /**
- * The record card's data (CardData, crm-card-model.ts) built from the store alone: the record's
+ * The record card's data (CardData, card-model.ts) built from what the store holds: the record's
  * enrichment state, its newest run and what started it, the fields written with their reasons, and the
  * company link. A request newer than every run (an "Enrich now" not settled yet) makes it pending.
  */
-import type { AuditRow } from '../../../src/store/audit-log.js';
-import type { RecordState } from '../../../src/store/enrichment-state.js';
+import type { ViewedAuditRow, ViewedState } from '../../../src/core/entry-point.js';
 import { CardData, type CardObjectType } from './card-model.js';
 
 export interface CardInput {
   objectType: CardObjectType;
   objectId: string;
-  state: RecordState | undefined;
+  state: ViewedState | undefined;
   /** The record's audit rows, newest first. */
-  audit: AuditRow[];
+  audit: ViewedAuditRow[];
   /** What started each job, by job id, for the jobs the queue still keeps. */
   triggers: Map<string, string>;
   companyName: string | null;
 }
 
-const STATES: Record<RecordState['status'], CardData['state']> = {
+const STATES: Record<ViewedState['status'], CardData['state']> = {
   enriched: 'enriched',
   no_match: 'no_match',
   failed: 'failed',

@@ -3,22 +3,19 @@
  * custom workflow action execution request, signed (v3) with the app's client secret. The record is
  * queued like any other and its outcome answered as output fields later steps branch on. A run that
  * does not settle within HUBSPOT_ACTION_WAIT_MS answers BLOCK; the step is then completed through
- * HubSpot's callback endpoint (workflow-callback-sender.ts) once it settles.
+ * HubSpot's callback endpoint (src/enrich/on-demand/workflow-callback-sender.ts) once it settles.
  */
-import { Router } from 'express';
 import { z } from 'zod';
-import { enrichAndWait, type OnDemandOutcome } from '../../../src/enrich/on-demand/on-demand.js';
-import { mappedObject } from '../../../src/core/connector-lookup.js';
+import type { CrmConnector } from '../../../src/core/connector.js';
 import {
-  checkHubspotSignature,
-  hubspotOf,
-  jsonOf,
-  onDemandDeps,
-  rawBody,
-  type EntryPointContext,
-} from '../../../src/server/entry-point-context.js';
-import { route } from '../../../src/server/admin-request.js';
-import { HttpError } from '../../../src/server/http-error.js';
+  EntryPointError,
+  jsonBody,
+  type EnrichRequest,
+  type EntryPoint,
+  type OnDemandOutcome,
+} from '../../../src/core/entry-point.js';
+import { connectedHubspot } from './connected.js';
+import { checkSignature, signatureHeadRefusal } from './signed-request.js';
 
 const id = z.union([z.number().int().nonnegative(), z.string().regex(/^\d{1,20}$/)]).transform(String);
 
@@ -42,57 +39,51 @@ export function actionOutputs(result: OnDemandOutcome): Record<string, string | 
   return { outcome: result.outcome, fields_written: result.fieldsWritten, matched: result.matched };
 }
 
-export function hubspotActionRoutes(ctx: EntryPointContext, publicBase: string): Router {
-  const router = Router();
-  const deps = onDemandDeps(ctx);
+export interface WorkflowActionOptions {
+  /** The HubSpot connection; undefined when HubSpot is not configured (every call is then refused). */
+  connector: CrmConnector | undefined;
+  clientSecret: string | undefined;
+  /** HUBSPOT_ACTION_WAIT_MS: how long the answer waits for the run before it answers BLOCK. */
+  waitMs: number;
+}
 
-  router.post(
-    '/hubspot/actions/enrich',
-    rawBody,
-    route(async (req, res) => {
-      checkHubspotSignature(req, ctx, publicBase);
-      const parsed = ExecutionRequest.safeParse(jsonOf(req));
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0]!;
-        const field = issue.path.join('.') || 'body';
-        throw new HttpError(400, 'invalid_request', `${field}: ${issue.message}`, { field });
-      }
-      const { callbackId, origin, object } = parsed.data;
-      const connector = hubspotOf(ctx);
+export function workflowAction(options: WorkflowActionOptions): EntryPoint<EnrichRequest> {
+  return {
+    method: 'POST',
+    path: '/hubspot/actions/enrich',
+    verifyHead: (head) => signatureHeadRefusal(head, options.clientSecret),
+
+    async parse(request) {
+      checkSignature(request, options.clientSecret);
+      const { callbackId, origin, object } = jsonBody(request, ExecutionRequest);
+      const connector = connectedHubspot(options.connector);
       const portal = connector.accountId?.();
       if (portal !== undefined && portal !== origin.portalId) {
         const message =
           'origin.portalId: the request comes from another HubSpot portal than the connected ' +
           `one (${portal}); nothing was done.`;
-        throw new HttpError(403, 'wrong_portal', message, { field: 'origin.portalId' });
+        throw new EntryPointError(403, 'wrong_portal', message, { field: 'origin.portalId' });
       }
-      const objectType = OBJECT_TYPES[object.objectType.toUpperCase()];
-      const mapped = objectType
-        ? mappedObject(ctx.connectors, ctx.mappings, { connection: connector.connection }, objectType)
-        : undefined;
-      if (!mapped) {
-        // A step on an object crm-enrich has no mapping for: nothing to do, and the workflow goes on.
-        res.json({ outputFields: actionOutputs({ outcome: 'skipped', fieldsWritten: 0, matched: false }) });
-        return;
-      }
-      // No dedup key on purpose: a step HubSpot sends again (our answer was late) gets a job of its own to
-      // wait on; one keyed to the first would have nothing new to wait for if the first had settled already.
-      const { ticket, result } = await enrichAndWait(deps, {
+      // An object HubSpot names otherwise is passed on as named: no mapping has it, so the step is
+      // answered `skipped` and the workflow goes on.
+      const objectType = OBJECT_TYPES[object.objectType.toUpperCase()] ?? object.objectType;
+      // Every request is a job of its own, with no dedup key: a step HubSpot sends again (our answer was
+      // late) gets a run to wait on; one keyed to the first would have nothing new to wait for if the
+      // first had settled already.
+      return {
+        kind: 'enrich',
         connection: connector.connection,
-        objectType: mapped.objectType,
-        recordId: object.objectId,
         trigger: 'workflow',
-        timeoutMs: ctx.config.HUBSPOT_ACTION_WAIT_MS,
-      });
-      if (result !== 'pending') {
-        res.json({ outputFields: actionOutputs(result) });
-        return;
-      }
-      // Kept before answering: once HubSpot has BLOCK, only this row remembers to complete the step.
-      await ctx.store.workflowCallbacks.add({ callbackId, ...ticket });
-      res.json({ outputFields: { hs_execution_state: 'BLOCK' } });
-    }),
-  );
+        waitMs: options.waitMs,
+        records: [{ objectType, recordId: object.objectId, callbackId }],
+      };
+    },
 
-  return router;
+    async render(_request, { results }) {
+      const result = results[0]!;
+      // A pending run's step was kept before this answer: once HubSpot has BLOCK, only that row remembers it.
+      const outputFields = result === 'pending' ? { hs_execution_state: 'BLOCK' } : actionOutputs(result);
+      return { status: 200, body: { outputFields } };
+    },
+  };
 }

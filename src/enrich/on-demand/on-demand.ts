@@ -5,11 +5,11 @@
  * run that settled after the request, or the job's own state when it failed without a run.
  */
 import { randomUUID } from 'node:crypto';
+import type { OnDemandOutcome, OnDemandTrigger } from '../../core/entry-point.js';
 import type { Priority } from '../../core/limiter.js';
-import { queueName, type JobReason } from '../jobs.js';
+import type { RecordKey } from '../../store/enrichment-state.js';
+import { queueName } from '../jobs.js';
 import type { AuditEntry, EnqueuePort } from '../ports.js';
-
-export type OnDemandTrigger = Extract<JobReason, 'workflow' | 'card' | 'flow'>;
 
 /** Who asked, as the audit trail names it. */
 export const TRIGGER_ACTORS: Record<OnDemandTrigger, string> = {
@@ -42,12 +42,6 @@ export interface JobStanding {
   state: string;
 }
 
-export interface RecordKey {
-  connection: string;
-  objectType: string;
-  recordId: string;
-}
-
 /**
  * What a request leaves to wait on: the newest audit row before it
  * and its job (null when an earlier identical request queued it).
@@ -55,12 +49,6 @@ export interface RecordKey {
 export interface Ticket extends RecordKey {
   sinceAuditId: number;
   jobId: string | null;
-}
-
-export interface OnDemandOutcome {
-  outcome: 'enriched' | 'no_match' | 'skipped' | 'failed';
-  fieldsWritten: number;
-  matched: boolean;
 }
 
 export interface OnDemandRequest extends RecordKey {

@@ -1,15 +1,16 @@
 /**
- * Completes the HubSpot workflow steps that answered BLOCK: every few seconds it leases the steps due,
- * looks whether their run has settled (in the store, as the action itself does), and sends the output
- * fields through the connector's callback. A send that fails is tried again later with a growing delay;
- * the row stays until it is sent, so a restart or an outage loses nothing. HubSpot itself gives up on a
- * blocked step after a week by default, and so does this.
+ * Completes the workflow steps that answered BLOCK (HubSpot's): every few seconds it leases the steps
+ * due, looks whether their run has settled (in the store, as the action itself does), and sends the
+ * output fields the CRM's entry points name (`blockedStepOutputs`) through the connector's callback.
+ * A send that fails is tried again later with a growing delay; the row stays until it is sent, so a
+ * restart or an outage loses nothing. HubSpot itself gives up on a blocked step after a week by default,
+ * and so does this.
  */
 import type { CrmConnector } from '../../core/connector.js';
+import type { EntryPointRegistry } from '../../core/entry-point.js';
 import { scrubValues } from '../../core/scrub.js';
 import { outcomeOf, type OnDemandDeps } from './on-demand.js';
 import { logger } from '../../logger.js';
-import { actionOutputs } from '../../../connectors/hubspot/entry-points/workflow-action.js';
 import type { PendingCallback, WorkflowCallbacks } from '../../store/workflow-callbacks.js';
 
 const log = logger('service.workflow-callbacks');
@@ -18,6 +19,8 @@ export interface CallbackSenderOptions {
   callbacks: WorkflowCallbacks;
   deps: OnDemandDeps;
   connectors: readonly CrmConnector[];
+  /** Where the output fields of a connection's blocked steps come from. */
+  entryPoints: EntryPointRegistry;
   /** Between passes (default 2 s). */
   intervalMs?: number;
   /** Longest wait before a failed send is tried again (default 10 minutes). */
@@ -76,6 +79,7 @@ export class WorkflowCallbackSender {
       await callbacks.finish(step.callbackId, 'given up: HubSpot no longer waits for a step blocked this long');
       return false;
     }
+    const connector = this.options.connectors.find((c) => c.connection === step.connection);
     let outputs = step.outputs;
     if (!outputs) {
       const outcome = await outcomeOf(this.options.deps, step);
@@ -83,12 +87,12 @@ export class WorkflowCallbackSender {
         await callbacks.later(step.callbackId, interval);
         return false;
       }
-      outputs = actionOutputs(outcome);
-      await callbacks.setOutputs(step.callbackId, outputs);
+      const outputsOf = connector && this.options.entryPoints.find((e) => e.crm === connector.crm)?.blockedStepOutputs;
+      outputs = outputsOf?.(outcome) ?? null;
+      if (outputs) await callbacks.setOutputs(step.callbackId, outputs);
     }
-    const connector = this.options.connectors.find((c) => c.connection === step.connection);
     try {
-      if (!connector?.completeWorkflowAction)
+      if (!outputs || !connector?.completeWorkflowAction)
         throw new Error(`connection ${step.connection} cannot complete workflow steps`);
       await connector.completeWorkflowAction(step.callbackId, outputs);
     } catch (error) {
