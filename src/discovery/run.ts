@@ -8,7 +8,7 @@ import type { Priority } from '../core/limiter.js';
 import type { CompanyLinkResult, CrmRecord } from '../core/connector.js';
 import { planValues } from '../mapping/index.js';
 import { BudgetExhaustedError, LOOKUPS_COUNTER } from '../enrich/partner-lookups.js';
-import type { AuditEntry, RecordState } from '../enrich/ports.js';
+import type { AuditEntry, PipelineState } from '../enrich/ports.js';
 import { appliedHash } from '../enrich/record/record-plan.js';
 import { logger } from '../logger.js';
 import type { Reservation } from '../store/daily-reservations.js';
@@ -227,7 +227,7 @@ async function act(
 
   // Create the rest in one batch, through the person mapping, tagged and linked.
   const now = new Date();
-  const states: RecordState[] = [];
+  const states: PipelineState[] = [];
   const audit: AuditEntry[] = [];
   const why =
     `discovery at ${target.company.name ?? target.company.id} ` +

@@ -3,7 +3,7 @@
  * Postgres store; nothing in src/enrich/ writes SQL.
  */
 import type { AuditEntry } from '../store/audit-log.js';
-import type { RecordState as StoredRecordState } from '../store/enrichment-state.js';
+import type { RecordState } from '../store/enrichment-state.js';
 import type { LookupSubject } from '../store/lookup-cache.js';
 import type { EnrichJob } from './jobs.js';
 
@@ -29,18 +29,18 @@ export interface JobQueuePort {
  * A record's state as the pipeline sees it: the store's row (src/store/enrichment-state.ts) without its
  * update time, and with only the values we wrote (`lastWritten` without the nulls the store's may hold).
  */
-export type RecordState = Omit<StoredRecordState, 'updatedAt' | 'lastWritten'> & {
+export type PipelineState = Omit<RecordState, 'updatedAt' | 'lastWritten'> & {
   lastWritten: Record<string, string>;
 };
 
 export interface StatePort {
-  getMany(connection: string, objectType: string, recordIds: string[]): Promise<Map<string, RecordState>>;
-  upsertMany(rows: RecordState[]): Promise<void>;
+  getMany(connection: string, objectType: string, recordIds: string[]): Promise<Map<string, PipelineState>>;
+  upsertMany(rows: PipelineState[]): Promise<void>;
   /**
    * Stores record states and the audit rows that explain them in
    * one transaction, so no reader sees one without the other.
    */
-  settle(rows: RecordState[], audit: AuditEntry[]): Promise<void>;
+  settle(rows: PipelineState[], audit: AuditEntry[]): Promise<void>;
 }
 
 /** An audit log entry, as the store defines it: the pipeline writes them, it never reads them back. */

@@ -22,7 +22,7 @@ import type { CompiledMapping } from '../../mapping/compile.js';
 import type { Priority } from '../../core/limiter.js';
 import { isOwnChange } from './echo.js';
 import { EVENT_REASONS, jobFromEvent, priorityOf, queueName } from '../jobs.js';
-import type { CreatedRecordsPort, EnqueuePort, NewJob, PendingWritesPort, RecordState, StatePort } from '../ports.js';
+import type { CreatedRecordsPort, EnqueuePort, NewJob, PendingWritesPort, PipelineState, StatePort } from '../ports.js';
 import { Triage } from './triage.js';
 
 /** What became of a delivery's events: stored as jobs, already stored before, or needing nothing. */
@@ -99,7 +99,7 @@ export class Intake {
         this.options.created.has(connection, objectType, ids(creations)),
         changes.length
           ? this.options.state.getMany(connection, objectType, ids(changes))
-          : new Map<string, RecordState>(),
+          : new Map<string, PipelineState>(),
         changes.length
           ? this.options.writing.get(connection, objectType, ids(changes))
           : new Map<string, Record<string, string>>(),

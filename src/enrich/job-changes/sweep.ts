@@ -12,7 +12,7 @@ import type { CompiledMapping } from '../../mapping/compile.js';
 import { OlderThanDays, SweepSegment } from '../../mapping/sweep-segment.js';
 import { queueName } from '../jobs.js';
 import { LOOKUPS_COUNTER } from '../partner-lookups.js';
-import type { CacheKey, CounterPort, EnqueuePort, NewJob, RecordState, StatePort } from '../ports.js';
+import type { CacheKey, CounterPort, EnqueuePort, NewJob, PipelineState, StatePort } from '../ports.js';
 
 export const SweepRequest = z.strictObject({
   connection: z.string().min(1),
@@ -150,7 +150,7 @@ export class JobChangeSweep {
     const records = await this.members(connector, objectType, segment);
     const days = request.olderThanDays ?? this.options.minAgeDays;
     const cutoff = now.getTime() - days * 86_400_000;
-    const eligible: RecordState[] = [];
+    const eligible: PipelineState[] = [];
     const ids = records.map((r) => r.id);
     for (let i = 0; i < ids.length; i += 500) {
       const states = await this.options.state.getMany(connection, objectType, ids.slice(i, i + 500));
@@ -186,7 +186,7 @@ export class JobChangeSweep {
 type Segment = SweepSegment;
 
 /** The cached answers a refresh of this record would read: by its partner id, and by the key that matched last. */
-function cacheKeysOf(state: RecordState): CacheKey[] {
+function cacheKeysOf(state: PipelineState): CacheKey[] {
   const keys: CacheKey[] = [{ kind: 'person', by: 'id', value: state.partnerId!, market: '*' }];
   const split = state.matchKey?.indexOf(':') ?? -1;
   if (state.matchKey && split > 0)

@@ -9,7 +9,7 @@ import type { CompiledMapping } from '../../mapping/compile.js';
 import type { Market } from '../../partner/schemas.js';
 import type { CompanyLinkPlan } from '../employers/company-link.js';
 import { employerOf, type Employer, type EmployerResolution, type ResolveOptions } from '../employers/employers.js';
-import type { RecordState } from '../ports.js';
+import type { PipelineState } from '../ports.js';
 import { companyLinkProperty } from '../record/read-properties.js';
 import type { RecordPlan } from '../record/record-plan.js';
 
@@ -29,7 +29,7 @@ export interface LinkContext {
  */
 export async function planLink(
   ctx: LinkContext,
-  work: { record: CrmRecord; state: RecordState | undefined; priority: Priority },
+  work: { record: CrmRecord; state: PipelineState | undefined; priority: Priority },
   result: RecordPlan,
   mapping: CompiledMapping,
 ): Promise<CompanyLinkPlan | undefined> {

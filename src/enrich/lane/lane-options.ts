@@ -14,7 +14,7 @@ import type {
   ErasurePort,
   JobQueuePort,
   PendingWritesPort,
-  RecordState,
+  PipelineState,
   StatePort,
 } from '../ports.js';
 import type { RecordPlan } from '../record/record-plan.js';
@@ -85,7 +85,7 @@ export interface LaneStopOptions {
 export interface Work {
   jobs: EnrichJob[];
   record: CrmRecord;
-  state: RecordState | undefined;
+  state: PipelineState | undefined;
   priority: Priority;
   planned?: RecordPlan;
   /** The company this record is to be linked with, or why none. */

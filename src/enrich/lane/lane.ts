@@ -24,7 +24,7 @@ import type { LaneOptions, LaneStopOptions, Work } from './lane-options.js';
 import { LaneSettler } from './lane-settler.js';
 import { Ledger } from './ledger.js';
 import { LinkQueue } from './link-queue.js';
-import type { RecordState } from '../ports.js';
+import type { PipelineState } from '../ports.js';
 import { propertiesToRead } from '../record/read-properties.js';
 import { RecordRunner } from './record-run.js';
 import { unchangedRefreshes } from '../record/refresh-shortcut.js';
@@ -221,7 +221,7 @@ export class Lane extends EventEmitter<LaneEvents> {
     this.ledger.hold(ids, new Set(people));
     const mapping = this.options.mapping();
     try {
-      let states: Map<string, RecordState>;
+      let states: Map<string, PipelineState>;
       let ours: Set<string>;
       try {
         [states, ours] = await Promise.all([
@@ -298,7 +298,7 @@ export class Lane extends EventEmitter<LaneEvents> {
   private async readBatch(
     toRead: string[],
     byRecord: Map<string, EnrichJob[]>,
-    states: Map<string, RecordState>,
+    states: Map<string, PipelineState>,
     mapping: CompiledMapping,
     claimed: number,
   ): Promise<CrmRecord[]> {

@@ -1,5 +1,5 @@
 /** The rows a record's outcome leaves behind: its enrichment state and its audit trail. */
-import type { AuditEntry, RecordState } from '../ports.js';
+import type { AuditEntry, PipelineState } from '../ports.js';
 import type { RecordPlan } from './record-plan.js';
 import { linkAudit, type CompanyLinkPlan } from '../employers/company-link.js';
 
@@ -9,13 +9,13 @@ export function stateFor(
   connection: string,
   objectType: string,
   recordId: string,
-  previous: RecordState | undefined,
+  previous: PipelineState | undefined,
   result: RecordPlan,
   written: Record<string, string>,
   now: Date,
   refreshAfterDays: number,
-): RecordState {
-  const base: RecordState = {
+): PipelineState {
+  const base: PipelineState = {
     connection,
     objectType,
     recordId,
@@ -116,7 +116,7 @@ function heldAsWeWouldWrite(result: Extract<RecordPlan, { kind: 'planned' }>): R
 export interface RecordOutcome {
   recordId: string;
   jobId: string | null;
-  previous?: RecordState;
+  previous?: PipelineState;
   /** The plan (written, or nothing to write), or `unchanged`: a refresh found what was applied last time. */
   result: RecordPlan | 'unchanged';
   /** The values written in this run. */
@@ -132,9 +132,9 @@ export function outcomeRows(
   where: { connection: string; objectType: string; refreshAfterDays: number },
   outcomes: RecordOutcome[],
   now = new Date(),
-): { states: RecordState[]; audit: AuditEntry[] } {
+): { states: PipelineState[]; audit: AuditEntry[] } {
   const { connection, objectType, refreshAfterDays } = where;
-  const states: RecordState[] = [];
+  const states: PipelineState[] = [];
   const audit: AuditEntry[] = [];
   for (const o of outcomes) {
     if (o.result === 'unchanged') {
@@ -174,7 +174,7 @@ export function outcomeRows(
 }
 
 /** The record's state with its company link, once the link is made (or found made). */
-function withLink(state: RecordState, link: CompanyLinkPlan | undefined): RecordState {
+function withLink(state: PipelineState, link: CompanyLinkPlan | undefined): PipelineState {
   if (!link || link.action === 'none' || link.outcome === 'failed') return state;
   return { ...state, companyId: link.companyId, companyReason: link.reason };
 }

@@ -10,7 +10,7 @@ import type { CompiledMapping } from '../../mapping/compile.js';
 import { type Plan } from '../../mapping/planner.js';
 import { planValues } from '../../mapping/plan-values.js';
 import type { LookupHit, PartnerLookups } from '../partner-lookups.js';
-import type { RecordState } from '../ports.js';
+import type { PipelineState } from '../ports.js';
 
 export type RecordPlan =
   | { kind: 'no_key'; reason: string }
@@ -21,7 +21,7 @@ export async function planRecord(
   record: CrmRecord,
   mapping: CompiledMapping,
   lookups: PartnerLookups,
-  state: RecordState | undefined,
+  state: PipelineState | undefined,
   priority: Priority,
   now: Date,
   marketHint?: Market,

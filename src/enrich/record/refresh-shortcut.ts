@@ -2,7 +2,7 @@ import type { CompiledMapping } from '../../mapping/compile.js';
 import type { Market } from '../../partner/schemas.js';
 import type { EnrichJob } from '../jobs.js';
 import type { PartnerLookups } from '../partner-lookups.js';
-import type { RecordState } from '../ports.js';
+import type { PipelineState } from '../ports.js';
 import { appliedHash } from './record-plan.js';
 
 /**
@@ -11,7 +11,7 @@ import { appliedHash } from './record-plan.js';
  */
 export async function unchangedRefreshes(
   byRecord: Map<string, EnrichJob[]>,
-  states: Map<string, RecordState>,
+  states: Map<string, PipelineState>,
   mapping: CompiledMapping,
   lookups: PartnerLookups,
 ): Promise<string[]> {

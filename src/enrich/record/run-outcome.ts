@@ -5,7 +5,7 @@
 import type { CompanyLinkPlan } from '../employers/company-link.js';
 import type { EnrichJob } from '../jobs.js';
 import type { JobOutcome } from '../lane/lane-events.js';
-import type { RecordState } from '../ports.js';
+import type { PipelineState } from '../ports.js';
 import type { RecordPlan } from './record-plan.js';
 import type { RecordOutcome } from './outcome-rows.js';
 
@@ -13,7 +13,7 @@ import type { RecordOutcome } from './outcome-rows.js';
 export interface RunStart {
   recordId: string;
   jobs: EnrichJob[];
-  state?: RecordState | undefined;
+  state?: PipelineState | undefined;
 }
 
 export type SettledRun = RecordOutcome & { jobs: EnrichJob[] };

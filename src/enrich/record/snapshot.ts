@@ -1,7 +1,7 @@
 /** When the values a listing returned may stand in for reading the record again. */
 import type { CrmRecord } from '../../core/connector.js';
 import type { EnrichJob } from '../jobs.js';
-import type { RecordState } from '../ports.js';
+import type { PipelineState } from '../ports.js';
 
 const SNAPSHOT_MAX_AGE_MS = 60_000;
 
@@ -12,7 +12,7 @@ const SNAPSHOT_MAX_AGE_MS = 60_000;
  */
 export function freshSnapshot(
   jobs: EnrichJob[],
-  state: RecordState | undefined,
+  state: PipelineState | undefined,
   read: readonly string[],
 ): CrmRecord | undefined {
   if (jobs.some((j) => j.retryCount > 0 || (j.data.reclaims ?? 0) > 0)) return undefined;
