@@ -10,7 +10,7 @@ import { standardProperties } from '../standard-properties.js';
 
 export type ObjectType = 'contacts' | 'companies';
 
-/** What a restart of the portal must find again (kept in a file by portal-snapshot.ts). */
+/** What a restart of the portal must find again (kept in a file by portal-file.ts). */
 export interface PortalData {
   nextId: number;
   /** Read one at a time while the file is written (a portal may hold tens of thousands). */
@@ -133,7 +133,7 @@ export class SandboxObjectStore {
   }
 
   /**
-   * The portal's data as plain values (see portal-snapshot.ts): objects, id counter, custom properties, associations.
+   * The portal's data as plain values (see portal-file.ts): objects, id counter, custom properties, associations.
    */
   snapshot(): PortalData {
     const inOrder = this.inOrder;

@@ -1,6 +1,6 @@
 /**
  * The one place a record's run becomes the outcome it is settled with (state and audit rows come from
- * it in settle.ts), and the one place that says what the run counts as in the lane's reports.
+ * it in outcome-rows.ts), and the one place that says what the run counts as in the lane's reports.
  */
 import type { CompanyLinkPlan } from '../employers/company-link.js';
 import type { EnrichJob } from '../jobs.js';
