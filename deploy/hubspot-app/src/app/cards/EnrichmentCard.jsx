@@ -1,7 +1,7 @@
 /**
  * The crm-enrich record card: what crm-enrich wrote on this contact or company, when, by which run and
  * why, and a button to enrich it now. Its data comes from the crm-enrich service through hubspot.fetch;
- * the answer's shape is CardData in the service's src/server/crm-card-model.ts.
+ * the answer's shape is CardData in the service's connectors/hubspot/entry-points/card-model.ts.
  */
 import React, { useCallback, useEffect, useState } from 'react';
 import {
