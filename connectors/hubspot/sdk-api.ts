@@ -4,12 +4,25 @@
  * client's model objects; a JSON round trip gives HubSpot's wire form, as the date-based client has it.
  */
 import type { Client } from '@hubspot/api-client';
-import type { HubspotApi } from './hubspot-api.js';
+import * as objectModels from '@hubspot/api-client/lib/codegen/crm/objects/models/all.js';
+import type { HubspotApi, ObjectInput } from './hubspot-api.js';
+
+const { AssociationSpecAssociationCategoryEnum: Category } = objectModels;
+
+/** A record to create in the client's model, whose association categories are the client's enum. */
+const toSdk = ({ properties, associations }: ObjectInput) => ({
+  properties,
+  associations: associations.map(({ to, types }) => ({
+    to,
+    types: types.map(({ associationCategory, associationTypeId }) => ({
+      associationCategory: associationCategory === 'USER_DEFINED' ? Category.UserDefined : Category.HubspotDefined,
+      associationTypeId,
+    })),
+  })),
+});
 
 type Sdk = () => Promise<Client>;
-type SearchBody = Parameters<Client['crm']['objects']['searchApi']['doSearch']>[1];
 type PropertyBody = Parameters<Client['crm']['properties']['coreApi']['create']>[1];
-type ObjectCreate = Parameters<Client['crm']['objects']['basicApi']['create']>[1];
 type AssociationsBody = Parameters<Client['crm']['associations']['v4']['batchApi']['create']>[2];
 
 const wire = (answer: unknown): unknown => (answer === undefined ? undefined : JSON.parse(JSON.stringify(answer)));
@@ -28,14 +41,13 @@ export function sdkApi(sdk: Sdk): HubspotApi {
         ),
       ),
     batchCreate: async (type, inputs) =>
-      wire(await (await sdk()).crm.objects.batchApi.create(type, { inputs: inputs as ObjectCreate[] })),
+      wire(await (await sdk()).crm.objects.batchApi.create(type, { inputs: inputs.map(toSdk) })),
     batchUpdate: async (type, inputs) => wire(await (await sdk()).crm.objects.batchApi.update(type, { inputs })),
-    search: async (type, body) =>
-      wire(await (await sdk()).crm.objects.searchApi.doSearch(type, body as unknown as SearchBody)),
+    search: async (type, body) => wire(await (await sdk()).crm.objects.searchApi.doSearch(type, body)),
     page: async (type, limit, after, properties) =>
       wire(await (await sdk()).crm.objects.basicApi.getPage(type, limit, after, properties)),
     read: async (type, id, properties) => wire(await (await sdk()).crm.objects.basicApi.getById(type, id, properties)),
-    create: async (type, input) => wire(await (await sdk()).crm.objects.basicApi.create(type, input as ObjectCreate)),
+    create: async (type, input) => wire(await (await sdk()).crm.objects.basicApi.create(type, toSdk(input))),
     update: async (type, id, properties) =>
       wire(await (await sdk()).crm.objects.basicApi.update(type, id, { properties })),
     properties: async (type) => wire(await (await sdk()).crm.properties.coreApi.getAll(type, false)),

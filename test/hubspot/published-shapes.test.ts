@@ -119,7 +119,7 @@ describe.each(HUBSPOT_API_VERSIONS)('the sandbox answers as HubSpot describes AP
     await sandbox.close();
   });
 
-  it('answers every kind of call the connector makes in the described statuses and shapes, errors included', async () => {
+  it('answers every kind of call the connector makes in the described statuses and shapes, errors too', async () => {
     await hubspot.prepare!();
     await hubspot.ensureProperties('contact', [...hubspot.jobChangeProperties!.contact!]);
     await hubspot.readSchema('company');
@@ -243,9 +243,9 @@ describe.each(HUBSPOT_API_VERSIONS)('the sandbox answers as HubSpot describes AP
       { properties: false, task: true },
     );
     const [task] = sandbox.tasks().filter((t) => t.contacts.includes(contact));
-    const get = async (path: string) => (await user.apiRequest({ path })).json() as Promise<unknown>;
-    const post = async (path: string, body: unknown) =>
-      (await user.apiRequest({ method: 'POST', path, body })).json() as Promise<unknown>;
+    const get = async (path: string): Promise<unknown> => (await user.apiRequest({ path })).json();
+    const post = async (path: string, body: unknown): Promise<unknown> =>
+      (await user.apiRequest({ method: 'POST', path, body })).json();
     const ids = (answer: unknown) =>
       (answer as { results: { toObjectId: number }[] }).results.map((r) => String(r.toObjectId));
 

@@ -139,7 +139,7 @@ export class SandboxActivities {
           res,
           400,
           'VALIDATION_ERROR',
-          `One or more associations are invalid: no ${record === 'contacts' ? 'contact' : 'company'} ${association.to.id}`,
+          `One or more associations are invalid: no ${record.slice(0, -1)} with id ${association.to.id}`,
         );
       }
       targets.push({ record, id: association.to.id });

@@ -1,7 +1,7 @@
 /**
  * List memberships, at their v3 and date-based paths: the record ids of a list, a page at a time
- * (`after`, `limit` up to 250), as a job-change sweep over a HubSpot list reads them. Lists are made in process (`createList`); the list
- * definitions API is not served.
+ * (`after`, `limit` up to 250), as a job-change sweep over a HubSpot list reads them. Lists are made in
+ * process (`createList`); the list definitions API is not served.
  */
 import { Router } from 'express';
 import { HUBSPOT_API_PATHS, HUBSPOT_API_VERSIONS } from '../api-version.js';
