@@ -134,7 +134,7 @@ export function ruleProblems(
     .filter((rule) => after(rule.property) === '' && (!rule.when || after(rule.when.property) === rule.when.value))
     .map(({ property, when }) => ({
       name: property,
-      code: 'REQUIRED_PROPERTY' as const,
+      code: 'REQUIRED_PROPERTY',
       message: when ? `${property} is required when ${when.property} is ${when.value}` : `${property} is required`,
     }));
 }
