@@ -134,7 +134,7 @@ describe('hubspotConnectorFromConfig', () => {
           loadConfig({ HUBSPOT_ACCESS_TOKEN: 'sandbox-token', HUBSPOT_BASE_URL: sandbox.url, ...env }),
           { connection: `cfg-version-${process.pid}-${path.split('/')[2]}` },
         )!;
-        expect(await connector.readAccount!()).toBe(String(sandbox.portalId));
+        expect(await connector.readAccount()).toBe(String(sandbox.portalId));
         expect(sandbox.stats().byEndpoint[`GET ${path}`]).toBe(1);
         await connector.close();
       }
