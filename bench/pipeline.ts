@@ -339,8 +339,8 @@ console.log(
     `companies ${duplicateWrites(writes, 'companies')}`,
 );
 const batchWrites =
-  (hubspotAfter.byEndpoint['POST /crm/v3/objects/contacts/batch/update'] ?? 0) -
-  (hubspotBefore.byEndpoint['POST /crm/v3/objects/contacts/batch/update'] ?? 0);
+  (hubspotAfter.byEndpoint['POST /crm/objects/2026-09/contacts/batch/update'] ?? 0) -
+  (hubspotBefore.byEndpoint['POST /crm/objects/2026-09/contacts/batch/update'] ?? 0);
 // One write per 100 listed contacts, and one per new contact: each arrives on its own and is written
 // within its latency target, as crm_calls_min counts its read.
 const batchWritesMin = Math.ceil(records / 100) + NEW_DURING;
@@ -349,8 +349,8 @@ const batchWritesMin = Math.ceil(records / 100) + NEW_DURING;
 const delta = (endpoint: string) =>
   (hubspotAfter.byEndpoint[endpoint] ?? 0) - (hubspotBefore.byEndpoint[endpoint] ?? 0);
 const linkCalls =
-  delta('POST /crm/v4/associations/contacts/companies/batch/create') +
-  delta('POST /crm/v3/objects/companies/batch/create');
+  delta('POST /crm/associations/2026-09/contacts/companies/batch/create') +
+  delta('POST /crm/objects/2026-09/companies/batch/create');
 const companiesCreated = sandboxes.hubspot.store.objects.companies.size - companiesAtStart;
 const perHundred = (n: number) => Math.ceil(n / 100);
 const searchesMin = perHundred(domains.size - domainsBefore);
@@ -383,7 +383,7 @@ if (args['hubspot-by-second']) {
       .map(
         (k) =>
           [
-            k.replace('POST /crm/v3/objects/', '').replace('POST /crm/v4/associations/', 'assoc/'),
+            k.replace('POST /crm/objects/2026-09/', '').replace('POST /crm/associations/2026-09/', 'assoc/'),
             (hsSamples[i]![k] ?? 0) - (prev[k] ?? 0),
           ] as const,
       )

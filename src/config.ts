@@ -29,6 +29,11 @@ const bool = (def: boolean) =>
     .optional()
     .transform((v) => (v === undefined ? def : ['true', '1', 'yes', 'on'].includes(v)));
 
+/** A comma-separated list of items, spaces around the commas allowed. */
+const listOf = (item: string) => new RegExp(`^\\s*${item}(\\s*,\\s*${item})*\\s*$`);
+const REQUIRE_LIST = listOf('(contacts|companies):[a-z0-9_]+');
+const REQUIRE_WHEN_LIST = listOf('(contacts|companies):[a-z0-9_]+=[a-z0-9_]+:[^\\s=,]+');
+
 export const ConfigSchema = z
   .object({
     PORT: int(3000, 0, 65535),
@@ -43,6 +48,22 @@ export const ConfigSchema = z
     CRM_ENRICH_DATA_DIR: z.string().default('./.data'),
     /** The portal id of the embedded HubSpot sandbox (another id: another portal, with records of its own). */
     SANDBOX_HUBSPOT_PORTAL_ID: int(62515, 1),
+    /**
+     * Properties the embedded HubSpot sandbox's portal requires (its `--require`), e.g.
+     * `companies:founded_year,contacts:jobtitle`: refused on writes through API version 2026-09.
+     */
+    SANDBOX_HUBSPOT_REQUIRE: optionalString.refine((v) => v === undefined || REQUIRE_LIST.test(v), {
+      message: 'expected <object>:<property>[,...] with object contacts or companies, e.g. companies:founded_year',
+    }),
+    /**
+     * Properties it requires when another property has a value (its `--require-when`), e.g.
+     * `companies:industry=lifecyclestage:customer`.
+     */
+    SANDBOX_HUBSPOT_REQUIRE_WHEN: optionalString.refine((v) => v === undefined || REQUIRE_WHEN_LIST.test(v), {
+      message:
+        'expected <object>:<property>=<property>:<value>[,...] with object contacts or companies, e.g. ' +
+        'companies:industry=lifecyclestage:customer',
+    }),
     /** The org id of the embedded Salesforce sandbox; its default org when unset. */
     SANDBOX_SALESFORCE_ORG_ID: optionalString.refine(
       (v) => v === undefined || /^00D[a-zA-Z0-9]{12}([a-zA-Z0-9]{3})?$/.test(v),
@@ -108,6 +129,13 @@ export const ConfigSchema = z
     HUBSPOT_CLIENT_SECRET: optionalString,
     HUBSPOT_BASE_URL: url('the HubSpot API base URL'),
     HUBSPOT_TIER: z.enum(['starter', 'pro', 'oauth']).default('starter'),
+    /**
+     * Which of HubSpot's API versions the connector calls: the date-based 2026-09 (validation rules held
+     * on writes), or v3 to stay on the legacy v3/v4 paths, which HubSpot stops supporting in 2027.
+     */
+    HUBSPOT_API_VERSION: z
+      .enum(['2026-09', 'v3'], { error: 'expected 2026-09 (the date-based API) or v3 (the legacy paths)' })
+      .default('2026-09'),
     /** Create a company for a person's employer when none has its domain (it must be known to the partner). */
     HUBSPOT_CREATE_COMPANIES: bool(true),
     /**

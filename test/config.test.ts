@@ -94,4 +94,27 @@ describe('loadConfig', () => {
       expect(() => loadConfig({ MCP_CLIENT_ID: 'has spaces' })).toThrow(/MCP_CLIENT_ID: expected a client id/);
     },
   );
+
+  it("takes HubSpot's API version, 2026-09 by default or v3, naming the variable when it is neither", () => {
+    expect(loadConfig({}).HUBSPOT_API_VERSION).toBe('2026-09');
+    expect(loadConfig({ HUBSPOT_API_VERSION: 'v3' }).HUBSPOT_API_VERSION).toBe('v3');
+    expect(() => loadConfig({ HUBSPOT_API_VERSION: 'v4' })).toThrow(
+      /HUBSPOT_API_VERSION: expected 2026-09 \(the date-based API\) or v3/,
+    );
+  });
+
+  it("takes the embedded HubSpot sandbox's validation rules, naming the variable when one cannot be read", () => {
+    const config = loadConfig({
+      SANDBOX_HUBSPOT_REQUIRE: 'companies:founded_year, contacts:jobtitle',
+      SANDBOX_HUBSPOT_REQUIRE_WHEN: 'companies:industry=lifecyclestage:customer',
+    });
+    expect(config.SANDBOX_HUBSPOT_REQUIRE).toBe('companies:founded_year, contacts:jobtitle');
+    expect(config.SANDBOX_HUBSPOT_REQUIRE_WHEN).toBe('companies:industry=lifecyclestage:customer');
+    expect(() => loadConfig({ SANDBOX_HUBSPOT_REQUIRE: 'deals:amount' })).toThrow(
+      /SANDBOX_HUBSPOT_REQUIRE: expected <object>:<property>/,
+    );
+    expect(() => loadConfig({ SANDBOX_HUBSPOT_REQUIRE_WHEN: 'companies:industry' })).toThrow(
+      /SANDBOX_HUBSPOT_REQUIRE_WHEN: expected <object>:<property>=<property>:<value>/,
+    );
+  });
 });

@@ -2,9 +2,9 @@
  * The connected HubSpot portal: its id (webhooks of other portals are refused) and its time zone (the
  * daily limit resets at its midnight), read once from the account details, with today's API usage logged.
  */
-import type { Client } from '@hubspot/api-client';
 import { logger } from '../../src/logger.js';
 import { parseCrmAnswer } from '../../src/core/crm-answer.js';
+import type { HubspotApi } from './hubspot-api.js';
 import type { HubspotRequestRunner } from './request-runner.js';
 import { AccountDetails, DailyUsage } from './wire-schemas.js';
 
@@ -25,7 +25,7 @@ export interface HubspotAccount {
   /** The host of the portal's web app (`app.hubspot.com`, `app-eu1.hubspot.com`), for links to records. */
   uiDomain(): string | undefined;
   /** Reads the account details unless they are known; a failure is logged, and the next call tries again. */
-  read(runner: HubspotRequestRunner, sdk: () => Promise<Client>): Promise<void>;
+  read(runner: HubspotRequestRunner, api: HubspotApi): Promise<void>;
 }
 
 export function hubspotAccount(connection: string): HubspotAccount {
@@ -33,16 +33,13 @@ export function hubspotAccount(connection: string): HubspotAccount {
   let timeZone: string | undefined;
   let uiDomain: string | undefined;
 
-  /** GET /account-info/v3/api-usage/daily/private-apps: today's calls, the limit and when it resets. */
+  /** The daily private-app usage of account info: today's calls, the limit and when it resets. */
   async function readDailyUsage(
     runner: HubspotRequestRunner,
-    sdk: () => Promise<Client>,
+    api: HubspotApi,
   ): Promise<{ usageLimit: number; currentUsage: number; resetsAt: string } | undefined> {
     try {
-      const res = await runner.run('account_usage', 'interactive', async () =>
-        (await sdk()).apiRequest({ method: 'GET', path: '/account-info/v3/api-usage/daily/private-apps' }),
-      );
-      const body = DailyUsage.safeParse(await res.json());
+      const body = DailyUsage.safeParse(await runner.run('account_usage', 'interactive', () => api.dailyUsage()));
       if (!body.success) return undefined;
       const daily = body.data.results[0]!;
       return { usageLimit: daily.usageLimit, currentUsage: daily.currentUsage, resetsAt: daily.resetsAt };
@@ -55,17 +52,15 @@ export function hubspotAccount(connection: string): HubspotAccount {
     portalId: () => portalId,
     timeZone: () => timeZone,
     uiDomain: () => uiDomain,
-    async read(runner, sdk) {
+    async read(runner, api) {
       if (portalId !== undefined) return;
       try {
-        const res = await runner.run('account_details', 'interactive', async () =>
-          (await sdk()).apiRequest({ method: 'GET', path: '/account-info/v3/details' }),
-        );
-        const body = parseCrmAnswer('hubspot', AccountDetails, await res.json(), 'account_details');
+        const answer = await runner.run('account_details', 'interactive', () => api.accountDetails());
+        const body = parseCrmAnswer('hubspot', AccountDetails, answer, 'account_details');
         if (body.portalId !== undefined) portalId = body.portalId;
         if (body.timeZone !== undefined && isTimeZone(body.timeZone)) timeZone = body.timeZone;
         if (body.uiDomain && /^[a-z0-9.-]+$/i.test(body.uiDomain)) uiDomain = body.uiDomain;
-        const usage = await readDailyUsage(runner, sdk);
+        const usage = await readDailyUsage(runner, api);
         if (usage)
           log.info(
             { connection, used: usage.currentUsage, limit: usage.usageLimit, resetsAt: usage.resetsAt, timeZone },

@@ -2,7 +2,6 @@
  * HubSpot companies: found by domain or by partner id and name, created in batches, and linked with
  * contacts through v4 associations (the first link a contact gets is its primary company).
  */
-import * as associationModels from '@hubspot/api-client/lib/codegen/crm/associations/v4/models/all.js';
 import { websiteDomain } from '../../src/core/domain.js';
 import {
   CrmError,
@@ -17,10 +16,8 @@ import {
   type WriteResult,
 } from '../../src/core/connector.js';
 import { parseCrmAnswer } from '../../src/core/crm-answer.js';
-import { HubspotObjects } from './wire-schemas.js';
+import { AssociationBatch, ObjectBatch } from './wire-schemas.js';
 import { apiType, chunk, HUBSPOT_BATCH_SIZE, SEARCH_PAGE_MAX, type HubspotCalls } from './sdk-objects.js';
-
-const { AssociationSpecAssociationCategoryEnum } = associationModels;
 
 /** Inputs per v4 association batch create (HubSpot's limit). */
 const ASSOCIATION_BATCH_LIMIT = 2_000;
@@ -32,7 +29,7 @@ type CompanyMethods = Pick<
   'findCompaniesByDomain' | 'findCompaniesByKeys' | 'findCompanies' | 'createCompanies' | 'linkToCompanies'
 >;
 
-export function hubspotCompanies({ runner, sdk, search, priorityFor }: HubspotCalls): Required<CompanyMethods> {
+export function hubspotCompanies({ runner, api, search, priorityFor }: HubspotCalls): Required<CompanyMethods> {
   /**
    * One search per 100 values of each key (HubSpot's limit on IN values), each key a filter group (OR):
    * a new employer's domain, partner id and name cost one call, not two. Oldest first; the oldest
@@ -73,7 +70,7 @@ export function hubspotCompanies({ runner, sdk, search, priorityFor }: HubspotCa
           },
           callOptions?.priority ?? 'bulk',
         );
-        for (const company of parseCrmAnswer('hubspot', HubspotObjects, page.results, 'search')) {
+        for (const company of page.results) {
           // A company found through one group may hold another's key too: each is told by what it holds.
           const domain = websiteDomain(company.properties.domain ?? '');
           if (wantedDomains.has(domain)) {
@@ -115,13 +112,17 @@ export function hubspotCompanies({ runner, sdk, search, priorityFor }: HubspotCa
           associations: [],
         }));
         try {
-          const res = await runner.run('company_create', callOptions?.priority ?? priorityFor(part.length), async () =>
-            (await sdk()).crm.companies.batchApi.create({ inputs }),
+          const res = parseCrmAnswer(
+            'hubspot',
+            ObjectBatch,
+            await runner.run('company_create', callOptions?.priority ?? priorityFor(part.length), () =>
+              api.batchCreate('companies', inputs),
+            ),
+            'company_create',
           );
           // HubSpot does not promise the input order in a batch answer: each result is matched by its domain.
           const byDomain = new Map<string, string>();
-          for (const r of parseCrmAnswer('hubspot', HubspotObjects, res.results, 'company_create'))
-            byDomain.set(websiteDomain(r.properties.domain ?? ''), r.id);
+          for (const r of res.results) byDomain.set(websiteDomain(r.properties.domain ?? ''), r.id);
           for (const c of part) {
             const id = byDomain.get(websiteDomain(c.domain));
             out.push(
@@ -163,23 +164,22 @@ export function hubspotCompanies({ runner, sdk, search, priorityFor }: HubspotCa
       });
       for (const part of chunk(todo, ASSOCIATION_BATCH_LIMIT)) {
         const inputs = part.map((link) => ({
-          _from: { id: link.recordId },
+          from: { id: link.recordId },
           to: { id: link.companyId },
           types: [CONTACT_TO_COMPANY.unlabeled, ...(link.currentPrimary ? [] : [CONTACT_TO_COMPANY.primary])].map(
-            (associationTypeId) => ({
-              associationCategory: AssociationSpecAssociationCategoryEnum.HubspotDefined,
-              associationTypeId,
-            }),
+            (associationTypeId) => ({ associationCategory: 'HUBSPOT_DEFINED' as const, associationTypeId }),
           ),
         }));
-        const res = await runner.run(
+        const res = parseCrmAnswer(
+          'hubspot',
+          AssociationBatch,
+          await runner.run('association_create', callOptions?.priority ?? priorityFor(part.length), () =>
+            api.createAssociations('contacts', 'companies', inputs),
+          ),
           'association_create',
-          callOptions?.priority ?? priorityFor(part.length),
-          async () => (await sdk()).crm.associations.v4.batchApi.create('contacts', 'companies', { inputs }),
         );
         const made = new Set(res.results.map((r) => `${r.fromObjectId}:${r.toObjectId}`));
-        const failure =
-          'errors' in res && res.errors?.length ? res.errors.map((e) => e.category).join(', ') : 'not linked';
+        const failure = res.errors.length ? res.errors.map((e) => e.category).join(', ') : 'not linked';
         for (const link of part) {
           const ok = made.has(`${link.recordId}:${link.companyId}`);
           results.set(link, {

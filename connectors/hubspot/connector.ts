@@ -28,7 +28,11 @@ import { hubspotAccount } from './account.js';
 import { hubspotCompanies } from './companies.js';
 import { hubspotJobChangeActions } from './job-change-actions.js';
 import { apiType, chunk, HUBSPOT_BATCH_SIZE, SEARCH_PAGE_MAX, toRecord, type HubspotCalls } from './sdk-objects.js';
-import { HubspotObjects } from './wire-schemas.js';
+import { MembershipPage, ObjectBatch, ObjectPage } from './wire-schemas.js';
+import { DEFAULT_HUBSPOT_API_VERSION, type HubspotApiVersion } from './api-version.js';
+import type { HubspotApi } from './hubspot-api.js';
+import { sdkApi } from './sdk-api.js';
+import { datedApi } from './dated-api.js';
 import { parseCrmAnswer } from '../../src/core/crm-answer.js';
 export { HUBSPOT_BATCH_SIZE } from './sdk-objects.js';
 
@@ -67,6 +71,8 @@ export interface HubspotConnectorOptions {
   maxRateLimitRetries?: number;
   /** Reads and writes of up to this many records count as interactive work; larger ones as bulk. */
   interactiveBatchMax?: number;
+  /** Which of HubSpot's API versions to call (HUBSPOT_API_VERSION): the date-based 2026-09 by default. */
+  apiVersion?: HubspotApiVersion;
 }
 
 const LAST_MODIFIED: Record<string, string> = { contacts: 'lastmodifieddate', companies: 'hs_lastmodifieddate' };
@@ -119,28 +125,20 @@ export function createHubspotConnector(options: HubspotConnectorOptions): CrmCon
     return client;
   }
 
+  const version = options.apiVersion ?? DEFAULT_HUBSPOT_API_VERSION;
+  // The one place that picks the client of the version: every call below goes through `api`.
+  const api: HubspotApi = version === 'v3' ? sdkApi(sdk) : datedApi(version, sdk);
+
   async function rawProperties(type: string): Promise<unknown> {
-    const res = await runner.run('properties_read', 'interactive', async () =>
-      (await sdk()).crm.properties.coreApi.getAll(type, false),
-    );
-    // The SDK turns dates into Date objects; a JSON round trip gives back HubSpot's wire form.
-    return JSON.parse(JSON.stringify(res)) as unknown;
+    return runner.run('properties_read', 'interactive', () => api.properties(type));
   }
 
   async function search(type: string, body: Record<string, unknown>, priority: Priority) {
-    return runner.run(
-      'search',
-      priority,
-      async () =>
-        (await sdk()).crm.objects.searchApi.doSearch(
-          type,
-          body as unknown as Parameters<Client['crm']['objects']['searchApi']['doSearch']>[1],
-        ),
-      'search',
-    );
+    const answer = await runner.run('search', priority, () => api.search(type, body), 'search');
+    return parseCrmAnswer('hubspot', ObjectPage, answer, 'search');
   }
 
-  const calls: HubspotCalls = { runner, sdk, search, priorityFor };
+  const calls: HubspotCalls = { runner, api, search, priorityFor };
   /**
    * The web app records are shown in: the portal's own (`uiDomain`) for HubSpot's API, and the base URL
    * itself for anything else (a sandbox serves the record pages at the app's paths), so no link from a
@@ -154,14 +152,13 @@ export function createHubspotConnector(options: HubspotConnectorOptions): CrmCon
   const finder = hubspotRecordFinder({
     apiType,
     search: (type, body, priority) => search(type, body, priority),
-    batchCreate: (type, inputs, priority) =>
-      runner.run('batch_create', priority, async () => {
-        const res = await (await sdk()).crm.objects.batchApi.create(type, { inputs });
-        return {
-          results: parseCrmAnswer('hubspot', HubspotObjects, res.results, 'batch_create'),
-          errors: 'errors' in res ? (res.errors ?? []) : [],
-        };
-      }),
+    batchCreate: async (type, inputs, priority) =>
+      parseCrmAnswer(
+        'hubspot',
+        ObjectBatch,
+        await runner.run('batch_create', priority, () => api.batchCreate(type, inputs)),
+        'batch_create',
+      ),
   });
 
   return {
@@ -180,14 +177,10 @@ export function createHubspotConnector(options: HubspotConnectorOptions): CrmCon
       const type = apiType(objectType);
       const out: CrmRecord[] = [];
       for (const part of chunk([...new Set(ids)], HUBSPOT_BATCH_SIZE)) {
-        const res = await runner.run('batch_read', callOptions?.priority ?? priorityFor(part.length), async () =>
-          (await sdk()).crm.objects.batchApi.read(
-            type,
-            { inputs: part.map((id) => ({ id })), properties, propertiesWithHistory: [] },
-            false,
-          ),
+        const res = await runner.run('batch_read', callOptions?.priority ?? priorityFor(part.length), () =>
+          api.batchRead(type, part, properties),
         );
-        out.push(...parseCrmAnswer('hubspot', HubspotObjects, res.results, 'batch_read').map(toRecord));
+        out.push(...parseCrmAnswer('hubspot', ObjectBatch, res, 'batch_read').results.map(toRecord));
       }
       return out;
     },
@@ -195,13 +188,9 @@ export function createHubspotConnector(options: HubspotConnectorOptions): CrmCon
     async writeRecords(objectType: string, updates: RecordUpdate[], callOptions?: CallOptions): Promise<WriteResult[]> {
       const type = apiType(objectType);
       return writeInBatches(updates, HUBSPOT_BATCH_SIZE, async (inputs) =>
-        runner.run('batch_update', callOptions?.priority ?? priorityFor(inputs.length), async () => {
-          const res = await (await sdk()).crm.objects.batchApi.update(type, { inputs });
-          return {
-            results: res.results,
-            errors: 'errors' in res ? (res.errors ?? []) : [],
-          };
-        }),
+        runner.run('batch_update', callOptions?.priority ?? priorityFor(inputs.length), async () =>
+          parseCrmAnswer('hubspot', ObjectBatch, await api.batchUpdate(type, inputs), 'batch_update'),
+        ),
       );
     },
 
@@ -225,25 +214,28 @@ export function createHubspotConnector(options: HubspotConnectorOptions): CrmCon
           },
           priority,
         );
-        const records = parseCrmAnswer('hubspot', HubspotObjects, res.results, 'search').map(toRecord);
+        const records = res.results.map(toRecord);
         const last = records[records.length - 1];
         return { records, ...(res.paging?.next && last ? { next: last.id } : {}) };
       }
       const limit = Math.min(list.limit ?? HUBSPOT_BATCH_SIZE, HUBSPOT_BATCH_SIZE);
-      const res = await runner.run('list', priority, async () =>
-        (await sdk()).crm.objects.basicApi.getPage(type, limit, list.cursor, list.properties),
+      const res = parseCrmAnswer(
+        'hubspot',
+        ObjectPage,
+        await runner.run('list', priority, () => api.page(type, limit, list.cursor, list.properties)),
+        'list',
       );
       const next = res.paging?.next?.after;
       return {
-        records: parseCrmAnswer('hubspot', HubspotObjects, res.results, 'list').map(toRecord),
+        records: res.results.map(toRecord),
         ...(next ? { next } : {}),
       };
     },
 
-    prepare: () => account.read(runner, sdk),
+    prepare: () => account.read(runner, api),
 
     async readAccount(): Promise<string> {
-      await account.read(runner, sdk);
+      await account.read(runner, api);
       const portal = account.portalId();
       if (portal === undefined)
         throw new CrmError(
@@ -260,10 +252,15 @@ export function createHubspotConnector(options: HubspotConnectorOptions): CrmCon
       const ids: string[] = [];
       let after: string | undefined;
       do {
-        const page = await runner.run('list_memberships', callOptions?.priority ?? 'bulk', async () =>
-          (await sdk()).crm.lists.membershipsApi.getPage(listId, after, undefined, 250),
+        const page = parseCrmAnswer(
+          'hubspot',
+          MembershipPage,
+          await runner.run('list_memberships', callOptions?.priority ?? 'bulk', () =>
+            api.listMembers(listId, after, 250),
+          ),
+          'list_memberships',
         );
-        ids.push(...page.results.map((m) => String(m.recordId)));
+        ids.push(...page.results.map((m) => m.recordId));
         after = page.paging?.next?.after;
       } while (after);
       return ids;
@@ -276,7 +273,7 @@ export function createHubspotConnector(options: HubspotConnectorOptions): CrmCon
         { query: text, properties, limit: Math.min(limit, SEARCH_PAGE_MAX) },
         'interactive',
       );
-      const found = parseCrmAnswer('hubspot', HubspotObjects, res.results, 'search').map(toRecord);
+      const found = res.results.map(toRecord);
       const groups = type === 'contacts' && found.length === 0 ? fullNameFilterGroups(text) : [];
       if (groups.length === 0) return found;
       // A full name ("Lucas Ryan") is no one property's value: look
@@ -286,7 +283,7 @@ export function createHubspotConnector(options: HubspotConnectorOptions): CrmCon
         { filterGroups: groups, properties, limit: Math.min(limit, SEARCH_PAGE_MAX) },
         'interactive',
       );
-      return parseCrmAnswer('hubspot', HubspotObjects, byName.results, 'search').map(toRecord);
+      return byName.results.map(toRecord);
     },
 
     async recordUrl(objectType: string, recordId: string): Promise<string | undefined> {
@@ -306,13 +303,7 @@ export function createHubspotConnector(options: HubspotConnectorOptions): CrmCon
       callbackId: string,
       outputFields: Record<string, string | number | boolean>,
     ): Promise<void> {
-      // POST /automation/v4/actions/callbacks/{callbackId}/complete;
-      // the SDK types the values as strings but sends them as given.
-      await runner.run('action_callback', 'interactive', async () =>
-        (await sdk()).automation.actions.callbacksApi.complete(callbackId, {
-          outputFields: outputFields as Record<string, string>,
-        }),
-      );
+      await runner.run('action_callback', 'interactive', () => api.completeCallback(callbackId, outputFields));
     },
 
     async readSchema(objectType: string): Promise<CrmProperty[]> {
@@ -324,16 +315,9 @@ export function createHubspotConnector(options: HubspotConnectorOptions): CrmCon
       const existing = hubspotPropertiesToCrm(await rawProperties(type)).map((p) => p.name);
       return ensureHubspotProperties(wanted, new Set(existing), {
         createGroup: (group) =>
-          runner.run('property_group_create', 'interactive', async () =>
-            (await sdk()).crm.properties.groupsApi.create(type, group),
-          ),
+          runner.run('property_group_create', 'interactive', () => api.createPropertyGroup(type, group)),
         createProperty: (create) =>
-          runner.run('property_create', 'interactive', async () =>
-            (await sdk()).crm.properties.coreApi.create(
-              type,
-              create as unknown as Parameters<Client['crm']['properties']['coreApi']['create']>[1],
-            ),
-          ),
+          runner.run('property_create', 'interactive', () => api.createProperty(type, create)),
       });
     },
 

@@ -3,27 +3,25 @@
  * `employer` action puts on the association with the company a contact left. `mappings provision`
  * creates it through the v4 association labels API; the action reads its type id once and keeps it.
  */
-import * as associationModels from '@hubspot/api-client/lib/codegen/crm/associations/v4/models/all.js';
 import type { Priority } from '../../src/core/limiter.js';
 import { parseCrmAnswer } from '../../src/core/crm-answer.js';
+import type { AssociationSpec } from './hubspot-api.js';
 import type { HubspotCalls } from './sdk-objects.js';
 import { AssociationLabels } from './wire-schemas.js';
-
-const { AssociationSpecAssociationCategoryEnum } = associationModels;
 
 export const FORMER_EMPLOYEE_LABEL = { label: 'Former employee', name: 'crm_enrich_former_employee' } as const;
 
 /** The label as an association type, for the association calls. */
-export function formerEmployeeSpec(typeId: number) {
-  return { associationCategory: AssociationSpecAssociationCategoryEnum.UserDefined, associationTypeId: typeId };
+export function formerEmployeeSpec(typeId: number): AssociationSpec {
+  return { associationCategory: 'USER_DEFINED', associationTypeId: typeId };
 }
 
-export function formerEmployeeLabel({ runner, sdk }: HubspotCalls) {
+export function formerEmployeeLabel({ runner, api }: HubspotCalls) {
   let known: number | undefined;
 
   async function read(priority: Priority): Promise<number | undefined> {
-    const answer = await runner.run('association_labels_read', priority, async () =>
-      (await sdk()).crm.associations.v4.schema.definitionsApi.getAll('contacts', 'companies'),
+    const answer = await runner.run('association_labels_read', priority, () =>
+      api.associationLabels('contacts', 'companies'),
     );
     return parseCrmAnswer('hubspot', AssociationLabels, answer, 'association_labels_read').results.find(
       (t) => t.category === 'USER_DEFINED' && t.label === FORMER_EMPLOYEE_LABEL.label,
@@ -44,8 +42,8 @@ export function formerEmployeeLabel({ runner, sdk }: HubspotCalls) {
         known = existing;
         return `association label "${FORMER_EMPLOYEE_LABEL.label}" (contact to company) already there`;
       }
-      const answer = await runner.run('association_label_create', 'interactive', async () =>
-        (await sdk()).crm.associations.v4.schema.definitionsApi.create('contacts', 'companies', {
+      const answer = await runner.run('association_label_create', 'interactive', () =>
+        api.createAssociationLabel('contacts', 'companies', {
           label: FORMER_EMPLOYEE_LABEL.label,
           name: FORMER_EMPLOYEE_LABEL.name,
         }),

@@ -18,6 +18,7 @@ export function hubspotConnectorFromConfig(
     clientSecret: config.HUBSPOT_CLIENT_SECRET,
     basePath: config.HUBSPOT_BASE_URL,
     tier: config.HUBSPOT_TIER,
+    apiVersion: config.HUBSPOT_API_VERSION,
     publicUrl: config.PUBLIC_URL,
     redisUrl: config.REDIS_URL,
     ...extra,

@@ -4,7 +4,6 @@
  * made primary with the old one labelled "Former employee", and a new contact at the new employer. The
  * contact's e-mail is never written here.
  */
-import * as taskModels from '@hubspot/api-client/lib/codegen/crm/objects/tasks/models/all.js';
 import type {
   CallOptions,
   CrmConnector,
@@ -18,9 +17,7 @@ import { jobChangeSubject } from '../../src/core/job-change-subject.js';
 import { formerEmployeeLabel } from './former-employee-label.js';
 import { contactAtNewEmployer, moveToNewEmployer } from './job-change-employer.js';
 import { apiType, toRecord, type HubspotCalls } from './sdk-objects.js';
-import { HubspotObjects } from './wire-schemas.js';
-
-const { AssociationSpecAssociationCategoryEnum } = taskModels;
+import { HubspotObject } from './wire-schemas.js';
 
 /** HubSpot-defined association type of a task to a contact. */
 const TASK_TO_CONTACT = 204;
@@ -52,7 +49,7 @@ const failure = (error: unknown) => `failed: ${error instanceof AppError ? error
 export function hubspotJobChangeActions(
   calls: HubspotCalls,
 ): Required<Pick<CrmConnector, 'applyJobChange' | 'jobChangeProperties' | 'provisionJobChangeSchema'>> {
-  const { runner, sdk } = calls;
+  const { runner, api } = calls;
   const label = formerEmployeeLabel(calls);
   return {
     jobChangeProperties: { contact: HUBSPOT_JOB_CHANGE_PROPERTIES },
@@ -77,9 +74,7 @@ export function hubspotJobChangeActions(
           crm_enrich_previous_title: change.oldTitle ?? '',
         };
         try {
-          await runner.run('contact_update', priority, async () =>
-            (await sdk()).crm.contacts.basicApi.update(change.recordId, { properties }),
-          );
+          await runner.run('contact_update', priority, () => api.update('contacts', change.recordId, properties));
           done.properties = 'done';
         } catch (error) {
           done.properties = failure(error);
@@ -87,20 +82,14 @@ export function hubspotJobChangeActions(
       }
       if (actions.task) {
         try {
-          const read = await runner.run('contact_read', priority, async () =>
-            (await sdk()).crm.contacts.basicApi.getById(change.recordId, [
-              'firstname',
-              'lastname',
-              'email',
-              'hubspot_owner_id',
-            ]),
+          const read = await runner.run('contact_read', priority, () =>
+            api.read('contacts', change.recordId, ['firstname', 'lastname', 'email', 'hubspot_owner_id']),
           );
-          const [contact] = parseCrmAnswer('hubspot', HubspotObjects, [read], 'contact_read').map(toRecord);
-          const p = contact?.properties ?? {};
+          const p = toRecord(parseCrmAnswer('hubspot', HubspotObject, read, 'contact_read')).properties;
           const name = [p.firstname, p.lastname].filter(Boolean).join(' ') || `Contact ${change.recordId}`;
           const subject = jobChangeSubject(name, change);
-          await runner.run('task_create', priority, async () =>
-            (await sdk()).crm.objects.tasks.basicApi.create({
+          await runner.run('task_create', priority, () =>
+            api.create('tasks', {
               properties: {
                 hs_timestamp: change.detectedAt.toISOString(),
                 hs_task_subject: subject,
@@ -113,12 +102,7 @@ export function hubspotJobChangeActions(
               associations: [
                 {
                   to: { id: change.recordId },
-                  types: [
-                    {
-                      associationCategory: AssociationSpecAssociationCategoryEnum.HubspotDefined,
-                      associationTypeId: TASK_TO_CONTACT,
-                    },
-                  ],
+                  types: [{ associationCategory: 'HUBSPOT_DEFINED', associationTypeId: TASK_TO_CONTACT }],
                 },
               ],
             }),

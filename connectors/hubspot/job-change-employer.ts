@@ -5,27 +5,22 @@
  * set); and, when asked, a new contact at the new employer, after a search shows no contact has the
  * address. The contact's own e-mail is never written.
  */
-import * as associationModels from '@hubspot/api-client/lib/codegen/crm/associations/v4/models/all.js';
 import type { JobChangeAct } from '../../src/core/connector.js';
 import { parseCrmAnswer } from '../../src/core/crm-answer.js';
 import type { Priority } from '../../src/core/limiter.js';
 import { formerEmployeeSpec } from './former-employee-label.js';
 import type { HubspotCalls } from './sdk-objects.js';
-import { HubspotObjects } from './wire-schemas.js';
+import { AssociationBatch, HubspotObject } from './wire-schemas.js';
+import type { AssociationSpec } from './hubspot-api.js';
 
-const { AssociationSpecAssociationCategoryEnum } = associationModels;
-
-const PRIMARY = { associationCategory: AssociationSpecAssociationCategoryEnum.HubspotDefined, associationTypeId: 1 };
-const UNLABELED = {
-  associationCategory: AssociationSpecAssociationCategoryEnum.HubspotDefined,
-  associationTypeId: 279,
-};
+const PRIMARY: AssociationSpec = { associationCategory: 'HUBSPOT_DEFINED', associationTypeId: 1 };
+const UNLABELED: AssociationSpec = { associationCategory: 'HUBSPOT_DEFINED', associationTypeId: 279 };
 
 /** What became of an action: `done`, `skipped: <why>` or `failed: <why>`. */
 export type ActionOutcome = string;
 
 export async function moveToNewEmployer(
-  { runner, sdk }: HubspotCalls,
+  { runner, api }: HubspotCalls,
   formerEmployeeTypeId: number | undefined,
   change: JobChangeAct,
   priority: Priority,
@@ -36,22 +31,25 @@ export async function moveToNewEmployer(
   if (previous && formerEmployeeTypeId === undefined)
     return 'failed: label_missing (run crm-enrich mappings provision to create the "Former employee" label)';
   const inputs = [
-    { _from: { id: change.recordId }, to: { id: next }, types: [UNLABELED, PRIMARY] },
+    { from: { id: change.recordId }, to: { id: next }, types: [UNLABELED, PRIMARY] },
     ...(previous
-      ? [{ _from: { id: change.recordId }, to: { id: previous }, types: [formerEmployeeSpec(formerEmployeeTypeId!)] }]
+      ? [{ from: { id: change.recordId }, to: { id: previous }, types: [formerEmployeeSpec(formerEmployeeTypeId!)] }]
       : []),
   ];
-  const answer = await runner.run('association_create', priority, async () =>
-    (await sdk()).crm.associations.v4.batchApi.create('contacts', 'companies', { inputs }),
+  const answer = parseCrmAnswer(
+    'hubspot',
+    AssociationBatch,
+    await runner.run('association_create', priority, () => api.createAssociations('contacts', 'companies', inputs)),
+    'association_create',
   );
-  const made = new Set(answer.results.map((r) => String(r.toObjectId)));
+  const made = new Set(answer.results.map((r) => r.toObjectId));
   if (!made.has(next)) return 'failed: new_company_not_linked';
   if (previous && !made.has(previous)) return 'failed: former_employer_not_labelled';
   return 'done';
 }
 
 export async function contactAtNewEmployer(
-  { runner, sdk, search }: HubspotCalls,
+  { runner, api, search }: HubspotCalls,
   change: JobChangeAct,
   priority: Priority,
 ): Promise<ActionOutcome> {
@@ -66,9 +64,9 @@ export async function contactAtNewEmployer(
     },
     priority,
   );
-  if (found.total > 0 || found.results.length > 0) return 'skipped: a contact has the work e-mail already';
-  const created = await runner.run('contact_create', priority, async () =>
-    (await sdk()).crm.contacts.basicApi.create({
+  if ((found.total ?? 0) > 0 || found.results.length > 0) return 'skipped: a contact has the work e-mail already';
+  const created = await runner.run('contact_create', priority, () =>
+    api.create('contacts', {
       properties: {
         email: person.email,
         ...(person.firstName ? { firstname: person.firstName } : {}),
@@ -78,12 +76,12 @@ export async function contactAtNewEmployer(
       associations: [],
     }),
   );
-  const [contact] = parseCrmAnswer('hubspot', HubspotObjects, [created], 'contact_create');
+  const contact = parseCrmAnswer('hubspot', HubspotObject, created, 'contact_create');
   if (change.newCompanyId) {
-    await runner.run('association_create', priority, async () =>
-      (await sdk()).crm.associations.v4.batchApi.create('contacts', 'companies', {
-        inputs: [{ _from: { id: contact!.id }, to: { id: change.newCompanyId! }, types: [UNLABELED, PRIMARY] }],
-      }),
+    await runner.run('association_create', priority, () =>
+      api.createAssociations('contacts', 'companies', [
+        { from: { id: contact.id }, to: { id: change.newCompanyId! }, types: [UNLABELED, PRIMARY] },
+      ]),
     );
   }
   return 'done';

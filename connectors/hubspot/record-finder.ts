@@ -2,8 +2,9 @@
  * Finding records by property values and creating records, for discovery: a page of candidates is
  * checked against the CRM in one or two searches before a credit is spent on any of them.
  */
-import { parseCrmAnswer } from '../../src/core/crm-answer.js';
-import { HubspotObjects } from './wire-schemas.js';
+import type { z } from 'zod';
+import type { ObjectBatch, ObjectPage } from './wire-schemas.js';
+import { toRecord } from './sdk-objects.js';
 import {
   CrmError,
   type CallOptions,
@@ -17,18 +18,12 @@ import type { Priority } from '../../src/core/limiter.js';
 const IN_VALUES_MAX = 100;
 const SEARCH_PAGE_MAX = 200;
 
-type Search = (
-  type: string,
-  body: Record<string, unknown>,
-  priority: Priority,
-) => Promise<{
-  results: { id: string; properties: Record<string, string | null>; createdAt?: Date; updatedAt?: Date }[];
-}>;
+type Search = (type: string, body: Record<string, unknown>, priority: Priority) => Promise<z.output<typeof ObjectPage>>;
 type BatchCreate = (
   type: string,
   inputs: { properties: Record<string, string>; associations: [] }[],
   priority: Priority,
-) => Promise<{ results: { id: string; properties: Record<string, string | null> }[]; errors: unknown[] }>;
+) => Promise<z.output<typeof ObjectBatch>>;
 
 export interface RecordFinderDeps {
   apiType(objectType: string): string;
@@ -77,15 +72,8 @@ export function hubspotRecordFinder(deps: RecordFinderDeps) {
           },
           priority,
         );
-        const results = parseCrmAnswer('hubspot', HubspotObjects, page.results, 'search');
-        for (const o of results) {
-          out.set(o.id, {
-            id: o.id,
-            properties: { ...o.properties },
-            createdAt: o.createdAt?.toISOString(),
-            updatedAt: o.updatedAt?.toISOString(),
-          });
-        }
+        const results = page.results;
+        for (const o of results) out.set(o.id, toRecord(o));
         if (results.length < SEARCH_PAGE_MAX) break;
         last = results.at(-1)!.id;
       }
@@ -134,12 +122,12 @@ export function hubspotRecordFinder(deps: RecordFinderDeps) {
         }
         const byEmail = new Map(answer.results.map((r) => [(r.properties.email ?? '').toLowerCase(), r.id]));
         const refused = new Map<number, { code: string; message: string }>();
-        for (const raw of answer.errors as { code?: string; message?: string; context?: { ids?: string[] } }[]) {
+        for (const raw of answer.errors) {
           // A conflict names the record that holds the e-mail, not the input: found by e-mail below.
-          if (raw.code === 'CONFLICT') continue;
+          if (raw.category === 'CONFLICT') continue;
           for (const index of raw.context?.ids ?? [])
             refused.set(Number(index), {
-              code: raw.code ?? 'UNKNOWN',
+              code: raw.category ?? 'UNKNOWN',
               message: raw.message ?? 'HubSpot did not create the contact',
             });
         }

@@ -1,11 +1,13 @@
 /**
- * What the HubSpot connector's parts share: the object type names the API takes, the records the SDK
- * gives back, batch sizes, and the calls (SDK, request runner, search) one connection makes.
+ * What the HubSpot connector's parts share: the object type names the API takes, the records HubSpot
+ * gives back, batch sizes, and the calls (API client, request runner, search) one connection makes.
  */
-import type { Client } from '@hubspot/api-client';
+import type { z } from 'zod';
 import { CrmError, type CrmRecord } from '../../src/core/connector.js';
 import type { Priority } from '../../src/core/limiter.js';
+import type { HubspotApi } from './hubspot-api.js';
 import type { HubspotRequestRunner } from './request-runner.js';
+import type { HubspotObject, ObjectPage } from './wire-schemas.js';
 
 export const HUBSPOT_BATCH_SIZE = 100;
 export const SEARCH_PAGE_MAX = 200;
@@ -34,31 +36,16 @@ export function chunk<T>(items: T[], size: number): T[][] {
   return out;
 }
 
-export interface SdkObject {
-  id: string;
-  properties: Record<string, string | null>;
-  createdAt?: Date;
-  updatedAt?: Date;
-}
-
-export function toRecord(o: SdkObject): CrmRecord {
-  return {
-    id: o.id,
-    properties: { ...o.properties },
-    createdAt: o.createdAt?.toISOString(),
-    updatedAt: o.updatedAt?.toISOString(),
-  };
+export function toRecord(o: z.output<typeof HubspotObject>): CrmRecord {
+  return { id: o.id, properties: { ...o.properties }, createdAt: o.createdAt, updatedAt: o.updatedAt };
 }
 
 /** The calls of one connection, shared by the connector's parts. */
 export interface HubspotCalls {
   runner: HubspotRequestRunner;
-  sdk: () => Promise<Client>;
-  search: (
-    type: string,
-    body: Record<string, unknown>,
-    priority: Priority,
-  ) => ReturnType<Client['crm']['objects']['searchApi']['doSearch']>;
+  /** The API version's client; each call goes through `runner`. */
+  api: HubspotApi;
+  search: (type: string, body: Record<string, unknown>, priority: Priority) => Promise<z.output<typeof ObjectPage>>;
   /** Interactive for small batches, bulk for large ones. */
   priorityFor: (n: number) => Priority;
 }

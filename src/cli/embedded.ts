@@ -9,6 +9,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { hubspotConnectorFromConfig } from '../../connectors/hubspot/from-config.js';
 import { startHubspotSandbox, type HubspotSandbox } from '../../connectors/hubspot/sandbox/server.js';
+import { parseRequired, parseRequiredWhen } from '../../connectors/hubspot/sandbox/command.js';
 import { SALESFORCE_JOB_CHANGE_FIELDS } from '../../connectors/salesforce/job-change-actions.js';
 import { SALESFORCE_PREVIOUS_ACCOUNT_FIELD } from '../../connectors/salesforce/job-change-employer.js';
 import { describeFieldsFor } from '../../connectors/salesforce/sandbox/fields-from-specs.js';
@@ -138,6 +139,10 @@ export async function embeddedEnvironment(
         startHubspotSandbox({
           port: p,
           portalId: config.SANDBOX_HUBSPOT_PORTAL_ID,
+          ...(config.SANDBOX_HUBSPOT_REQUIRE ? { require: parseRequired(config.SANDBOX_HUBSPOT_REQUIRE) } : {}),
+          ...(config.SANDBOX_HUBSPOT_REQUIRE_WHEN
+            ? { requireWhen: parseRequiredWhen(config.SANDBOX_HUBSPOT_REQUIRE_WHEN) }
+            : {}),
           dataDir: sandboxDir(config),
           accessToken: HUBSPOT_SANDBOX_TOKEN,
           clientSecret,

@@ -29,7 +29,7 @@ describe.skipIf(skip)('companies of enriched contacts', () => {
     sandboxes.hubspot.setWebhookUrl(undefined);
     const company = sandboxes.hubspot.createCompany({ domain });
     sandboxes.hubspot.setWebhookUrl(`${running.url}/webhooks/hubspot`);
-    const searchesBefore = hubspotCalls(sandboxes, '/crm/v3/objects/companies/search');
+    const searchesBefore = hubspotCalls(sandboxes, '/crm/objects/2026-09/companies/search');
 
     for (const person of colleagues.slice(0, 3)) sandboxes.hubspot.createContact({ email: person.workEmail! });
     const enriched = await eventually(
@@ -43,7 +43,7 @@ describe.skipIf(skip)('companies of enriched contacts', () => {
     expect(enriched.crm_enrich_partner_id).toBe(colleagues[0]!.employer.company.id);
     await settled(stack);
 
-    expect(hubspotCalls(sandboxes, '/crm/v3/objects/companies/search') - searchesBefore).toBe(1);
+    expect(hubspotCalls(sandboxes, '/crm/objects/2026-09/companies/search') - searchesBefore).toBe(1);
     const jobs = await schemaQuery<{ n: number }>(
       running,
       `SELECT count(*)::int AS n FROM $schema.job WHERE name = 'enrich.hubspot.company'`,
@@ -60,7 +60,7 @@ describe.skipIf(skip)('companies of enriched contacts', () => {
 
   it('neither reads nor looks up again a company it created whose creation event got past the intake', async () => {
     const { sandboxes, running } = stack;
-    const readsBefore = hubspotCalls(sandboxes, '/crm/v3/objects/companies/batch/read');
+    const readsBefore = hubspotCalls(sandboxes, '/crm/objects/2026-09/companies/batch/read');
     const lookupsBefore = partnerServed(sandboxes);
     const jobsBefore = await schemaQuery<{ n: number }>(
       running,
@@ -89,7 +89,7 @@ describe.skipIf(skip)('companies of enriched contacts', () => {
     );
     await settled(stack);
 
-    expect(hubspotCalls(sandboxes, '/crm/v3/objects/companies/batch/read')).toBe(readsBefore);
+    expect(hubspotCalls(sandboxes, '/crm/objects/2026-09/companies/batch/read')).toBe(readsBefore);
     expect(partnerServed(sandboxes)).toBe(lookupsBefore);
     const state = await schemaQuery(running, `SELECT 1 FROM $schema.enrichment_state WHERE record_id = $1`, [
       company.id,

@@ -156,7 +156,7 @@ describe.skipIf(skip)('discovery of people at a target company', () => {
     expect(await credits()).toBe(creditsBefore + run.body.credits);
 
     // Two more runs at once: nobody created twice, nothing spent twice.
-    const contactsBefore = hubspotCalls(sandboxes, '/crm/v3/objects/contacts/batch/create');
+    const contactsBefore = hubspotCalls(sandboxes, '/crm/objects/2026-09/contacts/batch/create');
     const [a, b] = await Promise.all([
       running.admin<DiscoveryRunResult>('POST', '/discovery/run', {
         crm: 'hubspot',
@@ -178,7 +178,9 @@ describe.skipIf(skip)('discovery of people at a target company', () => {
       .map((p) => p.personId);
     expect(new Set(createdIds).size).toBe(createdIds.length);
     expect(createdIds.length).toBe(withEmail.length - 1);
-    expect(hubspotCalls(sandboxes, '/crm/v3/objects/contacts/batch/create') - contactsBefore).toBeLessThanOrEqual(2);
+    expect(hubspotCalls(sandboxes, '/crm/objects/2026-09/contacts/batch/create') - contactsBefore).toBeLessThanOrEqual(
+      2,
+    );
     const rows = await schemaQuery<{ n: number }>(
       running,
       `SELECT count(*)::int AS n FROM $schema.discovered_person WHERE action = 'created' AND company_id = $1`,

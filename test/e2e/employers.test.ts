@@ -35,8 +35,8 @@ describe.skipIf(skip)('contacts linked with their employers', () => {
     const [domain, people] = employers(sandboxes).find(([, p]) => p.length >= 30)!;
     expect(companiesWithDomain(sandboxes, domain)).toHaveLength(0);
     const before = {
-      creates: hubspotCalls(sandboxes, '/crm/v3/objects/companies/batch/create'),
-      links: hubspotCalls(sandboxes, '/crm/v4/associations/contacts/companies/batch/create'),
+      creates: hubspotCalls(sandboxes, '/crm/objects/2026-09/companies/batch/create'),
+      links: hubspotCalls(sandboxes, '/crm/associations/2026-09/contacts/companies/batch/create'),
     };
 
     const contacts = people.slice(0, 30).map((p) => sandboxes.hubspot.createContact({ email: p.workEmail! }, 'IMPORT'));
@@ -64,9 +64,9 @@ describe.skipIf(skip)('contacts linked with their employers', () => {
       ]);
     }
     // One creation call; links in batches, not one call per contact.
-    expect(hubspotCalls(sandboxes, '/crm/v3/objects/companies/batch/create') - before.creates).toBe(1);
+    expect(hubspotCalls(sandboxes, '/crm/objects/2026-09/companies/batch/create') - before.creates).toBe(1);
     expect(
-      hubspotCalls(sandboxes, '/crm/v4/associations/contacts/companies/batch/create') - before.links,
+      hubspotCalls(sandboxes, '/crm/associations/2026-09/contacts/companies/batch/create') - before.links,
     ).toBeLessThanOrEqual(3);
     // The created company is enriched like any other.
     await eventually(

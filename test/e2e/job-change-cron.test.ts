@@ -12,7 +12,7 @@ import { startSandboxes, startService, type RunningService, type Sandboxes } fro
 const skip = await serverUnavailable();
 if (skip) console.warn(`skipping the job-change schedule test: ${skip}`);
 
-const SEGMENT_SEARCH = '/crm/v3/objects/contacts/search';
+const SEGMENT_SEARCH = '/crm/objects/2026-09/contacts/search';
 
 describe.skipIf(skip)('job-change sweep schedule', () => {
   it('runs each tick once across two instances, and not after they stop', async () => {

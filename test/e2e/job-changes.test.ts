@@ -76,7 +76,7 @@ describe.skipIf(skip)('job changes', () => {
     const servedBefore = partnerServed(stack.sandboxes);
     const lookupsBefore = partner.stats().byEndpoint;
     const tasksBefore = hubspot.tasks().length;
-    const companySearchesBefore = hubspotCalls(stack.sandboxes, '/crm/v3/objects/companies/search');
+    const companySearchesBefore = hubspotCalls(stack.sandboxes, '/crm/objects/2026-09/companies/search');
     const sweep = await stack.running.admin<{ segment: number; eligible: number; enqueued: number; deferred: number }>(
       'POST',
       '/job-changes/sweep',
@@ -143,7 +143,7 @@ describe.skipIf(skip)('job changes', () => {
       expect(company.properties.get('crm_enrich_partner_id')).toBe(partnerIdOf.get(domain));
     }
     expect(
-      hubspotCalls(stack.sandboxes, '/crm/v3/objects/companies/search') - companySearchesBefore,
+      hubspotCalls(stack.sandboxes, '/crm/objects/2026-09/companies/search') - companySearchesBefore,
     ).toBeLessThanOrEqual(newDomains.size);
     const formerEmployee = (contactId: string, companyId: string) =>
       hubspot.store.associations
@@ -219,7 +219,7 @@ describe.skipIf(skip)('job changes', () => {
     const members = [...hubspot.store.objects.contacts.keys()];
     expect(members).toHaveLength(210);
     const listId = hubspot.createList(members);
-    const before = hubspot.stats().byEndpoint['GET /crm/v3/lists/{id}/memberships'] ?? 0;
+    const before = hubspot.stats().byEndpoint['GET /crm/lists/2026-09/{id}/memberships'] ?? 0;
     const swept = await stack.running.admin<{ segment: number; eligible: number; enqueued: number }>(
       'POST',
       '/job-changes/sweep',
@@ -232,7 +232,7 @@ describe.skipIf(skip)('job changes', () => {
     );
     expect(swept.status).toBe(200);
     expect(swept.body).toMatchObject({ segment: members.length, eligible: members.length, enqueued: members.length });
-    expect((hubspot.stats().byEndpoint['GET /crm/v3/lists/{id}/memberships'] ?? 0) - before).toBe(1);
+    expect((hubspot.stats().byEndpoint['GET /crm/lists/2026-09/{id}/memberships'] ?? 0) - before).toBe(1);
     // The sweep's jobs drain first; then what their writes set off.
     await settled(stack, 120_000);
     await settled(stack, 60_000);

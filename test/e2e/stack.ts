@@ -45,6 +45,8 @@ export interface StackOptions {
   salesforceHiddenFields?: SalesforceSandboxOptions['hiddenFields'];
   /** Properties the HubSpot portal requires on an app's creates and updates (the sandbox's `require`). */
   hubspotRequire?: HubspotSandboxOptions['require'];
+  /** Properties it requires when another property has a value (the sandbox's `requireWhen`). */
+  hubspotRequireWhen?: HubspotSandboxOptions['requireWhen'];
   queue?: Partial<QueueSettings>;
   env?: Record<string, string>;
   schema?: string;
@@ -67,7 +69,8 @@ export async function startSandboxes(options: StackOptions = {}): Promise<Sandbo
     clientSecret: HUBSPOT_SECRET,
     webhookDelaysMs: [200, 400, 800, 1_600],
     searchLagMs: options.searchLagMs ?? 0,
-    ...(options.hubspotRequire ? { require: options.hubspotRequire } : {}),
+    require: options.hubspotRequire,
+    requireWhen: options.hubspotRequireWhen,
   });
   const salesforce = await startSalesforceSandbox({
     port: 0,

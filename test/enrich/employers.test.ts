@@ -57,7 +57,7 @@ function instance(store: Store, enqueued: string[]): EmployerResolver {
 
 const companiesWith = (domain: string) =>
   [...sandbox.store.objects.companies.values()].filter((c) => c.properties.get('domain') === domain);
-const searches = () => sandbox.stats().byEndpoint['POST /crm/v3/objects/companies/search'] ?? 0;
+const searches = () => sandbox.stats().byEndpoint['POST /crm/objects/2026-09/companies/search'] ?? 0;
 
 describeEachBackend('employer resolver', (t) => {
   it('creates one company for 30 colleagues arriving at once on three instances, and gives each its id', async () => {
@@ -114,7 +114,7 @@ describeEachBackend('employer resolver', (t) => {
     const store = await t.openStore();
     const resolver = instance(store, []);
     const domain = `one-search-${t.backend}-${Date.now()}.example`;
-    const creates = () => sandbox.stats().byEndpoint['POST /crm/v3/objects/companies/batch/create'] ?? 0;
+    const creates = () => sandbox.stats().byEndpoint['POST /crm/objects/2026-09/companies/batch/create'] ?? 0;
     const [searchesBefore, createsBefore] = [searches(), creates()];
     const result = await resolver.resolve(
       { domain, name: `One Search ${t.backend} Pty Ltd`, fromPartner: true, market: 'AU' },

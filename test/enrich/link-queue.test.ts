@@ -30,7 +30,7 @@ afterAll(async () => {
 });
 
 const associationCalls = () =>
-  sandbox.stats().byEndpoint['POST /crm/v4/associations/contacts/companies/batch/create'] ?? 0;
+  sandbox.stats().byEndpoint['POST /crm/associations/2026-09/contacts/companies/batch/create'] ?? 0;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 type Associate = CompanyLinkPlan & { action: 'associate' };

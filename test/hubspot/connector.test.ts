@@ -8,12 +8,17 @@ import {
 import { signV3 } from '../../connectors/hubspot/signature.js';
 import { nextDailyReset } from '../../connectors/hubspot/http-errors.js';
 import { startHubspotSandbox, type HubspotSandbox } from '../../connectors/hubspot/sandbox/server.js';
+import {
+  HUBSPOT_API_PATHS,
+  HUBSPOT_API_VERSIONS,
+  type HubspotApiVersion,
+} from '../../connectors/hubspot/api-version.js';
 
 let sandbox: HubspotSandbox;
 const connectors: CrmConnector[] = [];
 let n = 0;
 
-function connect(extra: Partial<HubspotConnectorOptions> = {}): CrmConnector {
+function connectAt(extra: Partial<HubspotConnectorOptions> = {}): CrmConnector {
   const c = createHubspotConnector({
     connection: `test-${process.pid}-${n++}`,
     accessToken: 'sandbox-token',
@@ -29,7 +34,7 @@ const batchCalls = (path: string) => sandbox.stats().byEndpoint[`POST ${path}`] 
 
 beforeAll(async () => {
   // Search sees each change at once here; the indexing lag has tests of its own (sandbox.test.ts).
-  sandbox = await startHubspotSandbox({ rateLimit: 10_000, searchLagMs: 0, searchesPerSecond: 1_000 });
+  sandbox = await startHubspotSandbox(sandboxOptions);
 });
 
 afterAll(async () => {
@@ -37,24 +42,48 @@ afterAll(async () => {
   await sandbox.close();
 });
 
-describe('HubSpot connector against the sandbox', () => {
+const sandboxOptions = { rateLimit: 10_000, searchLagMs: 0, searchesPerSecond: 1_000 };
+
+/**
+ * The connector of one API version and the paths its calls reach, against a portal of its own for the
+ * describe block it is called in (each version starts from an empty portal).
+ */
+function onVersion(version: HubspotApiVersion) {
+  let shared: HubspotSandbox;
+  beforeAll(async () => {
+    shared = sandbox;
+    sandbox = await startHubspotSandbox(sandboxOptions);
+  });
+  afterAll(async () => {
+    await sandbox.close();
+    sandbox = shared;
+  });
+  return {
+    P: HUBSPOT_API_PATHS[version],
+    connect: (extra: Partial<HubspotConnectorOptions> = {}) => connectAt({ apiVersion: version, ...extra }),
+  };
+}
+
+describe.each(HUBSPOT_API_VERSIONS)('HubSpot connector against the sandbox, API version %s', (version) => {
+  const { P, connect } = onVersion(version);
+
   it('writes and reads 250 records in three batch calls each, leaving unknown ids out', async () => {
     const hubspot = connect();
     const ids = Array.from({ length: 250 }, (_, i) => sandbox.createContact({ email: `p${i}@batch.example` }).id);
-    const beforeUpdate = batchCalls('/crm/v3/objects/contacts/batch/update');
+    const beforeUpdate = batchCalls(`${P.objects}/contacts/batch/update`);
     const results = await hubspot.writeRecords(
       'contact',
       ids.map((id, i) => ({ id, properties: { jobtitle: `Role ${i}` } })),
     );
     expect(results.every((r) => r.ok)).toBe(true);
     expect(results.map((r) => r.id)).toEqual(ids);
-    expect(batchCalls('/crm/v3/objects/contacts/batch/update') - beforeUpdate).toBe(3);
+    expect(batchCalls(`${P.objects}/contacts/batch/update`) - beforeUpdate).toBe(3);
     expect(hubspot.stats().byOperation.batch_update).toBe(3);
     expect(sandbox.getContact(ids[249]!)?.jobtitle).toBe('Role 249');
 
-    const beforeRead = batchCalls('/crm/v3/objects/contacts/batch/read');
+    const beforeRead = batchCalls(`${P.objects}/contacts/batch/read`);
     const records = await hubspot.readRecords('contact', [...ids, '99999999'], ['email', 'jobtitle']);
-    expect(batchCalls('/crm/v3/objects/contacts/batch/read') - beforeRead).toBe(3);
+    expect(batchCalls(`${P.objects}/contacts/batch/read`) - beforeRead).toBe(3);
     expect(records).toHaveLength(250);
     expect(records.find((r) => r.id === ids[7])?.properties).toMatchObject({
       email: 'p7@batch.example',
@@ -140,12 +169,12 @@ describe('HubSpot connector against the sandbox', () => {
     const ids = Array.from({ length: 30 }, (_, i) => sandbox.createContact({ email: `c${i}@acme.example` }).id);
     // A person already made another company the primary one of the first contact.
     sandbox.store.associations.add(ids[0]!, other, [1]);
-    const before = batchCalls('/crm/v4/associations/contacts/companies/batch/create');
+    const before = batchCalls(`${P.associations}/contacts/companies/batch/create`);
     const results = await hubspot.linkToCompanies!(
       'contact',
       ids.map((recordId, i) => ({ recordId, companyId: employer, ...(i === 0 ? { currentPrimary: other } : {}) })),
     );
-    expect(batchCalls('/crm/v4/associations/contacts/companies/batch/create') - before).toBe(1);
+    expect(batchCalls(`${P.associations}/contacts/companies/batch/create`) - before).toBe(1);
     expect(results.map((r) => r.outcome)).toEqual(['linked', ...Array(29).fill('linked_primary')]);
     expect(sandbox.getContact(ids[5]!)?.associatedcompanyid).toBe(employer);
     // The person's choice stays: still primary, and the employer is linked beside it.
@@ -161,7 +190,7 @@ describe('HubSpot connector against the sandbox', () => {
       { recordId: ids[5]!, companyId: employer, currentPrimary: employer },
     ]);
     expect(again[0]!.outcome).toBe('already_linked');
-    expect(batchCalls('/crm/v4/associations/contacts/companies/batch/create') - before).toBe(1);
+    expect(batchCalls(`${P.associations}/contacts/companies/batch/create`) - before).toBe(1);
   });
 
   it("finds a new employer's domain, partner id and name in one search, each company told by what it has", async () => {
@@ -173,14 +202,14 @@ describe('HubSpot connector against the sandbox', () => {
     const byId = sandbox.createCompany({ name: 'Beta Holdings', description: `co_${tag}` }).id;
     const byName = sandbox.createCompany({ name: `Gamma ${tag} Pty Ltd`, domain: `gamma-${tag}.example` }).id;
     sandbox.createCompany({ name: 'Unwanted', domain: `unwanted-${tag}.example` });
-    const before = batchCalls('/crm/v3/objects/companies/search');
+    const before = batchCalls(`${P.objects}/companies/search`);
     const found = await hubspot.findCompanies!({
       domains: [`https://www.${domain.toUpperCase()}/`, `nobody-${tag}.example`],
       partnerIdProperty: 'description',
       partnerIds: [`CO_${tag}`],
       names: [`gamma ${tag} pty ltd`],
     });
-    expect(batchCalls('/crm/v3/objects/companies/search') - before).toBe(1);
+    expect(batchCalls(`${P.objects}/companies/search`) - before).toBe(1);
     expect(Object.fromEntries(found.byDomain)).toEqual({ [domain]: { id: oldest, others: [newer] } });
     expect(found.byKeys.sort((a, b) => a.id.localeCompare(b.id))).toEqual(
       [
@@ -252,7 +281,8 @@ describe('HubSpot connector against the sandbox', () => {
   });
 });
 
-describe('HubSpot rate limits', () => {
+describe.each(HUBSPOT_API_VERSIONS)('HubSpot rate limits, API version %s', (version) => {
+  const { P, connect } = onVersion(version);
   let limited: HubspotSandbox;
   beforeAll(async () => {
     limited = await startHubspotSandbox({ rateLimit: 5, rateWindowMs: 400 });
@@ -279,7 +309,7 @@ describe('HubSpot rate limits', () => {
         Array.from({ length: 12 }, (_, i) => hubspot.findCompaniesByDomain!([`d${i}.example`])),
       );
       expect(found.every((m) => m.size === 0)).toBe(true);
-      expect(searching.stats().byEndpoint['POST /crm/v3/objects/companies/search']).toBe(12);
+      expect(searching.stats().byEndpoint[`POST ${P.objects}/companies/search`]).toBe(12);
       // Twelve at once without the search limiter get seven 429s. The sandbox runs in this process, so
       // a stall of the whole process on a busy machine can bunch four well-spaced requests with the
       // next one on arrival: one such refusal is tolerated, and waited out in a second.
@@ -367,13 +397,14 @@ describe('HubSpot rate limits', () => {
     expect(refused.ok).toBe(false);
     if (!refused.ok) expect(refused.error.code).toBe('wrong_portal');
     expect(send(sandbox.portalId).ok).toBe(true);
-    expect(sandbox.stats().byEndpoint['GET /account-info/v3/details']).toBeGreaterThanOrEqual(1);
+    expect(sandbox.stats().byEndpoint[`GET ${P.accountInfo}/details`]).toBeGreaterThanOrEqual(1);
   });
 });
 
-describe('HubSpot sandbox account details', () => {
-  it('answers GET /account-info/v3/details with the portal id and a non-UTC time zone, as HubSpot does', async () => {
-    const res = await fetch(`${sandbox.url}/account-info/v3/details`, {
+describe.each(HUBSPOT_API_VERSIONS)('HubSpot sandbox account details, API version %s', (version) => {
+  const { accountInfo } = HUBSPOT_API_PATHS[version];
+  it('answers GET {accountInfo}/details with the portal id and a non-UTC time zone, as HubSpot does', async () => {
+    const res = await fetch(`${sandbox.url}${accountInfo}/details`, {
       headers: { authorization: 'Bearer sandbox-token' },
     });
     expect(res.status).toBe(200);
@@ -385,11 +416,12 @@ describe('HubSpot sandbox account details', () => {
     });
     expect(String(details.utcOffset)).toMatch(/^\+1[01]:00$/);
     expect(details.utcOffsetMilliseconds).toBe(Number(String(details.utcOffset).slice(1, 3)) * 3_600_000);
-    expect((await fetch(`${sandbox.url}/account-info/v3/details`)).status).toBe(401);
+    expect((await fetch(`${sandbox.url}${accountInfo}/details`)).status).toBe(401);
   });
 });
 
-describe('HubSpot connector: finding a record for a person', () => {
+describe.each(HUBSPOT_API_VERSIONS)('HubSpot connector: finding a record for a person, API version %s', (version) => {
+  const { P, connect } = onVersion(version);
   it("searches by e-mail, name or full name; links to the sandbox's record page once the account is read", async () => {
     const hubspot = connect();
     const wanted = sandbox.createContact({
@@ -398,7 +430,7 @@ describe('HubSpot connector: finding a record for a person', () => {
       lastname: 'Quillfeather',
     }).id;
     sandbox.createContact({ email: 'someone.else@finder.example', firstname: 'Bo', lastname: 'Other' });
-    const searches = sandbox.stats().byEndpoint['POST /crm/v3/objects/contacts/search'] ?? 0;
+    const searches = sandbox.stats().byEndpoint[`POST ${P.objects}/contacts/search`] ?? 0;
     const byEmail = await hubspot.searchRecords!(
       'contact',
       'ada.quill@finder.example',
@@ -409,7 +441,7 @@ describe('HubSpot connector: finding a record for a person', () => {
     expect(byEmail[0]!.properties).toMatchObject({ firstname: 'Ada', lastname: 'Quillfeather' });
     const byName = await hubspot.searchRecords!('contact', 'quillfeather', ['email'], 20);
     expect(byName.map((r) => r.id)).toEqual([wanted]);
-    expect((sandbox.stats().byEndpoint['POST /crm/v3/objects/contacts/search'] ?? 0) - searches).toBe(2);
+    expect((sandbox.stats().byEndpoint[`POST ${P.objects}/contacts/search`] ?? 0) - searches).toBe(2);
     // A full name is no one property's value: found as first and last name, whatever the case.
     const byFullName = await hubspot.searchRecords!('contact', '  ada   QUILLFEATHER ', ['email'], 20);
     expect(byFullName.map((r) => r.id)).toEqual([wanted]);

@@ -2,29 +2,15 @@
  * HubSpot job-change actions through the official client against the sandbox: the job-change
  * properties provisioned and written (never the e-mail), one task for the contact's owner associated
  * with the contact and worded "<name> moved from <old> to <new> as <title>", each action only when on,
- * and a failure reported by its code without the CRM's text.
+ * and a failure reported by its code without the CRM's text; the task is read back through its contact,
+ * and the contact through the task, over the associations API. On both API versions.
  */
+import { Client } from '@hubspot/api-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HUBSPOT_API_PATHS, HUBSPOT_API_VERSIONS } from '../../connectors/hubspot/api-version.js';
 import { createHubspotConnector } from '../../connectors/hubspot/connector.js';
 import { startHubspotSandbox, type HubspotSandbox } from '../../connectors/hubspot/sandbox/server.js';
 import type { CrmConnector, JobChangeAct } from '../../src/core/connector.js';
-
-let sandbox: HubspotSandbox;
-let hubspot: CrmConnector;
-
-beforeAll(async () => {
-  sandbox = await startHubspotSandbox({ rateLimit: 10_000, searchLagMs: 0 });
-  hubspot = createHubspotConnector({
-    connection: 'hubspot',
-    accessToken: 'sandbox-token',
-    basePath: sandbox.url,
-    rateLimit: { max: 1000, windowMs: 10_000 },
-  });
-});
-afterAll(async () => {
-  await hubspot.close();
-  await sandbox.close();
-});
 
 const act = (recordId: string): JobChangeAct => ({
   recordId,
@@ -35,7 +21,35 @@ const act = (recordId: string): JobChangeAct => ({
   detectedAt: new Date('2026-11-20T10:00:00Z'),
 });
 
-describe('HubSpot job-change actions', () => {
+describe.each(HUBSPOT_API_VERSIONS)('HubSpot job-change actions, API version %s', (version) => {
+  const P = HUBSPOT_API_PATHS[version];
+  let sandbox: HubspotSandbox;
+  let hubspot: CrmConnector;
+
+  beforeAll(async () => {
+    sandbox = await startHubspotSandbox({ rateLimit: 10_000, searchLagMs: 0 });
+    hubspot = createHubspotConnector({
+      connection: 'hubspot',
+      accessToken: 'sandbox-token',
+      basePath: sandbox.url,
+      rateLimit: { max: 1000, windowMs: 10_000 },
+      apiVersion: version,
+    });
+  });
+  afterAll(async () => {
+    await hubspot.close();
+    await sandbox.close();
+  });
+
+  /** The ids associated with `type` `id` of `toType`, read as a user reads them: GET of the object's associations. */
+  async function associatedIds(type: string, id: string, toType: string): Promise<string[]> {
+    const client = new Client({ accessToken: 'sandbox-token', basePath: sandbox.url, numberOfApiCallRetries: 0 });
+    const res = await client.apiRequest({ path: `${P.objectAssociations}/${type}/${id}/associations/${toType}` });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { results: { toObjectId: number; associationTypes: { typeId: number }[] }[] };
+    return body.results.map((r) => String(r.toObjectId));
+  }
+
   it('are refused before the properties exist, then write them and create one task for the owner', async () => {
     const { id } = sandbox.createContact({
       email: 'ann.lee@acme.example',
@@ -68,6 +82,10 @@ describe('HubSpot job-change actions', () => {
       hs_task_subject: 'Ann Lee moved from Acme Pty Ltd to Globex as VP Sales',
       hs_task_status: 'NOT_STARTED',
     });
+    // The task is on the contact's record, and the contact on the task's, as HubSpot's UI shows them.
+    expect(await associatedIds('contacts', id, 'tasks')).toEqual([tasks[0]!.id]);
+    expect(await associatedIds('tasks', tasks[0]!.id, 'contacts')).toEqual([id]);
+    expect(await associatedIds('0-1', id, '0-27')).toEqual([tasks[0]!.id]);
   });
 
   it("gives the task to the contact's owner, and does only the actions switched on", async () => {
@@ -87,9 +105,10 @@ describe('HubSpot job-change actions', () => {
   it("reads a list's members a page of 250 at a time, and says not_found for an unknown list", async () => {
     const ids = Array.from({ length: 260 }, (_, i) => sandbox.createContact({ email: `member${i}@list.example` }).id);
     const listId = sandbox.createList(ids);
-    const before = sandbox.stats().byEndpoint['GET /crm/v3/lists/{id}/memberships'] ?? 0;
+    const memberships = () => sandbox.stats().byEndpoint[`GET ${P.lists}/{id}/memberships`] ?? 0;
+    const before = memberships();
     expect(await hubspot.listMembers!(listId)).toEqual(ids);
-    expect((sandbox.stats().byEndpoint['GET /crm/v3/lists/{id}/memberships'] ?? 0) - before).toBe(2);
+    expect(memberships() - before).toBe(2);
     await expect(hubspot.listMembers!('999')).rejects.toMatchObject({ code: 'not_found' });
   });
 

@@ -55,6 +55,41 @@ export function parseRequired(value: string): Partial<Record<'contacts' | 'compa
   return out;
 }
 
+type ConditionalRule = { property: string; when: { property: string; value: string } };
+
+/**
+ * `--require-when companies:industry=lifecyclestage:customer[,...]`: on companies, `industry` is required
+ * when `lifecyclestage` is `customer` (HubSpot's conditional required properties), by object.
+ */
+export function parseRequiredWhen(value: string): Partial<Record<'contacts' | 'companies', ConditionalRule[]>> {
+  const out: Partial<Record<'contacts' | 'companies', ConditionalRule[]>> = {};
+  const items = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (const item of items) {
+    const match = /^(contacts|companies):([a-z0-9_]+)=([a-z0-9_]+):([^\s=]+)$/.exec(item);
+    if (!match) {
+      throw new InvalidArgumentError(
+        '--require-when expects <object>:<property>=<property>:<value>[,...] with object contacts or ' +
+          `companies, e.g. companies:industry=lifecyclestage:customer; got '${item}'`,
+      );
+    }
+    const [object, property, whenProperty, whenValue] = match.slice(1) as ['contacts' | 'companies', ...string[]];
+    out[object] = [
+      ...(out[object] ?? []),
+      { property: property!, when: { property: whenProperty!, value: whenValue! } },
+    ];
+  }
+  if (items.length === 0) {
+    throw new InvalidArgumentError(
+      `--require-when expects <object>:<property>=<property>:<value>[,...], e.g. ` +
+        `companies:industry=lifecyclestage:customer; got '${value}'`,
+    );
+  }
+  return out;
+}
+
 /** `crm-enrich sandbox hubspot`: a local HubSpot portal for trying the service without one. */
 export function registerHubspotSandboxCommand(parent: Command): void {
   parent
@@ -84,9 +119,16 @@ export function registerHubspotSandboxCommand(parent: Command): void {
     .option('--tier <tier>', 'API limits: starter (100 per 10 s) or pro (190 per 10 s)', tier, 'starter')
     .option(
       '--require <object:property,...>',
-      "properties the portal requires, e.g. companies:founded_year: an app's create or update that leaves one " +
-        'empty is refused, as HubSpot does from API version 2026-09',
+      "properties the portal requires, e.g. companies:founded_year: an app's create or update through API " +
+        'version 2026-09 that leaves one empty is refused, as HubSpot does (the v3 paths take it)',
       parseRequired,
+    )
+    .option(
+      '--require-when <object:property=property:value,...>',
+      'properties the portal requires when another property has a value, e.g. ' +
+        'companies:industry=lifecyclestage:customer (industry is required on a company whose lifecyclestage is ' +
+        'customer), enforced like --require',
+      parseRequiredWhen,
     )
     .action(
       async (opts: {
@@ -99,6 +141,7 @@ export function registerHubspotSandboxCommand(parent: Command): void {
         portalId: number;
         dataDir?: string;
         require?: ReturnType<typeof parseRequired>;
+        requireWhen?: ReturnType<typeof parseRequiredWhen>;
       }) => {
         const { startHubspotSandbox } = await import('./server.js');
         const sandbox = await startHubspotSandbox(opts);
@@ -112,6 +155,14 @@ export function registerHubspotSandboxCommand(parent: Command): void {
           console.log(
             `required properties: ${Object.entries(opts.require)
               .flatMap(([o, ps]) => ps.map((p) => `${o}:${p}`))
+              .join(', ')}`,
+          );
+        if (opts.requireWhen)
+          console.log(
+            `conditionally required properties: ${Object.entries(opts.requireWhen)
+              .flatMap(([o, rules]) =>
+                rules.map((r) => `${o}:${r.property} when ${r.when.property} is ${r.when.value}`),
+              )
               .join(', ')}`,
           );
         const stop = () => void sandbox.close().then(() => process.exit(0));

@@ -5,7 +5,7 @@
  */
 import type { HubspotProperty } from '../property-wire.js';
 import { SandboxAssociations } from './associations.js';
-import { requiredProblems, validateProperties, type PropertyProblem } from './property-validation.js';
+import { ruleProblems, validateProperties, type PropertyProblem, type ValidationRule } from './property-validation.js';
 import { standardProperties } from '../standard-properties.js';
 
 export type ObjectType = 'contacts' | 'companies';
@@ -102,8 +102,8 @@ export class SandboxObjectStore {
   private nextId = 1001;
   /** How long a change takes to reach search results (see the server's searchLagMs). */
   searchLagMs = 0;
-  /** The portal's required properties, enforced on API writes (see the server's `require`). */
-  required: Record<ObjectType, string[]> = { contacts: [], companies: [] };
+  /** The portal's validation rules, enforced on API writes of a date-based version (see the server's `require`). */
+  rules: Record<ObjectType, ValidationRule[]> = { contacts: [], companies: [] };
   /**
    * Indexes, as HubSpot keeps them: contacts by lower-cased e-mail, and every object in id order.
    * The sandbox shares an event loop with the service in the embedded default, so nothing here may
@@ -216,21 +216,9 @@ export class SandboxObjectStore {
     if (problems.length > 0) throw new ValidationFailure(problems);
   }
 
-  /** The required properties an API write would leave empty (`object`: the record an update changes). */
-  missingRequired(type: ObjectType, values: Record<string, unknown>, object?: StoredObject): PropertyProblem[] {
-    return requiredProblems(this.required[type], values, object?.properties ?? new Map());
-  }
-
-  /** Like `check`, and for an app's writes the portal's required properties too. */
-  private checkWrite(
-    type: ObjectType,
-    values: Record<string, unknown>,
-    source: ChangeSource,
-    object?: StoredObject,
-  ): void {
-    this.check(type, values);
-    const missing = source === 'INTEGRATION' ? this.missingRequired(type, values, object) : [];
-    if (missing.length > 0) throw new ValidationFailure(missing);
+  /** The validation rules an API write would break (`object`: the record an update changes). */
+  ruleProblems(type: ObjectType, values: Record<string, unknown>, object?: StoredObject): PropertyProblem[] {
+    return ruleProblems(this.rules[type], values, object?.properties ?? new Map());
   }
 
   /** `appId`: the app whose token made an INTEGRATION change (its webhooks name it as sourceId). */
@@ -241,7 +229,7 @@ export class SandboxObjectStore {
     now = Date.now(),
     appId?: number,
   ): StoredObject {
-    this.checkWrite(type, values, source);
+    this.check(type, values);
     const id = String(this.nextId++);
     const at = new Date(now);
     const object: StoredObject = { id, properties: new Map(), createdAt: at, updatedAt: at };
@@ -276,7 +264,7 @@ export class SandboxObjectStore {
     now = Date.now(),
     appId?: number,
   ): string[] {
-    this.checkWrite(type, values, source, object);
+    this.check(type, values);
     // The version search keeps showing until this change is indexed: the current one, if it was indexed by now.
     const before =
       this.searchLagMs > 0 && now - object.updatedAt.getTime() >= this.searchLagMs

@@ -107,18 +107,34 @@ export function problemsMessage(problems: PropertyProblem[]): string {
 }
 
 /**
- * The portal's required properties a write leaves empty (HubSpot enforces them on API writes from API
- * version 2026-09): on a create, those it does not fill; on an update, those the record would be
- * left without (`current` is the record's values before it).
+ * A portal's validation rule for one object: `property` must hold a value, always or only `when` another
+ * property holds the given value (HubSpot's conditional required properties, e.g. `close_date` when
+ * `dealstage` is `closedwon`).
  */
-export function requiredProblems(
-  required: readonly string[],
+export interface ValidationRule {
+  property: string;
+  when?: { property: string; value: string };
+}
+
+/**
+ * The rules a write breaks (HubSpot enforces them on API writes from API version 2026-09): on a create,
+ * what its values leave empty; on an update, what the record would be left without (`current` is the
+ * record's values before it), so an update of a record that already breaks a rule is refused too.
+ */
+export function ruleProblems(
+  rules: readonly ValidationRule[],
   values: Record<string, unknown>,
   current?: ReadonlyMap<string, string>,
 ): PropertyProblem[] {
-  const empty = (name: string) => {
+  const after = (name: string) => {
     const value = name in values ? values[name] : current?.get(name);
-    return value === null || value === undefined || String(value).trim() === '';
+    return value === null || value === undefined ? '' : String(value).trim();
   };
-  return required.filter(empty).map((name) => ({ name, code: 'REQUIRED_PROPERTY', message: `${name} is required` }));
+  return rules
+    .filter((rule) => after(rule.property) === '' && (!rule.when || after(rule.when.property) === rule.when.value))
+    .map(({ property, when }) => ({
+      name: property,
+      code: 'REQUIRED_PROPERTY',
+      message: when ? `${property} is required when ${when.property} is ${when.value}` : `${property} is required`,
+    }));
 }

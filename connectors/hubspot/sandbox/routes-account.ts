@@ -1,9 +1,10 @@
 /**
- * GET /account-info/v3/details: the portal's id and time zone, as HubSpot answers it; GET
- * /account-info/v3/api-usage/daily/private-apps: the day's usage and `resetsAt`. HubSpot's daily API
- * limit resets at midnight in the portal's time zone, not UTC.
+ * GET /account-info/{v3|2026-09}/details: the portal's id and time zone, as HubSpot answers it; GET
+ * /account-info/{v3|2026-09}/api-usage/daily/private-apps: the day's usage and `resetsAt`. HubSpot's
+ * daily API limit resets at midnight in the portal's time zone, not UTC.
  */
 import { Router } from 'express';
+import { HUBSPOT_API_PATHS, HUBSPOT_API_VERSIONS } from '../api-version.js';
 
 export interface AccountOptions {
   portalId: number;
@@ -27,23 +28,26 @@ export function utcOffset(timeZone: string, at = new Date()): { text: string; ms
 
 export function accountRoutes(options: AccountOptions): Router {
   const r = Router();
-  r.get('/account-info/v3/details', (_req, res) => {
-    const offset = utcOffset(options.timeZone);
-    res.json({
-      portalId: options.portalId,
-      accountType: 'STANDARD',
-      timeZone: options.timeZone,
-      companyCurrency: 'AUD',
-      additionalCurrencies: [],
-      utcOffset: offset.text,
-      utcOffsetMilliseconds: offset.ms,
-      uiDomain: 'app.hubspot.com',
-      dataHostingLocation: 'na1',
+  for (const version of HUBSPOT_API_VERSIONS) {
+    const { accountInfo } = HUBSPOT_API_PATHS[version];
+    r.get(`${accountInfo}/details`, (_req, res) => {
+      const offset = utcOffset(options.timeZone);
+      res.json({
+        portalId: options.portalId,
+        accountType: 'STANDARD',
+        timeZone: options.timeZone,
+        companyCurrency: 'AUD',
+        additionalCurrencies: [],
+        utcOffset: offset.text,
+        utcOffsetMilliseconds: offset.ms,
+        uiDomain: 'app.hubspot.com',
+        dataHostingLocation: 'na1',
+      });
     });
-  });
-  // The daily allocation: what is used today and when it resets (midnight in the portal's zone).
-  r.get('/account-info/v3/api-usage/daily/private-apps', (_req, res) => {
-    res.json({ results: [{ name: 'private-apps-api-calls-daily', fetchStatus: 'SUCCESS', ...options.usage() }] });
-  });
+    // The daily allocation: what is used today and when it resets (midnight in the portal's zone).
+    r.get(`${accountInfo}/api-usage/daily/private-apps`, (_req, res) => {
+      res.json({ results: [{ name: 'private-apps-api-calls-daily', fetchStatus: 'SUCCESS', ...options.usage() }] });
+    });
+  }
   return r;
 }

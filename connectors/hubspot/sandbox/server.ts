@@ -22,7 +22,9 @@ import { associationRoutes } from './routes-associations.js';
 import { objectRoutes } from './routes-objects.js';
 import { schemaRoutes } from './routes-schema.js';
 import { SandboxLists } from './routes-lists.js';
-import { SandboxTasks, type SandboxTask } from './routes-tasks.js';
+import { SandboxActivities, type SandboxTask } from './routes-activities.js';
+import type { ValidationRule } from './property-validation.js';
+import { HUBSPOT_API_PATHS, HUBSPOT_API_VERSIONS } from '../api-version.js';
 import { errorBody, sendError, UNAUTHENTICATED_MESSAGE } from './wire-errors.js';
 import { WebhookSender, type WebhookStats } from './webhook-sender.js';
 import { workflowActions, type ActionExecution } from './workflow-actions.js';
@@ -73,10 +75,17 @@ export interface HubspotSandboxOptions {
    */
   faults?: HubspotFaults;
   /**
-   * Properties the portal requires, by object: an app's create or update that leaves one empty is
-   * refused with a 400 VALIDATION_ERROR naming it, as HubSpot does from API version 2026-09.
+   * Properties the portal requires, by object: an app's create or update through a date-based API
+   * version that leaves one empty is refused with a 400 VALIDATION_ERROR naming it, as HubSpot does
+   * from API version 2026-09; the legacy paths take it.
    */
   require?: Partial<Record<ObjectType, string[]>>;
+  /**
+   * Properties the portal requires when another property holds a value (HubSpot's conditional required
+   * properties), by object, enforced like `require`: `{ companies: [{ property: 'industry', when:
+   * { property: 'lifecyclestage', value: 'customer' } }] }`.
+   */
+  requireWhen?: Partial<Record<ObjectType, Required<ValidationRule>[]>>;
 }
 
 /** One record's properties as one update request sent them. */
@@ -160,6 +169,11 @@ export const DEFAULT_WEBHOOK_PROPERTIES: Record<ObjectType, string[]> = {
   companies: ['domain', 'website'],
 };
 
+/** The search endpoint of any object type and API version: it has a limit of its own. */
+const SEARCH_PATH = new RegExp(
+  `^(${HUBSPOT_API_VERSIONS.map((v) => HUBSPOT_API_PATHS[v].objects).join('|')})/[^/]+/search$`,
+);
+
 function endpointKey(req: Request): string {
   return `${req.method} ${req.path.replace(/\/\d+(?=\/|$)/g, '/{id}')}`;
 }
@@ -207,13 +221,14 @@ export async function startHubspotSandbox(options: HubspotSandboxOptions = {}): 
     sender.enqueue(change);
   }, options.customProperties);
   const kept = options.dataDir === undefined ? undefined : keepPortalIn(options.dataDir, portalId, store);
-  const tasks = new SandboxTasks();
+  const activities = new SandboxActivities();
   const lists = new SandboxLists();
   store.searchLagMs = options.searchLagMs ?? 2_000;
-  store.required = {
-    contacts: [...(options.require?.contacts ?? [])],
-    companies: [...(options.require?.companies ?? [])],
-  };
+  const rulesOf = (type: ObjectType): ValidationRule[] => [
+    ...(options.require?.[type] ?? []).map((property) => ({ property })),
+    ...(options.requireWhen?.[type] ?? []),
+  ];
+  store.rules = { contacts: rulesOf('contacts'), companies: rulesOf('companies') };
 
   const freshStats = () => ({
     calls: 0,
@@ -304,7 +319,7 @@ export async function startHubspotSandbox(options: HubspotSandboxOptions = {}): 
       stats.injected['5xx']++;
       return sendError(res, 502, 'INTERNAL_ERROR', 'Bad gateway; retry the request.');
     }
-    if (req.method === 'POST' && /^\/crm\/v3\/objects\/[^/]+\/search$/.test(req.path) && !searchPolicy.take().ok) {
+    if (req.method === 'POST' && SEARCH_PATH.test(req.path) && !searchPolicy.take().ok) {
       // Search has its own limit, per token and second; HubSpot answers it with policy SECONDLY.
       stats.rateLimited.SECONDLY++;
       return res.status(429).json({
@@ -345,25 +360,28 @@ export async function startHubspotSandbox(options: HubspotSandboxOptions = {}): 
       writeLog.push({ objectType, id: String(id), properties: { ...(properties as Record<string, unknown>) } });
     }
   };
-  app.post('/crm/v3/objects/:objectType/batch/update', (req, _res, next) => {
-    const inputs = (req.body as { inputs?: unknown } | undefined)?.inputs;
-    if (Array.isArray(inputs))
-      for (const input of inputs as { id?: unknown; properties?: unknown }[])
-        logWrite(req.params.objectType, input?.id, input?.properties);
-    next();
-  });
-  app.patch('/crm/v3/objects/:objectType/:id', (req, _res, next) => {
-    logWrite(req.params.objectType, req.params.id, (req.body as { properties?: unknown } | undefined)?.properties);
-    next();
-  });
+  for (const version of HUBSPOT_API_VERSIONS) {
+    const objects = `${HUBSPOT_API_PATHS[version].objects}/:objectType`;
+    app.post(`${objects}/batch/update`, (req: Request, _res, next) => {
+      const inputs = (req.body as { inputs?: unknown } | undefined)?.inputs;
+      if (Array.isArray(inputs))
+        for (const input of inputs as { id?: unknown; properties?: unknown }[])
+          logWrite(req.params.objectType, input?.id, input?.properties);
+      next();
+    });
+    app.patch(`${objects}/:id`, (req: Request, _res, next) => {
+      logWrite(req.params.objectType, req.params.id, (req.body as { properties?: unknown } | undefined)?.properties);
+      next();
+    });
+  }
   app.use(actions.api);
   app.use(accountRoutes({ portalId, timeZone, usage: () => policy.usage() }));
   // Before the generic object routes, which serve contacts and companies only.
-  app.use(tasks.routes(store));
+  app.use(activities.routes(store));
   app.use(lists.routes());
   app.use(objectRoutes(store));
   app.use(schemaRoutes(store));
-  app.use(associationRoutes(store));
+  app.use(associationRoutes(store, activities));
   app.use((_req: Request, res: Response) =>
     sendError(res, 404, 'OBJECT_NOT_FOUND', 'No route for this path in the HubSpot sandbox.'),
   );
@@ -414,7 +432,7 @@ export async function startHubspotSandbox(options: HubspotSandboxOptions = {}): 
       writeLog ??= [];
     },
     writes: () => structuredClone(writeLog ?? []),
-    tasks: () => tasks.all(),
+    tasks: () => activities.tasks(),
     createList: (recordIds) => lists.create(recordIds),
     webhooksIdle: () => sender.idle(),
     close: async () => {

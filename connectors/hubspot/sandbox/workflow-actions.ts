@@ -2,10 +2,12 @@
  * The app's custom workflow action and record card as HubSpot runs them, for the service running
  * offline: "enrolling" a record sends the action's execution request, signed v3 with the app's secret,
  * to the action URL; an answer of `hs_execution_state: BLOCK` leaves the step waiting until the app
- * calls POST /automation/v4/actions/callbacks/{callbackId}/complete. A card fetch is made as
+ * calls POST /automation/v4/actions/callbacks/{callbackId}/complete (or its date-based path, where
+ * HubSpot's description also requires `typedOutputs`). A card fetch is made as
  * `hubspot.fetch` makes it: signed v3, with userId, userEmail, portalId and appId added to the query.
  */
 import express, { Router, type Request, type Response } from 'express';
+import { HUBSPOT_API_PATHS, HUBSPOT_API_VERSIONS, isDateBased } from '../api-version.js';
 import { signV3 } from '../signature.js';
 import { sendError } from './wire-errors.js';
 
@@ -45,6 +47,8 @@ export interface WorkflowActions {
   /** Callback completions received, refused ones included. */
   callbackAttempts(): number;
 }
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 const OBJECT_TYPES: Record<string, 'CONTACT' | 'COMPANY' | undefined> = {
   contact: 'CONTACT',
@@ -202,31 +206,35 @@ export function workflowActions(options: WorkflowActionOptions): WorkflowActions
   });
 
   const api = Router();
-  api.post('/automation/v4/actions/callbacks/:callbackId/complete', (req: Request, res: Response) => {
-    attempts++;
-    if (refuse > 0) {
-      refuse--;
-      return sendError(res, 502, 'INTERNAL_ERROR', 'Bad gateway; retry the request.');
-    }
-    const execution = executions.get(String(req.params.callbackId));
-    if (!execution)
-      return sendError(
-        res,
-        404,
-        'OBJECT_NOT_FOUND',
-        `No blocked action execution with callback id ${String(req.params.callbackId)}.`,
-      );
-    if (execution.state !== 'blocked')
-      return sendError(res, 400, 'VALIDATION_ERROR', 'This action execution is not waiting for a callback.');
-    const outputFields = (req.body as { outputFields?: unknown } | undefined)?.outputFields;
-    if (!outputFields || typeof outputFields !== 'object' || Array.isArray(outputFields)) {
-      return sendError(res, 400, 'VALIDATION_ERROR', 'outputFields: required, an object');
-    }
-    execution.outputFields = outputFields as Record<string, unknown>;
-    execution.state = 'completed';
-    execution.completedBy = 'callback';
-    res.status(204).end();
-  });
+  for (const version of HUBSPOT_API_VERSIONS) {
+    api.post(`${HUBSPOT_API_PATHS[version].actionCallbacks}/:callbackId/complete`, (req: Request, res: Response) => {
+      attempts++;
+      if (refuse > 0) {
+        refuse--;
+        return sendError(res, 502, 'INTERNAL_ERROR', 'Bad gateway; retry the request.');
+      }
+      const execution = executions.get(String(req.params.callbackId));
+      if (!execution)
+        return sendError(
+          res,
+          404,
+          'OBJECT_NOT_FOUND',
+          `No blocked action execution with callback id ${String(req.params.callbackId)}.`,
+        );
+      if (execution.state !== 'blocked')
+        return sendError(res, 400, 'VALIDATION_ERROR', 'This action execution is not waiting for a callback.');
+      const body = (req.body ?? {}) as { outputFields?: unknown; typedOutputs?: unknown };
+      if (!isObject(body.outputFields))
+        return sendError(res, 400, 'VALIDATION_ERROR', 'outputFields: required, an object');
+      // The official client's v4 call has no typedOutputs to send, so the legacy path goes without them.
+      if (isDateBased(version) && !isObject(body.typedOutputs))
+        return sendError(res, 400, 'VALIDATION_ERROR', 'typedOutputs: required, an object');
+      execution.outputFields = body.outputFields;
+      execution.state = 'completed';
+      execution.completedBy = 'callback';
+      res.status(204).end();
+    });
+  }
 
   return {
     controls,
