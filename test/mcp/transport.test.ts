@@ -143,6 +143,27 @@ describe.skipIf(skip)('MCP transport', () => {
       const res = await post({ origin }, ping);
       expect(res.status, origin).toBe(200);
     }
+    // An allowed page can call from its own origin: the preflight is answered, and it may read the challenge.
+    const preflight = await fetch(`${stack.running.url}/mcp`, {
+      method: 'OPTIONS',
+      headers: {
+        origin: ALLOWED,
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization, content-type, mcp-protocol-version, mcp-method, mcp-name',
+      },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe(ALLOWED);
+    expect(preflight.headers.get('access-control-allow-headers')).toContain('mcp-protocol-version');
+    const answered = await post({ origin: ALLOWED }, ping);
+    expect(answered.headers.get('access-control-allow-origin')).toBe(ALLOWED);
+    expect(answered.headers.get('access-control-expose-headers')).toContain('WWW-Authenticate');
+    const foreign = await fetch(`${stack.running.url}/mcp`, {
+      method: 'OPTIONS',
+      headers: { origin: 'http://evil.example.com', 'access-control-request-method': 'POST' },
+    });
+    expect(foreign.status).toBe(403);
+    expect(foreign.headers.get('access-control-allow-origin')).toBeNull();
     // Checked before the token: a page cannot even learn whether its stolen token works.
     expect((await post({ origin: 'http://evil.example.com' }, ping, 'not-a-token')).status).toBe(403);
   });
