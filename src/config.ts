@@ -6,6 +6,7 @@ import { AppError } from './core/errors.js';
 import cron from 'node-cron';
 import { z } from 'zod';
 import { isSecureOrigin, redirectUriProblem } from './core/oauth-urls.js';
+import { isOriginForm, normaliseOrigin } from './core/web-origin.js';
 
 const optionalString = z
   .string()
@@ -235,6 +236,31 @@ export const ConfigSchema = z
     MCP_REFRESH_TOKEN_DAYS: int(30, 1, 365),
     /** How long enrich_record waits for the enrichment lane before answering "still running". */
     MCP_ENRICH_WAIT_SECONDS: int(30, 0, 120),
+    /**
+     * Browser origins besides the service's own that may call /mcp (comma separated, e.g.
+     * https://app.example.com); any other Origin is refused (DNS rebinding, cross-site requests).
+     */
+    MCP_ALLOWED_ORIGINS: optionalString
+      .transform((v) =>
+        (v ?? '')
+          .split(',')
+          .map((o) => o.trim())
+          .filter(Boolean),
+      )
+      .superRefine((list, ctx) => {
+        for (const origin of list) {
+          if (!isOriginForm(origin))
+            ctx.addIssue({ code: 'custom', message: `${origin}: expected an origin such as https://app.example.com` });
+        }
+      })
+      .transform((list) => list.map(normaliseOrigin)),
+    /**
+     * Percent of PARTNER_DAILY_LOOKUP_BUDGET one MCP client may spend in a UTC day (lookups, enrichments,
+     * discovery), so no single assistant can use up the credits new CRM records need.
+     */
+    MCP_CLIENT_DAILY_LOOKUP_SHARE: int(10, 0, 100),
+    /** Requests one MCP client may send to /mcp per minute, per instance; past it the answer is 429. */
+    MCP_CLIENT_REQUESTS_PER_MINUTE: int(120, 1, 100_000),
   })
   .superRefine((config, ctx) => {
     // The OAuth issuer and the MCP resource are PUBLIC_URL: tokens must not travel in clear text off this machine.

@@ -30,6 +30,28 @@ describe('loadConfig', () => {
     expect(loadConfig({ HOST: '::' }).HOST).toBe('::');
   });
 
+  it('reads the MCP origin allow-list and client limits, naming what is wrong', () => {
+    const config = loadConfig({
+      MCP_ALLOWED_ORIGINS: ' HTTPS://App.Example.com:443/ , chrome-extension://ABCDEF, http://127.0.0.1:6274',
+    });
+    expect(config.MCP_ALLOWED_ORIGINS).toEqual([
+      'https://app.example.com',
+      'chrome-extension://abcdef',
+      'http://127.0.0.1:6274',
+    ]);
+    expect(loadConfig({}).MCP_ALLOWED_ORIGINS).toEqual([]);
+    expect(() => loadConfig({ MCP_ALLOWED_ORIGINS: 'https://app.example.com/mcp' })).toThrow(
+      /MCP_ALLOWED_ORIGINS: https:\/\/app.example.com\/mcp: expected an origin/,
+    );
+    expect(() => loadConfig({ MCP_ALLOWED_ORIGINS: 'app.example.com' })).toThrow(/MCP_ALLOWED_ORIGINS/);
+    expect(loadConfig({}).MCP_CLIENT_DAILY_LOOKUP_SHARE).toBe(10);
+    expect(loadConfig({}).MCP_CLIENT_REQUESTS_PER_MINUTE).toBe(120);
+    expect(() => loadConfig({ MCP_CLIENT_DAILY_LOOKUP_SHARE: '150' })).toThrow(
+      /MCP_CLIENT_DAILY_LOOKUP_SHARE: expected a whole number from 0 to 100/,
+    );
+    expect(() => loadConfig({ MCP_CLIENT_REQUESTS_PER_MINUTE: '0' })).toThrow(/MCP_CLIENT_REQUESTS_PER_MINUTE/);
+  });
+
   it('checks the database schema name and the job timings', () => {
     const config = loadConfig({});
     expect(config.CRM_ENRICH_DB_SCHEMA).toBe('crm_enrich');

@@ -28,6 +28,11 @@ export class Discovery {
 
   constructor(private readonly options: DiscoveryOptions) {}
 
+  /** People a run adds at most when the request gives no limit. */
+  get defaultLimit(): number {
+    return this.options.defaultLimit;
+  }
+
   /** The codes the coded persona filters take, from the partner's cached catalogue. */
   async catalogue(): Promise<CatalogueCodes> {
     return catalogueOf(this.options.partner);

@@ -80,6 +80,14 @@ export const CACHE_HITS_COUNTER = 'lookup_cache_hits';
 
 const log = logger('enrich.lookups');
 
+/** People are not region-specific: their market is not part of the cache key. */
+const cacheKeyOf = (kind: 'person' | 'company', key: LookupKey, market: Market): CacheKey => ({
+  kind,
+  by: key.by,
+  value: key.value,
+  market: kind === 'company' ? market : '*',
+});
+
 /** How often credits that could not be given back (the store was away) are tried again. */
 const OWED_RETRY_MS = 1_000;
 
@@ -110,11 +118,24 @@ export class PartnerLookups extends EventEmitter<{
     credits?: ReservedCredits,
   ): Promise<LookupHit | null> {
     for (const key of keys) {
-      const cacheKey: CacheKey = { kind, by: key.by, value: key.value, market: kind === 'company' ? market : '*' };
-      const { entry, fromCache } = await this.resolve(cacheKey, market, priority, credits);
+      const { entry, fromCache } = await this.resolve(cacheKeyOf(kind, key, market), market, priority, credits);
       if (entry.found) return { data: entry.data, key, fromCache };
     }
     return null;
+  }
+
+  /**
+   * One key, whether or not the partner has a record for it, and whether the cache answered: a cached
+   * miss is an answer from the cache too, which `find` (hits only) cannot say.
+   */
+  async lookup(
+    kind: 'person' | 'company',
+    key: LookupKey,
+    market: Market,
+    priority: Priority,
+  ): Promise<{ hit: LookupHit | null; fromCache: boolean }> {
+    const { entry, fromCache } = await this.resolve(cacheKeyOf(kind, key, market), market, priority, undefined);
+    return { hit: entry.found ? { data: entry.data, key, fromCache } : null, fromCache };
   }
 
   private async resolve(

@@ -6,7 +6,7 @@
  */
 import type { NextFunction, Request, Response } from 'express';
 import { InvalidTokenError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
-import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import type { AuthInfo } from '@modelcontextprotocol/server';
 import type { McpOAuthProvider } from './oauth-provider.js';
 import { SCOPE_FOR_ALL_TOOLS } from './scopes.js';
 import { sameResource, type McpUrls } from './urls.js';
@@ -47,7 +47,8 @@ export function mcpBearerAuth(provider: McpOAuthProvider, urls: McpUrls) {
       const auth = await provider.verifyAccessToken(match[1]!);
       if (!auth.resource || !sameResource(auth.resource.href, urls.resource))
         throw new InvalidTokenError('the access token was issued for another resource');
-      req.auth = auth;
+      // Where a scope challenge points the client, exactly as the 401 does.
+      req.auth = { ...auth, resourceMetadataUrl: urls.resourceMetadata };
       next();
     } catch (error) {
       if (!(error instanceof InvalidTokenError)) return next(error);

@@ -40,6 +40,22 @@ export function mcpApp({ service, config, publicUrl, tokenCheck, clientDocuments
   const router = Router();
   router.use(authRoutes(provider, urls));
   router.use(consentRoutes({ store, clients, provider, tokenCheck }));
-  router.use(mcpRoutes({ service, provider, urls, enrichWaitMs: config.MCP_ENRICH_WAIT_SECONDS * 1000 }));
+  router.use(
+    mcpRoutes({
+      service,
+      provider,
+      urls,
+      enrichWaitMs: config.MCP_ENRICH_WAIT_SECONDS * 1000,
+      allowedOrigins: config.MCP_ALLOWED_ORIGINS,
+      limits: {
+        clientDailyCredits: Math.floor(
+          (config.PARTNER_DAILY_LOOKUP_BUDGET * config.MCP_CLIENT_DAILY_LOOKUP_SHARE) / 100,
+        ),
+        dailyBudget: config.PARTNER_DAILY_LOOKUP_BUDGET,
+        hardCap: config.PARTNER_DAILY_LOOKUP_HARD_CAP,
+        requestsPerMinute: config.MCP_CLIENT_REQUESTS_PER_MINUTE,
+      },
+    }),
+  );
   return router;
 }

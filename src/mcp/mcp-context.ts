@@ -1,7 +1,8 @@
 /**
  * What the MCP server needs from the running service, and nothing more: its own authorization store,
- * the record views and audit rows its tools read and write, and the parts its tools call. The
- * composition root's parts satisfy it; the MCP server imports neither them nor the admin API.
+ * the record views and audit rows its tools read and write, the day's counters and reservations of
+ * its clients' credits, the saved mapping versions its resources show, and the parts its tools call.
+ * The composition root's parts satisfy it; the MCP server imports neither them nor the admin API.
  */
 import type { CrmConnector } from '../core/connector.js';
 import type { Discovery } from '../discovery/discovery.js';
@@ -17,6 +18,11 @@ export interface McpContext {
     readonly recordView: Store['recordView'];
     readonly audit: Pick<Store['audit'], 'record'>;
     readonly jobChanges: Pick<Store['jobChanges'], 'list'>;
+    /** Today's counts: partner credits, cache hits, each client's credits. */
+    readonly counters: Pick<Store['counters'], 'get'>;
+    readonly reservations: Pick<Store['reservations'], 'reserve'>;
+    /** Saved mapping documents, by CRM object and version. */
+    readonly mappings: Pick<Store['mappings'], 'get' | 'allActive'>;
   };
   readonly connectors: readonly CrmConnector[];
   readonly mappings: { get(crm: string, objectType: string): unknown };

@@ -1,15 +1,18 @@
 /**
- * What every tool call goes through: the caller's identity (the OAuth client), an audit row under the
- * tool's name saying who asked and what came of it (never the looked-up values themselves), and errors
- * turned into tool results with isError and a message the assistant can act on, not protocol errors.
+ * What every tool call goes through: the scope the tool declares, checked again where it runs (the
+ * route and the SDK answer 403 before a call gets here; this keeps a tool from running on any other
+ * path that reaches it), the caller's identity (the OAuth client), an audit row under the tool's name
+ * saying who asked and what came of it (never the looked-up values themselves), and errors turned into
+ * tool results with isError and a message the assistant can act on, not protocol errors.
  */
 import { randomUUID } from 'node:crypto';
-import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { AuthInfo, CallToolResult, ScopeChallengeHandler } from '@modelcontextprotocol/server';
 import { AppError } from '../core/errors.js';
 import { logger } from '../logger.js';
+import type { ClientBudget } from './client-budget.js';
 import type { McpContext } from './mcp-context.js';
-import type { ToolName } from './scopes.js';
+import { requireScope } from './scope-challenge.js';
+import { TOOL_SCOPES, type ToolName } from './scopes.js';
 
 const log = logger('mcp.tools');
 
@@ -21,12 +24,19 @@ export interface ToolContext {
   auth: AuthInfo;
   /** How long enrich_record waits for the lane. */
   enrichWaitMs: number;
+  /** The caller's share of the day's partner credits. */
+  budget: ClientBudget;
 }
 
 /** `mcp:<client name> (<client id>)`: the audit log's name for the caller. */
 export function actorOf(auth: AuthInfo): string {
   const name = typeof auth.extra?.clientName === 'string' ? auth.extra.clientName : auth.clientId;
   return name === auth.clientId ? `mcp:${auth.clientId}` : `mcp:${name} (${auth.clientId})`;
+}
+
+/** The scope challenge a tool's registration declares: the scope TOOL_SCOPES gives it. */
+export function toolScope(tool: ToolName): ScopeChallengeHandler {
+  return requireScope(TOOL_SCOPES[tool]);
 }
 
 /** A refusal the caller can fix (bad input, unknown record): said as it is, audited as refused. */
@@ -47,6 +57,9 @@ export async function runTool<T extends Record<string, unknown>>(
 ): Promise<CallToolResult> {
   const actor = actorOf(ctx.auth);
   try {
+    const needed = TOOL_SCOPES[tool];
+    if (!ctx.auth.scopes.includes(needed))
+      throw new ToolRefusal(`insufficient_scope: ${tool} needs the ${needed} scope; sign in again and allow it`);
     const { result, summary, text } = await work();
     await audit(ctx, tool, 'ok', summary, actor);
     return { content: [{ type: 'text', text: text ?? JSON.stringify(result) }], structuredContent: result };

@@ -203,4 +203,28 @@ describe('partner credits', () => {
       await limiter.stop();
     }
   });
+
+  it('says a lookup came from the cache whether the cached answer was a record or no match', async () => {
+    const { ports, limiter, lookups } = await setUp(50, 100);
+    sandbox.resetStats();
+    try {
+      const [known] = auCompanyIds().slice(20, 21);
+      const missing = { by: 'fqdn', value: 'no-such-company.example' };
+      expect(await lookups.lookup('company', { by: 'id', value: known! }, 'AU', 'interactive')).toMatchObject({
+        hit: { fromCache: false },
+        fromCache: false,
+      });
+      expect(await lookups.lookup('company', missing, 'AU', 'interactive')).toEqual({ hit: null, fromCache: false });
+      expect(await lookups.lookup('company', { by: 'id', value: known! }, 'AU', 'interactive')).toMatchObject({
+        hit: { fromCache: true },
+        fromCache: true,
+      });
+      expect(await lookups.lookup('company', missing, 'AU', 'interactive')).toEqual({ hit: null, fromCache: true });
+      const served = Object.values(sandbox.stats().keys).reduce((n, k) => n + k.served, 0);
+      expect(served).toBe(2);
+      expect(await ports.counters.get(LOOKUPS_COUNTER)).toBe(2);
+    } finally {
+      await limiter.stop();
+    }
+  });
 });

@@ -44,6 +44,12 @@ describe.skipIf(skip)('MCP tools', () => {
     (await stack.running.service.parts.store.recordView({ connection: 'mcp', objectType: 'tool', recordId: tool }, 10))
       .audit;
 
+  it("says what it adds beside a CRM's own MCP server, in its instructions and in every tool", async () => {
+    expect(mcp.getInstructions()).toContain("HubSpot's reads and writes CRM records");
+    for (const tool of (await mcp.listTools()).tools)
+      expect(tool.description, tool.name).toMatch(/sales-intelligence partner|crm-enrich|partner's data/);
+  });
+
   it('looks up a company by domain in a market for one credit, then answers from the cache for free', async () => {
     const company = stack.sandboxes.partner.dataset.companyRecords[3]!;
     const before = await credits();
@@ -166,7 +172,12 @@ describe.skipIf(skip)('MCP tools', () => {
     );
 
     const explained = await call('explain_record', { crm: 'hubspot', object: 'contact', id });
-    expect(explained.structured).toMatchObject({ known: true, state: { status: 'enriched' } });
+    expect(explained.structured).toMatchObject({
+      record: { crm: 'hubspot', object: 'contact', id },
+      known: true,
+      state: { status: 'enriched' },
+    });
+    expect(explained.text).toMatch(new RegExp(`^hubspot contact ${id}: enriched`));
     const history = explained.structured.history as Structured[];
     expect(history.some((r) => r.outcome === 'requested' && r.actor === `mcp:Research assistant (${clientId})`)).toBe(
       true,
@@ -176,9 +187,15 @@ describe.skipIf(skip)('MCP tools', () => {
     );
   });
 
-  it('explains a record nobody has seen, and refuses an object the CRM does not have', async () => {
-    const unknown = await call('explain_record', { crm: 'hubspot', object: 'contact', id: '999999999' });
-    expect(unknown.structured).toMatchObject({ known: false, state: null, history: [] });
+  it('explains a record nobody has seen, naming it, and refuses an object the CRM does not have', async () => {
+    const unknown = await call('explain_record', { crm: 'hubspot', object: 'Contact', id: '999999999' });
+    expect(unknown.structured).toMatchObject({
+      record: { crm: 'hubspot', connection: 'hubspot', object: 'contact', id: '999999999' },
+      known: false,
+      state: null,
+      history: [],
+    });
+    expect(unknown.text).toMatch(/^hubspot contact 999999999: never seen/);
     const bad = await call('enrich_record', { crm: 'hubspot', object: 'spaceship', id: '1' });
     expect(bad.isError).toBe(true);
     expect(bad.text).toContain('object: hubspot/spaceship is not a mapped object');

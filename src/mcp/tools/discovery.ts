@@ -2,14 +2,15 @@
  * preview_discovery and run_discovery: discovery (docs/discovery.md) for an assistant. The preview
  * lists the people a persona finds at an enriched company and what a run would do with each (read
  * scope, spends nothing); the run adds them, with the same claims, limits, mapping and audit as the
- * admin API (write scope).
+ * admin API (write scope), within the caller's share of the day's credits, and reports its progress.
  */
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { DiscoveryError } from '../../discovery/target.js';
-import { runTool, ToolRefusal, type ToolContext } from '../tool-call.js';
+import { progressReporter } from '../progress.js';
+import { runTool, ToolRefusal, toolScope, type ToolContext } from '../tool-call.js';
 
-const DiscoveryInput = {
+const DiscoveryInput = z.object({
   crm: z.enum(['hubspot', 'salesforce']).describe('the CRM the company is in'),
   companyId: z
     .string()
@@ -27,7 +28,7 @@ const DiscoveryInput = {
     .optional(),
   limit: z.number().int().min(1).max(1000).optional().describe('add at most this many people (default 10)'),
   skipDoNotDisturb: z.boolean().optional().describe('leave out people whose phone is on a do-not-disturb register'),
-};
+});
 const Candidate = z.object({
   personId: z.string(),
   position: z.string().nullable(),
@@ -59,18 +60,20 @@ export function registerDiscoveryTools(server: McpServer, ctx: ToolContext): voi
     {
       title: 'Preview discovery at a company',
       description:
-        'The people at one enriched CRM company who fit a persona, and for each what adding them would do ' +
-        '(create, link to a record already there, or skip and why), with the credits it would spend. Changes ' +
-        'nothing and spends no credit.',
+        "The people at one enriched CRM company who fit a persona in the sales-intelligence partner's data, " +
+        'including those not in the CRM yet, and for each what adding them would do (create, link to a ' +
+        'record already there, or skip and why), with the credits it would spend. Changes nothing and ' +
+        'spends no credit.',
       inputSchema: DiscoveryInput,
-      outputSchema: {
+      outputSchema: z.object({
         company: Company,
         description: z.string(),
         candidates: z.array(Candidate),
         credits: z.number(),
         counts: z.object({ create: z.number(), link: z.number(), skip: z.number() }),
-      },
+      }),
       annotations: { readOnlyHint: true, openWorldHint: true },
+      scopeChallenge: toolScope('preview_discovery'),
     },
     (input) =>
       runTool(ctx, 'preview_discovery', async () => {
@@ -115,11 +118,12 @@ export function registerDiscoveryTools(server: McpServer, ctx: ToolContext): voi
     {
       title: 'Add people at a company',
       description:
-        'Adds the people preview_discovery lists: creates new ones in the CRM through the mapping (one credit ' +
-        'each), links those already there with the company, never creates anyone twice, and stops at the ' +
-        'run, daily and credit limits. Needs the write scope.',
+        'Adds the people preview_discovery lists: creates new ones in the CRM from the partner data through ' +
+        "crm-enrich's mapping (one credit each), links those already there with the company, never creates " +
+        "anyone twice, and stops at the run, daily and credit limits and at this client's share of the day's " +
+        'credits. Needs the write scope. Sends progress notifications when asked for them.',
       inputSchema: DiscoveryInput,
-      outputSchema: {
+      outputSchema: z.object({
         company: Company,
         created: z.number(),
         linked: z.number(),
@@ -129,18 +133,35 @@ export function registerDiscoveryTools(server: McpServer, ctx: ToolContext): voi
         people: z.array(
           z.object({
             personId: z.string(),
+            name: z.string().nullable().describe('the name of a person created (their profile was looked up)'),
             action: z.string(),
             code: z.string(),
             reason: z.string(),
             recordId: z.string().nullable(),
           }),
         ),
-      },
+      }),
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+      scopeChallenge: toolScope('run_discovery'),
     },
-    (input) =>
+    (input, call) =>
       runTool(ctx, 'run_discovery', async () => {
-        const r = await refusing(() => discovery.run(input));
+        const report = progressReporter(call);
+        // The client's share is reserved for every person the run may add (only creations spend), and
+        // a share smaller than the limit makes the run smaller.
+        const wanted = input.limit ?? discovery.defaultLimit;
+        const r = await ctx.budget.spend(ctx.auth.clientId, wanted, async (granted) => {
+          const run = await refusing(() =>
+            discovery.run({ ...input, limit: Math.min(wanted, granted) }, (p) => {
+              void report(
+                p.done + 1,
+                p.total + 1,
+                `${p.done} of ${p.total} people: ${p.created} created, ${p.linked} linked, ${p.skipped} skipped`,
+              );
+            }),
+          );
+          return { value: run, spent: run.credits };
+        });
         return {
           result: {
             company: r.company,
@@ -149,7 +170,14 @@ export function registerDiscoveryTools(server: McpServer, ctx: ToolContext): voi
             skipped: r.skipped,
             credits: r.credits,
             stopped: r.stopped,
-            people: r.people,
+            people: r.people.map(({ personId, name, action, code, reason, recordId }) => ({
+              personId,
+              name: name ?? null,
+              action,
+              code,
+              reason,
+              recordId,
+            })),
           },
           summary:
             `${input.crm} company ${input.companyId}: ${r.created} created, ${r.linked} linked, ` +

@@ -2,9 +2,9 @@
  * list_job_changes: the contacts crm-enrich saw change jobs (read scope; spends nothing): record,
  * partner person, from and to employer, old and new title, when, and what the actions did.
  */
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { runTool, ToolRefusal, type ToolContext } from '../tool-call.js';
+import { runTool, ToolRefusal, toolScope, type ToolContext } from '../tool-call.js';
 
 const Employer = z.object({
   companyId: z.string().nullable(),
@@ -29,6 +29,12 @@ const JobChange = z.object({
     ),
 });
 
+const JobChangesInput = z.object({
+  since: z.string().describe('ISO 8601 time, e.g. 2026-11-01T00:00:00Z'),
+  connection: z.string().min(1).optional().describe('only this connection (hubspot or salesforce)'),
+  limit: z.number().int().min(1).max(500).default(100),
+});
+
 export function registerJobChangeTools(server: McpServer, ctx: ToolContext): void {
   server.registerTool(
     'list_job_changes',
@@ -36,15 +42,12 @@ export function registerJobChangeTools(server: McpServer, ctx: ToolContext): voi
       title: 'List job changes',
       description:
         'Contacts crm-enrich saw move to a new employer (or a new role), newest first, since a time: from ' +
-        'where to where, old and new title, and what the job-change actions did. Changes nothing and spends ' +
-        'no credit.',
-      inputSchema: {
-        since: z.string().describe('ISO 8601 time, e.g. 2026-11-01T00:00:00Z'),
-        connection: z.string().min(1).optional().describe('only this connection (hubspot or salesforce)'),
-        limit: z.number().int().min(1).max(500).default(100),
-      },
-      outputSchema: { jobChanges: z.array(JobChange) },
+        'where to where, old and new title, and what the job-change actions did. The CRM itself does not ' +
+        "know a contact left; crm-enrich learns it from the partner's data. Changes nothing, spends no credit.",
+      inputSchema: JobChangesInput,
+      outputSchema: z.object({ jobChanges: z.array(JobChange) }),
       annotations: { readOnlyHint: true },
+      scopeChallenge: toolScope('list_job_changes'),
     },
     (input) =>
       runTool(ctx, 'list_job_changes', async () => {

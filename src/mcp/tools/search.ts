@@ -4,7 +4,7 @@
  * catalogue first, and it spends a credit through the same budget and limiter as the lanes.
  * filter_options is the catalogue itself (the partner does not charge for it).
  */
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import {
   DEFAULT_MARKET,
@@ -15,7 +15,7 @@ import {
   SENIORITIES,
 } from '../../partner/schemas.js';
 import { checkFilterCodes } from '../filter-codes.js';
-import { runTool, type ToolContext } from '../tool-call.js';
+import { runTool, toolScope, type ToolContext } from '../tool-call.js';
 
 const MAX_PAGE_SIZE = 100;
 const ids = (table: Record<number, string>) =>
@@ -23,7 +23,7 @@ const ids = (table: Record<number, string>) =>
     .map(([id, label]) => `${id} ${label}`)
     .join(', ');
 
-const SearchInput = {
+const SearchInput = z.object({
   companyId: z
     .string()
     .trim()
@@ -65,14 +65,14 @@ const SearchInput = {
     .describe('markets to search across instead of `market` alone (country)'),
   page: z.number().int().min(0).max(10_000).default(0).describe('page number, from 0'),
   pageSize: z.number().int().min(1).max(MAX_PAGE_SIZE).default(10).describe(`results per page, 1 to ${MAX_PAGE_SIZE}`),
-};
-const SearchOutput = {
+});
+const SearchOutput = z.object({
   page: z.number(),
   pageSize: z.number(),
   results: z.array(PersonSearchResult),
   more: z.boolean().describe('a full page came back: ask for the next page for more'),
-};
-const FilterInput = {
+});
+const FilterInput = z.object({
   identifiers: z
     .array(z.string().regex(/^\w{1,64}$/))
     .max(30)
@@ -93,7 +93,7 @@ const FilterInput = {
     .regex(/^l1:[A-Za-z]+$/, 'levelOne is a top-level industry code such as l1:C')
     .optional()
     .describe('list the second-level industries under this top-level code'),
-};
+});
 
 export function registerSearchTools(server: McpServer, ctx: ToolContext): void {
   const { partner } = ctx.service;
@@ -102,12 +102,13 @@ export function registerSearchTools(server: McpServer, ctx: ToolContext): void {
     {
       title: 'Search people',
       description:
-        'People matching a persona (position, seniority, department, catalogue filters) in a market, a page ' +
-        'at a time. Filter codes are checked against filter_options first. Spends one partner credit per ' +
-        'page.',
+        "People in the sales-intelligence partner's database matching a persona (position, seniority, " +
+        'department, catalogue filters) in a market, a page at a time, whether or not they are in the CRM yet. ' +
+        'Filter codes are checked against filter_options first. Spends no credit (credits are profile lookups).',
       inputSchema: SearchInput,
       outputSchema: SearchOutput,
       annotations: { readOnlyHint: true, openWorldHint: true },
+      scopeChallenge: toolScope('search_people'),
     },
     (input) =>
       runTool(ctx, 'search_people', async () => {
@@ -142,11 +143,12 @@ export function registerSearchTools(server: McpServer, ctx: ToolContext): void {
     {
       title: 'Filter options',
       description:
-        "The partner's filter catalogue (identifiers, kinds, codes) and markets, for building search_people " +
-        'filters. Free of charge.',
+        "The sales-intelligence partner's filter catalogue (identifiers, kinds, codes) and markets, for " +
+        'building search_people filters. Free of charge.',
       inputSchema: FilterInput,
       outputSchema: FilterOptionsResponse,
       annotations: { readOnlyHint: true, openWorldHint: true },
+      scopeChallenge: toolScope('filter_options'),
     },
     (input) =>
       runTool(ctx, 'filter_options', async () => {
