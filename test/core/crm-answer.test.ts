@@ -5,7 +5,8 @@ import { HubspotObjects } from '../../connectors/hubspot/wire-schemas.js';
 
 describe('parseCrmAnswer', () => {
   it('keeps fields the vendor adds and gives the parsed answer back', () => {
-    const at = new Date('2026-01-02T03:04:05Z');
+    // HubSpot's wire form: dates as ISO text (the legacy client's Date objects pass through a JSON round trip first).
+    const at = '2026-01-02T03:04:05.000Z';
     const [object] = parseCrmAnswer(
       'hubspot',
       HubspotObjects,
