@@ -4,7 +4,7 @@
  * the Salesforce flow action. Webhooks are off here, so every run is one these endpoints asked for.
  */
 import { describe, expect, it } from 'vitest';
-import { signV1, signV3 } from '../../connectors/hubspot/signature.js';
+import { signV1, signV2, signV3 } from '../../connectors/hubspot/signature.js';
 import { CardData } from '../../connectors/hubspot/entry-points/card-model.js';
 import { serverUnavailable } from '../support/db.js';
 import { dropSchema, partnerServed, schemaQuery } from './probes.js';
@@ -267,10 +267,20 @@ describe.skipIf(skip)('CRM entry points, answered within the wait', () => {
     expect(data.fields.length).toBeGreaterThan(0);
     expect(data.fields.every((f) => f.reason)).toBe(true);
 
-    const unsigned = await fetch(
-      `${stack.running.url}/hubspot/card/contact/${id}?portalId=${stack.sandboxes.hubspot.portalId}`,
-    );
+    const cardUrl = `${stack.running.url}/hubspot/card/contact/${id}?portalId=${stack.sandboxes.hubspot.portalId}`;
+    const unsigned = await fetch(cardUrl);
     expect(unsigned.status).toBe(401);
+    // hubspot.fetch signs v3; the card takes nothing weaker, v2 included.
+    const v2 = await fetch(cardUrl, {
+      headers: {
+        'x-hubspot-signature': signV2(HUBSPOT_SECRET, 'GET', cardUrl, ''),
+        'x-hubspot-signature-version': 'v2',
+      },
+    });
+    expect(v2.status).toBe(401);
+    expect(((await v2.json()) as { error: { message: string } }).error.message).toContain(
+      'v2 signatures are not accepted here',
+    );
     const foreign = await sandboxCall<{ status: number; body: { error: { code: string } } }>(
       stack,
       'POST',
