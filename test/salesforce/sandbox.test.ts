@@ -217,7 +217,7 @@ describe('crm-enrich sandbox salesforce', () => {
         const res = await fetch(`${url}/services/data/v62.0${path}`, {
           headers: { authorization: `Bearer ${token.access_token}` },
         });
-        return { status: res.status, json: (await res.json()) };
+        return { status: res.status, json: await res.json() };
       };
       expect(await call('/limits')).toMatchObject({ status: 403, json: [{ errorCode: 'INSUFFICIENT_ACCESS' }] });
       const long = call('/query?q=SELECT+Id+FROM+Lead');
