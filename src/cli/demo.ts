@@ -75,7 +75,7 @@ export function banner(env: EmbeddedEnvironment, serviceUrl: string, plan: DemoP
         'sandbox-importer-token: another app, such as an import tool)',
     );
   // The OAuth values a client needs (the sandbox's login URL is
-  // its own), so the README's Salesforce example can be followed.
+  // its own), so the Salesforce example of docs/crm-setup.md can be followed.
   if (env.salesforce)
     lines.push(
       `  Salesforce sandbox: ${env.salesforce.url}   (OAuth client credentials: login URL ` +

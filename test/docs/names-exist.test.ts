@@ -4,10 +4,11 @@
  * command line defines, every route of the service is one its Express app serves (with its method, where
  * the doc gives one), and every `crm_enrich_*` metric is one /metrics reports. The names are read from
  * the code as it runs, so a name another change adds is known as soon as its code is there. The README's
- * configuration table lists exactly the variables src/config.ts reads.
+ * configuration table lists exactly the variables src/config.ts reads, and every link between the pages
+ * leads to a file and a heading that are there.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import express from 'express';
@@ -386,5 +387,41 @@ describe('the route check itself', () => {
     expect(at('/admin/api')).toBe(true);
     expect(at('/admin/api/statistics')).toBe(false);
     expect(relative(ROOT, join(ROOT, 'docs'))).toBe('docs');
+  });
+});
+
+// --- links between the pages -------------------------------------------------------------------------
+
+/** A heading's anchor as GitHub makes it: lower case, punctuation dropped, spaces as hyphens. */
+const anchorOf = (heading: string) =>
+  heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/\s/g, '-');
+
+function anchorsIn(text: string): Set<string> {
+  const outsideFences = text.replace(/^```[\s\S]*?^```/gm, '');
+  return new Set([...outsideFences.matchAll(/^#{1,6} (.+)$/gm)].map((m) => anchorOf(m[1]!)));
+}
+
+describe('links in the README and docs', () => {
+  it('lead to files and headings that are there', () => {
+    const links = mentions(/\]\(([^)\s]+)\)/g).filter((m) => !/^[a-z]+:/.test(m.name));
+    expect(links.length).toBeGreaterThan(30);
+    const broken = links.filter((m) => {
+      const [path, anchor] = m.name.split('#') as [string, string | undefined];
+      const target = path ? join(dirname(m.doc), path) : m.doc;
+      if (!existsSync(join(ROOT, target))) return true;
+      if (!anchor) return false;
+      return !anchorsIn(readFileSync(join(ROOT, target), 'utf8')).has(anchor);
+    });
+    expect(where(broken)).toEqual([]);
+  });
+
+  it('makes the anchors GitHub makes', () => {
+    expect(anchorOf('How `npm start` runs the service')).toBe('how-npm-start-runs-the-service');
+    expect(anchorOf('Memory, sizing and failures')).toBe('memory-sizing-and-failures');
+    expect(anchorOf('Partner API: `crm-enrich sandbox partner`')).toBe('partner-api-crm-enrich-sandbox-partner');
   });
 });
