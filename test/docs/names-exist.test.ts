@@ -27,9 +27,12 @@ function filesUnder(dir: string, ext: RegExp): string[] {
   });
 }
 
-/** The README and every page of docs/, by path. */
+/** The README, every page of docs/ and the deployment guides, by path. */
 const DOCS = new Map(
-  ['README.md', ...filesUnder('docs', /\.md$/)].map((p) => [p, readFileSync(join(ROOT, p), 'utf8')]),
+  ['README.md', ...filesUnder('docs', /\.md$/), ...filesUnder('deploy', /\.md$/)].map((p) => [
+    p,
+    readFileSync(join(ROOT, p), 'utf8'),
+  ]),
 );
 
 interface Mention {
