@@ -321,8 +321,11 @@ function served(routes: Route[], docPath: string, method?: string): boolean {
 
 /** The routes the docs give: `GET /x`, a path in code, or a URL of the service. */
 function routeMentions(): (Mention & { method?: string })[] {
-  const pattern =
-    /(?:\b(GET|POST|PUT|PATCH|DELETE)\s+(?:<PUBLIC_URL>|https?:\/\/[\w.:-]+)?(\/[^\s`|),'"]*)|`(\/[^\s`]*)`|(?:<PUBLIC_URL>|http:\/\/127\.0\.0\.1:3000|https:\/\/enrich\.example\.com)(\/[^\s`|),'"]*))/g;
+  const withMethod = /\b(GET|POST|PUT|PATCH|DELETE)\s+(?:<PUBLIC_URL>|https?:\/\/[\w.:-]+)?(\/[^\s`|),'"]*)/.source;
+  const inCode = /`(\/[^\s`]*)`/.source;
+  const serviceUrl = /(?:<PUBLIC_URL>|http:\/\/127\.0\.0\.1:3000|https:\/\/enrich\.example\.com)(\/[^\s`|),'"]*)/
+    .source;
+  const pattern = new RegExp(`${withMethod}|${inCode}|${serviceUrl}`, 'g');
   return [...DOCS].flatMap(([doc, text]) =>
     [...text.matchAll(pattern)].map((m) => ({
       doc,

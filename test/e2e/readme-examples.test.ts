@@ -1,7 +1,7 @@
 /**
  * The README's and docs' examples as a newcomer follows them, on a fresh `crm-enrich serve` with its demo:
- * the banner it shows, a new contact enriched, a backfill's dry run, a job change, discovery, Salesforce
- * and MCP. Each runnable example, in README.md or a page of docs/, is a fenced block after
+ * the banner it shows, a new contact enriched, a backfill's dry run, a job change, a mapping check,
+ * discovery, Salesforce and MCP. Each runnable example, in README.md or a page of docs/, is a fenced block after
  * `<!-- readme-example: <name> -->`, and what it prints the block after `<!-- readme-output: <name> -->`.
  * The examples' ports (`npm start`'s: 3000 to 3003) and data directory (`.data/`) are mapped to this
  * run's, and outputs are compared by shape: JSON by its keys and value types, text with numbers (ids,
@@ -156,7 +156,16 @@ describe('the README and docs examples on a fresh start', () => {
   });
 
   it('has the examples this test runs', () => {
-    const names = ['backfill', 'banner', 'discovery', 'job-changes', 'mcp', 'new-record', 'salesforce'];
+    const names = [
+      'backfill',
+      'banner',
+      'discovery',
+      'job-changes',
+      'mappings-check',
+      'mcp',
+      'new-record',
+      'salesforce',
+    ];
     expect([...examples.keys()].sort()).toEqual(names);
     expect([...outputs.keys()].sort()).toEqual(names.filter((n) => n !== 'banner'));
   });
@@ -204,6 +213,11 @@ describe('the README and docs examples on a fresh start', () => {
   it('runs the backfill dry run: what a backfill would do, nothing enqueued', async () => {
     const lines = await printsAsShown('backfill', () => sh(examples.get('backfill')!), 30_000);
     expect(lines[0]).toBe('dry run of a backfill of hubspot contact: nothing was enqueued');
+  }, 60_000);
+
+  it("runs the mapping check example: every mapping checked against the sandboxes' properties", async () => {
+    const [line] = await printsAsShown('mappings-check', () => sh(examples.get('mappings-check')!), 30_000);
+    expect(line).toMatch(/^\d+ mappings in mappings are valid/);
   }, 60_000);
 
   it('runs the MCP example: the endpoint asks for a token and names its metadata', async () => {
