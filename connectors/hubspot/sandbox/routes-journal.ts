@@ -153,7 +153,12 @@ export function journalRoutes(options: JournalRoutesOptions): Router {
     }
     if (!issued.scopes.has(scope)) {
       sendError(res, 403, 'MISSING_SCOPES', 'This app has not been granted all required scopes to make this call.', {
-        errors: [{ message: `One or more of the following scopes are required: ${scope}`, context: { requiredScopes: [scope] } }],
+        errors: [
+          {
+            message: `One or more of the following scopes are required: ${scope}`,
+            context: { requiredScopes: [scope] },
+          },
+        ],
       });
       return false;
     }
@@ -180,7 +185,12 @@ export function journalRoutes(options: JournalRoutesOptions): Router {
   const countOf = (req: Request, res: Response): number | undefined => {
     const count = Number(req.params.count);
     if (!Number.isInteger(count) || count < 1) {
-      sendError(res, 400, 'VALIDATION_ERROR', `count must be a whole number of at least 1, not ${req.params.count}`);
+      sendError(
+        res,
+        400,
+        'VALIDATION_ERROR',
+        `count must be a whole number of at least 1, not ${String(req.params.count)}`,
+      );
       return undefined;
     }
     return Math.min(count, MAX_BATCH);
