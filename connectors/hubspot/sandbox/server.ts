@@ -281,6 +281,16 @@ export async function startHubspotSandbox(options: HubspotSandboxOptions = {}): 
       },
     }),
   );
+  // Lets time pass for the webhooks journal: every entry kept becomes `ms` older (three days: gone).
+  app.post('/__sandbox/journal/age', express.json(), (req, res) => {
+    const ms = (req.body as { ms?: unknown } | undefined)?.ms;
+    if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0) {
+      res.status(400).json({ message: 'POST /__sandbox/journal/age with {"ms": <milliseconds to let pass>}' });
+      return;
+    }
+    journal.age(ms);
+    res.json({ entries: journal.list().length });
+  });
   app.get('/__sandbox/stats', (_req, res) => {
     res.json({ ...stats, webhooks: sender.stats });
   });
