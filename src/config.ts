@@ -275,8 +275,10 @@ export const ConfigSchema = z
     MCP_CLIENT_REQUESTS_PER_MINUTE: int(120, 1, 100_000),
   })
   .superRefine((config, ctx) => {
+    // Without an access token the embedded HubSpot sandbox is started, and it supplies the app's credentials.
     if (
       (config.HUBSPOT_EVENTS === 'journal' || config.HUBSPOT_EVENTS === 'both') &&
+      config.HUBSPOT_ACCESS_TOKEN &&
       (!config.HUBSPOT_CLIENT_ID || !config.HUBSPOT_CLIENT_SECRET)
     ) {
       ctx.addIssue({

@@ -148,7 +148,11 @@ describe('loadConfig', () => {
     expect(hubspotEvents(journal)).toBe('journal');
     expect(journal.HUBSPOT_JOURNAL_POLL_MS).toBe(3_000);
     expect(hubspotEvents(loadConfig({ HUBSPOT_EVENTS: 'webhooks', HUBSPOT_CLIENT_ID: 'id' }))).toBe('webhooks');
-    expect(() => loadConfig({ HUBSPOT_EVENTS: 'journal', HUBSPOT_CLIENT_SECRET: 'secret' })).toThrow(
+    // The embedded sandbox supplies the credentials when no HubSpot token is set.
+    expect(hubspotEvents(loadConfig({ HUBSPOT_EVENTS: 'journal' }))).toBe('journal');
+    expect(() =>
+      loadConfig({ HUBSPOT_EVENTS: 'journal', HUBSPOT_ACCESS_TOKEN: 'token', HUBSPOT_CLIENT_SECRET: 'secret' }),
+    ).toThrow(
       /HUBSPOT_EVENTS: journal reads the webhooks journal, which needs the app's client credentials: set HUBSPOT_CLIENT_ID/,
     );
     expect(() => loadConfig({ HUBSPOT_EVENTS: 'poll' })).toThrow(/HUBSPOT_EVENTS: expected webhooks, journal or both/);
