@@ -190,4 +190,27 @@ describe.skipIf(skip)('HubSpot webhooks journal', () => {
       await stop();
     },
   );
+
+  it('reads on from the oldest entry kept when the stored offset has expired, after more than three days', async () => {
+    const schema = uniqueSchema('journal');
+    const first = await start('journal', schema);
+    sandboxes.hubspot.setWebhookUrl(undefined);
+    const [old, fresh] = partnerPeople(sandboxes, 2, 80);
+    const before = sandboxes.hubspot.createContact({ email: old!.workEmail! });
+    await eventually(() => (enriched(sandboxes, before.id) ? true : undefined), 15_000, 'the contact before');
+    await readToTheEnd(sandboxes, first);
+    const [kept] = await storedOffsets(first);
+    await stop();
+
+    // Four days without the service: every entry it knew is gone from the journal.
+    sandboxes.hubspot.journal.age(4 * DAY_MS);
+    expect(sandboxes.hubspot.journal.list().map((e) => e.offset)).not.toContain(kept!.position);
+    const second = await start('journal', schema);
+    sandboxes.hubspot.setWebhookUrl(undefined);
+    const after = sandboxes.hubspot.createContact({ email: fresh!.workEmail! });
+    await eventually(() => (enriched(sandboxes, after.id) ? true : undefined), 15_000, 'the contact after');
+    await readToTheEnd(sandboxes, second);
+    expect((await storedOffsets(second))[0]?.position).not.toBe(kept!.position);
+    await stop();
+  });
 });
