@@ -113,9 +113,19 @@ export interface SnapshotStatus {
   message?: string;
 }
 
+/** What the portal file keeps of the journal (portal-file.ts), so a restarted sandbox still holds offsets read. */
+export interface JournalData {
+  entries: JournalEntry[];
+  subscriptions: JournalSubscription[];
+  filters: JournalFilter[];
+  nextIds: { subscription: number; filter: number; event: number };
+}
+
 export interface SandboxJournalOptions {
   portalId: number;
   appId: number;
+  /** The journal changed (an entry published, a subscription or filter made or deleted): the portal file is due. */
+  changed?: () => void;
   /** An object's current properties, for filters and snapshots. */
   properties: (type: ObjectType, id: string) => Map<string, string> | undefined;
   now?: () => number;
@@ -211,6 +221,27 @@ export class SandboxJournal {
     });
   }
 
+  /** What the portal file keeps. */
+  data(): JournalData {
+    this.publish();
+    return {
+      entries: this.entries,
+      subscriptions: [...this.subscriptions.values()],
+      filters: [...this.filters.values()],
+      nextIds: { subscription: this.nextSubscriptionId, filter: this.nextFilterId, event: this.nextEventId },
+    };
+  }
+
+  restore(data: JournalData): void {
+    this.entries = data.entries;
+    for (const s of data.subscriptions) this.subscriptions.set(s.id, s);
+    for (const f of data.filters) this.filters.set(f.id, f);
+    this.nextSubscriptionId = data.nextIds.subscription;
+    this.nextFilterId = data.nextIds.filter;
+    this.nextEventId = data.nextIds.event;
+    this.prune();
+  }
+
   snapshotStatus(id: string): SnapshotStatus | undefined {
     return this.snapshots.get(id);
   }
@@ -262,6 +293,7 @@ export class SandboxJournal {
       updatedAt: at,
     };
     this.subscriptions.set(subscription.id, subscription);
+    this.options.changed?.();
     return subscription;
   }
 
@@ -278,6 +310,7 @@ export class SandboxJournal {
     if (!this.subscription(appId, id)) return false;
     this.subscriptions.delete(id);
     for (const [filterId, f] of this.filters) if (f.subscriptionId === id) this.filters.delete(filterId);
+    this.options.changed?.();
     return true;
   }
 
@@ -288,6 +321,7 @@ export class SandboxJournal {
   createFilter(subscriptionId: number, conditions: FilterCondition[]): JournalFilter {
     const filter = { id: this.nextFilterId++, subscriptionId, createdAt: this.now(), filter: { conditions } };
     this.filters.set(filter.id, filter);
+    this.options.changed?.();
     return filter;
   }
 
@@ -303,6 +337,7 @@ export class SandboxJournal {
   deleteFilter(appId: number, id: number): boolean {
     if (!this.filter(appId, id)) return false;
     this.filters.delete(id);
+    this.options.changed?.();
     return true;
   }
 
@@ -327,6 +362,7 @@ export class SandboxJournal {
     if (this.pending.length === 0) return;
     this.entries.push({ offset: randomUUID(), publishedAt: this.now(), events: this.pending });
     this.pending = [];
+    this.options.changed?.();
   }
 
   private prune(): void {

@@ -232,10 +232,11 @@ export async function startHubspotSandbox(options: HubspotSandboxOptions = {}): 
   const journal = new SandboxJournal({
     portalId,
     appId: SANDBOX_APP_ID,
+    changed: () => kept?.changed(),
     properties: (type, id) => store.get(type, id)?.properties,
     now: options.journalNow,
   });
-  const kept = options.dataDir === undefined ? undefined : keepPortalIn(options.dataDir, portalId, store);
+  const kept = options.dataDir === undefined ? undefined : keepPortalIn(options.dataDir, portalId, store, journal);
   const activities = new SandboxActivities();
   const lists = new SandboxLists();
   store.searchLagMs = options.searchLagMs ?? 2_000;
