@@ -72,6 +72,11 @@ export const ConfigSchema = z
         message: 'expected a 15- or 18-character organization id starting with 00D',
       },
     ),
+    /**
+     * false: the embedded Salesforce sandbox's integration user lacks "View Setup and Configuration", so
+     * GET /limits answers 403 (its `--no-view-setup`).
+     */
+    SANDBOX_SALESFORCE_VIEW_SETUP: bool(true),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 
     DATABASE_URL: url('a postgres:// URL'),

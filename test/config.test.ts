@@ -160,4 +160,12 @@ describe('loadConfig', () => {
       /HUBSPOT_JOURNAL_POLL_MS: expected a whole number/,
     );
   });
+
+  it("takes whether the embedded Salesforce sandbox's integration user may view setup, naming the variable", () => {
+    expect(loadConfig({}).SANDBOX_SALESFORCE_VIEW_SETUP).toBe(true);
+    expect(loadConfig({ SANDBOX_SALESFORCE_VIEW_SETUP: 'false' }).SANDBOX_SALESFORCE_VIEW_SETUP).toBe(false);
+    expect(() => loadConfig({ SANDBOX_SALESFORCE_VIEW_SETUP: 'maybe' })).toThrow(
+      /SANDBOX_SALESFORCE_VIEW_SETUP: expected true or false/,
+    );
+  });
 });

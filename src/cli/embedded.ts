@@ -170,6 +170,7 @@ export async function embeddedEnvironment(
         startSalesforceSandbox({
           port: p,
           ...(orgId ? { orgId } : {}),
+          viewSetup: config.SANDBOX_SALESFORCE_VIEW_SETUP,
           dataDir: sandboxDir(config),
           outboundUrl: `${publicUrl}/webhooks/salesforce/${secret}`,
           customFields,
