@@ -133,6 +133,18 @@ export const ConfigSchema = z
 
     HUBSPOT_ACCESS_TOKEN: optionalString,
     HUBSPOT_CLIENT_SECRET: optionalString,
+    /** The app's client id: with the client secret, the client-credentials token that reads the webhooks journal. */
+    HUBSPOT_CLIENT_ID: optionalString,
+    /**
+     * How HubSpot's events reach the service: webhooks (HubSpot calls PUBLIC_URL), the webhooks journal (the
+     * service reads it; no public URL needed), or both (webhooks first, the journal closing gaps). Unset:
+     * both when HUBSPOT_CLIENT_ID is set, else webhooks.
+     */
+    HUBSPOT_EVENTS: optionalString.pipe(
+      z.enum(['webhooks', 'journal', 'both'], { error: 'expected webhooks, journal or both' }).optional(),
+    ),
+    /** How often the webhooks journal is read for new events, in milliseconds. */
+    HUBSPOT_JOURNAL_POLL_MS: int(3_000, 250, 60_000),
     HUBSPOT_BASE_URL: url('the HubSpot API base URL'),
     HUBSPOT_TIER: z.enum(['starter', 'pro', 'oauth']).default('starter'),
     /**
@@ -268,6 +280,20 @@ export const ConfigSchema = z
     MCP_CLIENT_REQUESTS_PER_MINUTE: int(120, 1, 100_000),
   })
   .superRefine((config, ctx) => {
+    // Without an access token the embedded HubSpot sandbox is started, and it supplies the app's credentials.
+    if (
+      (config.HUBSPOT_EVENTS === 'journal' || config.HUBSPOT_EVENTS === 'both') &&
+      config.HUBSPOT_ACCESS_TOKEN &&
+      (!config.HUBSPOT_CLIENT_ID || !config.HUBSPOT_CLIENT_SECRET)
+    ) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['HUBSPOT_EVENTS'],
+        message:
+          `${config.HUBSPOT_EVENTS} reads the webhooks journal, which needs the app's client credentials: set ` +
+          'HUBSPOT_CLIENT_ID and HUBSPOT_CLIENT_SECRET, or HUBSPOT_EVENTS=webhooks',
+      });
+    }
     // The OAuth issuer and the MCP resource are PUBLIC_URL: tokens must not travel in clear text off this machine.
     if (config.MCP_ENABLED && config.PUBLIC_URL && !isSecureOrigin(config.PUBLIC_URL)) {
       ctx.addIssue({

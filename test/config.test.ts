@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { hubspotEvents } from '../connectors/hubspot/from-config.js';
 import { ConfigError, loadConfig } from '../src/config.js';
 
 describe('loadConfig', () => {
@@ -137,6 +138,26 @@ describe('loadConfig', () => {
     );
     expect(() => loadConfig({ SANDBOX_HUBSPOT_REQUIRE_WHEN: 'companies:industry' })).toThrow(
       /SANDBOX_HUBSPOT_REQUIRE_WHEN: expected <object>:<property>=<property>:<value>/,
+    );
+  });
+
+  it('takes how HubSpot events arrive: both when the journal can be read, else webhooks, naming what lacks', () => {
+    expect(hubspotEvents(loadConfig({}))).toBe('webhooks');
+    expect(hubspotEvents(loadConfig({ HUBSPOT_CLIENT_ID: 'id', HUBSPOT_CLIENT_SECRET: 'secret' }))).toBe('both');
+    const journal = loadConfig({ HUBSPOT_EVENTS: 'journal', HUBSPOT_CLIENT_ID: 'id', HUBSPOT_CLIENT_SECRET: 'secret' });
+    expect(hubspotEvents(journal)).toBe('journal');
+    expect(journal.HUBSPOT_JOURNAL_POLL_MS).toBe(3_000);
+    expect(hubspotEvents(loadConfig({ HUBSPOT_EVENTS: 'webhooks', HUBSPOT_CLIENT_ID: 'id' }))).toBe('webhooks');
+    // The embedded sandbox supplies the credentials when no HubSpot token is set.
+    expect(hubspotEvents(loadConfig({ HUBSPOT_EVENTS: 'journal' }))).toBe('journal');
+    expect(() =>
+      loadConfig({ HUBSPOT_EVENTS: 'journal', HUBSPOT_ACCESS_TOKEN: 'token', HUBSPOT_CLIENT_SECRET: 'secret' }),
+    ).toThrow(
+      /HUBSPOT_EVENTS: journal reads the webhooks journal, which needs the app's client credentials: set HUBSPOT_CLIENT_ID/,
+    );
+    expect(() => loadConfig({ HUBSPOT_EVENTS: 'poll' })).toThrow(/HUBSPOT_EVENTS: expected webhooks, journal or both/);
+    expect(() => loadConfig({ HUBSPOT_JOURNAL_POLL_MS: '10' })).toThrow(
+      /HUBSPOT_JOURNAL_POLL_MS: expected a whole number/,
     );
   });
 

@@ -21,6 +21,8 @@ import { createRateLimiter } from '../../src/limits/create-rate-limiter.js';
 import { HubspotRequestRunner } from './request-runner.js';
 import { hubspotPropertiesToCrm } from './schema.js';
 import { createHubspotWebhookHandler, type WatchedProperties } from './webhook.js';
+import { JournalClient } from './journal-client.js';
+import { hubspotJournalFeed } from './journal-feed.js';
 import { writeInBatches } from './write-in-batches.js';
 import { hubspotRecordFinder } from './record-finder.js';
 import { ensureHubspotProperties } from './provision.js';
@@ -67,6 +69,8 @@ export interface HubspotConnectorOptions {
   /** Overrides the tier's budget (Enterprise portals, capacity packs). */
   rateLimit?: { max: number; windowMs: number };
   webhookPropertyWatch?: Partial<WatchedProperties>;
+  /** The app's client credentials: with them the connector reads the portal's webhooks journal (`eventFeed`). */
+  journal?: { clientId: string; clientSecret: string; pollMs?: number };
   acceptLegacySignatures?: boolean;
   maxRateLimitRetries?: number;
   /** Reads and writes of up to this many records count as interactive work; larger ones as bulk. */
@@ -346,6 +350,18 @@ export function createHubspotConnector(options: HubspotConnectorOptions): CrmCon
       watchProperties: options.webhookPropertyWatch,
       acceptLegacySignatures: options.acceptLegacySignatures,
     }),
+
+    ...(options.journal
+      ? {
+          eventFeed: hubspotJournalFeed({
+            client: new JournalClient({ baseUrl: options.basePath ?? 'https://api.hubapi.com', ...options.journal }),
+            pollMs: options.journal.pollMs,
+            connection,
+            portalId: () => account.portalId(),
+            watchProperties: options.webhookPropertyWatch,
+          }),
+        }
+      : {}),
 
     stats: () => ({ ...runner.stats(), limits: callLimits }),
 

@@ -6,6 +6,11 @@ import type { Config } from '../../src/config.js';
 import type { CrmConnector } from '../../src/core/connector.js';
 import { createHubspotConnector, type HubspotConnectorOptions } from './connector.js';
 
+/** How HubSpot's events reach the service: HUBSPOT_EVENTS, or both when the journal can be read, else webhooks. */
+export function hubspotEvents(config: Config): 'webhooks' | 'journal' | 'both' {
+  return config.HUBSPOT_EVENTS ?? (config.HUBSPOT_CLIENT_ID && config.HUBSPOT_CLIENT_SECRET ? 'both' : 'webhooks');
+}
+
 export function hubspotConnectorFromConfig(
   config: Config,
   extra: Partial<HubspotConnectorOptions> = {},
@@ -21,6 +26,15 @@ export function hubspotConnectorFromConfig(
     apiVersion: config.HUBSPOT_API_VERSION,
     publicUrl: config.PUBLIC_URL,
     redisUrl: config.REDIS_URL,
+    ...(hubspotEvents(config) !== 'webhooks' && config.HUBSPOT_CLIENT_ID && config.HUBSPOT_CLIENT_SECRET
+      ? {
+          journal: {
+            clientId: config.HUBSPOT_CLIENT_ID,
+            clientSecret: config.HUBSPOT_CLIENT_SECRET,
+            pollMs: config.HUBSPOT_JOURNAL_POLL_MS,
+          },
+        }
+      : {}),
     ...extra,
   });
 }

@@ -31,7 +31,8 @@ export interface WatchedProperties {
 
 const id = z.union([z.number().int(), z.string().regex(/^\d+$/).transform(Number)]);
 
-const EventSchema = z
+/** One HubSpot app event as webhooks carry it; journal events are read into this shape too (journal-events.ts). */
+export const EventSchema = z
   .looseObject({
     eventId: id,
     subscriptionId: id.optional(),
@@ -69,7 +70,7 @@ const DeliverySchema = z
   .min(1, 'expected at least one event')
   .max(MAX_EVENTS_PER_DELIVERY, `expected at most ${MAX_EVENTS_PER_DELIVERY} events per delivery`);
 
-type HubspotEvent = z.infer<typeof EventSchema>;
+export type HubspotEvent = z.infer<typeof EventSchema>;
 
 export interface HubspotWebhookOptions {
   /** The app's client secret: the key of the v3 signature. Without it every delivery is refused. */
@@ -116,14 +117,20 @@ function describeIssue(issue: z.core.$ZodIssue): string {
 /** Generic webhook events' objectTypeId for the objects enriched. */
 const OBJECT_TYPE_IDS: Record<string, 'contact' | 'company' | undefined> = { '0-1': 'contact', '0-2': 'company' };
 
-export function createHubspotWebhookHandler(options: HubspotWebhookOptions): WebhookHandler {
+/**
+ * What a HubSpot event becomes for the intake (undefined: nothing to do), whether a webhook or the
+ * journal brought it: the same event gives the same record event and the same dedup key either way.
+ */
+export function hubspotRecordEvents(
+  options: Pick<HubspotWebhookOptions, 'connection' | 'watchProperties'>,
+): (e: HubspotEvent) => RecordEvent | undefined {
   const connection = options.connection ?? 'default';
   const watched = {
     contact: new Set(options.watchProperties?.contact ?? DEFAULT_WATCHED_PROPERTIES.contact),
     company: new Set(options.watchProperties?.company ?? DEFAULT_WATCHED_PROPERTIES.company),
   };
 
-  function toRecordEvent(e: HubspotEvent): RecordEvent | undefined {
+  return function toRecordEvent(e: HubspotEvent): RecordEvent | undefined {
     const type = e.subscriptionType ?? e.eventType ?? '';
     const [prefix, action] = type.split('.');
     // `object.creation` for objectTypeId 0-1 is `contact.creation` by another name, and so on.
@@ -159,7 +166,11 @@ export function createHubspotWebhookHandler(options: HubspotWebhookOptions): Web
       default:
         return undefined;
     }
-  }
+  };
+}
+
+export function createHubspotWebhookHandler(options: HubspotWebhookOptions): WebhookHandler {
+  const toRecordEvent = hubspotRecordEvents(options);
 
   const notConfigured = () =>
     new WebhookError(

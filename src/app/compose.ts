@@ -16,6 +16,7 @@ import { enrichNow } from '../enrich/on-demand/enrich-now.js';
 import { Enricher } from '../enrich/enricher.js';
 import { FreeMailDomains } from '../enrich/employers/free-mail.js';
 import { Intake } from '../enrich/intake/intake.js';
+import { FeedReader } from '../enrich/intake/feed-reader.js';
 import { FOREIGN_TOKEN_COUNTER } from '../enrich/lane/lane-events.js';
 import { jobChangeActionsFor } from '../enrich/job-changes/actions.js';
 import { JobChangeObserver } from '../enrich/job-changes/observer.js';
@@ -236,6 +237,18 @@ export async function compose(options: ComposeOptions): Promise<Parts> {
       enqueue: ports.enqueue,
       wake: (connection, objectType, priority) => enricher.wake(connection, objectType, priority),
     });
+    const feeds = connectors.flatMap((c) =>
+      c.eventFeed
+        ? [
+            new FeedReader({
+              connection: c.connection,
+              feed: c.eventFeed,
+              positions: store.feeds,
+              receive: (events) => intake.receive(events),
+            }),
+          ]
+        : [],
+    );
     const room = async (queue: string) => {
       // Two batches waiting keep the lane busy; listing further ahead would only age the snapshots.
       while ((await store.queue.depth(queue)) >= 200) await new Promise((r) => setTimeout(r, 250));
@@ -297,6 +310,7 @@ export async function compose(options: ComposeOptions): Promise<Parts> {
       mappings,
       enricher,
       intake,
+      feeds,
       backfills,
       discovery,
       metrics,

@@ -160,13 +160,17 @@ export async function embeddedEnvironment(
           dataDir: sandboxDir(config),
           accessToken: HUBSPOT_SANDBOX_TOKEN,
           clientSecret,
-          webhookUrl: `${publicUrl}/webhooks/hubspot`,
+          ...(config.HUBSPOT_CLIENT_ID ? { clientId: config.HUBSPOT_CLIENT_ID } : {}),
+          // Journal only: as behind a firewall, no webhook reaches the service.
+          ...(config.HUBSPOT_EVENTS === 'journal' ? {} : { webhookUrl: `${publicUrl}/webhooks/hubspot` }),
           appUrl: publicUrl,
         }),
       );
       closers.push(() => env.hubspot!.close());
       next.HUBSPOT_ACCESS_TOKEN = HUBSPOT_SANDBOX_TOKEN;
       next.HUBSPOT_CLIENT_SECRET = clientSecret;
+      // The sandbox keeps its app's webhooks journal too: by default the service hears of records both ways.
+      next.HUBSPOT_CLIENT_ID = config.HUBSPOT_CLIENT_ID ?? 'sandbox-client-id';
       next.HUBSPOT_BASE_URL = env.hubspot.url;
       await provisionHubspotSandbox(next, mappings);
     }

@@ -2,6 +2,7 @@
  * The one interface every CRM connector implements. The enrichment core, the server and the CLI
  * only ever see these types; nothing outside `connectors/<crm>/` names a CRM's SDK.
  */
+import type { EventFeed } from './event-feed.js';
 import { AppError, type ErrorKind } from './errors.js';
 import type { Priority } from './limiter.js';
 
@@ -451,6 +452,11 @@ export interface CrmConnector {
   completeWorkflowAction?(callbackId: string, outputFields: Record<string, string | number | boolean>): Promise<void>;
 
   readonly webhook: WebhookHandler;
+  /**
+   * The CRM's record of its events, read from a stored position (HubSpot's webhooks journal), when the
+   * connection is configured to read one; its events go through the same intake as the webhook's.
+   */
+  readonly eventFeed?: EventFeed;
   stats(): ConnectorStats;
   close(): Promise<void>;
 }

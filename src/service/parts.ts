@@ -10,6 +10,7 @@ import type { ScheduledDiscoveryResult } from '../discovery/schedule.js';
 import type { Backfills } from '../enrich/listing/backfills.js';
 import type { Enricher } from '../enrich/enricher.js';
 import type { Intake } from '../enrich/intake/intake.js';
+import type { FeedReader } from '../enrich/intake/feed-reader.js';
 import type { ScheduledSweepResult } from '../enrich/job-changes/scheduled-sweep.js';
 import type { PartnerLookups } from '../enrich/partner-lookups.js';
 import type { StorePorts } from '../enrich/ports.js';
@@ -33,6 +34,8 @@ export interface Parts {
   readonly enricher: Enricher;
   /** What incoming events become: the one way into the queue for webhooks. */
   readonly intake: Intake;
+  /** Readers of the connections' event feeds (HubSpot's webhooks journal) into the intake. */
+  readonly feeds: FeedReader[];
   readonly backfills: Backfills;
   readonly discovery: Discovery;
   readonly metrics: Metrics;

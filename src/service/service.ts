@@ -1,6 +1,7 @@
 /**
  * The running service: the parts the composition root built (src/app/compose.ts), run. Starts the
- * lanes, the schedules and the HTTP server (whose webhooks go to the intake), says whether it is ready,
+ * lanes, the schedules, the event feed readers and the HTTP server (whose webhooks go to the intake, as
+ * the feeds' events do), says whether it is ready,
  * and `stop` shuts them down in the order that loses nothing.
  */
 import type { RequestListener, Server } from 'node:http';
@@ -42,6 +43,7 @@ export class Service {
     const { config, store, enricher, mappings } = this.parts;
     enricher.start();
     this.parts.stats.start();
+    for (const feed of this.parts.feeds) feed.start();
     if (this.options.schedule !== false) {
       this.task = cron.schedule(
         config.REFRESH_CRON,
@@ -162,6 +164,8 @@ export class Service {
     await this.jobChangeTask?.stop();
     await this.jobChangeTask?.destroy?.();
     await this.jobChangeSweep?.catch(() => undefined);
+    // What a feed reader has read is stored before it stops; the rest is read again by the next start.
+    await Promise.all(this.parts.feeds.map((f) => f.stop()));
     if (this.mappingPoll) clearInterval(this.mappingPoll);
     if (this.reaper) clearInterval(this.reaper);
     const serverClosed = this.server

@@ -30,6 +30,7 @@ import { YieldingPGlite } from './yielding-pglite.js';
 import { defaultQueueSettings, JobQueue, type QueueSettings } from './queue.js';
 import { PostgresRunCoordinator } from './run-coordinator.js';
 import { Settings } from './settings.js';
+import { FeedPositions } from './feed-positions.js';
 import { StatSeries } from './stat-series.js';
 import { FieldCoverage } from './field-coverage.js';
 import { WorkflowCallbacks } from './workflow-callbacks.js';
@@ -71,6 +72,8 @@ export interface Store {
   readonly reservations: DailyReservations;
   readonly erasure: Erasure;
   readonly settings: Settings;
+  /** How far each event feed (HubSpot's webhooks journal) has been read, per connection and account. */
+  readonly feeds: FeedPositions;
   readonly companies: DomainClaims;
   /** Records crm-enrich created in a CRM: their creation events are its own. */
   readonly created: CreatedRecords;
@@ -177,6 +180,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     reservations: new DailyReservations(db, schema),
     erasure: new Erasure(db, schema, accounts),
     settings: new Settings(db, schema),
+    feeds: new FeedPositions(db, schema, accounts),
     companies: new DomainClaims(db, schema, accounts),
     created: new CreatedRecords(db, schema, accounts),
     pendingWrites: new PendingWrites(db, schema, accounts),

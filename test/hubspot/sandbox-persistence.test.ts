@@ -12,6 +12,7 @@ import { InvalidArgumentError } from 'commander';
 import { afterAll, describe, expect, it } from 'vitest';
 import { portalId as parsePortalId } from '../../connectors/hubspot/sandbox/command.js';
 import { startHubspotSandbox } from '../../connectors/hubspot/sandbox/server.js';
+import { JournalClient } from '../../connectors/hubspot/journal-client.js';
 
 const Category = associationsV4.AssociationSpecAssociationCategoryEnum;
 
@@ -103,5 +104,35 @@ describe('HubSpot sandbox kept in a data directory', () => {
   it('takes --portal-id as a positive whole number only', () => {
     expect(parsePortalId('7654321')).toBe(7_654_321);
     for (const bad of ['0', '-3', '12.5', 'abc', '']) expect(() => parsePortalId(bad)).toThrow(InvalidArgumentError);
+  });
+
+  it("keeps its app's webhooks journal: subscriptions, entries and offsets the service saved", async () => {
+    const dir = tempDir();
+    let sandbox = await startHubspotSandbox({ dataDir: dir });
+    let journal = new JournalClient({
+      baseUrl: sandbox.url,
+      clientId: 'sandbox-client-id',
+      clientSecret: 'sandbox-client-secret',
+    });
+    await journal.upsertSubscription(sandbox.portalId, { objectTypeId: '0-1', actions: ['CREATE'], properties: [] });
+    sandbox.createContact({ email: 'journaled@kept.example' });
+    const [link] = await journal.entries(sandbox.portalId, undefined, 10);
+    expect(link).toBeDefined();
+    await sandbox.close();
+
+    sandbox = await startHubspotSandbox({ dataDir: dir });
+    journal = new JournalClient({
+      baseUrl: sandbox.url,
+      clientId: 'sandbox-client-id',
+      clientSecret: 'sandbox-client-secret',
+    });
+    // The saved offset is still the journal's: nothing after it yet, rather than a 404.
+    expect(await journal.entries(sandbox.portalId, link!.currentOffset, 10)).toEqual([]);
+    sandbox.createContact({ email: 'after-restart@kept.example' });
+    const [next] = await journal.entries(sandbox.portalId, link!.currentOffset, 10);
+    const file = (await journal.file(next!)) as { journalEvents: { eventId: number; action: string }[] };
+    // Event ids go on from where they were.
+    expect(file.journalEvents.map((e) => [e.eventId, e.action])).toEqual([[2, 'CREATE']]);
+    await sandbox.close();
   });
 });

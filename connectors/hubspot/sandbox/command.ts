@@ -110,6 +110,11 @@ export function registerHubspotSandboxCommand(parent: Command): void {
       absoluteUrl('--app-url'),
     )
     .option('--client-secret <s>', 'the app client secret webhooks are signed with', 'sandbox-client-secret')
+    .option(
+      '--client-id <id>',
+      "the app's client id, which with the client secret gets the webhooks journal's token",
+      'sandbox-client-id',
+    )
     .option('--access-token <t>', 'the private-app token the portal accepts', 'sandbox-token')
     .option('--portal-id <n>', 'the portal (hub) id the account details and webhooks carry', portalId, 62515)
     .option(
@@ -136,6 +141,7 @@ export function registerHubspotSandboxCommand(parent: Command): void {
         webhookUrl?: string;
         appUrl?: string;
         clientSecret: string;
+        clientId: string;
         accessToken: string;
         tier: 'starter' | 'pro';
         portalId: number;

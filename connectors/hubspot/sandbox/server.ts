@@ -1,7 +1,7 @@
 /**
  * A local HubSpot portal that `@hubspot/api-client` talks to unmodified (point `basePath` at it):
  * token check, the tier's rate limits, contacts and companies with HubSpot's properties and
- * validation, properties, associations, search, and signed webhook delivery.
+ * validation, properties, associations, search, signed webhook delivery, and the app's webhooks journal.
  */
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
@@ -28,6 +28,8 @@ import { HUBSPOT_API_PATHS, HUBSPOT_API_VERSIONS } from '../api-version.js';
 import { errorBody, sendError, UNAUTHENTICATED_MESSAGE } from './wire-errors.js';
 import { WebhookSender, type WebhookStats } from './webhook-sender.js';
 import { workflowActions, type ActionExecution } from './workflow-actions.js';
+import { SandboxJournal } from './journal.js';
+import { journalRoutes } from './routes-journal.js';
 
 /** HubSpot's object type ids in record page paths. */
 const RECORD_PAGE_TYPES: Record<string, ObjectType> = { '0-1': 'contacts', '0-2': 'companies' };
@@ -36,8 +38,12 @@ export interface HubspotSandboxOptions {
   port?: number;
   host?: string;
   accessToken?: string;
-  /** The app's client secret; webhooks are signed with it. */
+  /** The app's client secret; webhooks are signed with it, and it gets the journal's client-credentials token. */
   clientSecret?: string;
+  /** The app's client id, for the journal's client-credentials token; `sandbox-client-id` by default. */
+  clientId?: string;
+  /** The webhooks journal's clock (entries older than three days by it are dropped); Date.now by default. */
+  journalNow?: () => number;
   webhookUrl?: string;
   /** The app's public URL (the service): where workflow actions and card fetches go (workflow-actions.ts). */
   appUrl?: string;
@@ -161,6 +167,8 @@ export interface HubspotSandbox {
   tasks(): SandboxTask[];
   /** Resolves when queued webhooks have been attempted once. */
   webhooksIdle(): Promise<void>;
+  /** The app's webhooks journal: its entries, subscriptions and `age` (let days pass for its retention). */
+  journal: SandboxJournal;
   close(): Promise<void>;
 }
 
@@ -219,8 +227,16 @@ export async function startHubspotSandbox(options: HubspotSandboxOptions = {}): 
   const store = new SandboxObjectStore((change) => {
     kept?.changed();
     sender.enqueue(change);
+    journal.record(change);
   }, options.customProperties);
-  const kept = options.dataDir === undefined ? undefined : keepPortalIn(options.dataDir, portalId, store);
+  const journal = new SandboxJournal({
+    portalId,
+    appId: SANDBOX_APP_ID,
+    changed: () => kept?.changed(),
+    properties: (type, id) => store.get(type, id)?.properties,
+    now: options.journalNow,
+  });
+  const kept = options.dataDir === undefined ? undefined : keepPortalIn(options.dataDir, portalId, store, journal);
   const activities = new SandboxActivities();
   const lists = new SandboxLists();
   store.searchLagMs = options.searchLagMs ?? 2_000;
@@ -251,6 +267,31 @@ export async function startHubspotSandbox(options: HubspotSandboxOptions = {}): 
   const app = express();
   app.disable('x-powered-by');
   app.use(actions.controls);
+  // Before the portal's token check and limits: the journal takes its own token and is exempt from them.
+  app.use(
+    journalRoutes({
+      journal,
+      portalId,
+      appId: SANDBOX_APP_ID,
+      clientId: options.clientId ?? 'sandbox-client-id',
+      clientSecret: options.clientSecret ?? 'sandbox-client-secret',
+      count: (req) => {
+        // By route, not path: offsets would make a key each.
+        const key = `${req.method} ${(req.route as { path?: string } | undefined)?.path ?? req.path}`;
+        stats.byEndpoint[key] = (stats.byEndpoint[key] ?? 0) + 1;
+      },
+    }),
+  );
+  // Lets time pass for the webhooks journal: every entry kept becomes `ms` older (three days: gone).
+  app.post('/__sandbox/journal/age', express.json(), (req, res) => {
+    const ms = (req.body as { ms?: unknown } | undefined)?.ms;
+    if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0) {
+      res.status(400).json({ message: 'POST /__sandbox/journal/age with {"ms": <milliseconds to let pass>}' });
+      return;
+    }
+    journal.age(ms);
+    res.json({ entries: journal.list().length });
+  });
   app.get('/__sandbox/stats', (_req, res) => {
     res.json({ ...stats, webhooks: sender.stats });
   });
@@ -435,6 +476,7 @@ export async function startHubspotSandbox(options: HubspotSandboxOptions = {}): 
     tasks: () => activities.tasks(),
     createList: (recordIds) => lists.create(recordIds),
     webhooksIdle: () => sender.idle(),
+    journal,
     close: async () => {
       sender.close();
       server.closeAllConnections();
