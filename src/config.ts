@@ -171,6 +171,13 @@ export const ConfigSchema = z
     SALESFORCE_PRIVATE_KEY_FILE: optionalString,
     SALESFORCE_ORG_ID: optionalString,
     SALESFORCE_WEBHOOK_SECRET: optionalString,
+    /**
+     * The flow action's own secret, held by the External Credential CrmEnrich, which signs each call
+     * with it (HMAC-SHA256 over a timestamp and the body); never the outbound messages' URL secret.
+     */
+    SALESFORCE_ACTION_SECRET: optionalString.refine((v) => v === undefined || v.length >= 32, {
+      message: 'expected at least 32 characters, e.g. the output of: openssl rand -hex 32',
+    }),
     SALESFORCE_API_VERSION: z
       .string()
       .regex(/^\d+\.\d$/, 'expected an API version such as 62.0')
@@ -292,6 +299,13 @@ export const ConfigSchema = z
         message:
           `${config.HUBSPOT_EVENTS} reads the webhooks journal, which needs the app's client credentials: set ` +
           'HUBSPOT_CLIENT_ID and HUBSPOT_CLIENT_SECRET, or HUBSPOT_EVENTS=webhooks',
+      });
+    }
+    if (config.SALESFORCE_ACTION_SECRET && config.SALESFORCE_ACTION_SECRET === config.SALESFORCE_WEBHOOK_SECRET) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['SALESFORCE_ACTION_SECRET'],
+        message: "must differ from SALESFORCE_WEBHOOK_SECRET, which is written into the outbound messages' URL",
       });
     }
     // The OAuth issuer and the MCP resource are PUBLIC_URL: tokens must not travel in clear text off this machine.

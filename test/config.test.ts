@@ -53,6 +53,18 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ MCP_CLIENT_REQUESTS_PER_MINUTE: '0' })).toThrow(/MCP_CLIENT_REQUESTS_PER_MINUTE/);
   });
 
+  it("takes the flow action's own secret, naming the variable when it is short or the outbound messages' one", () => {
+    const secret = 'f'.repeat(40);
+    expect(loadConfig({ SALESFORCE_ACTION_SECRET: secret }).SALESFORCE_ACTION_SECRET).toBe(secret);
+    expect(loadConfig({}).SALESFORCE_ACTION_SECRET).toBeUndefined();
+    expect(() => loadConfig({ SALESFORCE_ACTION_SECRET: 'short' })).toThrow(
+      /SALESFORCE_ACTION_SECRET: expected at least 32 characters/,
+    );
+    expect(() => loadConfig({ SALESFORCE_ACTION_SECRET: secret, SALESFORCE_WEBHOOK_SECRET: secret })).toThrow(
+      /SALESFORCE_ACTION_SECRET: must differ from SALESFORCE_WEBHOOK_SECRET/,
+    );
+  });
+
   it('checks the database schema name and the job timings', () => {
     const config = loadConfig({});
     expect(config.CRM_ENRICH_DB_SCHEMA).toBe('crm_enrich');

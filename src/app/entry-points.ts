@@ -19,7 +19,7 @@ export function entryPointsFromConfig(config: Config, connectors: readonly CrmCo
     }),
     salesforceEntryPoints({
       connector: connectorFor(connectors, { crm: 'salesforce' }),
-      secret: config.SALESFORCE_WEBHOOK_SECRET,
+      secret: config.SALESFORCE_ACTION_SECRET,
       actionWaitMs: config.SALESFORCE_ACTION_WAIT_MS,
     }),
   ];

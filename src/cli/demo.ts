@@ -51,6 +51,13 @@ export function startDemo(
   return { emails, active: timers.length > 0, stop: () => timers.forEach(clearTimeout) };
 }
 
+/** Where the flow action's secret is, never the secret. */
+function actionSecret(env: EmbeddedEnvironment): string {
+  return env.actionSecretFile
+    ? `in ${env.actionSecretFile} (generated; set SALESFORCE_ACTION_SECRET to choose one)`
+    : 'the SALESFORCE_ACTION_SECRET you set';
+}
+
 export function banner(env: EmbeddedEnvironment, serviceUrl: string, plan: DemoPlan): string {
   // Where the token is, never the token: a banner ends up in terminals, CI logs and screenshots.
   const token = env.config.ADMIN_TOKEN
@@ -80,6 +87,7 @@ export function banner(env: EmbeddedEnvironment, serviceUrl: string, plan: DemoP
     lines.push(
       `  Salesforce sandbox: ${env.salesforce.url}   (OAuth client credentials: login URL ` +
         `${env.salesforce.url}, client_id sandbox, client_secret sandbox)`,
+      `  flow action secret: ${actionSecret(env)}   (signs POST ${serviceUrl}/salesforce/actions/enrich)`,
     );
   const email = plan.emails[0];
   if (env.hubspot && email) {

@@ -34,8 +34,13 @@ export interface EmbeddedEnvironment {
   partner?: PartnerSandbox;
   hubspot?: HubspotSandbox;
   salesforce?: SalesforceSandbox;
+  /** The file holding the flow action's secret, when it was generated rather than set. */
+  actionSecretFile?: string;
   close(): Promise<void>;
 }
+
+/** The file under the data directory that keeps the embedded default's flow action secret. */
+const SALESFORCE_ACTION_SECRET_FILE = 'salesforce-action-secret';
 
 /** ADMIN_TOKEN, or one generated once and kept in the data directory (readable by its owner only). */
 export function adminTokenFor(config: Config): string {
@@ -196,6 +201,13 @@ export async function embeddedEnvironment(
       next.SALESFORCE_CLIENT_SECRET = 'sandbox';
       next.SALESFORCE_ORG_ID = env.salesforce.orgId;
       next.SALESFORCE_WEBHOOK_SECRET = secret;
+      // The flow action's own secret, as an admin would put in the External Credential: the one set, or
+      // one of this data directory.
+      next.SALESFORCE_ACTION_SECRET = config.SALESFORCE_ACTION_SECRET;
+      if (!config.SALESFORCE_ACTION_SECRET) {
+        next.SALESFORCE_ACTION_SECRET = keptSecret(config, SALESFORCE_ACTION_SECRET_FILE);
+        env.actionSecretFile = join(config.CRM_ENRICH_DATA_DIR, SALESFORCE_ACTION_SECRET_FILE);
+      }
     }
   } catch (error) {
     await env.close();

@@ -22,7 +22,7 @@ import type {
 } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { redirectUriKey } from '../core/oauth-urls.js';
 import { logger } from '../logger.js';
-import type { McpOAuthStore } from '../store/mcp-oauth.js';
+import type { Consumed, McpOAuthStore, OAuthTokenRow } from '../store/mcp-oauth.js';
 import type { McpClients } from './clients-store.js';
 import { renderConsent } from './consent-page.js';
 import { isScope } from './scopes.js';
@@ -123,7 +123,18 @@ export class McpOAuthProvider implements OAuthServerProvider {
     redirectUri?: string,
     resource?: URL,
   ): Promise<OAuthTokens> {
-    const taken = await this.store.takeCode(hashSecret(authorizationCode), client.client_id);
+    const codeHash = hashSecret(authorizationCode);
+    // Checked before the code is used (the SDK has checked PKCE against it already): a refused exchange
+    // leaves the code for the client's right one.
+    const code = await this.store.code(codeHash, client.client_id);
+    if (code?.used)
+      await this.replayed('an authorization code was used twice; the tokens it gave are revoked', client, code.grantId);
+    if (!code || code.used || code.expiresAt.getTime() <= Date.now()) throw new InvalidGrantError(CODE_REFUSED);
+    if (redirectUri !== code.redirectUri)
+      throw new InvalidGrantError('redirect_uri: it must be the one the authorization request used');
+    if (resource && !sameResource(resource.href, code.resource))
+      throw new InvalidTargetError(`resource: the code was issued for ${code.resource}`);
+    const taken = await this.store.takeCode(codeHash, client.client_id);
     if (taken.kind === 'reused')
       await this.replayed(
         'an authorization code was used twice; the tokens it gave are revoked',
@@ -131,12 +142,7 @@ export class McpOAuthProvider implements OAuthServerProvider {
         taken.grantId,
       );
     if (taken.kind !== 'ok') throw new InvalidGrantError(CODE_REFUSED);
-    const code = taken.row;
-    if (redirectUri !== code.redirectUri)
-      throw new InvalidGrantError('redirect_uri: it must be the one the authorization request used');
-    if (resource && !sameResource(resource.href, code.resource))
-      throw new InvalidTargetError(`resource: the code was issued for ${code.resource}`);
-    return this.issueTokens(client.client_id, code.grantId, code.scope, code.resource);
+    return this.issueTokens(client.client_id, taken.row.grantId, taken.row.scope, taken.row.resource);
   }
 
   async exchangeRefreshToken(
@@ -145,30 +151,41 @@ export class McpOAuthProvider implements OAuthServerProvider {
     scopes?: string[],
     resource?: URL,
   ): Promise<OAuthTokens> {
-    const taken = await this.store.takeRefreshToken(hashSecret(refreshToken), client.client_id);
-    if (taken.kind === 'reused')
-      await this.replayed(
-        'a used or revoked refresh token was presented again; its grant is revoked',
-        client,
-        taken.grantId,
-      );
-    if (taken.kind !== 'ok')
-      throw new InvalidGrantError(
-        "the refresh token is unknown, used, revoked, expired or not this client's; sign in again",
-      );
-    const token = taken.row;
+    const tokenHash = hashSecret(refreshToken);
+    // Checked before the token is used: a refused refresh (a wider scope, another resource) leaves the
+    // token live, so the client's retry is not taken for a replay.
+    const token = await this.liveRefreshToken(await this.store.refreshToken(tokenHash, client.client_id), client);
     if (resource && !sameResource(resource.href, token.resource))
       throw new InvalidTargetError(`resource: the token was issued for ${token.resource}`);
     const granted = token.scope.split(' ');
     const wider = (scopes ?? []).filter((s) => !granted.includes(s));
     if (wider.length)
       throw new InvalidScopeError(`scope: ${wider.join(', ')} was not granted; sign in again to ask for it`);
+    const taken = await this.liveRefreshToken(await this.store.takeRefreshToken(tokenHash, client.client_id), client);
     return this.issueTokens(
       client.client_id,
-      token.grantId,
-      scopes?.length ? scopes.join(' ') : token.scope,
-      token.resource,
+      taken.grantId,
+      scopes?.length ? scopes.join(' ') : taken.scope,
+      taken.resource,
     );
+  }
+
+  /** The token of a live refresh token; a used or revoked one is a replay, and revokes its grant. */
+  private async liveRefreshToken(
+    found: Consumed<OAuthTokenRow>,
+    client: OAuthClientInformationFull,
+  ): Promise<OAuthTokenRow> {
+    if (found.kind === 'reused')
+      await this.replayed(
+        'a used or revoked refresh token was presented again; its grant is revoked',
+        client,
+        found.grantId,
+      );
+    if (found.kind !== 'ok')
+      throw new InvalidGrantError(
+        "the refresh token is unknown, used, revoked, expired or not this client's; sign in again",
+      );
+    return found.row;
   }
 
   async verifyAccessToken(token: string): Promise<AuthInfo> {

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response, Router } from 'express';
-import { parse, route } from './admin-request.js';
+import { MAX_STORED_INT, parse, route, wholeNumber, wholeNumberParam } from './admin-request.js';
 import { mappingRoutes, problemView } from './mapping-routes.js';
 import { z } from 'zod';
 import { MappingError } from '../mapping/index.js';
@@ -33,7 +33,7 @@ const ReplayBody = z.object({
 const BackfillBody = z.object({
   connection: z.string({ error: 'connection is required' }).min(1),
   object: z.string({ error: 'object is required' }).min(1),
-  limit: z.number().int().positive().nullable().optional(),
+  limit: wholeNumber(1, MAX_STORED_INT).nullable().optional(),
 });
 
 export function adminRoutes(service: AdminContext, tokenCheck: AdminTokenCheck): Router {
@@ -50,7 +50,7 @@ export function adminRoutes(service: AdminContext, tokenCheck: AdminTokenCheck):
   router.get(
     '/dead-letters',
     route(async (req, res) => {
-      const limit = Math.min(Number(req.query.limit ?? 100) || 100, 1000);
+      const limit = wholeNumberParam(req.query.limit, 'limit', { min: 1, max: 1000, fallback: 100 });
       res.json({ deadLetters: await service.store.queue.deadLetters({ limit }) });
     }),
   );

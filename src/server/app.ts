@@ -15,19 +15,10 @@ import { crmEntryPoints } from './crm-entry-points.js';
 import type { EntryPointContext } from './entry-point-context.js';
 import { sendError } from './http-error.js';
 import type { Metrics } from './metrics.js';
+import { readinessHandler, type ReadinessCheck } from './readiness.js';
 import { DEFAULT_BODY_TIMEOUT_MS, webhookRoutes, type IngestResult } from './webhook-routes.js';
 
 const log = logger('server');
-
-export interface ReadinessCheck {
-  name: string;
-  check: () => Promise<void>;
-  /**
-   * false: a failure is reported but leaves the service ready (it can still store webhooks, the
-   * one thing a load balancer must route to it for). Default true.
-   */
-  required?: boolean;
-}
 
 export interface AppOptions {
   connectors: CrmConnector[];
@@ -85,20 +76,7 @@ export function createApp(options: AppOptions): RequestListener {
     res.json({ status: 'ok' });
   });
 
-  app.get('/readyz', async (_req, res) => {
-    const results = await Promise.all(
-      options.readiness.map(async ({ name, check, required = true }) => {
-        try {
-          await check();
-          return { name, ok: true as const, ...(required ? {} : { required }) };
-        } catch (error) {
-          return { name, ok: false as const, message: (error as Error).message, ...(required ? {} : { required }) };
-        }
-      }),
-    );
-    const ready = results.every((r) => r.ok || r.required === false);
-    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', checks: results });
-  });
+  app.get('/readyz', readinessHandler(options.readiness));
 
   app.get('/metrics', async (_req, res) => {
     try {

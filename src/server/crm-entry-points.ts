@@ -17,8 +17,16 @@ import { flattenHeaders } from './webhook-routes.js';
 
 const log = logger('server.entry-points');
 
-/** The largest body an entry point takes (a flow action's 200 records are far below it). */
-const MAX_BODY_BYTES = 1024 * 1024;
+/**
+ * The largest body an entry point takes, sized to the largest valid request with room to spare. The
+ * largest is a flow action of 200 records (FLOW_ACTION_MAX_RECORDS): Apex serialises each as
+ * `{"type":"Account","id":"001000000000000AAA"}`, 45 bytes with its comma, so about 9 KB with the org id.
+ * HubSpot's workflow execution request for our action (no input fields, no object properties asked for)
+ * is about 1 KB, and a card call has no body. 64 KiB leaves seven times the largest for whitespace and
+ * fields the CRMs may add, and is what the body budget counts as a small body; a caller that declares
+ * more is refused from the head, one that sends more is cut off at the limit.
+ */
+const MAX_BODY_BYTES = 64 * 1024;
 
 /** What a 503 asks the caller to wait while the body budget is full (as for webhooks). */
 const BUSY_RETRY_AFTER_SECONDS = 10;
@@ -112,7 +120,7 @@ async function receive(entryPoint: EntryPoint, req: Request, res: Response, opti
   }
 }
 
-const tooLarge = () => new EntryPointError(413, 'body_too_large', 'body: larger than 1 MB', { field: 'body' });
+const tooLarge = () => new EntryPointError(413, 'body_too_large', 'body: larger than 64 KB', { field: 'body' });
 
 /** What the head says of the body that the server refuses whatever the entry point: too large, compressed. */
 function bodyHeadRefusal(req: Request): EntryPointError | undefined {

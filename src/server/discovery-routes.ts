@@ -9,7 +9,7 @@ import { CRM_KINDS } from '../core/connector.js';
 import type { DiscoveryProgress } from '../discovery/discovery.js';
 import { PartnerError } from '../partner/partner-error.js';
 import type { AdminContext } from './admin-context.js';
-import { route } from './admin-request.js';
+import { MAX_STORED_INT, route, wholeNumber, wholeNumberText } from './admin-request.js';
 import { HttpError } from './http-error.js';
 
 const PersonaName = z
@@ -28,7 +28,7 @@ const DiscoveryBody = z.strictObject({
     .max(64, 'companyId is at most 64 characters'),
   filters: z.unknown().optional(),
   persona: PersonaName.optional(),
-  limit: z.number({ error: 'limit must be a number' }).int('limit must be a whole number').optional(),
+  limit: wholeNumber(1, MAX_STORED_INT).optional(),
   skipDoNotDisturb: z.boolean({ error: 'skipDoNotDisturb must be true or false' }).optional(),
 });
 const RunBody = DiscoveryBody.extend({
@@ -41,7 +41,7 @@ const PersonaBody = z.strictObject({
 const FilterOptionsQuery = z.strictObject({
   identifiers: z.string().max(500).optional(),
   search: z.string().min(1).max(100).optional(),
-  offset: z.coerce.number({ error: 'offset must be a number' }).int().min(0, 'offset must be 0 or more').optional(),
+  offset: wholeNumberText(0, MAX_STORED_INT).optional(),
   levelOne: z.string().max(50).optional(),
 });
 

@@ -16,7 +16,7 @@ import { describeKind } from '../mapping/transforms/transform.js';
 import { OBJECTS } from '../mapping/validate.js';
 import { connectorFor, objectTypeIn } from '../core/connector-lookup.js';
 import type { AdminContext } from './admin-context.js';
-import { parse, route } from './admin-request.js';
+import { MAX_STORED_INT, parse, route, wholeNumber, wholeNumberParam } from './admin-request.js';
 import { HttpError } from './http-error.js';
 
 const DocumentBody = z.object({
@@ -34,7 +34,7 @@ const PreviewBody = z.object({
   object: z.string().min(1, 'object is required'),
   recordId: z.string({ error: 'recordId is required' }).min(1, 'recordId is required'),
 });
-const RollbackBody = z.object({ version: z.number({ error: 'version must be a number' }).int().positive() });
+const RollbackBody = z.object({ version: wholeNumber(1, MAX_STORED_INT) });
 const RenderBody = DocumentBody.extend({
   fields: z
     .array(z.record(z.string(), z.unknown()), { error: 'fields must be a list of field rows ({ target, from, ... })' })
@@ -107,11 +107,7 @@ export function mappingRoutes(service: AdminContext): Router {
     '/mappings/:crm/:object/versions/:version',
     route(async (req, res) => {
       const { version: v } = activeEntry(String(req.params.crm), String(req.params.object));
-      const number = Number(req.params.version);
-      if (!Number.isInteger(number) || number < 1)
-        throw new HttpError(400, 'invalid_request', 'version: must be a version number (1, 2, ...)', {
-          field: 'version',
-        });
+      const number = wholeNumberParam(req.params.version, 'version', { min: 1, max: MAX_STORED_INT });
       const found = await service.store.mappings.get(v.crm, v.objectType, number);
       if (!found)
         throw new HttpError(404, 'not_found', `${v.crm}/${v.objectType} has no version ${number}`, {

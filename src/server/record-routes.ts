@@ -9,7 +9,7 @@ import { queueName } from '../enrich/jobs.js';
 import { connectorFor, mappedObject, objectTypeIn } from '../core/connector-lookup.js';
 import type { AuditRow } from '../store/audit-log.js';
 import type { AdminContext } from './admin-context.js';
-import { route } from './admin-request.js';
+import { route, wholeNumberParam } from './admin-request.js';
 import { HttpError } from './http-error.js';
 
 const SEARCH_LIMIT = 20;
@@ -133,7 +133,7 @@ export function recordRoutes(service: AdminContext): Router {
         objectType: String(req.params.object),
         recordId: String(req.params.id),
       };
-      const limit = Math.min(Number(req.query.limit ?? 100) || 100, 1000);
+      const limit = wholeNumberParam(req.query.limit, 'limit', { min: 1, max: 1000, fallback: 100 });
       const { state, audit } = await service.store.recordView(key, limit);
       if (!state && audit.length === 0)
         throw new HttpError(
@@ -185,7 +185,7 @@ export function recordRoutes(service: AdminContext): Router {
   router.get(
     '/jobs/retrying',
     route(async (req, res) => {
-      const limit = Math.min(Number(req.query.limit ?? 100) || 100, 1000);
+      const limit = wholeNumberParam(req.query.limit, 'limit', { min: 1, max: 1000, fallback: 100 });
       res.json({ retrying: await service.store.queue.retrying({ limit }) });
     }),
   );

@@ -7,7 +7,7 @@
 import type { RequestListener, Server } from 'node:http';
 import cron, { type ScheduledTask } from 'node-cron';
 import { logger } from '../logger.js';
-import type { ReadinessCheck } from '../server/app.js';
+import type { ReadinessCheck } from '../server/readiness.js';
 import { createHttpServer } from '../server/http-server.js';
 import type { Parts } from './parts.js';
 

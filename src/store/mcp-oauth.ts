@@ -2,7 +2,8 @@
  * What the MCP authorization server remembers: registered clients, consent requests waiting for an
  * answer, authorization codes and tokens. Secrets arrive here already hashed (`*Hash` fields), so
  * neither this table nor a backup of it can sign anyone in. Each one-use step (a code, a refresh
- * token) is consumed by one conditional UPDATE, so two instances can never both accept it.
+ * token) is read and checked first, then consumed by one conditional UPDATE, so a refused request leaves
+ * it for the right one and two instances can never both accept it.
  */
 import type { Db } from './db.js';
 
@@ -192,6 +193,24 @@ export class McpOAuthStore {
       [tokenHash, kind],
     );
     return rows[0] && tokenRow(rows[0]);
+  }
+
+  /**
+   * A refresh token of this client, read without using it: `ok` while it is live, `reused` once it was
+   * used or revoked (a replay), `unknown` when it is not this client's or has expired.
+   */
+  async refreshToken(tokenHash: string, clientId: string): Promise<Consumed<OAuthTokenRow>> {
+    const { rows } = await this.db.query<
+      TokenRecord & { used_at: Date | null; revoked_at: Date | null; live: boolean }
+    >(
+      `SELECT *, expires_at > now() AS live FROM ${this.t('mcp_oauth_token')}
+       WHERE token_hash = $1 AND kind = 'refresh' AND client_id = $2`,
+      [tokenHash, clientId],
+    );
+    const row = rows[0];
+    if (!row) return { kind: 'unknown' };
+    if (row.used_at !== null || row.revoked_at !== null) return { kind: 'reused', grantId: row.grant_id };
+    return row.live ? { kind: 'ok', row: tokenRow(row) } : { kind: 'unknown' };
   }
 
   /** Takes a refresh token of this client for its one use. */

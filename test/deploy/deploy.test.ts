@@ -161,14 +161,26 @@ describe('compose.yaml', () => {
     expect(app!.build!.dockerfile).toBe('deploy/Dockerfile');
   });
 
-  it('names only variables src/config.ts reads', () => {
+  /** Read by compose itself, never by the service; env.example documents it in a comment. */
+  const COMPOSE_ONLY = new Set(['CRM_ENRICH_BIND']);
+
+  it('names only variables src/config.ts reads, besides the address compose publishes on', () => {
     expect([app!.env_file].flat()).toEqual(['.env']);
     expect(Object.keys(app!.environment ?? {}).filter((k) => !configKeys.has(k))).toEqual([]);
-    expect(interpolatedNames(text).filter((k) => !configKeys.has(k))).toEqual([]);
+    expect(interpolatedNames(text).filter((k) => !configKeys.has(k) && !COMPOSE_ONLY.has(k))).toEqual([]);
+    for (const name of COMPOSE_ONLY) expect(readText('deploy/env.example')).toContain(`# ${name}=`);
   });
 
-  it('publishes the port the app listens on', () => {
-    expect(app!.ports).toContain(`${app!.environment!.PORT}:${app!.environment!.PORT}`);
+  it('publishes the port the app listens on, on loopback unless CRM_ENRICH_BIND says otherwise', () => {
+    const port = app!.environment!.PORT;
+    expect(app!.ports).toEqual([`\${CRM_ENRICH_BIND:-127.0.0.1}:${port}:${port}`]);
+    // As compose resolves it: the default, and an address set in deploy/.env.
+    const resolved = (bind?: string) =>
+      app!.ports!.map((p) => p.replace(/\$\{CRM_ENRICH_BIND:-([^}]+)\}/, (_m, fallback: string) => bind || fallback));
+    expect(resolved()).toEqual([`127.0.0.1:${port}:${port}`]);
+    expect(resolved('0.0.0.0')).toEqual([`0.0.0.0:${port}:${port}`]);
+    // No other service publishes anything.
+    expect(Object.entries(compose.services).filter(([name, s]) => name !== 'app' && s.ports)).toEqual([]);
   });
 
   it('starts the app after healthy Postgres 16 and Redis 7, on a named volume', () => {

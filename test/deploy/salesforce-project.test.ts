@@ -167,10 +167,29 @@ describe('deploy/salesforce resolved by source-deploy-retrieve', () => {
     const credential = parser.parse(
       readText(`${sourceDir}/externalCredentials/CrmEnrich.externalCredential-meta.xml`),
     ).ExternalCredential;
-    const header = credential.externalCredentialParameters.find(
-      (p: { parameterType: string }) => p.parameterType === 'AuthHeader',
+    const parameters = [credential.externalCredentialParameters].flat() as { parameterType: string }[];
+    // No header carries the secret itself: it only keys the signature.
+    expect(parameters.filter((p) => p.parameterType === 'AuthHeader')).toEqual([]);
+    expect(parameters.map((p) => p.parameterType)).toEqual(['NamedPrincipal']);
+    const named = parser.parse(
+      readText(`${sourceDir}/namedCredentials/CrmEnrich.namedCredential-meta.xml`),
+    ).NamedCredential;
+    // The signature header is a formula the platform evaluates, which Apex may set only with merge fields on.
+    expect(named.allowMergeFieldsInHeader).toBe(true);
+    expect(named.allowMergeFieldsInBody).toBe(false);
+  });
+
+  it('signs each call the way the service checks it: timestamp, body digest, HMAC keyed with the secret', () => {
+    const apex = readText(`${sourceDir}/classes/CrmEnrichAction.cls`);
+    expect(apex).toContain("request.setHeader('X-Crm-Enrich-Timestamp', timestamp)");
+    expect(apex).toContain("request.setHeader('X-Crm-Enrich-Signature', signatureFormula(timestamp, body))");
+    expect(apex).toContain('Datetime.now().getTime() / 1000');
+    expect(apex).toContain("Crypto.generateDigest('SHA-256', Blob.valueOf(body))");
+    expect(apex).toContain(
+      "'{!HEX(HMAC(\\'SHA-256\\', BLOB(\\'' + timestamp + '.' + digest + '\\'), BLOB(' + SECRET + ')))}'",
     );
-    expect(header.parameterName).toBe('X-Crm-Enrich-Secret');
+    expect(apex).toContain("SECRET = '$Credential.CrmEnrich.Secret'");
+    expect(apex).not.toMatch(/X-Crm-Enrich-Secret/);
   });
 
   it('holds exactly the custom fields the Salesforce mappings declare, as generated from them', async () => {

@@ -8,7 +8,16 @@ import { signV1, signV2, signV3 } from '../../connectors/hubspot/signature.js';
 import { CardData } from '../../connectors/hubspot/entry-points/card-model.js';
 import { serverUnavailable } from '../support/db.js';
 import { dropSchema, partnerServed, schemaQuery } from './probes.js';
-import { eventually, partnerPeople, SALESFORCE_SECRET, HUBSPOT_SECRET, startSandboxes, startService } from './stack.js';
+import { signAction } from '../../connectors/salesforce/entry-points/action-signature.js';
+import {
+  eventually,
+  partnerPeople,
+  SALESFORCE_ACTION_SECRET,
+  SALESFORCE_SECRET,
+  HUBSPOT_SECRET,
+  startSandboxes,
+  startService,
+} from './stack.js';
 import { useStack, type Stack } from './use-stack.js';
 
 const skip = await serverUnavailable();
@@ -323,21 +332,36 @@ describe.skipIf(skip)('CRM entry points, answered within the wait', () => {
     expect(trigger).toBe('card');
   });
 
-  it('enriches records for a Salesforce flow with the right secret and org, and refuses the rest', async () => {
+  it('enriches records for a Salesforce flow signed with its own secret and org, and refuses the rest', async () => {
     quiet(stack);
     const sf = stack.sandboxes.salesforce;
     const person = partnerPeople(stack.sandboxes, 1, 10)[0]!;
     const contactId = sf.createRecord('Contact', { LastName: 'Flow', Email: person.workEmail! }, { notify: false });
-    const call = (body: unknown, secret: string | null = SALESFORCE_SECRET) =>
+    const signed = (text: string, secret: string | null): Record<string, string> => {
+      if (secret === null) return {};
+      const timestamp = String(Math.floor(Date.now() / 1000));
+      return {
+        'x-crm-enrich-timestamp': timestamp,
+        'x-crm-enrich-signature': signAction(secret, timestamp, text),
+      };
+    };
+    const send = (text: string, headers: Record<string, string>) =>
       fetch(`${stack.running.url}/salesforce/actions/enrich`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', ...(secret === null ? {} : { 'x-crm-enrich-secret': secret }) },
-        body: JSON.stringify(body),
+        headers: { 'content-type': 'application/json', ...headers },
+        body: text,
       });
+    const call = (body: unknown, secret: string | null = SALESFORCE_ACTION_SECRET) => {
+      const text = JSON.stringify(body);
+      return send(text, signed(text, secret));
+    };
     const body = { organizationId: sf.orgId, records: [{ type: 'Contact', id: contactId }] };
 
     expect((await call(body, null)).status).toBe(401);
     expect((await call(body, 'wrong-secret')).status).toBe(401);
+    // The outbound messages' URL secret no longer opens the flow action, in its old header or as a key.
+    expect((await send(JSON.stringify(body), { 'x-crm-enrich-secret': SALESFORCE_SECRET })).status).toBe(401);
+    expect((await call(body, SALESFORCE_SECRET)).status).toBe(401);
     const foreign = await call({ ...body, organizationId: '00D000000000001AAA' });
     expect(foreign.status).toBe(403);
     const tooMany = await call({
@@ -348,8 +372,14 @@ describe.skipIf(skip)('CRM entry points, answered within the wait', () => {
     expect(((await tooMany.json()) as { error: { details: { field: string } } }).error.details.field).toBe('records');
     expect(await auditRows(stack, contactId)).toBe(0);
 
-    const ok = await call(body);
+    const text = JSON.stringify(body);
+    const headers = signed(text, SALESFORCE_ACTION_SECRET);
+    const ok = await send(text, headers);
     expect(ok.status).toBe(200);
+    // The same request sent again within its five minutes: refused, nothing run twice.
+    const replayed = await send(text, headers);
+    expect(replayed.status).toBe(401);
+    expect(await replayed.json()).toMatchObject({ error: { code: 'invalid_signature' } });
     const { results } = (await ok.json()) as { results: { id: string; outcome: string; fieldsWritten: number }[] };
     expect(results).toHaveLength(1);
     expect(results[0]).toMatchObject({ id: contactId, outcome: 'enriched' });

@@ -88,10 +88,13 @@ describe.skipIf(skip)('Postgres outage', () => {
       expect(Number(refused.retryAfter)).toBeGreaterThan(0);
       const ready = await fetch(`${running.url}/readyz`);
       expect(ready.status).toBe(503);
-      expect(
-        ((await ready.json()) as { checks: { name: string; ok: boolean }[] }).checks.find((c) => c.name === 'database')
-          ?.ok,
-      ).toBe(false);
+      const readiness = await ready.text();
+      expect(JSON.parse(readiness)).toMatchObject({
+        status: 'not_ready',
+        failed: expect.arrayContaining(['database']),
+      });
+      // Which check failed, never why: the error text names the database's address.
+      expect(readiness).not.toMatch(/ECONN|terminated|127\.0\.0\.1|postgres/i);
 
       // An admin request that fails unexpectedly says which log entry has the error, and nothing more.
       const stats = await fetch(`${running.url}/admin/api/stats`, {
@@ -147,7 +150,11 @@ describe.skipIf(redisSkip)('Redis outage', () => {
   });
 
   it('reports the shared limiter down in /readyz and stays ready, then recovers', async () => {
-    type Ready = { status: string; checks: { name: string; ok: boolean; required?: boolean; message?: string }[] };
+    type Ready = {
+      status: string;
+      failed: string[];
+      checks: { name: string; ok: boolean; required?: boolean; message?: string }[];
+    };
     const readyz = async () => {
       const res = await fetch(`${running.url}/readyz`);
       return { status: res.status, body: (await res.json()) as Ready };
@@ -167,9 +174,8 @@ describe.skipIf(redisSkip)('Redis outage', () => {
     );
     expect(during.status).toBe(200);
     expect(during.body.status).toBe('ready');
-    expect(during.body.checks.find((c) => c.name === 'rate_limiter')?.message).toMatch(
-      /Redis at 127\.0\.0\.1:\d+ could not be checked/,
-    );
+    expect(during.body.failed).toEqual(['rate_limiter']);
+    expect(during.body.checks.find((c) => c.name === 'rate_limiter')?.message).toBeUndefined();
 
     proxy.up();
     await eventually(

@@ -24,6 +24,7 @@ import { SERVER_URL, uniqueSchema } from '../support/db.js';
 
 export const HUBSPOT_SECRET = 'e2e-client-secret';
 export const SALESFORCE_SECRET = 'e2e-outbound-secret';
+export const SALESFORCE_ACTION_SECRET = 'e2e-flow-action-secret-of-32-characters';
 export const ADMIN_TOKEN = 'e2e-admin-token';
 
 export interface Sandboxes {
@@ -108,6 +109,7 @@ export function sandboxEnv(sandboxes: Sandboxes): Record<string, string> {
     SALESFORCE_CLIENT_SECRET: 'sandbox',
     SALESFORCE_ORG_ID: sandboxes.salesforce.orgId,
     SALESFORCE_WEBHOOK_SECRET: SALESFORCE_SECRET,
+    SALESFORCE_ACTION_SECRET,
   };
 }
 

@@ -121,15 +121,15 @@ describe('CRM entry points, as the server mounts them', () => {
     expect(parsedBodies).toEqual([]);
   });
 
-  it('refuses a declared length over 1 MB and a compressed body from the head', async () => {
+  it('refuses a declared length over 64 KB and a compressed body from the head', async () => {
     const url = await serve();
     const large = await slowSend(url, '/test/actions/main', {
-      headers: { 'content-length': String(2 * 1024 * 1024), 'x-test-secret': 'right' },
+      headers: { 'content-length': String(64 * 1024 + 1), 'x-test-secret': 'right' },
       bodyBytes: 0,
     });
     expect(large.status).toBe(413);
     expect(JSON.parse(large.body)).toEqual({
-      error: { code: 'body_too_large', message: 'body: larger than 1 MB', details: { field: 'body' } },
+      error: { code: 'body_too_large', message: 'body: larger than 64 KB', details: { field: 'body' } },
     });
     const gzip = await slowSend(url, '/test/actions/main', {
       headers: { 'content-length': '10', 'content-encoding': 'gzip', 'x-test-secret': 'right' },
@@ -137,6 +137,35 @@ describe('CRM entry points, as the server mounts them', () => {
     });
     expect(gzip.status).toBe(415);
     expect(JSON.parse(gzip.body)).toMatchObject({ error: { code: 'unsupported_encoding' } });
+    expect(parsedBodies).toEqual([]);
+  });
+
+  it('takes a body of exactly 64 KB', async () => {
+    const url = await serve();
+    const body = JSON.stringify({ objectType: 'Widget', pad: '' });
+    const padded = body.replace('"pad":""', `"pad":"${'x'.repeat(64 * 1024 - body.length)}"`);
+    expect(Buffer.byteLength(padded)).toBe(64 * 1024);
+    const res = await fetch(`${url}/test/actions/main`, {
+      method: 'POST',
+      headers: { 'x-test-secret': 'right', 'content-type': 'application/json' },
+      body: padded,
+    });
+    expect(res.status).toBe(200);
+  });
+
+  it('cuts off a body that declares no length once it grows past 64 KB', async () => {
+    const url = await serve();
+    const sent = await slowSend(url, '/test/actions/main', {
+      headers: { 'transfer-encoding': 'chunked', 'x-test-secret': 'right' },
+      bodyBytes: 1024 * 1024,
+      chunkBytes: 8 * 1024,
+      intervalMs: 5,
+      chunked: true,
+    });
+    expect(sent.status).toBe(413);
+    expect(sent.headers.connection).toBe('close');
+    expect(JSON.parse(sent.body)).toMatchObject({ error: { code: 'body_too_large' } });
+    expect(sent.sentBeforeAnswer).toBeLessThan(1024 * 1024);
     expect(parsedBodies).toEqual([]);
   });
 

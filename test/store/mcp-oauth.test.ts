@@ -52,6 +52,26 @@ describeEachBackend('MCP OAuth store', (t) => {
     expect(await mcpAuth.code('h1', 'c1')).toMatchObject({ used: true, grantId: 'g1', codeChallenge: 'ch' });
   });
 
+  it("reads a refresh token without using it: live, spent or not this client's", async () => {
+    const { mcpAuth } = await t.openStore();
+    const base = { grantId: 'g9', clientId: 'c1', scope: 'read', resource: RESOURCE, kind: 'refresh' as const };
+    await mcpAuth.saveTokens([
+      { ...base, tokenHash: 'live', expiresAt: soon() },
+      { ...base, tokenHash: 'old', expiresAt: past() },
+    ]);
+    expect(await mcpAuth.refreshToken('live', 'c1')).toMatchObject({
+      kind: 'ok',
+      row: { grantId: 'g9', scope: 'read' },
+    });
+    // Read twice, still live: reading uses nothing up.
+    expect((await mcpAuth.refreshToken('live', 'c1')).kind).toBe('ok');
+    expect(await mcpAuth.refreshToken('live', 'c2')).toEqual({ kind: 'unknown' });
+    expect(await mcpAuth.refreshToken('old', 'c1')).toEqual({ kind: 'unknown' });
+    expect(await mcpAuth.refreshToken('none', 'c1')).toEqual({ kind: 'unknown' });
+    expect((await mcpAuth.takeRefreshToken('live', 'c1')).kind).toBe('ok');
+    expect(await mcpAuth.refreshToken('live', 'c1')).toEqual({ kind: 'reused', grantId: 'g9' });
+  });
+
   it('rotates refresh tokens once each, revokes grants, and prunes what expired', async () => {
     const { mcpAuth } = await t.openStore();
     const base = { grantId: 'g1', clientId: 'c1', scope: 'read', resource: RESOURCE };

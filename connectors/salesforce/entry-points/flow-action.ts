@@ -1,10 +1,10 @@
 /**
  * "Enrich with crm-enrich" as a Salesforce Flow action: `POST /salesforce/actions/enrich`, called by
- * the invocable Apex action through a Named Credential that adds `X-Crm-Enrich-Secret`. Each record is
+ * the invocable Apex action through the Named Credential CrmEnrich, signed with SALESFORCE_ACTION_SECRET
+ * (action-signature.ts). Each record is
  * queued like any other; the answer says per record what became of it, or `pending` when its run did
  * not settle within SALESFORCE_ACTION_WAIT_MS (it still runs, and the record's page shows it later).
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import type { CrmConnector } from '../../../src/core/connector.js';
 import {
@@ -15,6 +15,8 @@ import {
   type OnDemandOutcome,
 } from '../../../src/core/entry-point.js';
 import { toId18 } from '../ids.js';
+import { actionHeadRefusal, checkActionSignature } from './action-signature.js';
+import { ReplayGuard } from './replay-guard.js';
 
 export const FLOW_ACTION_MAX_RECORDS = 200;
 
@@ -36,43 +38,28 @@ const ActionRequest = z.object({
     .max(FLOW_ACTION_MAX_RECORDS, `expected at most ${FLOW_ACTION_MAX_RECORDS} records per call`),
 });
 
-const digest = (s: string) => createHash('sha256').update(s).digest();
-
 /** The request, and the record ids as the flow wrote them: the answer names each record by its own. */
 type FlowRequest = EnrichRequest & { ids: string[] };
 
 export interface FlowActionOptions {
   /** The Salesforce connection; undefined when Salesforce is not configured (every call is then refused). */
   connector: CrmConnector | undefined;
-  /** SALESFORCE_WEBHOOK_SECRET, which the Named Credential sends. */
+  /** SALESFORCE_ACTION_SECRET, which the External Credential signs with. */
   secret: string | undefined;
   /** SALESFORCE_ACTION_WAIT_MS: how long the answer waits for the records' runs. */
   waitMs: number;
 }
 
 export function flowAction(options: FlowActionOptions): EntryPoint<FlowRequest> {
+  const seen = new ReplayGuard();
   return {
     method: 'POST',
     path: '/salesforce/actions/enrich',
 
-    verifyHead(head) {
-      const secret = options.secret;
-      if (!secret)
-        return new EntryPointError(
-          503,
-          'not_configured',
-          'SALESFORCE_WEBHOOK_SECRET is not set; set it and give the same value to the Named Credential.',
-        );
-      const given = head.headers['x-crm-enrich-secret'];
-      // Compared as digests, so the time taken says nothing about the secret, whatever the lengths.
-      if (given === undefined || !timingSafeEqual(digest(given), digest(secret))) {
-        const message = 'X-Crm-Enrich-Secret is missing or wrong; it must be the value of SALESFORCE_WEBHOOK_SECRET.';
-        return new EntryPointError(401, 'invalid_secret', message, { field: 'X-Crm-Enrich-Secret' });
-      }
-      return undefined;
-    },
+    verifyHead: (head) => actionHeadRefusal(head, options.secret),
 
     async parse(request) {
+      checkActionSignature(request, options.secret, seen);
       const { organizationId, records } = jsonBody(request, ActionRequest);
       const connector = options.connector;
       if (!connector)

@@ -6,7 +6,7 @@ import { flowAction } from './flow-action.js';
 export interface SalesforceEntryPointsOptions {
   /** The Salesforce connection; undefined when Salesforce is not configured (every call is then refused). */
   connector: CrmConnector | undefined;
-  /** SALESFORCE_WEBHOOK_SECRET. */
+  /** SALESFORCE_ACTION_SECRET: the flow action's own signing secret. */
   secret: string | undefined;
   /** SALESFORCE_ACTION_WAIT_MS. */
   actionWaitMs: number;
