@@ -58,7 +58,7 @@ const where = (list: Mention[]) => list.map((m) => `${m.doc}:${m.line} ${m.name}
 
 const CONFIG_VARIABLES = Object.keys(ConfigSchema.shape);
 
-/** Variables the project's code reads itself (tests, benches, scripts, the Salesforce project's deploy). */
+/** Variables the project's code reads itself (tests, benches, scripts, the Salesforce project's deploy, compose). */
 function variablesReadByCode(): Set<string> {
   const found = new Set<string>();
   const code = ['src', 'connectors', 'test', 'bench', 'bin', '.ci'].flatMap((d) =>
@@ -71,6 +71,9 @@ function variablesReadByCode(): Set<string> {
   }
   const sfdx = readFileSync(join(ROOT, 'deploy/salesforce/sfdx-project.json'), 'utf8');
   for (const m of sfdx.matchAll(/"replaceWithEnv":\s*"([A-Z][A-Z0-9_]*)"/g)) found.add(m[1]!);
+  // Compose reads its own variables (CRM_ENRICH_BIND: the address the port is published on).
+  const compose = readFileSync(join(ROOT, 'deploy/compose.yaml'), 'utf8');
+  for (const m of compose.matchAll(/\$\{([A-Z][A-Z0-9_]*)/g)) found.add(m[1]!);
   return found;
 }
 
