@@ -194,7 +194,8 @@ describe('loadConfig, every problem at once', () => {
         },
       ]);
     // An empty key is no key: the embedded default would put its sandbox in the URL's place.
-    for (const key of [{}, { PARTNER_API_KEY: '' }, { PARTNER_API_KEY: '  ' }])
+    const noKeys: Record<string, string>[] = [{}, { PARTNER_API_KEY: '' }, { PARTNER_API_KEY: '  ' }];
+    for (const key of noKeys)
       expect(problemsOf({ ...key, PARTNER_BASE_URL: 'https://api.example.com/v1' })).toEqual([
         {
           variable: 'PARTNER_API_KEY',
