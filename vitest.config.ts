@@ -6,7 +6,8 @@ export default defineConfig({
     environment: 'node',
     // Starts a Postgres for the suites that need one when none answers (or TEST_POSTGRES=embedded).
     // Compiles the service (bin/build.js) for the suites that start it as its own process.
-    globalSetup: ['test/support/global-postgres.ts', 'test/support/global-build.ts'],
+    // Dumps one empty PGlite database that the test files load instead of each running initdb.
+    globalSetup: ['test/support/global-postgres.ts', 'test/support/global-build.ts', 'test/support/global-pglite.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // expect.poll waits for a page or a service to reach a state; its 1 s default is shorter than one

@@ -113,6 +113,11 @@ export const ConfigSchema = z
         message: 'expected a 15- or 18-character organization id starting with 00D',
       },
     ),
+    /**
+     * false: the embedded Salesforce sandbox's integration user lacks "View Setup and Configuration", so
+     * GET /limits answers 403 (its `--no-view-setup`).
+     */
+    SANDBOX_SALESFORCE_VIEW_SETUP: bool(true),
     LOG_LEVEL: optionalString
       .transform((v) => (v ?? 'info').trim().toLowerCase())
       .refine((v) => LOG_LEVELS.includes(v), { message: `expected one of ${LOG_LEVELS.join(', ')}` }),

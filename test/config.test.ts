@@ -139,6 +139,14 @@ describe('loadConfig', () => {
       /SANDBOX_HUBSPOT_REQUIRE_WHEN: expected <object>:<property>=<property>:<value>/,
     );
   });
+
+  it("takes whether the embedded Salesforce sandbox's integration user may view setup, naming the variable", () => {
+    expect(loadConfig({}).SANDBOX_SALESFORCE_VIEW_SETUP).toBe(true);
+    expect(loadConfig({ SANDBOX_SALESFORCE_VIEW_SETUP: 'false' }).SANDBOX_SALESFORCE_VIEW_SETUP).toBe(false);
+    expect(() => loadConfig({ SANDBOX_SALESFORCE_VIEW_SETUP: 'maybe' })).toThrow(
+      /SANDBOX_SALESFORCE_VIEW_SETUP: expected true or false/,
+    );
+  });
 });
 
 describe('loadConfig, every problem at once', () => {

@@ -1,6 +1,9 @@
 /**
- * HubSpot request signatures. v3 signs app webhooks; v1 and v2 sign workflow webhook actions and are
- * weaker (no timestamp, plain SHA-256), so they are accepted only when configured.
+ * HubSpot request signatures. v3 (HMAC over method, URI, body and a timestamp) is sent with app webhooks,
+ * card fetches and, where HubSpot adds it, custom workflow actions. The older ones are weaker (no
+ * timestamp, plain SHA-256) and are accepted only where the caller names them: v2 (client secret,
+ * method, URI, body) is what HubSpot's custom workflow action guide says action requests carry; v1
+ * (client secret, body) is what it sends with legacy webhook subscriptions.
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 
@@ -67,11 +70,26 @@ export interface SignedRequest {
 
 export type SignatureCheck = { ok: true; version: 'v1' | 'v2' | 'v3' } | { ok: false; reason: string };
 
+/** The signatures without a timestamp, in X-HubSpot-Signature as X-HubSpot-Signature-Version names it. */
+export type LegacySignatureVersion = 'v1' | 'v2';
+
 export interface SignatureOptions {
   clientSecret: string;
-  /** Accept v1/v2 signatures (workflow webhook actions). */
-  acceptLegacy?: boolean;
+  /**
+   * The versions accepted in X-HubSpot-Signature when no X-HubSpot-Signature-v3 is sent (none by
+   * default). A v3 signature, when present, is always the one checked.
+   */
+  legacy?: readonly LegacySignatureVersion[];
   now?: () => number;
+}
+
+/** How a refusal of a version not accepted here reads: what HubSpot sends that would be. */
+function notAccepted(version: string, legacy: readonly LegacySignatureVersion[]): string {
+  const accepted = ['v3', ...legacy].join(' or ');
+  return legacy.length === 0
+    ? `${version} signatures are not accepted here (only X-HubSpot-Signature-v3 with its timestamp); ` +
+        'subscribe the app webhook (v3) or enable legacy signatures'
+    : `${version} signatures are not accepted here (${accepted} are)`;
 }
 
 /**
@@ -93,17 +111,15 @@ export function checkSignatureHeaders(
       return { ok: false, reason: 'the request timestamp is more than 5 minutes in the future' };
     return undefined;
   }
+  const legacy = options.legacy ?? [];
   if (header('x-hubspot-signature') === undefined) {
-    return { ok: false, reason: 'the request carries no X-HubSpot-Signature-v3 header' };
+    const expected = legacy.length ? 'X-HubSpot-Signature-v3 or X-HubSpot-Signature' : 'X-HubSpot-Signature-v3';
+    return { ok: false, reason: `the request carries no ${expected} header` };
   }
-  if (!options.acceptLegacy) {
-    return {
-      ok: false,
-      reason: 'v1/v2 signatures are not accepted here; subscribe the app webhook (v3) or enable legacy signatures',
-    };
-  }
+  // HubSpot's v1 requests may leave the version header out.
   const version = (header('x-hubspot-signature-version') ?? 'v1').toLowerCase();
   if (version !== 'v1' && version !== 'v2') return { ok: false, reason: `unknown signature version ${version}` };
+  if (!legacy.includes(version)) return { ok: false, reason: notAccepted(version, legacy) };
   return undefined;
 }
 

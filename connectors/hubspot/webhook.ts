@@ -175,7 +175,7 @@ export function createHubspotWebhookHandler(options: HubspotWebhookOptions): Web
     );
   const signatureOptions = (clientSecret: string) => ({
     clientSecret,
-    acceptLegacy: options.acceptLegacySignatures,
+    legacy: options.acceptLegacySignatures ? (['v1', 'v2'] as const) : [],
     now: options.now,
   });
   const lowerCase = (headers: WebhookHead['headers']) =>

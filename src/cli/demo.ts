@@ -75,7 +75,7 @@ export function banner(env: EmbeddedEnvironment, serviceUrl: string, plan: DemoP
         'sandbox-importer-token: another app, such as an import tool)',
     );
   // The OAuth values a client needs (the sandbox's login URL is
-  // its own), so the README's Salesforce example can be followed.
+  // its own), so the Salesforce example of docs/crm-setup.md can be followed.
   if (env.salesforce)
     lines.push(
       `  Salesforce sandbox: ${env.salesforce.url}   (OAuth client credentials: login URL ` +
@@ -84,7 +84,8 @@ export function banner(env: EmbeddedEnvironment, serviceUrl: string, plan: DemoP
   const email = plan.emails[0];
   if (env.hubspot && email) {
     const auth = `-H 'Authorization: Bearer sandbox-token' -H 'Content-Type: application/json'`;
-    // crm-enrich leaves alone what its own app creates: the contact comes from another app, as an import would.
+    // The contact comes from another app, as an import would: a creation with crm-enrich's own token is
+    // enriched too, but counted as a change made with its token by something else.
     const importer = `-H 'Authorization: Bearer sandbox-importer-token' -H 'Content-Type: application/json'`;
     const search =
       `{"filterGroups":[{"filters":[{"propertyName":"email","operator":"EQ","value":"${email}"}]}],` +
@@ -95,7 +96,7 @@ export function banner(env: EmbeddedEnvironment, serviceUrl: string, plan: DemoP
       'Create a contact in the HubSpot sandbox (as an import tool, another app, would):',
       `  curl -s -X POST ${env.hubspot.url}/crm/v3/objects/contacts ${importer} -d ` +
         `'{"properties":{"email":"${email}"}}'`,
-      'A second later, see its enriched properties:',
+      "A few seconds later (HubSpot's search index shows a change about 2 s after it), see its enriched properties:",
       `  curl -s -X POST ${env.hubspot.url}/crm/v3/objects/contacts/search ${auth} -d '${search}'`,
     );
   }

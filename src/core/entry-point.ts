@@ -100,7 +100,9 @@ export interface EnrichRequest {
   waitMs: number;
   records: (OnDemandRecord & {
     /**
-     * The CRM's step that waits for this record (a HubSpot workflow step answered BLOCK): when the run is
+     * The CRM's step that waits for this record (a HubSpot workflow step). A step runs once: a request
+     * for a step seen before queues nothing and is answered as the first was (the same outcome, or
+     * `pending` again), so a replayed or resent request never starts a second run. When the run is
      * still pending at the answer, the step is kept and completed once the run settles, with the output
      * fields of `CrmEntryPoints.blockedStepOutputs` (src/enrich/on-demand/workflow-callback-sender.ts).
      */

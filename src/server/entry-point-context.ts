@@ -1,7 +1,7 @@
 /**
  * What the CRM entry points (src/core/entry-point.ts) need from the running service: the on-demand
- * enrichment's view of the store and queue, the blocked steps kept for later, and the mappings that
- * say which objects can be enriched.
+ * enrichment's view of the store and queue, the workflow steps kept (each runs once; a blocked one is
+ * completed later), and the mappings that say which objects can be enriched.
  */
 import type { CrmConnector } from '../core/connector.js';
 import type { Priority } from '../core/limiter.js';
@@ -14,7 +14,7 @@ export interface EntryPointContext {
     readonly recordView: Store['recordView'];
     readonly audit: Pick<Store['audit'], 'record'>;
     readonly queue: Pick<Store['queue'], 'lookup'>;
-    readonly workflowCallbacks: Pick<Store['workflowCallbacks'], 'add'>;
+    readonly workflowCallbacks: Pick<Store['workflowCallbacks'], 'claim' | 'setJob' | 'conclude'>;
   };
   readonly ports: { readonly enqueue: EnqueuePort };
   readonly connectors: readonly CrmConnector[];

@@ -16,6 +16,7 @@ import type {
 } from '../core/entry-point.js';
 import { queueName } from '../enrich/jobs.js';
 import { enrichAndWait, requestEnrichment, type OnDemandDeps } from '../enrich/on-demand/on-demand.js';
+import { runStep } from '../enrich/on-demand/workflow-step.js';
 import { onDemandDeps, type EntryPointContext } from './entry-point-context.js';
 
 /** The newest audit rows a record view holds. */
@@ -43,16 +44,13 @@ async function enrich(ctx: EntryPointContext, base: OnDemandDeps, request: Enric
     records.map(async ({ objectType, recordId, callbackId }) => {
       const mapped = mappedObject(ctx.connectors, ctx.mappings, { connection }, objectType);
       if (!mapped) return { outcome: 'skipped' as const, fieldsWritten: 0, matched: false };
-      const { ticket, result } = await enrichAndWait(deps, {
-        connection,
-        objectType: mapped.objectType,
-        recordId,
-        trigger,
-        timeoutMs: Math.max(0, deadline - Date.now()),
-      });
-      // Kept before the answer: once the CRM is told the step waits, only this row remembers to complete it.
-      if (result === 'pending' && callbackId !== undefined)
-        await ctx.store.workflowCallbacks.add({ callbackId, ...ticket });
+      const asked = { connection, objectType: mapped.objectType, recordId, trigger };
+      const timeoutMs = Math.max(0, deadline - Date.now());
+      // A step runs once however often the CRM sends it; kept before the answer, since once the CRM is
+      // told the step waits, only its row remembers to complete it.
+      if (callbackId !== undefined)
+        return runStep(deps, ctx.store.workflowCallbacks, { ...asked, callbackId, timeoutMs });
+      const { result } = await enrichAndWait(deps, { ...asked, timeoutMs });
       return result;
     }),
   );

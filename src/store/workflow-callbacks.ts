@@ -1,8 +1,10 @@
 /**
- * Workflow steps waiting for their callback (HubSpot custom workflow actions answered "blocked"): one
- * row each until the callback has been sent, so neither a restart nor a CRM outage loses one. Several
- * instances share the table; a row is leased to one of them at a time.
+ * HubSpot workflow steps, by callbackId: every step asked for (so a step sent again runs once, and is
+ * answered as it was the first time), and those answered "blocked" until their callback has been sent,
+ * so neither a restart nor a CRM outage loses one. Several instances share the table; a blocked row is
+ * leased to one of them at a time.
  */
+import type { OnDemandOutcome } from '../core/entry-point.js';
 import type { ConnectionAccounts } from './connection-accounts.js';
 import type { Db } from './db.js';
 
@@ -33,6 +35,26 @@ export interface PendingCallback {
   createdAt: Date;
 }
 
+/** A step as the request that asks for it finds it. */
+export interface ClaimedStep {
+  /** true: this request made the row, and is the step's first. */
+  first: boolean;
+  sinceAuditId: number;
+  jobId: string | null;
+  /** What the step was answered, once a request has answered it: its outcome, or `pending` (BLOCK). */
+  answer: OnDemandOutcome | 'pending' | undefined;
+}
+
+interface StepRow {
+  since_audit_id: string;
+  job_id: string | null;
+  blocked: boolean;
+  outcome: OnDemandOutcome | null;
+}
+
+const answerOf = (row: StepRow): OnDemandOutcome | 'pending' | undefined =>
+  row.blocked ? 'pending' : (row.outcome ?? undefined);
+
 export class WorkflowCallbacks {
   constructor(
     private readonly db: Db,
@@ -44,23 +66,66 @@ export class WorkflowCallbacks {
     return `"${this.schema}".workflow_callback`;
   }
 
-  /** Keeps a step to complete later; the same callback id again (HubSpot resending the step) changes nothing. */
-  async add(
-    entry: Pick<PendingCallback, 'callbackId' | 'connection' | 'objectType' | 'recordId' | 'sinceAuditId' | 'jobId'>,
-  ): Promise<void> {
-    await this.db.query(
-      `INSERT INTO ${this.table} (callback_id, connection, object_type, record_id, since_audit_id, job_id, account)
-       VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (callback_id) DO NOTHING`,
+  /**
+   * The step's row, made by the first request for its callback id (not yet blocked, so no callback is
+   * sent for it); a later request for the same id finds the first's row as it stands.
+   */
+  async claim(
+    entry: Pick<PendingCallback, 'callbackId' | 'connection' | 'objectType' | 'recordId' | 'sinceAuditId'>,
+  ): Promise<ClaimedStep> {
+    const { rows } = await this.db.query<StepRow & { first: boolean }>(
+      `WITH made AS (
+         INSERT INTO ${this.table} (callback_id, connection, object_type, record_id, since_audit_id, account, blocked)
+         VALUES ($1, $2, $3, $4, $5, $6, false) ON CONFLICT (callback_id) DO NOTHING
+         RETURNING since_audit_id, job_id, blocked, outcome
+       )
+       SELECT since_audit_id, job_id, blocked, outcome, true AS first FROM made
+       UNION ALL
+       SELECT since_audit_id, job_id, blocked, outcome, false AS first FROM ${this.table}
+         WHERE callback_id = $1 AND NOT EXISTS (SELECT 1 FROM made)`,
       [
         entry.callbackId,
         entry.connection,
         entry.objectType,
         entry.recordId,
         entry.sinceAuditId,
-        entry.jobId,
         this.accounts.of(entry.connection),
       ],
     );
+    const row = rows[0]!;
+    return { first: row.first, sinceAuditId: Number(row.since_audit_id), jobId: row.job_id, answer: answerOf(row) };
+  }
+
+  /** The job the step's run is. */
+  async setJob(callbackId: string, jobId: string): Promise<void> {
+    await this.db.query(`UPDATE ${this.table} SET job_id = $2 WHERE callback_id = $1 AND job_id IS NULL`, [
+      callbackId,
+      jobId,
+    ]);
+  }
+
+  /**
+   * Records what the step is answered: its outcome (done, no callback owed) or `pending` (blocked: due
+   * for its callback now). The first request to answer decides; the answer returned is the one kept, so
+   * a request racing another for the same step answers as that one did.
+   */
+  async conclude(callbackId: string, result: OnDemandOutcome | 'pending'): Promise<OnDemandOutcome | 'pending'> {
+    const pending = result === 'pending';
+    const { rows } = await this.db.query<StepRow>(
+      `WITH done AS (
+         UPDATE ${this.table} SET blocked = $2, next_attempt_at = now(),
+           outcome = $3::jsonb, completed_at = CASE WHEN $2 THEN NULL ELSE now() END
+         WHERE callback_id = $1 AND NOT blocked AND outcome IS NULL
+         RETURNING since_audit_id, job_id, blocked, outcome
+       )
+       SELECT * FROM done
+       UNION ALL
+       SELECT since_audit_id, job_id, blocked, outcome FROM ${this.table}
+         WHERE callback_id = $1 AND NOT EXISTS (SELECT 1 FROM done)`,
+      [callbackId, pending, pending ? null : JSON.stringify(result)],
+    );
+    const row = rows[0];
+    return (row && answerOf(row)) ?? result;
   }
 
   /**
@@ -71,7 +136,7 @@ export class WorkflowCallbacks {
     const { rows } = await this.db.query<CallbackRow>(
       `UPDATE ${this.table} SET next_attempt_at = now() + make_interval(secs => $2::double precision / 1000)
        WHERE callback_id IN (
-         SELECT callback_id FROM ${this.table} WHERE completed_at IS NULL AND next_attempt_at <= now()
+         SELECT callback_id FROM ${this.table} WHERE blocked AND completed_at IS NULL AND next_attempt_at <= now()
            AND account = COALESCE($3::jsonb ->> connection, '')
          ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED)
        RETURNING callback_id, connection, object_type, record_id,
@@ -142,10 +207,14 @@ export class WorkflowCallbacks {
     };
   }
 
-  /** Forgets steps completed more than `days` ago. */
+  /**
+   * Forgets steps completed more than `days` ago, and steps never answered (their request stopped
+   * mid-way) asked for that long ago; HubSpot sends a step again for three days at most.
+   */
   async prune(days: number): Promise<number> {
     const { rows } = await this.db.query<{ n: number }>(
-      `WITH gone AS (DELETE FROM ${this.table} WHERE completed_at < now() - make_interval(days => $1) RETURNING 1)
+      `WITH gone AS (DELETE FROM ${this.table} WHERE completed_at < now() - make_interval(days => $1)
+         OR (NOT blocked AND completed_at IS NULL AND created_at < now() - make_interval(days => $1)) RETURNING 1)
        SELECT count(*)::int AS n FROM gone`,
       [days],
     );

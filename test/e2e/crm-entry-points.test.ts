@@ -4,10 +4,10 @@
  * the Salesforce flow action. Webhooks are off here, so every run is one these endpoints asked for.
  */
 import { describe, expect, it } from 'vitest';
-import { signV3 } from '../../connectors/hubspot/signature.js';
+import { signV1, signV2, signV3 } from '../../connectors/hubspot/signature.js';
 import { CardData } from '../../connectors/hubspot/entry-points/card-model.js';
 import { serverUnavailable } from '../support/db.js';
-import { dropSchema, schemaQuery } from './probes.js';
+import { dropSchema, partnerServed, schemaQuery } from './probes.js';
 import { eventually, partnerPeople, SALESFORCE_SECRET, HUBSPOT_SECRET, startSandboxes, startService } from './stack.js';
 import { useStack, type Stack } from './use-stack.js';
 
@@ -16,6 +16,7 @@ if (skip) console.warn(`skipping end-to-end tests: ${skip}`);
 
 interface Execution {
   callbackId: string;
+  sends: number;
   state: 'completed' | 'blocked' | 'failed';
   httpStatus: number | null;
   outputFields: Record<string, unknown> | null;
@@ -73,6 +74,16 @@ async function signedAction(stack: Stack, body: unknown, secret = HUBSPOT_SECRET
     body: (await res.json()) as { outputFields?: Record<string, unknown>; error?: { code: string; message: string } },
   };
 }
+
+/** The jobs the service queued for a record. */
+const jobsOf = async (stack: Stack, id: string) =>
+  (
+    await schemaQuery<{ n: number }>(
+      stack.running,
+      `SELECT count(*)::int AS n FROM $schema.job WHERE data->>'recordId' = $1`,
+      [id],
+    )
+  )[0]!.n;
 
 const auditRows = async (stack: Stack, id: string) =>
   (
@@ -132,6 +143,66 @@ describe.skipIf(skip)('CRM entry points, answered within the wait', () => {
     expect(missing.status).toBe(400);
     expect(missing.body.error?.message).toMatch(/^object/);
     expect(await auditRows(stack, id)).toBe(0);
+  });
+
+  it('runs a step HubSpot signs with v2 alone, and once however often HubSpot sends it', async () => {
+    quiet(stack);
+    const id = knownContact(stack, 5);
+    const enrolled = await sandboxCall<Execution>(stack, 'POST', '/__sandbox/workflows/enroll', {
+      objectType: 'contact',
+      objectId: id,
+      signatures: ['v2'],
+    });
+    expect(enrolled.body.httpStatus).toBe(200);
+    expect(enrolled.body.outputFields).toMatchObject({ outcome: 'enriched', matched: true });
+    expect(await jobsOf(stack, id)).toBe(1);
+    const served = partnerServed(stack.sandboxes);
+
+    // HubSpot sends the same step again (say our answer was lost), twice: the same answer, no new run.
+    for (const sends of [2, 3]) {
+      const again = await sandboxCall<Execution>(
+        stack,
+        'POST',
+        `/__sandbox/workflows/executions/${enrolled.body.callbackId}/resend`,
+      );
+      expect(again.body).toMatchObject({ sends, httpStatus: 200, outputFields: enrolled.body.outputFields });
+    }
+    expect(await jobsOf(stack, id)).toBe(1);
+    expect(partnerServed(stack.sandboxes)).toBe(served);
+    const view = await stack.running.admin<RecordView>('GET', `/records/hubspot/contact/${id}`);
+    expect(view.body.runs.filter((r) => r.actor === 'hubspot:workflow')).toHaveLength(1);
+  });
+
+  it('refuses a v1 signature and a stale v3 one, saying why, and does nothing', async () => {
+    quiet(stack);
+    const id = knownContact(stack, 6);
+    const url = `${stack.running.url}/hubspot/actions/enrich`;
+    const text = JSON.stringify({
+      callbackId: 'cb-old-signatures',
+      origin: { portalId: stack.sandboxes.hubspot.portalId },
+      object: { objectId: Number(id), objectType: 'CONTACT' },
+    });
+    const send = async (headers: Record<string, string>) => {
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: text,
+      });
+      return { status: res.status, body: (await res.json()) as { error: { code: string; message: string } } };
+    };
+    const v1 = await send({ 'x-hubspot-signature': signV1(HUBSPOT_SECRET, text), 'x-hubspot-signature-version': 'v1' });
+    expect(v1.status).toBe(401);
+    expect(v1.body.error.code).toBe('invalid_signature');
+    expect(v1.body.error.message).toContain('v1 signatures are not accepted here (v3 or v2 are)');
+    const stale = String(Date.now() - 6 * 60_000);
+    const v3 = await send({
+      'x-hubspot-signature-v3': signV3(HUBSPOT_SECRET, 'POST', url, text, stale),
+      'x-hubspot-request-timestamp': stale,
+    });
+    expect(v3.status).toBe(401);
+    expect(v3.body.error.message).toContain('older than 5 minutes');
+    expect(await auditRows(stack, id)).toBe(0);
+    expect(await jobsOf(stack, id)).toBe(0);
   });
 
   it('enriches an enrolled contact and answers the output fields in the response', async () => {
@@ -201,10 +272,20 @@ describe.skipIf(skip)('CRM entry points, answered within the wait', () => {
     expect(labels.jobtitle).toBe('Job Title');
     if ('crm_enrich_department' in labels) expect(labels.crm_enrich_department).toBe('Department');
 
-    const unsigned = await fetch(
-      `${stack.running.url}/hubspot/card/contact/${id}?portalId=${stack.sandboxes.hubspot.portalId}`,
-    );
+    const cardUrl = `${stack.running.url}/hubspot/card/contact/${id}?portalId=${stack.sandboxes.hubspot.portalId}`;
+    const unsigned = await fetch(cardUrl);
     expect(unsigned.status).toBe(401);
+    // hubspot.fetch signs v3; the card takes nothing weaker, v2 included.
+    const v2 = await fetch(cardUrl, {
+      headers: {
+        'x-hubspot-signature': signV2(HUBSPOT_SECRET, 'GET', cardUrl, ''),
+        'x-hubspot-signature-version': 'v2',
+      },
+    });
+    expect(v2.status).toBe(401);
+    expect(((await v2.json()) as { error: { message: string } }).error.message).toContain(
+      'v2 signatures are not accepted here',
+    );
     const foreign = await sandboxCall<{ status: number; body: { error: { code: string } } }>(
       stack,
       'POST',
@@ -318,6 +399,40 @@ describe.skipIf(skip)('a workflow step that does not settle within the wait', ()
       'the callback row to be marked done',
     );
     expect(row.lastError).toBeNull();
+  });
+
+  it('answers BLOCK again to a blocked step sent again, with no second run, and completes it once', async () => {
+    quiet(stack);
+    const hubspot = stack.sandboxes.hubspot;
+    const id = knownContact(stack, 22);
+    const before = hubspot.callbackAttempts();
+    const enrolled = await sandboxCall<Execution>(stack, 'POST', '/__sandbox/workflows/enroll', {
+      objectType: 'contact',
+      objectId: id,
+      signatures: ['v2'],
+    });
+    expect(enrolled.body.state).toBe('blocked');
+    const again = await sandboxCall<Execution>(
+      stack,
+      'POST',
+      `/__sandbox/workflows/executions/${enrolled.body.callbackId}/resend`,
+    );
+    expect(again.body).toMatchObject({ sends: 2, httpStatus: 200, outputFields: { hs_execution_state: 'BLOCK' } });
+    const done = await eventually(
+      async () => {
+        const e = await sandboxCall<Execution>(
+          stack,
+          'GET',
+          `/__sandbox/workflows/executions/${enrolled.body.callbackId}`,
+        );
+        return e.body.state === 'completed' ? e.body : undefined;
+      },
+      20_000,
+      'the blocked step to be completed by its callback',
+    );
+    expect(done.outputFields).toMatchObject({ outcome: 'enriched', matched: true });
+    expect(await jobsOf(stack, id)).toBe(1);
+    expect(hubspot.callbackAttempts() - before).toBe(1);
   });
 
   it('sends a callback HubSpot refused again later, and completes the step', async () => {

@@ -43,6 +43,8 @@ export interface StackOptions {
   searchLagMs?: number;
   /** Salesforce fields the integration user has no field-level access to. */
   salesforceHiddenFields?: SalesforceSandboxOptions['hiddenFields'];
+  /** The Salesforce org's View Setup permission and its concurrent long-running request limit. */
+  salesforceOrg?: Pick<SalesforceSandboxOptions, 'viewSetup' | 'longRunning'>;
   /** Properties the HubSpot portal requires on an app's creates and updates (the sandbox's `require`). */
   hubspotRequire?: HubspotSandboxOptions['require'];
   /** Properties it requires when another property has a value (the sandbox's `requireWhen`). */
@@ -77,6 +79,7 @@ export async function startSandboxes(options: StackOptions = {}): Promise<Sandbo
     customFields: salesforceSandboxFields(mappings),
     outboundDelaysMs: [200, 400, 800, 1_600],
     ...(options.salesforceHiddenFields ? { hiddenFields: options.salesforceHiddenFields } : {}),
+    ...options.salesforceOrg,
   });
   await provisionHubspotSandbox(
     loadConfig({ HUBSPOT_ACCESS_TOKEN: 'sandbox-token', HUBSPOT_BASE_URL: hubspot.url }),

@@ -115,8 +115,54 @@ describe('HubSpot v1/v2 signatures (workflow webhook actions)', () => {
 
   it('v2 matches the OpenSSL vector when configured, and a wrong one is refused', () => {
     const check = (headers: Record<string, string>) =>
-      verifyHubspotSignature({ ...v2Request, header: (n) => headers[n] }, { clientSecret: SECRET, acceptLegacy: true });
+      verifyHubspotSignature(
+        { ...v2Request, header: (n) => headers[n] },
+        { clientSecret: SECRET, legacy: ['v1', 'v2'] },
+      );
     expect(check(v2Request.headers)).toEqual({ ok: true, version: 'v2' });
     expect(check({ ...v2Request.headers, 'x-hubspot-signature': OPENSSL_V2.replace('c', 'd') }).ok).toBe(false);
+  });
+});
+
+describe('HubSpot signatures where only v2 is accepted besides v3 (custom workflow actions)', () => {
+  const v2Only = { clientSecret: SECRET, legacy: ['v2'] as const, now: atSigningTime };
+  const verify = (headers: Record<string, string>) =>
+    verifyHubspotSignature(
+      {
+        method: 'POST',
+        url: 'https://enrich.example.com/workflow',
+        rawBody: Buffer.from('[{"a":1}]'),
+        header: (n) => headers[n],
+      },
+      v2Only,
+    );
+
+  it('accepts the v2 vector alone', () => {
+    expect(verify({ 'x-hubspot-signature': OPENSSL_V2, 'x-hubspot-signature-version': 'v2' })).toEqual({
+      ok: true,
+      version: 'v2',
+    });
+  });
+
+  it('refuses v1, naming the versions that are accepted', () => {
+    const check = verify({ 'x-hubspot-signature': OPENSSL_V2 });
+    expect(check.ok).toBe(false);
+    if (!check.ok) expect(check.reason).toBe('v1 signatures are not accepted here (v3 or v2 are)');
+  });
+
+  it('checks v3 when it is sent beside v2: a stale v3 is refused even with a valid v2', () => {
+    const check = verify({
+      'x-hubspot-signature': OPENSSL_V2,
+      'x-hubspot-signature-version': 'v2',
+      'x-hubspot-signature-v3': OPENSSL_V3,
+      'x-hubspot-request-timestamp': String(atSigningTime() - 6 * 60_000),
+    });
+    expect(check).toEqual({ ok: false, reason: 'the request timestamp is older than 5 minutes' });
+  });
+
+  it('says which headers are missing when there is no signature at all', () => {
+    const check = verify({});
+    expect(check.ok).toBe(false);
+    if (!check.ok) expect(check.reason).toContain('X-HubSpot-Signature-v3 or X-HubSpot-Signature');
   });
 });

@@ -196,3 +196,56 @@ describe('Salesforce integration user without View Setup and Configuration', () 
     }
   });
 });
+
+describe('Salesforce concurrent long-running request limit', () => {
+  it('answers ConcurrentPerOrgLongTxn while the org runs its limit of long requests: a short wait', async () => {
+    // One long-running request allowed; a request counts as long-running after 50 ms, and each takes 600 ms.
+    const org = await startSalesforceSandbox({ longRunning: { limit: 1, afterMs: 50, answerDelayMs: 600 } });
+    try {
+      const lead = org.createRecord('Lead', { LastName: 'Doe', Company: 'Acme', Email: 'jane@example.com' });
+      const connector = createSalesforceConnector({
+        auth: { kind: 'token', instanceUrl: org.url, accessToken: org.issueToken() },
+        apiReserve: 0,
+        interactiveReserve: 0,
+      });
+      const read = () => connector.readRecords('Lead', [lead], ['Email'], { priority: 'interactive' });
+      // The budget's first /limits read goes first, alone.
+      expect(await read()).toHaveLength(1);
+      const first = read();
+      await expect.poll(() => org.stats().byOperation.query ?? 0).toBe(2);
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      const second = await read().catch((e: unknown) => e);
+      expect(second).toMatchObject({ code: 'rate_limited', retryable: true, retryAfterMs: 5_000 });
+      expect((second as Error).message).toContain('ConcurrentPerOrgLongTxn');
+      expect(org.stats().longRunningRefusals).toBe(1);
+      expect(await first).toHaveLength(1);
+      // Once the long request has ended, the next one goes through.
+      expect(await read()).toHaveLength(1);
+      await connector.close();
+    } finally {
+      await org.close();
+    }
+  });
+
+  it('counts the long-running requests other integrations of the org hold', async () => {
+    const org = await startSalesforceSandbox({ longRunning: { limit: 2 } });
+    try {
+      const connector = createSalesforceConnector({
+        auth: { kind: 'token', instanceUrl: org.url, accessToken: org.issueToken() },
+        apiReserve: 0,
+        interactiveReserve: 0,
+      });
+      const lead = org.createRecord('Lead', { LastName: 'Roe', Company: 'Acme' });
+      const read = () => connector.readRecords('Lead', [lead], ['LastName'], { priority: 'interactive' });
+      org.holdLongRunning(1);
+      expect(await read()).toHaveLength(1);
+      org.holdLongRunning(2);
+      await expect(read()).rejects.toMatchObject({ code: 'rate_limited' });
+      org.holdLongRunning(0);
+      expect(await read()).toHaveLength(1);
+      await connector.close();
+    } finally {
+      await org.close();
+    }
+  });
+});

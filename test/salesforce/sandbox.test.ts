@@ -184,4 +184,53 @@ describe('crm-enrich sandbox salesforce', () => {
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
   }, 30_000);
+  it('runs the org as its options say: no View Setup, and the concurrent long-running request limit', async () => {
+    const args = ['--no-view-setup', '--long-running-limit', '1', '--long-running-after-ms', '0', '--answer-delay-ms'];
+    const child = spawn(
+      'node_modules/.bin/tsx',
+      ['src/cli.ts', 'sandbox', 'salesforce', '--port', '0', ...args, '800'],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        child.stdout.on('data', (d: Buffer) => {
+          out += d.toString();
+          const m = /salesforce sandbox listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+          if (m?.[1]) resolve(m[1]);
+        });
+        child.once('exit', (code) => reject(new Error(`exited ${code}: ${out}`)));
+      });
+      const token = (await (
+        await fetch(`${url}/services/oauth2/token`, {
+          method: 'POST',
+          body: new URLSearchParams({
+            grant_type: 'client_credentials',
+            client_id: 'sandbox',
+            client_secret: 'sandbox',
+          }),
+        })
+      ).json()) as { access_token: string };
+      const call = async (path: string) => {
+        const res = await fetch(`${url}/services/data/v62.0${path}`, {
+          headers: { authorization: `Bearer ${token.access_token}` },
+        });
+        return { status: res.status, json: await res.json() };
+      };
+      expect(await call('/limits')).toMatchObject({ status: 403, json: [{ errorCode: 'INSUFFICIENT_ACCESS' }] });
+      const long = call('/query?q=SELECT+Id+FROM+Lead');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(await call('/query?q=SELECT+Id+FROM+Lead')).toEqual({
+        status: 403,
+        json: [{ message: 'ConcurrentPerOrgLongTxn Limit exceeded.', errorCode: 'REQUEST_LIMIT_EXCEEDED' }],
+      });
+      expect((await long).status).toBe(200);
+    } finally {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    }
+  }, 30_000);
 });

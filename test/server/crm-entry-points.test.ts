@@ -24,7 +24,7 @@ const context: EntryPointContext = {
     recordView: unused,
     audit: { record: unused },
     queue: { lookup: unused },
-    workflowCallbacks: { add: unused },
+    workflowCallbacks: { claim: unused, setJob: unused, conclude: unused },
   },
   ports: { enqueue: { enqueue: unused } },
   connectors: [],

@@ -2,6 +2,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { afterAll, describe, expect, it } from 'vitest';
 import { forPerson } from '../../src/core/person-waiting.js';
 import { YieldingPGlite } from '../../src/store/yielding-pglite.js';
+import { freshPglite, freshPgliteOptions } from '../support/pglite.js';
 
 /**
  * Queues `count` statements of a few milliseconds each at once, and reports how many had finished when
@@ -27,8 +28,8 @@ describe('YieldingPGlite', () => {
   });
 
   it('lets a timer run while a backlog of statements waits, where a plain PGlite runs them all first', async () => {
-    const plain = await PGlite.create();
-    const yielding = await YieldingPGlite.open();
+    const plain = await freshPglite();
+    const yielding = await YieldingPGlite.open(undefined, await freshPgliteOptions());
     opened.push(plain, yielding);
 
     const before = await finishedWhenATimerFires(plain, 200);
@@ -41,7 +42,7 @@ describe('YieldingPGlite', () => {
   });
 
   it('keeps a transaction whole: a statement queued meanwhile runs after its commit', async () => {
-    const db = await YieldingPGlite.open();
+    const db = await YieldingPGlite.open(undefined, await freshPgliteOptions());
     opened.push(db);
     await db.exec('CREATE TABLE t (n int)');
     const order: string[] = [];
@@ -57,7 +58,7 @@ describe('YieldingPGlite', () => {
   });
 
   it("runs a person's statement ahead of bulk statements queued before it", async () => {
-    const db = await YieldingPGlite.open();
+    const db = await YieldingPGlite.open(undefined, await freshPgliteOptions());
     opened.push(db);
     const order: string[] = [];
     const slow = 'SELECT count(*) FROM generate_series(1, 20000)';

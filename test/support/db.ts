@@ -2,7 +2,8 @@
  * Databases for tests: the store's suites run once on PGlite and once on the Postgres server
  * (TEST_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/test, or an embedded server that
  * test/support/global-postgres.ts starts when none answers). Each test gets a schema of
- * its own, dropped afterwards; PGlite is slow to start, so one instance serves a whole test file.
+ * its own, dropped afterwards; PGlite is slow to start, so one instance serves a whole test file, loaded
+ * from the run's empty database (test/support/pglite.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { PGlite } from '@electric-sql/pglite';
@@ -10,6 +11,7 @@ import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe } from 'vitest';
 import type { Db } from '../../src/store/db.js';
 import { openStore, type Store, type StoreOptions } from '../../src/store/store.js';
+import { freshPglite } from './pglite.js';
 import { DEFAULT_SERVER_URL, serverUnavailable as probe } from './server-probe.js';
 
 /** The Postgres server of the tests: TEST_DATABASE_URL, or the one the global setup started when none answered. */
@@ -30,7 +32,7 @@ let shared: { pglite: Promise<PGlite>; users: number } | undefined;
 
 /** The PGlite instance of this test file; release it in afterAll. */
 export function acquirePglite(): Promise<PGlite> {
-  shared ??= { pglite: PGlite.create(), users: 0 };
+  shared ??= { pglite: freshPglite(), users: 0 };
   shared.users++;
   return shared.pglite;
 }

@@ -1,9 +1,15 @@
 /**
  * "Enrich with crm-enrich" as a HubSpot workflow step: `POST /hubspot/actions/enrich`, HubSpot's
- * custom workflow action execution request, signed (v3) with the app's client secret. The record is
+ * custom workflow action execution request, signed with the app's client secret: v3 when HubSpot sends
+ * it, else v2, the signature HubSpot's custom action guide says these requests carry. The record is
  * queued like any other and its outcome answered as output fields later steps branch on. A run that
  * does not settle within HUBSPOT_ACTION_WAIT_MS answers BLOCK; the step is then completed through
  * HubSpot's callback endpoint (src/enrich/on-demand/workflow-callback-sender.ts) once it settles.
+ *
+ * A v2 signature has no timestamp, so a captured request stays valid for ever, and HubSpot itself sends
+ * a step again when our answer does not reach it (it retries failed webhook requests for up to three
+ * days). The step's `callbackId` therefore runs once: a request for a callbackId seen before queues
+ * nothing and is answered as the first was (src/enrich/on-demand/workflow-step.ts).
  */
 import { z } from 'zod';
 import type { CrmConnector } from '../../../src/core/connector.js';
@@ -16,6 +22,9 @@ import {
 } from '../../../src/core/entry-point.js';
 import { connectedHubspot } from './connected.js';
 import { checkSignature, signatureHeadRefusal } from './signed-request.js';
+
+/** Besides v3: what HubSpot's custom workflow action guide says execution requests are signed with. */
+const ACTION_SIGNATURES = ['v2'] as const;
 
 const id = z.union([z.number().int().nonnegative(), z.string().regex(/^\d{1,20}$/)]).transform(String);
 
@@ -51,10 +60,10 @@ export function workflowAction(options: WorkflowActionOptions): EntryPoint<Enric
   return {
     method: 'POST',
     path: '/hubspot/actions/enrich',
-    verifyHead: (head) => signatureHeadRefusal(head, options.clientSecret),
+    verifyHead: (head) => signatureHeadRefusal(head, options.clientSecret, ACTION_SIGNATURES),
 
     async parse(request) {
-      checkSignature(request, options.clientSecret);
+      checkSignature(request, options.clientSecret, ACTION_SIGNATURES);
       const { callbackId, origin, object } = jsonBody(request, ExecutionRequest);
       const connector = connectedHubspot(options.connector);
       const portal = connector.accountId?.();
@@ -67,9 +76,7 @@ export function workflowAction(options: WorkflowActionOptions): EntryPoint<Enric
       // An object HubSpot names otherwise is passed on as named: no mapping has it, so the step is
       // answered `skipped` and the workflow goes on.
       const objectType = OBJECT_TYPES[object.objectType.toUpperCase()] ?? object.objectType;
-      // Every request is a job of its own, with no dedup key: a step HubSpot sends again (our answer was
-      // late) gets a run to wait on; one keyed to the first would have nothing new to wait for if the
-      // first had settled already.
+      // The callbackId names the step: the same step sent again is answered from its first run.
       return {
         kind: 'enrich',
         connection: connector.connection,

@@ -1,14 +1,18 @@
 /**
  * The app's custom workflow action and record card as HubSpot runs them, for the service running
- * offline: "enrolling" a record sends the action's execution request, signed v3 with the app's secret,
- * to the action URL; an answer of `hs_execution_state: BLOCK` leaves the step waiting until the app
+ * offline: "enrolling" a record sends the action's execution request to the action URL, signed with the
+ * app's secret as HubSpot signs it: v2 (X-HubSpot-Signature, which the custom action guide names) and v3
+ * beside it (`signatures` in the enroll body sends fewer, as a portal that sends v2 alone would). A
+ * step can be sent again with the same callbackId, as HubSpot does when an answer did not reach it
+ * (`POST /__sandbox/workflows/executions/{callbackId}/resend`). An answer of `hs_execution_state: BLOCK`
+ * leaves the step waiting until the app
  * calls POST /automation/v4/actions/callbacks/{callbackId}/complete (or its date-based path, where
  * HubSpot's description also requires `typedOutputs`). A card fetch is made as
  * `hubspot.fetch` makes it: signed v3, with userId, userEmail, portalId and appId added to the query.
  */
 import express, { Router, type Request, type Response } from 'express';
 import { HUBSPOT_API_PATHS, HUBSPOT_API_VERSIONS, isDateBased } from '../api-version.js';
-import { signV3 } from '../signature.js';
+import { signV2, signV3 } from '../signature.js';
 import { sendError } from './wire-errors.js';
 
 export interface WorkflowActionOptions {
@@ -24,6 +28,8 @@ export interface WorkflowActionOptions {
 /** One step of one enrolled record, as the sandbox saw it. */
 export interface ActionExecution {
   callbackId: string;
+  /** Times the execution request was sent (a resend adds one). */
+  sends: number;
   objectType: 'CONTACT' | 'COMPANY';
   objectId: string;
   /** `blocked`: answered BLOCK and waits for its callback; `failed`: the app did not answer with a 2xx. */
@@ -48,6 +54,18 @@ export interface WorkflowActions {
   callbackAttempts(): number;
 }
 
+/** The signatures HubSpot puts on a request; workflow action requests carry both. */
+const SIGNATURES = ['v2', 'v3'] as const;
+type Signature = (typeof SIGNATURES)[number];
+const ACTION_SIGNATURES: readonly Signature[] = SIGNATURES;
+
+/** An execution request as sent, to send again. */
+interface SentStep {
+  url: string;
+  request: { callbackId: string } & Record<string, unknown>;
+  signatures: readonly Signature[];
+}
+
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 const OBJECT_TYPES: Record<string, 'CONTACT' | 'COMPANY' | undefined> = {
@@ -64,23 +82,34 @@ export function workflowActions(options: WorkflowActionOptions): WorkflowActions
   let actionUrl: string | undefined;
   let secret = options.clientSecret;
   const executions = new Map<string, ActionExecution>();
+  const sentSteps = new Map<string, SentStep>();
   let next = 1;
   let refuse = 0;
   let attempts = 0;
 
   const actionTarget = () => actionUrl ?? (appUrl ? `${appUrl}/hubspot/actions/enrich` : undefined);
 
-  /** A request as HubSpot signs it: v3 over method, URL, body and timestamp with the app's secret. */
+  /**
+   * A request as HubSpot signs it, with the app's secret: v3 over method, URL, body and timestamp, and
+   * v2 (X-HubSpot-Signature) over secret, method, URL and body where asked (workflow actions).
+   */
   async function signedFetch(
     method: string,
     url: string,
     body: string | undefined,
+    signatures: readonly Signature[] = ['v3'],
   ): Promise<{ status: number; body: unknown }> {
     const timestamp = String(Date.now());
     const headers: Record<string, string> = {
-      'X-HubSpot-Signature-v3': signV3(secret, method, url, body ?? '', timestamp),
-      'X-HubSpot-Request-Timestamp': timestamp,
-      'X-HubSpot-Signature-Version': 'v3',
+      ...(signatures.includes('v3')
+        ? {
+            'X-HubSpot-Signature-v3': signV3(secret, method, url, body ?? '', timestamp),
+            'X-HubSpot-Request-Timestamp': timestamp,
+          }
+        : {}),
+      ...(signatures.includes('v2')
+        ? { 'X-HubSpot-Signature': signV2(secret, method, url, body ?? ''), 'X-HubSpot-Signature-Version': 'v2' }
+        : { 'X-HubSpot-Signature-Version': 'v3' }),
       ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
     };
     const res = await fetch(url, { method, headers, body, signal: AbortSignal.timeout(options.timeoutMs ?? 20_000) });
@@ -92,6 +121,29 @@ export function workflowActions(options: WorkflowActionOptions): WorkflowActions
       // not JSON: kept as text
     }
     return { status: res.status, body: parsed };
+  }
+
+  /** Sends a step's execution request and records the answer as HubSpot would. */
+  async function execute(sent: SentStep): Promise<ActionExecution> {
+    const execution = executions.get(sent.request.callbackId)!;
+    execution.sends++;
+    try {
+      const answer = await signedFetch('POST', sent.url, JSON.stringify(sent.request), sent.signatures);
+      execution.httpStatus = answer.status;
+      const outputs = (answer.body as { outputFields?: Record<string, unknown> } | null)?.outputFields ?? null;
+      if (answer.status >= 200 && answer.status < 300) {
+        delete execution.error;
+        execution.outputFields = outputs;
+        if (outputs?.hs_execution_state === 'BLOCK') execution.state = 'blocked';
+        else {
+          execution.state = 'completed';
+          execution.completedBy = 'response';
+        }
+      } else execution.error = JSON.stringify(answer.body).slice(0, 500);
+    } catch (error) {
+      execution.error = (error as Error).message;
+    }
+    return structuredClone(execution);
   }
 
   const controls = Router();
@@ -113,12 +165,19 @@ export function workflowActions(options: WorkflowActionOptions): WorkflowActions
   });
 
   controls.post('/__sandbox/workflows/enroll', async (req: Request, res: Response) => {
-    const body = (req.body ?? {}) as { objectType?: unknown; objectId?: unknown };
+    const body = (req.body ?? {}) as { objectType?: unknown; objectId?: unknown; signatures?: unknown };
     const objectType = OBJECT_TYPES[String(body.objectType ?? '').toLowerCase()];
     const objectId = String(body.objectId ?? '');
     if (!objectType) return sendError(res, 400, 'VALIDATION_ERROR', 'objectType: expected contact or company');
     if (!/^\d+$/.test(objectId))
       return sendError(res, 400, 'VALIDATION_ERROR', 'objectId: expected a record id (digits)');
+    const signatures = body.signatures ?? ACTION_SIGNATURES;
+    if (
+      !Array.isArray(signatures) ||
+      signatures.length === 0 ||
+      !signatures.every((v) => (SIGNATURES as readonly unknown[]).includes(v))
+    )
+      return sendError(res, 400, 'VALIDATION_ERROR', 'signatures: expected a non-empty list of "v2" and "v3"');
     const url = actionTarget();
     if (!url)
       return sendError(
@@ -135,32 +194,26 @@ export function workflowActions(options: WorkflowActionOptions): WorkflowActions
       object: { objectId: Number(objectId), objectType },
       inputFields: {},
     };
-    const execution: ActionExecution = {
+    executions.set(callbackId, {
       callbackId,
+      sends: 0,
       objectType,
       objectId,
       state: 'failed',
       httpStatus: null,
       outputFields: null,
       completedBy: null,
-    };
-    executions.set(callbackId, execution);
-    try {
-      const answer = await signedFetch('POST', url, JSON.stringify(request));
-      execution.httpStatus = answer.status;
-      const outputs = (answer.body as { outputFields?: Record<string, unknown> } | null)?.outputFields ?? null;
-      if (answer.status >= 200 && answer.status < 300) {
-        execution.outputFields = outputs;
-        if (outputs?.hs_execution_state === 'BLOCK') execution.state = 'blocked';
-        else {
-          execution.state = 'completed';
-          execution.completedBy = 'response';
-        }
-      } else execution.error = JSON.stringify(answer.body).slice(0, 500);
-    } catch (error) {
-      execution.error = (error as Error).message;
-    }
-    res.json(execution);
+    });
+    const sent: SentStep = { url, request, signatures: signatures as Signature[] };
+    sentSteps.set(callbackId, sent);
+    res.json(await execute(sent));
+  });
+
+  // HubSpot sending a step again (its answer did not arrive): the same request, signed anew.
+  controls.post('/__sandbox/workflows/executions/:callbackId/resend', async (req: Request, res: Response) => {
+    const sent = sentSteps.get(String(req.params.callbackId));
+    if (!sent) return sendError(res, 404, 'OBJECT_NOT_FOUND', 'No execution with this callback id.');
+    res.json(await execute(sent));
   });
 
   controls.get('/__sandbox/workflows/executions/:callbackId', (req: Request, res: Response) => {

@@ -40,16 +40,54 @@ export function registerSalesforceSandboxCommand(parent: Command): void {
       "keep the org's records, custom fields and id counter in <dir>/salesforce-org-<id>.json across restarts",
     )
     .option('--daily-limit <n>', "the org's 24-hour API allocation", whole('--daily-limit', 1, 100_000_000), 15_000)
+    .option(
+      '--no-view-setup',
+      'the integration user lacks "View Setup and Configuration": GET /limits answers 403 INSUFFICIENT_ACCESS',
+    )
+    .option(
+      '--long-running-limit <n>',
+      'concurrent long-running requests the org allows; one more is refused with REQUEST_LIMIT_EXCEEDED ' +
+        '"ConcurrentPerOrgLongTxn Limit exceeded." (Salesforce: 25, Developer Edition 5)',
+      whole('--long-running-limit', 1, 1_000),
+      25,
+    )
+    .option(
+      '--long-running-after-ms <ms>',
+      'how long a request runs before it counts as long-running (Salesforce: 20 seconds)',
+      whole('--long-running-after-ms', 0, 600_000),
+      20_000,
+    )
+    .option(
+      '--answer-delay-ms <ms>',
+      'how long every API request takes to answer; above --long-running-after-ms, concurrent calls reach the limit',
+      whole('--answer-delay-ms', 0, 600_000),
+      0,
+    )
     .action(
-      async (opts: { port: number; outboundUrl?: string; orgId?: string; dataDir?: string; dailyLimit: number }) => {
+      async (opts: {
+        port: number;
+        outboundUrl?: string;
+        orgId?: string;
+        dataDir?: string;
+        dailyLimit: number;
+        viewSetup: boolean;
+        longRunningLimit: number;
+        longRunningAfterMs: number;
+        answerDelayMs: number;
+      }) => {
         const { startSalesforceSandbox } = await import('./server.js');
-        const sandbox = await startSalesforceSandbox(opts);
+        const { longRunningLimit, longRunningAfterMs, answerDelayMs, ...rest } = opts;
+        const sandbox = await startSalesforceSandbox({
+          ...rest,
+          longRunning: { limit: longRunningLimit, afterMs: longRunningAfterMs, answerDelayMs },
+        });
         console.log(`salesforce sandbox listening on ${sandbox.url}`);
         console.log(
           `org ${sandbox.orgId}; OAuth client credentials client_id=sandbox client_secret=sandbox; stats at ` +
             `${sandbox.url}/__sandbox/stats`,
         );
         if (opts.dataDir) console.log(`records kept in ${opts.dataDir}`);
+        if (!opts.viewSetup) console.log('the integration user may not read /limits (no View Setup and Configuration)');
         const stop = () => void sandbox.close().then(() => process.exit(0));
         process.once('SIGTERM', stop);
         process.once('SIGINT', stop);

@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { RequestError, type Fields, type OrgData, type SaveResult } from './org-data.js';
+import type { LongRunningRequests } from './long-running.js';
 import { SoqlError } from './soql.js';
 import { OBJECT_LABELS, type SandboxObjectType } from '../standard-fields.js';
 
@@ -29,6 +30,8 @@ export interface RestContext {
   queryPageSize: number;
   /** false: the integration user lacks "View Setup and Configuration", which the Limits resource needs. */
   viewSetup?: boolean;
+  /** The org's concurrent long-running request limit, and how long its answers take. */
+  longRunning: LongRunningRequests;
 }
 
 const MAX_COLLECTION = 200;
@@ -86,10 +89,14 @@ export function restRoutes(ctx: RestContext): Router {
       ctx.usage.concurrentRefusals--;
       return fail(res, 403, 'REQUEST_LIMIT_EXCEEDED', 'ConcurrentRequests (Concurrent API Requests) Limit exceeded.');
     }
+    if (ctx.longRunning.refuses())
+      return fail(res, 403, 'REQUEST_LIMIT_EXCEEDED', 'ConcurrentPerOrgLongTxn Limit exceeded.');
+    res.once('close', ctx.longRunning.begin());
     ctx.usage.used += 1;
     ctx.usage.byOperation[operation] = (ctx.usage.byOperation[operation] ?? 0) + 1;
     res.setHeader('Sforce-Limit-Info', `api-usage=${ctx.usage.used}/${ctx.usage.dailyLimit}`);
-    next();
+    if (ctx.longRunning.answerDelayMs > 0) setTimeout(next, ctx.longRunning.answerDelayMs);
+    else next();
   };
 
   const version = (req: Request) => String(req.params.version);

@@ -11,6 +11,7 @@ import { idSuffix, toId18 } from '../ids.js';
 import { INTEGRATION_PERMISSION_SET } from '../permission-set.js';
 import { metadataRoutes } from './metadata-api.js';
 import { OrgData, type Fields, type RecordChange, type SaveResult } from './org-data.js';
+import { LongRunningRequests, type LongRunningOptions } from './long-running.js';
 import { keepOrgIn } from './org-file.js';
 import { SandboxOAuth } from './oauth.js';
 import { OutboundDelivery, type OutboundStats } from './outbound.js';
@@ -37,6 +38,11 @@ const OUTBOUND_FIELDS = [
 export interface SalesforceSandboxOptions {
   /** false: the integration user lacks "View Setup and Configuration": GET /limits answers 403. */
   viewSetup?: boolean;
+  /**
+   * The concurrent long-running request limit (`limit` requests running `afterMs` or longer; 25 and
+   * 20 s, as in a production org) and `answerDelayMs`, how long every API answer takes.
+   */
+  longRunning?: LongRunningOptions;
   /**
    * Fields the integration user cannot see (no field-level security
    * access): left out of describe, INVALID_FIELD when named.
@@ -80,6 +86,8 @@ export interface SalesforceSandboxStats {
   queriesByFilter: Record<string, number>;
   dailyLimit: number;
   remaining: number;
+  /** Requests refused as over the concurrent long-running request limit. */
+  longRunningRefusals: number;
   tokensIssued: number;
   outbound: OutboundStats;
 }
@@ -97,6 +105,13 @@ export interface SalesforceSandbox {
   setApiUsage(used: number): void;
   /** Refuses the next `n` API requests as over the concurrent long-running request limit. */
   refuseConcurrent(n: number): void;
+  /**
+   * Other integrations of the org hold `n` long-running requests, as many as the limit to have every
+   * new request refused with ConcurrentPerOrgLongTxn; 0 lets them go.
+   */
+  holdLongRunning(n: number): void;
+  /** How long every API answer takes from now on. */
+  setAnswerDelay(ms: number): void;
   stats(): SalesforceSandboxStats;
   /** `notify: false` creates a record as one that existed before the outbound message rule did: no message is sent. */
   createRecord(
@@ -124,6 +139,7 @@ export async function startSalesforceSandbox(options: SalesforceSandboxOptions =
     queriesByFilter: {},
     concurrentRefusals: 0,
   };
+  const longRunning = new LongRunningRequests(options.longRunning);
   const oauth = new SandboxOAuth({
     clientId: options.clientId ?? 'sandbox',
     clientSecret: options.clientSecret ?? 'sandbox',
@@ -236,6 +252,7 @@ export async function startSalesforceSandbox(options: SalesforceSandboxOptions =
       isValidToken: (b) => oauth.isValid(b),
       queryPageSize: options.queryPageSize ?? 2000,
       viewSetup: options.viewSetup ?? true,
+      longRunning,
     }),
   );
 
@@ -257,6 +274,7 @@ export async function startSalesforceSandbox(options: SalesforceSandboxOptions =
       queriesByFilter: { ...usage.queriesByFilter },
       dailyLimit: usage.dailyLimit,
       remaining: Math.max(0, usage.dailyLimit - usage.used),
+      longRunningRefusals: longRunning.refused,
       tokensIssued: oauth.issued,
       outbound: { ...outbound.stats, pending: outbound.pending() },
     };
@@ -290,6 +308,10 @@ export async function startSalesforceSandbox(options: SalesforceSandboxOptions =
     },
     refuseConcurrent: (n) => {
       usage.concurrentRefusals = n;
+    },
+    holdLongRunning: (n) => longRunning.hold(n),
+    setAnswerDelay: (ms) => {
+      longRunning.answerDelayMs = ms;
     },
     stats,
     createRecord(type, fields, createOptions) {

@@ -55,16 +55,21 @@ export interface OnDemandRequest extends RecordKey {
   trigger: OnDemandTrigger;
 }
 
-/** Notes who asked in the audit trail and queues the record as interactive work. */
-export async function requestEnrichment(deps: OnDemandDeps, request: OnDemandRequest): Promise<Ticket> {
+/** The record's newest audit row: a run settles after it. */
+export async function latestAuditId(deps: OnDemandDeps, key: RecordKey): Promise<number> {
+  return (await deps.audit(key, 1))[0]?.id ?? 0;
+}
+
+/**
+ * Notes who asked in the audit trail and queues the record as interactive work under `dedupKey`;
+ * returns the job's id, or null when the key had queued one before.
+ */
+export async function queueRun(deps: OnDemandDeps, request: OnDemandRequest, dedupKey: string): Promise<string | null> {
   const { connection, objectType, recordId, trigger } = request;
   const key = { connection, objectType, recordId };
-  const sinceAuditId = (await deps.audit(key, 1))[0]?.id ?? 0;
   const actor = TRIGGER_ACTORS[trigger];
   await deps.note([{ ...key, outcome: 'requested', reason: `enrichment asked for by ${actor}`, actor }]);
   const priority: Priority = 'interactive';
-  // Every request is a job of its own to wait on, never a duplicate of an earlier one.
-  const dedupKey = `${trigger}:${connection}:${objectType}:${recordId}:${randomUUID()}`;
   const result = await deps.enqueue.enqueue([
     {
       queue: queueName(connection, objectType),
@@ -74,7 +79,17 @@ export async function requestEnrichment(deps: OnDemandDeps, request: OnDemandReq
     },
   ]);
   deps.wake(connection, objectType, priority);
-  return { ...key, sinceAuditId, jobId: result.ids?.[0] ?? null };
+  return result.ids?.[0] ?? null;
+}
+
+/** Notes who asked in the audit trail and queues the record as interactive work. */
+export async function requestEnrichment(deps: OnDemandDeps, request: OnDemandRequest): Promise<Ticket> {
+  const { connection, objectType, recordId, trigger } = request;
+  const key = { connection, objectType, recordId };
+  const sinceAuditId = await latestAuditId(deps, key);
+  // Every request is a job of its own to wait on, never a duplicate of an earlier one.
+  const jobId = await queueRun(deps, request, `${trigger}:${connection}:${objectType}:${recordId}:${randomUUID()}`);
+  return { ...key, sinceAuditId, jobId };
 }
 
 /** What became of a request, if it is settled: one look at the store. */

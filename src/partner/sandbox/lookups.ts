@@ -1,7 +1,7 @@
 /**
  * GET /company and GET /people: exactly one lookup parameter, an optional market, and the generic
  * error body for everything that goes wrong. The specification names only `ln_slug`; the other
- * parameter names are the project's defaults (see the README).
+ * parameter names are the project's defaults (see docs/partner-api.md).
  */
 import { MARKETS, DEFAULT_MARKET, type Company, type Market, type Person } from '../schemas.js';
 import { COMPANY_LOOKUPS, PERSON_LOOKUPS, companyInMarket, type PartnerDataset } from './dataset.js';
