@@ -1,9 +1,14 @@
 /**
- * All configuration comes from environment variables, parsed once here. A bad value stops start-up
- * with a message that names the variable and says what it expects. Nothing else reads process.env.
+ * All configuration comes from environment variables, parsed once here. Bad values stop start-up with
+ * one message that names every variable at fault and says what each expects: each variable is read on
+ * its own, then the pairs that only make sense together. Nothing else reads process.env.
+ *
+ * Adding a variable is one entry in ConfigSchema (with a default or optional); a variable that must
+ * agree with another adds an entry to RELATIONS; and the README's configuration table gets a row.
  */
 import { AppError } from './core/errors.js';
 import cron from 'node-cron';
+import { pino } from 'pino';
 import { z } from 'zod';
 import { isSecureOrigin, redirectUriProblem } from './core/oauth-urls.js';
 import { isOriginForm, normaliseOrigin } from './core/web-origin.js';
@@ -15,6 +20,42 @@ const optionalString = z
 
 const url = (what: string) =>
   optionalString.refine((v) => v === undefined || URL.canParse(v), { message: `expected ${what}` });
+
+/** A URL the service calls over HTTP: a bare host name or another scheme would only fail at the first call. */
+const httpUrl = (what: string) =>
+  optionalString.refine((v) => v === undefined || (URL.canParse(v) && /^https?:$/.test(new URL(v).protocol)), {
+    message: `expected ${what}`,
+  });
+
+/**
+ * A schedule, checked by the library that runs it (node-cron), so a mistake is named at start-up
+ * rather than when the service schedules it; `off` where the schedule may be switched off.
+ */
+const cronExpression = (def: string, options: { off: boolean }) =>
+  z
+    .string()
+    .default(def)
+    .superRefine((v, ctx) => {
+      if (options.off && v === 'off') return;
+      const example = def === 'off' ? '0 5 * * 1' : def;
+      const problem = cronProblem(v);
+      const expected = `expected a cron expression (five fields, or six with seconds)${options.off ? ' or off' : ''}`;
+      if (problem) ctx.addIssue({ code: 'custom', message: `${problem}; ${expected}, e.g. ${example}` });
+    });
+
+function cronProblem(expression: string): string | undefined {
+  let detail: string | undefined;
+  try {
+    detail = cron.validateDetailed(expression).errors[0]?.message;
+  } catch (error) {
+    detail = (error as Error).message;
+  }
+  if (detail) return detail.replace(/ but got /, ', got ').replace(/ is a invalid /, ' is an invalid ');
+  return cron.validate(expression) ? undefined : `${expression} is not a schedule node-cron can run`;
+}
+
+/** pino's own levels, so a level the logger would refuse is refused here, by name, before it is used. */
+export const LOG_LEVELS = [...Object.keys(pino.levels.values), 'silent'];
 
 const int = (def: number, min: number, max = Number.MAX_SAFE_INTEGER) =>
   z.coerce
@@ -77,7 +118,9 @@ export const ConfigSchema = z
      * GET /limits answers 403 (its `--no-view-setup`).
      */
     SANDBOX_SALESFORCE_VIEW_SETUP: bool(true),
-    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    LOG_LEVEL: optionalString
+      .transform((v) => (v ?? 'info').trim().toLowerCase())
+      .refine((v) => LOG_LEVELS.includes(v), { message: `expected one of ${LOG_LEVELS.join(', ')}` }),
 
     DATABASE_URL: url('a postgres:// URL'),
     /** Several deployments can share one database, each in a schema of its own. */
@@ -122,7 +165,7 @@ export const ConfigSchema = z
       }),
 
     PARTNER_API_KEY: optionalString,
-    PARTNER_BASE_URL: url('the partner API base URL, e.g. https://api.example.com/v1'),
+    PARTNER_BASE_URL: httpUrl('the partner API base URL, an http(s) URL such as https://api.example.com/v1'),
     PARTNER_RATE_LIMIT: int(50, 1, 1000),
     PARTNER_TIMEOUT_MS: int(10_000, 100, 120_000),
     PARTNER_MAX_RETRIES: int(4, 0, 10),
@@ -203,7 +246,7 @@ export const ConfigSchema = z
 
     PUBLIC_URL: url('the public base URL the CRMs call, e.g. https://enrich.example.com'),
     ADMIN_TOKEN: optionalString,
-    REFRESH_CRON: z.string().default('0 3 * * *'),
+    REFRESH_CRON: cronExpression('0 3 * * *', { off: false }),
     REFRESH_AFTER_DAYS: int(30, 1, 3650),
 
     /** Largest number of people one discovery run may add; runs ask for fewer. */
@@ -211,24 +254,14 @@ export const ConfigSchema = z
     /** Records discovery may create per UTC day, across instances. */
     DISCOVERY_DAILY_LIMIT: int(200, 0),
     /** When scheduled discovery visits the companies whose persona property names a saved persona; `off` to never. */
-    DISCOVERY_CRON: z
-      .string()
-      .default('30 4 * * *')
-      .refine((v) => v === 'off' || cron.validate(v), {
-        message: 'expected a cron expression (five fields, or six with seconds) or off',
-      }),
+    DISCOVERY_CRON: cronExpression('30 4 * * *', { off: true }),
     /**
      * A job-change sweep looks up only people whose partner data
      * is at least this many days old (0: everyone in the segment).
      */
     JOB_CHANGE_MIN_AGE_DAYS: int(30, 0, 3650),
     /** When the segments of the job-change actions file's `sweep` section are swept; `off` (the default) to never. */
-    JOB_CHANGE_CRON: z
-      .string()
-      .default('off')
-      .refine((v) => v === 'off' || cron.validate(v), {
-        message: 'expected a cron expression (five fields, or six with seconds) or off',
-      }),
+    JOB_CHANGE_CRON: cronExpression('off', { off: true }),
     /** People scheduled discovery may add per company per visit. */
     DISCOVERY_SCHEDULED_LIMIT: int(10, 1, 1000),
     /** The MCP server at /mcp and its OAuth authorization server (consent by the admin token). */
@@ -286,44 +319,152 @@ export const ConfigSchema = z
     /** Requests one MCP client may send to /mcp per minute, per instance; past it the answer is 429. */
     MCP_CLIENT_REQUESTS_PER_MINUTE: int(120, 1, 100_000),
   })
-  .superRefine((config, ctx) => {
-    // Without an access token the embedded HubSpot sandbox is started, and it supplies the app's credentials.
-    if (
-      (config.HUBSPOT_EVENTS === 'journal' || config.HUBSPOT_EVENTS === 'both') &&
-      config.HUBSPOT_ACCESS_TOKEN &&
-      (!config.HUBSPOT_CLIENT_ID || !config.HUBSPOT_CLIENT_SECRET)
-    ) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['HUBSPOT_EVENTS'],
-        message:
-          `${config.HUBSPOT_EVENTS} reads the webhooks journal, which needs the app's client credentials: set ` +
-          'HUBSPOT_CLIENT_ID and HUBSPOT_CLIENT_SECRET, or HUBSPOT_EVENTS=webhooks',
-      });
-    }
-    if (config.SALESFORCE_ACTION_SECRET && config.SALESFORCE_ACTION_SECRET === config.SALESFORCE_WEBHOOK_SECRET) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['SALESFORCE_ACTION_SECRET'],
-        message: "must differ from SALESFORCE_WEBHOOK_SECRET, which is written into the outbound messages' URL",
-      });
-    }
-    // The OAuth issuer and the MCP resource are PUBLIC_URL: tokens must not travel in clear text off this machine.
-    if (config.MCP_ENABLED && config.PUBLIC_URL && !isSecureOrigin(config.PUBLIC_URL)) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['PUBLIC_URL'],
-        message:
-          'the MCP sign-in needs an https:// URL here (http only on a loopback address such as 127.0.0.1); or ' +
-          'set MCP_ENABLED=false',
-      });
-    }
-  });
+  // Unknown variables (the rest of the environment) are left out of the configuration.
+  .strip();
 
 export type Config = z.infer<typeof ConfigSchema>;
 
+export interface ConfigProblem {
+  variable: string;
+  message: string;
+}
+
+/**
+ * Variables that are each valid alone but not together. A relation runs only when every variable it
+ * reads was valid, so a value already reported is not reported again in other words.
+ */
+interface Relation {
+  reads: (keyof Config)[];
+  problems(config: Config): ConfigProblem[];
+}
+
+const RELATIONS: Relation[] = [
+  {
+    // Without an access token the embedded HubSpot sandbox is started, and it supplies the app's credentials.
+    reads: ['HUBSPOT_EVENTS', 'HUBSPOT_ACCESS_TOKEN', 'HUBSPOT_CLIENT_ID', 'HUBSPOT_CLIENT_SECRET'],
+    problems: (c) =>
+      (c.HUBSPOT_EVENTS === 'journal' || c.HUBSPOT_EVENTS === 'both') &&
+      c.HUBSPOT_ACCESS_TOKEN &&
+      (!c.HUBSPOT_CLIENT_ID || !c.HUBSPOT_CLIENT_SECRET)
+        ? [
+            {
+              variable: 'HUBSPOT_EVENTS',
+              message:
+                `${c.HUBSPOT_EVENTS} reads the webhooks journal, which needs the app's client credentials: set ` +
+                'HUBSPOT_CLIENT_ID and HUBSPOT_CLIENT_SECRET, or HUBSPOT_EVENTS=webhooks',
+            },
+          ]
+        : [],
+  },
+  {
+    reads: ['SALESFORCE_ACTION_SECRET', 'SALESFORCE_WEBHOOK_SECRET'],
+    problems: (c) =>
+      c.SALESFORCE_ACTION_SECRET && c.SALESFORCE_ACTION_SECRET === c.SALESFORCE_WEBHOOK_SECRET
+        ? [
+            {
+              variable: 'SALESFORCE_ACTION_SECRET',
+              message: "must differ from SALESFORCE_WEBHOOK_SECRET, which is written into the outbound messages' URL",
+            },
+          ]
+        : [],
+  },
+  {
+    // The OAuth issuer and the MCP resource are PUBLIC_URL: tokens must not travel in clear text off this machine.
+    reads: ['MCP_ENABLED', 'PUBLIC_URL'],
+    problems: (c) =>
+      c.MCP_ENABLED && c.PUBLIC_URL && !isSecureOrigin(c.PUBLIC_URL)
+        ? [
+            {
+              variable: 'PUBLIC_URL',
+              message:
+                'the MCP sign-in needs an https:// URL here (http only on a loopback address such as 127.0.0.1); ' +
+                'or set MCP_ENABLED=false',
+            },
+          ]
+        : [],
+  },
+  {
+    reads: ['PARTNER_API_KEY', 'PARTNER_BASE_URL'],
+    problems: (c) => {
+      if (c.PARTNER_API_KEY && !c.PARTNER_BASE_URL)
+        return [
+          {
+            variable: 'PARTNER_BASE_URL',
+            message: 'must be set with PARTNER_API_KEY: the partner API base URL, e.g. https://api.example.com/v1',
+          },
+        ];
+      // Without a key the embedded default would start the partner sandbox in the URL's place.
+      if (c.PARTNER_BASE_URL && !c.PARTNER_API_KEY)
+        return [
+          {
+            variable: 'PARTNER_API_KEY',
+            message:
+              'must be set with PARTNER_BASE_URL (the key from the partner dashboard); unset PARTNER_BASE_URL ' +
+              'too to use the local partner sandbox instead',
+          },
+        ];
+      return [];
+    },
+  },
+  {
+    // Without a token the embedded default would start the HubSpot sandbox in the URL's place.
+    reads: ['HUBSPOT_ACCESS_TOKEN', 'HUBSPOT_BASE_URL'],
+    problems: (c) =>
+      c.HUBSPOT_BASE_URL && !c.HUBSPOT_ACCESS_TOKEN
+        ? [
+            {
+              variable: 'HUBSPOT_ACCESS_TOKEN',
+              message:
+                'must be set with HUBSPOT_BASE_URL (the private app or service key token); unset HUBSPOT_BASE_URL ' +
+                'too to use the local HubSpot sandbox instead',
+            },
+          ]
+        : [],
+  },
+  {
+    // Without credentials the embedded default would start the Salesforce sandbox in the URLs' place.
+    reads: ['SALESFORCE_ACCESS_TOKEN', 'SALESFORCE_CLIENT_ID', 'SALESFORCE_LOGIN_URL', 'SALESFORCE_INSTANCE_URL'],
+    problems: (c) =>
+      (c.SALESFORCE_LOGIN_URL || c.SALESFORCE_INSTANCE_URL) && !c.SALESFORCE_ACCESS_TOKEN && !c.SALESFORCE_CLIENT_ID
+        ? [
+            {
+              variable: c.SALESFORCE_LOGIN_URL ? 'SALESFORCE_LOGIN_URL' : 'SALESFORCE_INSTANCE_URL',
+              message:
+                'is set without credentials (SALESFORCE_CLIENT_ID, or SALESFORCE_ACCESS_TOKEN); set them, or unset ' +
+                'it to use the local Salesforce sandbox instead',
+            },
+          ]
+        : [],
+  },
+];
+
+/**
+ * Reads every variable, and every relation between valid ones: the configuration (a bad value left at
+ * its default, so later checks can still run) and every problem found, in one list.
+ */
+export function readConfig(env: NodeJS.ProcessEnv = process.env): { config: Config; problems: ConfigProblem[] } {
+  const problems: ConfigProblem[] = [];
+  const values: Record<string, unknown> = {};
+  for (const [variable, schema] of Object.entries(ConfigSchema.shape)) {
+    const result = (schema as z.ZodType).safeParse(env[variable]);
+    if (result.success) {
+      values[variable] = result.data;
+    } else {
+      problems.push(...result.error.issues.map((issue) => ({ variable, message: issue.message })));
+      values[variable] = (schema as z.ZodType).safeParse(undefined).data;
+    }
+  }
+  const config = values as Config;
+  const bad = new Set(problems.map((p) => p.variable));
+  for (const relation of RELATIONS) {
+    if (relation.reads.some((variable) => bad.has(variable))) continue;
+    problems.push(...relation.problems(config));
+  }
+  return { config, problems };
+}
+
 export class ConfigError extends AppError {
-  constructor(readonly problems: { variable: string; message: string }[]) {
+  constructor(readonly problems: ConfigProblem[]) {
     super(
       'invalid_config',
       'Invalid configuration:\n' + problems.map((p) => `  ${p.variable}: ${p.message}`).join('\n'),
@@ -334,9 +475,7 @@ export class ConfigError extends AppError {
 
 /** Parses the environment; throws ConfigError naming every bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const result = ConfigSchema.safeParse(env);
-  if (result.success) return result.data;
-  throw new ConfigError(
-    result.error.issues.map((issue) => ({ variable: String(issue.path[0] ?? '?'), message: issue.message })),
-  );
+  const { config, problems } = readConfig(env);
+  if (problems.length) throw new ConfigError(problems);
+  return config;
 }

@@ -45,9 +45,15 @@ export const REDACT_PATHS = [
   '*.comment',
 ];
 
+/**
+ * The level this process logs at. The logger exists before the configuration is read, so a level pino
+ * does not know falls back to info here: pino would throw at import, a stack trace in place of the
+ * configuration check that names LOG_LEVEL.
+ */
 function defaultLevel(): string {
-  if (process.env.LOG_LEVEL) return process.env.LOG_LEVEL;
-  return process.env.VITEST ? 'silent' : 'info';
+  const level = process.env.LOG_LEVEL?.trim().toLowerCase();
+  if (!level) return process.env.VITEST ? 'silent' : 'info';
+  return level === 'silent' || level in pino.levels.values ? level : 'info';
 }
 
 /**

@@ -93,7 +93,7 @@ describe('loadConfig', () => {
     expect(loadConfig({}).JOB_CHANGE_CRON).toBe('off');
     expect(loadConfig({ JOB_CHANGE_CRON: '0 5 * * 1' }).JOB_CHANGE_CRON).toBe('0 5 * * 1');
     expect(() => loadConfig({ JOB_CHANGE_CRON: 'every monday' })).toThrow(
-      /JOB_CHANGE_CRON: expected a cron expression \(five fields, or six with seconds\) or off/,
+      /JOB_CHANGE_CRON: expected 5 or 6 fields, got 2; expected a cron expression \(five fields, or six with seconds\) or off/,
     );
   });
 
@@ -179,5 +179,106 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ SANDBOX_SALESFORCE_VIEW_SETUP: 'maybe' })).toThrow(
       /SANDBOX_SALESFORCE_VIEW_SETUP: expected true or false/,
     );
+  });
+});
+
+describe('loadConfig, every problem at once', () => {
+  const problemsOf = (env: Record<string, string>) => {
+    try {
+      loadConfig(env);
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      return (error as ConfigError).problems;
+    }
+    return [];
+  };
+
+  it('checks cron expressions with the scheduler’s own library, naming the variable and the fault', () => {
+    expect(loadConfig({}).REFRESH_CRON).toBe('0 3 * * *');
+    expect(loadConfig({ REFRESH_CRON: '*/15 * * * *' }).REFRESH_CRON).toBe('*/15 * * * *');
+    expect(problemsOf({ REFRESH_CRON: '0 3 * *' })).toEqual([
+      {
+        variable: 'REFRESH_CRON',
+        message:
+          'expected 5 or 6 fields, got 4; ' +
+          'expected a cron expression (five fields, or six with seconds), e.g. 0 3 * * *',
+      },
+    ]);
+    expect(problemsOf({ REFRESH_CRON: 'off' })[0]?.variable).toBe('REFRESH_CRON');
+    expect(problemsOf({ DISCOVERY_CRON: '61 * * * *' })[0]?.message).toMatch(
+      /^61 is an invalid expression for minute; expected a cron expression .* or off/,
+    );
+    expect(loadConfig({ DISCOVERY_CRON: 'off' }).DISCOVERY_CRON).toBe('off');
+  });
+
+  it("takes LOG_LEVEL from pino's levels, in any case, and names it when pino has no such level", () => {
+    expect(loadConfig({}).LOG_LEVEL).toBe('info');
+    expect(loadConfig({ LOG_LEVEL: 'DEBUG' }).LOG_LEVEL).toBe('debug');
+    expect(loadConfig({ LOG_LEVEL: 'silent' }).LOG_LEVEL).toBe('silent');
+    expect(problemsOf({ LOG_LEVEL: 'verbose' })).toEqual([
+      { variable: 'LOG_LEVEL', message: 'expected one of trace, debug, info, warn, error, fatal, silent' },
+    ]);
+  });
+
+  it('refuses a partner key without a usable base URL, and a base URL without a key', () => {
+    expect(problemsOf({ PARTNER_API_KEY: 'k' })).toEqual([
+      {
+        variable: 'PARTNER_BASE_URL',
+        message: 'must be set with PARTNER_API_KEY: the partner API base URL, e.g. https://api.example.com/v1',
+      },
+    ]);
+    for (const unusable of ['api.example.com/v1', 'ftp://api.example.com/v1'])
+      expect(problemsOf({ PARTNER_API_KEY: 'k', PARTNER_BASE_URL: unusable })).toEqual([
+        {
+          variable: 'PARTNER_BASE_URL',
+          message: 'expected the partner API base URL, an http(s) URL such as https://api.example.com/v1',
+        },
+      ]);
+    // An empty key is no key: the embedded default would put its sandbox in the URL's place.
+    const noKeys: Record<string, string>[] = [{}, { PARTNER_API_KEY: '' }, { PARTNER_API_KEY: '  ' }];
+    for (const key of noKeys)
+      expect(problemsOf({ ...key, PARTNER_BASE_URL: 'https://api.example.com/v1' })).toEqual([
+        {
+          variable: 'PARTNER_API_KEY',
+          message:
+            'must be set with PARTNER_BASE_URL (the key from the partner dashboard); unset PARTNER_BASE_URL too ' +
+            'to use the local partner sandbox instead',
+        },
+      ]);
+    const both = loadConfig({ PARTNER_API_KEY: 'k', PARTNER_BASE_URL: 'https://api.example.com/v1' });
+    expect(both.PARTNER_BASE_URL).toBe('https://api.example.com/v1');
+  });
+
+  it('refuses a CRM URL the embedded default would replace with its sandbox for want of credentials', () => {
+    expect(problemsOf({ HUBSPOT_BASE_URL: 'https://api.hubapi.com' }).map((p) => p.variable)).toEqual([
+      'HUBSPOT_ACCESS_TOKEN',
+    ]);
+    expect(problemsOf({ SALESFORCE_LOGIN_URL: 'https://acme.my.salesforce.com' }).map((p) => p.variable)).toEqual([
+      'SALESFORCE_LOGIN_URL',
+    ]);
+    expect(
+      loadConfig({ SALESFORCE_LOGIN_URL: 'https://acme.my.salesforce.com', SALESFORCE_CLIENT_ID: 'app' })
+        .SALESFORCE_LOGIN_URL,
+    ).toBe('https://acme.my.salesforce.com');
+  });
+
+  it('reports every variable and every pair in one list, a pair only when both its values are valid', () => {
+    const problems = problemsOf({
+      PORT: 'eighty',
+      LOG_LEVEL: 'verbose',
+      REFRESH_CRON: '0 3 * *',
+      PARTNER_BASE_URL: 'https://api.example.com/v1',
+      PUBLIC_URL: 'not a url',
+      MCP_ENABLED: 'true',
+    });
+    expect(problems.map((p) => p.variable)).toEqual([
+      'PORT',
+      'LOG_LEVEL',
+      'PUBLIC_URL',
+      'REFRESH_CRON',
+      'PARTNER_API_KEY',
+    ]);
+    // PUBLIC_URL was reported as a bad URL; the MCP pair is not run on it again.
+    expect(problems.filter((p) => p.variable === 'PUBLIC_URL')).toHaveLength(1);
   });
 });

@@ -76,7 +76,8 @@ export async function discover(options: DiscoverOptions, out: NodeJS.WritableStr
       ]);
     if (p.candidates.length) out.write(`${table(rows)}\n`);
     out.write(
-      `${p.counts.create} to create, ${p.counts.link} to link, ${p.counts.skip} skipped; ${p.credits} ` +
+      `${p.counts.create} to create, ${p.counts.link} to link, ${p.counts.skip} skipped` +
+        `${p.beyondLimit ? `, ${p.beyondLimit} more past the limit of ${p.limit}` : ''}; ${p.credits} ` +
         `credit(s) would be spent; ${p.dailyRemaining} more record(s) may be created today\n`,
     );
     return;

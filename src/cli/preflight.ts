@@ -8,59 +8,77 @@ import { accessSync, constants, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import pg from 'pg';
 import { salesforceAuthFromConfig, SalesforceConfigError } from '../../connectors/salesforce/from-config.js';
-import { ConfigError, type Config } from '../config.js';
+import { toId18 } from '../../connectors/salesforce/ids.js';
+import { ConfigError, type Config, type ConfigProblem } from '../config.js';
 import { loadMappingDir, MappingError } from '../mapping/index.js';
 import { parseLookupParams } from '../partner/lookup-params.js';
 import { otherHolder } from '../store/pglite-lock.js';
 import { embeddedDatabaseLock } from '../store/store.js';
 
-type Problem = ConfigError['problems'][number];
-
 /** How long the database server has to accept a connection before start-up gives up on it. */
 const DATABASE_CONNECT_TIMEOUT_MS = 5_000;
 
-/** Throws ConfigError naming every bad variable, or MappingError for invalid mapping files. */
-export async function preflight(config: Config, options: { mappingsDir: string }): Promise<void> {
-  const problems: Problem[] = [...settingProblems(config), ...dataDirProblems(config)];
+/**
+ * Throws ConfigError naming every bad variable (`known`: those the configuration's own reading found,
+ * reported with the rest), or MappingError for invalid mapping files. A check whose variables are
+ * already reported is skipped: it would only say the same thing of a value that was set aside.
+ */
+export async function preflight(
+  config: Config,
+  options: { mappingsDir: string; known?: ConfigProblem[] },
+): Promise<void> {
+  const known = options.known ?? [];
+  const bad = new Set(known.map((p) => p.variable));
+  const clear = (...variables: string[]) => variables.every((v) => !bad.has(v));
+  const problems: ConfigProblem[] = [...known, ...settingProblems(config, clear)];
+  if (clear('CRM_ENRICH_DATA_DIR')) problems.push(...dataDirProblems(config));
   if (config.DATABASE_URL) {
-    const problem = await databaseProblem(config.DATABASE_URL);
+    const problem = clear('DATABASE_URL') ? await databaseProblem(config.DATABASE_URL) : undefined;
     if (problem) problems.push({ variable: 'DATABASE_URL', message: problem });
-  } else {
+  } else if (clear('CRM_ENRICH_DATA_DIR')) {
     problems.push(...embeddedDatabaseProblems(config));
   }
-  const port = await portProblem(config.HOST, config.PORT);
+  const port = clear('HOST', 'PORT') ? await portProblem(config.HOST, config.PORT) : undefined;
   if (port) problems.push({ variable: 'PORT', message: port });
   if (problems.length) throw new ConfigError(problems);
   const loaded = await loadMappingDir(options.mappingsDir);
   if (loaded.problems.length) throw new MappingError(loaded.problems);
 }
 
-/** Settings that are each valid alone but not together, or hold a value only a later step parses. */
-function settingProblems(config: Config): Problem[] {
-  const problems: Problem[] = [];
-  if (config.PARTNER_API_KEY && !config.PARTNER_BASE_URL) {
+/** Settings that hold a value only a later step parses, or that only a connector can judge. */
+function settingProblems(config: Config, clear: (...variables: string[]) => boolean): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  if (clear('PARTNER_LOOKUP_PARAMS')) {
+    try {
+      parseLookupParams(config.PARTNER_LOOKUP_PARAMS);
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      problems.push(...error.problems);
+    }
+  }
+  if (Object.keys(config).every((variable) => !variable.startsWith('SALESFORCE_') || clear(variable))) {
+    try {
+      salesforceAuthFromConfig(config);
+    } catch (error) {
+      if (!(error instanceof SalesforceConfigError)) throw error;
+      problems.push({ variable: error.variable, message: error.message });
+    }
+  }
+  // A 15-character id whose 18-character form cannot be made: found here rather than as the sandbox starts.
+  if (
+    clear('SANDBOX_SALESFORCE_ORG_ID') &&
+    config.SANDBOX_SALESFORCE_ORG_ID &&
+    !toId18(config.SANDBOX_SALESFORCE_ORG_ID)
+  )
     problems.push({
-      variable: 'PARTNER_BASE_URL',
-      message: 'must be set with PARTNER_API_KEY: the partner API base URL, e.g. https://api.example.com/v1',
+      variable: 'SANDBOX_SALESFORCE_ORG_ID',
+      message: 'its last three characters do not match the 15-character id',
     });
-  }
-  try {
-    parseLookupParams(config.PARTNER_LOOKUP_PARAMS);
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    problems.push(...error.problems);
-  }
-  try {
-    salesforceAuthFromConfig(config);
-  } catch (error) {
-    if (!(error instanceof SalesforceConfigError)) throw error;
-    problems.push({ variable: error.variable, message: error.message });
-  }
   return problems;
 }
 
 /** The data directory keeps the embedded database and the generated secrets: it must be writable. */
-function dataDirProblems(config: Config): Problem[] {
+function dataDirProblems(config: Config): ConfigProblem[] {
   const dir = config.CRM_ENRICH_DATA_DIR;
   try {
     mkdirSync(dir, { recursive: true });
@@ -77,7 +95,7 @@ function dataDirProblems(config: Config): Problem[] {
  * A second `serve` on the same data directory would open the embedded database another process has
  * open, and its sandboxes would write that directory's sandbox files: say so before either starts.
  */
-function embeddedDatabaseProblems(config: Config): Problem[] {
+function embeddedDatabaseProblems(config: Config): ConfigProblem[] {
   const holder = otherHolder(embeddedDatabaseLock(config.CRM_ENRICH_DATA_DIR));
   if (holder === undefined) return [];
   const message =

@@ -1,5 +1,5 @@
 /** `crm-enrich serve`: configuration, the embedded sandboxes where needed, the service, and a clean stop on SIGTERM. */
-import { loadConfig } from '../config.js';
+import { readConfig } from '../config.js';
 import { logger } from '../logger.js';
 import { banner, startDemo } from './demo.js';
 import { embeddedEnvironment } from './embedded.js';
@@ -10,9 +10,9 @@ import type { Service } from '../service/service.js';
 const log = logger('service.serve');
 
 export async function serve(options: { mappings: string; demo: boolean }): Promise<void> {
-  const config = loadConfig();
-  // Every setting is checked before the sandboxes start, so a mistake is reported at once.
-  await preflight(config, { mappingsDir: options.mappings });
+  const { config, problems } = readConfig();
+  // Every setting is checked before the sandboxes start, and every mistake is reported in one list.
+  await preflight(config, { mappingsDir: options.mappings, known: problems });
   const env = await embeddedEnvironment(config, { mappingsDir: options.mappings });
   let service: Service | undefined;
   let url: string;

@@ -86,13 +86,17 @@ export class Discovery {
       0,
       this.options.dailyMax - (await this.options.counters.get(DISCOVERY_CREATED_COUNTER)),
     );
-    const candidates = await planCandidates(
+    const planned = await planCandidates(
       this.options,
       target,
       found,
       { limit, dailyRemaining, skipDoNotDisturb: request.skipDoNotDisturb === true },
       priority,
     );
+    // The search looks further than the limit, to fill it past people it skips; those the limit leaves out
+    // are counted, not listed, so a preview shows what a run of this limit looks at.
+    const candidates = planned.filter((c) => c.code !== 'over_limit');
+    const beyondLimit = planned.length - candidates.length;
     const counts = { create: 0, link: 0, skip: 0 };
     for (const c of candidates) counts[c.action]++;
     const preview = {
@@ -102,6 +106,7 @@ export class Discovery {
       filters,
       description: describeFilters(filters, await this.catalogue()),
       limit,
+      beyondLimit,
       dailyRemaining,
       candidates,
       credits: candidates.filter((c) => c.credit).length,

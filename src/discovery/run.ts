@@ -81,24 +81,24 @@ async function act(
   const acting = candidates.filter((c) => c.action !== 'skip');
   const progress: DiscoveryProgress = { total: acting.length, done: 0, created: 0, linked: 0, skipped: 0 };
   const people: DiscoveryOutcome[] = candidates
-    .filter((c) => c.action === 'skip' && c.code !== 'over_limit' && c.code !== 'over_daily_limit')
+    .filter((c) => c.action === 'skip' && c.code !== 'over_daily_limit')
     .map((c) => ({ personId: c.personId, action: 'skipped', code: c.code, reason: c.reason, recordId: c.recordId }));
   let stopped: DiscoveryRunResult['stopped'] = null;
-  const overLimit = candidates.filter((c) => c.code === 'over_limit' || c.code === 'over_daily_limit');
-  if (overLimit.length) {
-    const daily = overLimit.some((c) => c.code === 'over_daily_limit');
+  const overDaily = candidates.filter((c) => c.code === 'over_daily_limit').length;
+  const overLimit = preview.beyondLimit + overDaily;
+  if (overLimit) {
+    const daily = overDaily > 0;
     stopped = daily
       ? {
           reason: 'daily_limit',
           message:
             `stopped at today's discovery limit (DISCOVERY_DAILY_LIMIT ${options.dailyMax}); ` +
-            `${overLimit.length} more candidate(s) wait for tomorrow`,
+            `${overLimit} more candidate(s) wait for tomorrow`,
         }
       : {
           reason: 'run_limit',
           message:
-            `stopped at this run's limit of ${preview.limit}; ${overLimit.length} more candidate(s) ` +
-            'fit the persona',
+            `stopped at this run's limit of ${preview.limit}; ${overLimit} more candidate(s) ` + 'fit the persona',
         };
   }
   const step = () => {
@@ -421,7 +421,7 @@ async function act(
     company: target.company,
     created: progress.created,
     linked: progress.linked,
-    skipped: people.filter((p) => p.action === 'skipped').length + overLimit.length,
+    skipped: people.filter((p) => p.action === 'skipped').length + overLimit,
     // Lookups the partner served for this run (cached profiles and lookups another caller made cost none).
     credits: credits.spent,
     stopped,

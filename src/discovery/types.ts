@@ -36,7 +36,7 @@ export interface Candidate {
   action: CandidateAction;
   /**
    * Skip reasons: already_discovered, already_contact, linked_elsewhere,
-   * no_email, do_not_disturb, over_limit, over_daily_limit.
+   * no_email, do_not_disturb, over_daily_limit (those over the run's limit are counted in beyondLimit).
    */
   code: string;
   reason: string;
@@ -53,6 +53,8 @@ export interface DiscoveryPreview {
   filters: PersonaFilters;
   description: string;
   limit: number;
+  /** People found who fit the persona but are past the run's limit: counted here, not listed in candidates. */
+  beyondLimit: number;
   dailyRemaining: number;
   candidates: Candidate[];
   credits: number;

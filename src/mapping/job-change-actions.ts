@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { parseDocument } from 'yaml';
 import { z } from 'zod';
-import { ProblemList, type MappingProblem } from './problems.js';
+import { ProblemList, yamlErrorMessage, type MappingProblem } from './problems.js';
 import { ListSegment, OlderThanDays, PropertySegment, SweepSegment, WhereSegment } from './sweep-segment.js';
 
 /** The file's name inside the mappings directory; the mapping loader leaves it to this module. */
@@ -84,8 +84,8 @@ export interface LoadedJobChangeActions {
 
 export function parseJobChangeActions(text: string, file: string): LoadedJobChangeActions {
   const problems = new ProblemList(file);
-  const yamlDoc = parseDocument(text, { uniqueKeys: true });
-  for (const error of yamlDoc.errors) problems.add([], 'yaml_syntax', error.message.split('\n')[0]!);
+  const yamlDoc = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
+  for (const error of yamlDoc.errors) problems.add([], 'yaml_syntax', yamlErrorMessage(error));
   if (problems.items.length) return { problems: problems.items };
   const raw: unknown = yamlDoc.toJS({ maxAliasCount: 0 });
   const parsed = JobChangeActionsDocument.safeParse(raw ?? {});

@@ -4,8 +4,9 @@
  */
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, visit, type Node } from 'yaml';
 import type { z } from 'zod';
-import { MappingDocument } from './format.js';
-import { ProblemList, type MappingProblem } from './problems.js';
+import { MappingDocument, RULES } from './format.js';
+import { closest } from './nearest.js';
+import { ProblemList, yamlErrorMessage, type MappingProblem } from './problems.js';
 import { FORBIDDEN_SEGMENTS, validateDocument } from './validate.js';
 
 export interface ParsedMapping {
@@ -33,6 +34,19 @@ function readablePath(raw: unknown, path: readonly PropertyKey[]): (string | num
         : undefined;
   }
   return out;
+}
+
+function valueAt(raw: unknown, path: readonly PropertyKey[]): unknown {
+  let node: unknown = raw;
+  for (const key of path)
+    node = node && typeof node === 'object' ? (node as Record<PropertyKey, unknown>)[key] : undefined;
+  return node;
+}
+
+/** A rule the format does not have, with the one it most likely meant (`fill_emtpy`: `fill_empty`). */
+function ruleProblem(value: unknown): string {
+  const hint = typeof value === 'string' ? closest(value, RULES) : undefined;
+  return `rule must be one of ${RULES.join(', ')}${hint ? `; did you mean "${hint}"?` : ''}`;
 }
 
 function findForbidden(node: Node | null, path: PropertyKey[], raw: unknown, problems: ProblemList): void {
@@ -87,14 +101,7 @@ export function parseMappingDocument(text: string, file: string): ParsedMapping 
   const problems = new ProblemList(file);
   const lineCounter = new LineCounter();
   const yamlDoc = parseDocument(text, { prettyErrors: true, uniqueKeys: true, lineCounter });
-  for (const error of yamlDoc.errors) {
-    const line = error.linePos?.[0];
-    problems.add(
-      [],
-      'yaml_syntax',
-      `${error.message.split('\n')[0]}${line && !error.message.includes('line') ? ` (line ${line.line})` : ''}`,
-    );
-  }
+  for (const error of yamlDoc.errors) problems.add([], 'yaml_syntax', yamlErrorMessage(error));
   if (yamlDoc.errors.length) return { file, problems: problems.items };
   let raw: unknown;
   try {
@@ -125,7 +132,7 @@ export function parseMappingDocument(text: string, file: string): ParsedMapping 
       if (issue.code === 'unrecognized_keys') {
         problems.addUnknownKeys(path, issue.keys, allowedKeys(issue.path));
       } else if (issue.path[issue.path.length - 1] === 'rule') {
-        problems.add(path, 'bad_rule', 'rule must be one of overwrite, fill_empty, never, protect_edits');
+        problems.add(path, 'bad_rule', ruleProblem(valueAt(raw, issue.path)));
       } else if (issue.code === 'invalid_type' && /received undefined$/.test(issue.message)) {
         problems.add(
           path,

@@ -35,9 +35,20 @@ export interface MappingProblem {
   message: string;
 }
 
+/** `file: path > to > key: message`, or `file: message` for a problem of the whole file. */
 export function formatProblem(p: MappingProblem): string {
-  const where = p.path.length ? ` ${p.path.join(' > ')}` : '';
-  return `${p.file}:${where}: ${p.message}`;
+  const where = p.path.length ? `${p.path.join(' > ')}: ` : '';
+  return `${p.file}: ${where}${p.message}`;
+}
+
+/**
+ * A YAML syntax error in one line. The yaml library's message ends with a colon before an excerpt of
+ * the file; without the excerpt the colon would dangle.
+ */
+export function yamlErrorMessage(error: { message: string; linePos?: [{ line: number }, ...unknown[]] }): string {
+  const first = (error.message.split('\n')[0] ?? '').replace(/:\s*$/, '');
+  const line = error.linePos?.[0]?.line;
+  return line && !/\bline \d/.test(first) ? `${first} (line ${line})` : first;
 }
 
 export function formatProblems(problems: readonly MappingProblem[]): string {

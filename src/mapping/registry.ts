@@ -5,6 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { CrmProperty } from '../core/connector.js';
+import { AppError } from '../core/errors.js';
 import {
   compileMapping,
   MappingError,
@@ -25,6 +26,17 @@ const FILE_AUTHOR = 'file:';
 export interface ActiveMapping {
   compiled: CompiledMapping;
   version: MappingVersion;
+}
+
+/** A rollback to a version the store does not have: the caller named it wrongly, the mappings are fine. */
+export class UnknownMappingVersionError extends AppError {
+  constructor(
+    readonly crm: string,
+    readonly objectType: string,
+    readonly version: number,
+  ) {
+    super('not_found', `${crm}/${objectType} has no version ${version}`, 'permanent');
+  }
 }
 
 export class MappingRegistry {
@@ -146,16 +158,7 @@ export class MappingRegistry {
 
   async rollback(crm: string, objectType: string, version: number): Promise<ActiveMapping> {
     const target = await this.versions.get(crm, objectType, version);
-    if (!target) {
-      throw new MappingError([
-        {
-          file: `${crm}/${objectType}`,
-          path: ['version'],
-          code: 'invalid_value',
-          message: `there is no version ${version}`,
-        },
-      ]);
-    }
+    if (!target) throw new UnknownMappingVersionError(crm, objectType, version);
     const compiled = this.compile(target.document, `${crm}/${objectType} v${version}`);
     const activated = await this.versions.activate(crm, objectType, version);
     const entry = { compiled, version: activated };

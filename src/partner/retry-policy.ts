@@ -76,8 +76,8 @@ export const PARTNER_RETRY_TABLE: Record<Situation, Rule> = {
     kind: 'transient',
     retry: true,
     advice: (r) =>
-      `The partner API failed (${r}) and retries ran out. The job is tried again while it has attempts left; ` +
-      'once parked in the dead letters, replay it from the admin page when the partner answers again.',
+      `The partner API failed (${r}) and this attempt's retries ran out; a job parked in the dead letters for ` +
+      'it can be replayed from the admin page once the partner answers again.',
   },
   timeout: {
     code: 'timeout',

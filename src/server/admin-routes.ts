@@ -8,7 +8,8 @@ import express, { type NextFunction, type Request, type Response, Router } from 
 import { MAX_STORED_INT, parse, route, wholeNumber, wholeNumberParam } from './admin-request.js';
 import { mappingRoutes, problemView } from './mapping-routes.js';
 import { z } from 'zod';
-import { MappingError } from '../mapping/index.js';
+import { formatProblems, MappingError } from '../mapping/index.js';
+import { UnknownMappingVersionError } from '../mapping/registry.js';
 import type { AdminContext } from './admin-context.js';
 import { BackfillError } from '../enrich/listing/backfills.js';
 import type { AdminTokenCheck } from '../auth/admin-token.js';
@@ -115,7 +116,16 @@ export function adminRoutes(service: AdminContext, tokenCheck: AdminTokenCheck):
   router.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
     if (error instanceof HttpError) return sendError(res, error.status, error.code, error.message, error.details);
     if (error instanceof MappingError) {
-      return sendError(res, 422, 'invalid_mapping', error.message, { problems: error.problems.map(problemView) });
+      // The error's own message is worded for start-up ("... and start again"); an API caller gets the list.
+      const count = `${error.problems.length} problem${error.problems.length === 1 ? '' : 's'}`;
+      const message = `the mapping has ${count}:\n${formatProblems(error.problems)}`;
+      return sendError(res, 422, 'invalid_mapping', message, { problems: error.problems.map(problemView) });
+    }
+    if (error instanceof UnknownMappingVersionError) {
+      const versions = `/admin/api/mappings/${error.crm}/${error.objectType}/versions`;
+      return sendError(res, 404, error.code, `version: ${error.message}; GET ${versions} lists its versions`, {
+        field: 'version',
+      });
     }
     if (error instanceof DiscoveryError)
       return sendError(res, error.status, error.code, error.message, error.field ? { field: error.field } : undefined);

@@ -6,6 +6,7 @@
  * production.
  */
 import type { Db } from './db.js';
+import { parkedReason } from './parked-reason.js';
 import {
   DEAD_LETTER_QUEUE,
   type ClaimedJob,
@@ -203,15 +204,19 @@ export class JobTable {
        ORDER BY created_on DESC, id LIMIT $3`,
       [DEAD_LETTER_QUEUE, options.queue ?? null, options.limit ?? 100],
     );
-    return rows.map((r) => ({
-      id: r.id,
-      queue: r.source_name,
-      data: r.data,
-      error: r.source_output,
-      attempts: (r.source_retry_count ?? 0) + 1,
-      firstQueuedAt: r.source_created_on,
-      deadAt: r.created_on,
-    }));
+    return rows.map((r) => {
+      const attempts = (r.source_retry_count ?? 0) + 1;
+      return {
+        id: r.id,
+        queue: r.source_name,
+        data: r.data,
+        error: r.source_output,
+        parkedReason: parkedReason(r.source_output, attempts),
+        attempts,
+        firstQueuedAt: r.source_created_on,
+        deadAt: r.created_on,
+      };
+    });
   }
 
   /** Jobs that failed and wait for another attempt, the next one due first, with the error they met. */

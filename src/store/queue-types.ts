@@ -26,6 +26,8 @@ export interface DeadLetter<T extends RecordRef = RecordRef> {
   queue: string;
   data: T;
   error: unknown;
+  /** Why it was parked: every attempt failed, or an error no retry can fix, with the error's code. */
+  parkedReason: string;
   attempts: number;
   firstQueuedAt: Date | null;
   deadAt: Date;

@@ -12,6 +12,7 @@ import type { Priority } from '../core/limiter.js';
 import { logger } from '../logger.js';
 import type { Db } from './db.js';
 import { StoreError } from './errors.js';
+import type { ParkedHow } from './parked-reason.js';
 import { insertJobs, type NewJob } from './job-insert.js';
 import { JobTable, type JobStanding } from './job-table.js';
 import { describeChanges, policyChanges, type PolicyOptions } from './queue-policy.js';
@@ -317,7 +318,9 @@ export class JobQueue {
    */
   async fail(queue: string, job: Pick<ClaimedJob, 'id' | 'retryCount'>, error: unknown): Promise<boolean> {
     if (isFinal(error)) return this.park(queue, job, error);
-    const result = await this.boss.fail(queue, { id: job.id, retryCount: job.retryCount }, describeError(error));
+    const last = job.retryCount + 1 >= this.settings.maxAttempts;
+    const output = describeError(error, last ? 'attempts_exhausted' : undefined);
+    const result = await this.boss.fail(queue, { id: job.id, retryCount: job.retryCount }, output);
     return affected(result) > 0;
   }
 
@@ -325,7 +328,8 @@ export class JobQueue {
   async park(queue: string, job: Pick<ClaimedJob, 'id' | 'retryCount'>, error: unknown): Promise<boolean> {
     // With no retries left, pg-boss's own fail moves the job to the dead letter and keeps the error.
     await this.table.spendAllAttempts(queue, job);
-    const result = await this.boss.fail(queue, { id: job.id, retryCount: job.retryCount }, describeError(error));
+    const output = describeError(error, 'not_retryable');
+    const result = await this.boss.fail(queue, { id: job.id, retryCount: job.retryCount }, output);
     return affected(result) > 0;
   }
 
@@ -417,15 +421,23 @@ function isFinal(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as ErrorLike).retryable === false;
 }
 
-/** Errors and error-shaped objects (`{ code, message, retryable }`) keep their code and message. */
-function describeError(error: unknown): { message: string; code?: string; kind?: string } {
+/**
+ * Errors and error-shaped objects (`{ code, message, retryable }`) keep their code and message; a failure
+ * that parks the job also says how (see parked-reason.ts).
+ */
+function describeError(
+  error: unknown,
+  parked?: ParkedHow,
+): { message: string; code?: string; kind?: string; parked?: ParkedHow } {
+  const how = parked ? { parked } : {};
   if (typeof error === 'object' && error !== null && typeof (error as ErrorLike).message === 'string') {
     const e = error as ErrorLike;
     return {
       message: e.message as string,
       ...(typeof e.code === 'string' ? { code: e.code } : {}),
       ...(typeof e.kind === 'string' ? { kind: e.kind } : {}),
+      ...how,
     };
   }
-  return { message: String(error) };
+  return { message: String(error), ...how };
 }

@@ -177,7 +177,10 @@ describe.skipIf(skip)('admin API', () => {
       document: withoutHeadline.replace('from: position', 'from: no_such_field'),
       author: 'ops@example.com',
     });
-    expectError(invalid, 422, 'invalid_mapping');
+    // Worded for the caller of the API, not for someone restarting the service.
+    expect(expectError(invalid, 422, 'invalid_mapping').message).toMatch(
+      /^the mapping has 1 problem:\n.*: fields > jobtitle > from: "no_such_field" is not a field/,
+    );
 
     const saved = await stack.running.admin<{ active: VersionView }>('POST', '/mappings/hubspot/contact/versions', {
       document: withoutHeadline,
@@ -212,7 +215,11 @@ describe.skipIf(skip)('admin API', () => {
     expect(underV1.contact.crm_enrich_headline).toBe(underV1.person.headline);
 
     const noSuchVersion = await stack.running.admin('POST', '/mappings/hubspot/contact/rollback', { version: 99 });
-    expectError(noSuchVersion, 422, 'invalid_mapping');
+    const missing = expectError(noSuchVersion, 404, 'not_found');
+    expect(missing.message).toBe(
+      'version: hubspot/contact has no version 99; GET /admin/api/mappings/hubspot/contact/versions lists its versions',
+    );
+    expect(missing.details).toMatchObject({ field: 'version' });
     const badVersion = await stack.running.admin('POST', '/mappings/hubspot/contact/rollback', { version: 'one' });
     expect(expectError(badVersion, 400, 'invalid_request').details).toMatchObject({ field: 'version' });
   });

@@ -275,6 +275,11 @@ describe.skipIf(skip)('CRM entry points, answered within the wait', () => {
     expect(data.lastRunTrigger).toBe('workflow');
     expect(data.fields.length).toBeGreaterThan(0);
     expect(data.fields.every((f) => f.reason)).toBe(true);
+    // Each field with the label HubSpot shows for it: a standard property's, and a provisioned one's from the mapping.
+    const labels = Object.fromEntries(data.fields.map((f) => [f.property, f.label]));
+    expect(Object.values(labels).every((label) => typeof label === 'string' && label.length > 0)).toBe(true);
+    expect(labels.jobtitle).toBe('Job Title');
+    if ('crm_enrich_department' in labels) expect(labels.crm_enrich_department).toBe('Department');
 
     const cardUrl = `${stack.running.url}/hubspot/card/contact/${id}?portalId=${stack.sandboxes.hubspot.portalId}`;
     const unsigned = await fetch(cardUrl);

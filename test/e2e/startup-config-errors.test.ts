@@ -81,6 +81,35 @@ describe('start-up with bad settings', () => {
     expectNoSandboxStarted(result.output, dataDir);
   });
 
+  it('reports bad values, a bad schedule, an unknown log level and a URL without its key in one list', async () => {
+    const { env, dataDir } = await bareEnv({
+      LOG_LEVEL: 'verbose',
+      REFRESH_CRON: '0 3 * *',
+      HUBSPOT_TIER: 'gold',
+      PARTNER_API_KEY: '',
+      PARTNER_BASE_URL: 'https://partner.example.com/v1',
+      SALESFORCE_CLIENT_ID: 'an-app',
+    });
+    const result = await runCli(['serve', '--no-demo'], env);
+    expect(result.code).toBe(1);
+    const listed = result.output.split('\n').filter((line) => /^ {2}[A-Z_]+: /.test(line));
+    expect(listed.map((line) => line.trim().split(':')[0])).toEqual([
+      'LOG_LEVEL',
+      'HUBSPOT_TIER',
+      'REFRESH_CRON',
+      'PARTNER_API_KEY',
+      'SALESFORCE_CLIENT_SECRET',
+    ]);
+    expect(result.output).toContain('LOG_LEVEL: expected one of trace, debug, info, warn, error, fatal, silent');
+    expect(result.output).toContain('REFRESH_CRON: expected 5 or 6 fields, got 4;');
+    expect(result.output).toContain('PARTNER_API_KEY: must be set with PARTNER_BASE_URL');
+    // A list, not a stack trace (pino refused the level at import before the configuration was read).
+    expect(result.output).not.toMatch(/^\s+at /m);
+    // The message names the sandbox a key-less URL would have started; none did.
+    expect(result.output).not.toMatch(/http:\/\/127\.0\.0\.1:\d+/);
+    expect(existsSync(join(dataDir, 'hubspot-client-secret'))).toBe(false);
+  });
+
   it('names a data directory it cannot make', async () => {
     const { env, dataDir } = await bareEnv({});
     // A directory inside a plain file cannot be made, whoever runs the test.

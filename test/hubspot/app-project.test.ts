@@ -3,13 +3,19 @@
  * (@hubspot/project-parsing-lib, what `hs project upload` runs before uploading): its layout, uids,
  * component types, JSON and per-component config. The parser fetches the component schemas from
  * HubSpot's API; here that one call is answered from hubspot-project-schemas.ts (see there why).
+ *
+ * The difference from `hs project upload`: the parser ships no schemas of its own (the first test below
+ * fails if a version starts to), so the components are validated against schemas written from HubSpot's
+ * reference pages, not HubSpot's own copies; the parser's own checks (layout, uids, types, JSON) are its.
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseProjectConfig, LATEST_SUPPORTED_PLATFORM_VERSION } from '@hubspot/project-parsing-lib/projects';
+import { getIntermediateRepresentationSchema } from '@hubspot/project-parsing-lib/schema';
 import { translate, isTranslationError } from '@hubspot/project-parsing-lib/translate';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { checkPublicUrl, renderHubspotAppProject, TEMPLATE_URL } from '../../connectors/hubspot/app-project.js';
@@ -71,6 +77,27 @@ interface Named {
 
 afterAll(async () => {
   await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
+});
+
+describe("HubSpot's project parser", () => {
+  it('ships no component schemas: it asks HubSpot for them, for an account, per platform version', async () => {
+    const packageDir = dirname(fileURLToPath(import.meta.resolve('@hubspot/project-parsing-lib/schema')));
+    const root = join(packageDir, '..', '..');
+    const files = await readdir(join(root, 'src'), { recursive: true });
+    expect(files).toContain(join('lib', 'schemas.js'));
+    expect(files.filter((f) => /\.json$/i.test(f))).toEqual([]);
+    const before = schemaRequests.length;
+    const schemas = await getIntermediateRepresentationSchema({
+      projectSourceDir: 'src',
+      platformVersion: '2025.2',
+      accountId: ACCOUNT_ID,
+    });
+    expect(schemaRequests.slice(before)).toEqual([
+      { accountId: ACCOUNT_ID, url: 'project-components-external/project-schemas/v3/2025.2' },
+    ]);
+    // What answers that call here: the schemas written from HubSpot's reference pages.
+    expect(schemas).toBe(HUBSPOT_PROJECT_SCHEMAS);
+  });
 });
 
 describe('the rendered HubSpot app project', () => {

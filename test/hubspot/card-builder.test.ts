@@ -67,6 +67,7 @@ describe('the record card data', () => {
         audit: [newer, older],
         triggers: new Map([['job-2', 'workflow']]),
         companyName: 'Equator Estates',
+        labels: new Map([['jobtitle', 'Job Title']]),
       }),
     );
     expect(data).toEqual({
@@ -77,7 +78,9 @@ describe('the record card data', () => {
       state: 'enriched',
       lastRunAt: '2026-11-26T10:00:00.000Z',
       lastRunTrigger: 'workflow',
-      fields: [{ property: 'jobtitle', label: null, value: 'Head of Sales', reason: 'the partner has a newer value' }],
+      fields: [
+        { property: 'jobtitle', label: 'Job Title', value: 'Head of Sales', reason: 'the partner has a newer value' },
+      ],
       company: { id: '2002', name: 'Equator Estates', reason: 'matched by domain' },
       jobChange: null,
     });
@@ -98,6 +101,7 @@ describe('the record card data', () => {
         audit: [request, run],
         triggers: new Map(),
         companyName: null,
+        labels: new Map(),
       }).state,
     ).toBe('pending');
     const later = row({ outcome: 'unchanged', reason: 'nothing new', jobId: 'job-4' });
@@ -109,6 +113,7 @@ describe('the record card data', () => {
         audit: [later, request, run],
         triggers: new Map(),
         companyName: null,
+        labels: new Map(),
       }).state,
     ).toBe('enriched');
   });
@@ -122,6 +127,7 @@ describe('the record card data', () => {
         audit: [],
         triggers: new Map(),
         companyName: null,
+        labels: new Map(),
       }),
     );
     expect(never).toEqual({
@@ -143,6 +149,7 @@ describe('the record card data', () => {
       audit: [],
       triggers: new Map(),
       companyName: null,
+      labels: new Map(),
     });
     expect(skipped.state).toBe('no_match');
     // A run whose job the queue no longer keeps has no trigger to show.
@@ -154,6 +161,7 @@ describe('the record card data', () => {
         audit: [row({ outcome: 'unchanged', reason: 'x', jobId: 'gone' })],
         triggers: new Map(),
         companyName: null,
+        labels: new Map(),
       }).lastRunTrigger,
     ).toBeNull();
   });

@@ -1,6 +1,6 @@
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadMappingDir, loadMappings, validateMappings } from '../../src/mapping/loader.js';
 import { parseMappingDocument } from '../../src/mapping/parse.js';
@@ -31,6 +31,28 @@ describe('parseMappingDocument', () => {
     const found = problems('crm: hubspot\nfields: [\n');
     expect(found[0]?.code).toBe('yaml_syntax');
     expect(found[0]?.message).toMatch(/line/);
+  });
+
+  it('prints a problem of the whole file as file: message, without an empty path or a dangling colon', () => {
+    const printed = lines('crm: hubspot\nobject: company\nfields: [ {\n');
+    expect(printed.length).toBeGreaterThan(0);
+    for (const line of printed) {
+      expect(line).toMatch(/^m\.yaml: Flow (map|sequence) .* at line \d+, column \d+$/);
+      expect(line).not.toContain('::');
+    }
+    expect(formatProblem({ file: 'm.yaml', path: [], code: 'invalid_value', message: 'no fields' })).toBe(
+      'm.yaml: no fields',
+    );
+  });
+
+  it('suggests the rule a misspelt one most likely meant, and lists the rules when none is near', () => {
+    expect(lines(`${HEAD}fields:\n  - { target: firstname, from: first_name, rule: fill_emtpy }\n`)).toEqual([
+      'm.yaml: fields > firstname > rule: rule must be one of overwrite, fill_empty, never, protect_edits; ' +
+        'did you mean "fill_empty"?',
+    ]);
+    expect(lines(`${HEAD}fields:\n  - { target: firstname, from: first_name, rule: sometimes }\n`)).toEqual([
+      'm.yaml: fields > firstname > rule: rule must be one of overwrite, fill_empty, never, protect_edits',
+    ]);
   });
 
   it('reports every problem in one file at once, each as file: path > to > key: message', () => {
@@ -84,7 +106,8 @@ describe('parseMappingDocument', () => {
       '  - { target: firstname, from: first_name, rule: fill_empyt }\n' +
       '  - { target: jobtitle, from: positon }\n';
     expect(lines(text)).toEqual([
-      'm.yaml: fields > firstname > rule: rule must be one of overwrite, fill_empty, never, protect_edits',
+      'm.yaml: fields > firstname > rule: rule must be one of overwrite, fill_empty, never, protect_edits; ' +
+        'did you mean "fill_empty"?',
       'm.yaml: fields > jobtitle > from: ' +
         '"positon" is not a field of the partner person record; did you mean "position"?',
     ]);
@@ -153,6 +176,8 @@ describe('loading a directory', () => {
   it('reports every problem in every file, and two files for one object', async () => {
     const { mappings, problems: found } = await loadMappingDir(dir);
     const all = [...found, ...validateMappings(mappings)];
+    // Each file as a path from the current directory, however the directory was given.
+    expect(found[0]?.file).toBe(relative(process.cwd(), join(dir, 'hubspot', 'a.yaml')));
     expect(all.map((p) => [p.file.split('/').pop(), p.code])).toEqual([
       ['a.yaml', 'unknown_source_path'],
       ['b.yaml', 'bad_rule'],

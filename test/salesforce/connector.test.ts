@@ -250,6 +250,19 @@ describe('Salesforce connector: finding a record for a person', () => {
     expect(calls('query') - before).toBe(5);
   });
 
+  it('names a Lead by first and last name once an enrichment filled the first name it lacked', async () => {
+    const id = sandbox.createRecord('Lead', { LastName: 'Wilson', Company: 'Unknown', Email: 'isla@name.example' });
+    expect((await connector.searchRecords!('Lead', 'isla@name.example', ['Name'], 20))[0]?.properties.Name).toBe(
+      'Wilson',
+    );
+    const [written] = await connector.writeRecords('Lead', [{ id, properties: { FirstName: 'Isla' } }]);
+    expect(written?.ok).toBe(true);
+    // Salesforce makes the compound Name again from its parts; the admin record search shows it.
+    const [found] = await connector.searchRecords!('Lead', 'isla@name.example', ['Name', 'Email'], 20);
+    expect(found).toMatchObject({ id, properties: { Name: 'Isla Wilson', Email: 'isla@name.example' } });
+    expect(sandbox.getRecord('Lead', id)).toMatchObject({ Name: 'Isla Wilson' });
+  });
+
   it('links to the Lightning record page of the org, with the 18-character id', async () => {
     const id = leads[0]!;
     const url = await connector.recordUrl!('Lead', id.slice(0, 15));

@@ -128,7 +128,8 @@ describeEachBackend('job queue', (t) => {
       queue: Q,
       data: ref('bad'),
       attempts: 2,
-      error: { message: 'partner answered 500', code: 'unavailable' },
+      error: { message: 'partner answered 500', code: 'unavailable', parked: 'attempts_exhausted' },
+      parkedReason: 'parked because all 2 attempts failed, the last with unavailable',
     });
     expect(await store.queue.claim(Q, 10)).toEqual([]);
 
@@ -143,7 +144,12 @@ describeEachBackend('job queue', (t) => {
     const store = await t.openStore({ queue: { maxAttempts: 1 } });
     await store.queue.enqueue(Q, [{ data: ref('a') }, { data: ref('b') }]);
     for (const job of await store.queue.claim(Q, 10)) await store.queue.fail(Q, job, 'no');
-    expect((await store.queue.deadLetters({ queue: Q })).map((d) => d.data.recordId).sort()).toEqual(['a', 'b']);
+    const dead = await store.queue.deadLetters({ queue: Q });
+    expect(dead.map((d) => d.data.recordId).sort()).toEqual(['a', 'b']);
+    expect(dead.map((d) => d.parkedReason)).toEqual([
+      'parked because its only attempt failed',
+      'parked because its only attempt failed',
+    ]);
     expect(await store.queue.replay()).toBe(2);
     expect(await store.queue.depth(Q)).toBe(2);
   });
@@ -159,7 +165,12 @@ describeEachBackend('job queue', (t) => {
     });
     expect(await store.queue.depth(Q)).toBe(0);
     expect(await store.queue.deadLetters()).toMatchObject([
-      { data: ref('invalid'), attempts: 1, error: { code: 'validation', message: 'property jobtitle is read-only' } },
+      {
+        data: ref('invalid'),
+        attempts: 1,
+        error: { code: 'validation', message: 'property jobtitle is read-only' },
+        parkedReason: 'parked at once: a permanent error (validation) that no retry can fix',
+      },
     ]);
   });
 

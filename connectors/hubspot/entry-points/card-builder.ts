@@ -15,6 +15,8 @@ export interface CardInput {
   /** What started each job, by job id, for the jobs the queue still keeps. */
   triggers: Map<string, string>;
   companyName: string | null;
+  /** The object's property labels by name (empty when unknown: the card then shows the names). */
+  labels: ReadonlyMap<string, string>;
 }
 
 const STATES: Record<ViewedState['status'], CardData['state']> = {
@@ -24,7 +26,8 @@ const STATES: Record<ViewedState['status'], CardData['state']> = {
   skipped: 'no_match',
 };
 
-export function buildCardData({ objectType, objectId, state, audit, triggers, companyName }: CardInput): CardData {
+export function buildCardData(input: CardInput): CardData {
+  const { objectType, objectId, state, audit, triggers, companyName, labels } = input;
   const runs = audit.filter((r) => !r.actor);
   const newestRun = runs[0];
   const requested = audit[0]?.actor && audit[0].outcome === 'requested' ? audit[0] : undefined;
@@ -32,7 +35,8 @@ export function buildCardData({ objectType, objectId, state, audit, triggers, co
     .filter((e): e is [string, string] => e[1] !== null)
     .map(([property, value]) => {
       const reason = runs.find((r) => r.property === property && r.outcome === 'write')?.reason;
-      return { property, value, reason: reason ?? 'written by crm-enrich' };
+      const label = labels.get(property) || null;
+      return { property, label, value, reason: reason ?? 'written by crm-enrich' };
     });
   return CardData.parse({
     objectType,

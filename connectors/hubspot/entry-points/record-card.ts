@@ -19,6 +19,7 @@ import { logger } from '../../../src/logger.js';
 import { buildCardData } from './card-builder.js';
 import { CardEnrichAnswer, type CardObjectType } from './card-model.js';
 import { connectedHubspot } from './connected.js';
+import { PropertyLabels } from './property-labels.js';
 import { checkSignature, signatureHeadRefusal } from './signed-request.js';
 
 const log = logger('connector.hubspot.card');
@@ -41,6 +42,7 @@ export interface RecordCardOptions {
 
 /** The card's data: `GET /hubspot/card/:objectType/:objectId`. */
 export function recordCard(options: RecordCardOptions): EntryPoint<ViewRequest> {
+  const propertyLabels = new PropertyLabels();
   return {
     method: 'GET',
     path: '/hubspot/card/:objectType/:objectId',
@@ -52,9 +54,21 @@ export function recordCard(options: RecordCardOptions): EntryPoint<ViewRequest> 
     },
 
     async render({ record }, { state, audit, triggers }) {
-      const name = await companyName(connectedHubspot(options.connector), state?.companyId ?? null);
+      const connector = connectedHubspot(options.connector);
+      const [name, labels] = await Promise.all([
+        companyName(connector, state?.companyId ?? null),
+        propertyLabels.labelsOf(connector, record.objectType),
+      ]);
       const objectType = record.objectType as CardObjectType;
-      const data = buildCardData({ objectType, objectId: record.recordId, state, audit, triggers, companyName: name });
+      const data = buildCardData({
+        objectType,
+        objectId: record.recordId,
+        state,
+        audit,
+        triggers,
+        companyName: name,
+        labels,
+      });
       return { status: 200, body: data };
     },
   };

@@ -29,6 +29,15 @@ export interface SaveResult {
 }
 
 /** A problem with the whole request (Salesforce answers it with 4xx and an error array). */
+/**
+ * A person's Name as Salesforce keeps it: a compound of its parts, made again whenever one of them
+ * changes (an enrichment that fills FirstName after the record was created with LastName alone).
+ */
+function nameFields(type: SandboxObjectType, fields: Fields): void {
+  if (type === 'Lead' || type === 'Contact')
+    fields.Name = [fields.FirstName, fields.LastName].filter(Boolean).join(' ');
+}
+
 export class RequestError extends Error {
   constructor(
     readonly status: number,
@@ -267,8 +276,7 @@ export class OrgData {
         Priority: fields.Priority ?? 'Normal',
         OwnerId: checked.fields.OwnerId ?? fields.OwnerId,
       });
-    if (type === 'Lead' || type === 'Contact')
-      fields.Name = [fields.FirstName, fields.LastName].filter(Boolean).join(' ');
+    nameFields(type, fields);
     this.records.set(id, { type, id, fields });
     if (type === 'Contact' && fields.AccountId) this.makeDirect(id, String(fields.AccountId));
     this.onChange({ type, id, created: true, changed: Object.keys(checked.fields) });
@@ -344,6 +352,7 @@ export class OrgData {
     const changed = Object.keys(checked.fields).filter((k) => record.fields[k] !== checked.fields[k]);
     const previousAccount = record.fields.AccountId;
     Object.assign(record.fields, checked.fields);
+    nameFields(type, record.fields);
     if (type === 'Contact' && changed.includes('AccountId') && record.fields.AccountId)
       this.makeDirect(id18, String(record.fields.AccountId), previousAccount ? String(previousAccount) : undefined);
     const now = sfDatetime(this.stamp());

@@ -71,6 +71,7 @@ export function registerDiscoveryTools(server: McpServer, ctx: ToolContext): voi
         candidates: z.array(Candidate),
         credits: z.number(),
         counts: z.object({ create: z.number(), link: z.number(), skip: z.number() }),
+        beyondLimit: z.number().describe("people who fit the persona past the run's limit, not listed"),
       }),
       annotations: { readOnlyHint: true, openWorldHint: true },
       scopeChallenge: toolScope('preview_discovery'),
@@ -106,7 +107,14 @@ export function registerDiscoveryTools(server: McpServer, ctx: ToolContext): voi
           }),
         );
         return {
-          result: { company: p.company, description: p.description, candidates, credits: p.credits, counts: p.counts },
+          result: {
+            company: p.company,
+            description: p.description,
+            candidates,
+            credits: p.credits,
+            counts: p.counts,
+            beyondLimit: p.beyondLimit,
+          },
           summary:
             `${input.crm} company ${input.companyId}: ${p.counts.create} to create, ${p.counts.link} ` +
             `to link, ${p.counts.skip} skipped, ${p.credits} credits`,

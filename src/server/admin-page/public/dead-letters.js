@@ -85,7 +85,8 @@ export function loadDeadLetters() {
               h('td', { 'data-label': 'Work' }, queueName(d.queue)),
               h('td', { 'data-label': 'Attempts' }, count(d.attempts)),
               h('td', { 'data-label': 'Dead since' }, when(d.deadAt)),
-              h('td', { 'data-label': 'Reason' }, reasonOf(d.error)),
+              // What became of the job (with the error's code), then what its last attempt met.
+              h('td', { 'data-label': 'Reason' }, `${d.parkedReason}: ${d.error?.message ?? reasonOf(d.error)}`),
               h(
                 'td',
                 {},

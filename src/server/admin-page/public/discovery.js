@@ -136,8 +136,9 @@ function preview(event) {
         'p',
         {},
         `${company} (${crmName(p.crm)}), market ${p.company.market}: ${p.description}. `,
-        `${count(p.candidates.length)} people found: ${count(p.counts.create)} to create, ` +
-          `${count(p.counts.link)} to link, ${count(p.counts.skip)} to skip; `,
+        `${count(p.candidates.length + p.beyondLimit)} people found: ${count(p.counts.create)} to create, ` +
+          `${count(p.counts.link)} to link, ${count(p.counts.skip)} to skip` +
+          `${p.beyondLimit ? `, ${count(p.beyondLimit)} past the limit of ${count(p.limit)} (not listed)` : ''}; `,
         `${count(p.credits)} credit${credits} to spend. ` +
           `Discovery may create ${count(p.dailyRemaining)} more records today.`,
       ),
