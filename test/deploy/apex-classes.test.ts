@@ -98,6 +98,8 @@ describe('the Apex classes of deploy/salesforce, parsed', () => {
       'CrmEnrichAction.send': [],
       'CrmEnrichAction.resultsOf': [],
       'CrmEnrichAction.failed': [],
+      // The header formula Salesforce evaluates at the callout, with the credential's secret (HMAC-SHA256).
+      'CrmEnrichAction.signatureFormula': ['testvisible'],
     });
   });
 
