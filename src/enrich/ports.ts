@@ -44,7 +44,7 @@ export interface StatePort {
 }
 
 /** An audit log entry, as the store defines it: the pipeline writes them, it never reads them back. */
-export type { AuditEntry } from '../store/audit-log.js';
+export type { AuditEntry, AuditOutcome } from '../store/audit-log.js';
 
 export interface AuditPort {
   append(entries: AuditEntry[]): Promise<void>;
