@@ -10,6 +10,7 @@ import type { CompanyLinkResult, CrmRecord } from '../core/connector.js';
 import { planValues } from '../mapping/index.js';
 import { BudgetExhaustedError, LOOKUPS_COUNTER } from '../enrich/partner-lookups.js';
 import { linkAudit, type CompanyLinkPlan } from '../enrich/employers/company-link.js';
+import { createAsOwn } from '../enrich/own-creation.js';
 import type { AuditEntry } from '../enrich/ports.js';
 import { outcomeRows, type RecordOutcome } from '../enrich/record/outcome-rows.js';
 import { appliedHash } from '../enrich/record/record-plan.js';
@@ -254,13 +255,17 @@ async function act(
       };
       return { l, planned, properties };
     });
-    const results = await target.connector.createRecords!(
-      target.person.objectType,
-      inputs.map((i) => i.properties),
-      { priority },
+    const results = await createAsOwn(
+      options.created,
+      where,
+      () =>
+        target.connector.createRecords!(
+          target.person.objectType,
+          inputs.map((i) => i.properties),
+          { priority },
+        ),
+      (created) => created.filter((r) => r.ok && !r.existingId).map((r) => r.id),
     );
-    const made = results.filter((r) => r.ok && !r.existingId).map((r) => r.id);
-    await options.created.add(connection, target.person.objectType, made);
     for (const [i, input] of inputs.entries()) {
       const result = results[i]!;
       const { candidate } = input.l;

@@ -26,6 +26,7 @@ import type { PartnerLookups } from '../partner-lookups.js';
 import type { NewCompanyPlanner, PlannedCompany } from './new-companies.js';
 import type { PeopleFirst } from '../lane/people-first.js';
 import type { CreatedRecordsPort, EnqueuePort } from '../ports.js';
+import { createAsOwn } from '../own-creation.js';
 
 const log = logger('enrich.employers');
 const DAY_MS = 86_400_000;
@@ -95,7 +96,7 @@ export interface EmployerResolverOptions {
   /** Plans a new company's enriched values, written by its creation (when a company mapping is active). */
   planner?: NewCompanyPlanner;
   /** Where the ids of created companies are kept, so their creation events are known as the service's own. */
-  created?: Pick<CreatedRecordsPort, 'add'>;
+  created?: Pick<CreatedRecordsPort, 'begin' | 'add' | 'abandon'>;
   /** Called once company jobs are stored, to wake the company lane. */
   wake: (objectType: string) => void;
   /**
@@ -511,20 +512,21 @@ export class EmployerResolver {
     const connection = connector.connection;
     let results;
     try {
-      results = await connector.createCompanies!(
-        mine.map((p) => p.company),
-        { priority },
+      results = await createAsOwn(
+        this.options.created,
+        { connection, objectType: connector.companyObjectType },
+        () =>
+          connector.createCompanies!(
+            mine.map((p) => p.company),
+            { priority },
+          ),
+        (created) => created.flatMap((r) => (r.ok ? [r.id] : [])),
       );
     } catch (error) {
       await Promise.all(mine.map((p) => claims.release(connection, p.company.domain, this.holder)));
       throw error;
     }
     const made = mine.flatMap((p, i) => (results[i]?.ok ? [{ companyId: results[i].id, planned: p }] : []));
-    await this.options.created?.add(
-      connection,
-      connector.companyObjectType,
-      made.map((m) => m.companyId),
-    );
     for (const [i, { company: c, plan }] of mine.entries()) {
       const r = results[i];
       if (r?.ok) {
