@@ -16,7 +16,7 @@ import type { CompiledMapping } from '../../mapping/compile.js';
 import { BatchWriter } from './batch-writer.js';
 import { ClaimLoop } from './claim-loop.js';
 import { HeldJobs } from './held-jobs.js';
-import { housekeep } from './housekeeping.js';
+import { housekeep } from './state-only-jobs.js';
 import { type EnrichJob, queueName } from '../jobs.js';
 import type { LaneEvents } from './lane-events.js';
 import type { LinkContext } from './lane-links.js';
