@@ -24,6 +24,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createDataset } from '../src/partner/sandbox/dataset.js';
+import { SANDBOX_KEY, type SandboxStats } from '../src/partner/sandbox/server.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -293,6 +294,11 @@ await singlesDone;
 clearInterval(readiness);
 clearInterval(sampler);
 clearInterval(memoryProbe);
+// The embedded partner sandbox (the port after the service's) counts arrivals in its own sliding second.
+const partnerStats = (await fetch(`http://127.0.0.1:${port + 1}/__sandbox/stats`)
+  .then((r) => r.json())
+  .catch(() => undefined)) as SandboxStats | undefined;
+const partnerKey = partnerStats?.keys[SANDBOX_KEY];
 service.kill('SIGTERM');
 await new Promise((r) => service.once('exit', r));
 rmSync(dataDir, { recursive: true, force: true });
@@ -319,6 +325,7 @@ console.log(
 );
 console.log(
   `BENCH load records=${records} settled=${settled} peak_rss_mb=${Math.round(peakKb / 1024)} ` +
+    `partner_peak_second=${partnerKey?.maxWindow ?? 'unknown'} partner_429=${partnerKey?.rejected ?? 'unknown'} ` +
     `running_peak_rss_mb=${Math.round(runningPeakKb / 1024)} single_p95_ms=${p95} ` +
     `single_settled_p95_ms=${p95Of(settledSorted)} readyz_worst_s=${(readyWorstMs / 1000).toFixed(1)} ` +
     `seconds=${seconds.toFixed(0)}`,

@@ -460,7 +460,7 @@ await tearDown(killAt !== undefined ? services[1] : undefined);
 console.log(
   `BENCH pipeline instances=${instances} records=${records} seconds=${seconds.toFixed(1)} ` +
     `partner_utilisation=${(servedInTime / seconds / LIMIT).toFixed(3)} ` +
-    `partner_requests=${served} partner_429=${rejected} ` +
+    `partner_requests=${served} partner_429=${rejected} partner_peak_second=${partnerAfter.maxWindow} ` +
     `crm_calls=${crmCalls} crm_calls_min=${crmCallsMin} bound_by=${boundBy} ` +
     `idle_p95_ms=${p95(idle).toFixed(0)} new_record_p95_ms=${p95(newLatencies).toFixed(0)} ` +
     `rss_mb=${rssMb.toFixed(0)} ` +

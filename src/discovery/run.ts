@@ -2,13 +2,17 @@
  * A discovery run, acting on a preview's candidates: each new person is claimed in Postgres (so no run,
  * on any instance, creates anyone twice), looked up for one credit through the same cache, budget and
  * limiter as enrichment, checked against the CRM by e-mail, created through the person mapping, linked
- * with the company, and left with state and audit rows like an enrichment leaves.
+ * with the company, and left with state and audit rows by the builder an enrichment's rows come from
+ * (src/enrich/record/outcome-rows.ts).
  */
 import type { Priority } from '../core/limiter.js';
 import type { CompanyLinkResult, CrmRecord } from '../core/connector.js';
 import { planValues } from '../mapping/index.js';
 import { BudgetExhaustedError, LOOKUPS_COUNTER } from '../enrich/partner-lookups.js';
-import type { AuditEntry, PipelineState } from '../enrich/ports.js';
+import { linkAudit, type CompanyLinkPlan } from '../enrich/employers/company-link.js';
+import { createAsOwn } from '../enrich/own-creation.js';
+import type { AuditEntry } from '../enrich/ports.js';
+import { outcomeRows, type RecordOutcome } from '../enrich/record/outcome-rows.js';
 import { appliedHash } from '../enrich/record/record-plan.js';
 import { logger } from '../logger.js';
 import type { Reservation } from '../store/daily-reservations.js';
@@ -227,8 +231,13 @@ async function act(
 
   // Create the rest in one batch, through the person mapping, tagged and linked.
   const now = new Date();
-  const states: PipelineState[] = [];
+  const outcomes: RecordOutcome[] = [];
   const audit: AuditEntry[] = [];
+  const where = {
+    connection,
+    objectType: target.person.objectType,
+    refreshAfterDays: options.refreshAfterDays,
+  };
   const why =
     `discovery at ${target.company.name ?? target.company.id} ` +
     `(${preview.persona ? `persona ${preview.persona}: ` : ''}${preview.description})`;
@@ -246,13 +255,17 @@ async function act(
       };
       return { l, planned, properties };
     });
-    const results = await target.connector.createRecords!(
-      target.person.objectType,
-      inputs.map((i) => i.properties),
-      { priority },
+    const results = await createAsOwn(
+      options.created,
+      where,
+      () =>
+        target.connector.createRecords!(
+          target.person.objectType,
+          inputs.map((i) => i.properties),
+          { priority },
+        ),
+      (created) => created.filter((r) => r.ok && !r.existingId).map((r) => r.id),
     );
-    const made = results.filter((r) => r.ok && !r.existingId).map((r) => r.id);
-    await options.created.add(connection, target.person.objectType, made);
     for (const [i, input] of inputs.entries()) {
       const result = results[i]!;
       const { candidate } = input.l;
@@ -271,32 +284,22 @@ async function act(
         continue;
       }
       await options.store.settle(connection, candidate.personId, options.holder, 'created', result.id, preview.persona);
-      const row = { connection, objectType: target.person.objectType, recordId: result.id, jobId: null };
-      for (const [property, value] of Object.entries(input.properties)) {
-        const decision = input.planned.decisions.find((d) => d.property === property);
-        audit.push({
-          ...row,
-          property,
-          oldValue: null,
-          newValue: value,
-          rule: decision?.rule ?? 'discovery',
-          outcome: 'written',
+      outcomes.push({
+        recordId: result.id,
+        jobId: null,
+        result: {
+          kind: 'created',
+          market: target.company.market,
+          partnerId: candidate.personId,
+          matchKey: `id:${candidate.personId}`,
+          dataHash: appliedHash(input.l.person, mapping),
+          values: input.properties,
+          mapped: input.planned.writes,
+          rules: Object.fromEntries(input.planned.decisions.map((d) => [d.property, d.rule])),
+          origin: 'discovery',
           reason: `created by ${why}`,
-        });
-      }
-      states.push({
-        ...row,
-        partnerId: candidate.personId,
-        matchKey: `id:${candidate.personId}`,
-        market: target.company.market,
-        status: 'enriched',
-        lastError: null,
-        dataHash: appliedHash(input.l.person, mapping),
-        lastWritten: input.planned.writes,
-        companyId: target.company.id,
-        companyReason: `created by discovery at this company`,
-        lastEnrichedAt: now,
-        nextRefreshAt: new Date(now.getTime() + options.refreshAfterDays * 86_400_000),
+          company: { id: target.company.id, reason: 'created by discovery at this company' },
+        },
       });
       records.take();
       people.push({
@@ -313,7 +316,10 @@ async function act(
   }
 
   // Their state goes in at once: the CRM's creation events that follow are then known as our own.
-  if (states.length) await options.state.settle(states.splice(0), audit.splice(0));
+  if (outcomes.length) {
+    const rows = outcomeRows(where, outcomes, now);
+    await options.state.settle(rows.states, rows.audit);
+  }
 
   // Link the new records (where the link is not part of the record) and the people found already there.
   const created = people.filter((p) => p.action === 'created').map((p) => p.recordId!);
@@ -330,10 +336,11 @@ async function act(
     })),
   ];
   const linkResults = await linkWithCompany(target, linkInputs, priority);
+  const linkRows = (recordId: string, link: CompanyLinkPlan) =>
+    audit.push(...linkAudit(connection, target.person.objectType, recordId, link, null));
   for (const l of links) {
     const result = linkResults.get(l.record.id);
     const failed = !result || result.outcome === 'failed';
-    const refusal = failed ? `; the CRM refused the link: ${result?.error ?? 'no reason given'}` : '';
     await options.store.settle(
       connection,
       l.candidate.personId,
@@ -342,17 +349,14 @@ async function act(
       l.record.id,
       preview.persona,
     );
-    audit.push({
-      connection,
-      objectType: target.person.objectType,
-      recordId: l.record.id,
-      jobId: null,
+    linkRows(l.record.id, {
+      action: 'associate',
       property: target.person.linkProperty,
-      oldValue: l.record.properties[target.person.linkProperty] ?? null,
-      newValue: target.company.id,
-      rule: 'company_link',
-      outcome: failed ? 'link_failed' : result.outcome === 'already_linked' ? 'already_linked' : result.outcome,
-      reason: `found by ${why}; already in the CRM (matched by ${l.by})${refusal}`,
+      current: l.record.properties[target.person.linkProperty] ?? null,
+      companyId: target.company.id,
+      reason: `found by ${why}; already in the CRM (matched by ${l.by})`,
+      outcome: result?.outcome ?? 'failed',
+      ...(failed ? { error: result?.error ?? 'no reason given' } : {}),
     });
     if (failed)
       skip(
@@ -376,34 +380,22 @@ async function act(
   }
   for (const id of created) {
     const result = linkResults.get(id);
-    if (target.connector.companyLinkInWrite)
-      audit.push({
-        connection,
-        objectType: target.person.objectType,
-        recordId: id,
-        jobId: null,
-        property: target.person.linkProperty,
-        oldValue: null,
-        newValue: target.company.id,
-        rule: 'company_link',
-        outcome: 'linked_primary',
-        reason: `created at this company by ${why}`,
-      });
+    const link = {
+      property: target.person.linkProperty,
+      current: null,
+      companyId: target.company.id,
+      reason: `created at this company by ${why}`,
+    };
+    if (target.connector.companyLinkInWrite) linkRows(id, { ...link, action: 'write' });
     else if (result)
-      audit.push({
-        connection,
-        objectType: target.person.objectType,
-        recordId: id,
-        jobId: null,
-        property: target.person.linkProperty,
-        oldValue: null,
-        newValue: target.company.id,
-        rule: 'company_link',
-        outcome: result.outcome === 'failed' ? 'link_failed' : result.outcome,
-        reason: `created at this company by ${why}${result.error ? `; ${result.error}` : ''}`,
+      linkRows(id, {
+        ...link,
+        action: 'associate',
+        outcome: result.outcome,
+        ...(result.error ? { error: result.error } : {}),
       });
   }
-  if (states.length || audit.length) await options.state.settle(states, audit);
+  if (audit.length) await options.state.settle([], audit);
 
   log.info(
     {

@@ -111,7 +111,7 @@ export interface DiscoveryOptions {
   store: DiscoveryStore;
   state: StatePort;
   /** Where the ids of created people are kept, so their creation events are known as the service's own. */
-  created: Pick<CreatedRecordsPort, 'add'>;
+  created: Pick<CreatedRecordsPort, 'begin' | 'add' | 'abandon'>;
   /** Largest `limit` one run may ask for; the default limit. */
   runMax: number;
   defaultLimit: number;

@@ -20,7 +20,7 @@ export interface EnricherOptions extends Omit<LaneOptions, 'connector' | 'object
   /** Per-domain creation claims shared by every instance. */
   claims: ClaimsPort;
   /** Where the ids of records the service creates are kept, so their creation events are known as its own. */
-  created?: Pick<CreatedRecordsPort, 'add' | 'has'>;
+  created?: CreatedRecordsPort;
   /** Whether a missing employer company is created on this connection (default: yes). */
   createCompanies?: (connector: CrmConnector) => boolean;
   /** How long bulk employers' domains gather before one CRM search looks them all up. */

@@ -67,6 +67,11 @@ export const EnrichJobData = z.object({
    * made with the service's token.
    */
   byThisService: z.boolean().optional(),
+  /**
+   * The CRM named another maker than the service (a person, an app, an import): the record cannot be one
+   * of the service's own creations, so its job never waits for one to be recorded.
+   */
+  byAnother: z.boolean().optional(),
   /** For a delivery item that could not be read: why, to park it with. */
   rejection: z.string().optional(),
   /**
@@ -145,6 +150,9 @@ export function jobFromEvent(
       ...(event.mergedIds?.length ? { mergedIds: event.mergedIds } : {}),
       ...(event.actor === 'this_service' && (event.kind === 'created' || event.kind === 'changed')
         ? { byThisService: true }
+        : {}),
+      ...(event.kind === 'created' && event.actor !== undefined && event.actor !== 'this_service'
+        ? { byAnother: true }
         : {}),
       ...(event.kind === 'rejected' ? { rejection: event.rejection ?? 'the item could not be read' } : {}),
     },

@@ -44,7 +44,7 @@ export interface StatePort {
 }
 
 /** An audit log entry, as the store defines it: the pipeline writes them, it never reads them back. */
-export type { AuditEntry } from '../store/audit-log.js';
+export type { AuditEntry, AuditOutcome } from '../store/audit-log.js';
 
 export interface AuditPort {
   append(entries: AuditEntry[]): Promise<void>;
@@ -123,12 +123,22 @@ export interface PendingWritesPort {
   get(connection: string, objectType: string, recordIds: string[]): Promise<Map<string, Record<string, string>>>;
 }
 
-/** Records crm-enrich created in a CRM (an employer's company, a discovered person), shared by every instance. */
+/**
+ * Records crm-enrich created in a CRM (an employer's company, a discovered person), shared by every
+ * instance: its own creations. A creation is marked under way before its call goes out, and the mark
+ * gives way to the ids in one step, so a creation event finds one or the other whenever it comes.
+ */
 export interface CreatedRecordsPort {
-  /** Kept the moment the CRM gives the ids, before their creation events can come back. */
-  add(connection: string, objectType: string, recordIds: string[]): Promise<void>;
+  /** Marks a creation as under way, before its call goes out; returns the mark. */
+  begin(connection: string, objectType: string): Promise<string>;
+  /** Keeps the ids the CRM gave and lifts the creation's mark, in one step. */
+  add(connection: string, objectType: string, recordIds: string[], mark?: string): Promise<void>;
+  /** Lifts a mark whose creation failed. */
+  abandon(mark: string): Promise<void>;
   /** Which of these records crm-enrich created. */
   has(connection: string, objectType: string, recordIds: string[]): Promise<Set<string>>;
+  /** Whether a creation of this object type was marked under way less than `withinMs` ago, on any instance. */
+  underWay(connection: string, objectType: string, withinMs: number): Promise<boolean>;
 }
 
 /**

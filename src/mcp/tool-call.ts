@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { AuthInfo, CallToolResult, ScopeChallengeHandler } from '@modelcontextprotocol/server';
 import { AppError } from '../core/errors.js';
 import { logger } from '../logger.js';
+import type { AuditOutcome } from '../store/audit-log.js';
 import type { ClientBudget } from './client-budget.js';
 import type { McpContext } from './mcp-context.js';
 import { requireScope } from './scope-challenge.js';
@@ -70,7 +71,7 @@ export async function runTool<T extends Record<string, unknown>>(
   }
 }
 
-function describe(error: unknown): { message: string; outcome: string } {
+function describe(error: unknown): { message: string; outcome: AuditOutcome } {
   if (error instanceof ToolRefusal) return { message: error.message, outcome: 'refused' };
   if (error instanceof AppError) {
     const advice =
@@ -89,7 +90,13 @@ function describe(error: unknown): { message: string; outcome: string } {
   };
 }
 
-async function audit(ctx: ToolContext, tool: ToolName, outcome: string, reason: string, actor: string): Promise<void> {
+async function audit(
+  ctx: ToolContext,
+  tool: ToolName,
+  outcome: AuditOutcome,
+  reason: string,
+  actor: string,
+): Promise<void> {
   try {
     await ctx.service.store.audit.record([{ ...TOOL_AUDIT, recordId: tool, outcome, reason, actor }]);
   } catch (error) {

@@ -7,6 +7,38 @@ import type { Db } from './db.js';
 import { StoreError } from './errors.js';
 
 /**
+ * What an audit row says became of a record or one of its properties. Every reader (on-demand, the
+ * record card, MCP explain_record, the admin page) counts a property written by `write`.
+ */
+export type AuditOutcome =
+  /** A property written (or, by a creation, given its first value). */
+  | 'write'
+  /** A person's edit kept beside the values written. */
+  | 'kept_person_edit'
+  /** A value the CRM would refuse for its length: said without the value. */
+  | 'too_long'
+  /** Nothing written: the CRM already holds what the partner has, or what was applied last time. */
+  | 'unchanged'
+  /** Nothing looked up: no match property has a value. */
+  | 'skipped'
+  /** The partner has no record for the match keys tried. */
+  | 'no_match'
+  /** The record's company link: */
+  | 'not_linked'
+  | 'already_linked'
+  | 'linked_primary'
+  | 'linked'
+  | 'link_failed'
+  /** A person's new employer, seen by the job-change observer. */
+  | 'job_change'
+  /** Someone asked for the record's enrichment (the row carries who). */
+  | 'requested'
+  /** An MCP tool call: answered, refused, or failed with the error's code. */
+  | 'ok'
+  | 'refused'
+  | `error:${string}`;
+
+/**
  * One entry to write: a property written, or (without a property)
  * why nothing was written. Absent and null are the same.
  */
@@ -20,8 +52,8 @@ export interface AuditEntry {
   newValue?: string | null;
   /** The mapping rule that decided, e.g. `fill_empty`, `overwrite`, `keep_manual_edit`. */
   rule?: string | null;
-  /** What became of the record in this run, e.g. `written`, `unchanged`, `skipped`. */
-  outcome?: string | null;
+  /** What became of the record (or the property) in this run. */
+  outcome?: AuditOutcome | null;
   /** Why nothing was written (required when `property` is absent). */
   reason?: string | null;
   jobId?: string | null;

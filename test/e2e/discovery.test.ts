@@ -148,9 +148,19 @@ describe.skipIf(skip)('discovery of people at a target company', () => {
         `SELECT property, outcome, reason FROM $schema.audit_log WHERE object_type = 'contact' AND record_id = $1`,
         [p.recordId],
       );
-      expect(audit.find((a) => a.property === 'jobtitle')).toMatchObject({ outcome: 'written' });
+      expect(audit.find((a) => a.property === 'jobtitle')).toMatchObject({ outcome: 'write' });
       expect(audit.find((a) => a.property === 'associatedcompanyid')).toMatchObject({ outcome: 'linked_primary' });
       expect(audit.every((a) => a.reason.includes('discovery'))).toBe(true);
+      // The record's explanation, as the admin page, the card and MCP read it, counts the fields written.
+      const view = await running.admin<{ runs: { rows: { property: string | null; outcome: string }[] }[] }>(
+        'GET',
+        `/records/hubspot/contact/${p.recordId}`,
+      );
+      expect(view.status).toBe(200);
+      const written = view.body.runs.flatMap((r) => r.rows.filter((row) => row.outcome === 'write'));
+      expect(written.map((row) => row.property)).toEqual(
+        expect.arrayContaining(['email', 'jobtitle', 'crm_enrich_partner_id', 'crm_enrich_source']),
+      );
     }
     expect(sandboxes.hubspot.getContact(existing.id)!.associatedcompanyid).toBe(company.id);
 

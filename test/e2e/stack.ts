@@ -13,6 +13,7 @@ import {
   type SalesforceSandbox,
   type SalesforceSandboxOptions,
 } from '../../connectors/salesforce/sandbox/server.js';
+import type { PGlite } from '@electric-sql/pglite';
 import { loadConfig, type Config } from '../../src/config.js';
 import { loadMappingDir } from '../../src/mapping/index.js';
 import { startPartnerSandbox, type PartnerSandbox } from '../../src/partner/sandbox/server.js';
@@ -55,6 +56,8 @@ export interface StackOptions {
   schema?: string;
   /** The service's database; default the test server. */
   databaseUrl?: string;
+  /** An open PGlite (the embedded database) to run the service on instead of the test server. */
+  pglite?: PGlite;
 }
 
 export async function startSandboxes(options: StackOptions = {}): Promise<Sandboxes> {
@@ -145,6 +148,7 @@ export async function startService(
     ...(options.mappingsDir ? { mappingsDir: options.mappingsDir } : {}),
     store: {
       schema,
+      ...(options.pglite ? { databaseUrl: undefined, pglite: options.pglite } : {}),
       queue: {
         retryDelaySeconds: 1,
         retryDelayMaxSeconds: 2,

@@ -9,11 +9,11 @@ import { startHubspotSandbox, type HubspotSandbox } from '../../connectors/hubsp
 import type { CrmConnector } from '../../src/core/connector.js';
 import {
   EmployerResolver,
-  employerOf,
   type EmployerConnector,
   type EmployerResolution,
 } from '../../src/enrich/employers/employers.js';
 import { FreeMailDomains } from '../../src/enrich/employers/free-mail.js';
+import { employerOf } from '../../src/enrich/employers/employer-of.js';
 import type { Store } from '../../src/store/store.js';
 import { describeEachBackend } from '../support/db.js';
 

@@ -14,35 +14,24 @@
  * lookup) asks the partner nothing: it creates only what the partner named, with the name, domain and
  * partner company id the person's answer carries, and queues no enrichment job.
  */
-import { randomUUID } from 'node:crypto';
 import type { CompanyKeys, CompanyMatch, CrmConnector, FoundCompany, NewCompany } from '../../core/connector.js';
-import { domainOf } from '../../core/domain.js';
 import type { Priority } from '../../core/limiter.js';
 import { logger } from '../../logger.js';
 import { toMarket } from '../../mapping/markets.js';
 import type { Market } from '../../partner/schemas.js';
-import { queueName } from '../jobs.js';
 import type { PartnerLookups } from '../partner-lookups.js';
-import type { NewCompanyPlanner, PlannedCompany } from './new-companies.js';
+import type { NewCompanyPlanner } from './new-companies.js';
 import type { PeopleFirst } from '../lane/people-first.js';
 import type { CreatedRecordsPort, EnqueuePort } from '../ports.js';
+import { CompanyCreation, type ClaimsPort } from './company-claims.js';
+import { CompanyJobs } from './company-jobs.js';
+import type { Employer, EmployerResolution } from './employer-of.js';
+import { RecentCompanies } from './recent-companies.js';
+
+export type { ClaimsPort } from './company-claims.js';
+export type { Employer, EmployerResolution } from './employer-of.js';
 
 const log = logger('enrich.employers');
-const DAY_MS = 86_400_000;
-
-/** A person's employer as far as the partner data and the record tell. */
-export interface Employer {
-  /** Normalised website domain: lower case, no scheme, `www.`, port or path. */
-  domain: string;
-  /** The company name the partner gave, used when the company has to be created. */
-  name?: string;
-  /** The partner's id of the company, found in the CRM once a company was enriched with it. */
-  partnerCompanyId?: string;
-  /** true when the partner named the employer (the person's current company). */
-  fromPartner: boolean;
-  /** The market a company lookup of the domain uses. */
-  market: Market;
-}
 
 /** How one resolution may spend partner credits. */
 export interface ResolveOptions {
@@ -53,29 +42,6 @@ export interface ResolveOptions {
    * spend when any of them may.
    */
   spend?: boolean;
-}
-
-export type EmployerResolution =
-  /**
-   * `enrichedByCreator`: crm-enrich created the company (here or on another instance) and its creator saw
-   * to its enrichment, in the creation or by a job: none is queued for it again.
-   */
-  { kind: 'found'; companyId: string; reason: string; enrichedByCreator?: boolean } | { kind: 'none'; reason: string };
-
-export interface ClaimsPort {
-  created(connection: string, domains: string[]): Promise<Map<string, string>>;
-  claim(
-    connection: string,
-    domains: string[],
-    holder: string,
-    staleMs: number,
-  ): Promise<Map<string, { kind: 'mine' } | { kind: 'created'; companyId: string } | { kind: 'held' }>>;
-  settle(connection: string, domain: string, holder: string, companyId: string): Promise<void>;
-  release(connection: string, domain: string, holder: string): Promise<void>;
-  /** The holder is still at work on these claims: they are not stale. */
-  touch(connection: string, domains: string[], holder: string): Promise<void>;
-  reportDuplicate(connection: string, domain: string, companyIds: string[]): Promise<void>;
-  reportNearMatch(connection: string, domain: string, name: string, companyIds: string[]): Promise<void>;
 }
 
 export type EmployerConnector = CrmConnector &
@@ -95,7 +61,7 @@ export interface EmployerResolverOptions {
   /** Plans a new company's enriched values, written by its creation (when a company mapping is active). */
   planner?: NewCompanyPlanner;
   /** Where the ids of created companies are kept, so their creation events are known as the service's own. */
-  created?: Pick<CreatedRecordsPort, 'add'>;
+  created?: Pick<CreatedRecordsPort, 'begin' | 'add' | 'abandon'>;
   /** Called once company jobs are stored, to wake the company lane. */
   wake: (objectType: string) => void;
   /**
@@ -129,7 +95,6 @@ interface Pending {
 }
 
 export class EmployerResolver {
-  private readonly holder = randomUUID();
   private pending = new Map<string, Pending>();
   /** Domains whose resolution is under way: a colleague arriving meanwhile waits for it rather than searching again. */
   private readonly resolving = new Map<string, Pending>();
@@ -140,11 +105,26 @@ export class EmployerResolver {
   private awaitingLull = false;
   private readonly running = new Set<Promise<void>>();
   /** Domains resolved lately, so the colleagues of one employer cost one search, not one each. */
-  private readonly recent = new Map<string, { companyId: string; reason: string; at: number }>();
-  /** Companies already given an enrichment job in this period, by this process. */
-  private readonly queued = new Map<string, number>();
+  private readonly recent = new RecentCompanies();
+  private readonly creation: CompanyCreation;
+  private readonly companyJobs: CompanyJobs;
 
-  constructor(private readonly options: EmployerResolverOptions) {}
+  constructor(private readonly options: EmployerResolverOptions) {
+    this.creation = new CompanyCreation({
+      connector: options.connector,
+      claims: options.claims,
+      planner: options.planner,
+      created: options.created,
+      claimWaitMs: options.claimWaitMs,
+      staleClaimMs: options.staleClaimMs,
+    });
+    this.companyJobs = new CompanyJobs({
+      connector: options.connector,
+      enqueue: options.enqueue,
+      refreshAfterDays: options.refreshAfterDays,
+      wake: options.wake,
+    });
+  }
 
   get connection(): string {
     return this.options.connector.connection;
@@ -160,8 +140,7 @@ export class EmployerResolver {
   resolve(employer: Employer, priority: Priority, options: ResolveOptions = {}): Promise<EmployerResolution> {
     const spend = options.spend ?? true;
     const cached = this.recent.get(employer.domain);
-    if (cached && Date.now() - cached.at < RECENT_MS)
-      return Promise.resolve({ kind: 'found', companyId: cached.companyId, reason: cached.reason });
+    if (cached) return Promise.resolve({ kind: 'found', companyId: cached.companyId, reason: cached.reason });
     return new Promise((resolve, reject) => {
       const under = this.resolving.get(employer.domain);
       if (under) {
@@ -251,14 +230,9 @@ export class EmployerResolver {
         continue;
       }
       const r = results.get(domain) ?? { kind: 'none', reason: `no company could be found for ${domain}` };
-      if (r.kind === 'found') this.remember(domain, r.companyId, r.reason);
+      if (r.kind === 'found') this.recent.remember(domain, r.companyId, r.reason);
       for (const w of p.waiters) w.resolve(r);
     }
-  }
-
-  private remember(domain: string, companyId: string, reason: string): void {
-    if (this.recent.size > 50_000) this.recent.clear();
-    this.recent.set(domain, { companyId, reason, at: Date.now() });
   }
 
   /**
@@ -347,7 +321,7 @@ export class EmployerResolver {
     }
     const held = new Set<string>();
     if (creatable.length) {
-      const created = await this.createOnce(creatable, priority, lookupFree);
+      const created = await this.creation.createOnce(creatable, priority, lookupFree);
       for (const [d, r] of created.results) out.set(d, r);
       for (const d of created.held) held.add(d);
     }
@@ -359,7 +333,7 @@ export class EmployerResolver {
         ? [{ companyId: r.companyId, market: byDomain.get(domain)!.market }]
         : [],
     );
-    await this.queueEnrichment(toEnrich);
+    await this.companyJobs.queue(toEnrich);
     return { results: out, held };
   }
 
@@ -438,198 +412,4 @@ export class EmployerResolver {
       toMarket(typeof hit.data.hq_country === 'string' ? hit.data.hq_country : undefined) ?? employer.market;
     return { ...employer, market, ...(name ? { name } : {}) };
   }
-
-  /**
-   * Claims each domain, plans the values of the companies this instance won and creates them (with those
-   * values), and waits for what others are creating, claiming again as it waits: a claim whose holder
-   * died is taken over once it is `staleClaimMs` old. Only the winner looks the company up, so several
-   * instances never spend a credit each on one new employer; a `lookupFree` domain's company is created
-   * bare. `held`: domains still held past the wait.
-   */
-  private async createOnce(
-    companies: (NewCompany & { market: Market })[],
-    priority: Priority,
-    lookupFree: Set<string>,
-  ): Promise<{ results: Map<string, EmployerResolution>; held: string[] }> {
-    const { connector, claims } = this.options;
-    const connection = connector.connection;
-    const staleMs = this.options.staleClaimMs ?? 15_000;
-    const out = new Map<string, EmployerResolution>();
-    const byDomain = new Map(companies.map((c) => [c.domain, c]));
-    const deadline = Date.now() + (this.options.claimWaitMs ?? 30_000);
-    let todo = companies.map((c) => c.domain);
-    for (;;) {
-      const claimed = await claims.claim(connection, todo, this.holder, staleMs);
-      for (const [d, c] of claimed) {
-        if (c.kind === 'created')
-          out.set(d, {
-            kind: 'found',
-            companyId: c.companyId,
-            reason: `created by crm-enrich for ${d}`,
-            enrichedByCreator: true,
-          });
-      }
-      const mine = todo.filter((d) => claimed.get(d)?.kind === 'mine').map((d) => byDomain.get(d)!);
-      if (mine.length)
-        await this.whileHolding(mine, staleMs, async () =>
-          this.create(await this.plan(mine, lookupFree), priority, out),
-        );
-      todo = todo.filter((d) => claimed.get(d)?.kind === 'held');
-      if (todo.length === 0) return { results: out, held: [] };
-      // These domains' records have their links tried again with their jobs; the rest of the batch is done.
-      if (Date.now() >= deadline) return { results: out, held: todo };
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  }
-
-  /** Runs `work` while touching the claims of `companies` every third of `staleMs`, so they never look stale. */
-  private async whileHolding<T>(companies: NewCompany[], staleMs: number, work: () => Promise<T>): Promise<T> {
-    const { connector, claims } = this.options;
-    const domains = companies.map((c) => c.domain);
-    const beat = setInterval(
-      () => {
-        claims.touch(connector.connection, domains, this.holder).catch((error: unknown) => {
-          log.warn({ err: error }, 'could not vouch for company claims; another instance may take them over');
-        });
-      },
-      Math.max(100, staleMs / 3),
-    );
-    try {
-      return await work();
-    } finally {
-      clearInterval(beat);
-    }
-  }
-
-  /** Creates companies whose domains this instance claimed, each with the values planned for it. */
-  private async create(
-    mine: PlannedCompany[],
-    priority: Priority,
-    out: Map<string, EmployerResolution>,
-  ): Promise<void> {
-    const { connector, claims } = this.options;
-    const connection = connector.connection;
-    let results;
-    try {
-      results = await connector.createCompanies!(
-        mine.map((p) => p.company),
-        { priority },
-      );
-    } catch (error) {
-      await Promise.all(mine.map((p) => claims.release(connection, p.company.domain, this.holder)));
-      throw error;
-    }
-    const made = mine.flatMap((p, i) => (results[i]?.ok ? [{ companyId: results[i].id, planned: p }] : []));
-    await this.options.created?.add(
-      connection,
-      connector.companyObjectType,
-      made.map((m) => m.companyId),
-    );
-    for (const [i, { company: c, plan }] of mine.entries()) {
-      const r = results[i];
-      if (r?.ok) {
-        await claims.settle(connection, c.domain, this.holder, r.id);
-        out.set(c.domain, {
-          kind: 'found',
-          companyId: r.id,
-          reason: `created for ${c.domain} (${c.name}, known to the partner)`,
-          // Created bare (no plan): its enrichment is a job's, queued with the found ones.
-          ...(plan ? { enrichedByCreator: true } : {}),
-        });
-        log.info({ connection, domain: c.domain, companyId: r.id }, 'created a company for a new employer');
-      } else {
-        await claims.release(connection, c.domain, this.holder);
-        out.set(c.domain, {
-          kind: 'none',
-          reason: `the CRM did not create a company for ${c.domain}: ${r?.error?.message ?? 'no result'}`,
-        });
-      }
-    }
-    await this.options.planner?.settle(made);
-  }
-
-  /** Each new company's enriched values, planned before its creation; bare without a planner or a lookup to spend. */
-  private plan(companies: (NewCompany & { market: Market })[], lookupFree: Set<string>): Promise<PlannedCompany[]> {
-    const { planner } = this.options;
-    return Promise.all(
-      companies.map(({ market, ...company }) =>
-        planner && !lookupFree.has(company.domain) ? planner.plan(company, market) : Promise.resolve({ company }),
-      ),
-    );
-  }
-
-  private async queueEnrichment(companies: { companyId: string; market: Market }[]): Promise<void> {
-    const { connector } = this.options;
-    const period = Math.floor(Date.now() / (this.options.refreshAfterDays * DAY_MS));
-    const fresh = new Map(
-      companies.filter((c) => this.queued.get(c.companyId) !== period).map((c) => [c.companyId, c.market]),
-    );
-    if (fresh.size === 0) return;
-    if (this.queued.size > 100_000) this.queued.clear();
-    for (const id of fresh.keys()) this.queued.set(id, period);
-    const objectType = connector.companyObjectType;
-    const { inserted } = await this.options.enqueue.enqueue(
-      [...fresh].map(([recordId, market]) => ({
-        queue: queueName(connector.connection, objectType),
-        // One job per company per refresh period, whichever instance or person asks first.
-        dedupKey: `company:${connector.connection}:${objectType}:${recordId}:${period}`,
-        priority: 'bulk',
-        // The person's market stands in while the company record names no country of its own.
-        data: { connection: connector.connection, objectType, recordId, reason: 'company', market },
-      })),
-    );
-    if (inserted > 0) this.options.wake(objectType);
-  }
-}
-
-/** How long a resolved domain answers from memory before the claim table and the CRM are asked again. */
-const RECENT_MS = 10 * 60_000;
-
-export interface EmployerSources {
-  /** The domain the mapping's `company` entry read from the partner record (its current company's website). */
-  partnerDomain?: string;
-  /** The partner record of the person, when matched. */
-  partner?: Record<string, unknown>;
-  /** The record's work e-mail address, when it has one. */
-  email?: string;
-  market: Market;
-  freeMail: { has(domain: string): boolean };
-}
-
-/**
- * The employer: the partner's current company of a matched person first (whatever address matched),
- * otherwise the domain of the record's e-mail. A free-mail domain never names an employer.
- */
-export function employerOf(sources: EmployerSources): Employer | undefined {
-  const { partnerDomain, partner, email, market, freeMail } = sources;
-  const partnerName = nameOf(partner);
-  const partnerCompanyId = idOf(partner);
-  const fromPartner = partnerDomain ? domainOf(partnerDomain) : undefined;
-  if (fromPartner && !freeMail.has(fromPartner)) {
-    return {
-      domain: fromPartner,
-      fromPartner: true,
-      market,
-      ...(partnerName ? { name: partnerName } : {}),
-      ...(partnerCompanyId ? { partnerCompanyId } : {}),
-    };
-  }
-  const at = email?.lastIndexOf('@') ?? -1;
-  const fromEmail = email && at > 0 ? domainOf(email.slice(at + 1)) : undefined;
-  if (fromEmail && !freeMail.has(fromEmail)) return { domain: fromEmail, fromPartner: false, market };
-  return undefined;
-}
-
-function idOf(partner: Record<string, unknown> | undefined): string | undefined {
-  const company = partner?.current_company;
-  if (!company || typeof company !== 'object') return undefined;
-  const id = (company as Record<string, unknown>).id;
-  return typeof id === 'string' && id.trim() ? id.trim() : undefined;
-}
-
-function nameOf(partner: Record<string, unknown> | undefined): string | undefined {
-  const company = partner?.current_company;
-  if (!company || typeof company !== 'object') return undefined;
-  const name = (company as Record<string, unknown>).name;
-  return typeof name === 'string' && name.trim() ? name.trim().slice(0, 255) : undefined;
 }

@@ -29,7 +29,7 @@ export interface LaneOptions {
   audit: AuditPort;
   erasure: ErasurePort;
   /** Records the service created: their creation events are its own doings, never enriched again. */
-  created?: Pick<CreatedRecordsPort, 'has'>;
+  created?: Pick<CreatedRecordsPort, 'has' | 'underWay'>;
   /** Where the identity values of a write are kept until it is settled (the intake tells their echoes). */
   writing?: Pick<PendingWritesPort, 'add'>;
   lookups: PartnerLookups;

@@ -16,7 +16,7 @@ import type { CompiledMapping } from '../../mapping/compile.js';
 import { BatchWriter } from './batch-writer.js';
 import { ClaimLoop } from './claim-loop.js';
 import { HeldJobs } from './held-jobs.js';
-import { housekeep } from './housekeeping.js';
+import { housekeep } from './state-only-jobs.js';
 import { type EnrichJob, queueName } from '../jobs.js';
 import type { LaneEvents } from './lane-events.js';
 import type { LinkContext } from './lane-links.js';
@@ -26,6 +26,7 @@ import { Ledger } from './ledger.js';
 import { LinkQueue } from './link-queue.js';
 import type { PipelineState } from '../ports.js';
 import { propertiesToRead } from '../record/read-properties.js';
+import { OWN_CREATION_MARK_MS, OWN_CREATION_RECHECK_MS } from '../own-creation.js';
 import { RecordRunner } from './record-run.js';
 import { unchangedRefreshes } from '../record/refresh-shortcut.js';
 import { runOutcome } from '../record/run-outcome.js';
@@ -223,10 +224,11 @@ export class Lane extends EventEmitter<LaneEvents> {
     try {
       let states: Map<string, PipelineState>;
       let ours: Set<string>;
+      let undecided: Set<string>;
       try {
-        [states, ours] = await Promise.all([
+        [states, { ours, undecided }] = await Promise.all([
           this.options.state.getMany(this.options.connector.connection, this.options.objectType, ids),
-          this.createdHere(byRecord),
+          this.ownCreations(byRecord),
         ]);
       } catch (error) {
         await this.settler.fail([...byRecord.values()].flat(), error);
@@ -240,7 +242,15 @@ export class Lane extends EventEmitter<LaneEvents> {
         );
         this.ledger.release([...ours]);
       }
-      const unchanged = new Set(await unchangedRefreshes(byRecord, states, mapping, this.options.lookups));
+      if (undecided.size) {
+        await this.settler.release(
+          [...undecided].flatMap((id) => byRecord.get(id)!),
+          OWN_CREATION_RECHECK_MS,
+        );
+        this.ledger.release([...undecided]);
+      }
+      const running = new Map([...byRecord].filter(([id]) => !ours.has(id) && !undecided.has(id)));
+      const unchanged = new Set(await unchangedRefreshes(running, states, mapping, this.options.lookups));
       if (unchanged.size) {
         const runs = [...unchanged].map((id) =>
           runOutcome({ recordId: id, jobs: byRecord.get(id)!, state: states.get(id) }, 'unchanged'),
@@ -248,7 +258,7 @@ export class Lane extends EventEmitter<LaneEvents> {
         await this.settler.settle(runs);
         this.ledger.release([...unchanged]);
       }
-      const toRead = ids.filter((id) => !unchanged.has(id) && !ours.has(id));
+      const toRead = ids.filter((id) => !unchanged.has(id) && !ours.has(id) && !undecided.has(id));
       this.countForeignTokenUse(toRead.map((id) => byRecord.get(id)!));
       if (toRead.length === 0) return;
       const records = await this.readBatch(toRead, byRecord, states, mapping, jobs.length);
@@ -275,20 +285,27 @@ export class Lane extends EventEmitter<LaneEvents> {
   }
 
   /**
-   * Records known only by their creation events that the service itself created (an employer's company).
-   * The intake drops such events, but one can outrun the creation's record in Postgres (the CRM announces
-   * the creation as soon as it answers); by the time its job is claimed the record is there, and the
-   * company, created with its enrichment, costs no read and no lookup a second time.
+   * Records known only by their creation events: `ours`, those the service itself created (an employer's
+   * company, a discovered person), which cost no read and no lookup a second time; `undecided`, those not
+   * known yet while a creation of this object type is under way on some instance (the CRM announced it
+   * before the service recorded it), held back until the creation's ids are kept. A creation the CRM says
+   * another maker made is never held.
    */
-  private async createdHere(byRecord: Map<string, EnrichJob[]>): Promise<Set<string>> {
+  private async ownCreations(
+    byRecord: Map<string, EnrichJob[]>,
+  ): Promise<{ ours: Set<string>; undecided: Set<string> }> {
     const { created, connector, objectType } = this.options;
     const creations = [...byRecord].filter(([, jobs]) => jobs.every((j) => j.data.reason === 'created'));
-    if (!created || creations.length === 0) return new Set();
-    return created.has(
+    if (!created || creations.length === 0) return { ours: new Set(), undecided: new Set() };
+    const ours = await created.has(
       connector.connection,
       objectType,
       creations.map(([id]) => id),
     );
+    const unknown = creations.filter(([id, jobs]) => !ours.has(id) && !jobs.some((j) => j.data.byAnother));
+    const waiting =
+      unknown.length > 0 && (await created.underWay(connector.connection, objectType, OWN_CREATION_MARK_MS));
+    return { ours, undecided: new Set(waiting ? unknown.map(([id]) => id) : []) };
   }
 
   /**

@@ -7,7 +7,7 @@
  */
 import type { CrmConnector } from '../../core/connector.js';
 import type { CompiledMapping } from '../../mapping/compile.js';
-import { employerOf } from '../employers/employers.js';
+import { employerOf } from '../employers/employer-of.js';
 import type { StalePort } from '../ports.js';
 import { companyLinkProperty, propertiesToRead } from '../record/read-properties.js';
 

@@ -1,5 +1,6 @@
 /** The rows a record's outcome leaves behind: its enrichment state and its audit trail. */
-import type { AuditEntry, PipelineState } from '../ports.js';
+import type { Decision } from '../../mapping/planner.js';
+import type { AuditEntry, AuditOutcome, PipelineState } from '../ports.js';
 import type { RecordPlan } from './record-plan.js';
 import { linkAudit, type CompanyLinkPlan } from '../employers/company-link.js';
 
@@ -10,7 +11,7 @@ export function stateFor(
   objectType: string,
   recordId: string,
   previous: PipelineState | undefined,
-  result: RecordPlan,
+  result: RecordPlan | CreatedRecord,
   written: Record<string, string>,
   now: Date,
   refreshAfterDays: number,
@@ -32,6 +33,8 @@ export function stateFor(
     nextRefreshAt: new Date(now.getTime() + refreshAfterDays * DAY_MS),
   };
   switch (result.kind) {
+    case 'created':
+      return createdState(base, result);
     case 'no_key':
       return { ...base, status: 'skipped', lastError: result.reason };
     case 'no_match':
@@ -58,10 +61,11 @@ export function auditFor(
   connection: string,
   objectType: string,
   recordId: string,
-  result: RecordPlan,
+  result: RecordPlan | CreatedRecord,
   jobId: string | null,
 ): AuditEntry[] {
   const row = { connection, objectType, recordId, jobId };
+  if (result.kind === 'created') return createdAudit(row, result);
   if (result.kind === 'no_key') {
     return [
       { ...row, property: null, oldValue: null, newValue: null, rule: null, outcome: 'skipped', reason: result.reason },
@@ -100,8 +104,63 @@ export function auditFor(
     oldValue: d.current,
     newValue: d.next,
     rule: d.rule,
-    outcome: d.outcome,
+    outcome: DECISION_ROWS[d.outcome as keyof typeof DECISION_ROWS],
     reason: d.reason,
+  }));
+}
+
+/** The planner's decisions that leave an audit row, as the row says them. */
+const DECISION_ROWS = {
+  write: 'write',
+  kept_person_edit: 'kept_person_edit',
+  too_long: 'too_long',
+} as const satisfies Partial<Record<Decision['outcome'], AuditOutcome>>;
+
+/**
+ * A record the service created with partner values (a person discovery added): every value it was
+ * created with counts as written, and the partner record it came from is known from then on.
+ */
+export interface CreatedRecord {
+  kind: 'created';
+  market: string;
+  partnerId: string;
+  matchKey: string;
+  dataHash: string;
+  /** Every value the record was created with. */
+  values: Record<string, string>;
+  /** Of those, the ones the mapping owns (refreshed later, like values an enrichment wrote). */
+  mapped: Record<string, string>;
+  /** The mapping rule behind each mapped value; the others are said to come from `origin`. */
+  rules: Record<string, string>;
+  /** What made the record, as its audit rows name it (e.g. `discovery`). */
+  origin: string;
+  /** Why it was made, for its audit rows. */
+  reason: string;
+  company?: { id: string; reason: string };
+}
+
+function createdState(base: PipelineState, created: CreatedRecord): PipelineState {
+  return {
+    ...base,
+    status: 'enriched',
+    partnerId: created.partnerId,
+    matchKey: created.matchKey,
+    market: created.market,
+    dataHash: created.dataHash,
+    lastWritten: { ...base.lastWritten, ...created.mapped },
+    ...(created.company ? { companyId: created.company.id, companyReason: created.company.reason } : {}),
+  };
+}
+
+function createdAudit(row: Omit<AuditEntry, 'property'>, created: CreatedRecord): AuditEntry[] {
+  return Object.entries(created.values).map(([property, value]) => ({
+    ...row,
+    property,
+    oldValue: null,
+    newValue: value,
+    rule: created.rules[property] ?? created.origin,
+    outcome: 'write',
+    reason: created.reason,
   }));
 }
 
@@ -112,13 +171,16 @@ function heldAsWeWouldWrite(result: Extract<RecordPlan, { kind: 'planned' }>): R
   return held;
 }
 
-/** One record's outcome, as the lane or discovery settles it. */
+/** One record's outcome, as the lane or discovery settles it: outcomeRows turns it into rows. */
 export interface RecordOutcome {
   recordId: string;
   jobId: string | null;
   previous?: PipelineState;
-  /** The plan (written, or nothing to write), or `unchanged`: a refresh found what was applied last time. */
-  result: RecordPlan | 'unchanged';
+  /**
+   * The plan (written, or nothing to write), a record the service created, or `unchanged`: a refresh
+   * found what was applied last time.
+   */
+  result: RecordPlan | CreatedRecord | 'unchanged';
   /** The values written in this run. */
   written?: Record<string, string>;
   link?: CompanyLinkPlan;

@@ -44,6 +44,8 @@ export function reportedOutcome(outcome: SettledRun): JobOutcome {
   if (outcome.written && Object.keys(outcome.written).length > 0) return 'enriched';
   if (outcome.link?.action === 'associate') return 'enriched';
   switch (outcome.result.kind) {
+    case 'created':
+      return 'enriched';
     case 'planned':
       return 'unchanged';
     case 'no_match':
