@@ -1,7 +1,8 @@
 /**
  * The admin API (bearer ADMIN_TOKEN): mappings (mapping-routes.ts: list, show, the editor's pickers and
  * drafts, validate, preview on a real record, save, roll back), one record's state and audit trail, enrich-now, dead
- * letters, stats, backfills. Every error is `{ error: { code, message, details } }` naming what was wrong.
+ * letters, stats, backfills, file enrichments (file-routes.ts). Every error is `{ error: { code, message, details } }`
+ * naming what was wrong.
  */
 import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response, Router } from 'express';
@@ -19,6 +20,7 @@ import { adminSeries, parseRange } from './admin-series.js';
 import { discoveryRoutes } from './discovery-routes.js';
 import { recordRoutes } from './record-routes.js';
 import { jobChangeRoutes } from './job-change-routes.js';
+import { fileRoutes } from './file-routes.js';
 import { DiscoveryError } from '../discovery/target.js';
 import { logger } from '../logger.js';
 
@@ -39,6 +41,8 @@ const BackfillBody = z.object({
 export function adminRoutes(service: AdminContext, tokenCheck: AdminTokenCheck): Router {
   const router = Router();
   router.use(adminAuth(tokenCheck));
+  // Before the JSON parser: an upload's body is a file, read as a stream.
+  router.use(fileRoutes(service));
   router.use(express.json({ limit: '1mb' }));
 
   router.use(mappingRoutes(service));
