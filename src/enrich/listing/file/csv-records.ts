@@ -54,7 +54,7 @@ const PROBLEMS: Record<string, string> = {
 
 function fieldsOf(text: string, delimiter: Delimiter): string[] | { problem: string } {
   try {
-    const records = parse<string[]>(text, { delimiter, relax_column_count: true, record_delimiter: '\n' });
+    const records: string[][] = parse(text, { delimiter, relax_column_count: true, record_delimiter: '\n' });
     return records[0] ?? [''];
   } catch (error) {
     const code = error instanceof CsvError ? error.code : '';
