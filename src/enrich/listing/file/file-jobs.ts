@@ -106,6 +106,7 @@ function capped(max: number): Transform {
 export class FileJobs {
   private readonly root: string;
   private readonly jobs = new Map<string, FileJob>();
+  private readonly saving = new Map<string, Promise<void>>();
   private readonly running = new Map<string, { abort: AbortController; done: Promise<void> }>();
 
   constructor(private readonly options: FileJobsOptions) {
@@ -175,11 +176,22 @@ export class FileJobs {
     return job;
   }
 
-  private async save(job: FileJob): Promise<void> {
+  /** Writes the job's file; one write at a time per job, so a later state is never overwritten by an earlier one. */
+  private save(job: FileJob): Promise<void> {
     this.jobs.set(job.id, job);
     const file = join(this.dir(job.id), 'job.json');
-    await writeFile(`${file}.tmp`, JSON.stringify(job));
-    await rename(`${file}.tmp`, file);
+    const write = async () => {
+      await writeFile(`${file}.tmp`, JSON.stringify(job));
+      await rename(`${file}.tmp`, file);
+    };
+    const saved = (this.saving.get(job.id) ?? Promise.resolve()).then(write, write);
+    this.saving.set(job.id, saved);
+    void saved
+      .finally(() => {
+        if (this.saving.get(job.id) === saved) this.saving.delete(job.id);
+      })
+      .catch(() => undefined);
+    return saved;
   }
 
   private async drive(job: FileJob, deps: FileEnrichmentDeps, request: FileRequest, signal: AbortSignal) {
