@@ -80,8 +80,7 @@ export async function enrichFileCommand(input: string, options: EnrichFileOption
   process.stdout.write(
     `would spend at most ${p.credits} credits\n` +
       `  ${p.rows} rows: ${p.invalid} invalid, ${p.inCrm} already in the CRM` +
-      `${options.relookup ? ' (looked up again: --relookup)' : ''}, ${p.distinct} distinct rows to look up ` +
-      `(the rest answered by the lookup cache)\n`,
+      `${options.relookup ? ' (looked up again: --relookup)' : ''}, ${p.distinct} distinct rows to look up\n`,
   );
   for (const problem of p.problems) process.stderr.write(`invalid: ${problem.reason}\n`);
   if (p.invalid > p.problems.length)
