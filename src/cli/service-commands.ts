@@ -42,16 +42,27 @@ export function registerServiceCommands(program: Command): void {
     .requiredOption('--connection <name>', 'hubspot or salesforce')
     .requiredOption('--object <type>', 'e.g. contact, company, Lead, Contact, Account')
     .option('--limit <n>', 'stop after this many records', (v) => Number.parseInt(v, 10))
+    .option('--list <id>', "only the members of this CRM list (a HubSpot list's id)")
     .option(
       '--dry-run',
       'enqueue nothing: say how many records it would enrich, link with companies, and how many companies it ' +
         'would create',
     )
     .option('--url <url>', 'the service (default http://127.0.0.1:$PORT)')
-    .action(async (opts: { connection: string; object: string; limit?: number; url?: string; dryRun?: boolean }) => {
-      const { backfill, backfillDryRun } = await import('./backfill-command.js');
-      await (opts.dryRun ? backfillDryRun(opts) : backfill(opts)).catch(fail);
-    });
+    .action(
+      async (opts: {
+        connection: string;
+        object: string;
+        limit?: number;
+        list?: string;
+        url?: string;
+        dryRun?: boolean;
+      }) => {
+        if (opts.dryRun && opts.list) fail(new Error('--dry-run does not take --list yet; leave one out'));
+        const { backfill, backfillDryRun } = await import('./backfill-command.js');
+        await (opts.dryRun ? backfillDryRun(opts) : backfill(opts)).catch(fail);
+      },
+    );
 
   const mappings = program.commands.find((c) => c.name() === 'mappings') ?? program.command('mappings');
   mappings

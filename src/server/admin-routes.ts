@@ -36,6 +36,8 @@ const BackfillBody = z.object({
   connection: z.string({ error: 'connection is required' }).min(1),
   object: z.string({ error: 'object is required' }).min(1),
   limit: z.number().int().positive().nullable().optional(),
+  /** A CRM list (HubSpot list id) whose members are the segment; absent for every record of the object. */
+  listId: z.string().min(1, 'listId must not be empty').max(64).nullable().optional(),
 });
 
 export function adminRoutes(service: AdminContext, tokenCheck: AdminTokenCheck): Router {
@@ -95,7 +97,9 @@ export function adminRoutes(service: AdminContext, tokenCheck: AdminTokenCheck):
     '/backfills',
     route(async (req, res) => {
       const body = parse(BackfillBody, req.body);
-      res.status(202).json(await service.backfills.start(body.connection, body.object, body.limit ?? null));
+      res
+        .status(202)
+        .json(await service.backfills.start(body.connection, body.object, body.limit ?? null, body.listId ?? null));
     }),
   );
 
@@ -124,8 +128,8 @@ export function adminRoutes(service: AdminContext, tokenCheck: AdminTokenCheck):
     if (error instanceof DiscoveryError)
       return sendError(res, error.status, error.code, error.message, error.field ? { field: error.field } : undefined);
     if (error instanceof BackfillError)
-      return sendError(res, 404, error.code, error.message, {
-        field: error.code === 'unknown_connection' ? 'connection' : 'object',
+      return sendError(res, error.code === 'segment_not_supported' ? 400 : 404, error.code, error.message, {
+        field: { unknown_connection: 'connection', unknown_object: 'object' }[error.code as string] ?? 'listId',
       });
     const status = (error as { status?: number }).status;
     if (status && status >= 400 && status < 500)
