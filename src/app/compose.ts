@@ -42,6 +42,7 @@ import { jobChangeSweepFor } from '../server/job-change-routes.js';
 import { WorkflowCallbackSender } from '../enrich/on-demand/workflow-callback-sender.js';
 import type { Parts } from '../service/parts.js';
 import { Backfills } from '../enrich/listing/backfills.js';
+import { FILE_UPLOAD_MAX_BYTES, FileJobs } from '../enrich/listing/file/file-jobs.js';
 import { connectorsFromConfig } from './connectors.js';
 import { entryPointsFromConfig } from './entry-points.js';
 import { connectorFor, objectTypeIn } from '../core/connector-lookup.js';
@@ -267,6 +268,14 @@ export async function compose(options: ComposeOptions): Promise<Parts> {
       { freeMail, creates: createsCompanies },
     );
 
+    const files = new FileJobs({
+      dataDir: config.CRM_ENRICH_DATA_DIR,
+      connectors,
+      mapping: (crm, o) => mappings.get(crm, o),
+      lookups,
+      maxBytes: FILE_UPLOAD_MAX_BYTES,
+    });
+
     const discovery = new Discovery({
       connectors,
       mappings,
@@ -312,6 +321,7 @@ export async function compose(options: ComposeOptions): Promise<Parts> {
       intake,
       feeds,
       backfills,
+      files,
       discovery,
       metrics,
       stats,

@@ -48,6 +48,8 @@ interface BackfillOptions {
   connection: string;
   object: string;
   limit?: number;
+  /** A CRM list (HubSpot list id) whose members are the segment. */
+  list?: string;
   url?: string;
 }
 
@@ -64,6 +66,7 @@ export async function backfill(options: BackfillOptions): Promise<void> {
     connection: options.connection,
     object: options.object,
     limit: options.limit ?? null,
+    listId: options.list ?? null,
   });
   const tty = process.stdout.isTTY === true;
   const started = Date.now();

@@ -1,4 +1,7 @@
-/** `serve`, `backfill`, `discover`, `refresh` and `mappings provision`: the commands that run or drive the service. */
+/**
+ * `serve`, `backfill`, `discover`, `enrich-file`, `refresh` and `mappings provision`: the commands that run or
+ * drive the service.
+ */
 import type { Command } from 'commander';
 import { formatProblems, MappingError } from '../mapping/index.js';
 
@@ -39,16 +42,27 @@ export function registerServiceCommands(program: Command): void {
     .requiredOption('--connection <name>', 'hubspot or salesforce')
     .requiredOption('--object <type>', 'e.g. contact, company, Lead, Contact, Account')
     .option('--limit <n>', 'stop after this many records', (v) => Number.parseInt(v, 10))
+    .option('--list <id>', "only the members of this CRM list (a HubSpot list's id)")
     .option(
       '--dry-run',
       'enqueue nothing: say how many records it would enrich, link with companies, and how many companies it ' +
         'would create',
     )
     .option('--url <url>', 'the service (default http://127.0.0.1:$PORT)')
-    .action(async (opts: { connection: string; object: string; limit?: number; url?: string; dryRun?: boolean }) => {
-      const { backfill, backfillDryRun } = await import('./backfill-command.js');
-      await (opts.dryRun ? backfillDryRun(opts) : backfill(opts)).catch(fail);
-    });
+    .action(
+      async (opts: {
+        connection: string;
+        object: string;
+        limit?: number;
+        list?: string;
+        url?: string;
+        dryRun?: boolean;
+      }) => {
+        if (opts.dryRun && opts.list) fail(new Error('--dry-run does not take --list yet; leave one out'));
+        const { backfill, backfillDryRun } = await import('./backfill-command.js');
+        await (opts.dryRun ? backfillDryRun(opts) : backfill(opts)).catch(fail);
+      },
+    );
 
   const mappings = program.commands.find((c) => c.name() === 'mappings') ?? program.command('mappings');
   mappings
@@ -103,6 +117,29 @@ export function registerServiceCommands(program: Command): void {
     .action(async (opts: import('./discover-command.js').DiscoverOptions) => {
       const { discover } = await import('./discover-command.js');
       await discover(opts).catch(fail);
+    });
+
+  program
+    .command('enrich-file')
+    .description(
+      'enrich the rows of a CSV file into a new CSV file, with a cost preview first (asks the running service)',
+    )
+    .argument('<in.csv>', 'the file: a header line, then one row per person or company')
+    .requiredOption('--out <out.csv>', 'where to write the result (UTF-8 with a byte-order mark, CRLF)')
+    .option('--connection <name>', 'hubspot or salesforce', 'hubspot')
+    .option('--object <type>', 'the mapped object the rows are: contact, company, Lead, Contact, Account', 'contact')
+    .option(
+      '--map <header=key>',
+      'a column holding a match key its header does not name (e.g. "Mail=email"); repeat for several',
+      (v: string, p: string[] = []) => [...p, v],
+      [],
+    )
+    .option('--dry-run', 'look nothing up and spend nothing: print the cost preview and the invalid rows')
+    .option('--relookup', 'look up rows the CRM already holds too')
+    .option('--url <url>', 'the service (default http://127.0.0.1:$PORT)')
+    .action(async (input: string, opts: import('./enrich-file-command.js').EnrichFileOptions) => {
+      const { enrichFileCommand } = await import('./enrich-file-command.js');
+      await enrichFileCommand(input, opts).catch(fail);
     });
 
   program

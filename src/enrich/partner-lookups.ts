@@ -138,6 +138,21 @@ export class PartnerLookups extends EventEmitter<{
     return { hit: entry.found ? { data: entry.data, key, fromCache } : null, fromCache };
   }
 
+  /**
+   * The most credits `find` would spend on these keys now, spending none: each key it would ask the
+   * partner (not in the cache), up to the first the cache answers with a record. A cost preview asks
+   * this rather than judging the cache itself, so it counts as `find` spends.
+   */
+  async creditsFor(kind: 'person' | 'company', keys: LookupKey[], market: Market): Promise<number> {
+    let credits = 0;
+    for (const key of keys) {
+      const cached = await this.options.cache.get(cacheKeyOf(kind, key, market));
+      if (!cached) credits++;
+      else if (cached.found) break;
+    }
+    return credits;
+  }
+
   private async resolve(
     key: CacheKey,
     market: Market,

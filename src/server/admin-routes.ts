@@ -1,7 +1,8 @@
 /**
  * The admin API (bearer ADMIN_TOKEN): mappings (mapping-routes.ts: list, show, the editor's pickers and
  * drafts, validate, preview on a real record, save, roll back), one record's state and audit trail, enrich-now, dead
- * letters, stats, backfills. Every error is `{ error: { code, message, details } }` naming what was wrong.
+ * letters, stats, backfills, file enrichments (file-routes.ts). Every error is `{ error: { code, message, details } }`
+ * naming what was wrong.
  */
 import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response, Router } from 'express';
@@ -20,6 +21,7 @@ import { adminSeries, parseRange } from './admin-series.js';
 import { discoveryRoutes } from './discovery-routes.js';
 import { recordRoutes } from './record-routes.js';
 import { jobChangeRoutes } from './job-change-routes.js';
+import { fileRoutes } from './file-routes.js';
 import { DiscoveryError } from '../discovery/target.js';
 import { logger } from '../logger.js';
 
@@ -35,11 +37,15 @@ const BackfillBody = z.object({
   connection: z.string({ error: 'connection is required' }).min(1),
   object: z.string({ error: 'object is required' }).min(1),
   limit: wholeNumber(1, MAX_STORED_INT).nullable().optional(),
+  /** A CRM list (HubSpot list id) whose members are the segment; absent for every record of the object. */
+  listId: z.string().min(1, 'listId must not be empty').max(64).nullable().optional(),
 });
 
 export function adminRoutes(service: AdminContext, tokenCheck: AdminTokenCheck): Router {
   const router = Router();
   router.use(adminAuth(tokenCheck));
+  // Before the JSON parser: an upload's body is a file, read as a stream.
+  router.use(fileRoutes(service));
   router.use(express.json({ limit: '1mb' }));
 
   router.use(mappingRoutes(service));
@@ -92,7 +98,9 @@ export function adminRoutes(service: AdminContext, tokenCheck: AdminTokenCheck):
     '/backfills',
     route(async (req, res) => {
       const body = parse(BackfillBody, req.body);
-      res.status(202).json(await service.backfills.start(body.connection, body.object, body.limit ?? null));
+      res
+        .status(202)
+        .json(await service.backfills.start(body.connection, body.object, body.limit ?? null, body.listId ?? null));
     }),
   );
 
@@ -130,8 +138,8 @@ export function adminRoutes(service: AdminContext, tokenCheck: AdminTokenCheck):
     if (error instanceof DiscoveryError)
       return sendError(res, error.status, error.code, error.message, error.field ? { field: error.field } : undefined);
     if (error instanceof BackfillError)
-      return sendError(res, 404, error.code, error.message, {
-        field: error.code === 'unknown_connection' ? 'connection' : 'object',
+      return sendError(res, error.code === 'segment_not_supported' ? 400 : 404, error.code, error.message, {
+        field: { unknown_connection: 'connection', unknown_object: 'object' }[error.code as string] ?? 'listId',
       });
     const status = (error as { status?: number }).status;
     if (status && status >= 400 && status < 500)

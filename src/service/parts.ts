@@ -8,6 +8,7 @@ import type { EntryPointRegistry } from '../core/entry-point.js';
 import type { Discovery } from '../discovery/discovery.js';
 import type { ScheduledDiscoveryResult } from '../discovery/schedule.js';
 import type { Backfills } from '../enrich/listing/backfills.js';
+import type { FileJobs } from '../enrich/listing/file/file-jobs.js';
 import type { Enricher } from '../enrich/enricher.js';
 import type { Intake } from '../enrich/intake/intake.js';
 import type { FeedReader } from '../enrich/intake/feed-reader.js';
@@ -37,6 +38,8 @@ export interface Parts {
   /** Readers of the connections' event feeds (HubSpot's webhooks journal) into the intake. */
   readonly feeds: FeedReader[];
   readonly backfills: Backfills;
+  /** Enrichment of uploaded CSV files, each a job with its result file under the data directory. */
+  readonly files: FileJobs;
   readonly discovery: Discovery;
   readonly metrics: Metrics;
   /** Counts for the admin page's charts, written to the store every few seconds. */

@@ -173,6 +173,7 @@ export class Service {
       : Promise.resolve();
     this.server?.closeIdleConnections();
     await this.parts.backfills.stop();
+    await this.parts.files.stop();
     await this.parts.callbacks.stop();
     const lanes = enricher.stop({ deadlineMs });
     // The lanes no longer claim; stopping the limiter now refuses every lookup still waiting for a

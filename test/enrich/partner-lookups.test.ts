@@ -227,4 +227,25 @@ describe('partner credits', () => {
       await limiter.stop();
     }
   });
+
+  it('counts the credits find would spend, spending none: uncached keys up to a cached record', async () => {
+    const { ports, limiter, lookups } = await setUp(50, 100);
+    sandbox.resetStats();
+    try {
+      const [known] = auCompanyIds().slice(30, 31);
+      const missing = { by: 'fqdn', value: 'nobody-has-this.example' };
+      const byId = { by: 'id', value: known! };
+      expect(await lookups.creditsFor('company', [missing, byId], 'AU')).toBe(2);
+      await lookups.find('company', [missing, byId], 'AU', 'bulk');
+      expect(await ports.counters.get(LOOKUPS_COUNTER)).toBe(2);
+      // Both answers are cached now: the miss costs nothing again, and the cached record stops the count.
+      expect(await lookups.creditsFor('company', [missing, byId, { by: 'fqdn', value: 'other.example' }], 'AU')).toBe(
+        0,
+      );
+      expect(await lookups.creditsFor('company', [{ by: 'fqdn', value: 'other.example' }, byId], 'AU')).toBe(1);
+      expect(Object.values(sandbox.stats().keys).reduce((n, k) => n + k.served, 0)).toBe(2);
+    } finally {
+      await limiter.stop();
+    }
+  });
 });

@@ -7,7 +7,7 @@
 import { propertiesToRead } from '../record/read-properties.js';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import type { CrmConnector } from '../../core/connector.js';
+import { CrmError, type CrmConnector, type RecordPage } from '../../core/connector.js';
 import type { CompiledMapping } from '../../mapping/compile.js';
 import { logger } from '../../logger.js';
 import { queueName } from '../jobs.js';
@@ -20,6 +20,8 @@ export const BackfillRun = z.object({
   connection: z.string(),
   objectType: z.string(),
   limit: z.number().int().positive().nullable(),
+  /** The CRM list whose members are the segment (HubSpot list id); null for every record of the object. */
+  listId: z.string().nullable().default(null),
   cursor: z.string().nullable(),
   listed: z.number().int(),
   enqueued: z.number().int(),
@@ -64,6 +66,7 @@ export async function startBackfill(
   connection: string,
   objectType: string,
   limit: number | null,
+  listId: string | null = null,
 ): Promise<BackfillRun> {
   const existing = await readBackfill(deps.kv, connection, objectType);
   if (existing?.status === 'running') return existing;
@@ -72,6 +75,7 @@ export async function startBackfill(
     connection,
     objectType,
     limit,
+    listId,
     cursor: null,
     listed: 0,
     enqueued: 0,
@@ -94,17 +98,21 @@ export async function driveBackfill(
 ): Promise<BackfillRun> {
   let run = { ...start };
   const pageSize = Math.min(deps.pageSize ?? connector.batchSize, connector.batchSize);
+  // A list's members are read once per drive (ids only); the cursor is the offset into them.
+  const members = run.listId === null ? undefined : await listMembers(connector, run.listId);
   while (run.status === 'running' && !signal?.aborted) {
     const remaining = run.limit === null ? pageSize : Math.min(pageSize, run.limit - run.listed);
     if (remaining <= 0) break;
     await deps.room?.(queueName(run.connection, run.objectType));
     if (signal?.aborted) break;
     const read = propertiesToRead(connector, run.objectType, mapping);
-    const page = await connector.listRecords(
-      run.objectType,
-      { properties: read, limit: remaining, ...(run.cursor ? { cursor: run.cursor } : {}) },
-      { priority: 'bulk' },
-    );
+    const page = members
+      ? await memberPage(connector, run.objectType, members, run.cursor, remaining, read)
+      : await connector.listRecords(
+          run.objectType,
+          { properties: read, limit: remaining, ...(run.cursor ? { cursor: run.cursor } : {}) },
+          { priority: 'bulk' },
+        );
     const records = page.records.slice(0, remaining);
     const withKey = records.filter((r) => mapping.matchKeys(r.properties).length > 0);
     const known = await deps.stale.known(
@@ -146,4 +154,44 @@ export async function driveBackfill(
       'backfill listed every record',
     );
   return run;
+}
+
+export class ListSegmentError extends Error {
+  constructor(
+    readonly code: 'segment_not_supported' | 'unknown_list',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+async function listMembers(connector: CrmConnector, listId: string): Promise<string[]> {
+  if (!connector.listMembers)
+    throw new ListSegmentError('segment_not_supported', `${connector.connection} has no lists; leave out listId`);
+  try {
+    return await connector.listMembers(listId, { priority: 'bulk' });
+  } catch (error) {
+    if (error instanceof CrmError && error.code === 'not_found')
+      throw new ListSegmentError('unknown_list', `listId: ${connector.connection} has no list ${listId}`);
+    throw error;
+  }
+}
+
+/**
+ * One page of a list's members, read by id from `cursor` (an offset into the members): a member the CRM
+ * no longer has is left out, as a listing would.
+ */
+async function memberPage(
+  connector: CrmConnector,
+  objectType: string,
+  members: readonly string[],
+  cursor: string | null,
+  limit: number,
+  properties: string[],
+): Promise<RecordPage> {
+  const from = cursor === null ? 0 : Number(cursor);
+  const ids = members.slice(from, from + limit);
+  const records = ids.length ? await connector.readRecords(objectType, ids, properties, { priority: 'bulk' }) : [];
+  const next = from + ids.length;
+  return { records, ...(next < members.length ? { next: String(next) } : {}) };
 }

@@ -4,7 +4,7 @@
  */
 import { AppError } from '../../core/errors.js';
 import { connectorFor, objectTypeIn } from '../../core/connector-lookup.js';
-import type { CrmConnector } from '../../core/connector.js';
+import { CrmError, type CrmConnector } from '../../core/connector.js';
 import { driveBackfill, readBackfill, startBackfill, type BackfillDeps, type BackfillRun } from './backfill.js';
 import { backfillDryRun, type DryRunReport } from './backfill-dry-run.js';
 import { queueName } from '../jobs.js';
@@ -20,9 +20,11 @@ export interface BackfillProgress extends BackfillRun {
   done: boolean;
 }
 
+export type BackfillErrorCode = 'unknown_connection' | 'unknown_object' | 'unknown_list' | 'segment_not_supported';
+
 export class BackfillError extends AppError {
-  declare readonly code: 'unknown_connection' | 'unknown_object';
-  constructor(code: 'unknown_connection' | 'unknown_object', message: string) {
+  declare readonly code: BackfillErrorCode;
+  constructor(code: BackfillErrorCode, message: string) {
     super(code, message, 'permanent');
   }
 }
@@ -68,12 +70,33 @@ export class Backfills {
     return { connector, objectType, mapping };
   }
 
-  /** Starts a run, or returns the one already listing this object. */
-  async start(connection: string, object: string, limit: number | null): Promise<BackfillProgress> {
+  /**
+   * Starts a run, or returns the one already listing this object. With `listId`, the segment is the
+   * members of that CRM list (a HubSpot list id), checked here so a wrong id is refused at once.
+   */
+  async start(
+    connection: string,
+    object: string,
+    limit: number | null,
+    listId: string | null = null,
+  ): Promise<BackfillProgress> {
     const { connector, objectType, mapping } = this.resolve(connection, object);
-    const run = await startBackfill(this.deps, connector.connection, objectType, limit);
+    if (listId !== null) await this.checkList(connector, listId);
+    const run = await startBackfill(this.deps, connector.connection, objectType, limit, listId);
     this.drive(connector, mapping, run);
     return this.progress(connection, objectType);
+  }
+
+  private async checkList(connector: CrmConnector, listId: string): Promise<void> {
+    if (!connector.listMembers)
+      throw new BackfillError('segment_not_supported', `${connector.connection} has no lists; leave out listId`);
+    try {
+      await connector.listMembers(listId, { priority: 'bulk' });
+    } catch (error) {
+      if (error instanceof CrmError && error.code === 'not_found')
+        throw new BackfillError('unknown_list', `listId: ${connector.connection} has no list ${listId}`);
+      throw error;
+    }
   }
 
   /** What a backfill of this object would enqueue, link and create, without enqueuing anything. */
