@@ -41,6 +41,7 @@ import { jobChangeSweepFor } from '../server/job-change-routes.js';
 import { WorkflowCallbackSender } from '../enrich/on-demand/workflow-callback-sender.js';
 import type { Parts } from '../service/parts.js';
 import { Backfills } from '../enrich/listing/backfills.js';
+import { dataHealth } from './data-health.js';
 import { connectorsFromConfig } from './connectors.js';
 import { entryPointsFromConfig } from './entry-points.js';
 import { connectorFor, objectTypeIn } from '../core/connector-lookup.js';
@@ -253,6 +254,14 @@ export async function compose(options: ComposeOptions): Promise<Parts> {
       store,
       { freeMail, creates: createsCompanies },
     );
+    const health = dataHealth({
+      store,
+      state: ports.state,
+      freeMail,
+      refreshAfterDays: config.REFRESH_AFTER_DAYS,
+      connectors,
+      mapping: (crm, o) => mappings.get(crm, o),
+    });
 
     const discovery = new Discovery({
       connectors,
@@ -298,6 +307,7 @@ export async function compose(options: ComposeOptions): Promise<Parts> {
       enricher,
       intake,
       backfills,
+      health,
       discovery,
       metrics,
       stats,

@@ -12,6 +12,7 @@ import type { PartnerLookups } from '../enrich/partner-lookups.js';
 import type { EnqueuePort, StatePort } from '../enrich/ports.js';
 import type { PartnerClient } from '../partner/client.js';
 import type { Backfills } from '../enrich/listing/backfills.js';
+import type { DataHealth } from '../enrich/listing/health.js';
 import type { MappingRegistry } from '../mapping/registry.js';
 import type { Store } from '../store/store.js';
 import type { Metrics } from './metrics.js';
@@ -32,6 +33,7 @@ export interface AdminContext {
   /** The admin page's chart counts: flushed before the charts are read, so this instance's latest are in. */
   readonly stats: { flush(): Promise<void> };
   readonly backfills: Backfills;
+  readonly health: Pick<DataHealth, 'start' | 'report' | 'progress'>;
   readonly discovery: Discovery;
   enrichNow(connection: string, objectType: string, recordId: string): Promise<{ queued: boolean }>;
   refreshNow(): Promise<{ refresh: number; catchup: number }>;

@@ -8,6 +8,7 @@ import type { EntryPointRegistry } from '../core/entry-point.js';
 import type { Discovery } from '../discovery/discovery.js';
 import type { ScheduledDiscoveryResult } from '../discovery/schedule.js';
 import type { Backfills } from '../enrich/listing/backfills.js';
+import type { DataHealth } from '../enrich/listing/health.js';
 import type { Enricher } from '../enrich/enricher.js';
 import type { Intake } from '../enrich/intake/intake.js';
 import type { ScheduledSweepResult } from '../enrich/job-changes/scheduled-sweep.js';
@@ -34,6 +35,8 @@ export interface Parts {
   /** What incoming events become: the one way into the queue for webhooks. */
   readonly intake: Intake;
   readonly backfills: Backfills;
+  /** Data-health scans of whole CRM objects. */
+  readonly health: DataHealth;
   readonly discovery: Discovery;
   readonly metrics: Metrics;
   /** Counts for the admin page's charts, written to the store every few seconds. */
