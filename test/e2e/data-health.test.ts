@@ -10,7 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CompiledMapping } from '../../src/mapping/compile.js';
 import { serverUnavailable } from '../support/db.js';
 import { dropSchema, settled } from './probes.js';
+import { runCli } from './process.js';
 import {
+  ADMIN_TOKEN,
   eventually,
   partnerPeople,
   startSandboxes,
@@ -227,6 +229,47 @@ describe.skipIf(skip)('data-health scan', () => {
     ).length;
     expect(gaps).toBeGreaterThan(0);
     expect(report.credits).toBe(gaps);
+  });
+
+  const cli = (...args: string[]) =>
+    runCli(['health', '--url', running.url, ...args], {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '/tmp',
+      ADMIN_TOKEN,
+      LOG_LEVEL: 'silent',
+    });
+
+  it('`crm-enrich health --format json` prints the report the admin API gives', async () => {
+    const result = await cli('--connection', 'hubspot', '--object', 'company', '--format', 'json');
+    expect(result.code, result.output).toBe(0);
+    const api = await running.admin<Report>('GET', '/data-health/hubspot/company');
+    expect(JSON.parse(result.output)).toEqual(api.body);
+    expect(JSON.parse(result.output)).toMatchObject({ connection: 'hubspot', object: 'company', records: 7 });
+  });
+
+  it('`crm-enrich health --run` scans first; csv has a row per mapped property', async () => {
+    const before = await running.admin<Report>('GET', '/data-health/hubspot/company');
+    const result = await cli('--connection', 'hubspot', '--object', 'company', '--format', 'csv', '--run');
+    expect(result.code, result.output).toBe(0);
+    const after = await running.admin<Report>('GET', '/data-health/hubspot/company');
+    expect(after.body.trend).toHaveLength(before.body.trend.length + 1);
+    const lines = result.output
+      .trim()
+      .split('\n')
+      .filter((l) => !l.startsWith('scanning '));
+    expect(lines[0]).toBe('connection,object,records,property,filled,fillable,credits');
+    expect(lines.slice(1)).toEqual(
+      after.body.properties.map((p) => `hubspot,company,7,${p.property},${p.filled},${p.fillable},${p.credits}`),
+    );
+  });
+
+  it('`crm-enrich health` refuses an unknown format and an unknown object by name, exit 1', async () => {
+    const format = await cli('--connection', 'hubspot', '--object', 'company', '--format', 'xml');
+    expect(format.code).toBe(1);
+    expect(format.output).toContain('--format must be one of table, json, csv; got "xml"');
+    const object = await cli('--connection', 'hubspot', '--object', 'deal');
+    expect(object.code).toBe(1);
+    expect(object.output).toContain('"deal" is not a mapped object of hubspot');
   });
 
   it('names the unknown connection or object, and an object never scanned', async () => {
