@@ -11,6 +11,7 @@ import type { CompiledMapping } from '../../src/mapping/compile.js';
 import { serverUnavailable } from '../support/db.js';
 import { dropSchema, settled } from './probes.js';
 import { runCli } from './process.js';
+import { connect, MemoryOAuthClient, signIn } from '../mcp/oauth-helpers.js';
 import {
   ADMIN_TOKEN,
   eventually,
@@ -270,6 +271,22 @@ describe.skipIf(skip)('data-health scan', () => {
     const object = await cli('--connection', 'hubspot', '--object', 'deal');
     expect(object.code).toBe(1);
     expect(object.output).toContain('"deal" is not a mapped object of hubspot');
+  });
+
+  it('answers the MCP tool data_health with a read-only token, as the admin API reports', async () => {
+    const reader = await signIn(running.url, { client: new MemoryOAuthClient({ name: 'Reader' }), scope: 'read' });
+    const mcp = await connect(running.url, reader);
+    try {
+      const result = await mcp.callTool({ name: 'data_health', arguments: { crm: 'hubspot', object: 'contact' } });
+      expect(result.isError).toBeFalsy();
+      const api = await running.admin<Report>('GET', '/data-health/hubspot/contact');
+      expect(result.structuredContent).toEqual(api.body);
+      const none = await mcp.callTool({ name: 'data_health', arguments: { crm: 'salesforce', object: 'Lead' } });
+      expect(none.isError).toBe(true);
+      expect((none.content as { text: string }[])[0]!.text).toContain('no data-health scan of salesforce Lead');
+    } finally {
+      await mcp.close();
+    }
   });
 
   it('names the unknown connection or object, and an object never scanned', async () => {
