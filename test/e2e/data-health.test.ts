@@ -8,6 +8,8 @@ import { Client } from '@hubspot/api-client';
 import { Connection } from 'jsforce';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CompiledMapping } from '../../src/mapping/compile.js';
+import { emptyCounts } from '../../src/enrich/listing/health-counts.js';
+import { driveHealthScan, type HealthScanDeps } from '../../src/enrich/listing/health-scan.js';
 import { serverUnavailable } from '../support/db.js';
 import { dropSchema, settled } from './probes.js';
 import { runCli } from './process.js';
@@ -230,6 +232,62 @@ describe.skipIf(skip)('data-health scan', () => {
     ).length;
     expect(gaps).toBeGreaterThan(0);
     expect(report.credits).toBe(gaps);
+  });
+
+  it('resumes a stopped scan from its stored cursor, to the counts of a scan never stopped', async () => {
+    const { store, ports, connectors, mappings } = running.service.parts;
+    const connector = connectors.find((c) => c.connection === 'hubspot')!;
+    const mapping = mappings.get('hubspot', 'contact')!;
+    const cursors: (string | undefined)[] = [];
+    let abort = new AbortController();
+    const deps: HealthScanDeps = {
+      runs: store.health,
+      states: (connection, objectType, ids) => ports.state.getMany(connection, objectType, ids),
+      cached: async (keys) => keys.map(() => undefined),
+      freeMail: { has: (d) => d === 'gmail.com' },
+      refreshAfterDays: 30,
+      // Pages of 10, so the 39 contacts take four; the first scan is stopped after its second page.
+      reader: (c) => async (objectType, properties, cursor) => {
+        cursors.push(cursor);
+        if (cursors.length === 2) abort.abort();
+        return c.listRecords(
+          objectType,
+          { properties, limit: 10, ...(cursor ? { cursor } : {}) },
+          { priority: 'bulk' },
+        );
+      },
+    };
+    const first = await store.health.start('resume-test', 'hubspot', 'contact', emptyCounts(mapping, true));
+    const partial = await driveHealthScan(deps, connector, 'contact', mapping, first, abort.signal);
+    expect(partial.records).toBe(20);
+    const stored = (await store.health.running('hubspot', 'contact'))!;
+    expect(stored).toMatchObject({ id: 'resume-test', status: 'running', counts: partial });
+    expect(stored.cursor).toBeTruthy();
+
+    abort = new AbortController();
+    const resumed = await driveHealthScan(deps, connector, 'contact', mapping, stored);
+    expect(cursors[2]).toBe(stored.cursor);
+    expect(cursors).toHaveLength(4);
+    expect(await store.health.running('hubspot', 'contact')).toBeUndefined();
+
+    cursors.length = 0;
+    abort = new AbortController();
+    const again = await store.health.start('uninterrupted', 'hubspot', 'contact', emptyCounts(mapping, true));
+    const whole = await driveHealthScan(
+      {
+        ...deps,
+        reader: (c) => async (o, properties, cursor) => {
+          cursors.push(cursor);
+          return c.listRecords(o, { properties, limit: 10, ...(cursor ? { cursor } : {}) }, { priority: 'bulk' });
+        },
+      },
+      connector,
+      'contact',
+      mapping,
+      again,
+    );
+    expect(resumed).toEqual(whole);
+    expect(whole.records).toBe(hubspotRecords('contacts').length);
   });
 
   const cli = (...args: string[]) =>
