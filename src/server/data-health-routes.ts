@@ -34,8 +34,7 @@ export function dataHealthRoutes(service: AdminContext): Router {
   router.get(
     '/data-health/:connection/:object/runs/current',
     route(async (req, res) => {
-      const run = await guard(() => service.health.progress(String(req.params.connection), String(req.params.object)));
-      res.json({ running: run });
+      res.json(await guard(() => service.health.progress(String(req.params.connection), String(req.params.object))));
     }),
   );
 

@@ -128,11 +128,16 @@ export class DataHealth {
     };
   }
 
-  /** The object's running scan, if one is. */
-  async progress(connection: string, object: string): Promise<HealthRunView | null> {
+  /** The object's running scan, if one is, and when the latest finished (null before the first). */
+  async progress(
+    connection: string,
+    object: string,
+  ): Promise<{ running: HealthRunView | null; lastScanAt: string | null }> {
     const { connector, objectType } = this.resolve(connection, object);
-    const run = await this.deps.runs.running(connector.connection, objectType);
-    return run ? view(run) : null;
+    const runs = await this.deps.runs.list(connector.connection, objectType);
+    const running = runs.find((r) => r.status === 'running');
+    const last = runs.find((r) => r.status === 'done');
+    return { running: running ? view(running) : null, lastScanAt: last?.finishedAt?.toISOString() ?? null };
   }
 
   /** Picks up every scan that was still reading when the service last stopped. */

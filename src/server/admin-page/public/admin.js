@@ -3,6 +3,7 @@
 import { $, TOKEN_KEY, api, errorView, h, whenUnauthorized } from './core.js';
 import { loadDeadLetters, wireDeadLetters } from './dead-letters.js';
 import { loadDiscovery, wireDiscovery } from './discovery.js';
+import { loadHealth, wireHealth } from './health.js';
 import { loadJobChanges, wireJobChanges } from './job-changes.js';
 import { loadMappings, wireMappings } from './mappings.js';
 import { wireRecords } from './records.js';
@@ -10,13 +11,14 @@ import { loadStats, wireStats } from './stats.js';
 
 // Sign-in and navigation
 
-const panels = ['mappings', 'records', 'dead-letters', 'discovery', 'job-changes', 'stats'];
+const panels = ['mappings', 'records', 'dead-letters', 'discovery', 'job-changes', 'health', 'stats'];
 const loaders = {
   mappings: () => loadMappings(),
   records: () => undefined,
   'dead-letters': () => loadDeadLetters(),
   discovery: () => loadDiscovery(),
   'job-changes': () => loadJobChanges(),
+  health: () => loadHealth(),
   stats: () => loadStats(),
 };
 
@@ -69,6 +71,7 @@ wireRecords();
 wireDeadLetters();
 wireDiscovery();
 wireJobChanges();
+wireHealth();
 wireStats();
 
 if (sessionStorage.getItem(TOKEN_KEY)) enter();
