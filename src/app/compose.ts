@@ -43,6 +43,7 @@ import { WorkflowCallbackSender } from '../enrich/on-demand/workflow-callback-se
 import type { Parts } from '../service/parts.js';
 import { Backfills } from '../enrich/listing/backfills.js';
 import { FILE_UPLOAD_MAX_BYTES, FileJobs } from '../enrich/listing/file/file-jobs.js';
+import { dataHealth } from './data-health.js';
 import { connectorsFromConfig } from './connectors.js';
 import { entryPointsFromConfig } from './entry-points.js';
 import { connectorFor, objectTypeIn } from '../core/connector-lookup.js';
@@ -267,6 +268,14 @@ export async function compose(options: ComposeOptions): Promise<Parts> {
       store,
       { freeMail, creates: createsCompanies },
     );
+    const health = dataHealth({
+      store,
+      state: ports.state,
+      freeMail,
+      refreshAfterDays: config.REFRESH_AFTER_DAYS,
+      connectors,
+      mapping: (crm, o) => mappings.get(crm, o),
+    });
 
     const files = new FileJobs({
       dataDir: config.CRM_ENRICH_DATA_DIR,
@@ -322,6 +331,7 @@ export async function compose(options: ComposeOptions): Promise<Parts> {
       feeds,
       backfills,
       files,
+      health,
       discovery,
       metrics,
       stats,

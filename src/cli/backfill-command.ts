@@ -31,8 +31,12 @@ export function client(url: string | undefined) {
     } catch {
       throw new Error(`cannot reach crm-enrich at ${base}; start it with \`npm start\` (or pass --url)`);
     }
-    const json = (await res.json().catch(() => ({}))) as { error?: { message?: string } };
-    if (!res.ok) throw new Error(`the service refused (${res.status}): ${json.error?.message ?? 'no reason given'}`);
+    const json = (await res.json().catch(() => ({}))) as { error?: { code?: string; message?: string } };
+    if (!res.ok)
+      throw Object.assign(
+        new Error(`the service refused (${res.status}): ${json.error?.message ?? 'no reason given'}`),
+        { status: res.status, code: json.error?.code },
+      );
     return json as T;
   };
 }

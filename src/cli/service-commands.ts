@@ -1,6 +1,6 @@
 /**
- * `serve`, `backfill`, `discover`, `enrich-file`, `refresh` and `mappings provision`: the commands that run or
- * drive the service.
+ * `serve`, `backfill`, `health`, `discover`, `enrich-file`, `refresh` and `mappings provision`: the commands that run
+ * or drive the service.
  */
 import type { Command } from 'commander';
 import { formatProblems, MappingError } from '../mapping/index.js';
@@ -63,6 +63,19 @@ export function registerServiceCommands(program: Command): void {
         await (opts.dryRun ? backfillDryRun(opts) : backfill(opts)).catch(fail);
       },
     );
+
+  program
+    .command('health')
+    .description("the data-health report of one CRM object: every record's gaps, what filling them would cost")
+    .requiredOption('--connection <name>', 'hubspot or salesforce')
+    .requiredOption('--object <type>', 'e.g. contact, company, Lead, Contact, Account')
+    .option('--format <format>', 'table, json or csv', 'table')
+    .option('--run', 'scan the CRM now rather than print the latest scan (one runs anyway when none has finished)')
+    .option('--url <url>', 'the service (default http://127.0.0.1:$PORT)')
+    .action(async (opts: { connection: string; object: string; format: string; run?: boolean; url?: string }) => {
+      const { health } = await import('./health-command.js');
+      await health(opts).catch(fail);
+    });
 
   const mappings = program.commands.find((c) => c.name() === 'mappings') ?? program.command('mappings');
   mappings

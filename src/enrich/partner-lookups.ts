@@ -81,7 +81,7 @@ export const CACHE_HITS_COUNTER = 'lookup_cache_hits';
 const log = logger('enrich.lookups');
 
 /** People are not region-specific: their market is not part of the cache key. */
-const cacheKeyOf = (kind: 'person' | 'company', key: LookupKey, market: Market): CacheKey => ({
+export const cacheKeyOf = (kind: 'person' | 'company', key: LookupKey, market: Market): CacheKey => ({
   kind,
   by: key.by,
   value: key.value,

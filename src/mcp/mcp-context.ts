@@ -6,6 +6,7 @@
  */
 import type { CrmConnector } from '../core/connector.js';
 import type { Discovery } from '../discovery/discovery.js';
+import type { DataHealth } from '../enrich/listing/health.js';
 import type { PartnerLookups } from '../enrich/partner-lookups.js';
 import type { PartnerClient } from '../partner/client.js';
 import type { Store } from '../store/store.js';
@@ -29,5 +30,7 @@ export interface McpContext {
   readonly partner: Pick<PartnerClient, 'filterOptions' | 'searchPeople'>;
   readonly lookups: PartnerLookups;
   readonly discovery: Discovery;
+  /** Data-health reports of whole CRM objects (read only: scans start elsewhere). */
+  readonly health: Pick<DataHealth, 'report'>;
   enrichNow(connection: string, objectType: string, recordId: string): Promise<{ queued: boolean }>;
 }

@@ -15,6 +15,7 @@ import { registerMappingResource } from './resources/mapping-resource.js';
 import { registerRecordResource } from './resources/record-resource.js';
 import type { ToolContext } from './tool-call.js';
 import { registerDiscoveryTools } from './tools/discovery.js';
+import { registerHealthTools } from './tools/health.js';
 import { registerJobChangeTools } from './tools/job-changes.js';
 import { registerLookupTools } from './tools/lookups.js';
 import { registerRecordTools } from './tools/records.js';
@@ -27,7 +28,8 @@ const INSTRUCTIONS =
   "CRM's own MCP server (HubSpot's reads and writes CRM records) cannot: the partner's data on companies " +
   'and people (lookup_company, lookup_person, search_people with codes from filter_options), discovery of ' +
   'the people at an account who are not in the CRM yet (preview_discovery, run_discovery), the contacts ' +
-  'who changed jobs (list_job_changes), and the audit of what enrichment wrote on a record and why ' +
+  'who changed jobs (list_job_changes), how much of a whole CRM object is missing and what filling it ' +
+  'would cost (data_health), and the audit of what enrichment wrote on a record and why ' +
   '(explain_record; enrich_record enriches one record now). Lookups spend partner credits from a daily ' +
   "budget of which each client has a share; cached answers are free. Resources: a record's explanation, " +
   "a company's partner profile, mapping versions and today's budget.";
@@ -46,6 +48,7 @@ export function createMcpServer(ctx: ToolContext, figures: BudgetFigures): McpSe
   registerRecordTools(server, ctx);
   registerDiscoveryTools(server, ctx);
   registerJobChangeTools(server, ctx);
+  registerHealthTools(server, ctx);
   registerRecordResource(server, ctx.service);
   registerCompanyResource(server, ctx);
   registerMappingResource(server, ctx.service);

@@ -5,8 +5,8 @@
 export const SCOPES = {
   read:
     'look up companies and people, search people, list filter options, explain records, preview discovery, ' +
-    'list job changes, and read records, companies, mappings and the budget as resources (lookups spend ' +
-    'partner credits)',
+    'list job changes, read data-health reports, and read records, companies, mappings and the budget as ' +
+    'resources (lookups spend partner credits)',
   write:
     'enrich CRM records and add the people discovery finds: write partner data into HubSpot or Salesforce ' +
     'through the mappings',
@@ -23,6 +23,7 @@ export const TOOL_SCOPES = {
   explain_record: 'read',
   preview_discovery: 'read',
   list_job_changes: 'read',
+  data_health: 'read',
   enrich_record: 'write',
   run_discovery: 'write',
 } as const satisfies Record<string, Scope>;

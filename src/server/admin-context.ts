@@ -13,6 +13,7 @@ import type { EnqueuePort, StatePort } from '../enrich/ports.js';
 import type { PartnerClient } from '../partner/client.js';
 import type { Backfills } from '../enrich/listing/backfills.js';
 import type { FileJobs } from '../enrich/listing/file/file-jobs.js';
+import type { DataHealth } from '../enrich/listing/health.js';
 import type { MappingRegistry } from '../mapping/registry.js';
 import type { Store } from '../store/store.js';
 import type { Metrics } from './metrics.js';
@@ -34,6 +35,7 @@ export interface AdminContext {
   readonly stats: { flush(): Promise<void> };
   readonly backfills: Backfills;
   readonly files: FileJobs;
+  readonly health: Pick<DataHealth, 'start' | 'report' | 'progress'>;
   readonly discovery: Discovery;
   enrichNow(connection: string, objectType: string, recordId: string): Promise<{ queued: boolean }>;
   refreshNow(): Promise<{ refresh: number; catchup: number }>;

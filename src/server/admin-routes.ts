@@ -22,6 +22,7 @@ import { discoveryRoutes } from './discovery-routes.js';
 import { recordRoutes } from './record-routes.js';
 import { jobChangeRoutes } from './job-change-routes.js';
 import { fileRoutes } from './file-routes.js';
+import { dataHealthRoutes } from './data-health-routes.js';
 import { DiscoveryError } from '../discovery/target.js';
 import { logger } from '../logger.js';
 
@@ -53,6 +54,8 @@ export function adminRoutes(service: AdminContext, tokenCheck: AdminTokenCheck):
   router.use(recordRoutes(service));
 
   router.use(jobChangeRoutes(service));
+
+  router.use(dataHealthRoutes(service));
 
   router.get(
     '/dead-letters',

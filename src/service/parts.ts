@@ -9,6 +9,7 @@ import type { Discovery } from '../discovery/discovery.js';
 import type { ScheduledDiscoveryResult } from '../discovery/schedule.js';
 import type { Backfills } from '../enrich/listing/backfills.js';
 import type { FileJobs } from '../enrich/listing/file/file-jobs.js';
+import type { DataHealth } from '../enrich/listing/health.js';
 import type { Enricher } from '../enrich/enricher.js';
 import type { Intake } from '../enrich/intake/intake.js';
 import type { FeedReader } from '../enrich/intake/feed-reader.js';
@@ -40,6 +41,8 @@ export interface Parts {
   readonly backfills: Backfills;
   /** Enrichment of uploaded CSV files, each a job with its result file under the data directory. */
   readonly files: FileJobs;
+  /** Data-health scans of whole CRM objects. */
+  readonly health: DataHealth;
   readonly discovery: Discovery;
   readonly metrics: Metrics;
   /** Counts for the admin page's charts, written to the store every few seconds. */

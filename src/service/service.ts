@@ -103,6 +103,7 @@ export class Service {
     }, beat * 1000);
     this.reaper.unref();
     this.parts.backfills.resumeAll();
+    this.parts.health.resumeAll();
     this.parts.callbacks.start();
 
     // Bind first: HubSpot signs the URL it calls, so the app must know the port it is reached on.
@@ -174,6 +175,7 @@ export class Service {
     this.server?.closeIdleConnections();
     await this.parts.backfills.stop();
     await this.parts.files.stop();
+    await this.parts.health.stop();
     await this.parts.callbacks.stop();
     const lanes = enricher.stop({ deadlineMs });
     // The lanes no longer claim; stopping the limiter now refuses every lookup still waiting for a

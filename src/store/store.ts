@@ -33,6 +33,7 @@ import { Settings } from './settings.js';
 import { FeedPositions } from './feed-positions.js';
 import { StatSeries } from './stat-series.js';
 import { FieldCoverage } from './field-coverage.js';
+import { HealthRuns } from './health-runs.js';
 import { WorkflowCallbacks } from './workflow-callbacks.js';
 
 const log = logger('store');
@@ -86,6 +87,8 @@ export interface Store {
   readonly series: StatSeries;
   /** Share of worked-on records with each mapped property filled, before and after (from the audit trail). */
   readonly coverage: FieldCoverage;
+  /** Data-health scans of whole CRM objects: the running one's cursor, and the finished ones for the trend. */
+  readonly health: HealthRuns;
   /** Workflow steps (HubSpot custom actions) to complete through the CRM's callback once their run settles. */
   readonly workflowCallbacks: WorkflowCallbacks;
   /** Each person record's known role, and the job changes detected (issue 33). */
@@ -188,6 +191,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     mcpAuth: new McpOAuthStore(db, schema),
     series: new StatSeries(db, schema),
     coverage: new FieldCoverage(db, schema, accounts),
+    health: new HealthRuns(db, schema, accounts),
     workflowCallbacks: new WorkflowCallbacks(db, schema, accounts),
     jobChanges: new JobChangeStore(db, schema, audit, accounts),
     recordView(key, limit) {

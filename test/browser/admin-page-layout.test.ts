@@ -26,13 +26,14 @@ const AXE_SOURCE: string = (createRequire(import.meta.url)('axe-core') as { sour
 const skip = await browserSkipReason();
 if (skip) console.warn(`skipping admin page layout tests: ${skip}`);
 
-const VIEWS = ['Mappings', 'Records', 'Dead letters', 'Discovery', 'Job changes', 'Stats'] as const;
+const VIEWS = ['Mappings', 'Records', 'Dead letters', 'Discovery', 'Job changes', 'Health', 'Stats'] as const;
 const PANEL: Record<(typeof VIEWS)[number], string> = {
   Mappings: '#mappings',
   Records: '#records',
   'Dead letters': '#dead-letters',
   Discovery: '#discovery',
   'Job changes': '#job-changes',
+  Health: '#health',
   Stats: '#stats',
 };
 

@@ -17,6 +17,7 @@ import { describe, expect, it } from 'vitest';
 import { serverUnavailable } from '../support/db.js';
 import { useStack } from '../e2e/use-stack.js';
 import { answerConsent, CALLBACK, connect, MemoryOAuthClient, postConsent, signIn } from './oauth-helpers.js';
+import { TOOL_SCOPES } from '../../src/mcp/scopes.js';
 
 const skip = await serverUnavailable();
 
@@ -99,6 +100,7 @@ describe.skipIf(skip)('MCP OAuth', () => {
       const mcp = await connect(url(), client);
       const { tools } = await mcp.listTools();
       expect(tools.map((t) => t.name).sort()).toEqual([
+        'data_health',
         'enrich_record',
         'explain_record',
         'filter_options',
@@ -290,7 +292,7 @@ describe.skipIf(skip)('MCP OAuth', () => {
     });
     await signIn(url(), { client: pre });
     const mcp = await connect(url(), pre);
-    expect((await mcp.listTools()).tools.length).toBe(9);
+    expect((await mcp.listTools()).tools.length).toBe(Object.keys(TOOL_SCOPES).length);
     await mcp.close();
 
     const foreign = new URL(pre.authorizationUrl!);

@@ -34,6 +34,7 @@ const ARGS: Record<ToolName, Record<string, unknown>> = {
   explain_record: { crm: 'hubspot', object: 'contact', id: '1' },
   preview_discovery: { crm: 'hubspot', companyId: '1', filters: { seniority: ['1'] } },
   list_job_changes: { since: '2026-01-01T00:00:00Z' },
+  data_health: { crm: 'hubspot', object: 'contact' },
   enrich_record: { crm: 'hubspot', object: 'contact', id: '1' },
   run_discovery: { crm: 'hubspot', companyId: '1', filters: { seniority: ['1'] } },
 };

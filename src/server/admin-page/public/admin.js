@@ -4,6 +4,7 @@ import { $, TOKEN_KEY, api, errorView, h, whenUnauthorized } from './core.js';
 import { loadDeadLetters, wireDeadLetters } from './dead-letters.js';
 import { loadDiscovery, wireDiscovery } from './discovery.js';
 import { loadFiles, wireFiles } from './files.js';
+import { loadHealth, wireHealth } from './health.js';
 import { loadJobChanges, wireJobChanges } from './job-changes.js';
 import { loadMappings, wireMappings } from './mappings.js';
 import { wireRecords } from './records.js';
@@ -11,7 +12,7 @@ import { loadStats, wireStats } from './stats.js';
 
 // Sign-in and navigation
 
-const panels = ['mappings', 'records', 'dead-letters', 'discovery', 'job-changes', 'files', 'stats'];
+const panels = ['mappings', 'records', 'dead-letters', 'discovery', 'job-changes', 'files', 'health', 'stats'];
 const loaders = {
   mappings: () => loadMappings(),
   records: () => undefined,
@@ -19,6 +20,7 @@ const loaders = {
   discovery: () => loadDiscovery(),
   'job-changes': () => loadJobChanges(),
   files: () => loadFiles(),
+  health: () => loadHealth(),
   stats: () => loadStats(),
 };
 
@@ -72,6 +74,7 @@ wireDeadLetters();
 wireDiscovery();
 wireJobChanges();
 wireFiles();
+wireHealth();
 wireStats();
 
 if (sessionStorage.getItem(TOKEN_KEY)) enter();
