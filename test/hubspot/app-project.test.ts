@@ -19,6 +19,7 @@ import { getIntermediateRepresentationSchema } from '@hubspot/project-parsing-li
 import { translate, isTranslationError } from '@hubspot/project-parsing-lib/translate';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { checkPublicUrl, renderHubspotAppProject, TEMPLATE_URL } from '../../connectors/hubspot/app-project.js';
+import { JOURNAL_SCOPES } from '../../connectors/hubspot/journal-client.js';
 import { DEFAULT_WATCHED_PROPERTIES } from '../../connectors/hubspot/webhook.js';
 import { HUBSPOT_PROJECT_SCHEMAS } from './hubspot-project-schemas.js';
 
@@ -141,6 +142,11 @@ describe('the rendered HubSpot app project', () => {
       'crm.schemas.contacts.read',
       'crm.schemas.contacts.write',
     ]);
+  });
+
+  it('offers the webhooks journal scopes the journal reader asks its client-credentials token for', () => {
+    // Optional: only HUBSPOT_EVENTS=journal or both reads the journal (docs/hubspot-events.md).
+    expect([...nodes.crm_enrich_app!.config.auth.optionalScopes].sort()).toEqual([...JOURNAL_SCOPES].sort());
   });
 
   it('puts the public URL in every place HubSpot calls, and leaves no placeholder behind', async () => {
