@@ -3,12 +3,12 @@
  * by page in the background, resumed after a restart, and reported with how much work is left.
  */
 import { AppError } from '../../core/errors.js';
-import { connectorFor, objectTypeIn } from '../../core/connector-lookup.js';
 import { CrmError, type CrmConnector } from '../../core/connector.js';
 import { driveBackfill, readBackfill, startBackfill, type BackfillDeps, type BackfillRun } from './backfill.js';
 import { backfillDryRun, type DryRunReport } from './backfill-dry-run.js';
 import { queueName } from '../jobs.js';
 import { logger } from '../../logger.js';
+import { resolveMappedObject, type MappedObject } from './mapped-object.js';
 import type { CompiledMapping } from '../../mapping/index.js';
 import type { Store } from '../../store/store.js';
 
@@ -47,27 +47,14 @@ export class Backfills {
     } = { freeMail: { has: () => false }, creates: () => true },
   ) {}
 
-  private resolve(
-    connection: string,
-    object: string,
-  ): { connector: CrmConnector; objectType: string; mapping: CompiledMapping } {
-    const connector = connectorFor(this.connectors, { connection });
-    if (!connector)
-      throw new BackfillError(
-        'unknown_connection',
-        `no connection named "${connection}"; configured: ` +
-          `${this.connectors.map((c) => c.connection).join(', ') || 'none'}`,
-      );
-    const objectType = objectTypeIn(connector, object);
-    const mapping = objectType ? this.mapping(connector.crm, objectType) : undefined;
-    if (!objectType || !mapping) {
-      const mapped = connector.objectTypes.filter((o) => this.mapping(connector.crm, o));
-      throw new BackfillError(
-        'unknown_object',
-        `"${object}" is not a mapped object of ${connection}; mapped: ${mapped.join(', ') || 'none'}`,
-      );
-    }
-    return { connector, objectType, mapping };
+  private resolve(connection: string, object: string): MappedObject {
+    return resolveMappedObject(
+      this.connectors,
+      this.mapping,
+      connection,
+      object,
+      (code, message) => new BackfillError(code, message),
+    );
   }
 
   /**

@@ -5,11 +5,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { AppError } from '../../core/errors.js';
-import { connectorFor, objectTypeIn } from '../../core/connector-lookup.js';
+import { connectorFor } from '../../core/connector-lookup.js';
 import type { CrmConnector } from '../../core/connector.js';
 import type { CompiledMapping } from '../../mapping/compile.js';
 import type { HealthRunRow, HealthRuns } from '../../store/health-runs.js';
 import { logger } from '../../logger.js';
+import { resolveMappedObject, type MappedObject } from './mapped-object.js';
 import { companyLinkProperty } from '../record/read-properties.js';
 import { emptyCounts, HealthCounts } from './health-counts.js';
 import { driveHealthScan, type HealthScanDeps } from './health-scan.js';
@@ -66,27 +67,14 @@ export class DataHealth {
     private readonly mapping: (crm: string, objectType: string) => CompiledMapping | undefined,
   ) {}
 
-  private resolve(
-    connection: string,
-    object: string,
-  ): { connector: CrmConnector; objectType: string; mapping: CompiledMapping } {
-    const connector = connectorFor(this.connectors, { connection });
-    if (!connector)
-      throw new HealthError(
-        'unknown_connection',
-        `no connection named "${connection}"; configured: ` +
-          `${this.connectors.map((c) => c.connection).join(', ') || 'none'}`,
-      );
-    const objectType = objectTypeIn(connector, object);
-    const mapping = objectType ? this.mapping(connector.crm, objectType) : undefined;
-    if (!objectType || !mapping) {
-      const mapped = connector.objectTypes.filter((o) => this.mapping(connector.crm, o));
-      throw new HealthError(
-        'unknown_object',
-        `"${object}" is not a mapped object of ${connection}; mapped: ${mapped.join(', ') || 'none'}`,
-      );
-    }
-    return { connector, objectType, mapping };
+  private resolve(connection: string, object: string): MappedObject {
+    return resolveMappedObject(
+      this.connectors,
+      this.mapping,
+      connection,
+      object,
+      (code, message) => new HealthError(code, message),
+    );
   }
 
   /** Starts a scan of the object, or joins the one running; its progress. */
