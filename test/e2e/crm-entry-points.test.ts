@@ -51,6 +51,18 @@ async function sandboxCall<T>(
   return { status: res.status, body: (await res.json()) as T };
 }
 
+/** The sandbox's execution of a workflow step, once it is completed. */
+function completedExecution(stack: Stack, callbackId: string, timeoutMs: number, what: string): Promise<Execution> {
+  return eventually(
+    async () => {
+      const e = await sandboxCall<Execution>(stack, 'GET', `/__sandbox/workflows/executions/${callbackId}`);
+      return e.body.state === 'completed' ? e.body : undefined;
+    },
+    timeoutMs,
+    what,
+  );
+}
+
 /** Points the sandboxes at the service and stops webhooks, so only the entry points start runs. */
 function quiet(stack: Stack): void {
   stack.sandboxes.hubspot.setWebhookUrl(undefined);
@@ -404,15 +416,9 @@ describe.skipIf(skip)('a workflow step that does not settle within the wait', ()
     });
     expect(enrolled.body.state).toBe('blocked');
     expect(enrolled.body.outputFields).toEqual({ hs_execution_state: 'BLOCK' });
-    const done = await eventually(
-      async () => {
-        const e = await sandboxCall<Execution>(
-          stack,
-          'GET',
-          `/__sandbox/workflows/executions/${enrolled.body.callbackId}`,
-        );
-        return e.body.state === 'completed' ? e.body : undefined;
-      },
+    const done = await completedExecution(
+      stack,
+      enrolled.body.callbackId,
       20_000,
       'the blocked step to be completed by its callback',
     );
@@ -448,15 +454,9 @@ describe.skipIf(skip)('a workflow step that does not settle within the wait', ()
       `/__sandbox/workflows/executions/${enrolled.body.callbackId}/resend`,
     );
     expect(again.body).toMatchObject({ sends: 2, httpStatus: 200, outputFields: { hs_execution_state: 'BLOCK' } });
-    const done = await eventually(
-      async () => {
-        const e = await sandboxCall<Execution>(
-          stack,
-          'GET',
-          `/__sandbox/workflows/executions/${enrolled.body.callbackId}`,
-        );
-        return e.body.state === 'completed' ? e.body : undefined;
-      },
+    const done = await completedExecution(
+      stack,
+      enrolled.body.callbackId,
       20_000,
       'the blocked step to be completed by its callback',
     );
@@ -488,15 +488,9 @@ describe.skipIf(skip)('a workflow step that does not settle within the wait', ()
     );
     expect(refused.completedAt).toBeNull();
     expect(refused.lastError).toBeTruthy();
-    const done = await eventually(
-      async () => {
-        const e = await sandboxCall<Execution>(
-          stack,
-          'GET',
-          `/__sandbox/workflows/executions/${enrolled.body.callbackId}`,
-        );
-        return e.body.state === 'completed' ? e.body : undefined;
-      },
+    const done = await completedExecution(
+      stack,
+      enrolled.body.callbackId,
       30_000,
       'the step to be completed by the callback sent again',
     );

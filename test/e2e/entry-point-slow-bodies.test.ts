@@ -6,10 +6,16 @@
  * once it passes the limit (413) or at the deadline (408), or the budget turns it away (503). Resident
  * memory grows by at most 50 MB and comes back, and nothing is parsed.
  */
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serverUnavailable } from '../support/db.js';
-import { killAll, processSchema, serviceEnv, startServiceProcess, type ServiceProcess } from './process.js';
+import {
+  killAll,
+  processSchema,
+  residentBytes,
+  serviceEnv,
+  startServiceProcess,
+  type ServiceProcess,
+} from './process.js';
 import { slowSend, type SlowSend } from './slow-sender.js';
 import { eventually, startSandboxes, type Sandboxes } from './stack.js';
 
@@ -19,13 +25,6 @@ if (skip) console.warn(`skipping the entry point slow-body test: ${skip}`);
 const SENDERS_PER_ENTRY_POINT = 400;
 const BODY_BYTES = 1_048_000;
 const MB = 1024 * 1024;
-
-/** Resident memory of a process, from /proc (Linux). */
-function residentBytes(pid: number): number {
-  const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-  if (!kb) throw new Error(`no VmRSS for process ${pid}`);
-  return Number(kb) * 1024;
-}
 
 /** Headers each entry point's head check lets through: only the body could show they are forged. */
 function plausibleHeaders(path: string): Record<string, string> {

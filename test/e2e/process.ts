@@ -5,7 +5,7 @@
  * `killAll` (call it in afterAll), so none outlives its test file.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -218,4 +218,11 @@ async function withClient<T>(use: (client: pg.Client) => Promise<T>): Promise<T>
   } finally {
     await client.end();
   }
+}
+
+/** Resident memory of a process, from /proc (Linux). */
+export function residentBytes(pid: number): number {
+  const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+  if (!kb) throw new Error(`no VmRSS for process ${pid}`);
+  return Number(kb) * 1024;
 }

@@ -5,12 +5,18 @@
  * gone, the senders the body budget has no room for are told to come back (503, Retry-After), the
  * rest are cut off at the body deadline, and correctly signed deliveries are stored all the while.
  */
-import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signV3 } from '../../connectors/hubspot/signature.js';
 import { SERVER_URL, serverUnavailable } from '../support/db.js';
-import { killAll, processSchema, serviceEnv, startServiceProcess, type ServiceProcess } from './process.js';
+import {
+  killAll,
+  processSchema,
+  residentBytes,
+  serviceEnv,
+  startServiceProcess,
+  type ServiceProcess,
+} from './process.js';
 import { slowSend, type SlowSend } from './slow-sender.js';
 import { eventually, HUBSPOT_SECRET, startSandboxes, type Sandboxes } from './stack.js';
 
@@ -20,13 +26,6 @@ if (skip) console.warn(`skipping the slow-body test: ${skip}`);
 const SENDERS = 300;
 const DECLARED = 1_048_000;
 const MB = 1024 * 1024;
-
-/** Resident memory of a process, from /proc (Linux). */
-function residentBytes(pid: number): number {
-  const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-  if (!kb) throw new Error(`no VmRSS for process ${pid}`);
-  return Number(kb) * 1024;
-}
 
 describe.skipIf(skip)('slow webhook bodies', () => {
   let sandboxes: Sandboxes;
