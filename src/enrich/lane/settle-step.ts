@@ -7,8 +7,7 @@
  */
 import { logger } from '../../logger.js';
 import { dispositionOf, type HeldJobs } from './held-jobs.js';
-import type { EnrichJob } from '../jobs.js';
-import type { JobOutcome } from './lane-events.js';
+import type { EnrichJob, JobOutcome } from '../jobs.js';
 import type { StatePort } from '../ports.js';
 import { reportedOutcome, type SettledRun } from '../record/run-outcome.js';
 import { outcomeRows } from '../record/outcome-rows.js';
