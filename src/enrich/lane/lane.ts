@@ -115,7 +115,8 @@ export class Lane extends EventEmitter<LaneEvents> {
       size: () => batchSize,
       // Links resolved in the same moment (one employer batch answers many records) join before the call.
       linger: () => 1,
-      ...(people ? { lull: () => people.lull(LINK_HOLD_MS) } : {}),
+      // Once the lane is stopping, links go at once.
+      ...(people ? { lull: () => (this.stopping.signal.aborted ? Promise.resolve() : people.lull(LINK_HOLD_MS)) } : {}),
       // Links are bulk work: the next person's read and write go ahead of them at the CRM's rate limit.
       send: (_key, items) => linkRecords(links, items, 'bulk'),
     });
