@@ -77,11 +77,11 @@ export function storePorts(store: Store): StorePorts {
       async upsertMany(rows) {
         await store.state.upsertMany(rows);
       },
-      async settle(rows, audit) {
+      async store(rows, audit) {
         await store.db.transaction(async (tx) => {
           if (rows.length) await store.state.upsertMany(rows, tx);
           if (audit.length) await store.audit.record(audit, tx);
-          // The writes these outcomes settle are in the states now: their pending rows are done.
+          // The writes these outcomes conclude are in the states now: their pending rows are done.
           const settled = new Map<string, { connection: string; objectType: string; ids: string[] }>();
           for (const r of rows) {
             const key = `${r.connection}\u0000${r.objectType}`;

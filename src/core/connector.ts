@@ -138,7 +138,7 @@ export interface RecordEvent {
   actor?: ChangeActor;
   /**
    * Which app, tool or user made it, as the CRM names it (HubSpot: the app id of an API change): the
-   * intake counts each source's rate on its own, so one app's import never makes another's form bulk.
+   * intake counts each actor's rate on its own, so one app's import never makes another's form bulk.
    */
   actorId?: string;
   /** For `rejected`: what was wrong with the item, naming the field and never quoting its value. */

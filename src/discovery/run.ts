@@ -29,7 +29,7 @@ import type {
 
 const log = logger('discovery');
 
-/** An unsettled claim older than this belongs to a run that died; another run may take the person. */
+/** An open claim older than this belongs to a run that died; another run may take the person. */
 const STALE_CLAIM_MS = 10 * 60_000;
 
 /** Records discovery created today plus those that runs under way hold: what DISCOVERY_DAILY_LIMIT counts. */
@@ -152,7 +152,14 @@ async function act(
         credits,
       );
       if (!hit) {
-        await options.store.settle(connection, candidate.personId, options.holder, 'not_found', null, preview.persona);
+        await options.store.recordAction(
+          connection,
+          candidate.personId,
+          options.holder,
+          'not_found',
+          null,
+          preview.persona,
+        );
         skip(candidate, 'not_found', 'the partner found no profile for this person id');
         step();
         continue;
@@ -160,7 +167,14 @@ async function act(
       const identity = identityValues(target.person.mapping, hit.data);
       const emailProp = emailProperty(target.person.mapping);
       if (!emailProp || !identity[emailProp]) {
-        await options.store.settle(connection, candidate.personId, options.holder, 'no_email', null, preview.persona);
+        await options.store.recordAction(
+          connection,
+          candidate.personId,
+          options.holder,
+          'no_email',
+          null,
+          preview.persona,
+        );
         skip(candidate, 'no_email', 'the profile has no e-mail address to create a contact with');
         step();
         continue;
@@ -210,7 +224,7 @@ async function act(
       const record = byEmail.get(l.identity[emailProp]!.toLowerCase());
       if (!record) toCreate.push(l);
       else if (record.properties[target.person.linkProperty] === target.company.id) {
-        await options.store.settle(
+        await options.store.recordAction(
           connection,
           l.candidate.personId,
           options.holder,
@@ -283,7 +297,14 @@ async function act(
         step();
         continue;
       }
-      await options.store.settle(connection, candidate.personId, options.holder, 'created', result.id, preview.persona);
+      await options.store.recordAction(
+        connection,
+        candidate.personId,
+        options.holder,
+        'created',
+        result.id,
+        preview.persona,
+      );
       outcomes.push({
         recordId: result.id,
         jobId: null,
@@ -318,7 +339,7 @@ async function act(
   // Their state goes in at once: the CRM's creation events that follow are then known as our own.
   if (outcomes.length) {
     const rows = outcomeRows(where, outcomes, now);
-    await options.state.settle(rows.states, rows.audit);
+    await options.state.store(rows.states, rows.audit);
   }
 
   // Link the new records (where the link is not part of the record) and the people found already there.
@@ -341,7 +362,7 @@ async function act(
   for (const l of links) {
     const result = linkResults.get(l.record.id);
     const failed = !result || result.outcome === 'failed';
-    await options.store.settle(
+    await options.store.recordAction(
       connection,
       l.candidate.personId,
       options.holder,
@@ -395,7 +416,7 @@ async function act(
         ...(result.error ? { error: result.error } : {}),
       });
   }
-  if (audit.length) await options.state.settle([], audit);
+  if (audit.length) await options.state.store([], audit);
 
   log.info(
     {

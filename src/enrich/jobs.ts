@@ -90,6 +90,10 @@ export interface EnrichJob {
   retryCount: number;
 }
 
+/** What a job came to when the lane settled it, as the lane reports it (metrics, logs). */
+export type JobOutcome =
+  'echo' | 'enriched' | 'unchanged' | 'no_match' | 'skipped' | 'failed' | 'retried' | 'released' | 'erased' | 'merged';
+
 /** The queue of one connection's object type, e.g. `enrich.hubspot.contact` for connection `hubspot`. */
 export function queueName(connection: string, objectType: string): string {
   return `enrich.${connection}.${objectType}`.toLowerCase().replace(/[^a-z0-9_.-]/g, '_');

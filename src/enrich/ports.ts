@@ -40,7 +40,7 @@ export interface StatePort {
    * Stores record states and the audit rows that explain them in
    * one transaction, so no reader sees one without the other.
    */
-  settle(rows: PipelineState[], audit: AuditEntry[]): Promise<void>;
+  store(rows: PipelineState[], audit: AuditEntry[]): Promise<void>;
 }
 
 /** An audit log entry, as the store defines it: the pipeline writes them, it never reads them back. */

@@ -114,7 +114,7 @@ export class SlidingWindowLimiter extends EventEmitter<LimiterEvents> implements
     } finally {
       this.running--;
       this.placeFreed.shift()?.();
-      this.settle(ticket, performance.now() - claimedFrom, counted);
+      this.taskDone(ticket, performance.now() - claimedFrom, counted);
     }
   }
 
@@ -195,7 +195,7 @@ export class SlidingWindowLimiter extends EventEmitter<LimiterEvents> implements
   }
 
   /** The task is done `durationMs` after its slot was asked for; `counted` ms were counted as it left. */
-  private settle(ticket: string, durationMs: number, counted: number): void {
+  private taskDone(ticket: string, durationMs: number, counted: number): void {
     const lateBy = durationMs - baseline(this.durations, durationMs);
     if (lateBy <= this.marginMs / 2 || lateBy <= counted || this.stopping) return;
     this.postpone(ticket, lateBy - counted);

@@ -9,8 +9,8 @@ export class Metrics {
 
   readonly eventsReceived = new Counter({
     name: 'crm_enrich_events_received_total',
-    help: 'Webhook events received, by source and outcome (stored, duplicate, rejected, ignored, store_failed, busy)',
-    labelNames: ['source', 'outcome'] as const,
+    help: 'Webhook events received, by CRM and outcome (stored, duplicate, rejected, ignored, store_failed, busy)',
+    labelNames: ['crm', 'outcome'] as const,
     registers: [this.registry],
   });
 

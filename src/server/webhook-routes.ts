@@ -45,11 +45,11 @@ export interface WebhookRoutesOptions {
 export const DEFAULT_BODY_TIMEOUT_MS = 10_000;
 
 /**
- * The webhook endpoint, two ways in. `listener` takes POST /webhooks/<source>[/<secret>] for a
- * configured source straight from Node's HTTP server, ahead of Express: in `bench ingest` the
+ * The webhook endpoint, two ways in. `listener` takes POST /webhooks/<crm>[/<secret>] for a
+ * configured CRM straight from Node's HTTP server, ahead of Express: in `bench ingest` the
  * service's process spent 0.83-0.87 ms on a delivery through Express and 0.44-0.47 ms without
  * (docs/benchmarks.md, ingest), on the path every delivery takes.
- * Anything it does not recognise (another method, an unknown source, an odd path) it leaves to
+ * Anything it does not recognise (another method, an unknown CRM, an odd path) it leaves to
  * `router`, the same routes mounted in Express, so every request is answered as before.
  */
 export interface WebhookEndpoint {
@@ -62,7 +62,7 @@ export interface WebhookEndpoint {
 type NodeMiddleware = (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) => void;
 
 export function webhookRoutes(options: WebhookRoutesOptions & { securityHeaders: NodeMiddleware }): WebhookEndpoint {
-  const bySource = new Map(options.connectors.map((c) => [c.crm as string, c]));
+  const byCrm = new Map(options.connectors.map((c) => [c.crm as string, c]));
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
   const publicBase = options.publicUrl.replace(/\/+$/, '');
 
@@ -77,26 +77,26 @@ export function webhookRoutes(options: WebhookRoutesOptions & { securityHeaders:
     error: WebhookError,
     outcome: RefusalOutcome = 'rejected',
   ) => {
-    options.metrics.eventsReceived.inc({ source: connector.crm, outcome });
-    log.warn({ source: connector.crm, status: error.status, code: error.code }, 'webhook refused');
+    options.metrics.eventsReceived.inc({ crm: connector.crm, outcome });
+    log.warn({ crm: connector.crm, status: error.status, code: error.code }, 'webhook refused');
     // Whatever of the body has not been read is never read: the connection closes after the answer.
     send(res, connector.webhook.errorReply(error), true);
   };
 
   const handle = async (head: WebhookHead, rawBody: Buffer, res: ServerResponse, connector: CrmConnector) => {
-    const source = connector.crm;
+    const crm = connector.crm;
     const handler = connector.webhook;
     let parsed: ReturnType<typeof handler.parse>;
     try {
       parsed = handler.parse({ ...head, rawBody });
     } catch (error) {
       // A parser that throws on some input is a bug to fix, but the sender still gets its own format.
-      log.error({ source, err: error }, 'a webhook parser threw; the delivery is refused');
+      log.error({ crm, err: error }, 'a webhook parser threw; the delivery is refused');
       parsed = { ok: false, error: new WebhookError(400, 'unparseable', 'the request could not be parsed') };
     }
     if (!parsed.ok) {
-      options.metrics.eventsReceived.inc({ source, outcome: 'rejected' });
-      log.warn({ source, status: parsed.error.status, code: parsed.error.code }, 'webhook refused');
+      options.metrics.eventsReceived.inc({ crm, outcome: 'rejected' });
+      log.warn({ crm, status: parsed.error.status, code: parsed.error.code }, 'webhook refused');
       send(res, handler.errorReply(parsed.error));
       return;
     }
@@ -104,13 +104,13 @@ export function webhookRoutes(options: WebhookRoutesOptions & { securityHeaders:
       const result = parsed.events.length
         ? await options.ingest(parsed.events)
         : { stored: 0, duplicates: 0, ignored: 0 };
-      options.metrics.eventsReceived.inc({ source, outcome: 'stored' }, result.stored);
-      options.metrics.eventsReceived.inc({ source, outcome: 'duplicate' }, result.duplicates);
-      options.metrics.eventsReceived.inc({ source, outcome: 'ignored' }, result.ignored);
+      options.metrics.eventsReceived.inc({ crm, outcome: 'stored' }, result.stored);
+      options.metrics.eventsReceived.inc({ crm, outcome: 'duplicate' }, result.duplicates);
+      options.metrics.eventsReceived.inc({ crm, outcome: 'ignored' }, result.ignored);
       send(res, handler.ackReply(parsed.events));
     } catch (error) {
-      options.metrics.eventsReceived.inc({ source, outcome: 'store_failed' }, parsed.events.length);
-      log.error({ source, err: error }, 'could not store webhook events; the CRM will deliver them again');
+      options.metrics.eventsReceived.inc({ crm, outcome: 'store_failed' }, parsed.events.length);
+      log.error({ crm, err: error }, 'could not store webhook events; the CRM will deliver them again');
       // Nothing was acknowledged: the CRM delivers again (both CRMs retry a 5xx).
       res.setHeader('Retry-After', String(STORE_RETRY_AFTER_SECONDS));
       send(
@@ -146,7 +146,7 @@ export function webhookRoutes(options: WebhookRoutesOptions & { securityHeaders:
     try {
       refusal = connector.webhook.verifyHead(head);
     } catch (error) {
-      log.error({ source: connector.crm, err: error }, 'a webhook head check threw; the delivery is refused');
+      log.error({ crm: connector.crm, err: error }, 'a webhook head check threw; the delivery is refused');
       refusal = new WebhookError(400, 'unparseable', 'the request could not be parsed');
     }
     if (!refusal && declared !== undefined && declared > maxBodyBytes) refusal = tooLarge();
@@ -182,7 +182,7 @@ export function webhookRoutes(options: WebhookRoutesOptions & { securityHeaders:
         },
       )
       .catch((error: unknown) => {
-        log.error({ source: connector.crm, err: error }, 'a webhook delivery could not be answered');
+        log.error({ crm: connector.crm, err: error }, 'a webhook delivery could not be answered');
         if (!res.headersSent) sendInternalError(res, connector);
         else res.destroy();
       })
@@ -191,24 +191,24 @@ export function webhookRoutes(options: WebhookRoutesOptions & { securityHeaders:
 
   const router = Router();
   const route = (req: Request, res: Response) => {
-    const connector = bySource.get(String(req.params.source));
+    const connector = byCrm.get(String(req.params.crm));
     if (!connector) {
       res.status(404).json({
-        error: { code: 'unknown_source', message: `no connector is configured for '${String(req.params.source)}'` },
+        error: { code: 'unknown_crm', message: `no connector is configured for '${String(req.params.crm)}'` },
       });
       return;
     }
     receive(req, res, req.originalUrl, connector, req.params.secret ? String(req.params.secret) : undefined);
   };
-  router.post('/webhooks/:source', route);
-  router.post('/webhooks/:source/:secret', route);
+  router.post('/webhooks/:crm', route);
+  router.post('/webhooks/:crm/:secret', route);
 
   return {
     router,
     listener(req, res) {
       if (req.method !== 'POST') return false;
       const match = WEBHOOK_PATH.exec(req.url ?? '');
-      const connector = match ? bySource.get(match[1]!) : undefined;
+      const connector = match ? byCrm.get(match[1]!) : undefined;
       if (!match || !connector) return false;
       options.securityHeaders(req, res, (err?: unknown) => {
         if (err) {

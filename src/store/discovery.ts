@@ -14,7 +14,7 @@ export interface PersonaRow {
 }
 
 export type PersonClaim =
-  /** This caller holds the claim: look the person up, then `settle` (or `release`). */
+  /** This caller holds the claim: look the person up, then `recordAction` (or `release`). */
   | { kind: 'mine' }
   /** Discovery already acted on this person: created or linked `recordId`. */
   | { kind: 'done'; action: string; recordId: string | null }
@@ -74,7 +74,7 @@ export class DiscoveryStore {
     return new Map(rows.map((r) => [r.person_id, { action: r.action, recordId: r.record_id }]));
   }
 
-  /** Claims a person for `holder`, taking over an unsettled claim older than `staleMs`. */
+  /** Claims a person for `holder`, taking over an open claim older than `staleMs`. */
   async claim(
     connection: string,
     personId: string,
@@ -107,7 +107,7 @@ export class DiscoveryStore {
   }
 
   /** Records what discovery did with a claimed person: `created`, `linked`, or a skip reason code. */
-  async settle(
+  async recordAction(
     connection: string,
     personId: string,
     holder: string,
@@ -122,7 +122,7 @@ export class DiscoveryStore {
     );
   }
 
-  /** Gives a claim back unsettled (the run stopped before it spent anything on the person). */
+  /** Gives a claim back open (the run stopped before it spent anything on the person). */
   async release(connection: string, personId: string, holder: string): Promise<void> {
     await this.db.query(
       `DELETE FROM "${this.schema}".discovered_person

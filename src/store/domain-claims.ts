@@ -7,7 +7,7 @@ import type { ConnectionAccounts } from './connection-accounts.js';
 import type { Db } from './db.js';
 
 export type ClaimResult =
-  /** This caller holds the claim and must create the company, then call `settle` (or `release`). */
+  /** This caller holds the claim and must create the company, then call `recordCompany` (or `release`). */
   | { kind: 'mine' }
   /** The company exists already: created by whoever held the claim. */
   | { kind: 'created'; companyId: string }
@@ -80,7 +80,7 @@ export class DomainClaims {
   }
 
   /** Records the company created under a claim this holder owns. */
-  async settle(connection: string, domain: string, holder: string, companyId: string): Promise<void> {
+  async recordCompany(connection: string, domain: string, holder: string, companyId: string): Promise<void> {
     await this.db.query(
       `UPDATE "${this.schema}".company_claim SET company_id = $4, created_at = now()
         WHERE connection = $1 AND account = $5 AND domain = $2 AND claimed_by = $3`,

@@ -57,9 +57,7 @@ describe.skipIf(skip)('health and metrics', () => {
 
     const grew = (name: string, labels: Record<string, string> = {}) =>
       sample(after, name, labels) - sample(before, name, labels);
-    expect(grew('crm_enrich_events_received_total', { source: 'hubspot', outcome: 'stored' })).toBeGreaterThanOrEqual(
-      1,
-    );
+    expect(grew('crm_enrich_events_received_total', { crm: 'hubspot', outcome: 'stored' })).toBeGreaterThanOrEqual(1);
     expect(grew('crm_enrich_jobs_total', { outcome: 'enriched' })).toBe(1);
     expect(grew('crm_enrich_partner_calls_total', { status: '200' })).toBeGreaterThanOrEqual(1);
     expect(grew('crm_enrich_crm_calls_total', { crm: 'hubspot', operation: 'batch_update' })).toBe(1);

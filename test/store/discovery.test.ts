@@ -14,9 +14,9 @@ describeEachBackend('discovery store', (t) => {
     expect(await d.claim('hubspot', 'pe_1', 'contact', '900', 'x', 60_000)).toEqual({ kind: 'held' });
 
     // Only the holder settles; then every run sees what was done.
-    await d.settle('hubspot', 'pe_1', 'someone-else', 'created', '1', null);
+    await d.recordAction('hubspot', 'pe_1', 'someone-else', 'created', '1', null);
     expect((await d.done('hubspot', ['pe_1'])).size).toBe(0);
-    await d.settle('hubspot', 'pe_1', holder, 'created', '501', 'managers');
+    await d.recordAction('hubspot', 'pe_1', holder, 'created', '501', 'managers');
     expect(await d.claim('hubspot', 'pe_1', 'contact', '900', 'x', 0)).toEqual({
       kind: 'done',
       action: 'created',
@@ -34,7 +34,7 @@ describeEachBackend('discovery store', (t) => {
     expect(await d.claim('hubspot', 'pe_2', 'contact', '900', 'b', 0)).toEqual({ kind: 'mine' });
     await d.release('hubspot', 'pe_2', 'b');
     expect(await d.claim('hubspot', 'pe_2', 'contact', '900', 'c', 60_000)).toEqual({ kind: 'mine' });
-    await d.settle('hubspot', 'pe_2', 'c', 'linked', '777', null);
+    await d.recordAction('hubspot', 'pe_2', 'c', 'linked', '777', null);
   });
 
   it('saves, replaces, lists and deletes personas', async () => {

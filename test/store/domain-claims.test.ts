@@ -18,7 +18,7 @@ describeEachBackend('company claims', (t) => {
       expect(racers.filter((r) => r.get('initech.com')?.kind === 'mine')).toHaveLength(1);
 
       expect((await claims.claim('default', ['acme.com'], 'b', 60_000)).get('acme.com')).toEqual({ kind: 'held' });
-      await claims.settle('default', 'acme.com', 'a', '901');
+      await claims.recordCompany('default', 'acme.com', 'a', '901');
       expect((await claims.claim('default', ['acme.com'], 'b', 0)).get('acme.com')).toEqual({
         kind: 'created',
         companyId: '901',
@@ -33,7 +33,7 @@ describeEachBackend('company claims', (t) => {
       expect((await claims.claim('default', ['globex.com'], 'b', 60_000)).get('globex.com')).toEqual({ kind: 'held' });
       expect((await claims.claim('default', ['globex.com'], 'b', 0)).get('globex.com')).toEqual({ kind: 'mine' });
       // Only the holder's settle counts.
-      await claims.settle('default', 'globex.com', 'a', 'wrong');
+      await claims.recordCompany('default', 'globex.com', 'a', 'wrong');
       expect((await claims.created('default', ['globex.com'])).size).toBe(0);
       await claims.release('default', 'globex.com', 'b');
       expect((await claims.claim('default', ['globex.com'], 'c', 60_000)).get('globex.com')).toEqual({ kind: 'mine' });

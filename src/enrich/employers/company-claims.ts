@@ -25,7 +25,7 @@ export interface ClaimsPort {
     holder: string,
     staleMs: number,
   ): Promise<Map<string, { kind: 'mine' } | { kind: 'created'; companyId: string } | { kind: 'held' }>>;
-  settle(connection: string, domain: string, holder: string, companyId: string): Promise<void>;
+  recordCompany(connection: string, domain: string, holder: string, companyId: string): Promise<void>;
   release(connection: string, domain: string, holder: string): Promise<void>;
   /** The holder is still at work on these claims: they are not stale. */
   touch(connection: string, domains: string[], holder: string): Promise<void>;
@@ -141,7 +141,7 @@ export class CompanyCreation {
     for (const [i, { company: c, plan }] of mine.entries()) {
       const r = results[i];
       if (r?.ok) {
-        await claims.settle(connection, c.domain, this.holder, r.id);
+        await claims.recordCompany(connection, c.domain, this.holder, r.id);
         out.set(c.domain, {
           kind: 'found',
           companyId: r.id,
@@ -158,7 +158,7 @@ export class CompanyCreation {
         });
       }
     }
-    await this.options.planner?.settle(made);
+    await this.options.planner?.store(made);
   }
 
   /** Each new company's enriched values, planned before its creation; bare without a planner or a lookup to spend. */

@@ -25,6 +25,7 @@ import type { PeopleFirst } from '../lane/people-first.js';
 import type { CreatedRecordsPort, EnqueuePort } from '../ports.js';
 import { CompanyCreation, type ClaimsPort } from './company-claims.js';
 import { CompanyJobs } from './company-jobs.js';
+import { Gatherer } from '../gatherer.js';
 import type { Employer, EmployerResolution } from './employer-of.js';
 import { RecentCompanies } from './recent-companies.js';
 
@@ -87,23 +88,33 @@ export interface EmployerResolverOptions {
   staleClaimMs?: number;
 }
 
-interface Pending {
+/** One domain gathering: the employer to resolve, and how (the most urgent and generous of its askers). */
+interface Asked {
   employer: Employer;
   priority: Priority;
   spend: boolean;
-  waiters: { resolve: (r: EmployerResolution) => void; reject: (e: unknown) => void }[];
+}
+
+/** A batch's answer: each domain's resolution, and the domains another instance is still creating. */
+interface Resolved {
+  results: Map<string, EmployerResolution>;
+  held: Set<string>;
+}
+
+/** A domain asked again merges with the one gathering: a partner's employer and a will to spend win. */
+function merged(kept: Asked, added: Asked): Asked {
+  return {
+    employer: added.employer.fromPartner && !kept.employer.fromPartner ? added.employer : kept.employer,
+    priority: added.priority === 'interactive' ? 'interactive' : kept.priority,
+    spend: kept.spend || added.spend,
+  };
 }
 
 export class EmployerResolver {
-  private pending = new Map<string, Pending>();
+  /** Domains gathering for one CRM search and one creation batch. */
+  private readonly gathering: Gatherer<'domains', Asked, Resolved>;
   /** Domains whose resolution is under way: a colleague arriving meanwhile waits for it rather than searching again. */
-  private readonly resolving = new Map<string, Pending>();
-  private timer: NodeJS.Timeout | undefined;
-  /** When the gathered domains go (while `timer` is set). */
-  private dueAt = 0;
-  /** The gathered domains are due and wait for a lull in people's work: whatever arrives meanwhile joins them. */
-  private awaitingLull = false;
-  private readonly running = new Set<Promise<void>>();
+  private readonly resolving = new Map<string, Promise<Resolved>>();
   /** Domains resolved lately, so the colleagues of one employer cost one search, not one each. */
   private readonly recent = new RecentCompanies();
   private readonly creation: CompanyCreation;
@@ -124,6 +135,16 @@ export class EmployerResolver {
       refreshAfterDays: options.refreshAfterDays,
       wake: options.wake,
     });
+    const people = options.people;
+    this.gathering = new Gatherer({
+      size: () => options.connector.batchSize,
+      linger: () => options.lingerMs ?? 5_000,
+      // Gathered domains go at a lull in people's work: their searches and creations do not take the
+      // rate-limit slots of people's reads and writes.
+      ...(people ? { lull: () => people.lull(options.peopleHoldMs ?? 5_000) } : {}),
+      merge: merged,
+      send: (_key, asked) => this.run(asked),
+    });
   }
 
   get connection(): string {
@@ -137,64 +158,25 @@ export class EmployerResolver {
    * created moments apart share the calls; while bulk domains gather, it joins them and goes with them.
    * The person waits only for the enrichment, which is written meanwhile, not for the company link.
    */
-  resolve(employer: Employer, priority: Priority, options: ResolveOptions = {}): Promise<EmployerResolution> {
-    const spend = options.spend ?? true;
-    const cached = this.recent.get(employer.domain);
-    if (cached) return Promise.resolve({ kind: 'found', companyId: cached.companyId, reason: cached.reason });
-    return new Promise((resolve, reject) => {
-      const under = this.resolving.get(employer.domain);
-      if (under) {
-        under.waiters.push({ resolve, reject });
-        return;
-      }
-      const gathering = this.pending.size > 0;
-      const entry = this.pending.get(employer.domain);
-      if (entry) {
-        entry.waiters.push({ resolve, reject });
-        if (priority === 'interactive') entry.priority = 'interactive';
-        if (employer.fromPartner && !entry.employer.fromPartner) entry.employer = employer;
-        if (spend) entry.spend = true;
-      } else {
-        this.pending.set(employer.domain, { employer, priority, spend, waiters: [{ resolve, reject }] });
-      }
-      if (this.pending.size >= this.options.connector.batchSize) this.flushWithin(0);
-      else if (priority === 'interactive' && !gathering) this.flushWithin(this.options.interactiveLingerMs ?? 1_000);
-      else this.flushWithin(this.options.lingerMs ?? 5_000);
-    });
+  async resolve(employer: Employer, priority: Priority, options: ResolveOptions = {}): Promise<EmployerResolution> {
+    const { domain } = employer;
+    const cached = this.recent.get(domain);
+    if (cached) return { kind: 'found', companyId: cached.companyId, reason: cached.reason };
+    const under = this.resolving.get(domain);
+    const lingerMs =
+      priority === 'interactive' && this.gathering.count('domains') === 0
+        ? (this.options.interactiveLingerMs ?? 1_000)
+        : undefined;
+    const resolved = await (under ??
+      this.gathering.add('domains', { employer, priority, spend: options.spend ?? true }, { id: domain, lingerMs }));
+    if (resolved.held.has(domain))
+      throw new Error(`another instance is still creating the company for ${domain}; the link is tried again`);
+    return resolved.results.get(domain) ?? { kind: 'none', reason: `no company could be found for ${domain}` };
   }
 
-  /** Resolves what is pending now; returns when every resolution under way is done. */
-  async drain(): Promise<void> {
-    this.flushWithin(0);
-    while (this.running.size) await Promise.allSettled([...this.running]);
-  }
-
-  /** Sends the gathered domains within `ms`, or sooner if already due sooner. */
-  private flushWithin(ms: number): void {
-    if (this.awaitingLull) return;
-    const dueAt = Date.now() + ms;
-    if (this.timer && this.dueAt <= dueAt) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.dueAt = dueAt;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.awaitingLull = true;
-      const lull = this.options.people?.lull(this.options.peopleHoldMs ?? 5_000) ?? Promise.resolve();
-      const waited = lull
-        .then(() => {
-          this.awaitingLull = false;
-          const batch = this.pending;
-          this.pending = new Map();
-          if (batch.size > 0) this.start(batch);
-        })
-        .finally(() => this.running.delete(waited));
-      this.running.add(waited);
-    }, ms);
-  }
-
-  private start(batch: Map<string, Pending>): void {
-    const run = this.run(batch).finally(() => this.running.delete(run));
-    this.running.add(run);
+  /** Resolves what is gathering now; returns when every resolution under way is done. */
+  drain(): Promise<void> {
+    return this.gathering.drain();
   }
 
   /**
@@ -202,37 +184,23 @@ export class EmployerResolver {
    * waits for their record's enrichment, written meanwhile, and their next record's read and write must
    * not queue behind company searches and creations at the CRM's rate limit.
    */
-  private async run(batch: Map<string, Pending>): Promise<void> {
-    const priority: Priority = 'bulk';
-    for (const [domain, p] of batch) this.resolving.set(domain, p);
-    let results: Map<string, EmployerResolution>;
-    let held: Set<string>;
-    try {
-      ({ results, held } = await this.resolveAll(
-        [...batch.values()].map((p) => p.employer),
-        priority,
-        new Set([...batch].flatMap(([domain, p]) => (p.spend ? [] : [domain]))),
-      ));
-    } catch (error) {
-      for (const [domain, p] of batch) {
-        this.resolving.delete(domain);
-        for (const w of p.waiters) w.reject(error);
-      }
-      return;
-    }
-    for (const domain of batch.keys()) this.resolving.delete(domain);
-    for (const [domain, p] of batch) {
-      if (held.has(domain)) {
-        const error = new Error(
-          `another instance is still creating the company for ${domain}; the link is tried again`,
-        );
-        for (const w of p.waiters) w.reject(error);
-        continue;
-      }
-      const r = results.get(domain) ?? { kind: 'none', reason: `no company could be found for ${domain}` };
-      if (r.kind === 'found') this.recent.remember(domain, r.companyId, r.reason);
-      for (const w of p.waiters) w.resolve(r);
-    }
+  private run(batch: Asked[]): Promise<Resolved> {
+    const run = this.resolveAll(
+      batch.map((a) => a.employer),
+      'bulk',
+      new Set(batch.flatMap((a) => (a.spend ? [] : [a.employer.domain]))),
+    ).then((resolved) => {
+      for (const [domain, r] of resolved.results)
+        if (r.kind === 'found' && !resolved.held.has(domain)) this.recent.remember(domain, r.companyId, r.reason);
+      return resolved;
+    });
+    for (const a of batch) this.resolving.set(a.employer.domain, run);
+    const forget = () => {
+      for (const a of batch)
+        if (this.resolving.get(a.employer.domain) === run) this.resolving.delete(a.employer.domain);
+    };
+    run.then(forget, forget);
+    return run;
   }
 
   /**

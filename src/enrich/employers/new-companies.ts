@@ -29,7 +29,7 @@ export interface NewCompanyPlannerOptions {
   /** The active company mapping, read at each creation so a new version applies to the next. */
   mapping: () => CompiledMapping | undefined;
   lookups: PartnerLookups;
-  state: Pick<StatePort, 'settle'>;
+  state: Pick<StatePort, 'store'>;
   refreshAfterDays: number;
 }
 
@@ -60,7 +60,7 @@ export class NewCompanyPlanner {
   }
 
   /** Stores the created companies' states and audit rows, as a company job would have after its write. */
-  async settle(created: { companyId: string; planned: PlannedCompany }[]): Promise<void> {
+  async store(created: { companyId: string; planned: PlannedCompany }[]): Promise<void> {
     const outcomes = created.flatMap(({ companyId, planned }) =>
       planned.plan
         ? [{ recordId: companyId, jobId: null, result: planned.plan, written: planned.company.properties ?? {} }]
@@ -69,6 +69,6 @@ export class NewCompanyPlanner {
     if (outcomes.length === 0) return;
     const { connector, objectType, refreshAfterDays } = this.options;
     const { states, audit } = outcomeRows({ connection: connector.connection, objectType, refreshAfterDays }, outcomes);
-    await this.options.state.settle(states, audit);
+    await this.options.state.store(states, audit);
   }
 }

@@ -12,7 +12,7 @@
  *    A change event delivered with the record's creation event adds
  *    nothing either (a CRM announces the values a record was created with as changes too): the
  *    creation's run reads the record as it is;
- * 3. each remaining event is interactive or bulk by who made it and how its source behaves (Triage);
+ * 3. each remaining event is interactive or bulk by who made it and how that actor behaves (Triage);
  * 4. the jobs are stored in one round trip per queue (the acknowledgement waits for it), and the lanes
  *    are woken.
  */

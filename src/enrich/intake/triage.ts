@@ -5,22 +5,22 @@
  * - a change a person made in the CRM's own app is interactive;
  * - one the CRM calls bulk (an import, a bulk action, a migration) is bulk;
  * - anything else (another app through the API, a script, a CRM that does not say) is judged by its
- *   source's behaviour: interactive, unless one delivery carries more than `deliveryLimit` of that
- *   source's events (a batch API call), or the source sent more than `rateLimit` within `windowMs`
+ *   actor's behaviour: interactive, unless one delivery carries more than `deliveryLimit` of that
+ *   actor's events (a batch API call), or the actor sent more than `rateLimit` within `windowMs`
  *   (a stream of single calls). A web form or a sales tool creating one record at a time stays
  *   interactive; a script looping over a list turns bulk after its first few.
  *
- * Each source is counted per connection, so one app's import never turns another app's form bulk, nor
- * one connection's stream another connection's. Bulk work still runs at full speed; it only yields to
+ * Each actor (an app, a user id) is counted per connection, so one app's import never turns another app's
+ * form bulk, nor one connection's stream another connection's. Bulk work still runs at full speed; it only yields to
  * interactive work at the limiter and the queue.
  */
 import type { RecordEvent } from '../../core/connector.js';
 import type { Priority } from '../../core/limiter.js';
 
 export interface TriageOptions {
-  /** A delivery with more events than this from one source, for one connection, is bulk (default 10). */
+  /** A delivery with more events than this from one actor, for one connection, is bulk (default 10). */
   deliveryLimit?: number;
-  /** More events than this from one source within `windowMs` are bulk (default 60 in 10 s). */
+  /** More events than this from one actor within `windowMs` are bulk (default 60 in 10 s). */
   rateLimit?: number;
   windowMs?: number;
   now?: () => number;
@@ -33,7 +33,7 @@ export class Triage {
   private readonly rateLimit: number;
   private readonly windowMs: number;
   private readonly now: () => number;
-  /** Times of recent interactive events, per connection and source (at most rateLimit each). */
+  /** Times of recent interactive events, per connection and actor (at most rateLimit each). */
   private readonly recent = new Map<string, number[]>();
 
   constructor(options: TriageOptions = {}) {
@@ -51,14 +51,14 @@ export class Triage {
     const result = events.map((event): Priority =>
       base(event) === 'bulk' || event.actor === 'bulk' ? 'bulk' : 'interactive',
     );
-    const bySource = new Map<string, number[]>();
+    const byActor = new Map<string, number[]>();
     for (const [i, event] of events.entries()) {
       if (result[i] !== 'interactive' || event.actor === 'person') continue;
-      const key = sourceKey(event);
-      bySource.set(key, [...(bySource.get(key) ?? []), i]);
+      const key = actorKey(event);
+      byActor.set(key, [...(byActor.get(key) ?? []), i]);
     }
     const now = this.now();
-    for (const [key, indexes] of bySource) {
+    for (const [key, indexes] of byActor) {
       if (indexes.length > this.deliveryLimit) {
         for (const i of indexes) result[i] = 'bulk';
         continue;
@@ -74,13 +74,13 @@ export class Triage {
     return result;
   }
 
-  /** Sources silent for a whole window need no entry: the map stays as small as the active sources. */
+  /** Actors silent for a whole window need no entry: the map stays as small as the active actors. */
   private forgetQuiet(now: number): void {
     if (this.recent.size < 1_000) return;
     for (const [key, times] of this.recent) if ((times.at(-1) ?? 0) <= now - this.windowMs) this.recent.delete(key);
   }
 }
 
-function sourceKey(event: RecordEvent): string {
+function actorKey(event: RecordEvent): string {
   return `${event.crm}:${event.connection}:${event.actor ?? 'unknown'}:${event.actorId ?? ''}`;
 }

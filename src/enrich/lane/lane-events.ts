@@ -1,10 +1,8 @@
 /** What a lane reports, for metrics and logs; the service decides what to do with it. */
+import type { JobOutcome } from '../jobs.js';
 
 /** Today's count of changes made with the service's token that it did not make (admin stats). */
 export const FOREIGN_TOKEN_COUNTER = 'foreign_token_changes';
-
-export type JobOutcome =
-  'echo' | 'enriched' | 'unchanged' | 'no_match' | 'skipped' | 'failed' | 'retried' | 'released' | 'erased' | 'merged';
 
 export interface LaneEvents {
   job: [{ outcome: JobOutcome; count: number }];

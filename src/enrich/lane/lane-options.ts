@@ -1,11 +1,8 @@
 /** How a lane is set up: what it enriches, the ports it settles through, and how much it holds. */
-import type { CrmConnector, CrmRecord } from '../../core/connector.js';
-import type { Priority } from '../../core/limiter.js';
+import type { CrmConnector } from '../../core/connector.js';
 import type { CompiledMapping } from '../../mapping/compile.js';
-import type { CompanyLinkPlan } from '../employers/company-link.js';
-import type { EnrichJob } from '../jobs.js';
 import type { ObservedLookup } from '../job-changes/observer.js';
-import type { LinkContext } from './lane-links.js';
+import type { LinkContext } from './link-step.js';
 import type { PartnerLookups } from '../partner-lookups.js';
 import type { PeopleFirst } from './people-first.js';
 import type {
@@ -14,10 +11,8 @@ import type {
   ErasurePort,
   JobQueuePort,
   PendingWritesPort,
-  PipelineState,
   StatePort,
 } from '../ports.js';
-import type { RecordPlan } from '../record/record-plan.js';
 
 export interface LaneOptions {
   connector: CrmConnector;
@@ -79,23 +74,4 @@ export interface LaneStopOptions {
    * put back at once; what is still unfinished at the deadline is put back too. Neither spends an attempt.
    */
   deadlineMs?: number;
-}
-
-/** One record in flight: its jobs, its record as read, and what was planned for it. */
-export interface Work {
-  jobs: EnrichJob[];
-  record: CrmRecord;
-  state: PipelineState | undefined;
-  priority: Priority;
-  planned?: RecordPlan;
-  /** The company this record is to be linked with, or why none. */
-  link?: CompanyLinkPlan;
-  /**
-   * What the write does not wait for, on a CRM that links apart from the record (HubSpot): the company
-   * link still being found and the lookup's job-change observation. The enrichment is written meanwhile,
-   * and the link made once this is done.
-   */
-  following?: Promise<void>;
-  /** Why the link or the observation failed (the job is retried after its write). */
-  followingError?: unknown;
 }

@@ -1,37 +1,36 @@
 /**
- * A lane enriches one object type of one CRM connection. It reads the batches its claim loop claims,
- * and runs each batch: housekeeping jobs apart, one state read and (where no fresh listing stands in)
- * one CRM read for the whole batch, then one record run per record (record-run.ts: lookups, plan, company
- * link), whose writes a write buffer gathers into batches for the batch writer (write, link, settle). So
- * N records cost about N/batchSize reads and N/batchSize writes. Every record held is in the ledger,
- * and jobs are settled only after their record's outcome is stored, so a crash leaves them to be claimed
- * again and the second run finds nothing left to write.
+ * A lane enriches one object type of one CRM connection, as a loop over steps that return values:
+ * claim (claim-loop.ts) a batch of jobs, read (read-step.ts) its records in one state read and one CRM
+ * read, run (run-step.ts) each record's lookups and plan, write (write-step.ts) the planned writes of many
+ * records in one CRM call, link (link-step.ts) the written records with their companies in one call, and
+ * settle (settle-step.ts) each record's outcome and jobs. Between steps, writes and links gather into
+ * batches (gatherer.ts), so N records cost about N/batchSize reads and N/batchSize writes. Only the lane
+ * moves a record's phase in the ledger, settles, and reports; no step holds the lane. Jobs are settled only
+ * after their record's outcome is stored, so a crash leaves them to be claimed again and the second run
+ * finds nothing left to write.
  */
-import { forPerson } from '../../core/person-waiting.js';
 import { EventEmitter } from 'node:events';
-import type { CrmRecord } from '../../core/connector.js';
 import type { Priority } from '../../core/limiter.js';
+import { forPerson } from '../../core/person-waiting.js';
 import { logger } from '../../logger.js';
 import type { CompiledMapping } from '../../mapping/compile.js';
-import { BatchWriter } from './batch-writer.js';
+import type { CompanyLinkPlan } from '../employers/company-link.js';
+import { Gatherer } from '../gatherer.js';
+import { type EnrichJob, queueName } from '../jobs.js';
+import { OWN_CREATION_RECHECK_MS } from '../own-creation.js';
+import { reportedOutcome, runOutcome, type SettledRun } from '../record/run-outcome.js';
 import { ClaimLoop } from './claim-loop.js';
 import { HeldJobs } from './held-jobs.js';
-import { housekeep } from './state-only-jobs.js';
-import { type EnrichJob, queueName } from '../jobs.js';
 import type { LaneEvents } from './lane-events.js';
-import type { LinkContext } from './lane-links.js';
-import type { LaneOptions, LaneStopOptions, Work } from './lane-options.js';
-import { LaneSettler } from './lane-settler.js';
+import type { LaneOptions, LaneStopOptions } from './lane-options.js';
 import { Ledger } from './ledger.js';
-import { LinkQueue } from './link-queue.js';
-import type { PipelineState } from '../ports.js';
-import { propertiesToRead } from '../record/read-properties.js';
-import { OWN_CREATION_MARK_MS, OWN_CREATION_RECHECK_MS } from '../own-creation.js';
-import { RecordRunner } from './record-run.js';
-import { unchangedRefreshes } from '../record/refresh-shortcut.js';
-import { runOutcome } from '../record/run-outcome.js';
-import { freshSnapshot } from '../record/snapshot.js';
-import { WriteBuffer } from './write-buffer.js';
+import { linkRecords, type LinkContext, type LinkReport } from './link-step.js';
+import { readBatch, type ReadContext } from './read-step.js';
+import { plannedProperties, runRecord, type RunContext } from './run-step.js';
+import { completeJobs, failJobs, releaseJobs, settleRuns, type JobCount, type SettleContext } from './settle-step.js';
+import { housekeep } from './state-only-jobs.js';
+import type { PlannedWrite, Work } from './work.js';
+import { writeBatch, type WriteContext } from './write-step.js';
 
 export type { LaneOptions, LaneStopOptions } from './lane-options.js';
 
@@ -47,43 +46,45 @@ const WAITING_BATCHES = 10;
 /** Jobs that touch only our own records, with no CRM read and no lookup. */
 const HOUSEKEEPING: ReadonlySet<string> = new Set(['privacy_deletion', 'merged', 'deleted', 'rejected']);
 
+/** The longest a person's write waits for other people's writes to join it. */
+const PERSON_WRITE_LINGER_MS = 250;
+
+/** The longest company links wait for a lull in people's records. */
+const LINK_HOLD_MS = 5_000;
+
+type Linkable = { recordId: string; link: CompanyLinkPlan | undefined };
+
 export class Lane extends EventEmitter<LaneEvents> {
   readonly queue: string;
   private readonly ledger: Ledger;
   private readonly held: HeldJobs;
-  private readonly settler: LaneSettler;
   private readonly claims: ClaimLoop;
-  private readonly buffer: WriteBuffer<Work>;
-  private readonly runner: RecordRunner;
+  private readonly reading: ReadContext;
+  private readonly running: RunContext;
+  private readonly writing: WriteContext;
+  private readonly settling: SettleContext;
+  /** Planned writes, gathered by priority into the lane's CRM write calls. */
+  private readonly writes: Gatherer<Priority, PlannedWrite>;
+  /** Written records' company links, gathered into shared association calls at a lull in people's work. */
+  private readonly links: Gatherer<'links', Linkable, LinkReport>;
   private readonly batches = new Set<Promise<void>>();
   /** Aborted by `stop`, for good: a lane is started once and stopped once, with its service. */
   private readonly stopping = new AbortController();
-  private reading: Promise<void> | undefined;
+  private claiming: Promise<void> | undefined;
 
   constructor(private readonly options: LaneOptions) {
     super();
     this.queue = queueName(options.connector.connection, options.objectType);
-    const { batchSize, connection } = options.connector;
+    const { connector, objectType } = options;
+    const { batchSize, connection } = connector;
     const maxInFlight = Math.max(1, options.maxInFlight ?? 2 * batchSize);
     const lowWater = Math.min(options.lowWater ?? Math.floor(batchSize / 2), maxInFlight - 1);
     const interactiveRoom = options.interactiveRoom ?? Math.max(5, Math.floor(batchSize / 10));
-    this.ledger = new Ledger({
-      lowWater,
-      waitingAllowance: WAITING_BATCHES * batchSize,
-      ...(options.people ? { people: options.people } : {}),
-    });
+    this.ledger = new Ledger({ lowWater, waitingAllowance: WAITING_BATCHES * batchSize, people: options.people });
     this.held = new HeldJobs(options.queue, this.queue, (error) => this.emit('error', error));
     // A record's run is over: whatever of its jobs is still held (a settle the store refused) loses the
     // heartbeat, so another worker gets it once it is stale.
     this.ledger.on('released', (ids) => this.held.forgetRecords(new Set(ids)));
-    this.settler = new LaneSettler({
-      held: this.held,
-      state: options.state,
-      where: { connection, objectType: options.objectType, refreshAfterDays: options.refreshAfterDays },
-      queue: this.queue,
-      stopping: this.stopping.signal,
-      events: this,
-    });
     this.claims = new ClaimLoop({
       claim: (limit) => options.queue.claim(this.queue, limit),
       ledger: this.ledger,
@@ -91,55 +92,41 @@ export class Lane extends EventEmitter<LaneEvents> {
       pollMs: options.pollMs ?? 1_000,
       onError: (error) => this.emit('error', error),
     });
-    const links: LinkContext = {
-      connector: options.connector,
-      objectType: options.objectType,
-      ...(options.employers ? { employers: options.employers } : {}),
-      ...(options.freeMail ? { freeMail: options.freeMail } : {}),
+    const links: LinkContext = { connector, objectType, employers: options.employers, freeMail: options.freeMail };
+    this.reading = { connector, objectType, state: options.state, lookups: options.lookups, created: options.created };
+    this.running = { connection, objectType, lookups: options.lookups, links, jobChanges: options.jobChanges };
+    this.writing = { connector, objectType, writing: options.writing };
+    this.settling = {
+      held: this.held,
+      state: options.state,
+      where: { connection, objectType, refreshAfterDays: options.refreshAfterDays },
+      queue: this.queue,
     };
-    const linkQueue = new LinkQueue({
-      links,
-      batchSize,
-      ...(options.people ? { people: options.people } : {}),
-      stopping: this.stopping.signal,
-    });
-    const writer = new BatchWriter({
-      connector: options.connector,
-      objectType: options.objectType,
-      queue: this.queue,
-      mapping: options.mapping,
-      links: linkQueue,
-      settler: this.settler,
-      ledger: this.ledger,
-      ...(options.writing ? { writing: options.writing } : {}),
-      events: this,
-    });
-    this.buffer = new WriteBuffer<Work>({
-      batchSize,
+    this.writes = new Gatherer({
+      size: () => batchSize,
       // Bulk writes wait for a full batch while lookups that could join it still run (several instances
-      // share the partner limit, so a batch fills slowly); a person's write goes at once (see add).
-      maxWaitMs: options.maxWriteWaitMs ?? 10_000,
-      pending: () => this.ledger.mayWrite,
-      urgentPending: () => this.ledger.urgentPlanning,
-      flush: (writes) => writer.write(writes),
+      // share the partner limit, so a batch fills slowly); a person's write waits only for other people's.
+      linger: (priority) => (priority === 'interactive' ? PERSON_WRITE_LINGER_MS : (options.maxWriteWaitMs ?? 10_000)),
+      ready: (priority) => (priority === 'interactive' ? this.ledger.urgentPlanning : this.ledger.mayWrite) === 0,
+      send: (priority, items) => this.writeAndLink(priority, items),
     });
-    this.runner = new RecordRunner({
-      connection,
-      objectType: options.objectType,
-      queue: this.queue,
-      lookups: options.lookups,
-      links,
-      ledger: this.ledger,
-      settler: this.settler,
-      buffer: this.buffer,
-      ...(options.jobChanges ? { jobChanges: options.jobChanges } : {}),
+    const people = options.people;
+    this.links = new Gatherer({
+      size: () => batchSize,
+      // Links resolved in the same moment (one employer batch answers many records) join before the call.
+      linger: () => 1,
+      // Once the lane is stopping, links go at once.
+      ...(people ? { lull: () => (this.stopping.signal.aborted ? Promise.resolve() : people.lull(LINK_HOLD_MS)) } : {}),
+      // Links are bulk work: the next person's read and write go ahead of them at the CRM's rate limit.
+      send: (_key, items) => linkRecords(links, items, 'bulk'),
     });
+    this.stopping.signal.addEventListener('abort', () => this.links.flush(), { once: true });
   }
 
   start(): void {
-    if (this.reading) return;
+    if (this.claiming) return;
     this.held.startHeartbeat(this.options.heartbeatMs ?? 5_000);
-    this.reading = (async () => {
+    this.claiming = (async () => {
       for await (const jobs of this.claims.batches()) this.take(jobs);
     })();
   }
@@ -163,14 +150,15 @@ export class Lane extends EventEmitter<LaneEvents> {
   async stop(options: LaneStopOptions = {}): Promise<void> {
     this.stopping.abort();
     this.claims.stop();
-    await this.reading;
-    this.reading = undefined;
+    await this.claiming;
+    this.claiming = undefined;
     const deadline = new Promise<'deadline'>((resolve) =>
       setTimeout(resolve, options.deadlineMs ?? 10_000, 'deadline').unref(),
     );
     const finished = (async () => {
       while (this.batches.size) await Promise.allSettled([...this.batches]);
-      await this.buffer.drain();
+      await this.writes.drain();
+      await this.links.drain();
       return 'finished' as const;
     })();
     const outcome = await Promise.race([finished, deadline]);
@@ -181,7 +169,7 @@ export class Lane extends EventEmitter<LaneEvents> {
         { queue: this.queue, jobs: left.length },
         'work still under way at the shutdown deadline is put back for the next instance',
       );
-      await this.settler.release(left, 0).catch((error: unknown) => this.emit('error', error as Error));
+      await releaseJobs(this.settling, left, 0).catch((error: unknown) => this.emit('error', error as Error));
     }
   }
 
@@ -214,144 +202,184 @@ export class Lane extends EventEmitter<LaneEvents> {
       if (this.ledger.has(job.data.recordId)) later.push(job);
       else byRecord.set(job.data.recordId, [...(byRecord.get(job.data.recordId) ?? []), job]);
     }
-    if (later.length) await this.settler.release(later, 1_000);
+    if (later.length) await this.putBack([], later, 1_000);
     if (byRecord.size === 0) return;
 
     const ids = [...byRecord.keys()];
     const people = ids.filter((id) => byRecord.get(id)!.some((j) => j.priority === 'interactive'));
     this.ledger.hold(ids, new Set(people));
-    const mapping = this.options.mapping();
+    const jobsOf = (recordIds: string[]) => recordIds.flatMap((id) => byRecord.get(id)!);
     try {
-      let states: Map<string, PipelineState>;
-      let ours: Set<string>;
-      let undecided: Set<string>;
-      try {
-        [states, { ours, undecided }] = await Promise.all([
-          this.options.state.getMany(this.options.connector.connection, this.options.objectType, ids),
-          this.ownCreations(byRecord),
-        ]);
-      } catch (error) {
-        await this.settler.fail([...byRecord.values()].flat(), error);
-        this.ledger.release(ids);
+      const mapping = this.options.mapping();
+      const read = await readBatch(this.reading, byRecord, mapping);
+      if (read.foreignToken) this.emit('foreignToken', { crm: this.options.connector.crm, count: read.foreignToken });
+      for (const failed of read.failed) await this.fail(failed.recordIds, jobsOf(failed.recordIds), failed.error);
+      await this.complete(read.ours, jobsOf(read.ours), 'echo');
+      await this.putBack(read.undecided, jobsOf(read.undecided), OWN_CREATION_RECHECK_MS);
+      await this.settle(read.done);
+      await Promise.all(read.works.map((work) => this.runOne(work, mapping)));
+    } catch (error) {
+      // Whatever of the batch is still in its first phase never got to run: its jobs go back to the queue.
+      const stuck = ids.filter((id) => this.ledger.phaseOf(id) === 'reading');
+      await this.fail(stuck, jobsOf(stuck), error);
+    } finally {
+      this.writes.consider();
+    }
+  }
+
+  /** One record's run: its lookups and plan, then its write gathered with others' or, with none, settled. */
+  private async runOne(work: Work, mapping: CompiledMapping): Promise<void> {
+    const id = work.record.id;
+    try {
+      this.ledger.move(id, 'planning', work.priority === 'interactive');
+      const ran = await runRecord(this.running, work, mapping);
+      this.ledger.move(id, 'linking');
+      let link: CompanyLinkPlan | undefined;
+      if (!ran.writesFirst) {
+        const followed = await ran.following;
+        if ('error' in followed) throw followed.error;
+        link = followed.link;
+      }
+      const properties = plannedProperties(ran.plan, link);
+      if (Object.keys(properties).length > 0 || link?.action === 'associate') {
+        this.ledger.move(id, 'waiting');
+        const write = { work, recordId: id, plan: ran.plan, properties, link };
+        void this.writes.add(work.priority, ran.writesFirst ? { ...write, following: ran.following } : write);
         return;
       }
-      if (ours.size) {
-        await this.settler.complete(
-          [...ours].flatMap((id) => byRecord.get(id)!),
-          'echo',
+      const outcome = runOutcome({ recordId: id, jobs: work.jobs, state: work.state }, ran.plan, { link });
+      await this.settle([outcome]);
+      log.info(
+        { queue: this.queue, recordId: id, reason: work.jobs[0]!.data.reason, outcome: reportedOutcome(outcome) },
+        ran.plan.kind === 'no_match' ? 'no partner match; nothing written' : 'nothing to write',
+      );
+    } catch (error) {
+      await this.fail([id], work.jobs, error);
+    } finally {
+      this.writes.consider();
+    }
+  }
+
+  /**
+   * A gathered batch of writes: written in one CRM call, then, once each record's employer is known, linked
+   * in a call shared with other batches, then settled. A record whose write failed is failed alone; one
+   * whose link could not be found is retried for it (its enrichment is written, so the retry writes nothing).
+   */
+  private async writeAndLink(priority: Priority, items: PlannedWrite[]): Promise<void> {
+    const all = items.map((w) => w.recordId);
+    try {
+      const { written, refused } = await writeBatch(this.writing, items, this.options.mapping(), priority);
+      for (const r of refused) await this.fail([r.item.recordId], r.item.work.jobs, r.failure);
+      for (const w of written) this.ledger.move(w.recordId, 'written');
+      const followed = await Promise.all(
+        written.map(async (w) => ({ w, followed: w.following ? await w.following : { link: w.link } })),
+      );
+      for (const { w, followed: f } of followed) if ('error' in f) await this.fail([w.recordId], w.work.jobs, f.error);
+      const linkable = followed.filter(({ followed: f }) => !('error' in f));
+      if (linkable.length === 0) return;
+      const associations = linkable.filter(({ followed: f }) => f.link?.action === 'associate');
+      const reports = await Promise.all(
+        associations.map(({ w, followed: f }) => this.links.add('links', { recordId: w.recordId, link: f.link })),
+      );
+      const failed = reports.find((r) => r.error !== undefined);
+      if (failed)
+        log.warn(
+          { queue: this.queue, records: reports.filter((r) => r.error !== undefined).length, err: failed.error },
+          'could not link records with their companies',
         );
-        this.ledger.release([...ours]);
-      }
-      if (undecided.size) {
-        await this.settler.release(
-          [...undecided].flatMap((id) => byRecord.get(id)!),
-          OWN_CREATION_RECHECK_MS,
-        );
-        this.ledger.release([...undecided]);
-      }
-      const running = new Map([...byRecord].filter(([id]) => !ours.has(id) && !undecided.has(id)));
-      const unchanged = new Set(await unchangedRefreshes(running, states, mapping, this.options.lookups));
-      if (unchanged.size) {
-        const runs = [...unchanged].map((id) =>
-          runOutcome({ recordId: id, jobs: byRecord.get(id)!, state: states.get(id) }, 'unchanged'),
-        );
-        await this.settler.settle(runs);
-        this.ledger.release([...unchanged]);
-      }
-      const toRead = ids.filter((id) => !unchanged.has(id) && !ours.has(id) && !undecided.has(id));
-      this.countForeignTokenUse(toRead.map((id) => byRecord.get(id)!));
-      if (toRead.length === 0) return;
-      const records = await this.readBatch(toRead, byRecord, states, mapping, jobs.length);
-      await Promise.all(
-        records.map((record) => {
-          const recordJobs = byRecord.get(record.id)!;
-          const priority: Priority = recordJobs.some((j) => j.priority === 'interactive') ? 'interactive' : 'bulk';
-          return this.runner.run({ jobs: recordJobs, record, state: states.get(record.id), priority }, mapping);
+      const linkOf = (id: string, planned: CompanyLinkPlan | undefined) =>
+        reports.find((r) => r.links.has(id))?.links.get(id) ?? planned;
+      const settled = linkable.map(({ w, followed: f }) =>
+        runOutcome({ recordId: w.recordId, jobs: w.work.jobs, state: w.work.state }, w.plan, {
+          written: w.properties,
+          link: linkOf(w.recordId, f.link),
         }),
       );
-    } finally {
-      this.buffer.consider();
-    }
-  }
-
-  /**
-   * Jobs made with the service's token (`byThisService`) whose records are to be enriched: not a creation
-   * of its own, not a refresh with nothing to do. That is a script reusing the token. Counted on the first
-   * claim only, so a retry or a reclaim does not count a change again.
-   */
-  private countForeignTokenUse(toRun: EnrichJob[][]): void {
-    const count = toRun.flat().filter((j) => j.data.byThisService && j.retryCount === 0 && !j.data.reclaims).length;
-    if (count) this.emit('foreignToken', { crm: this.options.connector.crm, count });
-  }
-
-  /**
-   * Records known only by their creation events: `ours`, those the service itself created (an employer's
-   * company, a discovered person), which cost no read and no lookup a second time; `undecided`, those not
-   * known yet while a creation of this object type is under way on some instance (the CRM announced it
-   * before the service recorded it), held back until the creation's ids are kept. A creation the CRM says
-   * another maker made is never held.
-   */
-  private async ownCreations(
-    byRecord: Map<string, EnrichJob[]>,
-  ): Promise<{ ours: Set<string>; undecided: Set<string> }> {
-    const { created, connector, objectType } = this.options;
-    const creations = [...byRecord].filter(([, jobs]) => jobs.every((j) => j.data.reason === 'created'));
-    if (!created || creations.length === 0) return { ours: new Set(), undecided: new Set() };
-    const ours = await created.has(
-      connector.connection,
-      objectType,
-      creations.map(([id]) => id),
-    );
-    const unknown = creations.filter(([id, jobs]) => !ours.has(id) && !jobs.some((j) => j.data.byAnother));
-    const waiting =
-      unknown.length > 0 && (await created.underWay(connector.connection, objectType, OWN_CREATION_MARK_MS));
-    return { ours, undecided: new Set(waiting ? unknown.map(([id]) => id) : []) };
-  }
-
-  /**
-   * The records of a batch: from the listing that enqueued them when it is fresh (backfill, sweep),
-   * otherwise in one CRM read. Records the CRM no longer has are settled as skipped here.
-   */
-  private async readBatch(
-    toRead: string[],
-    byRecord: Map<string, EnrichJob[]>,
-    states: Map<string, PipelineState>,
-    mapping: CompiledMapping,
-    claimed: number,
-  ): Promise<CrmRecord[]> {
-    const interactive = toRead.some((id) => byRecord.get(id)!.some((j) => j.priority === 'interactive'));
-    const priority: Priority = interactive ? 'interactive' : 'bulk';
-    const read = propertiesToRead(this.options.connector, this.options.objectType, mapping);
-    const snapshots = new Map<string, CrmRecord>();
-    for (const id of toRead) {
-      const snapshot = freshSnapshot(byRecord.get(id)!, states.get(id), read);
-      if (snapshot) snapshots.set(id, snapshot);
-    }
-    const reads = toRead.filter((id) => !snapshots.has(id));
-    log.debug(
-      { queue: this.queue, claimed, reading: reads.length, fromSnapshot: snapshots.size, held: this.ledger.held },
-      'reading a batch',
-    );
-    let records: CrmRecord[] = [...snapshots.values()];
-    try {
-      if (reads.length)
-        records.push(...(await this.options.connector.readRecords(this.options.objectType, reads, read, { priority })));
+      if (await this.settle(settled)) this.announce(linkable.map(({ w }) => w));
     } catch (error) {
-      await this.settler.fail(
-        reads.flatMap((id) => byRecord.get(id)!),
+      await this.fail(
+        all,
+        items.flatMap((w) => w.work.jobs),
         error,
       );
-      this.ledger.release(reads);
-      records = [...snapshots.values()];
+    } finally {
+      this.ledger.release(all);
     }
-    const found = new Set(records.map((r) => r.id));
-    const gone = reads.filter((id) => !found.has(id) && this.ledger.has(id));
-    if (gone.length) {
-      const skipped = { kind: 'no_key' as const, reason: 'the record no longer exists in the CRM' };
-      await this.settler.settle(gone.map((id) => runOutcome({ recordId: id, jobs: byRecord.get(id)! }, skipped)));
-      this.ledger.release(gone);
+  }
+
+  /** Settles runs and reports them; a store that refuses fails their jobs instead. True when stored. */
+  private async settle(runs: SettledRun[]): Promise<boolean> {
+    if (runs.length === 0) return true;
+    const ids = runs.map((r) => r.recordId);
+    try {
+      this.report(await settleRuns(this.settling, runs));
+      return true;
+    } catch (error) {
+      await this.fail(
+        ids,
+        runs.flatMap((r) => r.jobs),
+        error,
+      );
+      return false;
+    } finally {
+      this.ledger.release(ids);
     }
-    return records;
+  }
+
+  private async complete(recordIds: string[], jobs: EnrichJob[], outcome: 'echo'): Promise<void> {
+    if (jobs.length === 0) return;
+    try {
+      this.report(await completeJobs(this.settling, jobs, outcome));
+    } catch (storeError) {
+      this.emit('error', storeError as Error);
+    } finally {
+      this.ledger.release(recordIds);
+    }
+  }
+
+  private async putBack(recordIds: string[], jobs: EnrichJob[], delayMs: number): Promise<void> {
+    if (jobs.length === 0) return;
+    try {
+      await releaseJobs(this.settling, jobs, delayMs);
+    } catch (storeError) {
+      this.emit('error', storeError as Error);
+    } finally {
+      this.ledger.release(recordIds);
+    }
+  }
+
+  /** Fails or puts back the jobs an error stopped; the records leave the lane. */
+  private async fail(recordIds: string[], jobs: EnrichJob[], error: unknown): Promise<void> {
+    try {
+      this.report(await failJobs(this.settling, jobs, error, this.stopping.signal.aborted));
+    } catch (storeError) {
+      // The jobs stay claimed; once they lose the heartbeat another worker gets them.
+      this.emit('error', storeError as Error);
+    } finally {
+      if (recordIds.length) this.ledger.release(recordIds);
+    }
+  }
+
+  private report(counts: JobCount[]): void {
+    for (const count of counts) this.emit('job', count);
+  }
+
+  /** Every enriched record is logged at info, whichever lane it took; the webhook-to-write times go out. */
+  private announce(done: PlannedWrite[]): void {
+    for (const w of done) {
+      log.info(
+        {
+          queue: this.queue,
+          recordId: w.recordId,
+          reason: w.work.jobs[0]!.data.reason,
+          priority: w.work.priority,
+          written: Object.keys(w.properties),
+        },
+        'enriched a record',
+      );
+    }
+    const receivedAt = done.flatMap((w) => w.work.jobs.map((j) => j.data.receivedAt).filter((t): t is string => !!t));
+    this.emit('written', { receivedAt });
   }
 
   /** Privacy deletions, merges and deletions touch only our own state: no CRM read, no lookup. */
@@ -364,14 +392,14 @@ export class Lane extends EventEmitter<LaneEvents> {
           message: job.data.rejection ?? 'the item could not be read',
           retryable: false,
         };
-        await this.settler.fail([job], rejection);
+        await this.fail([], [job], rejection);
         continue;
       }
       try {
         const outcome = await housekeep(job, this.options.connector.connection, this.options.erasure);
-        await this.settler.complete([job], outcome);
+        this.report(await completeJobs(this.settling, [job], outcome));
       } catch (error) {
-        await this.settler.fail([job], error);
+        await this.fail([], [job], error);
       }
     }
   }

@@ -72,6 +72,11 @@ export class Ledger extends EventEmitter<{ room: []; released: [string[]] }> {
     return this.records.has(recordId);
   }
 
+  /** The phase a held record is in; undefined once it has left the lane. */
+  phaseOf(recordId: string): Phase | undefined {
+    return this.records.get(recordId)?.phase;
+  }
+
   /** Takes records into the lane, each in its first phase; `interactive`: those a person waits for. */
   hold(recordIds: string[], interactive: ReadonlySet<string> = new Set()): void {
     this.change(() => {

@@ -68,12 +68,12 @@ export class WorkflowCallbackSender {
         await this.options.callbacks.later(step.callbackId, 0);
         continue;
       }
-      if (await this.settle(step, interval)) sent++;
+      if (await this.sendOne(step, interval)) sent++;
     }
     return sent;
   }
 
-  private async settle(step: PendingCallback, interval: number): Promise<boolean> {
+  private async sendOne(step: PendingCallback, interval: number): Promise<boolean> {
     const { callbacks } = this.options;
     if (Date.now() - step.createdAt.getTime() > GIVE_UP_AFTER_MS) {
       await callbacks.finish(step.callbackId, 'given up: HubSpot no longer waits for a step blocked this long');

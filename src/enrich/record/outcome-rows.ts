@@ -188,7 +188,7 @@ export interface RecordOutcome {
 
 /**
  * The one place a record's outcome becomes rows: its enrichment state (with its company link once
- * made) and the audit rows that explain it, stored together in one transaction by StatePort.settle.
+ * made) and the audit rows that explain it, stored together in one transaction by StatePort.store.
  */
 export function outcomeRows(
   where: { connection: string; objectType: string; refreshAfterDays: number },

@@ -3,8 +3,7 @@
  * it in outcome-rows.ts), and the one place that says what the run counts as in the lane's reports.
  */
 import type { CompanyLinkPlan } from '../employers/company-link.js';
-import type { EnrichJob } from '../jobs.js';
-import type { JobOutcome } from '../lane/lane-events.js';
+import type { EnrichJob, JobOutcome } from '../jobs.js';
 import type { PipelineState } from '../ports.js';
 import type { RecordPlan } from './record-plan.js';
 import type { RecordOutcome } from './outcome-rows.js';

@@ -1,5 +1,5 @@
 /**
- * A person record's link with its employer's company, as the lane plans and makes it: the employer
+ * The link step: a person record's link with its employer's company, as the lane plans and makes it: the employer
  * found or created by the resolver, then either written with the record (Salesforce AccountId) or
  * linked apart from it after the write (HubSpot associations).
  */
@@ -65,42 +65,56 @@ export async function planLink(
   };
 }
 
+/** What the link step made of a batch: each record's link with its outcome, and why a call failed. */
+export interface LinkReport {
+  links: Map<string, CompanyLinkPlan>;
+  failed: number;
+  error?: unknown;
+}
+
 /**
  * Links written records with their companies where the CRM keeps links apart from the record (HubSpot
- * associations), in one call, and records each link's outcome on its item. A failure leaves the
- * enrichment standing: the link is said to have failed and is tried again on the next enrichment.
+ * associations), in one call, and returns each link with its outcome. A failure leaves the enrichment
+ * standing: the link is said to have failed and is tried again on the next enrichment.
  */
-export async function associate<W extends { record: CrmRecord; link?: CompanyLinkPlan }>(
+export async function linkRecords(
   ctx: LinkContext,
-  items: W[],
+  items: { recordId: string; link?: CompanyLinkPlan | undefined }[],
   priority: Priority,
-): Promise<{ failed: number; error?: unknown }> {
+): Promise<LinkReport> {
   const todo = items.filter(
-    (w): w is W & { link: CompanyLinkPlan & { action: 'associate' } } => w.link?.action === 'associate',
+    (w): w is { recordId: string; link: CompanyLinkPlan & { action: 'associate' } } => w.link?.action === 'associate',
   );
   const { connector, objectType } = ctx;
-  if (todo.length === 0 || !connector.linkToCompanies) return { failed: 0 };
+  const links = new Map<string, CompanyLinkPlan>();
+  if (todo.length === 0 || !connector.linkToCompanies) return { links, failed: 0 };
   try {
     const results = await connector.linkToCompanies(
       objectType,
       todo.map((w) => ({
-        recordId: w.record.id,
+        recordId: w.recordId,
         companyId: w.link.companyId,
-        ...(w.link.current ? { currentPrimary: w.link.current } : {}),
+        currentPrimary: w.link.current ?? undefined,
       })),
       { priority },
     );
     todo.forEach((w, i) => {
       const r = results[i];
-      w.link =
+      links.set(
+        w.recordId,
         r && r.outcome !== 'failed'
           ? { ...w.link, outcome: r.outcome }
-          : { ...w.link, outcome: 'failed', error: r?.error ?? 'no result' };
+          : { ...w.link, outcome: 'failed', error: r?.error ?? 'no result' },
+      );
     });
-    return { failed: todo.filter((w) => w.link.outcome === 'failed').length };
+    const failed = todo.filter((w) => {
+      const made = links.get(w.recordId);
+      return made?.action === 'associate' && made.outcome === 'failed';
+    });
+    return { links, failed: failed.length };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    for (const w of todo) w.link = { ...w.link, outcome: 'failed', error: message };
-    return { failed: todo.length, error };
+    for (const w of todo) links.set(w.recordId, { ...w.link, outcome: 'failed', error: message });
+    return { links, failed: todo.length, error };
   }
 }
