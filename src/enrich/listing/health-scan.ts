@@ -1,7 +1,8 @@
 /**
- * A data-health scan: reads every record of one CRM object in its cheapest bulk form, at bulk priority
- * (the connector's request runner keeps bulk reads inside the share of the CRM's API budget that
- * interactive work leaves), and counts page by page (health-counts.ts). After every page the cursor and
+ * A data-health scan: reads every record of one CRM object in its cheapest bulk form (whole-object.ts: a
+ * Salesforce object over the bulk threshold through one Bulk API 2.0 query job), at bulk priority (the
+ * connector's request runner keeps bulk reads inside the share of the CRM's API budget that interactive
+ * work leaves), and counts page by page (health-counts.ts). After every page the cursor and
  * the counts so far are stored with the run, so a scan that is stopped resumes where it was; the finished
  * run stays, dated, for the trend.
  */
@@ -11,25 +12,33 @@ import type { HealthRunRow } from '../../store/health-runs.js';
 import { logger } from '../../logger.js';
 import { companyLinkProperty, propertiesToRead } from '../record/read-properties.js';
 import { countPage, HealthCounts, type PageCountDeps } from './health-counts.js';
+import { readWholeObject } from './whole-object.js';
 
 const log = logger('enrich.health');
 
 /** Asked of every read; each connector caps it at its own page size (HubSpot 100, Salesforce REST 2,000). */
 export const SCAN_PAGE = 2000;
+/** Records per page of a bulk export (one Salesforce API call each): what a scan holds in memory at once. */
+export const SCAN_BULK_PAGE = 10_000;
 
 /**
- * How a scan reads an object's pages. The default lists through the connector; a CRM with a cheaper
- * bulk export (Salesforce Bulk API 2.0 query jobs) plugs in here without the scan changing.
+ * How a scan reads an object's pages. The default (wholeObjectReader) lists through the connector, or for
+ * an object bigger than the connector's bulk threshold reads its bulk export (Salesforce Bulk API 2.0
+ * query jobs); tests plug in their own.
  */
 export type ScanReader = (objectType: string, properties: string[], cursor: string | undefined) => Promise<RecordPage>;
 
-export function listingReader(connector: CrmConnector): ScanReader {
-  return (objectType, properties, cursor) =>
-    connector.listRecords(
+export function wholeObjectReader(connector: CrmConnector, bulkPageSize = SCAN_BULK_PAGE): ScanReader {
+  return async (objectType, properties, cursor) => {
+    const { records, next } = await readWholeObject(connector, {
       objectType,
-      { properties, limit: SCAN_PAGE, ...(cursor ? { cursor } : {}) },
-      { priority: 'bulk' },
-    );
+      properties,
+      cursor,
+      listPageSize: SCAN_PAGE,
+      bulkPageSize,
+    });
+    return next ? { records, next } : { records };
+  };
 }
 
 export interface HealthRunsPort {
@@ -58,7 +67,7 @@ export async function driveHealthScan(
 ): Promise<HealthCounts> {
   const read = propertiesToRead(connector, objectType, mapping);
   const linkProperty = companyLinkProperty(connector, objectType, mapping);
-  const reader = (deps.reader ?? listingReader)(connector);
+  const reader = (deps.reader ?? wholeObjectReader)(connector);
   let counts = HealthCounts.parse(run.counts);
   let cursor = run.cursor ?? undefined;
   const now = deps.now ?? (() => new Date());
