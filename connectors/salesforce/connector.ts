@@ -289,9 +289,11 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
     async bulkRead(objectType, properties, cursor, readOptions) {
       checkObjectType(objectType);
       checkFieldNames(properties);
-      // No ORDER BY: it would turn off the primary-key chunking that makes big query jobs fast.
+      // No ORDER BY: it would turn off the primary-key chunking that makes big query jobs fast (so would a
+      // LIMIT, which only a limited read asks for: its job then holds what it reads and is deleted after it).
+      const limit = readOptions?.limit === undefined ? '' : ` LIMIT ${Math.max(1, Math.floor(readOptions.limit))}`;
       return bulkQuery.read({
-        soql: `SELECT ${selectFields(properties).join(', ')} FROM ${objectType}`,
+        soql: `SELECT ${selectFields(properties).join(', ')} FROM ${objectType}${limit}`,
         properties,
         cursor,
         pageSize: readOptions?.pageSize ?? BULK_PAGE,

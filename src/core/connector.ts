@@ -88,9 +88,13 @@ export interface RecordPage {
   next?: string;
 }
 
-/** Per-call hints of a bulk read; `pageSize` records at most per page (the connector may cap it). */
+/**
+ * Per-call hints of a bulk read: `pageSize` records at most per page (the connector may cap it); `limit`
+ * records at most in the whole read, told when it starts (the export then holds no more).
+ */
 export interface BulkReadOptions extends CallOptions {
   pageSize?: number;
+  limit?: number;
 }
 
 export interface ListOptions {

@@ -11,6 +11,7 @@ import { storePorts } from '../../src/app/store-ports.js';
 import { salesforceSandboxFields } from '../../src/cli/embedded.js';
 import { CrmError, type CrmConnector } from '../../src/core/connector.js';
 import { driveBackfill, startBackfill } from '../../src/enrich/listing/backfill.js';
+import { backfillDryRun } from '../../src/enrich/listing/backfill-dry-run.js';
 import { emptyCounts } from '../../src/enrich/listing/health-counts.js';
 import {
   driveHealthScan,
@@ -224,5 +225,36 @@ describe('data-health scans and backfills of a big org', () => {
     expect(small.result).toMatchObject({ status: 'listed', listed: 300 });
     // At or under the threshold the limit decides without counting: two REST pages of 200 and 100.
     expect(small.ops).toEqual({ query: 2 });
+
+    // A limit over the threshold goes into the job's SOQL: the job holds what is read, and is deleted after it.
+    const limited = await spending(async () =>
+      driveBackfill(deps, connector, mapping, await startBackfill(deps, 'default', 'Contact', 2_500)),
+    );
+    expect(limited.result).toMatchObject({ status: 'listed', listed: 2_500 });
+    expect(limited.ops).toMatchObject({ 'bulk2.query.create': 1, 'bulk2.query.results': 2, 'bulk2.query.delete': 1 });
+  });
+
+  it('previews a backfill of the whole object by reading it as the backfill would, through bulk', async () => {
+    const store = await t.openStore();
+    const ports = storePorts(store);
+    const { result, ops } = await spending(() =>
+      backfillDryRun(
+        {
+          stale: ports.stale,
+          freeMail: { has: (d) => d === 'gmail.com' },
+          creates: () => false,
+          created: async () => new Map(),
+        },
+        connector,
+        'Contact',
+        mapping,
+        null,
+      ),
+    );
+    expect(result).toMatchObject({
+      listed: CONTACTS,
+      wouldEnrich: sandbox.records('Contact').filter((r) => r.Email).length,
+    });
+    expect(ops).toMatchObject({ 'bulk2.query.create': 1, 'bulk2.query.results': 3, 'bulk2.query.delete': 1 });
   });
 });

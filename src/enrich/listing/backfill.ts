@@ -55,7 +55,7 @@ export interface BackfillDeps {
  * Records per page of a bulk read (one Salesforce API call each), enqueued together: big enough to spend
  * few calls, small enough that a page's snapshots are still fresh when the lane reaches its last job.
  */
-const BACKFILL_BULK_PAGE = 2000;
+export const BACKFILL_BULK_PAGE = 2000;
 
 const runKey = (connection: string, objectType: string) => `backfill:${connection}:${objectType}`;
 

@@ -44,6 +44,7 @@ export async function readWholeObject(
     const page = await connector.bulkRead(read.objectType, read.properties, cursor, {
       priority: 'bulk',
       pageSize: read.bulkPageSize,
+      ...(read.limit !== undefined && read.limit !== null ? { limit: read.limit } : {}),
     });
     return { records: page.records, ...(page.next ? { next: BULK + page.next } : {}), path };
   }
