@@ -29,16 +29,8 @@ export const SCAN_BULK_PAGE = 10_000;
 export type ScanReader = (objectType: string, properties: string[], cursor: string | undefined) => Promise<RecordPage>;
 
 export function wholeObjectReader(connector: CrmConnector, bulkPageSize = SCAN_BULK_PAGE): ScanReader {
-  return async (objectType, properties, cursor) => {
-    const { records, next } = await readWholeObject(connector, {
-      objectType,
-      properties,
-      cursor,
-      listPageSize: SCAN_PAGE,
-      bulkPageSize,
-    });
-    return next ? { records, next } : { records };
-  };
+  return (objectType, properties, cursor) =>
+    readWholeObject(connector, { objectType, properties, cursor, listPageSize: SCAN_PAGE, bulkPageSize });
 }
 
 export interface HealthRunsPort {

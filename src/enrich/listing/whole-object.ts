@@ -22,7 +22,7 @@ export interface WholeObjectRead {
   limit?: number | null;
 }
 
-export type ReadPath = 'bulk' | 'list';
+type ReadPath = 'bulk' | 'list';
 
 /** Which way a read that has not started goes. */
 async function choosePath(connector: CrmConnector, read: WholeObjectRead): Promise<ReadPath> {
@@ -33,27 +33,23 @@ async function choosePath(connector: CrmConnector, read: WholeObjectRead): Promi
   return Math.min(records, read.limit ?? Number.POSITIVE_INFINITY) > threshold ? 'bulk' : 'list';
 }
 
-/** One page of the read, at bulk priority; `path` says which way it went. */
-export async function readWholeObject(
-  connector: CrmConnector,
-  read: WholeObjectRead,
-): Promise<RecordPage & { path: ReadPath }> {
+/** One page of the read, at bulk priority. */
+export async function readWholeObject(connector: CrmConnector, read: WholeObjectRead): Promise<RecordPage> {
   const path = read.cursor === undefined ? await choosePath(connector, read) : pathOf(read.cursor);
   if (path === 'bulk' && connector.bulkRead) {
     const cursor = read.cursor?.slice(BULK.length);
     const page = await connector.bulkRead(read.objectType, read.properties, cursor, {
       priority: 'bulk',
       pageSize: read.bulkPageSize,
-      ...(read.limit !== undefined && read.limit !== null ? { limit: read.limit } : {}),
+      limit: read.limit ?? undefined,
     });
-    return { records: page.records, ...(page.next ? { next: BULK + page.next } : {}), path };
+    return page.next ? { records: page.records, next: BULK + page.next } : { records: page.records };
   }
-  const page = await connector.listRecords(
+  return connector.listRecords(
     read.objectType,
     { properties: read.properties, limit: read.listPageSize, ...(read.cursor ? { cursor: read.cursor } : {}) },
     { priority: 'bulk' },
   );
-  return { ...page, path: 'list' };
 }
 
 const pathOf = (cursor: string): ReadPath => (cursor.startsWith(BULK) ? 'bulk' : 'list');
