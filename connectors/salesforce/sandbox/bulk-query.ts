@@ -14,14 +14,14 @@
  */
 import express, { type RequestHandler, type Router } from 'express';
 import {
-  bulkJobId,
   isColumnDelimiter,
   isLineEnding,
-  toCsv,
+  newJobId,
+  writeCsv,
   type ColumnDelimiter,
   type LineEnding,
 } from './bulk-jobs.js';
-import { RequestError, sfDatetime, type FieldValue, type OrgData } from './org-data.js';
+import { RequestError, sfDatetime, type OrgData } from './org-data.js';
 import type { SandboxObjectType } from '../standard-fields.js';
 
 export type QueryJobState = 'UploadComplete' | 'InProgress' | 'Aborted' | 'JobComplete' | 'Failed';
@@ -43,7 +43,8 @@ interface QueryJob {
   columnDelimiter: ColumnDelimiter;
   lineEnding: LineEnding;
   columns: string[];
-  rows: FieldValue[][];
+  /** The rows as the CSV writes them: null as an empty field. */
+  rows: Record<string, string>[];
   /** Set once aborted; a job's other states follow from the time since it was created. */
   aborted?: number;
   /** Ends Failed rather than JobComplete (see failNext). */
@@ -102,7 +103,7 @@ export class BulkQueryJobs {
     const columns = Object.keys(rows[0]?.fields ?? {});
     const fieldType = (name: string) => this.org.field(type, name)?.type;
     const job: QueryJob = {
-      id: bulkJobId(this.org),
+      id: newJobId((prefix) => this.org.newId(prefix)),
       operation,
       object: type,
       apiVersion: version,
@@ -112,8 +113,11 @@ export class BulkQueryJobs {
       columns: columns.length > 0 ? columns : this.selected(input.query, type),
       // Bulk results write datetimes in UTC with a Z, where the REST API's JSON writes +0000.
       rows: rows.map((r) =>
-        Object.entries(r.fields).map(([name, v]) =>
-          typeof v === 'string' && fieldType(name) === 'datetime' ? v.replace(/\+0000$/, 'Z') : v,
+        Object.fromEntries(
+          Object.entries(r.fields).map(([name, v]) => [
+            name,
+            v === null ? '' : fieldType(name) === 'datetime' ? String(v).replace(/\+0000$/, 'Z') : String(v),
+          ]),
         ),
       ),
       fails: this.failures > 0,
@@ -188,7 +192,7 @@ export class BulkQueryJobs {
     const rows = job.rows.slice(from, from + size);
     const end = from + rows.length;
     return {
-      csv: toCsv(job.columns, rows, job),
+      csv: writeCsv(job.columns, rows, job),
       records: rows.length,
       next: end < job.rows.length ? locatorOf(end) : 'null',
     };
@@ -211,6 +215,44 @@ export class BulkQueryJobs {
     if (!TERMINAL.includes(state))
       throw new RequestError(400, 'INVALIDJOBSTATE', `Query job ${job.id} is ${state}; abort it before deleting it.`);
     this.jobs.delete(job.id);
+  }
+
+  /** The routes, each counted as one API call by `count` (the REST API's check of the token and the allocation). */
+  routes(count: (operation: string) => RequestHandler): Router {
+    const router = express.Router({ mergeParams: true });
+    const version = (params: Record<string, unknown>) => String(params.version).replace(/^v/, '');
+
+    router.post('/', count('bulk2.query.create'), (req, res) => {
+      res.status(200).json(this.create(version(req.params), req.body));
+    });
+    router.get('/:id', count('bulk2.query.get'), (req, res) => {
+      res.json(this.info(String(req.params.id)));
+    });
+    router.get('/:id/results', count('bulk2.query.results'), (req, res) => {
+      const locator = typeof req.query.locator === 'string' && req.query.locator !== '' ? req.query.locator : undefined;
+      const raw = req.query.maxRecords;
+      let maxRecords: number | undefined;
+      if (raw !== undefined) {
+        maxRecords = Number(raw);
+        if (typeof raw !== 'string' || !/^\d+$/.test(raw) || maxRecords < 1)
+          throw new RequestError(400, 'INVALID_PARAMETER_VALUE', 'maxRecords: expected a whole number of at least 1.');
+      }
+      const set = this.results(String(req.params.id), version(req.params), locator, maxRecords);
+      res
+        .status(200)
+        .type('text/csv; charset=UTF-8')
+        .setHeader('Sforce-NumberOfRecords', String(set.records))
+        .setHeader('Sforce-Locator', set.next)
+        .send(set.csv);
+    });
+    router.patch('/:id', count('bulk2.query.abort'), (req, res) => {
+      res.json(this.abort(String(req.params.id), req.body));
+    });
+    router.delete('/:id', count('bulk2.query.delete'), (req, res) => {
+      this.delete(String(req.params.id));
+      res.status(204).end();
+    });
+    return router;
   }
 
   private state(job: QueryJob): QueryJobState {
@@ -244,42 +286,4 @@ export class BulkQueryJobs {
     const list = /^\s*SELECT\s+([\s\S]+?)\s+FROM\s/i.exec(soql)?.[1] ?? '';
     return list.split(',').map((f) => this.org.field(type, f.trim())?.name ?? f.trim());
   }
-}
-
-/** The routes, each counted as one API call by `count` (the REST API's check of the token and the allocation). */
-export function bulkQueryRoutes(jobs: BulkQueryJobs, count: (operation: string) => RequestHandler): Router {
-  const router = express.Router({ mergeParams: true });
-  const version = (params: Record<string, unknown>) => String(params.version).replace(/^v/, '');
-
-  router.post('/', count('bulk2.query.create'), (req, res) => {
-    res.status(200).json(jobs.create(version(req.params), req.body));
-  });
-  router.get('/:id', count('bulk2.query.get'), (req, res) => {
-    res.json(jobs.info(String(req.params.id)));
-  });
-  router.get('/:id/results', count('bulk2.query.results'), (req, res) => {
-    const locator = typeof req.query.locator === 'string' && req.query.locator !== '' ? req.query.locator : undefined;
-    const raw = req.query.maxRecords;
-    let maxRecords: number | undefined;
-    if (raw !== undefined) {
-      maxRecords = Number(raw);
-      if (typeof raw !== 'string' || !/^\d+$/.test(raw) || maxRecords < 1)
-        throw new RequestError(400, 'INVALID_PARAMETER_VALUE', 'maxRecords: expected a whole number of at least 1.');
-    }
-    const set = jobs.results(String(req.params.id), version(req.params), locator, maxRecords);
-    res
-      .status(200)
-      .type('text/csv; charset=UTF-8')
-      .setHeader('Sforce-NumberOfRecords', String(set.records))
-      .setHeader('Sforce-Locator', set.next)
-      .send(set.csv);
-  });
-  router.patch('/:id', count('bulk2.query.abort'), (req, res) => {
-    res.json(jobs.abort(String(req.params.id), req.body));
-  });
-  router.delete('/:id', count('bulk2.query.delete'), (req, res) => {
-    jobs.delete(String(req.params.id));
-    res.status(204).end();
-  });
-  return router;
 }

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { RequestError, type Fields, type OrgData, type SaveResult } from './org-data.js';
 import type { LongRunningRequests } from './long-running.js';
-import { bulkQueryRoutes, type BulkQueryJobs } from './bulk-query.js';
+import type { BulkQueryJobs } from './bulk-query.js';
 import { SoqlError } from './soql.js';
 import { OBJECT_LABELS, type SandboxObjectType } from '../standard-fields.js';
 
@@ -246,8 +246,7 @@ export function restRoutes(ctx: RestContext): Router {
   };
   router.post('/composite/sobjects', count('collections.create'), collection('create'));
   router.patch('/composite/sobjects', count('collections.update'), collection('update'));
-
-  router.use('/jobs/query', bulkQueryRoutes(ctx.bulkQuery, count));
+  router.use('/jobs/query', ctx.bulkQuery.routes(count));
 
   router.use((_req: Request, res: Response) => notFound(res));
   router.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
