@@ -205,6 +205,46 @@ describe('data-health scans and backfills of a big org', () => {
     expect(resumed.counts).toEqual(whole);
   });
 
+  it('starts a scan over when the query job it was reading is gone, to the counts of an unbroken scan', async () => {
+    const store = await t.openStore();
+    const abort = new AbortController();
+    let pages = 0;
+    const stopping: (c: CrmConnector) => ScanReader = (c) => {
+      const read = wholeObjectReader(c, 2_000);
+      return async (objectType, properties, cursor) => {
+        const page = await read(objectType, properties, cursor);
+        if (++pages === 1) abort.abort();
+        return page;
+      };
+    };
+    const first = await store.health.start('gone', 'default', 'Contact', emptyCounts(mapping, true));
+    await driveHealthScan(scanDeps(store, stopping), connector, 'Contact', mapping, first, abort.signal);
+    const stored = (await store.health.running('default', 'Contact'))!;
+    // Salesforce removes a job 7 days after it ended; here it is deleted while the scan is stopped.
+    const { job } = JSON.parse(Buffer.from(stored.cursor!.slice('bulk:'.length), 'base64url').toString()) as {
+      job: string;
+    };
+    const deleted = await fetch(`${sandbox.url}/services/data/v62.0/jobs/query/${job}`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${sandbox.accessToken}` },
+    });
+    expect(deleted.status).toBe(204);
+    const { result, ops } = await spending(() =>
+      driveHealthScan(scanDeps(store, stopping), connector, 'Contact', mapping, stored),
+    );
+    // The stored set is refused (404), then a new job is read from its first set.
+    expect(ops).toMatchObject({ 'bulk2.query.create': 1, 'bulk2.query.results': 4 });
+    expect(result.records).toBe(CONTACTS);
+    const whole = await driveHealthScan(
+      scanDeps(store, restReader),
+      connector,
+      'Contact',
+      mapping,
+      await store.health.start('whole', 'default', 'Contact', emptyCounts(mapping, true)),
+    );
+    expect(result).toEqual(whole);
+  });
+
   it('backfills more records than the threshold through bulk, and a limited one under it through REST', async () => {
     const store = await t.openStore();
     const ports = storePorts(store);

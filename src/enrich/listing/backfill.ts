@@ -13,7 +13,7 @@ import type { CompiledMapping } from '../../mapping/compile.js';
 import { logger } from '../../logger.js';
 import { queueName } from '../jobs.js';
 import type { EnqueuePort, KeyValuePort, NewJob, StalePort } from '../ports.js';
-import { readWholeObject } from './whole-object.js';
+import { ExportGoneError, readWholeObject } from './whole-object.js';
 
 const log = logger('enrich.backfill');
 
@@ -114,16 +114,25 @@ export async function driveBackfill(
     await deps.room?.(queueName(run.connection, run.objectType));
     if (signal?.aborted) break;
     const read = propertiesToRead(connector, run.objectType, mapping);
-    const page = members
-      ? await memberPage(connector, run.objectType, members, run.cursor, Math.min(pageSize, left), read)
-      : await readWholeObject(connector, {
-          objectType: run.objectType,
-          properties: read,
-          cursor: run.cursor ?? undefined,
-          listPageSize: Math.min(pageSize, left),
-          bulkPageSize: Math.min(BACKFILL_BULK_PAGE, left),
-          limit: run.limit,
-        });
+    let page: RecordPage;
+    try {
+      page = members
+        ? await memberPage(connector, run.objectType, members, run.cursor, Math.min(pageSize, left), read)
+        : await readWholeObject(connector, {
+            objectType: run.objectType,
+            properties: read,
+            cursor: run.cursor ?? undefined,
+            listPageSize: Math.min(pageSize, left),
+            bulkPageSize: Math.min(BACKFILL_BULK_PAGE, left),
+            limit: run.limit,
+          });
+    } catch (error) {
+      if (!(error instanceof ExportGoneError)) throw error;
+      // Listed again from the first record: dedup keys and fresh state keep what was enqueued from repeating.
+      log.warn({ connection: run.connection, objectType: run.objectType, err: error }, 'backfill lists again');
+      run = { ...run, cursor: null, listed: 0, skipped: 0 };
+      continue;
+    }
     const records = page.records.slice(0, left);
     const withKey = records.filter((r) => mapping.matchKeys(r.properties).length > 0);
     const known = await deps.stale.known(

@@ -11,8 +11,8 @@ import type { CompiledMapping } from '../../mapping/compile.js';
 import type { HealthRunRow } from '../../store/health-runs.js';
 import { logger } from '../../logger.js';
 import { companyLinkProperty, propertiesToRead } from '../record/read-properties.js';
-import { countPage, HealthCounts, type PageCountDeps } from './health-counts.js';
-import { readWholeObject } from './whole-object.js';
+import { countPage, emptyCounts, HealthCounts, type PageCountDeps } from './health-counts.js';
+import { ExportGoneError, readWholeObject } from './whole-object.js';
 
 const log = logger('enrich.health');
 
@@ -35,6 +35,8 @@ export function wholeObjectReader(connector: CrmConnector, bulkPageSize = SCAN_B
 
 export interface HealthRunsPort {
   save(id: string, cursor: string | null, counts: HealthCounts, done: boolean): Promise<void>;
+  /** Starts the run over: no cursor, these (empty) counts, no domains seen. */
+  restart(id: string, counts: HealthCounts): Promise<void>;
   seenDomains(id: string, domains: readonly string[]): Promise<number>;
 }
 
@@ -65,7 +67,18 @@ export async function driveHealthScan(
   const now = deps.now ?? (() => new Date());
   for (;;) {
     if (signal?.aborted) return counts;
-    const page = await reader(objectType, read, cursor);
+    let page: RecordPage;
+    try {
+      page = await reader(objectType, read, cursor);
+    } catch (error) {
+      if (!(error instanceof ExportGoneError)) throw error;
+      // Counted pages cannot be told apart from the rest of a new export: count everything again.
+      log.warn({ connection: connector.connection, objectType, err: error }, 'data-health scan starts over');
+      counts = emptyCounts(mapping, !!linkProperty);
+      cursor = undefined;
+      await deps.runs.restart(run.id, counts);
+      continue;
+    }
     const pageDeps: PageCountDeps = {
       states: (ids) => deps.states(connector.connection, objectType, ids),
       cached: deps.cached,

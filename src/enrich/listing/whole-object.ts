@@ -4,11 +4,23 @@
  * threshold, otherwise in listRecords pages. A read with a limit at or under the threshold lists without
  * asking; any other counts the object first (one call). The choice is made before the first page and
  * travels in the cursor (`bulk:` before a bulk read's), so a read resumed after a restart goes on the way it
- * started; a cursor stored before bulk reads existed lists on.
+ * started; a cursor stored before bulk reads existed lists on. A bulk export is kept a while only
+ * (Salesforce: 7 days after its job ended): a cursor whose export is gone throws ExportGoneError, and the
+ * read must start again.
  */
-import type { CrmConnector, RecordPage } from '../../core/connector.js';
+import { CrmError, type CrmConnector, type RecordPage } from '../../core/connector.js';
+import { AppError } from '../../core/errors.js';
 
 const BULK = 'bulk:';
+
+/** The CRM no longer keeps the bulk export a cursor names: the read starts again from the beginning. */
+export class ExportGoneError extends AppError {
+  constructor(cause: CrmError) {
+    super('export_gone', `the bulk export being read is gone (${cause.message}); the read starts again`, 'transient', {
+      cause: cause.code,
+    });
+  }
+}
 
 export interface WholeObjectRead {
   objectType: string;
@@ -38,11 +50,16 @@ export async function readWholeObject(connector: CrmConnector, read: WholeObject
   const path = read.cursor === undefined ? await choosePath(connector, read) : pathOf(read.cursor);
   if (path === 'bulk' && connector.bulkRead) {
     const cursor = read.cursor?.slice(BULK.length);
-    const page = await connector.bulkRead(read.objectType, read.properties, cursor, {
-      priority: 'bulk',
-      pageSize: read.bulkPageSize,
-      limit: read.limit ?? undefined,
-    });
+    const page = await connector
+      .bulkRead(read.objectType, read.properties, cursor, {
+        priority: 'bulk',
+        pageSize: read.bulkPageSize,
+        limit: read.limit ?? undefined,
+      })
+      .catch((error: unknown) => {
+        if (cursor && error instanceof CrmError && error.code === 'not_found') throw new ExportGoneError(error);
+        throw error;
+      });
     return page.next ? { records: page.records, next: BULK + page.next } : { records: page.records };
   }
   return connector.listRecords(
