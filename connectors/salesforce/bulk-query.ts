@@ -53,6 +53,8 @@ export interface BulkQueryRead {
   cursor: string | undefined;
   pageSize: number;
   priority: Priority;
+  /** Stops waiting for a running job (see completed). */
+  signal?: AbortSignal;
 }
 
 function encodeCursor(cursor: BulkCursor): string {
@@ -98,23 +100,53 @@ export function salesforceBulkQuery(options: BulkQueryOptions) {
     return parseCrmAnswer('salesforce', JobInfo, answer, 'bulk2.query.get');
   }
 
-  /** Waits for the job to finish, checking less often the longer it runs. */
-  async function completed(job: JobInfo, priority: Priority): Promise<void> {
+  /**
+   * Drops a job nobody will read, so it does not go on to hold results (personal data): aborted while it
+   * runs, deleted when it finished in the meantime (Salesforce refuses to abort a finished job).
+   */
+  async function drop(id: string, priority: Priority): Promise<void> {
+    try {
+      await session.call('bulk2.query.abort', priority, (c) =>
+        c.request({
+          method: 'PATCH',
+          url: `${base}/${id}`,
+          body: JSON.stringify({ state: 'Aborted' }),
+          headers: { 'content-type': 'application/json' },
+        }),
+      );
+    } catch {
+      await remove(id, priority);
+    }
+  }
+
+  /** Resolves after `ms`, or rejects with the signal's reason as soon as it aborts. */
+  function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+    return new Promise((resolve, reject) => {
+      if (signal?.aborted) return reject(signal.reason as Error);
+      const timer = setTimeout(done, ms);
+      function done() {
+        signal?.removeEventListener('abort', stop);
+        resolve();
+      }
+      function stop() {
+        clearTimeout(timer);
+        reject(signal?.reason as Error);
+      }
+      signal?.addEventListener('abort', stop, { once: true });
+    });
+  }
+
+  /**
+   * Waits for the job to finish, checking less often the longer it runs. `signal` stops the wait at once
+   * (a service shutting down does not wait for Salesforce): the job is dropped and the signal's reason thrown.
+   */
+  async function completed(job: JobInfo, priority: Priority, signal: AbortSignal | undefined): Promise<void> {
     const deadline = Date.now() + (options.timeoutMs ?? 30 * 60_000);
     let wait = options.pollMs ?? 2_000;
     let info = job;
     while (info.state === 'UploadComplete' || info.state === 'InProgress') {
       if (Date.now() + wait > deadline) {
-        await session
-          .call('bulk2.query.abort', priority, (c) =>
-            c.request({
-              method: 'PATCH',
-              url: `${base}/${job.id}`,
-              body: JSON.stringify({ state: 'Aborted' }),
-              headers: { 'content-type': 'application/json' },
-            }),
-          )
-          .catch((error: unknown) => log.warn({ err: error, job: job.id }, 'could not abort a bulk query job'));
+        await drop(job.id, priority);
         throw new CrmError(
           'salesforce',
           'unavailable',
@@ -122,7 +154,12 @@ export function salesforceBulkQuery(options: BulkQueryOptions) {
             `${Math.round((options.timeoutMs ?? 30 * 60_000) / 60_000)} minutes; it was aborted. Try again later.`,
         );
       }
-      await new Promise((resolve) => setTimeout(resolve, wait));
+      try {
+        await pause(wait, signal);
+      } catch (reason) {
+        await drop(job.id, priority);
+        throw reason;
+      }
       wait = Math.min(wait * 2, 30_000);
       info = await check(job.id, priority);
     }
@@ -182,7 +219,7 @@ export function salesforceBulkQuery(options: BulkQueryOptions) {
     if (request.cursor) at = decodeCursor(request.cursor);
     else {
       const job = await create(request.soql, request.priority);
-      await completed(job, request.priority);
+      await completed(job, request.priority, request.signal);
       at = { job: job.id };
     }
     const set = await results(at.job, at.locator, pageSize, request.priority);

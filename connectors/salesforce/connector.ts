@@ -298,6 +298,7 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
         cursor,
         pageSize: readOptions?.pageSize ?? BULK_PAGE,
         priority: readOptions?.priority ?? 'bulk',
+        signal: readOptions?.signal,
       });
     },
 

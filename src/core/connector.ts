@@ -90,11 +90,13 @@ export interface RecordPage {
 
 /**
  * Per-call hints of a bulk read: `pageSize` records at most per page (the connector may cap it); `limit`
- * records at most in the whole read, told when it starts (the export then holds no more).
+ * records at most in the whole read, told when it starts (the export then holds no more); `signal` stops
+ * waiting for an export still being made, with the signal's reason (the export is dropped).
  */
 export interface BulkReadOptions extends CallOptions {
   pageSize?: number;
   limit?: number;
+  signal?: AbortSignal;
 }
 
 export interface ListOptions {

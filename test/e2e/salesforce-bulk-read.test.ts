@@ -205,6 +205,34 @@ describe('data-health scans and backfills of a big org', () => {
     expect(resumed.counts).toEqual(whole);
   });
 
+  it('stops a scan waiting for its query job at once, dropping the job, and resumes it later', async () => {
+    const store = await t.openStore();
+    // Checks a minute apart: a scan stopped while its job runs must not wait for the next check.
+    const patient = createSalesforceConnector({
+      auth: { kind: 'token', instanceUrl: sandbox.url, accessToken: sandbox.accessToken },
+      apiReserve: 0,
+      bulkPollMs: 60_000,
+    });
+    try {
+      const abort = new AbortController();
+      const run = await store.health.start('stopping', 'default', 'Contact', emptyCounts(mapping, true));
+      const { result, ops } = await spending(() => {
+        setTimeout(() => abort.abort(new Error('service stopping')), 300);
+        return driveHealthScan(scanDeps(store), patient, 'Contact', mapping, run, abort.signal);
+      });
+      expect(result.records).toBe(0);
+      // The job had finished by then (100 ms): the abort is refused and the job deleted instead.
+      expect(ops).toMatchObject({ 'bulk2.query.create': 1, 'bulk2.query.abort': 1, 'bulk2.query.delete': 1 });
+      expect(ops['bulk2.query.results']).toBeUndefined();
+      const stored = (await store.health.running('default', 'Contact'))!;
+      expect(stored.cursor).toBeNull();
+      const resumed = await driveHealthScan(scanDeps(store), connector, 'Contact', mapping, stored);
+      expect(resumed.records).toBe(CONTACTS);
+    } finally {
+      await patient.close();
+    }
+  });
+
   it('starts a scan over when the query job it was reading is gone, to the counts of an unbroken scan', async () => {
     const store = await t.openStore();
     const abort = new AbortController();

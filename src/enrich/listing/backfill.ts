@@ -125,8 +125,10 @@ export async function driveBackfill(
             listPageSize: Math.min(pageSize, left),
             bulkPageSize: Math.min(BACKFILL_BULK_PAGE, left),
             limit: run.limit,
+            signal,
           });
     } catch (error) {
+      if (signal?.aborted) break;
       if (!(error instanceof ExportGoneError)) throw error;
       // Listed again from the first record: dedup keys and fresh state keep what was enqueued from repeating.
       log.warn({ connection: run.connection, objectType: run.objectType, err: error }, 'backfill lists again');

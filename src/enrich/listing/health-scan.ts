@@ -26,11 +26,16 @@ export const SCAN_BULK_PAGE = 10_000;
  * an object bigger than the connector's bulk threshold reads its bulk export (Salesforce Bulk API 2.0
  * query jobs); tests plug in their own.
  */
-export type ScanReader = (objectType: string, properties: string[], cursor: string | undefined) => Promise<RecordPage>;
+export type ScanReader = (
+  objectType: string,
+  properties: string[],
+  cursor: string | undefined,
+  signal?: AbortSignal,
+) => Promise<RecordPage>;
 
 export function wholeObjectReader(connector: CrmConnector, bulkPageSize = SCAN_BULK_PAGE): ScanReader {
-  return (objectType, properties, cursor) =>
-    readWholeObject(connector, { objectType, properties, cursor, listPageSize: SCAN_PAGE, bulkPageSize });
+  return (objectType, properties, cursor, signal) =>
+    readWholeObject(connector, { objectType, properties, cursor, listPageSize: SCAN_PAGE, bulkPageSize, signal });
 }
 
 export interface HealthRunsPort {
@@ -69,8 +74,9 @@ export async function driveHealthScan(
     if (signal?.aborted) return counts;
     let page: RecordPage;
     try {
-      page = await reader(objectType, read, cursor);
+      page = await reader(objectType, read, cursor, signal);
     } catch (error) {
+      if (signal?.aborted) return counts;
       if (!(error instanceof ExportGoneError)) throw error;
       // Counted pages cannot be told apart from the rest of a new export: count everything again.
       log.warn({ connection: connector.connection, objectType, err: error }, 'data-health scan starts over');

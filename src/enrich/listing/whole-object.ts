@@ -32,6 +32,8 @@ export interface WholeObjectRead {
   bulkPageSize: number;
   /** The most records the whole read takes (a backfill's limit); null or absent for every record. */
   limit?: number | null;
+  /** Stops waiting for a bulk export being made (a scan or backfill being stopped). */
+  signal?: AbortSignal;
 }
 
 type ReadPath = 'bulk' | 'list';
@@ -55,6 +57,7 @@ export async function readWholeObject(connector: CrmConnector, read: WholeObject
         priority: 'bulk',
         pageSize: read.bulkPageSize,
         limit: read.limit ?? undefined,
+        signal: read.signal,
       })
       .catch((error: unknown) => {
         if (cursor && error instanceof CrmError && error.code === 'not_found') throw new ExportGoneError(error);
