@@ -216,8 +216,15 @@ describe('data-health scans and backfills of a big org', () => {
     try {
       const abort = new AbortController();
       const run = await store.health.start('stopping', 'default', 'Contact', emptyCounts(mapping, true));
+      const created = () => sandbox.stats().byOperation['bulk2.query.create'] ?? 0;
+      const before = created();
       const { result, ops } = await spending(() => {
-        setTimeout(() => abort.abort(new Error('service stopping')), 300);
+        // Stopped once the job exists and has had time to finish (100 ms), while the scan waits to check it.
+        const watch = setInterval(() => {
+          if (created() === before) return;
+          clearInterval(watch);
+          setTimeout(() => abort.abort(new Error('service stopping')), 250);
+        }, 10);
         return driveHealthScan(scanDeps(store), patient, 'Contact', mapping, run, abort.signal);
       });
       expect(result.records).toBe(0);
