@@ -226,6 +226,11 @@ export const ConfigSchema = z
       .regex(/^\d+\.\d$/, 'expected an API version such as 62.0')
       .default('62.0'),
     SALESFORCE_API_RESERVE: int(5_000, 0),
+    /**
+     * Data-health scans and backfills of more records than this read through Bulk API 2.0 query jobs
+     * (a few calls for the whole object) rather than REST query pages; Salesforce recommends it above 2,000.
+     */
+    SALESFORCE_BULK_THRESHOLD: int(2_000, 0),
     /** Create an Account for a Contact's employer when none has its website (it must be known to the partner). */
     SALESFORCE_CREATE_ACCOUNTS: bool(true),
     /** The integration user's permission set, which `mappings provision` grants the fields it creates. */

@@ -81,6 +81,15 @@ describe('loadConfig', () => {
     );
   });
 
+  it('takes the Salesforce bulk threshold in records, 2,000 by default, naming the variable when wrong', () => {
+    expect(loadConfig({}).SALESFORCE_BULK_THRESHOLD).toBe(2000);
+    expect(loadConfig({ SALESFORCE_BULK_THRESHOLD: '50000' }).SALESFORCE_BULK_THRESHOLD).toBe(50000);
+    expect(() => loadConfig({ SALESFORCE_BULK_THRESHOLD: '-1' })).toThrow(
+      /SALESFORCE_BULK_THRESHOLD: expected a whole/,
+    );
+    expect(() => loadConfig({ SALESFORCE_BULK_THRESHOLD: 'lots' })).toThrow(/SALESFORCE_BULK_THRESHOLD/);
+  });
+
   it("takes the job-change sweep's minimum age in whole days, 30 by default, 0 for everyone", () => {
     expect(loadConfig({}).JOB_CHANGE_MIN_AGE_DAYS).toBe(30);
     expect(loadConfig({ JOB_CHANGE_MIN_AGE_DAYS: '0' }).JOB_CHANGE_MIN_AGE_DAYS).toBe(0);

@@ -31,7 +31,8 @@ import { salesforceJobChangeActions } from './job-change-actions.js';
 import { salesforceCompanies } from './companies.js';
 import { COLLECTION_LIMIT, decodeCursor, encodeCursor, encodeValue, toIso, toRecord } from './record-wire.js';
 import { salesforceSession } from './session.js';
-import { QueryPage, SaveResults, UserInfo } from './wire-schemas.js';
+import { BULK_PAGE, salesforceBulkQuery } from './bulk-query.js';
+import { CountAnswer, QueryPage, SaveResults, UserInfo } from './wire-schemas.js';
 import { parseCrmAnswer } from '../../src/core/crm-answer.js';
 
 export const SALESFORCE_OBJECT_TYPES = ['Lead', 'Contact', 'Account'] as const;
@@ -56,6 +57,10 @@ export interface SalesforceConnectorOptions {
   /** The CRM connection's shared rate limiter, when the service runs one. */
   limiter?: RateLimiter;
   maxUriLength?: number;
+  /** Whole-object reads of more records than this go through Bulk API 2.0 query jobs (default 2,000). */
+  bulkThreshold?: number;
+  /** First wait between checks of a running Bulk API 2.0 query job (default 2 s; it doubles up to 30 s). */
+  bulkPollMs?: number;
 }
 
 export function createSalesforceConnector(options: SalesforceConnectorOptions): CrmConnector {
@@ -64,6 +69,7 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
   const session = salesforceSession(options, version);
   const { connection, call } = session;
   const schemaCache = new Map<string, Promise<CrmProperty[]>>();
+  const bulkQuery = salesforceBulkQuery({ session, version, pollMs: options.bulkPollMs });
 
   function checkObjectType(objectType: string): void {
     if (!(SALESFORCE_OBJECT_TYPES as readonly string[]).includes(objectType)) {
@@ -276,6 +282,39 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
           ? encodeCursor({ lastModified: toIso(last.LastModifiedDate) ?? '', id: String(last.Id) })
           : undefined;
       return next ? { records, next } : { records };
+    },
+
+    bulkReadThreshold: options.bulkThreshold ?? 2000,
+
+    async bulkRead(objectType, properties, cursor, readOptions) {
+      checkObjectType(objectType);
+      checkFieldNames(properties);
+      // No ORDER BY: it would turn off the primary-key chunking that makes big query jobs fast (so would a
+      // LIMIT, which only a limited read asks for: its job then holds what it reads and is deleted after it).
+      const limit = readOptions?.limit === undefined ? '' : ` LIMIT ${Math.max(1, Math.floor(readOptions.limit))}`;
+      return bulkQuery.read({
+        soql: `SELECT ${selectFields(properties).join(', ')} FROM ${objectType}${limit}`,
+        properties,
+        cursor,
+        pageSize: readOptions?.pageSize ?? BULK_PAGE,
+        priority: readOptions?.priority ?? 'bulk',
+        signal: readOptions?.signal,
+      });
+    },
+
+    async countRecords(objectType, callOptions?: CallOptions) {
+      checkObjectType(objectType);
+      const answer = parseCrmAnswer(
+        'salesforce',
+        CountAnswer,
+        await call(
+          'query',
+          callOptions?.priority ?? 'bulk',
+          async (c) => (await c.query(`SELECT COUNT() FROM ${objectType}`)) as unknown,
+        ),
+        'query',
+      );
+      return answer.totalSize;
     },
 
     async searchRecords(objectType, text, properties, limit) {

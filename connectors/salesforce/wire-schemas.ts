@@ -10,6 +10,9 @@ export const QueryPage = z.looseObject({
   nextRecordsUrl: z.string().optional(),
 });
 
+/** `SELECT COUNT() FROM ...`: the number is the answer's totalSize. */
+export const CountAnswer = z.looseObject({ totalSize: z.number().int().nonnegative() });
+
 const SaveError = z.looseObject({
   statusCode: z.string().optional(),
   errorCode: z.string().optional(),

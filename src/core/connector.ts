@@ -88,6 +88,17 @@ export interface RecordPage {
   next?: string;
 }
 
+/**
+ * Per-call hints of a bulk read: `pageSize` records at most per page (the connector may cap it); `limit`
+ * records at most in the whole read, told when it starts (the export then holds no more); `signal` stops
+ * waiting for an export still being made, with the signal's reason (the export is dropped).
+ */
+export interface BulkReadOptions extends CallOptions {
+  pageSize?: number;
+  limit?: number;
+  signal?: AbortSignal;
+}
+
 export interface ListOptions {
   properties: string[];
   /** Only records created or modified at or after this time. */
@@ -318,6 +329,25 @@ export interface CrmConnector {
   writeRecords(objectType: string, updates: RecordUpdate[], options?: CallOptions): Promise<WriteResult[]>;
   /** Pages through records, optionally only those changed since a time (backfill, catch-up sweep). */
   listRecords(objectType: string, options: ListOptions, callOptions?: CallOptions): Promise<RecordPage>;
+  /**
+   * Every record of an object through the CRM's bulk export (Salesforce: a Bulk API 2.0 query job), a page
+   * at a time, in no particular order: without a cursor the export starts; `next` goes on with the same
+   * export, in this process or another, until the last page. A few calls per export and one per page of up
+   * to `pageSize` records, where listRecords spends one per page of at most 2,000.
+   */
+  bulkRead?(
+    objectType: string,
+    properties: string[],
+    cursor: string | undefined,
+    options?: BulkReadOptions,
+  ): Promise<RecordPage>;
+  /** How many records of the object the CRM holds, in one call. */
+  countRecords?(objectType: string, options?: CallOptions): Promise<number>;
+  /**
+   * Reads of a whole object of more records than this go through bulkRead, fewer through listRecords
+   * (Salesforce: SALESFORCE_BULK_THRESHOLD). Absent with no bulkRead.
+   */
+  readonly bulkReadThreshold?: number;
   /**
    * Reads what the connection needs to know about its account before work starts (HubSpot: the
    * portal id its webhooks must carry). Never throws: what cannot be read is logged and done without.

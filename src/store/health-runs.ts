@@ -92,6 +92,15 @@ export class HealthRuns {
     if (done) await this.db.query(`DELETE FROM ${this.s}.health_run_domain WHERE run_id = $1`, [id]);
   }
 
+  /** Starts a running scan over from the first page: no cursor, `counts` (empty), no domains seen. */
+  async restart(id: string, counts: unknown): Promise<void> {
+    await this.db.query(`UPDATE ${this.s}.health_run SET cursor = NULL, counts = $2::jsonb WHERE id = $1`, [
+      id,
+      JSON.stringify(counts),
+    ]);
+    await this.db.query(`DELETE FROM ${this.s}.health_run_domain WHERE run_id = $1`, [id]);
+  }
+
   /** Adds a page's company domains to the scan's; how many of them it had seen before (duplicates). */
   async seenDomains(id: string, domains: readonly string[]): Promise<number> {
     if (domains.length === 0) return 0;

@@ -78,12 +78,14 @@ describe('Salesforce connector from configuration', () => {
         SALESFORCE_INSTANCE_URL: 'https://acme.my.salesforce.com',
         SALESFORCE_ORG_ID: '00Do0000000e0vQ',
         SALESFORCE_WEBHOOK_SECRET: 'sec',
+        SALESFORCE_BULK_THRESHOLD: '25000',
       }),
     );
     expect(connector).toMatchObject({
       crm: 'salesforce',
       batchSize: 200,
       objectTypes: ['Lead', 'Contact', 'Account'],
+      bulkReadThreshold: 25_000,
     });
     const refused = connector?.webhook.parse({
       method: 'POST',

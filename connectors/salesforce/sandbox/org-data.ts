@@ -362,8 +362,16 @@ export class OrgData {
     return { id: id18, success: true, errors: [] };
   }
 
-  /** Runs a SOQL query; answers every matching record (paging is the caller's) and the fields it filtered on. */
-  query(soql: string): { type: SandboxObjectType; rows: { id: string; fields: Fields }[]; filteredOn: string[] } {
+  /**
+   * Runs a SOQL query; answers every matching record (paging is the caller's), the fields it filtered on and
+   * whether it asked only for their number (`SELECT COUNT()`).
+   */
+  query(soql: string): {
+    type: SandboxObjectType;
+    rows: { id: string; fields: Fields }[];
+    filteredOn: string[];
+    count: boolean;
+  } {
     const query = parseSoql(soql);
     if (!this.serves(query.object)) {
       throw new RequestError(400, 'INVALID_TYPE', `sObject type '${query.object}' is not supported.`);
@@ -401,6 +409,7 @@ export class OrgData {
     const limited = query.limit === undefined ? matches : matches.slice(0, query.limit);
     return {
       type,
+      count: query.count,
       filteredOn: [...new Set(whereFields(query.where).map(name))].sort(),
       rows: limited.map((r) => ({
         id: r.id,

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { RequestError, type Fields, type OrgData, type SaveResult } from './org-data.js';
 import type { LongRunningRequests } from './long-running.js';
+import type { BulkQueryJobs } from './bulk-query.js';
 import { SoqlError } from './soql.js';
 import { OBJECT_LABELS, type SandboxObjectType } from '../standard-fields.js';
 
@@ -32,6 +33,8 @@ export interface RestContext {
   viewSetup?: boolean;
   /** The org's concurrent long-running request limit, and how long its answers take. */
   longRunning: LongRunningRequests;
+  /** Bulk API 2.0 query jobs (bulk-query.ts). */
+  bulkQuery: BulkQueryJobs;
 }
 
 const MAX_COLLECTION = 200;
@@ -133,9 +136,10 @@ export function restRoutes(ctx: RestContext): Router {
   router.get('/query', count('query'), (req, res) => {
     const q = typeof req.query.q === 'string' ? req.query.q : '';
     if (!q) return fail(res, 400, 'MALFORMED_QUERY', 'A query string has to be specified');
-    const { type, rows, filteredOn } = ctx.org.query(q);
+    const { type, rows, filteredOn, count } = ctx.org.query(q);
     const filter = `${type}.${filteredOn.join(',') || '*'}`;
     ctx.usage.queriesByFilter[filter] = (ctx.usage.queriesByFilter[filter] ?? 0) + 1;
+    if (count) return res.json({ totalSize: rows.length, done: true, records: [] });
     const cursorId = `01g8d0000${randomBytes(6).toString('hex')}`;
     cursors.set(cursorId, { type, rows });
     queryPage(req, res, cursorId, 0);
@@ -242,6 +246,7 @@ export function restRoutes(ctx: RestContext): Router {
   };
   router.post('/composite/sobjects', count('collections.create'), collection('create'));
   router.patch('/composite/sobjects', count('collections.update'), collection('update'));
+  router.use('/jobs/query', ctx.bulkQuery.routes(count));
 
   router.use((_req: Request, res: Response) => notFound(res));
   router.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {

@@ -16,6 +16,7 @@ import { keepOrgIn } from './org-file.js';
 import { SandboxOAuth } from './oauth.js';
 import { OutboundDelivery, type OutboundStats } from './outbound.js';
 import { restRoutes, type ApiUsage } from './rest-routes.js';
+import { BulkQueryJobs, type BulkQueryOptions } from './bulk-query.js';
 import { missingRecordHtml, recordPageHtml } from '../../sandbox/record-page-html.js';
 import { SANDBOX_OBJECT_TYPES, type DescribeField, type SandboxObjectType } from '../standard-fields.js';
 
@@ -71,6 +72,8 @@ export interface SalesforceSandboxOptions {
   outboundBatchWindowMs?: number;
   /** Records per query batch; Salesforce's default is 2000. */
   queryPageSize?: number;
+  /** Bulk API 2.0 query jobs: how long one runs, and the rows per set of results by default. */
+  bulkQuery?: BulkQueryOptions;
   /** Permission sets assigned to the integration user; Crm_Enrich_Integration, as deploy/salesforce sets up. */
   assignedPermissionSets?: string[];
   /**
@@ -112,6 +115,8 @@ export interface SalesforceSandbox {
   holdLongRunning(n: number): void;
   /** How long every API answer takes from now on. */
   setAnswerDelay(ms: number): void;
+  /** The next `n` Bulk API 2.0 query jobs end Failed, as a query Salesforce gave up retrying does. */
+  failQueryJobs(n: number): void;
   stats(): SalesforceSandboxStats;
   /** `notify: false` creates a record as one that existed before the outbound message rule did: no message is sent. */
   createRecord(
@@ -175,6 +180,7 @@ export async function startSalesforceSandbox(options: SalesforceSandboxOptions =
     contactsToMultipleAccounts: options.contactsToMultipleAccounts ?? true,
   });
   const kept = options.dataDir === undefined ? undefined : keepOrgIn(options.dataDir, orgId, org);
+  const bulkQuery = new BulkQueryJobs(org, options.bulkQuery);
   for (const [type, names] of Object.entries(options.hiddenFields ?? {}))
     org.hideFields(type as SandboxObjectType, names ?? []);
 
@@ -253,6 +259,7 @@ export async function startSalesforceSandbox(options: SalesforceSandboxOptions =
       queryPageSize: options.queryPageSize ?? 2000,
       viewSetup: options.viewSetup ?? true,
       longRunning,
+      bulkQuery,
     }),
   );
 
@@ -313,6 +320,7 @@ export async function startSalesforceSandbox(options: SalesforceSandboxOptions =
     setAnswerDelay: (ms) => {
       longRunning.answerDelayMs = ms;
     },
+    failQueryJobs: (n) => bulkQuery.failNext(n),
     stats,
     createRecord(type, fields, createOptions) {
       org.checkKnownFields(type, fields);

@@ -1,10 +1,11 @@
 /**
  * The SOQL subset the sandbox answers: `SELECT <fields> FROM <object> [WHERE <condition>]
- * [ORDER BY <field> [ASC|DESC], ...] [LIMIT <n>]`, where a condition combines comparisons
- * (`= != < <= > >=`, `IN (...)`, `NOT IN (...)`, `LIKE '<pattern>'`) with AND, OR and parentheses. That
- * covers what the connector sends (reads by id, changed-since sweeps with a keyset cursor, Accounts by
- * website). LIKE matches case-insensitively with `%` and `_` wildcards and `\%` `\_` for the characters
- * themselves, as Salesforce does; `NOT LIKE` and other operators are refused as malformed.
+ * [ORDER BY <field> [ASC|DESC], ...] [LIMIT <n>]`, or `SELECT COUNT() FROM ...` for the number of rows,
+ * where a condition combines comparisons (`= != < <= > >=`, `IN (...)`, `NOT IN (...)`, `LIKE '<pattern>'`)
+ * with AND, OR and parentheses. That covers what the connector sends (reads by id, changed-since sweeps
+ * with a keyset cursor, Accounts by website, an object's size). LIKE matches case-insensitively with `%`
+ * and `_` wildcards and `\%` `\_` for the characters themselves, as Salesforce does;
+ * `NOT LIKE` and other operators are refused as malformed.
  */
 export type SoqlValue = string | number | boolean | null | { datetime: number };
 
@@ -34,7 +35,10 @@ export interface Like {
 export type Condition = Junction | Comparison | Membership | Like;
 
 export interface SoqlQuery {
+  /** Empty for `SELECT COUNT()`. */
   fields: string[];
+  /** `SELECT COUNT()`: the answer is the number of matching rows, not the rows. */
+  count: boolean;
   object: string;
   where?: Condition;
   orderBy: { field: string; descending: boolean }[];
@@ -108,14 +112,22 @@ class Parser {
 
   query(): SoqlQuery {
     this.expectWord('SELECT');
-    const fields = [this.field()];
-    while (this.peek()?.text === ',') {
+    const count = this.isWord('COUNT') && this.tokens[this.i + 1]?.text === '(';
+    const fields: string[] = [];
+    if (count) {
       this.next();
+      this.expectPunct('(');
+      this.expectPunct(')');
+    } else {
       fields.push(this.field());
+      while (this.peek()?.text === ',') {
+        this.next();
+        fields.push(this.field());
+      }
     }
     this.expectWord('FROM');
     const object = this.field();
-    const query: SoqlQuery = { fields, object, orderBy: [] };
+    const query: SoqlQuery = { fields, count, object, orderBy: [] };
     if (this.isWord('WHERE')) {
       this.next();
       query.where = this.or();

@@ -10,6 +10,8 @@ import type { CompiledMapping } from '../../mapping/compile.js';
 import { employerOf } from '../employers/employer-of.js';
 import type { StalePort } from '../ports.js';
 import { companyLinkProperty, propertiesToRead } from '../record/read-properties.js';
+import { BACKFILL_BULK_PAGE } from './backfill.js';
+import { readWholeObject } from './whole-object.js';
 
 export interface DryRunReport {
   connection: string;
@@ -67,14 +69,18 @@ export async function backfillDryRun(
   let unknownEmployer = 0;
   let cursor: string | undefined;
   do {
-    const remaining = limit === null ? connector.batchSize : Math.min(connector.batchSize, limit - report.listed);
-    if (remaining <= 0) break;
-    const page = await connector.listRecords(
+    const left = limit === null ? Number.POSITIVE_INFINITY : limit - report.listed;
+    if (left <= 0) break;
+    // As the backfill would read them: more records than the connector's bulk threshold through its bulk export.
+    const page = await readWholeObject(connector, {
       objectType,
-      { properties: read, limit: remaining, ...(cursor ? { cursor } : {}) },
-      { priority: 'bulk' },
-    );
-    const records = page.records.slice(0, remaining);
+      properties: read,
+      cursor,
+      listPageSize: Math.min(connector.batchSize, left),
+      bulkPageSize: Math.min(BACKFILL_BULK_PAGE, left),
+      limit,
+    });
+    const records = page.records.slice(0, left);
     report.listed += records.length;
     const withKey = records.filter((r) => mapping.matchKeys(r.properties).length > 0);
     const known = await deps.stale.known(

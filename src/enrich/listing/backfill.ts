@@ -1,7 +1,8 @@
 /**
- * Backfill: page through every existing record of one CRM object and enqueue the ones with a match
- * key as bulk work. The run's cursor is saved after every page, so a run that is interrupted (or a
- * service that is killed) picks up where it stopped; dedup keys make a page enqueued twice one set
+ * Backfill: page through every existing record of one CRM object (whole-object.ts: more records than the
+ * connector's bulk threshold through its bulk export) and enqueue the ones with a match key as bulk work.
+ * The run's cursor is saved after every page, so a run that is interrupted (or a service that is killed)
+ * picks up where it stopped; dedup keys make a page enqueued twice one set
  * of jobs, and records we already hold fresh state for are not enqueued at all.
  */
 import { propertiesToRead } from '../record/read-properties.js';
@@ -12,6 +13,7 @@ import type { CompiledMapping } from '../../mapping/compile.js';
 import { logger } from '../../logger.js';
 import { queueName } from '../jobs.js';
 import type { EnqueuePort, KeyValuePort, NewJob, StalePort } from '../ports.js';
+import { ExportGoneError, readWholeObject } from './whole-object.js';
 
 const log = logger('enrich.backfill');
 
@@ -48,6 +50,12 @@ export interface BackfillDeps {
    */
   wake?: (connection: string, objectType: string) => void;
 }
+
+/**
+ * Records per page of a bulk read (one Salesforce API call each), enqueued together: big enough to spend
+ * few calls, small enough that a page's snapshots are still fresh when the lane reaches its last job.
+ */
+export const BACKFILL_BULK_PAGE = 2000;
 
 const runKey = (connection: string, objectType: string) => `backfill:${connection}:${objectType}`;
 
@@ -101,19 +109,33 @@ export async function driveBackfill(
   // A list's members are read once per drive (ids only); the cursor is the offset into them.
   const members = run.listId === null ? undefined : await listMembers(connector, run.listId);
   while (run.status === 'running' && !signal?.aborted) {
-    const remaining = run.limit === null ? pageSize : Math.min(pageSize, run.limit - run.listed);
-    if (remaining <= 0) break;
+    const left = run.limit === null ? Number.POSITIVE_INFINITY : run.limit - run.listed;
+    if (left <= 0) break;
     await deps.room?.(queueName(run.connection, run.objectType));
     if (signal?.aborted) break;
     const read = propertiesToRead(connector, run.objectType, mapping);
-    const page = members
-      ? await memberPage(connector, run.objectType, members, run.cursor, remaining, read)
-      : await connector.listRecords(
-          run.objectType,
-          { properties: read, limit: remaining, ...(run.cursor ? { cursor: run.cursor } : {}) },
-          { priority: 'bulk' },
-        );
-    const records = page.records.slice(0, remaining);
+    let page: RecordPage;
+    try {
+      page = members
+        ? await memberPage(connector, run.objectType, members, run.cursor, Math.min(pageSize, left), read)
+        : await readWholeObject(connector, {
+            objectType: run.objectType,
+            properties: read,
+            cursor: run.cursor ?? undefined,
+            listPageSize: Math.min(pageSize, left),
+            bulkPageSize: Math.min(BACKFILL_BULK_PAGE, left),
+            limit: run.limit,
+            signal,
+          });
+    } catch (error) {
+      if (signal?.aborted) break;
+      if (!(error instanceof ExportGoneError)) throw error;
+      // Listed again from the first record: dedup keys and fresh state keep what was enqueued from repeating.
+      log.warn({ connection: run.connection, objectType: run.objectType, err: error }, 'backfill lists again');
+      run = { ...run, cursor: null, listed: 0, skipped: 0 };
+      continue;
+    }
+    const records = page.records.slice(0, left);
     const withKey = records.filter((r) => mapping.matchKeys(r.properties).length > 0);
     const known = await deps.stale.known(
       run.connection,

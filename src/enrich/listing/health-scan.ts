@@ -1,7 +1,8 @@
 /**
- * A data-health scan: reads every record of one CRM object in its cheapest bulk form, at bulk priority
- * (the connector's request runner keeps bulk reads inside the share of the CRM's API budget that
- * interactive work leaves), and counts page by page (health-counts.ts). After every page the cursor and
+ * A data-health scan: reads every record of one CRM object in its cheapest bulk form (whole-object.ts: a
+ * Salesforce object over the bulk threshold through one Bulk API 2.0 query job), at bulk priority (the
+ * connector's request runner keeps bulk reads inside the share of the CRM's API budget that interactive
+ * work leaves), and counts page by page (health-counts.ts). After every page the cursor and
  * the counts so far are stored with the run, so a scan that is stopped resumes where it was; the finished
  * run stays, dated, for the trend.
  */
@@ -10,30 +11,37 @@ import type { CompiledMapping } from '../../mapping/compile.js';
 import type { HealthRunRow } from '../../store/health-runs.js';
 import { logger } from '../../logger.js';
 import { companyLinkProperty, propertiesToRead } from '../record/read-properties.js';
-import { countPage, HealthCounts, type PageCountDeps } from './health-counts.js';
+import { countPage, emptyCounts, HealthCounts, type PageCountDeps } from './health-counts.js';
+import { ExportGoneError, readWholeObject } from './whole-object.js';
 
 const log = logger('enrich.health');
 
 /** Asked of every read; each connector caps it at its own page size (HubSpot 100, Salesforce REST 2,000). */
 export const SCAN_PAGE = 2000;
+/** Records per page of a bulk export (one Salesforce API call each): what a scan holds in memory at once. */
+export const SCAN_BULK_PAGE = 10_000;
 
 /**
- * How a scan reads an object's pages. The default lists through the connector; a CRM with a cheaper
- * bulk export (Salesforce Bulk API 2.0 query jobs) plugs in here without the scan changing.
+ * How a scan reads an object's pages. The default (wholeObjectReader) lists through the connector, or for
+ * an object bigger than the connector's bulk threshold reads its bulk export (Salesforce Bulk API 2.0
+ * query jobs); tests plug in their own.
  */
-export type ScanReader = (objectType: string, properties: string[], cursor: string | undefined) => Promise<RecordPage>;
+export type ScanReader = (
+  objectType: string,
+  properties: string[],
+  cursor: string | undefined,
+  signal?: AbortSignal,
+) => Promise<RecordPage>;
 
-export function listingReader(connector: CrmConnector): ScanReader {
-  return (objectType, properties, cursor) =>
-    connector.listRecords(
-      objectType,
-      { properties, limit: SCAN_PAGE, ...(cursor ? { cursor } : {}) },
-      { priority: 'bulk' },
-    );
+export function wholeObjectReader(connector: CrmConnector, bulkPageSize = SCAN_BULK_PAGE): ScanReader {
+  return (objectType, properties, cursor, signal) =>
+    readWholeObject(connector, { objectType, properties, cursor, listPageSize: SCAN_PAGE, bulkPageSize, signal });
 }
 
 export interface HealthRunsPort {
   save(id: string, cursor: string | null, counts: HealthCounts, done: boolean): Promise<void>;
+  /** Starts the run over: no cursor, these (empty) counts, no domains seen. */
+  restart(id: string, counts: HealthCounts): Promise<void>;
   seenDomains(id: string, domains: readonly string[]): Promise<number>;
 }
 
@@ -58,13 +66,25 @@ export async function driveHealthScan(
 ): Promise<HealthCounts> {
   const read = propertiesToRead(connector, objectType, mapping);
   const linkProperty = companyLinkProperty(connector, objectType, mapping);
-  const reader = (deps.reader ?? listingReader)(connector);
+  const reader = (deps.reader ?? wholeObjectReader)(connector);
   let counts = HealthCounts.parse(run.counts);
   let cursor = run.cursor ?? undefined;
   const now = deps.now ?? (() => new Date());
   for (;;) {
     if (signal?.aborted) return counts;
-    const page = await reader(objectType, read, cursor);
+    let page: RecordPage;
+    try {
+      page = await reader(objectType, read, cursor, signal);
+    } catch (error) {
+      if (signal?.aborted) return counts;
+      if (!(error instanceof ExportGoneError)) throw error;
+      // Counted pages cannot be told apart from the rest of a new export: count everything again.
+      log.warn({ connection: connector.connection, objectType, err: error }, 'data-health scan starts over');
+      counts = emptyCounts(mapping, !!linkProperty);
+      cursor = undefined;
+      await deps.runs.restart(run.id, counts);
+      continue;
+    }
     const pageDeps: PageCountDeps = {
       states: (ids) => deps.states(connector.connection, objectType, ids),
       cached: deps.cached,

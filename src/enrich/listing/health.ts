@@ -43,7 +43,7 @@ export type HealthReport = { connection: string; object: string } & HealthCounts
     trend: HealthRunView[];
   };
 
-type Runs = Pick<HealthRuns, 'running' | 'allRunning' | 'start' | 'save' | 'seenDomains' | 'list'>;
+type Runs = Pick<HealthRuns, 'running' | 'allRunning' | 'start' | 'save' | 'restart' | 'seenDomains' | 'list'>;
 
 const view = (row: HealthRunRow): HealthRunView => {
   const counts = HealthCounts.parse(row.counts);
