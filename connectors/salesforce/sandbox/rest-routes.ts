@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { RequestError, type Fields, type OrgData, type SaveResult } from './org-data.js';
 import type { LongRunningRequests } from './long-running.js';
+import type { BulkIngest } from './bulk-ingest.js';
 import { SoqlError } from './soql.js';
 import { OBJECT_LABELS, type SandboxObjectType } from '../standard-fields.js';
 
@@ -32,6 +33,8 @@ export interface RestContext {
   viewSetup?: boolean;
   /** The org's concurrent long-running request limit, and how long its answers take. */
   longRunning: LongRunningRequests;
+  /** Bulk API 2.0 ingest jobs (bulk-ingest.ts). */
+  ingest: BulkIngest;
 }
 
 const MAX_COLLECTION = 200;
@@ -242,6 +245,7 @@ export function restRoutes(ctx: RestContext): Router {
   };
   router.post('/composite/sobjects', count('collections.create'), collection('create'));
   router.patch('/composite/sobjects', count('collections.update'), collection('update'));
+  router.use('/jobs/ingest', ctx.ingest.routes(count));
 
   router.use((_req: Request, res: Response) => notFound(res));
   router.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {

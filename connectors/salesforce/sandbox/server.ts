@@ -10,6 +10,7 @@ import express, { type Request, type Response } from 'express';
 import { idSuffix, toId18 } from '../ids.js';
 import { INTEGRATION_PERMISSION_SET } from '../permission-set.js';
 import { metadataRoutes } from './metadata-api.js';
+import { BulkIngest, type BulkIngestOptions, type IngestStats } from './bulk-ingest.js';
 import { OrgData, type Fields, type RecordChange, type SaveResult } from './org-data.js';
 import { LongRunningRequests, type LongRunningOptions } from './long-running.js';
 import { keepOrgIn } from './org-file.js';
@@ -78,6 +79,8 @@ export interface SalesforceSandboxOptions {
    * Contact's AccountId has its direct relationship. false: an org without it (the object is unknown).
    */
   contactsToMultipleAccounts?: boolean;
+  /** Bulk API 2.0 ingest limits (records per rolling 24 hours, upload size) and how soon a closed job runs. */
+  bulkIngest?: BulkIngestOptions;
 }
 
 export interface SalesforceSandboxStats {
@@ -90,6 +93,7 @@ export interface SalesforceSandboxStats {
   longRunningRefusals: number;
   tokensIssued: number;
   outbound: OutboundStats;
+  bulkIngest: IngestStats;
 }
 
 export interface SalesforceSandbox {
@@ -175,6 +179,7 @@ export async function startSalesforceSandbox(options: SalesforceSandboxOptions =
     contactsToMultipleAccounts: options.contactsToMultipleAccounts ?? true,
   });
   const kept = options.dataDir === undefined ? undefined : keepOrgIn(options.dataDir, orgId, org);
+  const ingest = new BulkIngest(org, options.bulkIngest);
   for (const [type, names] of Object.entries(options.hiddenFields ?? {}))
     org.hideFields(type as SandboxObjectType, names ?? []);
 
@@ -253,6 +258,7 @@ export async function startSalesforceSandbox(options: SalesforceSandboxOptions =
       queryPageSize: options.queryPageSize ?? 2000,
       viewSetup: options.viewSetup ?? true,
       longRunning,
+      ingest,
     }),
   );
 
@@ -277,6 +283,7 @@ export async function startSalesforceSandbox(options: SalesforceSandboxOptions =
       longRunningRefusals: longRunning.refused,
       tokensIssued: oauth.issued,
       outbound: { ...outbound.stats, pending: outbound.pending() },
+      bulkIngest: ingest.stats(),
     };
   }
 
@@ -336,6 +343,7 @@ export async function startSalesforceSandbox(options: SalesforceSandboxOptions =
     },
     records: (type) => org.all(type).map((r) => ({ ...r.fields, Id: r.id })),
     async close() {
+      ingest.close();
       await outbound.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
