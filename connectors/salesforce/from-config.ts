@@ -96,6 +96,7 @@ export function salesforceConnectorFromConfig(config: Config, limiter?: RateLimi
     orgId: config.SALESFORCE_ORG_ID,
     webhookSecret: config.SALESFORCE_WEBHOOK_SECRET,
     apiReserve: config.SALESFORCE_API_RESERVE,
+    bulkWriteMin: config.SALESFORCE_BULK_WRITE_MIN,
     permissionSet: config.SALESFORCE_PERMISSION_SET,
     limiter,
   });

@@ -44,6 +44,12 @@ const log = logger('enrich.lane');
  */
 const WAITING_BATCHES = 10;
 
+/**
+ * How long bulk writes wait for a write batch larger than one CRM call to fill (a Salesforce Bulk API 2.0
+ * ingest job of 2,000): at the partner's 50 lookups a second, 2,000 records take 40 seconds to look up.
+ */
+const BULK_WRITE_LINGER_MS = 60_000;
+
 /** Jobs that touch only our own records, with no CRM read and no lookup. */
 const HOUSEKEEPING: ReadonlySet<string> = new Set(['privacy_deletion', 'merged', 'deleted', 'rejected']);
 
@@ -67,9 +73,12 @@ export class Lane extends EventEmitter<LaneEvents> {
     const maxInFlight = Math.max(1, options.maxInFlight ?? 2 * batchSize);
     const lowWater = Math.min(options.lowWater ?? Math.floor(batchSize / 2), maxInFlight - 1);
     const interactiveRoom = options.interactiveRoom ?? Math.max(5, Math.floor(batchSize / 10));
+    // How many bulk writes one CRM write takes, where the connector gathers more than it reads (Salesforce:
+    // one ingest job). Records waiting for it, and for the one before it, do not hold back claiming.
+    const writeBatch = Math.max(batchSize, options.connector.writeBatchSize?.('bulk') ?? batchSize);
     this.ledger = new Ledger({
       lowWater,
-      waitingAllowance: WAITING_BATCHES * batchSize,
+      waitingAllowance: Math.max(WAITING_BATCHES * batchSize, 2 * writeBatch),
       ...(options.people ? { people: options.people } : {}),
     });
     this.held = new HeldJobs(options.queue, this.queue, (error) => this.emit('error', error));
@@ -115,10 +124,10 @@ export class Lane extends EventEmitter<LaneEvents> {
       events: this,
     });
     this.buffer = new WriteBuffer<Work>({
-      batchSize,
+      batchSize: writeBatch,
       // Bulk writes wait for a full batch while lookups that could join it still run (several instances
       // share the partner limit, so a batch fills slowly); a person's write goes at once (see add).
-      maxWaitMs: options.maxWriteWaitMs ?? 10_000,
+      maxWaitMs: options.maxWriteWaitMs ?? (writeBatch > batchSize ? BULK_WRITE_LINGER_MS : 10_000),
       pending: () => this.ledger.mayWrite,
       urgentPending: () => this.ledger.urgentPlanning,
       flush: (writes) => writer.write(writes),
