@@ -49,6 +49,8 @@ const WAITING_BATCHES = 10;
  * ingest job of 2,000): at the partner's 50 lookups a second, 2,000 records take 40 seconds to look up.
  */
 const BULK_WRITE_LINGER_MS = 60_000;
+/** How long lookups must have run dry before such a batch goes short: the next claim's read may be coming. */
+const BULK_WRITE_LULL_MS = 1_000;
 
 /** Jobs that touch only our own records, with no CRM read and no lookup. */
 const HOUSEKEEPING: ReadonlySet<string> = new Set(['privacy_deletion', 'merged', 'deleted', 'rejected']);
@@ -129,6 +131,7 @@ export class Lane extends EventEmitter<LaneEvents> {
       // share the partner limit, so a batch fills slowly); a person's write goes at once (see add).
       maxWaitMs: options.maxWriteWaitMs ?? (writeBatch > batchSize ? BULK_WRITE_LINGER_MS : 10_000),
       pending: () => this.ledger.mayWrite,
+      lullMs: writeBatch > batchSize ? BULK_WRITE_LULL_MS : 0,
       urgentPending: () => this.ledger.urgentPlanning,
       flush: (writes) => writer.write(writes),
     });

@@ -63,9 +63,13 @@ export class Ledger extends EventEmitter<{ room: []; released: [string[]] }> {
     return this.interactiveUnwritten;
   }
 
-  /** Records that may still add a write: planning, or waiting for the employer their write carries. */
+  /**
+   * Records that may still add a write: being read (a refresh's batch while the CRM read is under way, so
+   * a write batch larger than a read is not sent short between two reads), planning, or waiting for the
+   * employer their write carries.
+   */
   get mayWrite(): number {
-    return this.counts.planning + this.counts.linking;
+    return this.counts.reading + this.counts.planning + this.counts.linking;
   }
 
   has(recordId: string): boolean {

@@ -1,7 +1,8 @@
 /**
  * Collects planned writes of one lane and sends them in as few CRM calls as the latency allows:
- * a full batch goes at once; a partial one goes when no lookup that could join it is still running,
- * when its oldest write has waited `maxWaitMs`, or at once when a person waits for one of its writes.
+ * a full batch goes at once; a partial one goes when no lookup that could join it is still running
+ * (for `lullMs`), when its oldest write has waited `maxWaitMs`, or at once when a person waits for one
+ * of its writes.
  */
 export interface BufferedWrite<T> {
   recordId: string;
@@ -15,6 +16,11 @@ export interface WriteBufferOptions<T> {
   maxWaitMs: number;
   /** How many records are still being looked up and may add a write soon. */
   pending: () => number;
+  /**
+   * How long none may be pending before a partial batch goes for want of them (default 0: at once). A
+   * batch larger than one claim bridges the moment between one claimed batch's lookups and the next's.
+   */
+  lullMs?: number;
   /** Of those, how many a person waits for: an urgent write waits only for these (default none). */
   urgentPending?: () => number;
   /** The longest an urgent write waits for other urgent ones to join it (default 250 ms). */
@@ -26,6 +32,9 @@ export class WriteBuffer<T> {
   private writes: BufferedWrite<T>[] = [];
   private timer: NodeJS.Timeout | undefined;
   private urgentTimer: NodeJS.Timeout | undefined;
+  private lullTimer: NodeJS.Timeout | undefined;
+  /** When a lookup that could add a write was last seen running. */
+  private busyAt = 0;
   /** When the oldest write a person waits for was added, while one is buffered. */
   private urgentSince: number | undefined;
   private readonly flushing = new Set<Promise<void>>();
@@ -48,10 +57,22 @@ export class WriteBuffer<T> {
 
   /** Called whenever a lookup settles: with nothing left in flight, a partial batch need not wait. */
   consider(): void {
-    if (this.writes.length >= this.options.batchSize || (this.writes.length > 0 && this.options.pending() === 0)) {
+    if (this.writes.length >= this.options.batchSize) {
       this.flushNow();
       return;
     }
+    if (this.options.pending() > 0) this.busyAt = Date.now();
+    else if (this.writes.length > 0 && Date.now() - this.busyAt >= (this.options.lullMs ?? 0)) {
+      this.flushNow();
+      return;
+    } else if (this.writes.length > 0)
+      this.lullTimer ??= setTimeout(
+        () => {
+          this.lullTimer = undefined;
+          this.consider();
+        },
+        this.busyAt + (this.options.lullMs ?? 0) - Date.now(),
+      );
     if (this.urgentSince !== undefined) {
       if ((this.options.urgentPending?.() ?? 0) === 0) {
         this.flushNow();
@@ -88,6 +109,10 @@ export class WriteBuffer<T> {
     if (this.urgentTimer) {
       clearTimeout(this.urgentTimer);
       this.urgentTimer = undefined;
+    }
+    if (this.lullTimer) {
+      clearTimeout(this.lullTimer);
+      this.lullTimer = undefined;
     }
     this.urgentSince = undefined;
     while (this.writes.length) {
