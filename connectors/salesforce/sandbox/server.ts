@@ -1,7 +1,7 @@
 /**
  * A Salesforce org on one port that jsforce talks to unmodified: OAuth token endpoint, the REST data
- * API (rest-routes.ts), the Metadata API's field and permission set calls (metadata-api.ts), outbound
- * message delivery (outbound.ts) and `GET /__sandbox/stats`.
+ * API (rest-routes.ts) with Bulk API 2.0 ingest jobs (bulk-ingest.ts), the Metadata API's field and
+ * permission set calls (metadata-api.ts), outbound message delivery (outbound.ts) and `GET /__sandbox/stats`.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
