@@ -37,8 +37,24 @@ export class BatchWriter {
   constructor(private readonly options: BatchWriterOptions) {}
 
   async write(writes: BufferedWrite<Work>[]): Promise<void> {
+    const people = writes.filter((w) => w.item.priority === 'interactive');
+    // A gathered bulk batch larger than one CRM call (a Salesforce ingest job) that a person's write
+    // joined: the person's writes go on their own, and the bulk ones keep bulk priority and their one job.
+    if (people.length > 0 && people.length < writes.length && writes.length > this.options.connector.batchSize) {
+      await Promise.all([
+        this.writeAt(people, 'interactive'),
+        this.writeAt(
+          writes.filter((w) => w.item.priority !== 'interactive'),
+          'bulk',
+        ),
+      ]);
+      return;
+    }
+    await this.writeAt(writes, people.length > 0 ? 'interactive' : 'bulk');
+  }
+
+  private async writeAt(writes: BufferedWrite<Work>[], priority: Priority): Promise<void> {
     const { settler } = this.options;
-    const priority: Priority = writes.some((w) => w.item.priority === 'interactive') ? 'interactive' : 'bulk';
     try {
       const written = await this.send(writes, priority);
       for (const w of written) this.options.ledger.move(w.recordId, 'written');
