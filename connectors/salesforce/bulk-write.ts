@@ -14,6 +14,8 @@ import type { Priority } from '../../src/core/limiter.js';
 import { isRetryableRecordError } from './errors.js';
 import { toId18 } from './ids.js';
 import type { SalesforceSession } from './session.js';
+import { IngestJobInfo } from './wire-schemas.js';
+import { parseCrmAnswer } from '../../src/core/crm-answer.js';
 
 /** How an ingest job is polled: the first wait, the longest, and when to give up on it. */
 export interface IngestPolling {
@@ -27,12 +29,6 @@ export const DEFAULT_INGEST_POLLING: IngestPolling = { firstMs: 500, maxMs: 10_0
 /** Bulk API 2.0's value that empties a field in an upload; an empty cell leaves the field as it is. */
 const NULL_VALUE = '#N/A';
 const TERMINAL = new Set(['JobComplete', 'Failed', 'Aborted']);
-
-interface JobInfo {
-  id: string;
-  state: string;
-  errorMessage?: string;
-}
 
 /**
  * Writes `updates` (18-character ids, each once) through one ingest job; one result per update, in
@@ -48,10 +44,14 @@ export async function ingestUpdates(
 ): Promise<WriteResult[]> {
   const { call } = session;
   const ingest = (c: Connection, id: string) => c.bulk2.job('ingest', { id });
-  const opened = (await call('ingest.create', priority, (c) =>
-    c.bulk2.createJob({ object: objectType, operation: 'update', contentType: 'CSV', lineEnding: 'LF' }).open(),
-  )) as JobInfo;
-  const id = opened.id;
+  const { id } = parseCrmAnswer(
+    'salesforce',
+    IngestJobInfo,
+    await call('ingest.create', priority, (c) =>
+      c.bulk2.createJob({ object: objectType, operation: 'update', contentType: 'CSV', lineEnding: 'LF' }).open(),
+    ),
+    'ingest.create',
+  );
   try {
     await call('ingest.upload', priority, (c) => ingest(c, id).uploadData(toCsv(updates)));
     await call('ingest.close', priority, (c) => ingest(c, id).close());
@@ -61,8 +61,16 @@ export async function ingestUpdates(
     throw error;
   }
   const info = await waitForJob(session, id, priority, polling);
-  const rows = async (operation: string, read: (c: Connection) => Promise<unknown>) =>
-    fromCsv(String((await call(operation, priority, read)) ?? ''));
+  const rows = async (operation: string, read: (c: Connection) => Promise<unknown>) => {
+    const text = (await call(operation, priority, read)) ?? '';
+    if (typeof text !== 'string')
+      throw new CrmError(
+        'salesforce',
+        'invalid_response',
+        `Salesforce ${operation} answered something other than CSV.`,
+      );
+    return fromCsv(text);
+  };
   const successful = await rows('ingest.successfulResults', (c) => ingest(c, id).getSuccessfulResults(true));
   const failed = await rows('ingest.failedResults', (c) => ingest(c, id).getFailedResults(true));
   const unprocessed =
@@ -77,11 +85,16 @@ async function waitForJob(
   id: string,
   priority: Priority,
   polling: IngestPolling,
-): Promise<JobInfo> {
+): Promise<IngestJobInfo> {
   const deadline = Date.now() + polling.timeoutMs;
   for (let wait = polling.firstMs; ; wait = Math.min(polling.maxMs, wait * 2)) {
     await new Promise((resolve) => setTimeout(resolve, wait));
-    const info = (await session.call('ingest.poll', priority, (c) => c.bulk2.job('ingest', { id }).check())) as JobInfo;
+    const info = parseCrmAnswer(
+      'salesforce',
+      IngestJobInfo,
+      await session.call('ingest.poll', priority, (c) => c.bulk2.job('ingest', { id }).check()),
+      'ingest.poll',
+    );
     if (TERMINAL.has(info.state)) return info;
     if (Date.now() + wait > deadline)
       throw new CrmError(
@@ -132,7 +145,7 @@ function matchResults(
     failed: Record<string, string>[];
     unprocessed: Record<string, string>[];
   },
-  info: JobInfo,
+  info: IngestJobInfo,
 ): WriteResult[] {
   const byId = new Map<string, WriteResult>();
   const key = (row: Record<string, string>) => toId18(row.Id ?? row.sf__Id ?? '') ?? '';

@@ -99,7 +99,17 @@ describe('Salesforce connector: bulk writes through Bulk API 2.0 ingest', () => 
     expect(sandbox.stats().bulkIngest.jobs).toBe(jobs);
   });
 
+  it('fails every record, not to be retried, when Salesforce refuses a column of the upload', async () => {
+    const updates = contacts.slice(0, 2_000).map((id) => ({ id, properties: { Title: 'x', No_Such_Field__c: 'y' } }));
+    const results = await connector.writeRecords('Contact', updates, { priority: 'bulk' });
+    expect(results.every((r) => !r.ok)).toBe(true);
+    expect(results[0]!.error).toMatchObject({ code: 'INVALID_BATCH', retryable: false });
+    expect(results[0]!.error!.message).toContain('Field name not found : No_Such_Field__c');
+    expect(sandbox.getRecord('Contact', contacts[0]!)?.Title).not.toBe('x');
+  });
+
   it("fails the rows the org's daily Bulk API record limit left unprocessed as retryable", async () => {
+    const unprocessedReads = sandbox.stats().byOperation['ingest.unprocessedrecords'] ?? 0;
     // 2,500 rows processed above; the limit is 5,600.
     const updates = contacts
       .map((id) => ({ id, properties: { Title: 'Second pass' } }))
@@ -115,6 +125,6 @@ describe('Salesforce connector: bulk writes through Bulk API 2.0 ingest', () => 
     expect(left).toHaveLength(400);
     expect(left[0]!.error).toMatchObject({ code: 'UNPROCESSED', retryable: true });
     expect(left[0]!.error!.message).toMatch(/ExceededQuota/);
-    expect(sandbox.stats().byOperation['ingest.unprocessedrecords']).toBe(1);
+    expect(sandbox.stats().byOperation['ingest.unprocessedrecords']).toBe(unprocessedReads + 1);
   });
 });

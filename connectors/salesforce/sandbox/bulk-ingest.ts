@@ -134,17 +134,18 @@ export class BulkIngest {
       this.jobs.delete(found.id);
       res.status(204).end();
     });
-    const results = (pick: (j: IngestJob) => { header: string[]; rows: Record<string, string>[] }) =>
+    /** Successful and failed rows once the job is over; unprocessed ones at any time. */
+    const results = (pick: (j: IngestJob) => { header: string[]; rows: Record<string, string>[] }, anyTime = false) =>
       ((req: Request, res: Response) => {
         const found = job(req);
-        if (!['JobComplete', 'Failed', 'Aborted'].includes(found.state) && pick !== unprocessedRows)
+        if (!anyTime && !['JobComplete', 'Failed', 'Aborted'].includes(found.state))
           throw invalidState(found, 'read its results; wait until it is JobComplete or Failed');
         const { header, rows } = pick(found);
         res.type('text/csv').send(writeCsv(header, rows, found.dialect));
       }) satisfies RequestHandler;
     router.get('/:jobId/successfulResults', count('ingest.successfulResults'), results(successfulRows));
     router.get('/:jobId/failedResults', count('ingest.failedResults'), results(failedRows));
-    router.get('/:jobId/unprocessedrecords', count('ingest.unprocessedrecords'), results(unprocessedRows));
+    router.get('/:jobId/unprocessedrecords', count('ingest.unprocessedrecords'), results(unprocessedRows, true));
 
     router.use((err: unknown, _req: Request, _res: Response, next: NextFunction) => {
       if ((err as { type?: string }).type === 'entity.too.large')
