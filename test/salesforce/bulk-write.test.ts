@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSalesforceConnector } from '../../connectors/salesforce/connector.js';
 import { startSalesforceSandbox, type SalesforceSandbox } from '../../connectors/salesforce/sandbox/server.js';
-import type { CrmConnector, RecordUpdate } from '../../src/core/connector.js';
+import { CrmError, type CrmConnector, type RecordUpdate } from '../../src/core/connector.js';
 
 const polling = { firstMs: 10, maxMs: 50, timeoutMs: 10_000 };
 let sandbox: SalesforceSandbox;
@@ -126,5 +126,41 @@ describe('Salesforce connector: bulk writes through Bulk API 2.0 ingest', () => 
     expect(left[0]!.error).toMatchObject({ code: 'UNPROCESSED', retryable: true });
     expect(left[0]!.error!.message).toMatch(/ExceededQuota/);
     expect(sandbox.stats().byOperation['ingest.unprocessedrecords']).toBe(unprocessedReads + 1);
+  });
+
+  it('aborts the job and throws when the upload is refused, leaving every record as it was', async () => {
+    const small = await startSalesforceSandbox({ bulkIngest: { maxUploadBytes: 10_000 } });
+    const writer = createSalesforceConnector({
+      auth: { kind: 'token', instanceUrl: small.url, accessToken: small.accessToken },
+      apiReserve: 0,
+      ingestPolling: polling,
+    });
+    try {
+      const ids = Array.from({ length: 2_000 }, (_, i) =>
+        small.createRecord('Contact', { LastName: `Big ${i}` }, { notify: false }),
+      );
+      const error = await writer
+        .writeRecords(
+          'Contact',
+          ids.map((id) => ({ id, properties: { Title: 'Too much to upload' } })),
+          {
+            priority: 'bulk',
+          },
+        )
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(CrmError);
+      expect((error as CrmError).message).toMatch(/INVALIDBATCH.*larger than 10000 bytes/);
+      expect(small.stats().byOperation).toMatchObject({ 'ingest.create': 1, 'ingest.upload': 1, 'ingest.state': 1 });
+      const jobs = (await (
+        await fetch(`${small.url}/services/data/v62.0/jobs/ingest`, {
+          headers: { authorization: `Bearer ${small.accessToken}` },
+        })
+      ).json()) as { records: { state: string }[] };
+      expect(jobs.records.map((j) => j.state)).toEqual(['Aborted']);
+      expect(small.getRecord('Contact', ids[0]!)?.Title).toBeUndefined();
+    } finally {
+      await writer.close();
+      await small.close();
+    }
   });
 });
