@@ -231,6 +231,11 @@ export const ConfigSchema = z
      * (a few calls for the whole object) rather than REST query pages; Salesforce recommends it above 2,000.
      */
     SALESFORCE_BULK_THRESHOLD: int(2_000, 0),
+    /**
+     * Bulk writes (refresh, backfill) of at least this many records of one object go through one Bulk API
+     * 2.0 ingest job rather than a collections call per 200 records; 0 never uses the Bulk API for writes.
+     */
+    SALESFORCE_BULK_WRITE_MIN: int(2_000, 0, 10_000),
     /** Create an Account for a Contact's employer when none has its website (it must be known to the partner). */
     SALESFORCE_CREATE_ACCOUNTS: bool(true),
     /** The integration user's permission set, which `mappings provision` grants the fields it creates. */

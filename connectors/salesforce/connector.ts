@@ -1,8 +1,8 @@
 /**
  * The Salesforce connector over jsforce: reads by id through SOQL (chunked to fit the URI limit, following
- * query locators), writes through sObject Collections in chunks of 200, sweeps by LastModifiedDate with a
- * keyset cursor, finds Accounts by website domain, and spends
- * the org's shared API allocation carefully (api-budget.ts).
+ * query locators), writes through sObject Collections in chunks of 200 (large bulk writes through one Bulk
+ * API 2.0 ingest job, bulk-write.ts), sweeps by LastModifiedDate with a keyset cursor, finds Accounts by
+ * website domain, and spends the org's shared API allocation carefully (api-budget.ts).
  */
 import {
   CrmError,
@@ -33,6 +33,7 @@ import { COLLECTION_LIMIT, decodeCursor, encodeCursor, encodeValue, toIso, toRec
 import { salesforceSession } from './session.js';
 import { BULK_PAGE, salesforceBulkQuery } from './bulk-query.js';
 import { CountAnswer, QueryPage, SaveResults, UserInfo } from './wire-schemas.js';
+import { DEFAULT_INGEST_POLLING, ingestUpdates, type IngestPolling } from './bulk-write.js';
 import { parseCrmAnswer } from '../../src/core/crm-answer.js';
 
 export const SALESFORCE_OBJECT_TYPES = ['Lead', 'Contact', 'Account'] as const;
@@ -61,6 +62,13 @@ export interface SalesforceConnectorOptions {
   bulkThreshold?: number;
   /** First wait between checks of a running Bulk API 2.0 query job (default 2 s; it doubles up to 30 s). */
   bulkPollMs?: number;
+  /**
+   * Bulk-priority writes of at least this many records go through one Bulk API 2.0 ingest job rather
+   * than a collections call per 200 (default 2000, Salesforce's own threshold); 0 never uses it.
+   */
+  bulkWriteMin?: number;
+  /** How ingest jobs are polled (first wait 0.5 s, doubling to 10 s, given up after 10 minutes). */
+  ingestPolling?: IngestPolling;
 }
 
 export function createSalesforceConnector(options: SalesforceConnectorOptions): CrmConnector {
@@ -70,6 +78,13 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
   const { connection, call } = session;
   const schemaCache = new Map<string, Promise<CrmProperty[]>>();
   const bulkQuery = salesforceBulkQuery({ session, version, pollMs: options.bulkPollMs });
+  const bulkWriteMin = options.bulkWriteMin ?? 2000;
+  /** Whether these writes go through one ingest job: bulk work, enough of it, each record once. */
+  const ingests = (priority: Priority, updates: RecordUpdate[]) =>
+    priority === 'bulk' &&
+    bulkWriteMin > 0 &&
+    updates.length >= bulkWriteMin &&
+    new Set(updates.map((u) => u.id)).size === updates.length;
 
   function checkObjectType(objectType: string): void {
     if (!(SALESFORCE_OBJECT_TYPES as readonly string[]).includes(objectType)) {
@@ -189,6 +204,9 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
     crm: 'salesforce',
     connection: connectionName,
     batchSize: COLLECTION_LIMIT,
+    // The lane gathers bulk writes until one ingest job can take them.
+    writeBatchSize: (priority) =>
+      priority === 'bulk' && bulkWriteMin > 0 ? Math.max(COLLECTION_LIMIT, bulkWriteMin) : COLLECTION_LIMIT,
     objectTypes: SALESFORCE_OBJECT_TYPES,
     ...finder,
 
@@ -237,6 +255,25 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
             },
           };
       });
+      if (
+        ingests(
+          priority,
+          sendable.map((s) => s.update),
+        )
+      ) {
+        const ingested = await ingestUpdates(
+          session,
+          objectType,
+          sendable.map((s) => ({ id: s.update.id, properties: s.update.properties })),
+          priority,
+          options.ingestPolling ?? DEFAULT_INGEST_POLLING,
+        );
+        ingested.forEach((r, i) => {
+          const index = sendable[i]!.index;
+          results[index] = { ...r, id: updates[index]?.id ?? r.id };
+        });
+        return results;
+      }
       for (let start = 0; start < sendable.length; start += COLLECTION_LIMIT) {
         const chunk = sendable.slice(start, start + COLLECTION_LIMIT);
         let chunkResults: WriteResult[];

@@ -97,6 +97,7 @@ export function salesforceConnectorFromConfig(config: Config, limiter?: RateLimi
     webhookSecret: config.SALESFORCE_WEBHOOK_SECRET,
     apiReserve: config.SALESFORCE_API_RESERVE,
     bulkThreshold: config.SALESFORCE_BULK_THRESHOLD,
+    bulkWriteMin: config.SALESFORCE_BULK_WRITE_MIN,
     permissionSet: config.SALESFORCE_PERMISSION_SET,
     limiter,
   });

@@ -35,3 +35,12 @@ export const SaveResults = z.array(
 );
 
 export type SaveResult = z.output<typeof SaveResults>[number];
+
+/** A Bulk API 2.0 ingest job's info (create, close, Get Job Info): its id, state and why it failed. */
+export const IngestJobInfo = z.looseObject({
+  id: z.string().min(1),
+  state: z.enum(['Open', 'UploadComplete', 'InProgress', 'JobComplete', 'Failed', 'Aborted']),
+  errorMessage: z.string().nullish(),
+});
+
+export type IngestJobInfo = z.output<typeof IngestJobInfo>;

@@ -315,6 +315,12 @@ export interface CrmConnector {
   readonly connection: string;
   /** Largest number of records one read or one write call may carry (HubSpot 100, Salesforce 200). */
   readonly batchSize: number;
+  /**
+   * How many writes at this priority the lane gathers for one `writeRecords` call, where that is more
+   * than `batchSize` (Salesforce: bulk writes of 2,000 and more go through one Bulk API 2.0 ingest job
+   * rather than ten collections calls). Absent: `batchSize`.
+   */
+  writeBatchSize?(priority: Priority): number;
   /** Object types this connector serves. */
   readonly objectTypes: readonly string[];
 
@@ -325,7 +331,7 @@ export interface CrmConnector {
   readonly listingLagMs?: number;
   /** Records by id; ids that do not exist are left out of the answer. Chunked internally. */
   readRecords(objectType: string, ids: string[], properties: string[], options?: CallOptions): Promise<CrmRecord[]>;
-  /** Writes in batches of at most `batchSize`; one result per update, in order. */
+  /** Writes in batches of at most `batchSize` (or one bulk job); one result per update, in order. */
   writeRecords(objectType: string, updates: RecordUpdate[], options?: CallOptions): Promise<WriteResult[]>;
   /** Pages through records, optionally only those changed since a time (backfill, catch-up sweep). */
   listRecords(objectType: string, options: ListOptions, callOptions?: CallOptions): Promise<RecordPage>;

@@ -41,6 +41,8 @@ export interface StackOptions {
   people?: number;
   companies?: number;
   partnerFailRate?: number;
+  /** Requests a second the partner sandbox allows per key (the partner's 50 by default). */
+  partnerRateLimit?: number;
   /** HubSpot's search indexing lag in the sandbox (default 0 here). */
   searchLagMs?: number;
   /** Salesforce fields the integration user has no field-level access to. */
@@ -66,6 +68,7 @@ export async function startSandboxes(options: StackOptions = {}): Promise<Sandbo
     port: 0,
     latencyMs: options.partnerLatencyMs ?? 0,
     failRate: options.partnerFailRate ?? 0,
+    rateLimitPerSecond: options.partnerRateLimit,
     people: options.people ?? 5_000,
     companies: options.companies ?? 500,
   });

@@ -8,6 +8,7 @@ import express, { type NextFunction, type Request, type Response, type Router } 
 import { RequestError, type Fields, type OrgData, type SaveResult } from './org-data.js';
 import type { LongRunningRequests } from './long-running.js';
 import type { BulkQueryJobs } from './bulk-query.js';
+import type { BulkIngest } from './bulk-ingest.js';
 import { SoqlError } from './soql.js';
 import { OBJECT_LABELS, type SandboxObjectType } from '../standard-fields.js';
 
@@ -35,6 +36,8 @@ export interface RestContext {
   longRunning: LongRunningRequests;
   /** Bulk API 2.0 query jobs (bulk-query.ts). */
   bulkQuery: BulkQueryJobs;
+  /** Bulk API 2.0 ingest jobs (bulk-ingest.ts). */
+  ingest: BulkIngest;
 }
 
 const MAX_COLLECTION = 200;
@@ -247,6 +250,7 @@ export function restRoutes(ctx: RestContext): Router {
   router.post('/composite/sobjects', count('collections.create'), collection('create'));
   router.patch('/composite/sobjects', count('collections.update'), collection('update'));
   router.use('/jobs/query', ctx.bulkQuery.routes(count));
+  router.use('/jobs/ingest', ctx.ingest.routes(count));
 
   router.use((_req: Request, res: Response) => notFound(res));
   router.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {

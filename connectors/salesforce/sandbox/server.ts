@@ -1,7 +1,7 @@
 /**
  * A Salesforce org on one port that jsforce talks to unmodified: OAuth token endpoint, the REST data
- * API (rest-routes.ts), the Metadata API's field and permission set calls (metadata-api.ts), outbound
- * message delivery (outbound.ts) and `GET /__sandbox/stats`.
+ * API (rest-routes.ts) with Bulk API 2.0 ingest jobs (bulk-ingest.ts), the Metadata API's field and
+ * permission set calls (metadata-api.ts), outbound message delivery (outbound.ts) and `GET /__sandbox/stats`.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -10,6 +10,7 @@ import express, { type Request, type Response } from 'express';
 import { idSuffix, toId18 } from '../ids.js';
 import { INTEGRATION_PERMISSION_SET } from '../permission-set.js';
 import { metadataRoutes } from './metadata-api.js';
+import { BulkIngest, type BulkIngestOptions, type IngestStats } from './bulk-ingest.js';
 import { OrgData, type Fields, type RecordChange, type SaveResult } from './org-data.js';
 import { LongRunningRequests, type LongRunningOptions } from './long-running.js';
 import { keepOrgIn } from './org-file.js';
@@ -81,6 +82,8 @@ export interface SalesforceSandboxOptions {
    * Contact's AccountId has its direct relationship. false: an org without it (the object is unknown).
    */
   contactsToMultipleAccounts?: boolean;
+  /** Bulk API 2.0 ingest limits (records per rolling 24 hours, upload size) and how soon a closed job runs. */
+  bulkIngest?: BulkIngestOptions;
 }
 
 export interface SalesforceSandboxStats {
@@ -93,6 +96,7 @@ export interface SalesforceSandboxStats {
   longRunningRefusals: number;
   tokensIssued: number;
   outbound: OutboundStats;
+  bulkIngest: IngestStats;
 }
 
 export interface SalesforceSandbox {
@@ -181,6 +185,7 @@ export async function startSalesforceSandbox(options: SalesforceSandboxOptions =
   });
   const kept = options.dataDir === undefined ? undefined : keepOrgIn(options.dataDir, orgId, org);
   const bulkQuery = new BulkQueryJobs(org, options.bulkQuery);
+  const ingest = new BulkIngest(org, options.bulkIngest);
   for (const [type, names] of Object.entries(options.hiddenFields ?? {}))
     org.hideFields(type as SandboxObjectType, names ?? []);
 
@@ -260,6 +265,7 @@ export async function startSalesforceSandbox(options: SalesforceSandboxOptions =
       viewSetup: options.viewSetup ?? true,
       longRunning,
       bulkQuery,
+      ingest,
     }),
   );
 
@@ -284,6 +290,7 @@ export async function startSalesforceSandbox(options: SalesforceSandboxOptions =
       longRunningRefusals: longRunning.refused,
       tokensIssued: oauth.issued,
       outbound: { ...outbound.stats, pending: outbound.pending() },
+      bulkIngest: ingest.stats(),
     };
   }
 
@@ -344,6 +351,7 @@ export async function startSalesforceSandbox(options: SalesforceSandboxOptions =
     },
     records: (type) => org.all(type).map((r) => ({ ...r.fields, Id: r.id })),
     async close() {
+      ingest.close();
       await outbound.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

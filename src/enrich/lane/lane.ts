@@ -51,6 +51,13 @@ const PERSON_WRITE_LINGER_MS = 250;
 
 /** The longest company links wait for a lull in people's records. */
 const LINK_HOLD_MS = 5_000;
+/**
+ * How long bulk writes wait for a write batch larger than one CRM call to fill (a Salesforce Bulk API 2.0
+ * ingest job of 2,000): at the partner's 50 lookups a second, 2,000 records take 40 seconds to look up.
+ */
+const BULK_JOB_LINGER_MS = 60_000;
+/** How long such a batch waits once nothing could join it: the next claim's read may be on its way. */
+const BULK_JOB_LULL_MS = 1_000;
 
 type Linkable = { recordId: string; link: CompanyLinkPlan | undefined };
 
@@ -65,6 +72,13 @@ export class Lane extends EventEmitter<LaneEvents> {
   private readonly settling: SettleContext;
   /** Planned writes, gathered by priority into the lane's CRM write calls. */
   private readonly writes: Gatherer<Priority, PlannedWrite>;
+  /** Bulk writes one CRM write call takes (more than `batchSize` where the connector has a bulk job). */
+  private readonly bulkWriteSize: number;
+  /** Whether bulk writes gather into batches larger than one claim (the connector's bulk jobs). */
+  private readonly bulkJobs: boolean;
+  /** Since when nothing that could add a bulk write has been under way (batches larger than a claim). */
+  private quietSince: number | undefined;
+  private quietTimer: NodeJS.Timeout | undefined;
   /** Written records' company links, gathered into shared association calls at a lull in people's work. */
   private readonly links: Gatherer<'links', Linkable, LinkReport>;
   private readonly batches = new Set<Promise<void>>();
@@ -80,7 +94,12 @@ export class Lane extends EventEmitter<LaneEvents> {
     const maxInFlight = Math.max(1, options.maxInFlight ?? 2 * batchSize);
     const lowWater = Math.min(options.lowWater ?? Math.floor(batchSize / 2), maxInFlight - 1);
     const interactiveRoom = options.interactiveRoom ?? Math.max(5, Math.floor(batchSize / 10));
-    this.ledger = new Ledger({ lowWater, waitingAllowance: WAITING_BATCHES * batchSize, people: options.people });
+    // How many bulk writes one CRM write takes, where the connector gathers more than it reads (Salesforce:
+    // one Bulk API 2.0 ingest job). Records waiting for it, and for the one before it, do not hold back claiming.
+    this.bulkWriteSize = Math.max(batchSize, connector.writeBatchSize?.('bulk') ?? batchSize);
+    this.bulkJobs = this.bulkWriteSize > batchSize;
+    const waitingAllowance = Math.max(WAITING_BATCHES * batchSize, 2 * this.bulkWriteSize);
+    this.ledger = new Ledger({ lowWater, waitingAllowance, people: options.people });
     this.held = new HeldJobs(options.queue, this.queue, (error) => this.emit('error', error));
     // A record's run is over: whatever of its jobs is still held (a settle the store refused) loses the
     // heartbeat, so another worker gets it once it is stale.
@@ -102,12 +121,13 @@ export class Lane extends EventEmitter<LaneEvents> {
       where: { connection, objectType, refreshAfterDays: options.refreshAfterDays },
       queue: this.queue,
     };
+    const bulkLinger = options.maxWriteWaitMs ?? (this.bulkJobs ? BULK_JOB_LINGER_MS : 10_000);
     this.writes = new Gatherer({
-      size: () => batchSize,
+      size: (priority) => (priority === 'bulk' ? this.bulkWriteSize : batchSize),
       // Bulk writes wait for a full batch while lookups that could join it still run (several instances
       // share the partner limit, so a batch fills slowly); a person's write waits only for other people's.
-      linger: (priority) => (priority === 'interactive' ? PERSON_WRITE_LINGER_MS : (options.maxWriteWaitMs ?? 10_000)),
-      ready: (priority) => (priority === 'interactive' ? this.ledger.urgentPlanning : this.ledger.mayWrite) === 0,
+      linger: (priority) => (priority === 'interactive' ? PERSON_WRITE_LINGER_MS : bulkLinger),
+      ready: (priority) => (priority === 'interactive' ? this.ledger.urgentPlanning === 0 : this.bulkWritesReady()),
       send: (priority, items) => this.writeAndLink(priority, items),
     });
     const people = options.people;
@@ -265,6 +285,29 @@ export class Lane extends EventEmitter<LaneEvents> {
    * in a call shared with other batches, then settled. A record whose write failed is failed alone; one
    * whose link could not be found is retried for it (its enrichment is written, so the retry writes nothing).
    */
+  /**
+   * Whether a partial bulk write batch can go: nothing that could join it is being looked up. A batch
+   * larger than one claim (a bulk job) also waits out a short lull, so it is not sent short in the moment
+   * between one claimed batch's lookups and the next claim's read.
+   */
+  private bulkWritesReady(): boolean {
+    if (!this.bulkJobs) return this.ledger.mayWrite === 0;
+    if (this.ledger.mayWrite + this.ledger.reading > 0) {
+      this.quietSince = undefined;
+      return false;
+    }
+    const now = Date.now();
+    this.quietSince ??= now;
+    const left = this.quietSince + BULK_JOB_LULL_MS - now;
+    if (left <= 0 || this.stopping.signal.aborted) return true;
+    this.quietTimer ??= setTimeout(() => {
+      this.quietTimer = undefined;
+      this.writes.consider();
+    }, left);
+    this.quietTimer.unref();
+    return false;
+  }
+
   private async writeAndLink(priority: Priority, items: PlannedWrite[]): Promise<void> {
     const all = items.map((w) => w.recordId);
     try {

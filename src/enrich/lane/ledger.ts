@@ -68,6 +68,11 @@ export class Ledger extends EventEmitter<{ room: []; released: [string[]] }> {
     return this.counts.planning + this.counts.linking;
   }
 
+  /** Records claimed whose CRM read or state is not in yet: each will plan, and may add a write. */
+  get reading(): number {
+    return this.counts.reading;
+  }
+
   has(recordId: string): boolean {
     return this.records.has(recordId);
   }
