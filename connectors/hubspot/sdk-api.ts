@@ -72,6 +72,8 @@ export function sdkApi(sdk: Sdk): HubspotApi {
       wire(await (await sdk()).crm.associations.v4.schema.definitionsApi.create(from, to, label)),
     listMembers: async (listId, after, limit) =>
       wire(await (await sdk()).crm.lists.membershipsApi.getPage(listId, after, undefined, limit)),
+    listByName: async (objectTypeId, name) =>
+      wire(await (await sdk()).crm.lists.listsApi.getByName(name, objectTypeId, false)),
     accountDetails: async () =>
       (await (await sdk()).apiRequest({ method: 'GET', path: '/account-info/v3/details' })).json(),
     dailyUsage: async () =>

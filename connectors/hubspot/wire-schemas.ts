@@ -61,6 +61,9 @@ export const MembershipPage = z.looseObject({
   paging: Paging.optional(),
 });
 
+/** GET {lists}/object-type-id/{objectTypeId}/name/{listName}: only the list's id is read. */
+export const ListByName = z.looseObject({ list: z.looseObject({ listId: WireId }) });
+
 /** GET /account-info/v3/details: only the portal id and time zone are read. */
 export const AccountDetails = z.looseObject({
   portalId: z.number().optional(),

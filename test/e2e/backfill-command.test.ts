@@ -51,7 +51,9 @@ describe.skipIf(skip)('crm-enrich backfill', () => {
       ...partnerPeople(sandboxes, CONTACTS).map((p) => p.employer.domain),
       'unknown-company.example',
     ]);
-    expect(result.output.trim().split('\n').slice(0, 4)).toEqual([
+    expect(result.output.trim().split('\n').slice(0, 5)).toEqual([
+      // Two keys a record at most (the e-mail as a work address, then as a personal one), none cached yet.
+      'would spend at most 302 credits',
       'dry run of a backfill of hubspot contact: nothing was enqueued',
       '  152 records listed: 151 would be enriched, 1 skipped (no match key, or already enriched)',
       "  151 would be linked with their employer's company: " +
@@ -60,6 +62,27 @@ describe.skipIf(skip)('crm-enrich backfill', () => {
     ]);
     expect(await jobStates(schema, 'enrich.hubspot.contact')).toEqual({});
     expect(Object.keys(sandboxes.hubspot.stats().byEndpoint).filter((k) => k.includes('/batch/'))).toEqual([]);
+  });
+
+  it("with --dry-run and --list counts only the list's members, the list given by its name", async () => {
+    const members = [...sandboxes.hubspot.store.objects.contacts.keys()].slice(0, 3);
+    sandboxes.hubspot.createList(members, { name: 'Trade fair 2026' });
+    const result = await backfill(
+      '--connection',
+      'hubspot',
+      '--object',
+      'contact',
+      '--list',
+      'Trade fair 2026',
+      '--dry-run',
+    );
+    expect(result.code, result.output).toBe(0);
+    expect(result.output.trim().split('\n').slice(0, 3)).toEqual([
+      'would spend at most 6 credits',
+      'dry run of a backfill of hubspot contact (members of list 1): nothing was enqueued',
+      '  3 records listed: 3 would be enriched, 0 skipped (no match key, or already enriched)',
+    ]);
+    expect(await jobStates(schema, 'enrich.hubspot.contact')).toEqual({});
   });
 
   it('prints plain progress lines and a final done line, exits 0, and leaves every record enriched', async () => {

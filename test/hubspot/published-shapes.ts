@@ -277,6 +277,25 @@ export function publishedRoutes(version: HubspotApiVersion, p: HubspotApiPaths):
         }),
       },
     },
+    {
+      name: 'list by name',
+      method: 'GET',
+      path: `${p.lists}/object-type-id/${ANY}/name/${ANY}`,
+      answers: {
+        200: z.looseObject({
+          list: z.looseObject({
+            listId: z.string(),
+            listVersion: z.number().int(),
+            name: z.string(),
+            objectTypeId: z.string(),
+            processingStatus: z.string(),
+            processingType: z.string(),
+            createdAt: DateTime.optional(),
+            updatedAt: DateTime.optional(),
+          }),
+        }),
+      },
+    },
     { name: 'account details', method: 'GET', path: `${p.accountInfo}/details`, answers: { 200: PortalInformation } },
     {
       name: 'daily usage',

@@ -86,7 +86,7 @@ export class JobChangeSweep {
         );
       }
       try {
-        return (await connector.listMembers(segment.listId, { priority: 'bulk' })).map((id) => ({ id }));
+        return (await connector.listMembers(objectType, segment.listId, { priority: 'bulk' })).map((id) => ({ id }));
       } catch (error) {
         if (error instanceof CrmError && error.code === 'not_found') {
           throw new SweepError(
