@@ -31,6 +31,7 @@ import { salesforceJobChangeActions } from './job-change-actions.js';
 import { salesforceCompanies } from './companies.js';
 import { COLLECTION_LIMIT, decodeCursor, encodeCursor, encodeValue, toIso, toRecord } from './record-wire.js';
 import { salesforceSession } from './session.js';
+import { salesforceSegments } from './segments.js';
 import { QueryPage, SaveResults, UserInfo } from './wire-schemas.js';
 import { parseCrmAnswer } from '../../src/core/crm-answer.js';
 
@@ -179,12 +180,24 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
       ),
   });
 
+  const segments = salesforceSegments({ call, queryAll });
+
   const connector: CrmConnector = {
     crm: 'salesforce',
     connection: connectionName,
     batchSize: COLLECTION_LIMIT,
     objectTypes: SALESFORCE_OBJECT_TYPES,
     ...finder,
+
+    async listMembers(objectType, listId, callOptions?: CallOptions) {
+      checkObjectType(objectType);
+      return segments.listMembers(objectType, listId, callOptions);
+    },
+
+    async findList(objectType, name, callOptions?: CallOptions) {
+      checkObjectType(objectType);
+      return segments.findList(objectType, name, callOptions);
+    },
 
     async findRecordsWhere(objectType, condition, properties, callOptions?: CallOptions) {
       checkObjectType(objectType);

@@ -2,12 +2,13 @@
  * A HubSpot list as a segment, through the admin API against the HubSpot and partner sandboxes over HTTP:
  * a backfill of a list's members by id (and no other record), its dry run with the credits it may spend,
  * a backfill by the list's name, a refresh of a list; an unknown list is refused at once, naming the field.
+ * And a Salesforce list view by its label and a report by id, against the Salesforce sandbox.
  */
 import { describe, expect, it } from 'vitest';
 import { eventually, partnerPeople } from './stack.js';
 import { useStack } from './use-stack.js';
 
-describe('backfill of a HubSpot list', () => {
+describe('a CRM list as a segment', () => {
   const stack = useStack({ sandboxes: { people: 200, companies: 40 } });
 
   it('enriches the members of the list and no other record', async () => {
@@ -112,4 +113,47 @@ describe('backfill of a HubSpot list', () => {
     expect(refused.status).toBe(404);
     expect(refused.body.error).toMatchObject({ code: 'unknown_list', details: { field: 'listId' } });
   });
+
+  it('backfills the members of a Salesforce list view given by label, and refreshes a report of them', async () => {
+    const salesforce = stack.sandboxes.salesforce;
+    const people = partnerPeople(stack.sandboxes, 4, 20);
+    const ids = people.map((p, i) =>
+      salesforce.createRecord(
+        'Lead',
+        { LastName: `Fair ${i}`, Company: 'Acme', Email: p.workEmail!, LeadSource: i < 2 ? 'Trade Fair' : 'Web' },
+        { notify: false },
+      ),
+    );
+    salesforce.createListView({
+      objectType: 'Lead',
+      developerName: 'Trade_Fair_Leads',
+      label: 'Trade fair leads',
+      where: "LeadSource = 'Trade Fair'",
+    });
+    const started = await stack.running.admin('POST', '/backfills', {
+      connection: 'salesforce',
+      object: 'Lead',
+      listName: 'Trade fair leads',
+    });
+    expect(started.status, JSON.stringify(started.body)).toBe(202);
+    const partnerId = (id: string) => salesforce.getRecord('Lead', id)?.CE_Partner_Id__c;
+    await eventually(() => (ids.slice(0, 2).every((id) => partnerId(id)) ? true : undefined), 30_000, 'the members');
+    expect(ids.slice(2).map(partnerId)).toEqual([undefined, undefined]);
+    await eventually(
+      async () => {
+        const p = await stack.running.admin<{ done: boolean }>('GET', '/backfills/salesforce/Lead');
+        return p.body.done ? true : undefined;
+      },
+      30_000,
+      'the jobs settled',
+    );
+    const report = salesforce.createReport({ objectType: 'Lead', name: 'Fair and web', where: "Company = 'Acme'" });
+    const refreshed = await stack.running.admin('POST', '/refresh', {
+      connection: 'salesforce',
+      object: 'Lead',
+      listId: report,
+    });
+    expect(refreshed.status, JSON.stringify(refreshed.body)).toBe(202);
+    expect(refreshed.body).toMatchObject({ members: 4, enqueued: 2, notEnriched: 2 });
+  }, 60_000);
 });

@@ -8,6 +8,7 @@ import express, { type NextFunction, type Request, type Response, type Router } 
 import { RequestError, type Fields, type OrgData, type SaveResult } from './org-data.js';
 import type { LongRunningRequests } from './long-running.js';
 import { SoqlError } from './soql.js';
+import type { SandboxSegments } from './segments.js';
 import { OBJECT_LABELS, type SandboxObjectType } from '../standard-fields.js';
 
 export interface ApiUsage {
@@ -32,6 +33,8 @@ export interface RestContext {
   viewSetup?: boolean;
   /** The org's concurrent long-running request limit, and how long its answers take. */
   longRunning: LongRunningRequests;
+  /** The org's list views and reports. */
+  segments: SandboxSegments;
 }
 
 const MAX_COLLECTION = 200;
@@ -115,6 +118,8 @@ export function restRoutes(ctx: RestContext): Router {
       records: page.map((r) => withAttributes(version(req), cursor.type, r.id, r.fields)),
     });
   };
+
+  router.use(ctx.segments.routes(count));
 
   router.get('/limits', count('limits'), (_req, res) => {
     if (ctx.viewSetup === false) {

@@ -1,7 +1,7 @@
 /**
  * A Salesforce org on one port that jsforce talks to unmodified: OAuth token endpoint, the REST data
  * API (rest-routes.ts), the Metadata API's field and permission set calls (metadata-api.ts), outbound
- * message delivery (outbound.ts) and `GET /__sandbox/stats`.
+ * message delivery (outbound.ts), list views and reports (segments.ts) and `GET /__sandbox/stats`.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -16,6 +16,7 @@ import { keepOrgIn } from './org-file.js';
 import { SandboxOAuth } from './oauth.js';
 import { OutboundDelivery, type OutboundStats } from './outbound.js';
 import { restRoutes, type ApiUsage } from './rest-routes.js';
+import { SandboxSegments, type ListViewSpec, type ReportSpec } from './segments.js';
 import { missingRecordHtml, recordPageHtml } from '../../sandbox/record-page-html.js';
 import { SANDBOX_OBJECT_TYPES, type DescribeField, type SandboxObjectType } from '../standard-fields.js';
 
@@ -123,6 +124,10 @@ export interface SalesforceSandbox {
   getRecord(type: SandboxObjectType, id: string): Fields | undefined;
   /** Every record of a type, oldest first, with its id. */
   records(type: SandboxObjectType): (Fields & { Id: string })[];
+  /** A list view of an object's records (all, or those meeting a SOQL condition); its id (00B...). */
+  createListView(spec: ListViewSpec): string;
+  /** A tabular report of an object's records; its id (00O...). */
+  createReport(spec: ReportSpec): string;
   close(): Promise<void>;
 }
 
@@ -177,6 +182,7 @@ export async function startSalesforceSandbox(options: SalesforceSandboxOptions =
   const kept = options.dataDir === undefined ? undefined : keepOrgIn(options.dataDir, orgId, org);
   for (const [type, names] of Object.entries(options.hiddenFields ?? {}))
     org.hideFields(type as SandboxObjectType, names ?? []);
+  const segments = new SandboxSegments(org);
 
   const app = express();
   app.disable('x-powered-by');
@@ -196,6 +202,7 @@ export async function startSalesforceSandbox(options: SalesforceSandboxOptions =
   app.get('/__sandbox/stats', (_req, res) => {
     res.json(stats());
   });
+  app.use(segments.seedRoutes());
   // Lightning's record page, at the same path (a browser's page, so no access token).
   app.get('/lightning/r/:type/:id/view', (req, res) => {
     const asked = req.params.type;
@@ -253,6 +260,7 @@ export async function startSalesforceSandbox(options: SalesforceSandboxOptions =
       queryPageSize: options.queryPageSize ?? 2000,
       viewSetup: options.viewSetup ?? true,
       longRunning,
+      segments,
     }),
   );
 
@@ -335,6 +343,8 @@ export async function startSalesforceSandbox(options: SalesforceSandboxOptions =
       return record ? { ...record.fields } : undefined;
     },
     records: (type) => org.all(type).map((r) => ({ ...r.fields, Id: r.id })),
+    createListView: (spec) => segments.createListView(spec),
+    createReport: (spec) => segments.createReport(spec),
     async close() {
       await outbound.close();
       server.closeAllConnections();

@@ -95,6 +95,8 @@ export class JobChangeSweep {
             'segment.listId',
           );
         }
+        if (error instanceof CrmError && error.code === 'validation')
+          throw new SweepError('invalid_sweep', `segment.listId: ${error.message}`, 'segment.listId');
         throw error;
       }
     }
