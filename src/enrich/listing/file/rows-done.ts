@@ -10,11 +10,13 @@ import { parse } from 'csv-parse';
 
 /** The result file's rows after its header, each `width` cells, but for the last. */
 export async function* rowsDone(partial: Readable, width: number): AsyncGenerator<string[]> {
-  const records = partial.pipe(parse({ bom: true, relax_column_count: true, relax_quotes: false }));
+  // A row cut off inside a quoted cell is skipped rather than an error, which would drop the rows read
+  // with it; rows are written whole, so only the end of the file can be cut off.
+  const parser = parse({ bom: true, relax_column_count: true, skip_records_with_error: true });
   let header = true;
   let held: string[] | undefined;
   try {
-    for await (const record of records as AsyncIterable<string[]>) {
+    for await (const record of partial.pipe(parser) as AsyncIterable<string[]>) {
       if (header) {
         header = false;
         continue;
@@ -24,7 +26,7 @@ export async function* rowsDone(partial: Readable, width: number): AsyncGenerato
       held = record;
     }
   } catch {
-    // A row cut off inside a quoted cell: what came before it stands.
+    // What cannot be read ends the rows kept; those before it stand.
   } finally {
     partial.destroy();
   }
