@@ -271,8 +271,8 @@ export class FileJobs {
         await rm(part, { force: true });
         await rm(before, { force: true });
       }
-      // The partial result moves aside, to be copied into the new one; a stop during that copy leaves the
-      // copy, which holds at least as many rows, to go on from next time.
+      // The partial result moves aside, to be copied into the new one. A crash during the copy leaves a
+      // shorter copy to go on from next time: the rows it lacks are done again, from the lookup cache.
       await rename(part, before).catch(() => undefined);
       const done = await access(before).then(
         () => createReadStream(before),
@@ -304,7 +304,7 @@ export class FileJobs {
     await this.save(current).catch((error: unknown) => log.warn({ err: error }, 'a file job could not be saved'));
   }
 
-  /** A job; one left running when the service stopped is failed with a reason saying what to do. */
+  /** The job as this service holds it, or as its job.json says. */
   private async read(id: string): Promise<FileJob> {
     if (!ID.test(id)) throw new FileJobError('job_not_found', `no file enrichment ${id}`, 'id');
     const known = this.jobs.get(id);
