@@ -127,6 +127,30 @@ describe.skipIf(skip)('crm-enrich backfill', () => {
     expect(Object.keys(byEndpoint).filter((k) => k.startsWith('POST') && k.includes('/batch/'))).toEqual([]);
   });
 
+  it("refreshes a list's enriched members with --list, counting those never enriched", async () => {
+    const contacts = [...sandboxes.hubspot.store.objects.contacts.keys()];
+    // Two enriched contacts and the one without a match key, made into a list over the sandbox's HTTP route.
+    const made = await fetch(`${sandboxes.hubspot.url}/__sandbox/lists`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ recordIds: [contacts[0], contacts[1], contacts.at(-1)], name: 'Stand visitors' }),
+    });
+    expect(made.status).toBe(201);
+    const { listId } = (await made.json()) as { listId: string };
+    const result = await runCli(
+      ['refresh', '--url', service.url, '--connection', 'hubspot', '--object', 'contact', '--list', 'Stand visitors'],
+      cliEnv,
+    );
+    expect(result.code, result.output).toBe(0);
+    expect(result.output.trim()).toBe(
+      `enqueued a refresh of 2 of the 3 members of hubspot contact list ${listId}; 1 were never enriched ` +
+        '(a backfill with the same --list enriches them)',
+    );
+    const refused = await runCli(['refresh', '--url', service.url, '--list', 'Stand visitors'], cliEnv);
+    expect(refused.code).toBe(1);
+    expect(refused.output).toContain('--list needs --connection and --object');
+  });
+
   it('refuses an object that is not mapped, naming it, with exit 1', async () => {
     const result = await backfill('--connection', 'hubspot', '--object', 'widget');
     expect(result.code).toBe(1);

@@ -2,13 +2,20 @@
  * Lists, at their v3 and date-based paths: a list's record ids a page at a time (`after`, `limit` up to
  * 250), and a list found by its object type and name (compared without case, as HubSpot does), the two
  * calls a backfill, refresh or job-change sweep over a HubSpot list makes. Lists are made in process
- * (`createList`); the rest of the list definitions API is not served.
+ * (`createList`) or over HTTP (`POST /__sandbox/lists`); the rest of the list definitions API is not served.
  */
-import { Router } from 'express';
+import express, { Router } from 'express';
+import { z } from 'zod';
 import { HUBSPOT_API_PATHS, HUBSPOT_API_VERSIONS } from '../api-version.js';
 import { sendError } from './wire-errors.js';
 
 const MAX_PAGE = 250;
+
+const NewList = z.object({
+  recordIds: z.array(z.string()),
+  name: z.string().min(1).optional(),
+  objectTypeId: z.enum(['0-1', '0-2']).optional(),
+});
 
 export interface SandboxListOptions {
   /** Its name (`List <id>` by default). */
@@ -40,6 +47,21 @@ export class SandboxLists {
       createdAt: new Date().toISOString(),
     });
     return listId;
+  }
+
+  /** Outside the API (no token): a list made over HTTP, for a sandbox in another process. */
+  seedRoutes(): Router {
+    const r = Router();
+    r.post('/__sandbox/lists', express.json(), (req, res) => {
+      const body = NewList.safeParse(req.body);
+      if (!body.success) {
+        res.status(400).json({ message: 'POST /__sandbox/lists with {"recordIds": [...], "name"?, "objectTypeId"?}' });
+        return;
+      }
+      const { recordIds, ...options } = body.data;
+      res.status(201).json({ listId: this.create(recordIds, options) });
+    });
+    return r;
   }
 
   routes(): Router {

@@ -292,6 +292,7 @@ export async function startHubspotSandbox(options: HubspotSandboxOptions = {}): 
     journal.age(ms);
     res.json({ entries: journal.list().length });
   });
+  app.use(lists.seedRoutes());
   app.get('/__sandbox/stats', (_req, res) => {
     res.json({ ...stats, webhooks: sender.stats });
   });
