@@ -112,6 +112,16 @@ describe('a CRM list as a segment', () => {
     );
     expect(refused.status).toBe(404);
     expect(refused.body.error).toMatchObject({ code: 'unknown_list', details: { field: 'listId' } });
+    // The dry run and the refresh read the members at once, and refuse in the same words.
+    for (const path of ['/backfills/dry-run', '/refresh']) {
+      const also = await stack.running.admin<{ error: { code: string; details: { field: string } } }>('POST', path, {
+        connection: 'hubspot',
+        object: 'contact',
+        listId: '9999',
+      });
+      expect(also.status, path).toBe(404);
+      expect(also.body.error).toMatchObject({ code: 'unknown_list', details: { field: 'listId' } });
+    }
   });
 
   it('backfills the members of a Salesforce list view given by label, and refreshes a report of them', async () => {

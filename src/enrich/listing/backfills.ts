@@ -38,6 +38,16 @@ export class BackfillError extends AppError {
   }
 }
 
+/** Runs work on a CRM list, its refusals as BackfillErrors naming the request's field. */
+async function segment<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof ListSegmentError) throw new BackfillError(error.code, error.message, error.field);
+    throw error;
+  }
+}
+
 export class Backfills {
   private readonly running = new Map<string, { abort: AbortController; done: Promise<unknown> }>();
   private stopped = false;
@@ -78,19 +88,10 @@ export class Backfills {
     list: ListRef | null = null,
   ): Promise<BackfillProgress> {
     const { connector, objectType, mapping } = this.resolve(connection, object);
-    const listId = list === null ? null : await this.listId(connector, objectType, list);
+    const listId = list === null ? null : await segment(() => resolveList(connector, objectType, list));
     const run = await startBackfill(this.deps, connector.connection, objectType, limit, listId);
     this.drive(connector, mapping, run);
     return this.progress(connection, objectType);
-  }
-
-  private async listId(connector: CrmConnector, objectType: string, list: ListRef): Promise<string> {
-    try {
-      return await resolveList(connector, objectType, list);
-    } catch (error) {
-      if (error instanceof ListSegmentError) throw new BackfillError(error.code, error.message, error.field);
-      throw error;
-    }
   }
 
   /**
@@ -104,27 +105,25 @@ export class Backfills {
     list: ListRef | null = null,
   ): Promise<DryRunReport> {
     const { connector, objectType, mapping } = this.resolve(connection, object);
-    const listId = list === null ? null : await this.listId(connector, objectType, list);
-    return backfillDryRun(
-      {
+    return segment(async () => {
+      const listId = list === null ? null : await resolveList(connector, objectType, list, false);
+      const deps = {
         stale: this.deps.stale,
         ...this.companies,
-        created: (c, d) => this.store.companies.created(c, d),
+        created: (c: string, d: string[]) => this.store.companies.created(c, d),
         lookups: this.deps.lookups,
-      },
-      connector,
-      objectType,
-      mapping,
-      limit,
-      listId,
-    );
+      };
+      return backfillDryRun(deps, connector, objectType, mapping, limit, listId);
+    });
   }
 
   /** Enqueues a refresh of the members of `list` that crm-enrich enriched before, due or not. */
   async refreshList(connection: string, object: string, list: ListRef): Promise<ListRefreshReport> {
     const { connector, objectType } = this.resolve(connection, object);
-    const listId = await this.listId(connector, objectType, list);
-    const report = await refreshList(this.deps, connector, objectType, listId);
+    const report = await segment(async () => {
+      const listId = await resolveList(connector, objectType, list, false);
+      return refreshList(this.deps, connector, objectType, listId);
+    });
     if (report.enqueued > 0) this.deps.wake?.(connector.connection, objectType);
     return report;
   }

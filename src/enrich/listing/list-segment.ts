@@ -25,8 +25,16 @@ export class ListSegmentError extends Error {
 /** The field a reference was given in, for errors. */
 const fieldOf = (ref: ListRef): 'listId' | 'listName' => ('listId' in ref ? 'listId' : 'listName');
 
-/** The list's id, checked against the CRM: a name is looked up, an id is read (its members, once). */
-export async function resolveList(connector: CrmConnector, objectType: string, ref: ListRef): Promise<string> {
+/**
+ * The list's id: a name is looked up; an id is read (its members, once) when `check`, so work that runs
+ * later is refused now. Work that reads the members at once leaves `check` off rather than read them twice.
+ */
+export async function resolveList(
+  connector: CrmConnector,
+  objectType: string,
+  ref: ListRef,
+  check = true,
+): Promise<string> {
   const field = fieldOf(ref);
   if (!connector.listMembers)
     throw new ListSegmentError(
@@ -50,7 +58,7 @@ export async function resolveList(connector: CrmConnector, objectType: string, r
       );
     return id;
   }
-  await listMembers(connector, objectType, ref.listId, field);
+  if (check) await listMembers(connector, objectType, ref.listId, field);
   return ref.listId;
 }
 
