@@ -30,7 +30,7 @@ import { hubspotAccount } from './account.js';
 import { hubspotCompanies } from './companies.js';
 import { hubspotJobChangeActions } from './job-change-actions.js';
 import { apiType, chunk, HUBSPOT_BATCH_SIZE, SEARCH_PAGE_MAX, toRecord, type HubspotCalls } from './sdk-objects.js';
-import { ListByName, MembershipPage, ObjectBatch, ObjectPage } from './wire-schemas.js';
+import { ListDefinition, MembershipPage, ObjectBatch, ObjectPage } from './wire-schemas.js';
 import { DEFAULT_HUBSPOT_API_VERSION, type HubspotApiVersion } from './api-version.js';
 import type { HubspotApi } from './hubspot-api.js';
 import { sdkApi } from './sdk-api.js';
@@ -252,7 +252,21 @@ export function createHubspotConnector(options: HubspotConnectorOptions): CrmCon
       return String(portal);
     },
 
-    async listMembers(_objectType: string, listId: string, callOptions?: CallOptions): Promise<string[]> {
+    async listMembers(objectType: string, listId: string, callOptions?: CallOptions): Promise<string[]> {
+      // A list holds one object type's records; another type's ids would name other records here.
+      const { list } = parseCrmAnswer(
+        'hubspot',
+        ListDefinition,
+        await runner.run('list_read', callOptions?.priority ?? 'bulk', () => api.listById(listId)),
+        'list_read',
+      );
+      if (list.objectTypeId !== objectTypeId(objectType))
+        throw new CrmError(
+          'hubspot',
+          'validation',
+          `list ${listId} ("${list.name}") holds records of object type ${list.objectTypeId}, ` +
+            `not ${apiType(objectType)}`,
+        );
       const ids: string[] = [];
       let after: string | undefined;
       do {
@@ -274,7 +288,7 @@ export function createHubspotConnector(options: HubspotConnectorOptions): CrmCon
       try {
         const found = parseCrmAnswer(
           'hubspot',
-          ListByName,
+          ListDefinition,
           await runner.run('list_by_name', callOptions?.priority ?? 'bulk', () =>
             api.listByName(objectTypeId(objectType), name),
           ),

@@ -61,8 +61,10 @@ export const MembershipPage = z.looseObject({
   paging: Paging.optional(),
 });
 
-/** GET {lists}/object-type-id/{objectTypeId}/name/{listName}: only the list's id is read. */
-export const ListByName = z.looseObject({ list: z.looseObject({ listId: WireId }) });
+/** GET {lists}/{listId} and {lists}/object-type-id/{objectTypeId}/name/{listName}: a list's definition. */
+export const ListDefinition = z.looseObject({
+  list: z.looseObject({ listId: WireId, name: z.string(), objectTypeId: z.string() }),
+});
 
 /** GET /account-info/v3/details: only the portal id and time zone are read. */
 export const AccountDetails = z.looseObject({

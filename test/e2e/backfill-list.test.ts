@@ -112,6 +112,16 @@ describe('a CRM list as a segment', () => {
     );
     expect(refused.status).toBe(404);
     expect(refused.body.error).toMatchObject({ code: 'unknown_list', details: { field: 'listId' } });
+    // A list of companies is no list of contacts: its ids would name other records.
+    const companies = stack.sandboxes.hubspot.createList(['1'], { objectTypeId: '0-2' });
+    const other = await stack.running.admin<{ error: { code: string; message: string } }>('POST', '/backfills', {
+      connection: 'hubspot',
+      object: 'contact',
+      listId: companies,
+    });
+    expect(other.status).toBe(422);
+    expect(other.body.error.code).toBe('unusable_list');
+    expect(other.body.error.message).toContain('holds records of object type 0-2, not contacts');
     // The dry run and the refresh read the members at once, and refuse in the same words.
     for (const path of ['/backfills/dry-run', '/refresh']) {
       const also = await stack.running.admin<{ error: { code: string; details: { field: string } } }>('POST', path, {

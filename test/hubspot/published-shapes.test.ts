@@ -211,6 +211,7 @@ describe.each(HUBSPOT_API_VERSIONS)('the sandbox answers as HubSpot describes AP
         'daily usage',
         'list by name',
         'list memberships',
+        'list read',
         'list page',
         'properties',
         'property create',

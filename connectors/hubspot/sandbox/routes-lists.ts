@@ -1,7 +1,7 @@
 /**
- * Lists, at their v3 and date-based paths: a list's record ids a page at a time (`after`, `limit` up to
- * 250), and a list found by its object type and name (compared without case, as HubSpot does), the two
- * calls a backfill, refresh or job-change sweep over a HubSpot list makes. Lists are made in process
+ * Lists, at their v3 and date-based paths: a list's definition by id, its record ids a page at a time
+ * (`after`, `limit` up to 250), and a list found by its object type and name (compared without case, as
+ * HubSpot does): the calls a backfill, refresh or job-change sweep over a HubSpot list makes. Lists are made in process
  * (`createList`) or over HTTP (`POST /__sandbox/lists`); the rest of the list definitions API is not served.
  */
 import express, { Router } from 'express';
@@ -49,6 +49,20 @@ export class SandboxLists {
     return listId;
   }
 
+  private definition(list: SandboxList) {
+    return {
+      listId: list.listId,
+      listVersion: 1,
+      name: list.name,
+      objectTypeId: list.objectTypeId,
+      processingStatus: 'COMPLETE',
+      processingType: 'MANUAL',
+      createdAt: list.createdAt,
+      updatedAt: list.createdAt,
+      size: list.members.length,
+    };
+  }
+
   /** Outside the API (no token): a list made over HTTP, for a sandbox in another process. */
   seedRoutes(): Router {
     const r = Router();
@@ -81,6 +95,15 @@ export class SandboxLists {
         res.json({ results: page.map((recordId) => ({ recordId, membershipTimestamp: at })), ...next });
       });
     for (const version of HUBSPOT_API_VERSIONS)
+      r.get(`${HUBSPOT_API_PATHS[version].lists}/:listId`, (req, res) => {
+        const list = this.lists.get(String(req.params.listId));
+        if (!list) {
+          sendError(res, 404, 'OBJECT_NOT_FOUND', `List ${String(req.params.listId)} does not exist.`);
+          return;
+        }
+        res.json({ list: this.definition(list) });
+      });
+    for (const version of HUBSPOT_API_VERSIONS)
       r.get(`${HUBSPOT_API_PATHS[version].lists}/object-type-id/:objectTypeId/name/:listName`, (req, res) => {
         const name = String(req.params.listName).toLowerCase();
         const list = [...this.lists.values()].find(
@@ -90,18 +113,7 @@ export class SandboxLists {
           sendError(res, 404, 'OBJECT_NOT_FOUND', `List with name ${String(req.params.listName)} does not exist.`);
           return;
         }
-        res.json({
-          list: {
-            listId: list.listId,
-            listVersion: 1,
-            name: list.name,
-            objectTypeId: list.objectTypeId,
-            processingStatus: 'COMPLETE',
-            processingType: 'MANUAL',
-            createdAt: list.createdAt,
-            updatedAt: list.createdAt,
-          },
-        });
+        res.json({ list: this.definition(list) });
       });
     return r;
   }
