@@ -30,7 +30,7 @@ import { hubspotAccount } from './account.js';
 import { hubspotCompanies } from './companies.js';
 import { hubspotJobChangeActions } from './job-change-actions.js';
 import { apiType, chunk, HUBSPOT_BATCH_SIZE, SEARCH_PAGE_MAX, toRecord, type HubspotCalls } from './sdk-objects.js';
-import { MembershipPage, ObjectBatch, ObjectPage } from './wire-schemas.js';
+import { ListDefinition, MembershipPage, ObjectBatch, ObjectPage } from './wire-schemas.js';
 import { DEFAULT_HUBSPOT_API_VERSION, type HubspotApiVersion } from './api-version.js';
 import type { HubspotApi } from './hubspot-api.js';
 import { sdkApi } from './sdk-api.js';
@@ -252,7 +252,21 @@ export function createHubspotConnector(options: HubspotConnectorOptions): CrmCon
       return String(portal);
     },
 
-    async listMembers(listId: string, callOptions?: CallOptions): Promise<string[]> {
+    async listMembers(objectType: string, listId: string, callOptions?: CallOptions): Promise<string[]> {
+      // A list holds one object type's records; another type's ids would name other records here.
+      const { list } = parseCrmAnswer(
+        'hubspot',
+        ListDefinition,
+        await runner.run('list_read', callOptions?.priority ?? 'bulk', () => api.listById(listId)),
+        'list_read',
+      );
+      if (list.objectTypeId !== objectTypeId(objectType))
+        throw new CrmError(
+          'hubspot',
+          'validation',
+          `list ${listId} ("${list.name}") holds records of object type ${list.objectTypeId}, ` +
+            `not ${apiType(objectType)}`,
+        );
       const ids: string[] = [];
       let after: string | undefined;
       do {
@@ -268,6 +282,23 @@ export function createHubspotConnector(options: HubspotConnectorOptions): CrmCon
         after = page.paging?.next?.after;
       } while (after);
       return ids;
+    },
+
+    async findList(objectType: string, name: string, callOptions?: CallOptions): Promise<string | undefined> {
+      try {
+        const found = parseCrmAnswer(
+          'hubspot',
+          ListDefinition,
+          await runner.run('list_by_name', callOptions?.priority ?? 'bulk', () =>
+            api.listByName(objectTypeId(objectType), name),
+          ),
+          'list_by_name',
+        );
+        return found.list.listId;
+      } catch (error) {
+        if (error instanceof CrmError && error.code === 'not_found') return undefined;
+        throw error;
+      }
     },
 
     async searchRecords(objectType: string, text: string, properties: string[], limit: number): Promise<CrmRecord[]> {
@@ -293,9 +324,8 @@ export function createHubspotConnector(options: HubspotConnectorOptions): CrmCon
     async recordUrl(objectType: string, recordId: string): Promise<string | undefined> {
       const portal = account.portalId();
       if (portal === undefined || !/^\d+$/.test(recordId)) return undefined;
-      // HubSpot's record pages: /contacts/{portal}/record/{objectTypeId}/{id}; 0-1 is contacts, 0-2 companies.
-      const typeId = apiType(objectType) === 'companies' ? '0-2' : '0-1';
-      return `${appUrl()}/contacts/${portal}/record/${typeId}/${recordId}`;
+      // HubSpot's record pages: /contacts/{portal}/record/{objectTypeId}/{id}.
+      return `${appUrl()}/contacts/${portal}/record/${objectTypeId(objectType)}/${recordId}`;
     },
 
     accountId: () => {
@@ -377,6 +407,11 @@ export function createHubspotConnector(options: HubspotConnectorOptions): CrmCon
  * `firstname` and `lastname` ("Jia Le Ong": "Jia" + "Le Ong", "Jia Le" + "Ong"), at most HubSpot's five
  * groups. None for a single word or an e-mail address, which the text query finds by itself.
  */
+/** HubSpot's object type id: 0-1 contacts, 0-2 companies. */
+function objectTypeId(objectType: string): string {
+  return apiType(objectType) === 'companies' ? '0-2' : '0-1';
+}
+
 export function fullNameFilterGroups(
   text: string,
 ): { filters: { propertyName: string; operator: 'EQ'; value: string }[] }[] {

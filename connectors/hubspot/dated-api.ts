@@ -53,6 +53,9 @@ export function datedApi(version: HubspotApiVersion, sdk: () => Promise<Client>)
     createAssociationLabel: (from, to, label) => call('POST', `${paths.associations}/${at(from, to)}/labels`, label),
     listMembers: (listId, after, limit) =>
       call('GET', `${paths.lists}/${at(listId)}/memberships`, undefined, query({ after, limit: String(limit) })),
+    listById: (listId) => call('GET', `${paths.lists}/${at(listId)}`),
+    listByName: (objectTypeId, name) =>
+      call('GET', `${paths.lists}/object-type-id/${at(objectTypeId)}/name/${at(name)}`),
     accountDetails: () => call('GET', `${paths.accountInfo}/details`),
     dailyUsage: () => call('GET', `${paths.accountInfo}/api-usage/daily/private-apps`),
     async completeCallback(callbackId, outputFields) {

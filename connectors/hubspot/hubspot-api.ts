@@ -43,6 +43,10 @@ export interface HubspotApi {
   associationLabels(from: string, to: string): Promise<unknown>;
   createAssociationLabel(from: string, to: string, label: { label: string; name: string }): Promise<unknown>;
   listMembers(listId: string, after: string | undefined, limit: number): Promise<unknown>;
+  /** A list's definition: its name and the object type id of its records. */
+  listById(listId: string): Promise<unknown>;
+  /** The list of `objectTypeId` (0-1 contacts, 0-2 companies) named `name`, without case. */
+  listByName(objectTypeId: string, name: string): Promise<unknown>;
   accountDetails(): Promise<unknown>;
   dailyUsage(): Promise<unknown>;
   completeCallback(callbackId: string, outputFields: Record<string, string | number | boolean>): Promise<void>;

@@ -72,6 +72,9 @@ export function sdkApi(sdk: Sdk): HubspotApi {
       wire(await (await sdk()).crm.associations.v4.schema.definitionsApi.create(from, to, label)),
     listMembers: async (listId, after, limit) =>
       wire(await (await sdk()).crm.lists.membershipsApi.getPage(listId, after, undefined, limit)),
+    listById: async (listId) => wire(await (await sdk()).crm.lists.listsApi.getById(listId, false)),
+    listByName: async (objectTypeId, name) =>
+      wire(await (await sdk()).crm.lists.listsApi.getByName(name, objectTypeId, false)),
     accountDetails: async () =>
       (await (await sdk()).apiRequest({ method: 'GET', path: '/account-info/v3/details' })).json(),
     dailyUsage: async () =>

@@ -61,6 +61,11 @@ export const MembershipPage = z.looseObject({
   paging: Paging.optional(),
 });
 
+/** GET {lists}/{listId} and {lists}/object-type-id/{objectTypeId}/name/{listName}: a list's definition. */
+export const ListDefinition = z.looseObject({
+  list: z.looseObject({ listId: WireId, name: z.string(), objectTypeId: z.string() }),
+});
+
 /** GET /account-info/v3/details: only the portal id and time zone are read. */
 export const AccountDetails = z.looseObject({
   portalId: z.number().optional(),

@@ -34,6 +34,7 @@ import { salesforceSession } from './session.js';
 import { BULK_PAGE, salesforceBulkQuery } from './bulk-query.js';
 import { CountAnswer, QueryPage, SaveResults, UserInfo } from './wire-schemas.js';
 import { DEFAULT_INGEST_POLLING, ingestUpdates, type IngestPolling } from './bulk-write.js';
+import { salesforceSegments } from './segments.js';
 import { parseCrmAnswer } from '../../src/core/crm-answer.js';
 
 export const SALESFORCE_OBJECT_TYPES = ['Lead', 'Contact', 'Account'] as const;
@@ -200,6 +201,8 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
       ),
   });
 
+  const segments = salesforceSegments({ call, queryAll });
+
   const connector: CrmConnector = {
     crm: 'salesforce',
     connection: connectionName,
@@ -209,6 +212,16 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
       priority === 'bulk' && bulkWriteMin > 0 ? Math.max(COLLECTION_LIMIT, bulkWriteMin) : COLLECTION_LIMIT,
     objectTypes: SALESFORCE_OBJECT_TYPES,
     ...finder,
+
+    async listMembers(objectType, listId, callOptions?: CallOptions) {
+      checkObjectType(objectType);
+      return segments.listMembers(objectType, listId, callOptions);
+    },
+
+    async findList(objectType, name, callOptions?: CallOptions) {
+      checkObjectType(objectType);
+      return segments.findList(objectType, name, callOptions);
+    },
 
     async findRecordsWhere(objectType, condition, properties, callOptions?: CallOptions) {
       checkObjectType(objectType);

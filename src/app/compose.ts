@@ -262,6 +262,7 @@ export async function compose(options: ComposeOptions): Promise<Parts> {
         stale: ports.stale,
         room,
         wake: (connection, objectType) => enricher.wake(connection, objectType, 'bulk'),
+        lookups,
       },
       connectors,
       (crm, o) => mappings.get(crm, o),

@@ -5,6 +5,7 @@
  */
 import { loadConfig } from '../config.js';
 import type { DryRunReport } from '../enrich/listing/backfill-dry-run.js';
+import type { ListRefreshReport } from '../enrich/listing/list-refresh.js';
 import { adminTokenFor } from './embedded.js';
 
 interface Progress {
@@ -52,9 +53,25 @@ interface BackfillOptions {
   connection: string;
   object: string;
   limit?: number;
-  /** A CRM list (HubSpot list id) whose members are the segment. */
+  /** A CRM list whose members are the segment: an id, or else a name. */
   list?: string;
+  /** The same, by name only. */
+  listName?: string;
   url?: string;
+}
+
+/**
+ * The list an option names, as the admin API takes it: `--list` is an id when it has the shape of one
+ * (HubSpot: digits; Salesforce: 15 or 18 characters from 00), a name otherwise; `--list-name` is a name.
+ */
+export function listFields(options: { list?: string; listName?: string }): { listId?: string; listName?: string } {
+  if (options.list !== undefined && options.listName !== undefined)
+    throw new Error('give --list or --list-name, not both');
+  if (options.listName !== undefined) return { listName: options.listName };
+  if (options.list === undefined) return {};
+  return /^\d+$|^00[a-zA-Z0-9]{13}(?:[a-zA-Z0-9]{3})?$/.test(options.list)
+    ? { listId: options.list }
+    : { listName: options.list };
 }
 
 function checkLimit(limit: number | undefined): void {
@@ -70,7 +87,7 @@ export async function backfill(options: BackfillOptions): Promise<void> {
     connection: options.connection,
     object: options.object,
     limit: options.limit ?? null,
-    listId: options.list ?? null,
+    ...listFields(options),
   });
   const tty = process.stdout.isTTY === true;
   const started = Date.now();
@@ -114,9 +131,12 @@ export async function backfillDryRun(options: BackfillOptions): Promise<void> {
     connection: options.connection,
     object: options.object,
     limit: options.limit ?? null,
+    ...listFields(options),
   });
+  const segment = report.listId === null ? '' : ` (members of list ${report.listId})`;
   const lines = [
-    `dry run of a backfill of ${report.connection} ${report.object}: nothing was enqueued`,
+    ...(report.credits === undefined ? [] : [`would spend at most ${report.credits} credits`]),
+    `dry run of a backfill of ${report.connection} ${report.object}${segment}: nothing was enqueued`,
     `  ${report.listed} records listed: ${report.wouldEnrich} would be enriched, ${report.skipped} skipped ` +
       '(no match key, or already enriched)',
   ];
@@ -132,7 +152,31 @@ export async function backfillDryRun(options: BackfillOptions): Promise<void> {
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
-export async function refresh(options: { url?: string }): Promise<void> {
+export interface RefreshOptions {
+  connection?: string;
+  object?: string;
+  list?: string;
+  listName?: string;
+  url?: string;
+}
+
+export async function refresh(options: RefreshOptions): Promise<void> {
+  const list = listFields(options);
+  if (list.listId !== undefined || list.listName !== undefined) {
+    if (!options.connection || !options.object) throw new Error('--list needs --connection and --object');
+    const report = await client(options.url)<ListRefreshReport>('POST', '/refresh', {
+      connection: options.connection,
+      object: options.object,
+      ...list,
+    });
+    process.stdout.write(
+      `enqueued a refresh of ${report.enqueued} of the ${report.members} members of ${report.connection} ` +
+        `${report.object} list ${report.listId}; ${report.notEnriched} were never enriched (a backfill with the ` +
+        'same --list enriches them)\n',
+    );
+    return;
+  }
+  if (options.connection || options.object) throw new Error('--connection and --object go with --list');
   const result = await client(options.url)<{ refresh: number; catchup: number }>('POST', '/refresh');
   process.stdout.write(
     `enqueued ${result.refresh} stale records and ${result.catchup} records no webhook told us about\n`,

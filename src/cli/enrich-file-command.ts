@@ -2,10 +2,15 @@
  * `crm-enrich enrich-file <in.csv> --out <out.csv>` uploads the file to the running service (its admin
  * API), prints the cost preview before any credit is spent, shows progress on stderr, and downloads the
  * result file. The work runs where the lookup cache, the daily budget and the CRM connections are.
+ *
+ * Run again with the same file and options after an interruption (this command stopped, or the service
+ * restarted mid-run), it goes on with the job it started rather than uploading the file again: the job's
+ * id is kept beside the output as `<out.csv>.job` until the result is written, and the service keeps the
+ * rows it wrote, so none is looked up twice.
  */
 import { createReadStream, createWriteStream } from 'node:fs';
-import { rename, stat } from 'node:fs/promises';
-import { basename } from 'node:path';
+import { readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { basename, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { loadConfig } from '../config.js';
@@ -31,13 +36,27 @@ async function answer<T>(res: Response): Promise<T> {
   return json;
 }
 
+/** What makes a later run "the same": the file (where it is, its size and time) and every option. */
+function sameRun(input: string, file: { size: number; mtimeMs: number }, options: EnrichFileOptions): string {
+  const { connection, object, map, relookup } = options;
+  return JSON.stringify({
+    input: resolve(input),
+    size: file.size,
+    mtimeMs: file.mtimeMs,
+    connection,
+    object,
+    map,
+    relookup: relookup === true,
+  });
+}
+
 export async function enrichFileCommand(input: string, options: EnrichFileOptions): Promise<void> {
-  const size = await stat(input).then(
-    (s) => s.size,
-    () => {
-      throw new Error(`cannot read ${input}: no such file`);
-    },
-  );
+  const file = await stat(input).catch(() => {
+    throw new Error(`cannot read ${input}: no such file`);
+  });
+  const size = file.size;
+  const saved = `${options.out}.job`;
+  const run = sameRun(input, file, options);
   const config = loadConfig();
   const base = `${(options.url ?? `http://127.0.0.1:${config.PORT}`).replace(/\/+$/, '')}/admin/api/file-enrichments`;
   const headers = { authorization: `Bearer ${adminTokenFor(config)}` };
@@ -57,14 +76,17 @@ export async function enrichFileCommand(input: string, options: EnrichFileOption
       throw new Error(`cannot reach crm-enrich at ${options.url ?? 'the local service'}; start it with \`npm start\``);
     }
   };
-  let job = await answer<FileJob>(
-    await call(`?${query.toString()}`, {
-      method: 'POST',
-      headers: { 'content-type': 'text/csv', 'content-length': String(size) },
-      body: Readable.toWeb(createReadStream(input)) as ReadableStream,
-      duplex: 'half',
-    }),
-  );
+  const upload = async () =>
+    answer<FileJob>(
+      await call(`?${query.toString()}`, {
+        method: 'POST',
+        headers: { 'content-type': 'text/csv', 'content-length': String(size) },
+        body: Readable.toWeb(createReadStream(input)) as ReadableStream,
+        duplex: 'half',
+      }),
+    );
+  let job = (options.dryRun ? undefined : await earlierJob(saved, run, call)) ?? (await upload());
+  if (!options.dryRun) await writeFile(saved, JSON.stringify({ id: job.id, run }));
   const poll = async () => answer<FileJob>(await call(`/${job.id}`));
 
   const tty = process.stderr.isTTY === true;
@@ -110,9 +132,39 @@ export async function enrichFileCommand(input: string, options: EnrichFileOption
   const part = `${options.out}.part`;
   await pipeline(Readable.fromWeb(res.body as never), createWriteStream(part));
   await rename(part, options.out);
+  await rm(saved, { force: true });
   const s = job.progress;
   process.stdout.write(
     `wrote ${options.out}: ${s.rows} rows: ${s.enriched} enriched, ${s.noMatch} no match, ${s.inCrm} in the CRM, ` +
       `${s.invalid} invalid${s.skipped ? `, ${s.skipped} skipped (see crm_enrich_reason)` : ''}\n`,
   );
+}
+
+/**
+ * The job an earlier run of the same file and options started, when the service still has it and it has
+ * more to give: running, done, or stopped and now resumed. Otherwise undefined, and the file is uploaded.
+ */
+async function earlierJob(
+  saved: string,
+  run: string,
+  call: (path: string, init?: RequestInit) => Promise<Response>,
+): Promise<FileJob | undefined> {
+  const kept = await readFile(saved, 'utf8').then(
+    (text) => JSON.parse(text) as { id?: unknown; run?: unknown },
+    () => undefined,
+  );
+  if (typeof kept?.id !== 'string' || kept.run !== run) return undefined;
+  const res = await call(`/${encodeURIComponent(kept.id)}`);
+  if (!res.ok) return undefined;
+  let job = (await res.json()) as FileJob;
+  if (job.status === 'failed') {
+    const resumed = await call(`/${job.id}/resume`, { method: 'POST' });
+    if (!resumed.ok) return undefined;
+    job = (await resumed.json()) as FileJob;
+  }
+  if (job.dryRun) return undefined;
+  process.stderr.write(
+    `going on with file enrichment ${job.id} started ${job.createdAt} (${job.progress?.rows ?? 0} rows done)\n`,
+  );
+  return job;
 }

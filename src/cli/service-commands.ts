@@ -25,6 +25,10 @@ function fail(error: unknown): never {
   process.exit(1);
 }
 
+const LIST_HELP =
+  "only the members of this CRM list: a HubSpot list's id or name, a Salesforce list view's id or API name " +
+  "or label, or a Salesforce report's id";
+
 export function registerServiceCommands(program: Command): void {
   program
     .command('serve')
@@ -42,11 +46,12 @@ export function registerServiceCommands(program: Command): void {
     .requiredOption('--connection <name>', 'hubspot or salesforce')
     .requiredOption('--object <type>', 'e.g. contact, company, Lead, Contact, Account')
     .option('--limit <n>', 'stop after this many records', (v) => Number.parseInt(v, 10))
-    .option('--list <id>', "only the members of this CRM list (a HubSpot list's id)")
+    .option('--list <id or name>', LIST_HELP)
+    .option('--list-name <name>', 'the same, by name only (for a name that looks like an id)')
     .option(
       '--dry-run',
-      'enqueue nothing: say how many records it would enrich, link with companies, and how many companies it ' +
-        'would create',
+      'enqueue nothing: say how many records it would enrich and credits it would spend at most, link with ' +
+        'companies, and how many companies it would create',
     )
     .option('--url <url>', 'the service (default http://127.0.0.1:$PORT)')
     .action(
@@ -55,10 +60,10 @@ export function registerServiceCommands(program: Command): void {
         object: string;
         limit?: number;
         list?: string;
+        listName?: string;
         url?: string;
         dryRun?: boolean;
       }) => {
-        if (opts.dryRun && opts.list) fail(new Error('--dry-run does not take --list yet; leave one out'));
         const { backfill, backfillDryRun } = await import('./backfill-command.js');
         await (opts.dryRun ? backfillDryRun(opts) : backfill(opts)).catch(fail);
       },
@@ -157,9 +162,16 @@ export function registerServiceCommands(program: Command): void {
 
   program
     .command('refresh')
-    .description('enqueue a refresh now: stale records and records the CRM changed since the last sweep')
+    .description(
+      'enqueue a refresh now: stale records and records the CRM changed since the last sweep; with --list, ' +
+        'every enriched member of that CRM list, due or not',
+    )
+    .option('--connection <name>', 'with --list: hubspot or salesforce')
+    .option('--object <type>', 'with --list: e.g. contact, company, Lead, Contact, Account')
+    .option('--list <id or name>', LIST_HELP)
+    .option('--list-name <name>', 'the same, by name only (for a name that looks like an id)')
     .option('--url <url>', 'the service (default http://127.0.0.1:$PORT)')
-    .action(async (opts: { url?: string }) => {
+    .action(async (opts: import('./backfill-command.js').RefreshOptions) => {
       const { refresh } = await import('./backfill-command.js');
       await refresh(opts).catch(fail);
     });

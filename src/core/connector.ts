@@ -452,9 +452,16 @@ export interface CrmConnector {
     options?: CallOptions,
   ): Promise<CrmRecord[]>;
   /**
-   * The ids of the records in one of the CRM's lists (HubSpot list id), every page; `not_found` for an unknown list.
+   * The ids of the `objectType` records in one of the CRM's lists, every page: a HubSpot list (its id), a
+   * Salesforce list view (00B...) or report (00O...). `not_found` for an unknown list; `validation` for one
+   * the CRM cannot hand over whole (a report of more rows than it answers) or one that holds no such records.
    */
-  listMembers?(listId: string, options?: CallOptions): Promise<string[]>;
+  listMembers?(objectType: string, listId: string, options?: CallOptions): Promise<string[]>;
+  /**
+   * The id of the list of `objectType` records a person calls `name` (HubSpot: the list's name, without case;
+   * Salesforce: a list view's API name or label), for `listMembers`; undefined when there is none.
+   */
+  findList?(objectType: string, name: string, options?: CallOptions): Promise<string | undefined>;
   /** Creates records in as few calls as the CRM allows; one result per input, in order. */
   createRecords?(objectType: string, records: Record<string, string>[], options?: CallOptions): Promise<CreateResult[]>;
 

@@ -13,6 +13,7 @@ import { formatProblems, MappingError } from '../mapping/index.js';
 import { UnknownMappingVersionError } from '../mapping/registry.js';
 import type { AdminContext } from './admin-context.js';
 import { BackfillError } from '../enrich/listing/backfills.js';
+import type { ListRef } from '../enrich/listing/list-segment.js';
 import type { AdminTokenCheck } from '../auth/admin-token.js';
 import { adminAuth } from './admin-auth.js';
 import { HttpError, sendError } from './http-error.js';
@@ -34,13 +35,42 @@ const ReplayBody = z.object({
     .max(10_000, 'ids: at most 10,000 at once')
     .optional(),
 });
+/**
+ * A CRM list whose members are the segment (a HubSpot list, a Salesforce list view or report), by id or by
+ * name (HubSpot: the list's name; Salesforce: a list view's API name or label); absent for every record.
+ */
+const ListFields = {
+  listId: z.string().min(1, 'listId must not be empty').max(64).nullable().optional(),
+  listName: z.string().min(1, 'listName must not be empty').max(255).nullable().optional(),
+};
 const BackfillBody = z.object({
   connection: z.string({ error: 'connection is required' }).min(1),
   object: z.string({ error: 'object is required' }).min(1),
   limit: wholeNumber(1, MAX_STORED_INT).nullable().optional(),
-  /** A CRM list (HubSpot list id) whose members are the segment; absent for every record of the object. */
-  listId: z.string().min(1, 'listId must not be empty').max(64).nullable().optional(),
+  ...ListFields,
 });
+const ListRefreshBody = z.object({
+  connection: z.string({ error: 'connection is required' }).min(1),
+  object: z.string({ error: 'object is required' }).min(1),
+  ...ListFields,
+});
+
+/** The list a body names, if any; both fields at once is a request error naming listName. */
+function listRef(body: { listId?: string | null; listName?: string | null }): ListRef | null {
+  if (body.listId && body.listName)
+    throw new HttpError(400, 'invalid_request', 'listName: give listId or listName, not both', { field: 'listName' });
+  if (body.listId) return { listId: body.listId };
+  if (body.listName) return { listName: body.listName };
+  return null;
+}
+
+const BACKFILL_STATUS: Record<BackfillError['code'], number> = {
+  unknown_connection: 404,
+  unknown_object: 404,
+  unknown_list: 404,
+  unusable_list: 422,
+  segment_not_supported: 400,
+};
 
 export function adminRoutes(service: AdminContext, tokenCheck: AdminTokenCheck): Router {
   const router = Router();
@@ -92,7 +122,15 @@ export function adminRoutes(service: AdminContext, tokenCheck: AdminTokenCheck):
 
   router.post(
     '/refresh',
-    route(async (_req, res) => {
+    route(async (req, res) => {
+      // With a body naming a list, only that list's members; without one, the scheduled tick now.
+      if (req.body && typeof req.body === 'object' && Object.keys(req.body as object).length > 0) {
+        const body = parse(ListRefreshBody, req.body);
+        const list = listRef(body);
+        if (!list) throw new HttpError(400, 'invalid_request', 'listId: give listId or listName', { field: 'listId' });
+        res.status(202).json(await service.backfills.refreshList(body.connection, body.object, list));
+        return;
+      }
       res.json(await service.refreshNow());
     }),
   );
@@ -103,7 +141,7 @@ export function adminRoutes(service: AdminContext, tokenCheck: AdminTokenCheck):
       const body = parse(BackfillBody, req.body);
       res
         .status(202)
-        .json(await service.backfills.start(body.connection, body.object, body.limit ?? null, body.listId ?? null));
+        .json(await service.backfills.start(body.connection, body.object, body.limit ?? null, listRef(body)));
     }),
   );
 
@@ -111,7 +149,7 @@ export function adminRoutes(service: AdminContext, tokenCheck: AdminTokenCheck):
     '/backfills/dry-run',
     route(async (req, res) => {
       const body = parse(BackfillBody, req.body);
-      res.json(await service.backfills.dryRun(body.connection, body.object, body.limit ?? null));
+      res.json(await service.backfills.dryRun(body.connection, body.object, body.limit ?? null, listRef(body)));
     }),
   );
 
@@ -141,9 +179,7 @@ export function adminRoutes(service: AdminContext, tokenCheck: AdminTokenCheck):
     if (error instanceof DiscoveryError)
       return sendError(res, error.status, error.code, error.message, error.field ? { field: error.field } : undefined);
     if (error instanceof BackfillError)
-      return sendError(res, error.code === 'segment_not_supported' ? 400 : 404, error.code, error.message, {
-        field: { unknown_connection: 'connection', unknown_object: 'object' }[error.code as string] ?? 'listId',
-      });
+      return sendError(res, BACKFILL_STATUS[error.code], error.code, error.message, { field: error.field });
     const status = (error as { status?: number }).status;
     if (status && status >= 400 && status < 500)
       return sendError(res, status, 'invalid_request', `body: ${(error as Error).message}`, { field: 'body' });

@@ -1,7 +1,8 @@
 /**
  * The admin API of file enrichment: upload a CSV file (the request body, as it is) to start a job,
- * watch the job's preview and progress, and download its result file. Mounted inside the admin
- * router, behind its token. Errors name the field: `connection`, `object`, `map`, `file`, `id`.
+ * watch the job's preview and progress, go on with one that stopped, and download its result file.
+ * Mounted inside the admin router, behind its token. Errors name the field: `connection`, `object`,
+ * `map`, `file`, `id`.
  */
 import { createReadStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
@@ -37,6 +38,7 @@ const STATUS: Record<FileJobError['code'], number> = {
   job_not_found: 404,
   result_not_ready: 409,
   invalid_file_job: 400,
+  not_resumable: 409,
 };
 
 export function fileRoutes(service: AdminContext): Router {
@@ -62,6 +64,13 @@ export function fileRoutes(service: AdminContext): Router {
     '/file-enrichments/:id',
     route(async (req, res) => {
       res.json(await service.files.get(String(req.params.id)));
+    }),
+  );
+
+  router.post(
+    '/file-enrichments/:id/resume',
+    route(async (req, res) => {
+      res.status(202).json(await service.files.resume(String(req.params.id)));
     }),
   );
 

@@ -104,6 +104,7 @@ export class Service {
     this.reaper.unref();
     this.parts.backfills.resumeAll();
     this.parts.health.resumeAll();
+    this.parts.files.resumeAll();
     this.parts.callbacks.start();
 
     // Bind first: HubSpot signs the URL it calls, so the app must know the port it is reached on.

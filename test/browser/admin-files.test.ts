@@ -61,6 +61,10 @@ describe.skipIf(skip)('admin page files', () => {
       ['Cy', 'invalid'],
     ]);
     await page.locator('#files-list tbody tr').first().waitFor();
+    // A job in the list opens again by its file's name.
+    await page.locator('#files-job').evaluate((node) => node.replaceChildren());
+    await page.locator('#files-list').getByRole('button', { name: 'fair.csv' }).first().click();
+    await page.locator('#files-download').waitFor({ timeout: 10_000 });
     expect(problems).toEqual([]);
   }, 60_000);
 });

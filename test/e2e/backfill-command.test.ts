@@ -51,7 +51,9 @@ describe.skipIf(skip)('crm-enrich backfill', () => {
       ...partnerPeople(sandboxes, CONTACTS).map((p) => p.employer.domain),
       'unknown-company.example',
     ]);
-    expect(result.output.trim().split('\n').slice(0, 4)).toEqual([
+    expect(result.output.trim().split('\n').slice(0, 5)).toEqual([
+      // Two keys a record at most (the e-mail as a work address, then as a personal one), none cached yet.
+      'would spend at most 302 credits',
       'dry run of a backfill of hubspot contact: nothing was enqueued',
       '  152 records listed: 151 would be enriched, 1 skipped (no match key, or already enriched)',
       "  151 would be linked with their employer's company: " +
@@ -60,6 +62,27 @@ describe.skipIf(skip)('crm-enrich backfill', () => {
     ]);
     expect(await jobStates(schema, 'enrich.hubspot.contact')).toEqual({});
     expect(Object.keys(sandboxes.hubspot.stats().byEndpoint).filter((k) => k.includes('/batch/'))).toEqual([]);
+  });
+
+  it("with --dry-run and --list counts only the list's members, the list given by its name", async () => {
+    const members = [...sandboxes.hubspot.store.objects.contacts.keys()].slice(0, 3);
+    sandboxes.hubspot.createList(members, { name: 'Trade fair 2026' });
+    const result = await backfill(
+      '--connection',
+      'hubspot',
+      '--object',
+      'contact',
+      '--list',
+      'Trade fair 2026',
+      '--dry-run',
+    );
+    expect(result.code, result.output).toBe(0);
+    expect(result.output.trim().split('\n').slice(0, 3)).toEqual([
+      'would spend at most 6 credits',
+      'dry run of a backfill of hubspot contact (members of list 1): nothing was enqueued',
+      '  3 records listed: 3 would be enriched, 0 skipped (no match key, or already enriched)',
+    ]);
+    expect(await jobStates(schema, 'enrich.hubspot.contact')).toEqual({});
   });
 
   it('prints plain progress lines and a final done line, exits 0, and leaves every record enriched', async () => {
@@ -102,6 +125,30 @@ describe.skipIf(skip)('crm-enrich backfill', () => {
     );
     const byEndpoint = sandboxes.hubspot.stats().byEndpoint;
     expect(Object.keys(byEndpoint).filter((k) => k.startsWith('POST') && k.includes('/batch/'))).toEqual([]);
+  });
+
+  it("refreshes a list's enriched members with --list, counting those never enriched", async () => {
+    const contacts = [...sandboxes.hubspot.store.objects.contacts.keys()];
+    // Two enriched contacts and the one without a match key, made into a list over the sandbox's HTTP route.
+    const made = await fetch(`${sandboxes.hubspot.url}/__sandbox/lists`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ recordIds: [contacts[0], contacts[1], contacts.at(-1)], name: 'Stand visitors' }),
+    });
+    expect(made.status).toBe(201);
+    const { listId } = (await made.json()) as { listId: string };
+    const result = await runCli(
+      ['refresh', '--url', service.url, '--connection', 'hubspot', '--object', 'contact', '--list', 'Stand visitors'],
+      cliEnv,
+    );
+    expect(result.code, result.output).toBe(0);
+    expect(result.output.trim()).toBe(
+      `enqueued a refresh of 2 of the 3 members of hubspot contact list ${listId}; 1 were never enriched ` +
+        '(a backfill with the same --list enriches them)',
+    );
+    const refused = await runCli(['refresh', '--url', service.url, '--list', 'Stand visitors'], cliEnv);
+    expect(refused.code).toBe(1);
+    expect(refused.output).toContain('--list needs --connection and --object');
   });
 
   it('refuses an object that is not mapped, naming it, with exit 1', async () => {

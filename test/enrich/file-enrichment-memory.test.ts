@@ -81,7 +81,10 @@ describe('file enrichment of 100,000 rows', () => {
     };
     const request = { map: new Map<string, string>(), relookup: false };
     const { preview, inCrm } = await previewFile(deps, createReadStream(input), request, sample);
-    const summary = await enrichFile(deps, createReadStream(input), createWriteStream(output), request, inCrm, sample);
+    const summary = await enrichFile(deps, createReadStream(input), createWriteStream(output), request, {
+      inCrm,
+      progress: sample,
+    });
     const after = heap();
 
     expect(preview.rows).toBe(ROWS);

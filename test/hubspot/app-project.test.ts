@@ -144,9 +144,12 @@ describe('the rendered HubSpot app project', () => {
     ]);
   });
 
-  it('offers the webhooks journal scopes the journal reader asks its client-credentials token for', () => {
-    // Optional: only HUBSPOT_EVENTS=journal or both reads the journal (docs/hubspot-events.md).
-    expect([...nodes.crm_enrich_app!.config.auth.optionalScopes].sort()).toEqual([...JOURNAL_SCOPES].sort());
+  it('offers the webhooks journal scopes the journal reader asks its client-credentials token for, and lists', () => {
+    // Optional: only HUBSPOT_EVENTS=journal or both reads the journal (docs/hubspot-events.md), and only a
+    // backfill, refresh or job-change sweep of a list reads lists (docs/cli.md).
+    expect([...nodes.crm_enrich_app!.config.auth.optionalScopes].sort()).toEqual(
+      [...JOURNAL_SCOPES, 'crm.lists.read'].sort(),
+    );
   });
 
   it('puts the public URL in every place HubSpot calls, and leaves no placeholder behind', async () => {

@@ -107,9 +107,9 @@ describe.each(HUBSPOT_API_VERSIONS)('HubSpot job-change actions, API version %s'
     const listId = sandbox.createList(ids);
     const memberships = () => sandbox.stats().byEndpoint[`GET ${P.lists}/{id}/memberships`] ?? 0;
     const before = memberships();
-    expect(await hubspot.listMembers!(listId)).toEqual(ids);
+    expect(await hubspot.listMembers!('contact', listId)).toEqual(ids);
     expect(memberships() - before).toBe(2);
-    await expect(hubspot.listMembers!('999')).rejects.toMatchObject({ code: 'not_found' });
+    await expect(hubspot.listMembers!('contact', '999')).rejects.toMatchObject({ code: 'not_found' });
   });
 
   it('reports a task for a contact that is gone as failed, by code only', async () => {

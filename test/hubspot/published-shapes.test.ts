@@ -162,8 +162,11 @@ describe.each(HUBSPOT_API_VERSIONS)('the sandbox answers as HubSpot describes AP
       { properties: true, task: true, employer: true, newContact: true },
     );
     expect(done).toEqual({ properties: 'done', task: 'done', employer: 'done', newContact: 'done' });
-    await hubspot.listMembers!(sandbox.createList([ann, bo]));
-    await expect(hubspot.listMembers!('404')).rejects.toMatchObject({ code: 'not_found' });
+    await hubspot.listMembers!('contact', sandbox.createList([ann, bo]));
+    await expect(hubspot.listMembers!('contact', '404')).rejects.toMatchObject({ code: 'not_found' });
+    const named = sandbox.createList([ann], { name: 'Trade fair 2026' });
+    expect(await hubspot.findList!('contact', 'trade FAIR 2026')).toBe(named);
+    expect(await hubspot.findList!('contact', 'No such list')).toBeUndefined();
     const enrolled = (await (
       await fetch(`${sandbox.url}/__sandbox/workflows/enroll`, {
         method: 'POST',
@@ -206,7 +209,9 @@ describe.each(HUBSPOT_API_VERSIONS)('the sandbox answers as HubSpot describes AP
         'batch update',
         'create',
         'daily usage',
+        'list by name',
         'list memberships',
+        'list read',
         'list page',
         'properties',
         'property create',

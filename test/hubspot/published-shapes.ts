@@ -50,6 +50,20 @@ const StandardError = z.looseObject({
 const NextPage = z.looseObject({ after: z.string(), link: z.string().optional() });
 const ForwardPaging = z.looseObject({ next: NextPage.optional() });
 
+/** A list's definition (ListFetchResponse): by id, and by object type and name. */
+const ListFetch = z.looseObject({
+  list: z.looseObject({
+    listId: z.string(),
+    listVersion: z.number().int(),
+    name: z.string(),
+    objectTypeId: z.string(),
+    processingStatus: z.string(),
+    processingType: z.string(),
+    createdAt: DateTime.optional(),
+    updatedAt: DateTime.optional(),
+  }),
+});
+
 const SimplePublicObject = z.looseObject({
   id: z.string(),
   properties: z.record(z.string(), z.string().nullable()),
@@ -276,6 +290,13 @@ export function publishedRoutes(version: HubspotApiVersion, p: HubspotApiPaths):
           total: z.number().int().optional(),
         }),
       },
+    },
+    { name: 'list read', method: 'GET', path: `${p.lists}/${ANY}`, answers: { 200: ListFetch } },
+    {
+      name: 'list by name',
+      method: 'GET',
+      path: `${p.lists}/object-type-id/${ANY}/name/${ANY}`,
+      answers: { 200: ListFetch },
     },
     { name: 'account details', method: 'GET', path: `${p.accountInfo}/details`, answers: { 200: PortalInformation } },
     {

@@ -21,7 +21,7 @@ import { keepPortalIn } from './portal-file.js';
 import { associationRoutes } from './routes-associations.js';
 import { objectRoutes } from './routes-objects.js';
 import { schemaRoutes } from './routes-schema.js';
-import { SandboxLists } from './routes-lists.js';
+import { SandboxLists, type SandboxListOptions } from './routes-lists.js';
 import { SandboxActivities, type SandboxTask } from './routes-activities.js';
 import type { ValidationRule } from './property-validation.js';
 import { HUBSPOT_API_PATHS, HUBSPOT_API_VERSIONS } from '../api-version.js';
@@ -161,8 +161,8 @@ export interface HubspotSandbox {
   recordWrites(): void;
   /** Update inputs received since `recordWrites`, in order (batch and single). */
   writes(): SandboxWrite[];
-  /** A static list of these contacts (a job-change sweep's segment); its id. */
-  createList(recordIds: string[]): string;
+  /** A static list of these records (a backfill's, refresh's or job-change sweep's segment); its id. */
+  createList(recordIds: string[], options?: SandboxListOptions): string;
   /** Tasks created over the API (job-change actions), oldest first. */
   tasks(): SandboxTask[];
   /** Resolves when queued webhooks have been attempted once. */
@@ -292,6 +292,7 @@ export async function startHubspotSandbox(options: HubspotSandboxOptions = {}): 
     journal.age(ms);
     res.json({ entries: journal.list().length });
   });
+  app.use(lists.seedRoutes());
   app.get('/__sandbox/stats', (_req, res) => {
     res.json({ ...stats, webhooks: sender.stats });
   });
@@ -474,7 +475,7 @@ export async function startHubspotSandbox(options: HubspotSandboxOptions = {}): 
     },
     writes: () => structuredClone(writeLog ?? []),
     tasks: () => activities.tasks(),
-    createList: (recordIds) => lists.create(recordIds),
+    createList: (recordIds, options) => lists.create(recordIds, options),
     webhooksIdle: () => sender.idle(),
     journal,
     close: async () => {

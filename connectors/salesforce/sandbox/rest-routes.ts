@@ -10,6 +10,7 @@ import type { LongRunningRequests } from './long-running.js';
 import type { BulkQueryJobs } from './bulk-query.js';
 import type { BulkIngest } from './bulk-ingest.js';
 import { SoqlError } from './soql.js';
+import type { SandboxSegments } from './segments.js';
 import { OBJECT_LABELS, type SandboxObjectType } from '../standard-fields.js';
 
 export interface ApiUsage {
@@ -38,6 +39,8 @@ export interface RestContext {
   bulkQuery: BulkQueryJobs;
   /** Bulk API 2.0 ingest jobs (bulk-ingest.ts). */
   ingest: BulkIngest;
+  /** The org's list views and reports. */
+  segments: SandboxSegments;
 }
 
 const MAX_COLLECTION = 200;
@@ -121,6 +124,8 @@ export function restRoutes(ctx: RestContext): Router {
       records: page.map((r) => withAttributes(version(req), cursor.type, r.id, r.fields)),
     });
   };
+
+  router.use(ctx.segments.routes(count));
 
   router.get('/limits', count('limits'), (_req, res) => {
     if (ctx.viewSetup === false) {

@@ -1,7 +1,8 @@
 /**
  * A Salesforce org on one port that jsforce talks to unmodified: OAuth token endpoint, the REST data
- * API (rest-routes.ts) with Bulk API 2.0 ingest jobs (bulk-ingest.ts), the Metadata API's field and
- * permission set calls (metadata-api.ts), outbound message delivery (outbound.ts) and `GET /__sandbox/stats`.
+ * API (rest-routes.ts) with Bulk API 2.0 query and ingest jobs (bulk-query.ts, bulk-ingest.ts), the Metadata
+ * API's field and permission set calls (metadata-api.ts), outbound message delivery (outbound.ts), list views
+ * and reports (segments.ts) and `GET /__sandbox/stats`.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -18,6 +19,7 @@ import { SandboxOAuth } from './oauth.js';
 import { OutboundDelivery, type OutboundStats } from './outbound.js';
 import { restRoutes, type ApiUsage } from './rest-routes.js';
 import { BulkQueryJobs, type BulkQueryOptions } from './bulk-query.js';
+import { SandboxSegments, type ListViewSpec, type ReportSpec } from './segments.js';
 import { missingRecordHtml, recordPageHtml } from '../../sandbox/record-page-html.js';
 import { SANDBOX_OBJECT_TYPES, type DescribeField, type SandboxObjectType } from '../standard-fields.js';
 
@@ -132,6 +134,10 @@ export interface SalesforceSandbox {
   getRecord(type: SandboxObjectType, id: string): Fields | undefined;
   /** Every record of a type, oldest first, with its id. */
   records(type: SandboxObjectType): (Fields & { Id: string })[];
+  /** A list view of an object's records (all, or those meeting a SOQL condition); its id (00B...). */
+  createListView(spec: ListViewSpec): string;
+  /** A tabular report of an object's records; its id (00O...). */
+  createReport(spec: ReportSpec): string;
   close(): Promise<void>;
 }
 
@@ -188,6 +194,7 @@ export async function startSalesforceSandbox(options: SalesforceSandboxOptions =
   const ingest = new BulkIngest(org, options.bulkIngest);
   for (const [type, names] of Object.entries(options.hiddenFields ?? {}))
     org.hideFields(type as SandboxObjectType, names ?? []);
+  const segments = new SandboxSegments(org);
 
   const app = express();
   app.disable('x-powered-by');
@@ -207,6 +214,7 @@ export async function startSalesforceSandbox(options: SalesforceSandboxOptions =
   app.get('/__sandbox/stats', (_req, res) => {
     res.json(stats());
   });
+  app.use(segments.seedRoutes());
   // Lightning's record page, at the same path (a browser's page, so no access token).
   app.get('/lightning/r/:type/:id/view', (req, res) => {
     const asked = req.params.type;
@@ -266,6 +274,7 @@ export async function startSalesforceSandbox(options: SalesforceSandboxOptions =
       longRunning,
       bulkQuery,
       ingest,
+      segments,
     }),
   );
 
@@ -350,6 +359,8 @@ export async function startSalesforceSandbox(options: SalesforceSandboxOptions =
       return record ? { ...record.fields } : undefined;
     },
     records: (type) => org.all(type).map((r) => ({ ...r.fields, Id: r.id })),
+    createListView: (spec) => segments.createListView(spec),
+    createReport: (spec) => segments.createReport(spec),
     async close() {
       ingest.close();
       await outbound.close();

@@ -86,7 +86,7 @@ export class JobChangeSweep {
         );
       }
       try {
-        return (await connector.listMembers(segment.listId, { priority: 'bulk' })).map((id) => ({ id }));
+        return (await connector.listMembers(objectType, segment.listId, { priority: 'bulk' })).map((id) => ({ id }));
       } catch (error) {
         if (error instanceof CrmError && error.code === 'not_found') {
           throw new SweepError(
@@ -95,6 +95,8 @@ export class JobChangeSweep {
             'segment.listId',
           );
         }
+        if (error instanceof CrmError && error.code === 'validation')
+          throw new SweepError('invalid_sweep', `segment.listId: ${error.message}`, 'segment.listId');
         throw error;
       }
     }

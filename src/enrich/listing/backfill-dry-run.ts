@@ -1,5 +1,6 @@
 /**
- * What a backfill would do, without doing it: lists the records as the backfill would and counts those
+ * What a backfill would do, without doing it: lists the records (or a CRM list's members) as the backfill
+ * would and counts those
  * it would enqueue and skip, and for person objects linked with companies, how many would be linked
  * and how many companies would be created. It spends no partner credit, so employers are read from
  * e-mail domains (the partner may name others once it is asked); finding companies costs the CRM
@@ -8,20 +9,29 @@
 import type { CrmConnector } from '../../core/connector.js';
 import type { CompiledMapping } from '../../mapping/compile.js';
 import { employerOf } from '../employers/employer-of.js';
+import type { PartnerLookups } from '../partner-lookups.js';
 import type { StalePort } from '../ports.js';
 import { companyLinkProperty, propertiesToRead } from '../record/read-properties.js';
 import { BACKFILL_BULK_PAGE } from './backfill.js';
+import { listMembers, memberPage } from './list-segment.js';
 import { readWholeObject } from './whole-object.js';
 
 export interface DryRunReport {
   connection: string;
   object: string;
+  /** The CRM list whose members were counted; null for every record of the object. */
+  listId: string | null;
   /** Records listed (up to the limit). */
   listed: number;
   /** Records the backfill would enqueue: with a match key, not enriched before. */
   wouldEnrich: number;
   /** Records it would skip: no match key, or already enriched. */
   skipped: number;
+  /**
+   * The most partner credits enriching them would spend: each match key the lookup cache cannot answer,
+   * as the run would ask them (absent when the service has no partner lookups to ask).
+   */
+  credits?: number;
   /** Absent when this object is not linked with companies. */
   companies?: {
     /** Records to enrich that have no company yet and whose e-mail names an employer. */
@@ -46,6 +56,8 @@ export interface DryRunDeps {
   creates: (connector: CrmConnector) => boolean;
   /** Domains of companies crm-enrich created already. */
   created: (connection: string, domains: string[]) => Promise<Map<string, string>>;
+  /** The partner lookups' own cost preview, spending nothing. */
+  lookups?: Pick<PartnerLookups, 'creditsFor'>;
 }
 
 export async function backfillDryRun(
@@ -54,6 +66,7 @@ export async function backfillDryRun(
   objectType: string,
   mapping: CompiledMapping,
   limit: number | null,
+  listId: string | null = null,
 ): Promise<DryRunReport> {
   const read = propertiesToRead(connector, objectType, mapping);
   const linkProperty = companyLinkProperty(connector, objectType, mapping);
@@ -61,25 +74,31 @@ export async function backfillDryRun(
   const report: DryRunReport = {
     connection: connector.connection,
     object: objectType,
+    listId,
     listed: 0,
     wouldEnrich: 0,
     skipped: 0,
+    ...(deps.lookups ? { credits: 0 } : {}),
   };
   const domains = new Map<string, number>();
   let unknownEmployer = 0;
+  const members = listId === null ? undefined : await listMembers(connector, objectType, listId);
   let cursor: string | undefined;
   do {
     const left = limit === null ? Number.POSITIVE_INFINITY : limit - report.listed;
     if (left <= 0) break;
-    // As the backfill would read them: more records than the connector's bulk threshold through its bulk export.
-    const page = await readWholeObject(connector, {
-      objectType,
-      properties: read,
-      cursor,
-      listPageSize: Math.min(connector.batchSize, left),
-      bulkPageSize: Math.min(BACKFILL_BULK_PAGE, left),
-      limit,
-    });
+    // As the backfill would read them: a list's members by id; more records than the connector's bulk
+    // threshold through its bulk export.
+    const page = members
+      ? await memberPage(connector, objectType, members, cursor, Math.min(connector.batchSize, left), read)
+      : await readWholeObject(connector, {
+          objectType,
+          properties: read,
+          cursor,
+          listPageSize: Math.min(connector.batchSize, left),
+          bulkPageSize: Math.min(BACKFILL_BULK_PAGE, left),
+          limit,
+        });
     const records = page.records.slice(0, left);
     report.listed += records.length;
     const withKey = records.filter((r) => mapping.matchKeys(r.properties).length > 0);
@@ -90,6 +109,16 @@ export async function backfillDryRun(
     );
     const todo = withKey.filter((r) => !known.has(r.id));
     report.wouldEnrich += todo.length;
+    if (deps.lookups) {
+      for (const r of todo)
+        report.credits =
+          (report.credits ?? 0) +
+          (await deps.lookups.creditsFor(
+            mapping.source,
+            mapping.matchKeys(r.properties),
+            mapping.market(r.properties),
+          ));
+    }
     report.skipped += records.length - todo.length;
     if (linking) {
       for (const r of todo) {

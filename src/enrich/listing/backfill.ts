@@ -8,10 +8,12 @@
 import { propertiesToRead } from '../record/read-properties.js';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { CrmError, type CrmConnector, type RecordPage } from '../../core/connector.js';
+import type { CrmConnector, RecordPage } from '../../core/connector.js';
 import type { CompiledMapping } from '../../mapping/compile.js';
 import { logger } from '../../logger.js';
 import { queueName } from '../jobs.js';
+import { listMembers, memberPage } from './list-segment.js';
+import type { PartnerLookups } from '../partner-lookups.js';
 import type { EnqueuePort, KeyValuePort, NewJob, StalePort } from '../ports.js';
 import { ExportGoneError, readWholeObject } from './whole-object.js';
 
@@ -22,7 +24,10 @@ export const BackfillRun = z.object({
   connection: z.string(),
   objectType: z.string(),
   limit: z.number().int().positive().nullable(),
-  /** The CRM list whose members are the segment (HubSpot list id); null for every record of the object. */
+  /**
+   * The CRM list whose members are the segment (a HubSpot list, a Salesforce list view or report: its id,
+   * a name resolved when the run started); null for every record of the object.
+   */
   listId: z.string().nullable().default(null),
   cursor: z.string().nullable(),
   listed: z.number().int(),
@@ -49,6 +54,8 @@ export interface BackfillDeps {
    * poll (up to a second: half a second of an idle partner key at the start of every backfill).
    */
   wake?: (connection: string, objectType: string) => void;
+  /** The partner lookups' cost preview, for dry runs. */
+  lookups?: Pick<PartnerLookups, 'creditsFor'>;
 }
 
 /**
@@ -107,7 +114,7 @@ export async function driveBackfill(
   let run = { ...start };
   const pageSize = Math.min(deps.pageSize ?? connector.batchSize, connector.batchSize);
   // A list's members are read once per drive (ids only); the cursor is the offset into them.
-  const members = run.listId === null ? undefined : await listMembers(connector, run.listId);
+  const members = run.listId === null ? undefined : await listMembers(connector, run.objectType, run.listId);
   while (run.status === 'running' && !signal?.aborted) {
     const left = run.limit === null ? Number.POSITIVE_INFINITY : run.limit - run.listed;
     if (left <= 0) break;
@@ -176,44 +183,4 @@ export async function driveBackfill(
       'backfill listed every record',
     );
   return run;
-}
-
-export class ListSegmentError extends Error {
-  constructor(
-    readonly code: 'segment_not_supported' | 'unknown_list',
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-async function listMembers(connector: CrmConnector, listId: string): Promise<string[]> {
-  if (!connector.listMembers)
-    throw new ListSegmentError('segment_not_supported', `${connector.connection} has no lists; leave out listId`);
-  try {
-    return await connector.listMembers(listId, { priority: 'bulk' });
-  } catch (error) {
-    if (error instanceof CrmError && error.code === 'not_found')
-      throw new ListSegmentError('unknown_list', `listId: ${connector.connection} has no list ${listId}`);
-    throw error;
-  }
-}
-
-/**
- * One page of a list's members, read by id from `cursor` (an offset into the members): a member the CRM
- * no longer has is left out, as a listing would.
- */
-async function memberPage(
-  connector: CrmConnector,
-  objectType: string,
-  members: readonly string[],
-  cursor: string | null,
-  limit: number,
-  properties: string[],
-): Promise<RecordPage> {
-  const from = cursor === null ? 0 : Number(cursor);
-  const ids = members.slice(from, from + limit);
-  const records = ids.length ? await connector.readRecords(objectType, ids, properties, { priority: 'bulk' }) : [];
-  const next = from + ids.length;
-  return { records, ...(next < members.length ? { next: String(next) } : {}) };
 }

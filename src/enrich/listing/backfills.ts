@@ -1,14 +1,17 @@
 /**
  * Backfill runs inside the service: started from the admin API (which the CLI calls), listed page
- * by page in the background, resumed after a restart, and reported with how much work is left.
+ * by page in the background, resumed after a restart, and reported with how much work is left; their dry
+ * runs; and the refresh of one CRM list's members, the other listing an admin asks for by segment.
  */
 import { AppError } from '../../core/errors.js';
-import { CrmError, type CrmConnector } from '../../core/connector.js';
+import type { CrmConnector } from '../../core/connector.js';
 import { driveBackfill, readBackfill, startBackfill, type BackfillDeps, type BackfillRun } from './backfill.js';
 import { backfillDryRun, type DryRunReport } from './backfill-dry-run.js';
 import { queueName } from '../jobs.js';
 import { logger } from '../../logger.js';
 import { resolveMappedObject, type MappedObject } from './mapped-object.js';
+import { ListSegmentError, resolveList, type ListRef } from './list-segment.js';
+import { refreshList, type ListRefreshReport } from './list-refresh.js';
 import type { CompiledMapping } from '../../mapping/index.js';
 import type { Store } from '../../store/store.js';
 
@@ -20,12 +23,28 @@ export interface BackfillProgress extends BackfillRun {
   done: boolean;
 }
 
-export type BackfillErrorCode = 'unknown_connection' | 'unknown_object' | 'unknown_list' | 'segment_not_supported';
+export type BackfillErrorCode =
+  'unknown_connection' | 'unknown_object' | 'unknown_list' | 'unusable_list' | 'segment_not_supported';
 
 export class BackfillError extends AppError {
   declare readonly code: BackfillErrorCode;
-  constructor(code: BackfillErrorCode, message: string) {
-    super(code, message, 'permanent');
+  constructor(
+    code: BackfillErrorCode,
+    message: string,
+    /** The request field at fault. */
+    readonly field: string = { unknown_connection: 'connection', unknown_object: 'object' }[code as string] ?? 'listId',
+  ) {
+    super(code, message, 'permanent', { field });
+  }
+}
+
+/** Runs work on a CRM list, its refusals as BackfillErrors naming the request's field. */
+async function segment<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof ListSegmentError) throw new BackfillError(error.code, error.message, error.field);
+    throw error;
   }
 }
 
@@ -58,44 +77,55 @@ export class Backfills {
   }
 
   /**
-   * Starts a run, or returns the one already listing this object. With `listId`, the segment is the
-   * members of that CRM list (a HubSpot list id), checked here so a wrong id is refused at once.
+   * Starts a run, or returns the one already listing this object. With `list`, the segment is the members
+   * of that CRM list (a HubSpot list, a Salesforce list view or report), resolved and checked here so a
+   * wrong id or name is refused at once.
    */
   async start(
     connection: string,
     object: string,
     limit: number | null,
-    listId: string | null = null,
+    list: ListRef | null = null,
   ): Promise<BackfillProgress> {
     const { connector, objectType, mapping } = this.resolve(connection, object);
-    if (listId !== null) await this.checkList(connector, listId);
+    const listId = list === null ? null : await segment(() => resolveList(connector, objectType, list));
     const run = await startBackfill(this.deps, connector.connection, objectType, limit, listId);
     this.drive(connector, mapping, run);
     return this.progress(connection, objectType);
   }
 
-  private async checkList(connector: CrmConnector, listId: string): Promise<void> {
-    if (!connector.listMembers)
-      throw new BackfillError('segment_not_supported', `${connector.connection} has no lists; leave out listId`);
-    try {
-      await connector.listMembers(listId, { priority: 'bulk' });
-    } catch (error) {
-      if (error instanceof CrmError && error.code === 'not_found')
-        throw new BackfillError('unknown_list', `listId: ${connector.connection} has no list ${listId}`);
-      throw error;
-    }
+  /**
+   * What a backfill of this object (or of `list`'s members) would enqueue, link and create, without
+   * enqueuing anything.
+   */
+  async dryRun(
+    connection: string,
+    object: string,
+    limit: number | null,
+    list: ListRef | null = null,
+  ): Promise<DryRunReport> {
+    const { connector, objectType, mapping } = this.resolve(connection, object);
+    return segment(async () => {
+      const listId = list === null ? null : await resolveList(connector, objectType, list, false);
+      const deps = {
+        stale: this.deps.stale,
+        ...this.companies,
+        created: (c: string, d: string[]) => this.store.companies.created(c, d),
+        lookups: this.deps.lookups,
+      };
+      return backfillDryRun(deps, connector, objectType, mapping, limit, listId);
+    });
   }
 
-  /** What a backfill of this object would enqueue, link and create, without enqueuing anything. */
-  async dryRun(connection: string, object: string, limit: number | null): Promise<DryRunReport> {
-    const { connector, objectType, mapping } = this.resolve(connection, object);
-    return backfillDryRun(
-      { stale: this.deps.stale, ...this.companies, created: (c, d) => this.store.companies.created(c, d) },
-      connector,
-      objectType,
-      mapping,
-      limit,
-    );
+  /** Enqueues a refresh of the members of `list` that crm-enrich enriched before, due or not. */
+  async refreshList(connection: string, object: string, list: ListRef): Promise<ListRefreshReport> {
+    const { connector, objectType } = this.resolve(connection, object);
+    const report = await segment(async () => {
+      const listId = await resolveList(connector, objectType, list, false);
+      return refreshList(this.deps, connector, objectType, listId);
+    });
+    if (report.enqueued > 0) this.deps.wake?.(connector.connection, objectType);
+    return report;
   }
 
   async progress(connection: string, object: string): Promise<BackfillProgress> {

@@ -14,6 +14,7 @@ import type { CompiledMapping } from '../../../mapping/compile.js';
 import type { PartnerLookups } from '../../partner-lookups.js';
 import { fileRows, type FileRow } from './file-rows.js';
 import { RowsInCrm } from './rows-in-crm.js';
+import { rowsDone } from './rows-done.js';
 
 export const ROW_STATUSES = ['enriched', 'no_match', 'in_crm', 'invalid', 'skipped'] as const;
 export type RowStatus = (typeof ROW_STATUSES)[number];
@@ -158,19 +159,36 @@ async function resultOf(
   }
 }
 
+export interface FileRun {
+  /** The preview's, so rows are not searched for in the CRM twice (a fresh one on a resumed run). */
+  inCrm: RowsInCrm;
+  progress?: Progress<FileSummary>;
+  /** Aborting it ends the run after the chunk in hand. */
+  signal?: AbortSignal;
+  /** The partial result of an earlier run of the same file: its rows are copied, not looked up again. */
+  done?: Readable;
+}
+
+/** Counts a written row by its status. */
+function tally(summary: FileSummary, status: string): void {
+  summary.rows++;
+  if (status === 'invalid') summary.invalid++;
+  else if (status === 'in_crm') summary.inCrm++;
+  else if (status === 'enriched') summary.enriched++;
+  else if (status === 'no_match') summary.noMatch++;
+  else summary.skipped++;
+}
+
 /**
  * Enriches the file into `output` (UTF-8 with a byte-order mark, CRLF line ends, fields quoted where
- * they need it: what spreadsheet programs open as it is). `inCrm` is the preview's, so rows are not
- * searched for in the CRM twice. Aborting `signal` ends the run after the chunk in hand.
+ * they need it: what spreadsheet programs open as it is), after the rows `run.done` holds.
  */
 export async function enrichFile(
   deps: FileEnrichmentDeps,
   input: Readable,
   output: Writable,
   request: FileRequest,
-  inCrm: RowsInCrm,
-  progress?: Progress<FileSummary>,
-  signal?: AbortSignal,
+  { inCrm, progress, signal, done }: FileRun,
 ): Promise<FileSummary> {
   const { header, chunks } = await fileRows(input, deps.mapping, request.map, CHUNK_ROWS);
   const extra = partnerColumns(deps.mapping, header);
@@ -181,10 +199,23 @@ export async function enrichFile(
   const write = async (cells: string[]) => {
     if (!writer.write(cells)) await new Promise((resolve) => writer.once('drain', resolve));
   };
-  await write([...header, ...extra.map((e) => e.column), ...STATUS_COLUMNS]);
+  const columns = [...header, ...extra.map((e) => e.column), ...STATUS_COLUMNS];
+  await write(columns);
   const summary: FileSummary = { rows: 0, invalid: 0, inCrm: 0, enriched: 0, noMatch: 0, skipped: 0 };
-  for await (const chunk of chunks) {
+  if (done) {
+    const statusAt = columns.length - STATUS_COLUMNS.length;
+    for await (const cells of rowsDone(done, columns.length)) {
+      tally(summary, cells[statusAt]!);
+      await write(cells);
+    }
+    progress?.({ ...summary });
+  }
+  let toSkip = summary.rows;
+  for await (const whole of chunks) {
     if (signal?.aborted) break;
+    const chunk = toSkip > 0 ? whole.slice(Math.min(toSkip, whole.length)) : whole;
+    toSkip -= whole.length - chunk.length;
+    if (chunk.length === 0) continue;
     await inCrm.check(chunk);
     const results: RowResult[] = new Array<RowResult>(chunk.length);
     await inPool(
@@ -196,12 +227,7 @@ export async function enrichFile(
     );
     for (const [i, row] of chunk.entries()) {
       const result = results[i]!;
-      summary.rows++;
-      if (result.status === 'invalid') summary.invalid++;
-      else if (result.status === 'in_crm') summary.inCrm++;
-      else if (result.status === 'enriched') summary.enriched++;
-      else if (result.status === 'no_match') summary.noMatch++;
-      else summary.skipped++;
+      tally(summary, result.status);
       await write([
         ...row.cells,
         ...extra.map((e) => result.values[e.property] ?? ''),

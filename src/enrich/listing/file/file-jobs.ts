@@ -3,10 +3,12 @@
  * job (`<data dir>/file-enrichments/<id>/`: `input.csv`, `job.json`, `result.csv`), previewed (the
  * credits it may spend, before any is spent), then enriched in the background; the job says how far
  * it got, and the result file is downloaded once it is done. A dry run stops after the preview.
+ * A run the service stopped in (a restart, a crash) goes on at the next start-up, or when asked, from
+ * its partial result (`result.csv.part`): the rows written there are kept, not looked up again.
  */
 import { randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { access, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -19,6 +21,7 @@ import type { CompiledMapping } from '../../../mapping/compile.js';
 import { logger } from '../../../logger.js';
 import { parseColumnMap } from './file-columns.js';
 import { enrichFile, previewFile, type FileEnrichmentDeps, type FileRequest } from './file-enrichment.js';
+import { RowsInCrm } from './rows-in-crm.js';
 import { fileRows } from './file-rows.js';
 
 const log = logger('enrich.file');
@@ -51,7 +54,7 @@ export const FileJob = z.object({
 export type FileJob = z.infer<typeof FileJob>;
 
 export type FileJobErrorCode =
-  'unknown_object' | 'file_too_large' | 'job_not_found' | 'result_not_ready' | 'invalid_file_job';
+  'unknown_object' | 'file_too_large' | 'job_not_found' | 'result_not_ready' | 'invalid_file_job' | 'not_resumable';
 
 export class FileJobError extends AppError {
   declare readonly code: FileJobErrorCode;
@@ -108,6 +111,8 @@ export class FileJobs {
   private readonly jobs = new Map<string, FileJob>();
   private readonly saving = new Map<string, Promise<void>>();
   private readonly running = new Map<string, { abort: AbortController; done: Promise<void> }>();
+  /** Settles once the jobs left running at the last stop have been picked up again. */
+  private resumed: Promise<void> = Promise.resolve();
 
   constructor(private readonly options: FileJobsOptions) {
     this.root = join(options.dataDir, 'file-enrichments');
@@ -168,12 +173,56 @@ export class FileJobs {
       error: null,
     };
     await this.save(job);
-    const abort = new AbortController();
-    const done = this.drive(job, deps, { map, relookup: request.relookup }, abort.signal).finally(() =>
-      this.running.delete(id),
-    );
-    this.running.set(id, { abort, done });
+    this.start(job, deps);
     return job;
+  }
+
+  private start(job: FileJob, deps: FileEnrichmentDeps): void {
+    const abort = new AbortController();
+    const request = { map: parseColumnMap(job.map), relookup: job.relookup };
+    const done = this.drive(job, deps, request, abort.signal).finally(() => this.running.delete(job.id));
+    this.running.set(job.id, { abort, done });
+  }
+
+  /** Picks up every job that was previewing or running when the service last stopped. */
+  resumeAll(): void {
+    this.resumed = (async () => {
+      const ids = await readdir(this.root).catch(() => [] as string[]);
+      for (const id of ids.filter((i) => ID.test(i))) {
+        const job = await this.read(id).catch(() => undefined);
+        if (!job || (job.status !== 'previewing' && job.status !== 'running') || this.running.has(id)) continue;
+        try {
+          this.start(job, this.deps(job));
+          log.info({ job: id, rowsDone: job.progress?.rows ?? 0 }, 'resuming a file enrichment');
+        } catch (error) {
+          log.warn({ err: error, job: id }, 'a file enrichment cannot be resumed');
+        }
+      }
+    })();
+  }
+
+  /**
+   * Goes on with a job that stopped: failed, or left running by a service that could not resume it. Rows
+   * already in its partial result are kept; a job that never finished its preview starts over (the
+   * preview spends nothing).
+   */
+  async resume(id: string): Promise<FileJob> {
+    await this.resumed;
+    const job = await this.get(id);
+    if (job.dryRun)
+      throw new FileJobError('not_resumable', 'a dry run spends nothing and has nothing to resume; upload again', 'id');
+    if (this.running.has(id)) return job;
+    if (job.status === 'done' || job.status === 'previewed')
+      throw new FileJobError('not_resumable', `the job is ${job.status}; there is nothing left to do`, 'id');
+    const next: FileJob = {
+      ...job,
+      status: job.preview ? 'running' : 'previewing',
+      error: null,
+      finishedAt: null,
+    };
+    this.start(next, this.deps(next));
+    await this.save(next);
+    return next;
   }
 
   /** Writes the job's file; one write at a time per job, so a later state is never overwritten by an earlier one. */
@@ -204,28 +253,48 @@ export class FileJobs {
       void this.save(next).catch(() => undefined);
     };
     let current = job;
+    const part = join(dir, 'result.csv.part');
+    const before = join(dir, 'result.csv.before');
     try {
-      const { preview, inCrm } = await previewFile(deps, createReadStream(join(dir, 'input.csv')), request, (p) =>
-        saveSoon({ ...current, preview: p }),
+      // Past its preview, a run goes on from what it wrote; the CRM is asked about rows again as they come.
+      let inCrm: RowsInCrm;
+      if (job.status === 'running' && job.preview) inCrm = new RowsInCrm(deps.connector, deps.objectType, deps.mapping);
+      else {
+        const previewed = await previewFile(deps, createReadStream(join(dir, 'input.csv')), request, (p) =>
+          saveSoon({ ...current, preview: p }),
+        );
+        inCrm = previewed.inCrm;
+        current = { ...current, preview: previewed.preview, status: job.dryRun ? 'previewed' : 'running' };
+        if (job.dryRun) current = { ...current, finishedAt: new Date().toISOString() };
+        await this.save(current);
+        if (job.dryRun) return;
+        await rm(part, { force: true });
+        await rm(before, { force: true });
+      }
+      // The partial result moves aside, to be copied into the new one. A crash during the copy leaves a
+      // shorter copy to go on from next time: the rows it lacks are done again, from the lookup cache.
+      await rename(part, before).catch(() => undefined);
+      const done = await access(before).then(
+        () => createReadStream(before),
+        () => undefined,
       );
-      current = { ...current, preview, status: job.dryRun ? 'previewed' : 'running' };
-      if (job.dryRun) current = { ...current, finishedAt: new Date().toISOString() };
-      await this.save(current);
-      if (job.dryRun) return;
-      await enrichFile(
-        deps,
-        createReadStream(join(dir, 'input.csv')),
-        createWriteStream(join(dir, 'result.csv.part')),
-        request,
+      await enrichFile(deps, createReadStream(join(dir, 'input.csv')), createWriteStream(part), request, {
         inCrm,
-        (progress) => saveSoon({ ...current, progress }),
+        progress: (progress) => saveSoon({ ...current, progress }),
         signal,
-      ).then(async (summary) => {
+        done,
+      }).then(async (summary) => {
         if (signal.aborted) throw new FileJobError('invalid_file_job', 'the service stopped during the run');
-        await rename(join(dir, 'result.csv.part'), join(dir, 'result.csv'));
+        await rename(part, join(dir, 'result.csv'));
+        await rm(before, { force: true });
         current = { ...current, progress: summary, status: 'done', finishedAt: new Date().toISOString() };
       });
     } catch (error) {
+      if (signal.aborted) {
+        // The service is stopping: the job stays running, to go on from its partial result at the next start.
+        await this.save({ ...current, ...this.jobs.get(job.id) }).catch(() => undefined);
+        return;
+      }
       const code = error instanceof AppError ? error.code : 'file_enrichment_failed';
       const message = error instanceof AppError ? error.message : 'the file enrichment failed; the service log has why';
       if (!(error instanceof AppError)) log.error({ err: error, job: job.id }, 'a file enrichment failed');
@@ -235,23 +304,29 @@ export class FileJobs {
     await this.save(current).catch((error: unknown) => log.warn({ err: error }, 'a file job could not be saved'));
   }
 
-  /** A job; one left running when the service stopped is failed with a reason saying what to do. */
-  async get(id: string): Promise<FileJob> {
+  /** The job as this service holds it, or as its job.json says. */
+  private async read(id: string): Promise<FileJob> {
     if (!ID.test(id)) throw new FileJobError('job_not_found', `no file enrichment ${id}`, 'id');
-    let job = this.jobs.get(id);
-    if (!job) {
-      const raw = await readFile(join(this.dir(id), 'job.json'), 'utf8').catch(() => undefined);
-      if (!raw) throw new FileJobError('job_not_found', `no file enrichment ${id}`, 'id');
-      job = FileJob.parse(JSON.parse(raw));
-    }
+    const known = this.jobs.get(id);
+    if (known) return known;
+    const raw = await readFile(join(this.dir(id), 'job.json'), 'utf8').catch(() => undefined);
+    if (!raw) throw new FileJobError('job_not_found', `no file enrichment ${id}`, 'id');
+    return FileJob.parse(JSON.parse(raw));
+  }
+
+  /** A job; one the service stopped in and could not pick up again says so, and how to go on with it. */
+  async get(id: string): Promise<FileJob> {
+    await this.resumed;
+    const job = await this.read(id);
     if ((job.status === 'previewing' || job.status === 'running') && !this.running.has(id)) {
-      job = {
+      return {
         ...job,
         status: 'failed',
         error: {
           code: 'interrupted',
           message:
-            'the service stopped during this run; upload the file again (rows already looked up come from the cache)',
+            `the service stopped during this run; POST /admin/api/file-enrichments/${id}/resume goes on with it ` +
+            '(rows already written are kept and not looked up again)',
         },
       };
     }

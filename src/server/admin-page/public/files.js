@@ -1,5 +1,6 @@
 // Files: a CSV file enriched row for row (docs/enrich-file.md). The file is uploaded as it is, the cost
 // preview shows before any credit is spent, progress while it runs, and the result downloads once done.
+// A run the service stopped in goes on by itself at its next start; one that failed goes on when asked.
 import { $, API, ApiError, TOKEN_KEY, api, count, crmName, definitions, h, run, table, when } from './core.js';
 
 const POLL_MS = 500;
@@ -76,6 +77,16 @@ function jobView(job) {
     button.addEventListener('click', () => run($('files-message'), () => download(job)));
     parts.push(button);
   }
+  if (job.status === 'failed' && !job.dryRun) {
+    const button = h('button', { type: 'button', id: 'files-resume' }, 'Go on from where it stopped');
+    button.addEventListener('click', () =>
+      run($('files-message'), async () => {
+        await watch(await api('POST', `file-enrichments/${job.id}/resume`));
+        await loadFiles();
+      }),
+    );
+    parts.push(button);
+  }
   return parts;
 }
 
@@ -96,7 +107,12 @@ export function loadFiles() {
       table(
         'Recent files',
         ['File', 'Object', 'Status', 'Started'],
-        jobs.map((j) => [j.fileName, `${crmName(j.connection)} ${j.object}`, j.status, when(j.createdAt)]),
+        jobs.map((j) => [
+          h('button', { type: 'button', onclick: () => run($('files-message'), () => watch(j)) }, j.fileName),
+          `${crmName(j.connection)} ${j.object}`,
+          j.status,
+          when(j.createdAt),
+        ]),
         'No file enriched yet.',
       ),
     );
