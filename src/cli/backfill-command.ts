@@ -5,6 +5,7 @@
  */
 import { loadConfig } from '../config.js';
 import type { DryRunReport } from '../enrich/listing/backfill-dry-run.js';
+import { parseCondition, SegmentError } from '../enrich/listing/segment.js';
 import { adminTokenFor } from './embedded.js';
 
 interface Progress {
@@ -54,7 +55,30 @@ interface BackfillOptions {
   limit?: number;
   /** A CRM list (HubSpot list id) whose members are the segment. */
   list?: string;
+  /** Fill the gaps: only records with this mapped property empty. */
+  missing?: string;
+  /** Only records whose own properties meet every condition. */
+  where?: string[];
   url?: string;
+}
+
+/** The segment fields of a backfill's body, checked for their shape here so a typo is named by its flag. */
+function segmentBody(options: BackfillOptions): { missing: string | null; where: string[] } {
+  try {
+    for (const text of options.where ?? []) parseCondition(text);
+  } catch (error) {
+    asFlags(error);
+  }
+  return { missing: options.missing ?? null, where: options.where ?? [] };
+}
+
+/** The service names a segment's body field (`missing: ...`, `where: ...`); the person typed its flag. */
+function asFlags(error: unknown): never {
+  if (error instanceof SegmentError) throw new Error(`--${error.message}`);
+  const e = error as Error & { code?: string };
+  if (e.code === 'invalid_segment')
+    throw Object.assign(new Error(e.message.replace(/\((\d+)\): (missing|where):/, '($1): --$2:')), { code: e.code });
+  throw error;
 }
 
 function checkLimit(limit: number | undefined): void {
@@ -66,12 +90,14 @@ export async function backfill(options: BackfillOptions): Promise<void> {
   checkLimit(options.limit);
   const call = client(options.url);
   const path = `/backfills/${encodeURIComponent(options.connection)}/${encodeURIComponent(options.object)}`;
+  const segment = segmentBody(options);
   let progress = await call<Progress>('POST', '/backfills', {
     connection: options.connection,
     object: options.object,
     limit: options.limit ?? null,
     listId: options.list ?? null,
-  });
+    ...segment,
+  }).catch(asFlags);
   const tty = process.stdout.isTTY === true;
   const started = Date.now();
   const startFinished = progress.enqueued - progress.pending;
@@ -114,11 +140,17 @@ export async function backfillDryRun(options: BackfillOptions): Promise<void> {
     connection: options.connection,
     object: options.object,
     limit: options.limit ?? null,
-  });
+    ...segmentBody(options),
+  }).catch(asFlags);
+  const segment = report.segment;
   const lines = [
     `dry run of a backfill of ${report.connection} ${report.object}: nothing was enqueued`,
+    ...(segment?.missing ? [`  records missing ${segment.missing} that a lookup could fill`] : []),
+    ...(segment?.where.length
+      ? [`  where ${segment.where.map((c) => `${c.property} ${c.op} ${c.value ?? ''}`.trim()).join(' and ')}`]
+      : []),
     `  ${report.listed} records listed: ${report.wouldEnrich} would be enriched, ${report.skipped} skipped ` +
-      '(no match key, or already enriched)',
+      (segment ? '(outside the segment, no match key, or nothing to gain)' : '(no match key, or already enriched)'),
   ];
   if (report.companies) {
     const c = report.companies;
@@ -129,6 +161,7 @@ export async function backfillDryRun(options: BackfillOptions): Promise<void> {
       `  (${c.note})`,
     );
   }
+  lines.push(`  would spend at most ${report.credits} credits (the lookup cache answers the others)`);
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 

@@ -16,6 +16,9 @@ function collectValues(value: string, previous: string[] = []): string[] {
   ];
 }
 
+/** A repeatable option whose values are kept whole (a condition may hold a comma). */
+const repeat = (value: string, previous: string[] = []): string[] => [...previous, value];
+
 function fail(error: unknown): never {
   if (error instanceof MappingError) {
     process.stderr.write(`The mappings are invalid; crm-enrich will not start:\n${formatProblems(error.problems)}\n`);
@@ -44,9 +47,21 @@ export function registerServiceCommands(program: Command): void {
     .option('--limit <n>', 'stop after this many records', (v) => Number.parseInt(v, 10))
     .option('--list <id>', "only the members of this CRM list (a HubSpot list's id)")
     .option(
+      '--missing <property>',
+      'fill the gaps: only records with this mapped property empty that a lookup could fill (as the ' +
+        "data-health report counts them); the report's credits for it are what the dry run previews",
+    )
+    .option(
+      '--where <condition>',
+      'only records whose own property meets the condition: <property><op><value>, op one of =, !=, <, <=, >, ' +
+        '>=, or "<property> empty" / "<property> present" (e.g. "numberofemployees>=50"); repeat for several ' +
+        '(all must hold)',
+      repeat,
+    )
+    .option(
       '--dry-run',
-      'enqueue nothing: say how many records it would enrich, link with companies, and how many companies it ' +
-        'would create',
+      'enqueue nothing: say how many records it would enrich and what it would cost in credits, link with ' +
+        'companies, and how many companies it would create',
     )
     .option('--url <url>', 'the service (default http://127.0.0.1:$PORT)')
     .action(
@@ -55,6 +70,8 @@ export function registerServiceCommands(program: Command): void {
         object: string;
         limit?: number;
         list?: string;
+        missing?: string;
+        where?: string[];
         url?: string;
         dryRun?: boolean;
       }) => {

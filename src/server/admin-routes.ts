@@ -40,7 +40,26 @@ const BackfillBody = z.object({
   limit: wholeNumber(1, MAX_STORED_INT).nullable().optional(),
   /** A CRM list (HubSpot list id) whose members are the segment; absent for every record of the object. */
   listId: z.string().min(1, 'listId must not be empty').max(64).nullable().optional(),
+  /** Only records with this mapped property empty ("fill the gaps"). */
+  missing: z.string().min(1, 'missing must not be empty').max(200).nullable().optional(),
+  /** Only records whose own properties meet every condition ("numberofemployees>=50", "jobtitle empty"). */
+  where: z
+    .array(z.string().min(1, 'a condition must not be empty').max(500), {
+      error: 'expected a list of conditions such as "numberofemployees>=50"',
+    })
+    .max(20, 'at most 20 conditions')
+    .nullable()
+    .optional(),
 });
+
+const backfillStatus: Record<BackfillError['code'], number> = {
+  unknown_connection: 404,
+  unknown_object: 404,
+  unknown_list: 404,
+  segment_not_supported: 400,
+  invalid_segment: 400,
+  backfill_running: 409,
+};
 
 export function adminRoutes(service: AdminContext, tokenCheck: AdminTokenCheck): Router {
   const router = Router();
@@ -103,7 +122,9 @@ export function adminRoutes(service: AdminContext, tokenCheck: AdminTokenCheck):
       const body = parse(BackfillBody, req.body);
       res
         .status(202)
-        .json(await service.backfills.start(body.connection, body.object, body.limit ?? null, body.listId ?? null));
+        .json(
+          await service.backfills.start(body.connection, body.object, body.limit ?? null, body.listId ?? null, body),
+        );
     }),
   );
 
@@ -111,7 +132,7 @@ export function adminRoutes(service: AdminContext, tokenCheck: AdminTokenCheck):
     '/backfills/dry-run',
     route(async (req, res) => {
       const body = parse(BackfillBody, req.body);
-      res.json(await service.backfills.dryRun(body.connection, body.object, body.limit ?? null));
+      res.json(await service.backfills.dryRun(body.connection, body.object, body.limit ?? null, body));
     }),
   );
 
@@ -141,8 +162,11 @@ export function adminRoutes(service: AdminContext, tokenCheck: AdminTokenCheck):
     if (error instanceof DiscoveryError)
       return sendError(res, error.status, error.code, error.message, error.field ? { field: error.field } : undefined);
     if (error instanceof BackfillError)
-      return sendError(res, error.code === 'segment_not_supported' ? 400 : 404, error.code, error.message, {
-        field: { unknown_connection: 'connection', unknown_object: 'object' }[error.code as string] ?? 'listId',
+      return sendError(res, backfillStatus[error.code], error.code, error.message, {
+        field:
+          error.field ??
+          { unknown_connection: 'connection', unknown_object: 'object' }[error.code as string] ??
+          (error.code === 'backfill_running' ? 'object' : 'listId'),
       });
     const status = (error as { status?: number }).status;
     if (status && status >= 400 && status < 500)

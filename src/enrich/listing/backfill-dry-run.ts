@@ -3,23 +3,36 @@
  * it would enqueue and skip, and for person objects linked with companies, how many would be linked
  * and how many companies would be created. It spends no partner credit, so employers are read from
  * e-mail domains (the partner may name others once it is asked); finding companies costs the CRM
- * searches a backfill would make too, one per 100 domains.
+ * searches a backfill would make too, one per 100 domains. With a segment it counts what the fill of that
+ * segment would enqueue (fill-selection.ts, the function the backfill itself uses).
  */
 import type { CrmConnector } from '../../core/connector.js';
 import type { CompiledMapping } from '../../mapping/compile.js';
 import { employerOf } from '../employers/employer-of.js';
-import type { StalePort } from '../ports.js';
 import { companyLinkProperty, propertiesToRead } from '../record/read-properties.js';
+import { readForSegment } from './backfill.js';
+import { selectForBackfill, type SelectionDeps } from './fill-selection.js';
+import { listingConditions, type Segment } from './segment.js';
 
 export interface DryRunReport {
   connection: string;
   object: string;
   /** Records listed (up to the limit). */
   listed: number;
-  /** Records the backfill would enqueue: with a match key, not enriched before. */
+  /**
+   * Records the backfill would enqueue: with a match key, not enriched before; with `missing`, those the
+   * data-health report counts as fillable for it whose lookup could fill it (and in the segment).
+   */
   wouldEnrich: number;
-  /** Records it would skip: no match key, or already enriched. */
+  /** Records it would skip: no match key, already enriched, or outside the segment. */
   skipped: number;
+  /**
+   * Of those to enrich, the records the lookup cache does not answer: at most this many partner credits.
+   * With `missing` alone, the data-health report's `credits` for that property on the same records.
+   */
+  credits: number;
+  /** The segment previewed; null for every record. */
+  segment: Segment | null;
   /** Absent when this object is not linked with companies. */
   companies?: {
     /** Records to enrich that have no company yet and whose e-mail names an employer. */
@@ -37,8 +50,7 @@ export interface DryRunReport {
   };
 }
 
-export interface DryRunDeps {
-  stale: StalePort;
+export interface DryRunDeps extends SelectionDeps {
   freeMail: { has(domain: string): boolean };
   /** Whether missing companies are created on this connection. */
   creates: (connector: CrmConnector) => boolean;
@@ -52,8 +64,9 @@ export async function backfillDryRun(
   objectType: string,
   mapping: CompiledMapping,
   limit: number | null,
+  segment: Segment | null = null,
 ): Promise<DryRunReport> {
-  const read = propertiesToRead(connector, objectType, mapping);
+  const read = readForSegment(propertiesToRead(connector, objectType, mapping), segment);
   const linkProperty = companyLinkProperty(connector, objectType, mapping);
   const linking = !!linkProperty && !!connector.findCompaniesByDomain;
   const report: DryRunReport = {
@@ -62,6 +75,8 @@ export async function backfillDryRun(
     listed: 0,
     wouldEnrich: 0,
     skipped: 0,
+    credits: 0,
+    segment,
   };
   const domains = new Map<string, number>();
   let unknownEmployer = 0;
@@ -71,19 +86,20 @@ export async function backfillDryRun(
     if (remaining <= 0) break;
     const page = await connector.listRecords(
       objectType,
-      { properties: read, limit: remaining, ...(cursor ? { cursor } : {}) },
+      {
+        properties: read,
+        limit: remaining,
+        ...(cursor ? { cursor } : {}),
+        ...(segment ? { where: listingConditions(segment) } : {}),
+      },
       { priority: 'bulk' },
     );
     const records = page.records.slice(0, remaining);
     report.listed += records.length;
-    const withKey = records.filter((r) => mapping.matchKeys(r.properties).length > 0);
-    const known = await deps.stale.known(
-      connector.connection,
-      objectType,
-      withKey.map((r) => r.id),
-    );
-    const todo = withKey.filter((r) => !known.has(r.id));
+    const target = { connection: connector.connection, objectType, mapping };
+    const { todo, credits } = await selectForBackfill(deps, target, segment, records, true);
     report.wouldEnrich += todo.length;
+    report.credits += credits;
     report.skipped += records.length - todo.length;
     if (linking) {
       for (const r of todo) {

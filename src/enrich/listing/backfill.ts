@@ -1,8 +1,10 @@
 /**
  * Backfill: page through every existing record of one CRM object and enqueue the ones with a match
- * key as bulk work. The run's cursor is saved after every page, so a run that is interrupted (or a
- * service that is killed) picks up where it stopped; dedup keys make a page enqueued twice one set
- * of jobs, and records we already hold fresh state for are not enqueued at all.
+ * key as bulk work; or only a segment of them (segment.ts: the records missing one property, those
+ * meeting conditions on their own properties), chosen page by page by fill-selection.ts. The run's
+ * cursor (and segment) is saved after every page, so a run that is interrupted (or a service that is
+ * killed) picks up where it stopped; dedup keys make a page enqueued twice one set of jobs, and records
+ * we already hold fresh state for are not enqueued at all.
  */
 import { propertiesToRead } from '../record/read-properties.js';
 import { randomUUID } from 'node:crypto';
@@ -11,7 +13,9 @@ import { CrmError, type CrmConnector, type RecordPage } from '../../core/connect
 import type { CompiledMapping } from '../../mapping/compile.js';
 import { logger } from '../../logger.js';
 import { queueName } from '../jobs.js';
-import type { EnqueuePort, KeyValuePort, NewJob, StalePort } from '../ports.js';
+import type { EnqueuePort, KeyValuePort, NewJob } from '../ports.js';
+import { selectForBackfill, type SelectionDeps } from './fill-selection.js';
+import { listingConditions, Segment } from './segment.js';
 
 const log = logger('enrich.backfill');
 
@@ -22,6 +26,8 @@ export const BackfillRun = z.object({
   limit: z.number().int().positive().nullable(),
   /** The CRM list whose members are the segment (HubSpot list id); null for every record of the object. */
   listId: z.string().nullable().default(null),
+  /** Only these records of the object (or of the list): "fill the gaps"; null for all of them. */
+  segment: Segment.nullable().default(null),
   cursor: z.string().nullable(),
   listed: z.number().int(),
   enqueued: z.number().int(),
@@ -32,10 +38,9 @@ export const BackfillRun = z.object({
 });
 export type BackfillRun = z.infer<typeof BackfillRun>;
 
-export interface BackfillDeps {
+export interface BackfillDeps extends SelectionDeps {
   kv: KeyValuePort;
   queue: EnqueuePort;
-  stale: StalePort;
   pageSize?: number;
   /**
    * Resolves when the object's queue has room for another page. Listing no faster than the lane
@@ -67,6 +72,7 @@ export async function startBackfill(
   objectType: string,
   limit: number | null,
   listId: string | null = null,
+  segment: Segment | null = null,
 ): Promise<BackfillRun> {
   const existing = await readBackfill(deps.kv, connection, objectType);
   if (existing?.status === 'running') return existing;
@@ -76,6 +82,7 @@ export async function startBackfill(
     objectType,
     limit,
     listId,
+    segment,
     cursor: null,
     listed: 0,
     enqueued: 0,
@@ -105,36 +112,35 @@ export async function driveBackfill(
     if (remaining <= 0) break;
     await deps.room?.(queueName(run.connection, run.objectType));
     if (signal?.aborted) break;
-    const read = propertiesToRead(connector, run.objectType, mapping);
+    const read = readForSegment(propertiesToRead(connector, run.objectType, mapping), run.segment);
     const page = members
       ? await memberPage(connector, run.objectType, members, run.cursor, remaining, read)
       : await connector.listRecords(
           run.objectType,
-          { properties: read, limit: remaining, ...(run.cursor ? { cursor: run.cursor } : {}) },
+          {
+            properties: read,
+            limit: remaining,
+            ...(run.cursor ? { cursor: run.cursor } : {}),
+            ...(run.segment ? { where: listingConditions(run.segment) } : {}),
+          },
           { priority: 'bulk' },
         );
     const records = page.records.slice(0, remaining);
-    const withKey = records.filter((r) => mapping.matchKeys(r.properties).length > 0);
-    const known = await deps.stale.known(
-      run.connection,
-      run.objectType,
-      withKey.map((r) => r.id),
-    );
+    const target = { connection: run.connection, objectType: run.objectType, mapping };
+    const { todo } = await selectForBackfill(deps, target, run.segment, records, false);
     const at = new Date().toISOString();
-    const jobs: NewJob[] = withKey
-      .filter((r) => !known.has(r.id))
-      .map((r) => ({
-        queue: queueName(run.connection, run.objectType),
-        dedupKey: `backfill:${run.id}:${r.id}`,
-        priority: 'bulk',
-        data: {
-          connection: run.connection,
-          objectType: run.objectType,
-          recordId: r.id,
-          reason: 'backfill',
-          snapshot: { at, read, properties: r.properties },
-        },
-      }));
+    const jobs: NewJob[] = todo.map((r) => ({
+      queue: queueName(run.connection, run.objectType),
+      dedupKey: `backfill:${run.id}:${r.id}`,
+      priority: 'bulk',
+      data: {
+        connection: run.connection,
+        objectType: run.objectType,
+        recordId: r.id,
+        reason: 'backfill',
+        snapshot: { at, read, properties: r.properties },
+      },
+    }));
     const { inserted } = jobs.length ? await deps.queue.enqueue(jobs) : { inserted: 0 };
     if (inserted > 0) deps.wake?.(run.connection, run.objectType);
     run = {
@@ -154,6 +160,14 @@ export async function driveBackfill(
       'backfill listed every record',
     );
   return run;
+}
+
+/** What to read of each record: what the mapping plans with, and the properties the segment's conditions name. */
+export function readForSegment(read: string[], segment: Segment | null): string[] {
+  if (!segment) return read;
+  const have = new Set(read.map((p) => p.toLowerCase()));
+  const extra = segment.where.map((c) => c.property).filter((p) => !have.has(p.toLowerCase()));
+  return [...read, ...new Set(extra)];
 }
 
 export class ListSegmentError extends Error {

@@ -5,6 +5,9 @@
 import { AppError } from '../../core/errors.js';
 import { CrmError, type CrmConnector } from '../../core/connector.js';
 import { driveBackfill, readBackfill, startBackfill, type BackfillDeps, type BackfillRun } from './backfill.js';
+import { checkSegment, parseCondition, SegmentError, type Segment } from './segment.js';
+import { mappedProperties } from './health-counts.js';
+import { propertiesToRead } from '../record/read-properties.js';
 import { backfillDryRun, type DryRunReport } from './backfill-dry-run.js';
 import { queueName } from '../jobs.js';
 import { logger } from '../../logger.js';
@@ -20,13 +23,30 @@ export interface BackfillProgress extends BackfillRun {
   done: boolean;
 }
 
-export type BackfillErrorCode = 'unknown_connection' | 'unknown_object' | 'unknown_list' | 'segment_not_supported';
+export type BackfillErrorCode =
+  | 'unknown_connection'
+  | 'unknown_object'
+  | 'unknown_list'
+  | 'segment_not_supported'
+  | 'invalid_segment'
+  | 'backfill_running';
 
 export class BackfillError extends AppError {
   declare readonly code: BackfillErrorCode;
-  constructor(code: BackfillErrorCode, message: string) {
+  constructor(
+    code: BackfillErrorCode,
+    message: string,
+    /** The request field the error is about, where it is not the code's own (`missing`, `where`). */
+    readonly field?: string,
+  ) {
     super(code, message, 'permanent');
   }
+}
+
+/** A segment as the admin API and the CLI write it: a property's name, and conditions as text. */
+export interface SegmentInput {
+  missing?: string | null | undefined;
+  where?: readonly string[] | null | undefined;
 }
 
 export class Backfills {
@@ -66,12 +86,47 @@ export class Backfills {
     object: string,
     limit: number | null,
     listId: string | null = null,
+    segmentInput: SegmentInput = {},
   ): Promise<BackfillProgress> {
     const { connector, objectType, mapping } = this.resolve(connection, object);
+    const segment = await this.segmentOf(connector, objectType, mapping, segmentInput);
     if (listId !== null) await this.checkList(connector, listId);
-    const run = await startBackfill(this.deps, connector.connection, objectType, limit, listId);
+    const running = await readBackfill(this.deps.kv, connector.connection, objectType);
+    if (running?.status === 'running' && !sameSegment(running, listId, segment))
+      throw new BackfillError(
+        'backfill_running',
+        `a backfill of ${connector.connection} ${objectType} (${describeSegment(running)}) is still listing; ` +
+          `watch it with GET /admin/api/backfills/${connector.connection}/${objectType} and start this one after it`,
+      );
+    const run = await startBackfill(this.deps, connector.connection, objectType, limit, listId, segment);
     this.drive(connector, mapping, run);
     return this.progress(connection, objectType);
+  }
+
+  /**
+   * The segment asked for, checked against the object: `missing` must be a mapped property, a condition's
+   * property one the mapping reads or the CRM's schema lists. Null when none is asked for.
+   */
+  private async segmentOf(
+    connector: CrmConnector,
+    objectType: string,
+    mapping: CompiledMapping,
+    input: SegmentInput,
+  ): Promise<Segment | null> {
+    const missing = input.missing ?? null;
+    const texts = input.where ?? [];
+    if (missing === null && texts.length === 0) return null;
+    try {
+      const segment: Segment = { missing, where: texts.map(parseCondition) };
+      const known = new Set(propertiesToRead(connector, objectType, mapping).map((p) => p.toLowerCase()));
+      if (segment.where.some((c) => !known.has(c.property.toLowerCase())))
+        for (const p of await connector.readSchema(objectType)) known.add(p.name.toLowerCase());
+      checkSegment(segment, mappedProperties(mapping), known, `${connector.connection} ${objectType}`);
+      return segment;
+    } catch (error) {
+      if (error instanceof SegmentError) throw new BackfillError('invalid_segment', error.message, error.field);
+      throw error;
+    }
   }
 
   private async checkList(connector: CrmConnector, listId: string): Promise<void> {
@@ -87,14 +142,21 @@ export class Backfills {
   }
 
   /** What a backfill of this object would enqueue, link and create, without enqueuing anything. */
-  async dryRun(connection: string, object: string, limit: number | null): Promise<DryRunReport> {
+  async dryRun(
+    connection: string,
+    object: string,
+    limit: number | null,
+    segmentInput: SegmentInput = {},
+  ): Promise<DryRunReport> {
     const { connector, objectType, mapping } = this.resolve(connection, object);
+    const segment = await this.segmentOf(connector, objectType, mapping, segmentInput);
     return backfillDryRun(
-      { stale: this.deps.stale, ...this.companies, created: (c, d) => this.store.companies.created(c, d) },
+      { ...this.deps, ...this.companies, created: (c, d) => this.store.companies.created(c, d) },
       connector,
       objectType,
       mapping,
       limit,
+      segment,
     );
   }
 
@@ -162,4 +224,17 @@ export class Backfills {
     for (const { abort } of this.running.values()) abort.abort();
     await Promise.allSettled([...this.running.values()].map((r) => r.done));
   }
+}
+
+function sameSegment(run: BackfillRun, listId: string | null, segment: Segment | null): boolean {
+  return run.listId === listId && JSON.stringify(run.segment) === JSON.stringify(segment);
+}
+
+function describeSegment(run: BackfillRun): string {
+  const parts = [
+    run.listId === null ? undefined : `list ${run.listId}`,
+    run.segment?.missing ? `missing ${run.segment.missing}` : undefined,
+    ...(run.segment?.where ?? []).map((c) => `${c.property} ${c.op}${c.value === undefined ? '' : ` ${c.value}`}`),
+  ].filter(Boolean);
+  return parts.length ? parts.join(', ') : 'every record';
 }
