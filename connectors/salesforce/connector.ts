@@ -19,6 +19,7 @@ import {
 } from '../../src/core/connector.js';
 import type { Priority, RateLimiter } from '../../src/core/limiter.js';
 import type { SalesforceAuth } from './auth.js';
+import { soqlConditions } from './list-conditions.js';
 import { isRetryableRecordError, toCrmError } from './errors.js';
 import { toId18 } from './ids.js';
 import { provisionFields } from './field-provisioning.js';
@@ -323,8 +324,22 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
       checkFieldNames(list.properties);
       const limit = Math.max(1, Math.min(list.limit ?? 200, MAX_PAGE));
       const after = list.cursor ? decodeCursor(list.cursor) : undefined;
-      const soql = selectChanged(objectType, selectFields(list.properties), list.changedSince, after, limit);
-      const raw = await queryAll(soql, callOptions?.priority ?? 'bulk');
+      const priority = callOptions?.priority ?? 'bulk';
+      const conditions = list.where?.length
+        ? soqlConditions(
+            list.where,
+            new Map((await readSchema(objectType, priority)).map((p) => [p.name.toLowerCase(), p])),
+          )
+        : [];
+      const soql = selectChanged(
+        objectType,
+        selectFields(list.properties),
+        list.changedSince,
+        after,
+        limit,
+        conditions,
+      );
+      const raw = await queryAll(soql, priority);
       const records = raw.map((r) => toRecord(r, list.properties));
       const last = raw.at(-1);
       const next =

@@ -111,15 +111,19 @@ export interface KeysetCursor {
   id: string;
 }
 
-/** Records changed since a time, oldest first, resuming after the last record of the previous page. */
+/**
+ * Records changed since a time (and meeting `conditions`, SOQL terms already checked), oldest first,
+ * resuming after the last record of the previous page.
+ */
 export function selectChanged(
   objectType: string,
   fields: string[],
   since: Date | undefined,
   after: KeysetCursor | undefined,
   limit: number,
+  conditions: readonly string[] = [],
 ): string {
-  const where: string[] = [];
+  const where: string[] = [...conditions];
   if (since) where.push(`LastModifiedDate >= ${soqlDatetime(since)}`);
   if (after) {
     const t = soqlDatetime(new Date(after.lastModified));

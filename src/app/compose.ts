@@ -44,6 +44,7 @@ import type { Parts } from '../service/parts.js';
 import { Backfills } from '../enrich/listing/backfills.js';
 import { FILE_UPLOAD_MAX_BYTES, FileJobs } from '../enrich/listing/file/file-jobs.js';
 import { dataHealth } from './data-health.js';
+import { cachedAnswers } from './cached-answers.js';
 import { connectorsFromConfig } from './connectors.js';
 import { entryPointsFromConfig } from './entry-points.js';
 import { connectorFor, objectTypeIn } from '../core/connector-lookup.js';
@@ -260,6 +261,9 @@ export async function compose(options: ComposeOptions): Promise<Parts> {
         kv: ports.kv,
         queue: ports.enqueue,
         stale: ports.stale,
+        states: (connection, objectType, ids) => ports.state.getMany(connection, objectType, ids),
+        cached: cachedAnswers(store.cache),
+        refreshAfterDays: config.REFRESH_AFTER_DAYS,
         room,
         wake: (connection, objectType) => enricher.wake(connection, objectType, 'bulk'),
         lookups,

@@ -6,6 +6,7 @@
 import { loadConfig } from '../config.js';
 import type { DryRunReport } from '../enrich/listing/backfill-dry-run.js';
 import type { ListRefreshReport } from '../enrich/listing/list-refresh.js';
+import { parseCondition, SegmentError } from '../enrich/listing/segment.js';
 import { adminTokenFor } from './embedded.js';
 
 interface Progress {
@@ -57,6 +58,10 @@ interface BackfillOptions {
   list?: string;
   /** The same, by name only. */
   listName?: string;
+  /** Fill the gaps: only records with this mapped property empty. */
+  missing?: string;
+  /** Only records whose own properties meet every condition. */
+  where?: string[];
   url?: string;
 }
 
@@ -74,6 +79,25 @@ export function listFields(options: { list?: string; listName?: string }): { lis
     : { listName: options.list };
 }
 
+/** The segment fields of a backfill's body, checked for their shape here so a typo is named by its flag. */
+function segmentBody(options: BackfillOptions): { missing: string | null; where: string[] } {
+  try {
+    for (const text of options.where ?? []) parseCondition(text);
+  } catch (error) {
+    asFlags(error);
+  }
+  return { missing: options.missing ?? null, where: options.where ?? [] };
+}
+
+/** The service names a segment's body field (`missing: ...`, `where: ...`); the person typed its flag. */
+function asFlags(error: unknown): never {
+  if (error instanceof SegmentError) throw new Error(`--${error.message}`);
+  const e = error as Error & { code?: string };
+  if (e.code === 'invalid_segment')
+    throw Object.assign(new Error(e.message.replace(/\((\d+)\): (missing|where):/, '($1): --$2:')), { code: e.code });
+  throw error;
+}
+
 function checkLimit(limit: number | undefined): void {
   if (limit !== undefined && (!Number.isInteger(limit) || limit <= 0))
     throw new Error('--limit must be a whole number above 0');
@@ -83,12 +107,14 @@ export async function backfill(options: BackfillOptions): Promise<void> {
   checkLimit(options.limit);
   const call = client(options.url);
   const path = `/backfills/${encodeURIComponent(options.connection)}/${encodeURIComponent(options.object)}`;
+  const segment = segmentBody(options);
   let progress = await call<Progress>('POST', '/backfills', {
     connection: options.connection,
     object: options.object,
     limit: options.limit ?? null,
     ...listFields(options),
-  });
+    ...segment,
+  }).catch(asFlags);
   const tty = process.stdout.isTTY === true;
   const started = Date.now();
   const startFinished = progress.enqueued - progress.pending;
@@ -132,13 +158,19 @@ export async function backfillDryRun(options: BackfillOptions): Promise<void> {
     object: options.object,
     limit: options.limit ?? null,
     ...listFields(options),
-  });
-  const segment = report.listId === null ? '' : ` (members of list ${report.listId})`;
+    ...segmentBody(options),
+  }).catch(asFlags);
+  const segment = report.segment;
+  const members = report.listId === null ? '' : ` (members of list ${report.listId})`;
   const lines = [
-    ...(report.credits === undefined ? [] : [`would spend at most ${report.credits} credits`]),
-    `dry run of a backfill of ${report.connection} ${report.object}${segment}: nothing was enqueued`,
+    `would spend at most ${report.credits} credits`,
+    `dry run of a backfill of ${report.connection} ${report.object}${members}: nothing was enqueued`,
+    ...(segment?.missing ? [`  records missing ${segment.missing} that a lookup could fill`] : []),
+    ...(segment?.where.length
+      ? [`  where ${segment.where.map((c) => `${c.property} ${c.op} ${c.value ?? ''}`.trim()).join(' and ')}`]
+      : []),
     `  ${report.listed} records listed: ${report.wouldEnrich} would be enriched, ${report.skipped} skipped ` +
-      '(no match key, or already enriched)',
+      (segment ? '(outside the segment, no match key, or nothing to gain)' : '(no match key, or already enriched)'),
   ];
   if (report.companies) {
     const c = report.companies;

@@ -16,6 +16,9 @@ function collectValues(value: string, previous: string[] = []): string[] {
   ];
 }
 
+/** A repeatable option whose values are kept whole (a condition may hold a comma). */
+const repeat = (value: string, previous: string[] = []): string[] => [...previous, value];
+
 function fail(error: unknown): never {
   if (error instanceof MappingError) {
     process.stderr.write(`The mappings are invalid; crm-enrich will not start:\n${formatProblems(error.problems)}\n`);
@@ -49,6 +52,18 @@ export function registerServiceCommands(program: Command): void {
     .option('--list <id or name>', LIST_HELP)
     .option('--list-name <name>', 'the same, by name only (for a name that looks like an id)')
     .option(
+      '--missing <property>',
+      'fill the gaps: only records with this mapped property empty that a lookup could fill (as the ' +
+        "data-health report counts them); the report's credits for it are what the dry run previews",
+    )
+    .option(
+      '--where <condition>',
+      'only records whose own property meets the condition: <property><op><value>, op one of =, !=, <, <=, >, ' +
+        '>=, or "<property> empty" / "<property> present" (e.g. "numberofemployees>=50"); repeat for several ' +
+        '(all must hold)',
+      repeat,
+    )
+    .option(
       '--dry-run',
       'enqueue nothing: say how many records it would enrich and credits it would spend at most, link with ' +
         'companies, and how many companies it would create',
@@ -61,6 +76,8 @@ export function registerServiceCommands(program: Command): void {
         limit?: number;
         list?: string;
         listName?: string;
+        missing?: string;
+        where?: string[];
         url?: string;
         dryRun?: boolean;
       }) => {

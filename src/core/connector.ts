@@ -106,6 +106,19 @@ export interface ListOptions {
   cursor?: string;
   /** Page size; the connector may cap it. */
   limit?: number;
+  /**
+   * Conditions every record listed must meet, where the CRM's query can say so (Salesforce: a SOQL WHERE);
+   * fewer records read is all it buys. A connector whose listing cannot filter (HubSpot's list pages)
+   * lists everything, and so does one that cannot express a condition: callers filter each page again.
+   */
+  where?: ListCondition[];
+}
+
+/** A record's own property compared with a value (`empty`/`present` take none); text compares without case. */
+export interface ListCondition {
+  property: string;
+  op: '=' | '!=' | '<' | '<=' | '>' | '>=' | 'empty' | 'present';
+  value?: string;
 }
 
 /**

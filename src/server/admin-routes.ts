@@ -48,6 +48,16 @@ const BackfillBody = z.object({
   object: z.string({ error: 'object is required' }).min(1),
   limit: wholeNumber(1, MAX_STORED_INT).nullable().optional(),
   ...ListFields,
+  /** Only records with this mapped property empty ("fill the gaps"). */
+  missing: z.string().min(1, 'missing must not be empty').max(200).nullable().optional(),
+  /** Only records whose own properties meet every condition ("numberofemployees>=50", "jobtitle empty"). */
+  where: z
+    .array(z.string().min(1, 'a condition must not be empty').max(500), {
+      error: 'expected a list of conditions such as "numberofemployees>=50"',
+    })
+    .max(20, 'at most 20 conditions')
+    .nullable()
+    .optional(),
 });
 const ListRefreshBody = z.object({
   connection: z.string({ error: 'connection is required' }).min(1),
@@ -70,6 +80,8 @@ const BACKFILL_STATUS: Record<BackfillError['code'], number> = {
   unknown_list: 404,
   unusable_list: 422,
   segment_not_supported: 400,
+  invalid_segment: 400,
+  backfill_running: 409,
 };
 
 export function adminRoutes(service: AdminContext, tokenCheck: AdminTokenCheck): Router {
@@ -141,7 +153,7 @@ export function adminRoutes(service: AdminContext, tokenCheck: AdminTokenCheck):
       const body = parse(BackfillBody, req.body);
       res
         .status(202)
-        .json(await service.backfills.start(body.connection, body.object, body.limit ?? null, listRef(body)));
+        .json(await service.backfills.start(body.connection, body.object, body.limit ?? null, listRef(body), body));
     }),
   );
 
@@ -149,7 +161,7 @@ export function adminRoutes(service: AdminContext, tokenCheck: AdminTokenCheck):
     '/backfills/dry-run',
     route(async (req, res) => {
       const body = parse(BackfillBody, req.body);
-      res.json(await service.backfills.dryRun(body.connection, body.object, body.limit ?? null, listRef(body)));
+      res.json(await service.backfills.dryRun(body.connection, body.object, body.limit ?? null, listRef(body), body));
     }),
   );
 

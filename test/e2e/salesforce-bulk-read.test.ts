@@ -4,6 +4,7 @@
  * whose counts equal the REST scan's for a handful of API calls, a scan stopped mid-job that resumes on the
  * same job, and backfills that go through bulk above SALESFORCE_BULK_THRESHOLD and through REST below it.
  */
+import { cachedAnswers } from '../../src/app/cached-answers.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSalesforceConnector } from '../../connectors/salesforce/connector.js';
 import { startSalesforceSandbox, type SalesforceSandbox } from '../../connectors/salesforce/sandbox/server.js';
@@ -283,7 +284,14 @@ describe('data-health scans and backfills of a big org', () => {
   it('backfills more records than the threshold through bulk, and a limited one under it through REST', async () => {
     const store = await t.openStore();
     const ports = storePorts(store);
-    const deps = { kv: ports.kv, queue: ports.enqueue, stale: ports.stale };
+    const deps = {
+      kv: ports.kv,
+      queue: ports.enqueue,
+      stale: ports.stale,
+      states: (c: string, o: string, ids: string[]) => ports.state.getMany(c, o, ids),
+      cached: cachedAnswers(store.cache),
+      refreshAfterDays: 30,
+    };
     const withKey = sandbox.records('Contact').filter((r) => r.Email).length;
 
     const big = await spending(async () =>
@@ -316,6 +324,9 @@ describe('data-health scans and backfills of a big org', () => {
       backfillDryRun(
         {
           stale: ports.stale,
+          states: (c: string, o: string, ids: string[]) => ports.state.getMany(c, o, ids),
+          cached: cachedAnswers(store.cache),
+          refreshAfterDays: 30,
           freeMail: { has: (d) => d === 'gmail.com' },
           creates: () => false,
           created: async () => new Map(),

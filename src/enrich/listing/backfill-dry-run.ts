@@ -4,16 +4,18 @@
  * it would enqueue and skip, and for person objects linked with companies, how many would be linked
  * and how many companies would be created. It spends no partner credit, so employers are read from
  * e-mail domains (the partner may name others once it is asked); finding companies costs the CRM
- * searches a backfill would make too, one per 100 domains.
+ * searches a backfill would make too, one per 100 domains. With a segment it counts what the fill of that
+ * segment would enqueue (fill-selection.ts, the function the backfill itself uses).
  */
 import type { CrmConnector } from '../../core/connector.js';
 import type { CompiledMapping } from '../../mapping/compile.js';
 import { employerOf } from '../employers/employer-of.js';
 import type { PartnerLookups } from '../partner-lookups.js';
-import type { StalePort } from '../ports.js';
 import { companyLinkProperty, propertiesToRead } from '../record/read-properties.js';
-import { BACKFILL_BULK_PAGE } from './backfill.js';
+import { BACKFILL_BULK_PAGE, readForSegment } from './backfill.js';
+import { selectForBackfill, type SelectionDeps } from './fill-selection.js';
 import { listMembers, memberPage } from './list-segment.js';
+import { listingConditions, type Segment } from './segment.js';
 import { readWholeObject } from './whole-object.js';
 
 export interface DryRunReport {
@@ -23,15 +25,21 @@ export interface DryRunReport {
   listId: string | null;
   /** Records listed (up to the limit). */
   listed: number;
-  /** Records the backfill would enqueue: with a match key, not enriched before. */
+  /**
+   * Records the backfill would enqueue: with a match key, not enriched before; with `missing`, those the
+   * data-health report counts as fillable for it whose lookup could fill it (and in the segment).
+   */
   wouldEnrich: number;
-  /** Records it would skip: no match key, or already enriched. */
+  /** Records it would skip: no match key, already enriched, or outside the segment. */
   skipped: number;
   /**
-   * The most partner credits enriching them would spend: each match key the lookup cache cannot answer,
-   * as the run would ask them (absent when the service has no partner lookups to ask).
+   * At most this many partner credits. With a segment, the records the lookup cache does not answer (with
+   * `missing` alone, the data-health report's `credits` for that property on the same records); without
+   * one, each match key the cache cannot answer, as the run would ask them.
    */
-  credits?: number;
+  credits: number;
+  /** The segment previewed; null for every record. */
+  segment: Segment | null;
   /** Absent when this object is not linked with companies. */
   companies?: {
     /** Records to enrich that have no company yet and whose e-mail names an employer. */
@@ -49,8 +57,7 @@ export interface DryRunReport {
   };
 }
 
-export interface DryRunDeps {
-  stale: StalePort;
+export interface DryRunDeps extends SelectionDeps {
   freeMail: { has(domain: string): boolean };
   /** Whether missing companies are created on this connection. */
   creates: (connector: CrmConnector) => boolean;
@@ -67,8 +74,9 @@ export async function backfillDryRun(
   mapping: CompiledMapping,
   limit: number | null,
   listId: string | null = null,
+  segment: Segment | null = null,
 ): Promise<DryRunReport> {
-  const read = propertiesToRead(connector, objectType, mapping);
+  const read = readForSegment(propertiesToRead(connector, objectType, mapping), segment);
   const linkProperty = companyLinkProperty(connector, objectType, mapping);
   const linking = !!linkProperty && !!connector.findCompaniesByDomain;
   const report: DryRunReport = {
@@ -78,7 +86,8 @@ export async function backfillDryRun(
     listed: 0,
     wouldEnrich: 0,
     skipped: 0,
-    ...(deps.lookups ? { credits: 0 } : {}),
+    credits: 0,
+    segment,
   };
   const domains = new Map<string, number>();
   let unknownEmployer = 0;
@@ -98,27 +107,21 @@ export async function backfillDryRun(
           listPageSize: Math.min(connector.batchSize, left),
           bulkPageSize: Math.min(BACKFILL_BULK_PAGE, left),
           limit,
+          ...(segment ? { where: listingConditions(segment) } : {}),
         });
     const records = page.records.slice(0, left);
     report.listed += records.length;
-    const withKey = records.filter((r) => mapping.matchKeys(r.properties).length > 0);
-    const known = await deps.stale.known(
-      connector.connection,
-      objectType,
-      withKey.map((r) => r.id),
-    );
-    const todo = withKey.filter((r) => !known.has(r.id));
+    const target = { connection: connector.connection, objectType, mapping };
+    const { todo, credits } = await selectForBackfill(deps, target, segment, records, true);
     report.wouldEnrich += todo.length;
-    if (deps.lookups) {
+    if (segment || !deps.lookups) report.credits += credits;
+    else
       for (const r of todo)
-        report.credits =
-          (report.credits ?? 0) +
-          (await deps.lookups.creditsFor(
-            mapping.source,
-            mapping.matchKeys(r.properties),
-            mapping.market(r.properties),
-          ));
-    }
+        report.credits += await deps.lookups.creditsFor(
+          mapping.source,
+          mapping.matchKeys(r.properties),
+          mapping.market(r.properties),
+        );
     report.skipped += records.length - todo.length;
     if (linking) {
       for (const r of todo) {

@@ -1,9 +1,11 @@
 /**
  * Backfill: page through every existing record of one CRM object (whole-object.ts: more records than the
- * connector's bulk threshold through its bulk export) and enqueue the ones with a match key as bulk work.
- * The run's cursor is saved after every page, so a run that is interrupted (or a service that is killed)
- * picks up where it stopped; dedup keys make a page enqueued twice one set
- * of jobs, and records we already hold fresh state for are not enqueued at all.
+ * connector's bulk threshold through its bulk export; list-segment.ts: a CRM list's members) and enqueue
+ * the ones with a match key as bulk work; or only a segment of them (segment.ts: the records missing one
+ * property, those meeting conditions on their own properties), chosen page by page by fill-selection.ts.
+ * The run's cursor (and segment) is saved after every page, so a run that is interrupted (or a service that
+ * is killed) picks up where it stopped; dedup keys make a page enqueued twice one set of jobs, and records
+ * we already hold fresh state for are not enqueued at all.
  */
 import { propertiesToRead } from '../record/read-properties.js';
 import { randomUUID } from 'node:crypto';
@@ -16,6 +18,8 @@ import { listMembers, memberPage } from './list-segment.js';
 import type { PartnerLookups } from '../partner-lookups.js';
 import type { EnqueuePort, KeyValuePort, NewJob, StalePort } from '../ports.js';
 import { ExportGoneError, readWholeObject } from './whole-object.js';
+import { selectForBackfill, type SelectionDeps } from './fill-selection.js';
+import { listingConditions, Segment } from './segment.js';
 
 const log = logger('enrich.backfill');
 
@@ -29,6 +33,8 @@ export const BackfillRun = z.object({
    * a name resolved when the run started); null for every record of the object.
    */
   listId: z.string().nullable().default(null),
+  /** Only these records of the object (or of the list): "fill the gaps"; null for all of them. */
+  segment: Segment.nullable().default(null),
   cursor: z.string().nullable(),
   listed: z.number().int(),
   enqueued: z.number().int(),
@@ -39,7 +45,7 @@ export const BackfillRun = z.object({
 });
 export type BackfillRun = z.infer<typeof BackfillRun>;
 
-export interface BackfillDeps {
+export interface BackfillDeps extends SelectionDeps {
   kv: KeyValuePort;
   queue: EnqueuePort;
   stale: StalePort;
@@ -82,6 +88,7 @@ export async function startBackfill(
   objectType: string,
   limit: number | null,
   listId: string | null = null,
+  segment: Segment | null = null,
 ): Promise<BackfillRun> {
   const existing = await readBackfill(deps.kv, connection, objectType);
   if (existing?.status === 'running') return existing;
@@ -91,6 +98,7 @@ export async function startBackfill(
     objectType,
     limit,
     listId,
+    segment,
     cursor: null,
     listed: 0,
     enqueued: 0,
@@ -120,7 +128,7 @@ export async function driveBackfill(
     if (left <= 0) break;
     await deps.room?.(queueName(run.connection, run.objectType));
     if (signal?.aborted) break;
-    const read = propertiesToRead(connector, run.objectType, mapping);
+    const read = readForSegment(propertiesToRead(connector, run.objectType, mapping), run.segment);
     let page: RecordPage;
     try {
       page = members
@@ -132,6 +140,7 @@ export async function driveBackfill(
             listPageSize: Math.min(pageSize, left),
             bulkPageSize: Math.min(BACKFILL_BULK_PAGE, left),
             limit: run.limit,
+            ...(run.segment ? { where: listingConditions(run.segment) } : {}),
             signal,
           });
     } catch (error) {
@@ -143,27 +152,21 @@ export async function driveBackfill(
       continue;
     }
     const records = page.records.slice(0, left);
-    const withKey = records.filter((r) => mapping.matchKeys(r.properties).length > 0);
-    const known = await deps.stale.known(
-      run.connection,
-      run.objectType,
-      withKey.map((r) => r.id),
-    );
+    const target = { connection: run.connection, objectType: run.objectType, mapping };
+    const { todo } = await selectForBackfill(deps, target, run.segment, records, false);
     const at = new Date().toISOString();
-    const jobs: NewJob[] = withKey
-      .filter((r) => !known.has(r.id))
-      .map((r) => ({
-        queue: queueName(run.connection, run.objectType),
-        dedupKey: `backfill:${run.id}:${r.id}`,
-        priority: 'bulk',
-        data: {
-          connection: run.connection,
-          objectType: run.objectType,
-          recordId: r.id,
-          reason: 'backfill',
-          snapshot: { at, read, properties: r.properties },
-        },
-      }));
+    const jobs: NewJob[] = todo.map((r) => ({
+      queue: queueName(run.connection, run.objectType),
+      dedupKey: `backfill:${run.id}:${r.id}`,
+      priority: 'bulk',
+      data: {
+        connection: run.connection,
+        objectType: run.objectType,
+        recordId: r.id,
+        reason: 'backfill',
+        snapshot: { at, read, properties: r.properties },
+      },
+    }));
     const { inserted } = jobs.length ? await deps.queue.enqueue(jobs) : { inserted: 0 };
     if (inserted > 0) deps.wake?.(run.connection, run.objectType);
     run = {
@@ -183,4 +186,12 @@ export async function driveBackfill(
       'backfill listed every record',
     );
   return run;
+}
+
+/** What to read of each record: what the mapping plans with, and the properties the segment's conditions name. */
+export function readForSegment(read: string[], segment: Segment | null): string[] {
+  if (!segment) return read;
+  const have = new Set(read.map((p) => p.toLowerCase()));
+  const extra = segment.where.map((c) => c.property).filter((p) => !have.has(p.toLowerCase()));
+  return [...read, ...new Set(extra)];
 }

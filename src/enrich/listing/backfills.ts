@@ -6,6 +6,9 @@
 import { AppError } from '../../core/errors.js';
 import type { CrmConnector } from '../../core/connector.js';
 import { driveBackfill, readBackfill, startBackfill, type BackfillDeps, type BackfillRun } from './backfill.js';
+import { checkSegment, parseCondition, SegmentError, type Segment } from './segment.js';
+import { mappedProperties } from './health-counts.js';
+import { propertiesToRead } from '../record/read-properties.js';
 import { backfillDryRun, type DryRunReport } from './backfill-dry-run.js';
 import { queueName } from '../jobs.js';
 import { logger } from '../../logger.js';
@@ -24,7 +27,13 @@ export interface BackfillProgress extends BackfillRun {
 }
 
 export type BackfillErrorCode =
-  'unknown_connection' | 'unknown_object' | 'unknown_list' | 'unusable_list' | 'segment_not_supported';
+  | 'unknown_connection'
+  | 'unknown_object'
+  | 'unknown_list'
+  | 'unusable_list'
+  | 'segment_not_supported'
+  | 'invalid_segment'
+  | 'backfill_running';
 
 export class BackfillError extends AppError {
   declare readonly code: BackfillErrorCode;
@@ -32,20 +41,28 @@ export class BackfillError extends AppError {
     code: BackfillErrorCode,
     message: string,
     /** The request field at fault. */
-    readonly field: string = { unknown_connection: 'connection', unknown_object: 'object' }[code as string] ?? 'listId',
+    readonly field: string = { unknown_connection: 'connection', unknown_object: 'object', backfill_running: 'object' }[
+      code as string
+    ] ?? 'listId',
   ) {
     super(code, message, 'permanent', { field });
   }
 }
 
 /** Runs work on a CRM list, its refusals as BackfillErrors naming the request's field. */
-async function segment<T>(work: () => Promise<T>): Promise<T> {
+async function onList<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
     if (error instanceof ListSegmentError) throw new BackfillError(error.code, error.message, error.field);
     throw error;
   }
+}
+
+/** A segment as the admin API and the CLI write it: a property's name, and conditions as text. */
+export interface SegmentInput {
+  missing?: string | null | undefined;
+  where?: readonly string[] | null | undefined;
 }
 
 export class Backfills {
@@ -86,41 +103,77 @@ export class Backfills {
     object: string,
     limit: number | null,
     list: ListRef | null = null,
+    segmentInput: SegmentInput = {},
   ): Promise<BackfillProgress> {
     const { connector, objectType, mapping } = this.resolve(connection, object);
-    const listId = list === null ? null : await segment(() => resolveList(connector, objectType, list));
-    const run = await startBackfill(this.deps, connector.connection, objectType, limit, listId);
+    const segment = await this.segmentOf(connector, objectType, mapping, segmentInput);
+    const listId = list === null ? null : await onList(() => resolveList(connector, objectType, list));
+    const running = await readBackfill(this.deps.kv, connector.connection, objectType);
+    if (running?.status === 'running' && !sameSegment(running, listId, segment))
+      throw new BackfillError(
+        'backfill_running',
+        `a backfill of ${connector.connection} ${objectType} (${describeSegment(running)}) is still listing; ` +
+          `watch it with GET /admin/api/backfills/${connector.connection}/${objectType} and start this one after it`,
+      );
+    const run = await startBackfill(this.deps, connector.connection, objectType, limit, listId, segment);
     this.drive(connector, mapping, run);
     return this.progress(connection, objectType);
   }
 
   /**
-   * What a backfill of this object (or of `list`'s members) would enqueue, link and create, without
-   * enqueuing anything.
+   * The segment asked for, checked against the object: `missing` must be a mapped property, a condition's
+   * property one the mapping reads or the CRM's schema lists. Null when none is asked for.
+   */
+  private async segmentOf(
+    connector: CrmConnector,
+    objectType: string,
+    mapping: CompiledMapping,
+    input: SegmentInput,
+  ): Promise<Segment | null> {
+    const missing = input.missing ?? null;
+    const texts = input.where ?? [];
+    if (missing === null && texts.length === 0) return null;
+    try {
+      const segment: Segment = { missing, where: texts.map(parseCondition) };
+      const known = new Set(propertiesToRead(connector, objectType, mapping).map((p) => p.toLowerCase()));
+      if (segment.where.some((c) => !known.has(c.property.toLowerCase())))
+        for (const p of await connector.readSchema(objectType)) known.add(p.name.toLowerCase());
+      checkSegment(segment, mappedProperties(mapping), known, `${connector.connection} ${objectType}`);
+      return segment;
+    } catch (error) {
+      if (error instanceof SegmentError) throw new BackfillError('invalid_segment', error.message, error.field);
+      throw error;
+    }
+  }
+
+  /**
+   * What a backfill of this object (or of `list`'s members, or of a segment) would enqueue, link and
+   * create, without enqueuing anything.
    */
   async dryRun(
     connection: string,
     object: string,
     limit: number | null,
     list: ListRef | null = null,
+    segmentInput: SegmentInput = {},
   ): Promise<DryRunReport> {
     const { connector, objectType, mapping } = this.resolve(connection, object);
-    return segment(async () => {
+    const segment = await this.segmentOf(connector, objectType, mapping, segmentInput);
+    return onList(async () => {
       const listId = list === null ? null : await resolveList(connector, objectType, list, false);
       const deps = {
-        stale: this.deps.stale,
+        ...this.deps,
         ...this.companies,
         created: (c: string, d: string[]) => this.store.companies.created(c, d),
-        lookups: this.deps.lookups,
       };
-      return backfillDryRun(deps, connector, objectType, mapping, limit, listId);
+      return backfillDryRun(deps, connector, objectType, mapping, limit, listId, segment);
     });
   }
 
   /** Enqueues a refresh of the members of `list` that crm-enrich enriched before, due or not. */
   async refreshList(connection: string, object: string, list: ListRef): Promise<ListRefreshReport> {
     const { connector, objectType } = this.resolve(connection, object);
-    const report = await segment(async () => {
+    const report = await onList(async () => {
       const listId = await resolveList(connector, objectType, list, false);
       return refreshList(this.deps, connector, objectType, listId);
     });
@@ -192,4 +245,17 @@ export class Backfills {
     for (const { abort } of this.running.values()) abort.abort();
     await Promise.allSettled([...this.running.values()].map((r) => r.done));
   }
+}
+
+function sameSegment(run: BackfillRun, listId: string | null, segment: Segment | null): boolean {
+  return run.listId === listId && JSON.stringify(run.segment) === JSON.stringify(segment);
+}
+
+function describeSegment(run: BackfillRun): string {
+  const parts = [
+    run.listId === null ? undefined : `list ${run.listId}`,
+    run.segment?.missing ? `missing ${run.segment.missing}` : undefined,
+    ...(run.segment?.where ?? []).map((c) => `${c.property} ${c.op}${c.value === undefined ? '' : ` ${c.value}`}`),
+  ].filter(Boolean);
+  return parts.length ? parts.join(', ') : 'every record';
 }

@@ -4,17 +4,18 @@
  * (`seenDomains`), so a scan of any size runs in the memory of one page.
  *
  * Per mapped property: `filled` (a non-empty value), `fillable` (empty, and the record has a match key the
- * partner would be asked with) and `credits` (of those, the records the lookup cache does not answer: a
- * cached answer, found or not found, costs nothing; anything else is one lookup). The partner charges per
- * lookup, not per property, so the object's `credits` counts each record once, however many of its
- * properties are empty.
+ * partner would be asked with) and `credits` (of those, the records whose lookup could bring something new
+ * for the property and that the lookup cache does not answer: fill-need.ts). A record enriched lately whose
+ * answer held nothing for the property is fillable but costs no credit here: asking again cannot fill it.
+ * The partner charges per lookup, not per property, so the object's `credits` counts each record once,
+ * however many of its properties would cost one.
  */
 import { z } from 'zod';
 import { domainOf } from '../../core/domain.js';
 import type { CrmRecord } from '../../core/connector.js';
 import type { CompiledMapping } from '../../mapping/compile.js';
-import { cacheKeyOf } from '../partner-lookups.js';
-import type { CacheKey, PipelineState } from '../ports.js';
+import { couldFill, isEnriched, lookupCosts, type CachedAnswers, type StateView } from './fill-need.js';
+import { isFilled } from './segment.js';
 
 export const PropertyHealth = z.object({
   property: z.string(),
@@ -28,7 +29,7 @@ export const HealthCounts = z.object({
   /** Every record of the object listed so far. */
   records: z.number().int(),
   properties: z.array(PropertyHealth),
-  /** Records with a mapped property empty that the lookup cache does not answer: at most this many credits. */
+  /** Records with a gap a lookup could fill and that the lookup cache does not answer: at most this many credits. */
   credits: z.number().int(),
   /** Records crm-enrich never applied partner data to (none tried, or tried without a match or a key). */
   neverEnriched: z.number().int(),
@@ -47,9 +48,8 @@ export type HealthCounts = z.infer<typeof HealthCounts>;
 
 export interface PageCountDeps {
   /** crm-enrich's state of these records (absent: never enriched). */
-  states(recordIds: string[]): Promise<Map<string, Pick<PipelineState, 'lastEnrichedAt' | 'partnerId'>>>;
-  /** For each key in order: true for a cached hit, false for a cached miss, undefined when not cached. */
-  cached(keys: CacheKey[]): Promise<(boolean | undefined)[]>;
+  states(recordIds: string[]): Promise<Map<string, StateView>>;
+  cached: CachedAnswers;
   /** Adds company domains to the scan's; how many of them it had seen before. */
   seenDomains(domains: string[]): Promise<number>;
   freeMail: { has(domain: string): boolean };
@@ -78,8 +78,6 @@ export function mappedProperties(mapping: CompiledMapping): string[] {
   return Object.keys(mapping.rules);
 }
 
-const isFilled = (value: string | null | undefined): boolean => typeof value === 'string' && value.trim() !== '';
-
 const PERSON_EMAIL = new Set(['work_email', 'personal_email']);
 const COMPANY_DOMAIN = new Set(['fqdn', 'website']);
 
@@ -92,50 +90,34 @@ export async function countPage(
   const counts: HealthCounts = { ...before, properties: before.properties.map((p) => ({ ...p })) };
   counts.records += records.length;
   const states = await deps.states(records.map((r) => r.id));
+  const staleBefore = deps.staleBefore.getTime();
   for (const r of records) {
     const state = states.get(r.id);
-    if (!state?.partnerId || !state.lastEnrichedAt) counts.neverEnriched++;
-    else if (new Date(state.lastEnrichedAt).getTime() < deps.staleBefore.getTime()) counts.stale++;
+    if (!isEnriched(state)) counts.neverEnriched++;
+    else if (new Date(state!.lastEnrichedAt!).getTime() < staleBefore) counts.stale++;
   }
 
-  // Which records a lookup would answer from the cache: every key of the page in one read.
   const keysOf = records.map((r) => mapping.matchKeys(r.properties));
-  const asked: CacheKey[] = [];
-  const firstAt: number[] = [];
-  records.forEach((record, i) => {
-    firstAt[i] = asked.length;
-    const market = mapping.market(record.properties);
-    for (const k of keysOf[i]!) asked.push(cacheKeyOf(mapping.source, k, market));
-  });
-  const answers = asked.length ? await deps.cached(asked) : [];
-
+  const costs = await lookupCosts(deps.cached, mapping, records);
   const domains: string[] = [];
   records.forEach((record, i) => {
     const keys = keysOf[i]!;
+    const state = states.get(record.id);
     if (keys.length === 0) counts.noMatchKey++;
-    // A lookup tries the keys in order until one is found: no credit when a cached hit comes before any
-    // key the cache does not know, and none when every key is a cached miss.
-    let needsCredit = false;
-    for (let k = 0; k < keys.length; k++) {
-      const answer = answers[firstAt[i]! + k];
-      if (answer === true) break;
-      if (answer === undefined) {
-        needsCredit = true;
-        break;
-      }
-    }
-    let anyEmpty = false;
+    let costsCredit = false;
     for (const p of counts.properties) {
       if (isFilled(record.properties[p.property])) {
         p.filled++;
         continue;
       }
-      anyEmpty = true;
       if (keys.length === 0) continue;
       p.fillable++;
-      if (needsCredit) p.credits++;
+      if (costs[i] && couldFill(state, p.property, deps.staleBefore)) {
+        p.credits++;
+        costsCredit = true;
+      }
     }
-    if (anyEmpty && needsCredit) counts.credits++;
+    if (costsCredit) counts.credits++;
 
     if (mapping.source === 'person') {
       const email = keys.find((k) => PERSON_EMAIL.has(k.by))?.value;

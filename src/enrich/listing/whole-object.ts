@@ -8,7 +8,7 @@
  * (Salesforce: 7 days after its job ended): a cursor whose export is gone throws ExportGoneError, and the
  * read must start again.
  */
-import { CrmError, type CrmConnector, type RecordPage } from '../../core/connector.js';
+import { CrmError, type CrmConnector, type ListCondition, type RecordPage } from '../../core/connector.js';
 import { AppError } from '../../core/errors.js';
 
 const BULK = 'bulk:';
@@ -32,6 +32,11 @@ export interface WholeObjectRead {
   bulkPageSize: number;
   /** The most records the whole read takes (a backfill's limit); null or absent for every record. */
   limit?: number | null;
+  /**
+   * Conditions the CRM may apply to a listing page (a segment's); a bulk export reads every record and
+   * leaves them to the caller, which checks every record against its segment whichever way it was read.
+   */
+  where?: ListCondition[];
   /** Stops waiting for a bulk export being made (a scan or backfill being stopped). */
   signal?: AbortSignal;
 }
@@ -67,7 +72,12 @@ export async function readWholeObject(connector: CrmConnector, read: WholeObject
   }
   return connector.listRecords(
     read.objectType,
-    { properties: read.properties, limit: read.listPageSize, ...(read.cursor ? { cursor: read.cursor } : {}) },
+    {
+      properties: read.properties,
+      limit: read.listPageSize,
+      ...(read.cursor ? { cursor: read.cursor } : {}),
+      ...(read.where?.length ? { where: read.where } : {}),
+    },
     { priority: 'bulk' },
   );
 }
