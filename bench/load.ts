@@ -207,6 +207,30 @@ const readiness = setInterval(() => {
     });
 }, 500);
 
+type HubspotStats = { calls: number; byEndpoint: Record<string, number> };
+const hubspotStats = async () => (await (await fetch(`${hubspot}/__sandbox/stats`)).json()) as HubspotStats;
+const partnerServedNow = async () =>
+  ((await (await fetch(`http://127.0.0.1:${port + 1}/__sandbox/stats`)).json()) as SandboxStats).keys[SANDBOX_KEY]
+    ?.served ?? 0;
+const hubspotBefore = await hubspotStats();
+const partnerBefore = await partnerServedNow();
+// The partner key's busy stretch: from the first lookup of the import to its last (sampled every 250 ms).
+let firstLookupAt: number | undefined;
+let lastLookupAt: number | undefined;
+let lastServed = partnerBefore;
+const lookupSampler = setInterval(() => {
+  void partnerServedNow()
+    .then((served) => {
+      const at = Date.now();
+      if (served > lastServed) {
+        firstLookupAt ??= at - 250;
+        lastLookupAt = at;
+      }
+      lastServed = served;
+    })
+    .catch(() => undefined);
+}, 250);
+
 const started = Date.now();
 started_ = true;
 const imported: string[] = [];
@@ -299,6 +323,46 @@ const partnerStats = (await fetch(`http://127.0.0.1:${port + 1}/__sandbox/stats`
   .then((r) => r.json())
   .catch(() => undefined)) as SandboxStats | undefined;
 const partnerKey = partnerStats?.keys[SANDBOX_KEY];
+clearInterval(lookupSampler);
+const hubspotAfter = await hubspotStats();
+const importCalls = Math.ceil(records / 100);
+// The service's HubSpot calls by kind (the import's own batch creates are the other app's).
+const callsOf = (test: (endpoint: string) => boolean) =>
+  Object.entries(hubspotAfter.byEndpoint)
+    .filter(([endpoint]) => test(endpoint))
+    .reduce((sum, [endpoint, n]) => sum + n - (hubspotBefore.byEndpoint[endpoint] ?? 0), 0);
+const hubspotCalls = hubspotAfter.calls - hubspotBefore.calls - importCalls;
+const reads = callsOf((e) => /contacts\/batch\/read|GET \/crm\/.*contacts\/:id/.test(e));
+const writes = callsOf((e) => /contacts\/batch\/update|PATCH \/crm\/.*contacts\//.test(e));
+const searches = callsOf((e) => /companies\/search/.test(e));
+const creations = callsOf((e) => /companies\/batch\/create|POST \/crm\/[^ ]*\/companies$/.test(e));
+const associations = callsOf((e) => /associations/.test(e));
+// The fewest calls any service makes: one read per 100 contacts, one write per 100 known, one search per 100
+// work domains, one creation per 100 new employers, one association batch per 100 linked; and each single
+// contact alone (a read, a write, and its employer's search, creation and link).
+const known = Math.min(records, people.length);
+const workDomains = new Set(people.slice(0, known).map((p) => p.workEmail!.split('@')[1]!.toLowerCase())).size;
+const perHundred = (n: number) => Math.ceil(n / 100);
+const kindMin = {
+  reads: perHundred(records) + singles,
+  writes: perHundred(known) + singles,
+  searches: perHundred(workDomains) + singles,
+  creations: perHundred(workDomains) + singles,
+  associations: perHundred(known) + singles,
+};
+const hubspotMin = Object.values(kindMin).reduce((a, b) => a + b, 0);
+const partnerServed = (partnerKey?.served ?? 0) - partnerBefore;
+const busySeconds =
+  firstLookupAt !== undefined && lastLookupAt !== undefined ? (lastLookupAt - firstLookupAt) / 1000 : 0;
+// The limiter's rate: the key's 50 a second less its 3 % margin.
+const limiterRate = 50 / 1.03;
+console.log(
+  `hubspot calls of the service: ${hubspotCalls} (reads ${reads}, writes ${writes}, searches ${searches}, ` +
+    `company creations ${creations}, association batches ${associations}); the fewest: ${hubspotMin} ` +
+    `(${JSON.stringify(kindMin)}, from ${workDomains} work domains); ` +
+    `partner lookups ${partnerServed} in ${busySeconds.toFixed(0)} s of a busy key, which the limiter's rate ` +
+    `needs ${(partnerServed / limiterRate).toFixed(0)} s for`,
+);
 service.kill('SIGTERM');
 await new Promise((r) => service.once('exit', r));
 rmSync(dataDir, { recursive: true, force: true });
@@ -328,6 +392,10 @@ console.log(
     `partner_peak_second=${partnerKey?.maxWindow ?? 'unknown'} partner_429=${partnerKey?.rejected ?? 'unknown'} ` +
     `running_peak_rss_mb=${Math.round(runningPeakKb / 1024)} single_p95_ms=${p95} ` +
     `single_settled_p95_ms=${p95Of(settledSorted)} readyz_worst_s=${(readyWorstMs / 1000).toFixed(1)} ` +
-    `seconds=${seconds.toFixed(0)}`,
+    `seconds=${seconds.toFixed(0)} partner_lookups=${partnerServed} ` +
+    `partner_utilisation=${busySeconds > 0 ? (partnerServed / busySeconds / 50).toFixed(3) : 'unknown'} ` +
+    `lookup_time_ratio=${(seconds / (partnerServed / limiterRate)).toFixed(2)} ` +
+    `hubspot_calls=${hubspotCalls} hubspot_min=${hubspotMin} ` +
+    `hubspot_ratio=${(hubspotCalls / hubspotMin).toFixed(2)}`,
 );
 process.exit(0);
