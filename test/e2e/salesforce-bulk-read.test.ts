@@ -166,16 +166,8 @@ describe('data-health scans and backfills of a big org', () => {
   it('resumes a scan stopped in the middle of a bulk read on the same query job', async () => {
     const store = await t.openStore();
     let abort = new AbortController();
-    let pages = 0;
     // Sets of 1,000 rows: the first drive stops after its second page.
-    const stopping: (c: CrmConnector) => ScanReader = (c) => {
-      const read = wholeObjectReader(c, 1_000);
-      return async (objectType, properties, cursor) => {
-        const page = await read(objectType, properties, cursor);
-        if (++pages === 2) abort.abort();
-        return page;
-      };
-    };
+    const stopping = stopsAfter(2, 1_000, () => abort.abort());
     const { ops } = await spending(async () => {
       const first = await store.health.start('stopped', 'default', 'Contact', emptyCounts(mapping, true));
       const partial = await driveHealthScan(
@@ -192,7 +184,7 @@ describe('data-health scans and backfills of a big org', () => {
       abort = new AbortController();
       return driveHealthScan(scanDeps(store, stopping), connector, 'Contact', mapping, stored);
     });
-    expect(pages).toBe(5);
+    expect(stopping.pagesRead()).toBe(5);
     expect(ops).toMatchObject({ 'bulk2.query.create': 1, 'bulk2.query.results': 5, 'bulk2.query.delete': 1 });
     const resumed = (await store.health.list('default', 'Contact')).find((r) => r.id === 'stopped')!;
     const whole = await driveHealthScan(
@@ -244,15 +236,7 @@ describe('data-health scans and backfills of a big org', () => {
   it('starts a scan over when the query job it was reading is gone, to the counts of an unbroken scan', async () => {
     const store = await t.openStore();
     const abort = new AbortController();
-    let pages = 0;
-    const stopping: (c: CrmConnector) => ScanReader = (c) => {
-      const read = wholeObjectReader(c, 2_000);
-      return async (objectType, properties, cursor) => {
-        const page = await read(objectType, properties, cursor);
-        if (++pages === 1) abort.abort();
-        return page;
-      };
-    };
+    const stopping = stopsAfter(1, 2_000, () => abort.abort());
     const first = await store.health.start('gone', 'default', 'Contact', emptyCounts(mapping, true));
     await driveHealthScan(scanDeps(store, stopping), connector, 'Contact', mapping, first, abort.signal);
     const stored = (await store.health.running('default', 'Contact'))!;
@@ -344,3 +328,24 @@ describe('data-health scans and backfills of a big org', () => {
     expect(ops).toMatchObject({ 'bulk2.query.create': 1, 'bulk2.query.results': 3, 'bulk2.query.delete': 1 });
   });
 });
+
+/**
+ * A bulk reader in sets of `setSize` rows that calls `stop` once it has read `pages` pages, counted across
+ * every drive it serves (`pagesRead`).
+ */
+function stopsAfter(
+  pages: number,
+  setSize: number,
+  stop: () => void,
+): ((c: CrmConnector) => ScanReader) & { pagesRead: () => number } {
+  let read = 0;
+  const readers = (c: CrmConnector): ScanReader => {
+    const reader = wholeObjectReader(c, setSize);
+    return async (objectType, properties, cursor) => {
+      const page = await reader(objectType, properties, cursor);
+      if (++read === pages) stop();
+      return page;
+    };
+  };
+  return Object.assign(readers, { pagesRead: () => read });
+}
