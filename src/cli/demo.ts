@@ -19,7 +19,7 @@ export function startDemo(
 ): DemoPlan {
   const count = options.count ?? 6;
   const spreadMs = options.spreadMs ?? 60_000;
-  const people = env.partner ? env.partner.dataset.personRecords.filter((p) => p.workEmail).slice(0, count + 1) : [];
+  const people = env.partner ? env.partner.known.slice(0, count + 1) : [];
   const emails = people.map((p) => p.workEmail!);
   const timers: NodeJS.Timeout[] = [];
   // The sandboxes keep their records across restarts: a demo person already there is not made twice.

@@ -23,7 +23,8 @@ import type { Config } from '../config.js';
 import { createRateLimiter } from '../limits/create-rate-limiter.js';
 import { logger } from '../logger.js';
 import { customPropertiesOf, loadMappingDir, type LoadedMapping } from '../mapping/index.js';
-import { SANDBOX_KEY, startPartnerSandbox, type PartnerSandbox } from '../partner/sandbox/server.js';
+import { SANDBOX_KEY } from '../partner/sandbox/server.js';
+import { startPartnerSandboxThread, type ThreadedPartnerSandbox } from '../partner/sandbox/thread.js';
 
 const log = logger('service.embedded');
 const HUBSPOT_SANDBOX_TOKEN = 'sandbox-token';
@@ -31,7 +32,7 @@ const HUBSPOT_SANDBOX_TOKEN = 'sandbox-token';
 export interface EmbeddedEnvironment {
   config: Config;
   adminToken: string;
-  partner?: PartnerSandbox;
+  partner?: ThreadedPartnerSandbox;
   hubspot?: HubspotSandbox;
   salesforce?: SalesforceSandbox;
   /** The file holding the flow action's secret, when it was generated rather than set. */
@@ -145,7 +146,7 @@ export async function embeddedEnvironment(
 
   try {
     if (!config.PARTNER_API_KEY) {
-      env.partner = await onPort(offset(1), (p) => startPartnerSandbox({ port: p }));
+      env.partner = await onPort(offset(1), (p) => startPartnerSandboxThread({ port: p }));
       closers.push(() => env.partner!.close());
       next.PARTNER_API_KEY = SANDBOX_KEY;
       next.PARTNER_BASE_URL = env.partner.url;

@@ -1,0 +1,14 @@
+/**
+ * The partner sandbox on a thread of its own (see thread.ts): started with the options it is given, it
+ * answers with its address and a few people it knows, and closes when asked.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { startPartnerSandbox, type PartnerSandboxOptions } from './server.js';
+
+const sandbox = await startPartnerSandbox(workerData as PartnerSandboxOptions);
+const known = sandbox.dataset.personRecords.filter((p) => p.workEmail).slice(0, 20);
+parentPort!.postMessage({ url: sandbox.url, port: sandbox.port, known });
+parentPort!.on('message', (message: { type: 'close' }) => {
+  if (message.type !== 'close') return;
+  void sandbox.close().then(() => parentPort!.close());
+});
