@@ -7,9 +7,10 @@ export type Priority = 'interactive' | 'bulk';
 /** The slot a task was given. */
 export interface DispatchSlot {
   /**
-   * The request leaves now. A task that does work of its own between its slot and its request (such
-   * as reserving a credit) calls this right before sending, so time lost in between is counted
-   * against the limit before later slots are given, not only once the answer is back.
+   * The request leaves now (its bytes are written to the socket). A task that says so has the time
+   * lost between its slot and its request (reserving a credit, a held event loop) counted against the
+   * limit at once, before later slots are given, and nothing after: how long its answer takes to come
+   * back no longer matters to the limit. A task that does not say so is judged by its whole duration.
    */
   sending(): void;
 }

@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DispatchSlot, Priority, RateLimiter } from '../core/limiter.js';
+import { sendReportingDeparture } from './departure.js';
 import { PartnerError } from './partner-error.js';
 import { backoffDelayMs, isRetryable, parseRetryAfter, partnerErrorFor, type AttemptOutcome } from './retry-policy.js';
 import { GenericErrorBody } from './schemas.js';
@@ -95,21 +96,25 @@ export class PartnerTransport {
   ): Promise<{ outcome: AttemptOutcome; durationMs: number }> {
     const { apiKey, timeoutMs } = this.#settings;
     await request.beforeSend?.();
-    // The credit reservation is a database round trip: time it took beyond the usual is counted
-    // against the rate limit now, before the limiter hands out later slots.
-    slot.sending();
     const started = performance.now();
     const url = `${this.#base}/${request.path}${request.query?.size ? `?${request.query.toString()}` : ''}`;
     const headers: Record<string, string> = { authorization: `Bearer ${apiKey}`, accept: 'application/json' };
     if (request.body !== undefined) headers['content-type'] = 'application/json';
     let outcome: AttemptOutcome;
     try {
-      const response = await fetch(url, {
-        method: request.method,
-        headers,
-        body: request.body === undefined ? undefined : JSON.stringify(request.body),
-        signal: AbortSignal.timeout(timeoutMs),
-      });
+      // The limiter learns when the request is written to the socket: time lost since its slot (the
+      // credit reservation's database round trip, a held event loop) is counted against the limit then,
+      // before later slots are given.
+      const response = await sendReportingDeparture(
+        () => slot.sending(),
+        () =>
+          fetch(url, {
+            method: request.method,
+            headers,
+            body: request.body === undefined ? undefined : JSON.stringify(request.body),
+            signal: AbortSignal.timeout(timeoutMs),
+          }),
+      );
       const body = await response.text();
       outcome = {
         type: 'response',
