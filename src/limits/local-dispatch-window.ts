@@ -12,7 +12,9 @@ import { LimiterError } from './limiter-error.js';
  * 2. A pace (the theoretical arrival time of the generic cell rate algorithm): dispatches are
  *    spread `spacingMs` apart, so requests do not reach the provider in bursts whose arrival
  *    jitter could crowd a window. A late timer does not push later slots back (the pace advances
- *    from its own schedule, not from the late moment), which is what keeps the rate near the limit.
+ *    from its own schedule, not from the late moment), and a pace that fell behind (a slot held back
+ *    by a late departure in the log) catches up by up to CATCH_UP_SLOTS at once: that is what keeps
+ *    the rate near the limit.
  * 3. Priority across the limiters sharing the window: a bulk claim waits while an interactive claim
  *    of any of them is waiting for its turn (see DispatchWindow.tryClaim).
  */
@@ -33,7 +35,7 @@ export class LocalDispatchWindow implements DispatchWindow {
 
   /** The synchronous claim, at the window's clock. */
   claimAt(ticket: string, urgentFor?: string): number {
-    const { max, horizonMs, spacingMs } = this.rule;
+    const { max, horizonMs, spacingMs, catchUpMs } = this.rule;
     const now = this.now();
     while (this.log.length > 0 && this.log[0]!.at <= now - horizonMs) this.log.shift();
     for (const [holder, until] of this.urgent) if (until <= now) this.urgent.delete(holder);
@@ -50,7 +52,7 @@ export class LocalDispatchWindow implements DispatchWindow {
     if (urgentFor !== undefined) this.urgent.delete(urgentFor);
     this.insert({ ticket, at: now });
     if (this.log.length > max) this.log.shift();
-    this.nextAt = Math.max(this.nextAt, now - spacingMs) + spacingMs;
+    this.nextAt = Math.max(this.nextAt, now - catchUpMs) + spacingMs;
     return 0;
   }
 

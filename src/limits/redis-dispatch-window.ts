@@ -38,7 +38,7 @@ end
 if urgentFor ~= '' then redis.call('ZREM', KEYS[3], urgentFor) end
 redis.call('ZADD', KEYS[1], now, ARGV[4])
 if n + 1 > max then redis.call('ZREMRANGEBYRANK', KEYS[1], 0, n - max) end
-redis.call('SET', KEYS[2], string.format('%.3f', math.max(nextAt, now - spacing) + spacing), 'PX', ttl)
+redis.call('SET', KEYS[2], string.format('%.3f', math.max(nextAt, now - tonumber(ARGV[7])) + spacing), 'PX', ttl)
 redis.call('PEXPIRE', KEYS[1], ttl)
 return '0'
 `;
@@ -75,7 +75,7 @@ export class RedisDispatchWindow implements DispatchWindow {
   }
 
   async tryClaim(ticket: string, urgentFor?: string): Promise<number> {
-    const { max, horizonMs, spacingMs } = this.rule;
+    const { max, horizonMs, spacingMs, catchUpMs } = this.rule;
     try {
       return Number(
         await this.redis.eval(
@@ -88,6 +88,7 @@ export class RedisDispatchWindow implements DispatchWindow {
           ticket,
           urgentFor ?? '',
           URGENT_GRACE_MS,
+          catchUpMs,
         ),
       );
     } catch (error) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { windowRule } from '../../src/limits/dispatch-window.js';
+import { CATCH_UP_SLOTS, windowRule } from '../../src/limits/dispatch-window.js';
 import { LocalDispatchWindow } from '../../src/limits/local-dispatch-window.js';
 
 /** Drives the window on a clock the test sets, claiming whenever it is allowed. */
@@ -43,7 +43,7 @@ describe('LocalDispatchWindow', () => {
     expect(maxInAnyWindow(at, 1000)).toBeLessThanOrEqual(50);
   });
 
-  it('holds max per horizon even after an idle gap lets two claims go together', () => {
+  it('holds max per horizon even after an idle gap lets claims go together', () => {
     const clock = { t: 0 };
     const small = windowRule(3, 100, 0);
     const window = new LocalDispatchWindow(small, () => clock.t);
@@ -51,8 +51,32 @@ describe('LocalDispatchWindow', () => {
     clock.t = 1000;
     const at = run(window, clock, 9, 7);
     expect(at[1]).toBe(at[0]);
-    for (let i = 3; i < at.length; i++) expect(at[i]! - at[i - 3]!).toBeGreaterThanOrEqual(100);
-    expect(maxInAnyWindow(at, 100)).toBeLessThanOrEqual(3);
+    // (Within a microsecond: the waits are sums of fractional spacings.)
+    for (let i = 3; i < at.length; i++) expect(at[i]! - at[i - 3]!).toBeGreaterThanOrEqual(100 - 1e-6);
+    expect(maxInAnyWindow(at, 100 - 1e-6)).toBeLessThanOrEqual(3);
+  });
+
+  it('catches up after a dispatch counted late, and never past the log', async () => {
+    /** 150 claims; with `held`, the first five requests were held on their way out and left together at 100 ms. */
+    const claims = async (held: boolean) => {
+      const clock = { t: 0 };
+      const window = new LocalDispatchWindow(rule, () => clock.t);
+      const at = run(window, clock, 50);
+      if (held) for (let i = 0; i < 5; i++) await window.postpone(`t${at[i]}-${i}`, 100 - at[i]!);
+      return [...at, ...run(window, clock, 100)];
+    };
+    const onTime = await claims(false);
+    const late = await claims(true);
+    expect(maxInAnyWindow(late, rule.horizonMs - 1e-6)).toBeLessThanOrEqual(50);
+    // The claims the late one held back go together once it lets them (up to CATCH_UP_SLOTS at once) ...
+    const together = new Map<number, number>();
+    for (const t of late) together.set(Math.round(t * 1000), (together.get(Math.round(t * 1000)) ?? 0) + 1);
+    const most = Math.max(...together.values());
+    expect(most).toBeGreaterThan(1);
+    expect(most).toBeLessThanOrEqual(CATCH_UP_SLOTS + 1);
+    // ... so the pace is back on its schedule: the last claim is less than a spacing later than on time,
+    // not the 100 ms the late departures held the 51st back.
+    expect(late.at(-1)! - onTime.at(-1)!).toBeLessThan(rule.spacingMs);
   });
 
   it('counts a postponed dispatch from its new time', async () => {
