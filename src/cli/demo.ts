@@ -20,7 +20,7 @@ export function startDemo(
   const count = options.count ?? 6;
   const spreadMs = options.spreadMs ?? 60_000;
   const people = env.partner ? env.partner.known.slice(0, count + 1) : [];
-  const emails = people.map((p) => p.workEmail!);
+  const emails = people.map((p) => p.workEmail);
   const timers: NodeJS.Timeout[] = [];
   // The sandboxes keep their records across restarts: a demo person already there is not made twice.
   const known = (email: string) =>

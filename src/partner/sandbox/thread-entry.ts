@@ -6,7 +6,11 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { startPartnerSandbox, type PartnerSandboxOptions } from './server.js';
 
 const sandbox = await startPartnerSandbox(workerData as PartnerSandboxOptions);
-const known = sandbox.dataset.personRecords.filter((p) => p.workEmail).slice(0, 20);
+// Plain values: a record's fields are getters, which a message between threads does not carry.
+const known = sandbox.dataset.personRecords
+  .filter((p) => p.workEmail)
+  .slice(0, 20)
+  .map((p) => ({ id: p.id, workEmail: p.workEmail! }));
 parentPort!.postMessage({ url: sandbox.url, port: sandbox.port, known });
 parentPort!.on('message', (message: { type: 'close' }) => {
   if (message.type !== 'close') return;

@@ -21,10 +21,9 @@ describe('the partner sandbox on a thread', () => {
     expect(sandbox.known.length).toBeGreaterThan(5);
     const person = sandbox.known[0]!;
     const headers = { authorization: `Bearer ${SANDBOX_KEY}` };
-    const found = await fetch(`${sandbox.url}/people?work_email=${encodeURIComponent(person.workEmail!)}`, { headers });
+    const found = await fetch(`${sandbox.url}/people?work_email=${encodeURIComponent(person.workEmail)}`, { headers });
     expect(found.status).toBe(200);
     expect(((await found.json()) as { id: string }).id).toBe(person.id);
-
   });
 
   it('takes a request in while this thread is held, as a provider elsewhere would', async () => {
@@ -34,7 +33,7 @@ describe('the partner sandbox on a thread', () => {
     const sandbox = await startPartnerSandboxThread({ port: 0, latencyMs: 250 });
     open.push(sandbox);
     const headers = { authorization: `Bearer ${SANDBOX_KEY}` };
-    const email = encodeURIComponent(sandbox.known[1]!.workEmail!);
+    const email = encodeURIComponent(sandbox.known[1]!.workEmail);
     await fetch(`${sandbox.url}/__sandbox/stats`); // a connection made beforehand
     const started = performance.now();
     const answer = sendReportingDeparture(
