@@ -9,11 +9,11 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Config } from '../config.js';
 import type { CrmConnector, CrmProperty } from '../core/connector.js';
-import type { Priority } from '../core/limiter.js';
 import { Discovery } from '../discovery/discovery.js';
 import { runScheduledDiscovery } from '../discovery/schedule.js';
 import { enrichNow } from '../enrich/on-demand/enrich-now.js';
 import { Enricher } from '../enrich/enricher.js';
+import { wakingEnqueue, type WakeLane } from '../enrich/waking-enqueue.js';
 import { FreeMailDomains } from '../enrich/employers/free-mail.js';
 import { Intake } from '../enrich/intake/intake.js';
 import { FeedReader } from '../enrich/intake/feed-reader.js';
@@ -110,7 +110,15 @@ export async function compose(options: ComposeOptions): Promise<Parts> {
   const closers: (() => Promise<void>)[] = [() => store.close()];
   try {
     const metrics = new Metrics();
-    const ports = storePorts(store);
+    // Jobs stored by any producer wake their lane (the enricher is built below, before any job is stored).
+    let wakeLane: WakeLane | undefined;
+    const stored = storePorts(store);
+    const ports = {
+      ...stored,
+      enqueue: wakingEnqueue(stored.enqueue, (connection, objectType, priority) =>
+        wakeLane?.(connection, objectType, priority),
+      ),
+    };
     const limiter = createRateLimiter({
       id: limiterIdFor('partner', config.PARTNER_API_KEY),
       max: config.PARTNER_RATE_LIMIT,
@@ -222,6 +230,7 @@ export async function compose(options: ComposeOptions): Promise<Parts> {
       const now = Date.now();
       for (const at of e.receivedAt) metrics.webhookToWrite.observe((now - Date.parse(at)) / 1000);
     });
+    wakeLane = (connection, objectType, priority) => enricher.wake(connection, objectType, priority);
     enricher.on('error', (error) => log.error({ err: error }, 'an enrichment lane met an error; its jobs are retried'));
     enricher.on('foreignToken', (e) => {
       metrics.foreignTokenChanges.inc({ crm: e.crm }, e.count);
@@ -238,7 +247,6 @@ export async function compose(options: ComposeOptions): Promise<Parts> {
       created: ports.created,
       writing: ports.writing,
       enqueue: ports.enqueue,
-      wake: (connection, objectType, priority) => enricher.wake(connection, objectType, priority),
     });
     const feeds = connectors.flatMap((c) =>
       c.eventFeed
@@ -265,7 +273,6 @@ export async function compose(options: ComposeOptions): Promise<Parts> {
         cached: cachedAnswers(store.cache),
         refreshAfterDays: config.REFRESH_AFTER_DAYS,
         room,
-        wake: (connection, objectType) => enricher.wake(connection, objectType, 'bulk'),
         lookups,
       },
       connectors,
@@ -312,12 +319,10 @@ export async function compose(options: ComposeOptions): Promise<Parts> {
       holder: `${hostname()}:${process.pid}:${randomUUID()}`,
     });
 
-    const wake = (connection: string, objectType: string, priority: Priority) =>
-      enricher.wake(connection, objectType, priority);
     const entryPoints = entryPointsFromConfig(config, connectors);
     const callbacks = new WorkflowCallbackSender({
       callbacks: store.workflowCallbacks,
-      deps: onDemandDeps({ store, ports, connectors, mappings, enricher }),
+      deps: onDemandDeps({ store, ports, connectors, mappings }),
       connectors,
       entryPoints,
     });
@@ -343,7 +348,7 @@ export async function compose(options: ComposeOptions): Promise<Parts> {
       callbacks,
       entryPoints,
       enrichNow: (connection, objectType, recordId) =>
-        enrichNow({ enqueue: ports.enqueue, wake }, connection, objectType, recordId),
+        enrichNow({ enqueue: ports.enqueue }, connection, objectType, recordId),
       refreshNow: () =>
         runRefreshTick({
           connectors,

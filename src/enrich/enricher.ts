@@ -98,7 +98,6 @@ export class Enricher extends EventEmitter<LaneEvents> {
             }),
           }
         : {}),
-      wake: (objectType) => this.wake(connector.connection, objectType, 'bulk'),
       people,
       ...(options.companyLingerMs !== undefined ? { lingerMs: options.companyLingerMs } : {}),
     });

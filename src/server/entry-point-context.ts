@@ -4,7 +4,6 @@
  * completed later), and the mappings that say which objects can be enriched.
  */
 import type { CrmConnector } from '../core/connector.js';
-import type { Priority } from '../core/limiter.js';
 import type { OnDemandDeps } from '../enrich/on-demand/on-demand.js';
 import type { EnqueuePort } from '../enrich/ports.js';
 import type { Store } from '../store/store.js';
@@ -19,14 +18,12 @@ export interface EntryPointContext {
   readonly ports: { readonly enqueue: EnqueuePort };
   readonly connectors: readonly CrmConnector[];
   readonly mappings: { get(crm: string, objectType: string): unknown };
-  readonly enricher: { wake(connection: string, objectType: string, priority: Priority): void };
 }
 
 /** The on-demand enrichment's view of the store and queue (src/enrich/on-demand/on-demand.ts). */
 export function onDemandDeps(ctx: EntryPointContext): OnDemandDeps {
   return {
     enqueue: ctx.ports.enqueue,
-    wake: (connection, objectType, priority) => ctx.enricher.wake(connection, objectType, priority),
     audit: async (key, limit) => (await ctx.store.recordView(key, limit)).audit,
     note: async (entries) => void (await ctx.store.audit.record(entries)),
     jobs: (queue, ids) => ctx.store.queue.lookup(queue, ids),

@@ -46,7 +46,6 @@ export function jobChangeSweepFor(service: AdminContext): JobChangeSweep {
     enqueue: service.ports.enqueue,
     dailyBudget: service.config.PARTNER_DAILY_LOOKUP_BUDGET,
     minAgeDays: service.config.JOB_CHANGE_MIN_AGE_DAYS,
-    wake: (connection, objectType) => service.enricher.wake(connection, objectType, 'bulk'),
   });
 }
 

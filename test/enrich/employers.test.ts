@@ -49,7 +49,6 @@ function instance(store: Store, enqueued: string[]): EmployerResolver {
     },
     refreshAfterDays: 30,
     create: true,
-    wake: () => undefined,
     lingerMs: 20,
     claimWaitMs: 10_000,
   });

@@ -34,7 +34,6 @@ describeEachBackend('intake of creation events', (t) => {
           return { inserted: jobs.length, duplicates: 0 };
         },
       },
-      wake: () => undefined,
     });
     const suffix = `${t.backend}${Date.now()}`.slice(-8).padStart(8, '0');
     const [ours, tokenOurs, theirs] = ['A', 'B', 'C'].map((c) => `001${c}${suffix}000000`.slice(0, 18));

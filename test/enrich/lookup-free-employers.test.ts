@@ -100,7 +100,6 @@ describeEachBackend('employer resolver without spending', (t) => {
         state: ports.state,
         refreshAfterDays: 30,
       }),
-      wake: () => undefined,
       lingerMs: 20,
       claimWaitMs: 10_000,
     });

@@ -29,7 +29,6 @@ const context: EntryPointContext = {
   ports: { enqueue: { enqueue: unused } },
   connectors: [],
   mappings: { get: () => undefined },
-  enricher: { wake: unused },
 };
 
 const parsedBodies: string[] = [];

@@ -13,8 +13,6 @@ export interface CompanyJobsOptions {
   connector: Required<Pick<CrmConnector, 'connection' | 'companyObjectType'>>;
   enqueue: EnqueuePort;
   refreshAfterDays: number;
-  /** Called once company jobs are stored, to wake the company lane. */
-  wake: (objectType: string) => void;
 }
 
 export class CompanyJobs {
@@ -33,7 +31,7 @@ export class CompanyJobs {
     if (this.queued.size > 100_000) this.queued.clear();
     for (const id of fresh.keys()) this.queued.set(id, period);
     const objectType = connector.companyObjectType;
-    const { inserted } = await this.options.enqueue.enqueue(
+    await this.options.enqueue.enqueue(
       [...fresh].map(([recordId, market]) => ({
         queue: queueName(connector.connection, objectType),
         // One job per company per refresh period, whichever instance or person asks first.
@@ -43,6 +41,5 @@ export class CompanyJobs {
         data: { connection: connector.connection, objectType, recordId, reason: 'company', market },
       })),
     );
-    if (inserted > 0) this.options.wake(objectType);
   }
 }

@@ -63,8 +63,6 @@ export interface EmployerResolverOptions {
   planner?: NewCompanyPlanner;
   /** Where the ids of created companies are kept, so their creation events are known as the service's own. */
   created?: Pick<CreatedRecordsPort, 'begin' | 'add' | 'abandon'>;
-  /** Called once company jobs are stored, to wake the company lane. */
-  wake: (objectType: string) => void;
   /**
    * How long a bulk domain waits for others to share its CRM search and company creation (default 5 s,
    * or until a batch waits). Records are written meanwhile; only their company link waits.
@@ -133,7 +131,6 @@ export class EmployerResolver {
       connector: options.connector,
       enqueue: options.enqueue,
       refreshAfterDays: options.refreshAfterDays,
-      wake: options.wake,
     });
     const people = options.people;
     this.gathering = new Gatherer({

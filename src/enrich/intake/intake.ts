@@ -19,7 +19,6 @@
 import { forPerson } from '../../core/person-waiting.js';
 import type { RecordEvent } from '../../core/connector.js';
 import type { CompiledMapping } from '../../mapping/compile.js';
-import type { Priority } from '../../core/limiter.js';
 import { isOwnChange } from './echo.js';
 import { EVENT_REASONS, jobFromEvent, priorityOf, queueName } from '../jobs.js';
 import type { CreatedRecordsPort, EnqueuePort, NewJob, PendingWritesPort, PipelineState, StatePort } from '../ports.js';
@@ -38,9 +37,8 @@ export interface IntakeOptions {
   state: Pick<StatePort, 'getMany'>;
   created: Pick<CreatedRecordsPort, 'has'>;
   writing: Pick<PendingWritesPort, 'get'>;
+  /** Stores the jobs; storing them wakes their lanes (waking-enqueue.ts). */
   enqueue: EnqueuePort;
-  /** New work was stored for a lane. */
-  wake: (connection: string, objectType: string, priority: Priority) => void;
   triage?: Triage;
   now?: () => Date;
 }
@@ -68,10 +66,6 @@ export class Intake {
     const result = jobs.length
       ? await forPerson(person, () => this.options.enqueue.enqueue(jobs))
       : { inserted: 0, duplicates: 0 };
-    // One wake per lane, interactive if any of its new jobs is.
-    const lanes = new Map<string, NewJob>();
-    for (const job of jobs) if (lanes.get(job.queue)?.priority !== 'interactive') lanes.set(job.queue, job);
-    for (const { data, priority } of lanes.values()) this.options.wake(data.connection, data.objectType, priority);
     return { stored: result.inserted, duplicates: result.duplicates, ignored: events.length - wanted.length };
   }
 

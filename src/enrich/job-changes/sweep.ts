@@ -56,8 +56,6 @@ export interface JobChangeSweepOptions {
   dailyBudget: number;
   /** JOB_CHANGE_MIN_AGE_DAYS, when the request gives no olderThanDays. */
   minAgeDays: number;
-  /** Tells the lane its jobs are waiting. */
-  wake?: (connection: string, objectType: string) => void;
 }
 
 /** Parses a sweep request, naming every field that is wrong. */
@@ -174,7 +172,6 @@ export class JobChangeSweep {
       data: { connection, objectType, recordId: s.recordId, reason: 'job_change_sweep' },
     }));
     const { inserted } = jobs.length ? await this.options.enqueue.enqueue(jobs) : { inserted: 0 };
-    if (inserted) this.options.wake?.(connection, objectType);
     return {
       segment: records.length,
       eligible: eligible.length,

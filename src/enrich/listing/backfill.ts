@@ -55,11 +55,6 @@ export interface BackfillDeps extends SelectionDeps {
    * enriches keeps each job's snapshot fresh, so the lane need not read the record again.
    */
   room?: (queue: string) => Promise<void>;
-  /**
-   * Tells this instance's lane that a page was enqueued, so it claims now rather than at its next
-   * poll (up to a second: half a second of an idle partner key at the start of every backfill).
-   */
-  wake?: (connection: string, objectType: string) => void;
   /** The partner lookups' cost preview, for dry runs. */
   lookups?: Pick<PartnerLookups, 'creditsFor'>;
 }
@@ -167,8 +162,9 @@ export async function driveBackfill(
         snapshot: { at, read, properties: r.properties },
       },
     }));
+    // Storing the page wakes this instance's lane (waking-enqueue.ts): it claims now rather than at its
+    // next poll, up to a second of an idle partner key at the start of every backfill.
     const { inserted } = jobs.length ? await deps.queue.enqueue(jobs) : { inserted: 0 };
-    if (inserted > 0) deps.wake?.(run.connection, run.objectType);
     run = {
       ...run,
       cursor: page.next ?? null,

@@ -177,7 +177,6 @@ export class Backfills {
       const listId = await resolveList(connector, objectType, list, false);
       return refreshList(this.deps, connector, objectType, listId);
     });
-    if (report.enqueued > 0) this.deps.wake?.(connector.connection, objectType);
     return report;
   }
 

@@ -4,11 +4,11 @@ import { queueName } from '../jobs.js';
 import type { EnqueuePort } from '../ports.js';
 
 export interface EnrichNowDeps {
+  /** Stores the job; storing it wakes its lane (waking-enqueue.ts). */
   enqueue: EnqueuePort;
-  wake(connection: string, objectType: string, priority: Priority): void;
 }
 
-/** Enqueues one record as interactive work and wakes its lane. */
+/** Enqueues one record as interactive work (its lane wakes as it is stored). */
 export async function enrichNow(
   deps: EnrichNowDeps,
   connection: string,
@@ -24,6 +24,5 @@ export async function enrichNow(
       data: { connection, objectType, recordId, reason: 'manual', receivedAt: new Date().toISOString() },
     },
   ]);
-  deps.wake(connection, objectType, priority);
   return { queued: result.inserted > 0 };
 }

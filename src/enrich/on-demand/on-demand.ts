@@ -19,8 +19,8 @@ export const TRIGGER_ACTORS: Record<OnDemandTrigger, string> = {
 };
 
 export interface OnDemandDeps {
+  /** Stores the job; storing it wakes its lane (waking-enqueue.ts). */
   enqueue: EnqueuePort;
-  wake(connection: string, objectType: string, priority: Priority): void;
   /** One record's newest audit rows, newest first (the store's recordView). */
   audit(key: RecordKey, limit: number): Promise<RunRow[]>;
   note(entries: AuditEntry[]): Promise<void>;
@@ -78,7 +78,6 @@ export async function queueRun(deps: OnDemandDeps, request: OnDemandRequest, ded
       data: { connection, objectType, recordId, reason: trigger, receivedAt: new Date().toISOString() },
     },
   ]);
-  deps.wake(connection, objectType, priority);
   return result.ids?.[0] ?? null;
 }
 
