@@ -262,11 +262,20 @@ export class EmployerResolver {
     }
     const creatable: (NewCompany & { market: Market })[] = [];
     if (missing.length && this.options.create) {
-      for (const d of missing) {
-        const employer = byDomain.get(d)!;
+      // The lookups of a batch's domains go to the limiter together, not one round trip after another: a
+      // batch of domains only e-mails name (an import of people the partner does not know) kept the key
+      // half idle while the records waiting for their links held the lane back from claiming more.
+      const knownOf = await Promise.all(
+        missing.map((d) => {
+          const employer = byDomain.get(d)!;
+          // Without a lookup, only the employer the partner named (the person's current company) is created.
+          if (employer.fromPartner) return Promise.resolve(employer);
+          return lookupFree.has(d) ? Promise.resolve(undefined) : this.partnerKnows(employer, priority);
+        }),
+      );
+      for (const [i, d] of missing.entries()) {
         const free = lookupFree.has(d);
-        // Without a lookup, only the employer the partner named (the person's current company) is created.
-        const known = employer.fromPartner ? employer : free ? undefined : await this.partnerKnows(employer, priority);
+        const known = knownOf[i];
         if (known) {
           byDomain.set(d, known);
           creatable.push({
