@@ -16,7 +16,12 @@
  *   (read as a person sees them, not through the API, whose rate limit the service needs), and
  *   single_settled_p95_ms until the service has stored its outcome, which waits for the company link;
  * - readyz_worst_s: the longest run of failing /readyz answers (polled every 500 ms);
- * - seconds: from the first import call until every contact has settled.
+ * - seconds: from the first import call until every contact has settled;
+ * - partner_utilisation: lookups a second over the key's busy stretch (first lookup to last) against
+ *   its limit of 50, and partner_of_limiter_rate the same against the limiter's rate (50 less its 3 %
+ *   margin); lookup_time_ratio: the import's time against what its lookups need at that rate;
+ * - hubspot_calls: the service's HubSpot calls, against hubspot_min, the fewest any service makes.
+ * It also prints the lookups served in each second and the HubSpot calls by endpoint.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, openSync, readFileSync, readdirSync, rmSync } from 'node:fs';
@@ -207,7 +212,7 @@ const readiness = setInterval(() => {
     });
 }, 500);
 
-type HubspotStats = { calls: number; byEndpoint: Record<string, number> };
+type HubspotStats = { calls: number; byEndpoint: Record<string, number>; rateLimited: Record<string, number> };
 const hubspotStats = async () => (await (await fetch(`${hubspot}/__sandbox/stats`)).json()) as HubspotStats;
 const partnerServedNow = async () =>
   ((await (await fetch(`http://127.0.0.1:${port + 1}/__sandbox/stats`)).json()) as SandboxStats).keys[SANDBOX_KEY]
@@ -218,10 +223,14 @@ const partnerBefore = await partnerServedNow();
 let firstLookupAt: number | undefined;
 let lastLookupAt: number | undefined;
 let lastServed = partnerBefore;
+/** Lookups served in each second of the import, for where the key stood idle. */
+const servedBySecond: number[] = [];
 const lookupSampler = setInterval(() => {
   void partnerServedNow()
     .then((served) => {
       const at = Date.now();
+      const second = Math.floor((at - started) / 1000);
+      servedBySecond[second] = (servedBySecond[second] ?? 0) + served - lastServed;
       if (served > lastServed) {
         firstLookupAt ??= at - 250;
         lastLookupAt = at;
@@ -335,7 +344,10 @@ const hubspotCalls = hubspotAfter.calls - hubspotBefore.calls - importCalls;
 const reads = callsOf((e) => /contacts\/batch\/read|GET \/crm\/.*contacts\/:id/.test(e));
 const writes = callsOf((e) => /contacts\/batch\/update|PATCH \/crm\/.*contacts\//.test(e));
 const searches = callsOf((e) => /companies\/search/.test(e));
-const creations = callsOf((e) => /companies\/batch\/create|POST \/crm\/[^ ]*\/companies$/.test(e));
+// Company creations, not the contact-to-company association batches whose path also ends in companies/batch/create.
+const creations = callsOf((e) =>
+  /objects\/[^/ ]+\/companies\/batch\/create|POST \/crm\/[^ ]*objects[^ ]*\/companies$/.test(e),
+);
 const associations = callsOf((e) => /associations/.test(e));
 // The fewest calls any service makes: one read per 100 contacts, one write per 100 known, one search per 100
 // work domains, one creation per 100 new employers, one association batch per 100 linked; and each single
@@ -363,6 +375,14 @@ console.log(
     `partner lookups ${partnerServed} in ${busySeconds.toFixed(0)} s of a busy key, which the limiter's rate ` +
     `needs ${(partnerServed / limiterRate).toFixed(0)} s for`,
 );
+const endpoints = Object.entries(hubspotAfter.byEndpoint)
+  .map(([endpoint, n]) => [endpoint, n - (hubspotBefore.byEndpoint[endpoint] ?? 0)] as const)
+  .filter(([, n]) => n > 0);
+console.log(
+  `hubspot calls by endpoint (the import's included): ${endpoints.map(([e, n]) => `${e} ${n}`).join(', ')}; ` +
+    `refused by its rate limits: ${JSON.stringify(hubspotAfter.rateLimited)}`,
+);
+console.log(`partner lookups served each second: ${Array.from(servedBySecond, (n) => n ?? 0).join(' ')}`);
 service.kill('SIGTERM');
 await new Promise((r) => service.once('exit', r));
 rmSync(dataDir, { recursive: true, force: true });
@@ -394,6 +414,7 @@ console.log(
     `single_settled_p95_ms=${p95Of(settledSorted)} readyz_worst_s=${(readyWorstMs / 1000).toFixed(1)} ` +
     `seconds=${seconds.toFixed(0)} partner_lookups=${partnerServed} ` +
     `partner_utilisation=${busySeconds > 0 ? (partnerServed / busySeconds / 50).toFixed(3) : 'unknown'} ` +
+    `partner_of_limiter_rate=${busySeconds > 0 ? (partnerServed / busySeconds / limiterRate).toFixed(3) : 'unknown'} ` +
     `lookup_time_ratio=${(seconds / (partnerServed / limiterRate)).toFixed(2)} ` +
     `hubspot_calls=${hubspotCalls} hubspot_min=${hubspotMin} ` +
     `hubspot_ratio=${(hubspotCalls / hubspotMin).toFixed(2)}`,
