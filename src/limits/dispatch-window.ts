@@ -29,21 +29,18 @@ export interface WindowRule {
   horizonMs: number;
   /** horizonMs / max: the even pace that uses the whole allowance without bursts. */
   spacingMs: number;
-  /** How far behind its schedule the pace may fall and then catch up (CATCH_UP_SLOTS spacings). */
+  /**
+   * How far behind its schedule the pace may fall and then catch up: slots given at once after it fell
+   * behind. A request that left late holds back the one `max` places after it; with room to catch up, the
+   * ones after that go together, as the log allows, rather than each a spacing later, and the late
+   * departure is not lost for good. The log still holds no more than `max` in any horizon; only the
+   * spread within it changes. One spacing (a single slot) unless the limiter is told otherwise.
+   */
   catchUpMs: number;
 }
 
-/**
- * Slots the pace may give at once after it fell behind: a request that left late holds back the one
- * `max` places after it, and the ones after that may then go together, as the log allows, rather than
- * each a spacing later. Without it every late departure was lost for good: with the embedded database
- * holding some credit reservations 50-300 ms, an import kept the key at 0.92 of its limit. The log
- * still holds no more than `max` in any horizon; only the spread within it changes.
- */
-export const CATCH_UP_SLOTS = 4;
-
-export function windowRule(max: number, windowMs: number, marginMs: number): WindowRule {
+export function windowRule(max: number, windowMs: number, marginMs: number, catchUpSlots = 1): WindowRule {
   const horizonMs = windowMs + marginMs;
   const spacingMs = horizonMs / max;
-  return { max, horizonMs, spacingMs, catchUpMs: spacingMs * Math.min(CATCH_UP_SLOTS, Math.max(1, max - 1)) };
+  return { max, horizonMs, spacingMs, catchUpMs: spacingMs * Math.min(catchUpSlots, Math.max(1, max - 1)) };
 }

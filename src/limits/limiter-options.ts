@@ -26,6 +26,11 @@ export const LimiterOptionsSchema = z.object({
    * `limiter_full`, so a backlog cannot grow the heap; work a person waits for gets twice the room.
    */
   maxQueued: whole('maxQueued', 1).optional(),
+  /**
+   * Slots the pace may give at once after it fell behind (default 1): see WindowRule.catchUpMs. For a
+   * limiter whose tasks say when their requests leave, which are counted late when they leave late.
+   */
+  catchUpSlots: whole('catchUpSlots', 1).optional(),
   /** Extra time each dispatch counts against the window; default 3% of windowMs (see defaultMarginMs). */
   marginMs: z
     .number({ error: 'marginMs must be a number of milliseconds, 0 or more' })
@@ -44,6 +49,7 @@ export interface ResolvedLimiterOptions {
   concurrency?: number;
   maxQueued: number;
   marginMs: number;
+  catchUpSlots: number;
 }
 
 /** Tasks that may wait for a slot before bulk work is refused with limiter_full (see maxQueued). */
@@ -65,6 +71,11 @@ export function parseLimiterOptions(options: unknown): ResolvedLimiterOptions {
     const problems = parsed.error.issues.map((i) => i.message).join('; ');
     throw new LimiterError('invalid_limiter_options', `Invalid rate limiter options: ${problems}.`);
   }
-  const { marginMs, maxQueued, ...rest } = parsed.data;
-  return { ...rest, maxQueued: maxQueued ?? DEFAULT_MAX_QUEUED, marginMs: marginMs ?? defaultMarginMs(rest.windowMs) };
+  const { marginMs, maxQueued, catchUpSlots, ...rest } = parsed.data;
+  return {
+    ...rest,
+    maxQueued: maxQueued ?? DEFAULT_MAX_QUEUED,
+    marginMs: marginMs ?? defaultMarginMs(rest.windowMs),
+    catchUpSlots: catchUpSlots ?? 1,
+  };
 }

@@ -13,8 +13,8 @@ import { LimiterError } from './limiter-error.js';
  *    spread `spacingMs` apart, so requests do not reach the provider in bursts whose arrival
  *    jitter could crowd a window. A late timer does not push later slots back (the pace advances
  *    from its own schedule, not from the late moment), and a pace that fell behind (a slot held back
- *    by a late departure in the log) catches up by up to CATCH_UP_SLOTS at once: that is what keeps
- *    the rate near the limit.
+ *    by a late departure in the log) catches up by up to `catchUpMs` worth of slots at once: that
+ *    is what keeps the rate near the limit.
  * 3. Priority across the limiters sharing the window: a bulk claim waits while an interactive claim
  *    of any of them is waiting for its turn (see DispatchWindow.tryClaim).
  */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CATCH_UP_SLOTS, windowRule } from '../../src/limits/dispatch-window.js';
+import { windowRule, type WindowRule } from '../../src/limits/dispatch-window.js';
 import { LocalDispatchWindow } from '../../src/limits/local-dispatch-window.js';
 
 /** Drives the window on a clock the test sets, claiming whenever it is allowed. */
@@ -56,24 +56,27 @@ describe('LocalDispatchWindow', () => {
     expect(maxInAnyWindow(at, 100 - 1e-6)).toBeLessThanOrEqual(3);
   });
 
-  it('catches up after a dispatch counted late, and never past the log', async () => {
+  it('catches up after dispatches counted late, by up to its catch-up slots at once, never past the log', async () => {
+    const catchUp = windowRule(50, 1000, 20, 4);
     /** 150 claims; with `held`, the first five requests were held on their way out and left together at 100 ms. */
-    const claims = async (held: boolean) => {
+    const claims = async (held: boolean, rule: WindowRule) => {
       const clock = { t: 0 };
       const window = new LocalDispatchWindow(rule, () => clock.t);
       const at = run(window, clock, 50);
       if (held) for (let i = 0; i < 5; i++) await window.postpone(`t${at[i]}-${i}`, 100 - at[i]!);
       return [...at, ...run(window, clock, 100)];
     };
-    const onTime = await claims(false);
-    const late = await claims(true);
+    const onTime = await claims(false, catchUp);
+    const late = await claims(true, catchUp);
+    // Without room to catch up (the default), the late departures' time is lost for good.
+    expect((await claims(true, rule)).at(-1)! - onTime.at(-1)!).toBeGreaterThan(50);
     expect(maxInAnyWindow(late, rule.horizonMs - 1e-6)).toBeLessThanOrEqual(50);
-    // The claims the late one held back go together once it lets them (up to CATCH_UP_SLOTS at once) ...
+    // The claims the late one held back go together once it lets them (up to four at once) ...
     const together = new Map<number, number>();
     for (const t of late) together.set(Math.round(t * 1000), (together.get(Math.round(t * 1000)) ?? 0) + 1);
     const most = Math.max(...together.values());
     expect(most).toBeGreaterThan(1);
-    expect(most).toBeLessThanOrEqual(CATCH_UP_SLOTS + 1);
+    expect(most).toBeLessThanOrEqual(4 + 1);
     // ... so the pace is back on its schedule: the last claim is less than a spacing later than on time,
     // not the 100 ms the late departures held the 51st back.
     expect(late.at(-1)! - onTime.at(-1)!).toBeLessThan(rule.spacingMs);
