@@ -74,8 +74,12 @@ describe('people first', () => {
     ledger.move('person', 'written');
     expect(seen).toEqual(['arrive', 'leave']);
     expect(ledger.peopleWaiting).toBe(0);
-    // A written record waiting for its link weighs on claiming no more than one waiting for its write.
+    // A written record waiting for its link weighs on claiming no more than one waiting for its write,
+    // nor one waiting for its employer: only records being read or looked up count.
     expect(ledger.claimWeight()).toBe(1);
+    ledger.move('bulk', 'linking');
+    expect(ledger.claimWeight()).toBe(0);
+    ledger.move('bulk', 'planning');
     ledger.release(['person', 'bulk']);
     expect(seen).toEqual(['arrive', 'leave']);
     // A person's record let go before its write (failed, put back) leaves too.

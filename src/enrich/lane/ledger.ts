@@ -105,11 +105,15 @@ export class Ledger extends EventEmitter<{ room: []; released: [string[]] }> {
   }
 
   /**
-   * Records held as the claim loop counts them: those waiting for a write or a link keep no lookup busy
-   * and do not count, up to the allowance, so the lane claims while a batch fills and employers gather.
+   * Records held as the claim loop counts them: those waiting for their employer, a write or a link keep
+   * no lookup of their own busy and do not count, up to the allowance, so the lane claims while a batch
+   * fills and employers gather. (Records waiting for their employer counted once: during an import of
+   * people the partner does not know, each waited for its e-mail domain's batch, up to five seconds, and
+   * held the lane back from claiming while the key stood half idle.)
    */
   claimWeight(): number {
-    return this.records.size - Math.min(this.counts.waiting + this.counts.written, this.limits.waitingAllowance);
+    const waiting = this.counts.linking + this.counts.waiting + this.counts.written;
+    return this.records.size - Math.min(waiting, this.limits.waitingAllowance);
   }
 
   private change(apply: () => void): void {
