@@ -17,8 +17,7 @@ export type SharedRateLimiter = RateLimiter &
  * Throws LimiterError `invalid_limiter_options` naming the bad option.
  */
 export function createRateLimiter(options: LimiterOptions): SharedRateLimiter {
-  const { id, max, windowMs, marginMs, redisUrl, concurrency, maxQueued, catchUpSlots } =
-    parseLimiterOptions(options);
+  const { id, max, windowMs, marginMs, redisUrl, concurrency, maxQueued, catchUpSlots } = parseLimiterOptions(options);
   const rule = windowRule(max, windowMs, marginMs, catchUpSlots);
   let limiter: SlidingWindowLimiter | undefined;
   const window = redisUrl
