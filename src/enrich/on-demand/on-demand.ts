@@ -93,19 +93,26 @@ export async function requestEnrichment(deps: OnDemandDeps, request: OnDemandReq
 
 /** What became of a request, if it is settled: one look at the store. */
 export async function outcomeOf(deps: OnDemandDeps, ticket: Ticket): Promise<OnDemandOutcome | undefined> {
-  const rows = await deps.audit(ticket, 200);
-  // Rows of runs since the request; our own "requested" row (and any person's) carries an actor.
-  const fresh = rows.filter((r) => r.id > ticket.sinceAuditId && !r.actor);
-  const run = ticket.jobId ? fresh.filter((r) => r.jobId === ticket.jobId) : sameRun(fresh);
+  const run = await runRows(deps, ticket);
   if (run.length) return outcomeOfRun(run);
   if (!ticket.jobId) return undefined;
   const standing = (await deps.jobs(queueName(ticket.connection, ticket.objectType), [ticket.jobId])).get(ticket.jobId);
-  // A job that ended without rows: parked after its last attempt, or one the queue no longer has.
-  if (!standing || standing.state === 'failed' || standing.state === 'cancelled')
-    return { outcome: 'failed', fieldsWritten: 0, matched: false };
+  const ended = !standing || ['failed', 'cancelled', 'completed'].includes(standing.state);
+  if (!ended) return undefined;
+  // The run may have settled between the two looks: its rows are stored before its job ends.
+  const settled = await runRows(deps, ticket);
+  if (settled.length) return outcomeOfRun(settled);
   // Completed with nothing to say (the record was deleted or merged away meanwhile).
-  if (standing.state === 'completed') return { outcome: 'skipped', fieldsWritten: 0, matched: false };
-  return undefined;
+  if (standing?.state === 'completed') return { outcome: 'skipped', fieldsWritten: 0, matched: false };
+  // A job that ended without rows: parked after its last attempt, or one the queue no longer has.
+  return { outcome: 'failed', fieldsWritten: 0, matched: false };
+}
+
+/** The rows of the ticket's run since the request; our own "requested" row (and any person's) carries an actor. */
+async function runRows(deps: OnDemandDeps, ticket: Ticket): Promise<RunRow[]> {
+  const rows = await deps.audit(ticket, 200);
+  const fresh = rows.filter((r) => r.id > ticket.sinceAuditId && !r.actor);
+  return ticket.jobId ? fresh.filter((r) => r.jobId === ticket.jobId) : sameRun(fresh);
 }
 
 /** Looks until the request is settled or `timeoutMs` has passed ('pending'). */
