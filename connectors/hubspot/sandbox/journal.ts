@@ -225,7 +225,7 @@ export class SandboxJournal {
   data(): JournalData {
     this.publish();
     return {
-      entries: this.entries,
+      entries: this.entries.slice(),
       subscriptions: [...this.subscriptions.values()],
       filters: [...this.filters.values()],
       nextIds: { subscription: this.nextSubscriptionId, filter: this.nextFilterId, event: this.nextEventId },

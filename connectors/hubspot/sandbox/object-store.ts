@@ -136,7 +136,8 @@ export class SandboxObjectStore {
    * The portal's data as plain values (see portal-file.ts): objects, id counter, custom properties, associations.
    */
   snapshot(): PortalData {
-    const inOrder = this.inOrder;
+    // The records as they are now: a copy written in slices keeps this set while records come and go.
+    const inOrder = { contacts: this.inOrder.contacts.slice(), companies: this.inOrder.companies.slice() };
     function* objects(type: ObjectType) {
       for (const o of inOrder[type])
         yield {

@@ -181,7 +181,8 @@ export class OrgData {
       customFields[type] = (this.fields.get(type) ?? []).filter((f) => f.custom);
       hiddenFields[type] = [...(this.hidden.get(type) ?? [])];
     }
-    return { counter: this.counter, records: this.records.values(), customFields, hiddenFields };
+    // The records as they are now: a copy written in slices keeps this set while records come and go.
+    return { counter: this.counter, records: [...this.records.values()], customFields, hiddenFields };
   }
 
   /** Takes back a snapshot as it was, without change events; its custom fields replace those of the same name. */
