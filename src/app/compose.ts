@@ -51,6 +51,7 @@ import { entryPointsFromConfig } from './entry-points.js';
 import { connectorFor, objectTypeIn } from '../core/connector-lookup.js';
 import { MappingRegistry } from '../mapping/registry.js';
 import { storePorts } from './store-ports.js';
+import { EmbeddedVacuum } from '../store/embedded-vacuum.js';
 import { pruneExpired } from '../store/housekeeping.js';
 import { defaultCacheTtls } from '../store/lookup-cache.js';
 import type { QueueSettings } from '../store/queue.js';
@@ -111,6 +112,15 @@ export async function compose(options: ComposeOptions): Promise<Parts> {
   const closers: (() => Promise<void>)[] = [() => store.close()];
   try {
     const metrics = new Metrics();
+    if (store.backend === 'pglite') {
+      // The embedded database has no autovacuum of its own (embedded-vacuum.ts).
+      const vacuum = new EmbeddedVacuum(store.db, store.schema, {
+        onError: (error) =>
+          log.warn({ err: error }, 'vacuuming the embedded database failed; the next pass tries again'),
+      });
+      vacuum.start();
+      closers.push(() => vacuum.stop());
+    }
     // Jobs stored by any producer wake their lane (the enricher is built below, before any job is stored).
     let wakeLane: WakeLane | undefined;
     const stored = storePorts(store);
