@@ -438,6 +438,13 @@ console.log(
   `the CRM sandboxes' event loop (this process) during the backfill: ` +
     `p99 ${(loopDelay.percentile(99) / 1e6).toFixed(0)} ms, max ${(loopDelay.max / 1e6).toFixed(0)} ms`,
 );
+// The partner counts arrivals when its loop takes them in: stalls beyond the limiter's margin there
+// count requests that left evenly as if they came together.
+const partnerLoop = ((await (await fetch(`${partnerUrl}/__sandbox/stats`)).json()) as SandboxStats).loopDelayMs;
+console.log(
+  `the partner sandbox's event loop (its own process), the whole run: ` +
+    `p99 ${partnerLoop.p99.toFixed(0)} ms, max ${partnerLoop.max.toFixed(0)} ms`,
+);
 {
   const during = newSplits.slice(-newLatencies.length);
   console.log(
@@ -461,6 +468,7 @@ console.log(
   `BENCH pipeline instances=${instances} records=${records} seconds=${seconds.toFixed(1)} ` +
     `partner_utilisation=${(servedInTime / seconds / LIMIT).toFixed(3)} ` +
     `partner_requests=${served} partner_429=${rejected} partner_peak_second=${partnerAfter.maxWindow} ` +
+    `partner_loop_max_ms=${partnerLoop.max.toFixed(0)} ` +
     `crm_calls=${crmCalls} crm_calls_min=${crmCallsMin} bound_by=${boundBy} ` +
     `idle_p95_ms=${p95(idle).toFixed(0)} new_record_p95_ms=${p95(newLatencies).toFixed(0)} ` +
     `rss_mb=${rssMb.toFixed(0)} ` +

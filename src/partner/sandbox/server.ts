@@ -5,6 +5,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { logger } from '../../logger.js';
 import { createDataset, type PartnerDataset } from './dataset.js';
@@ -52,6 +53,11 @@ export interface SandboxStats {
   injectedBursts: number;
   /** Requests that reached an endpoint (found or not), by endpoint (`GET /people`, `GET /company`, ...). */
   byEndpoint: Record<string, number>;
+  /**
+   * How late the sandbox's own event loop ran, in ms (p99 and the worst): arrivals are counted when the
+   * loop takes them in, so a held loop counts requests that came evenly as if they came together.
+   */
+  loopDelayMs: { p99: number; max: number };
 }
 
 /** The faults the sandbox injects on purpose; each 0 (or no bursts) by default. */
@@ -138,6 +144,8 @@ export async function startPartnerSandbox(options: PartnerSandboxOptions = {}): 
   let byEndpoint: Record<string, number> = {};
   const inBurst = () => bursts !== undefined && (Date.now() - burstsFrom) % bursts.everyMs < bursts.forMs;
 
+  const loopDelay = monitorEventLoopDelay({ resolution: 5 });
+  loopDelay.enable();
   const stats = (): SandboxStats => ({
     keys: window.stats(),
     unauthorized,
@@ -145,6 +153,7 @@ export async function startPartnerSandbox(options: PartnerSandboxOptions = {}): 
     injectedTimeouts,
     injectedBursts,
     byEndpoint: { ...byEndpoint },
+    loopDelayMs: { p99: loopDelay.percentile(99) / 1e6, max: loopDelay.max / 1e6 },
   });
 
   async function control(path: string, query: URLSearchParams, req: IncomingMessage): Promise<[number, unknown]> {
@@ -277,9 +286,11 @@ export async function startPartnerSandbox(options: PartnerSandboxOptions = {}): 
       injectedTimeouts = 0;
       injectedBursts = 0;
       byEndpoint = {};
+      loopDelay.reset();
     },
     close: () =>
       new Promise<void>((resolve, reject) => {
+        loopDelay.disable();
         server.close((error) => (error ? reject(error) : resolve()));
         server.closeAllConnections();
       }),

@@ -136,3 +136,21 @@ describe('failures and latency', () => {
     }
   });
 });
+
+describe('what the sandbox says of its own event loop', () => {
+  it('reports how long its loop was held, over HTTP, and forgets it on reset', async () => {
+    sandbox.resetStats();
+    // The measure starts again from its next turn of the loop.
+    await new Promise((r) => setTimeout(r, 20));
+    // Hold the loop the sandbox runs on for 120 ms, as a busy machine would.
+    const until = performance.now() + 120;
+    while (performance.now() < until);
+    await new Promise((r) => setTimeout(r, 20));
+    const res = await fetch(`${sandbox.url}/__sandbox/stats`);
+    const { loopDelayMs } = (await res.json()) as { loopDelayMs: { p99: number; max: number } };
+    expect(loopDelayMs.max).toBeGreaterThanOrEqual(100);
+    expect(loopDelayMs.p99).toBeLessThanOrEqual(loopDelayMs.max);
+    sandbox.resetStats();
+    expect(sandbox.stats().loopDelayMs.max).toBe(0);
+  });
+});
