@@ -35,7 +35,7 @@ import {
   type LoadedMapping,
 } from '../mapping/index.js';
 import { PartnerClient } from '../partner/client.js';
-import { PARTNER_CATCH_UP_SLOTS } from '../partner/create-partner-client.js';
+import { partnerCatchUpSlots } from '../partner/create-partner-client.js';
 import { parseLookupParams } from '../partner/lookup-params.js';
 import { Metrics } from '../server/metrics.js';
 import { onDemandDeps } from '../server/entry-point-context.js';
@@ -135,7 +135,7 @@ export async function compose(options: ComposeOptions): Promise<Parts> {
       max: config.PARTNER_RATE_LIMIT,
       windowMs: 1_000,
       redisUrl: config.REDIS_URL,
-      catchUpSlots: PARTNER_CATCH_UP_SLOTS,
+      catchUpSlots: partnerCatchUpSlots(config.REDIS_URL),
     });
     closers.push(() => limiter.stop());
     const partner = new PartnerClient({
