@@ -16,12 +16,13 @@ async function changed(store: Store, sql: string): Promise<void> {
   });
 }
 
-async function deadRows(store: Store, table: string): Promise<number> {
-  const { rows } = await store.db.query<{ dead: string }>(
-    'SELECT n_dead_tup AS dead FROM pg_stat_user_tables WHERE schemaname = $1 AND relname = $2',
+async function tableStats(store: Store, table: string): Promise<{ dead: number; vacuums: number }> {
+  const { rows } = await store.db.query<{ dead: string; vacuums: string }>(
+    `SELECT n_dead_tup AS dead, vacuum_count AS vacuums FROM pg_stat_user_tables
+      WHERE schemaname = $1 AND relname = $2`,
     [store.schema, table],
   );
-  return Number(rows[0]?.dead ?? -1);
+  return { dead: Number(rows[0]?.dead ?? -1), vacuums: Number(rows[0]?.vacuums ?? -1) };
 }
 
 /** Passes until `done` holds (a server's statistics reach other sessions within moments). */
@@ -62,10 +63,17 @@ describeEachBackend('the embedded database vacuumed as autovacuum would', (t) =>
     const done = await passUntil(vacuum, (vacuumed) => vacuumed.includes('churn'));
     expect(done).toContain('churn');
     expect(done).not.toContain('quiet');
-    expect(await deadRows(store, 'churn')).toBe(0);
-    expect(await deadRows(store, 'quiet')).toBeGreaterThan(0);
-    // Nothing left to do for it until it changes again.
-    expect(await vacuum.pass()).not.toContain('churn');
+    expect((await tableStats(store, 'churn')).vacuums).toBe(1);
+    const quiet = await tableStats(store, 'quiet');
+    expect(quiet.vacuums).toBe(0);
+    expect(quiet.dead).toBeGreaterThan(0);
+    // On PGlite, one session, the dead rows are gone, and nothing is left to do until the table changes
+    // again. (On a shared server another session's snapshot may keep them a while longer, and the next
+    // pass vacuums again, as autovacuum would; the vacuum ran all the same.)
+    if (t.backend === 'pglite') {
+      expect((await tableStats(store, 'churn')).dead).toBe(0);
+      expect(await vacuum.pass()).not.toContain('churn');
+    }
     await vacuum.stop();
   });
 
@@ -82,9 +90,10 @@ describeEachBackend('the embedded database vacuumed as autovacuum would', (t) =>
     const vacuum = new EmbeddedVacuum(store.db, store.schema, { intervalMs: 50, onError: (e) => errors.push(e) });
     vacuum.start();
     const deadline = Date.now() + 15_000;
-    while ((await deadRows(store, 'churn')) !== 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    while ((await tableStats(store, 'churn')).vacuums === 0 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50));
     await vacuum.stop();
-    expect(await deadRows(store, 'churn')).toBe(0);
+    expect((await tableStats(store, 'churn')).vacuums).toBeGreaterThanOrEqual(1);
     expect(errors).toEqual([]);
   });
 });
