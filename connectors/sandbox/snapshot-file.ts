@@ -94,7 +94,7 @@ export class SnapshotFile {
     if (this.writing) this.writing.cancelled = true;
     if (this.pendingSince === undefined && !this.writing) return;
     this.pendingSince = undefined;
-    const fd = this.open();
+    const fd = this.open(this.temporary());
     try {
       let buffered = '';
       for (const chunk of jsonChunks(this.take())) {
@@ -139,8 +139,7 @@ export class SnapshotFile {
     const temporary = `${this.temporary()}.background`;
     let fd: number | undefined;
     try {
-      mkdirSync(dirname(this.path), { recursive: true });
-      fd = openSync(temporary, 'w', 0o600);
+      fd = this.open(temporary);
       let buffered = '';
       for (const chunk of jsonChunks(this.take())) {
         buffered += chunk;
@@ -173,9 +172,10 @@ export class SnapshotFile {
     return `${this.path}.${process.pid}.tmp`;
   }
 
-  private open(): number {
+  /** A temporary file beside the data file, for a copy to be renamed over it once whole. */
+  private open(temporary: string): number {
     mkdirSync(dirname(this.path), { recursive: true });
-    return openSync(this.temporary(), 'w', 0o600);
+    return openSync(temporary, 'w', 0o600);
   }
 }
 
