@@ -25,6 +25,18 @@ async function tableStats(store: Store, table: string): Promise<{ dead: number; 
   return { dead: Number(rows[0]?.dead ?? -1), vacuums: Number(rows[0]?.vacuums ?? -1) };
 }
 
+/** A table `churn` of `rows` rows in the store's schema; returns the schema's quoted name. */
+async function churnTable(store: Store, rows: number, then = ''): Promise<string> {
+  const s = `"${store.schema}"`;
+  await changed(
+    store,
+    `CREATE TABLE ${s}.churn (id int PRIMARY KEY, n int NOT NULL);
+     INSERT INTO ${s}.churn SELECT g, 0 FROM generate_series(1, ${rows}) g;
+     ${then}`,
+  );
+  return s;
+}
+
 /** Passes until `done` holds (a server's statistics reach other sessions within moments). */
 async function passUntil(vacuum: EmbeddedVacuum, done: (vacuumed: string[]) => boolean) {
   const deadline = Date.now() + 15_000;
@@ -47,12 +59,10 @@ describe("autovacuum's rule", () => {
 describeEachBackend('the embedded database vacuumed as autovacuum would', (t) => {
   it('vacuums the table its updates left full of dead rows and leaves the quiet ones', async () => {
     const store = await t.openStore();
-    const s = `"${store.schema}"`;
+    const s = await churnTable(store, 400);
     await changed(
       store,
-      `CREATE TABLE ${s}.churn (id int PRIMARY KEY, n int NOT NULL);
-       INSERT INTO ${s}.churn SELECT g, 0 FROM generate_series(1, 400) g;
-       CREATE TABLE ${s}.quiet (id int PRIMARY KEY);
+      `CREATE TABLE ${s}.quiet (id int PRIMARY KEY);
        INSERT INTO ${s}.quiet SELECT g FROM generate_series(1, 20) g;`,
     );
     const vacuum = new EmbeddedVacuum(store.db, store.schema);
@@ -79,13 +89,7 @@ describeEachBackend('the embedded database vacuumed as autovacuum would', (t) =>
 
   it('runs on its own once started, until stopped', async () => {
     const store = await t.openStore();
-    const s = `"${store.schema}"`;
-    await changed(
-      store,
-      `CREATE TABLE ${s}.churn (id int PRIMARY KEY, n int NOT NULL);
-       INSERT INTO ${s}.churn SELECT g, 0 FROM generate_series(1, 300) g;
-       UPDATE ${s}.churn SET n = 1;`,
-    );
+    await churnTable(store, 300, `UPDATE "${store.schema}".churn SET n = 1;`);
     const errors: unknown[] = [];
     const vacuum = new EmbeddedVacuum(store.db, store.schema, { intervalMs: 50, onError: (e) => errors.push(e) });
     vacuum.start();
